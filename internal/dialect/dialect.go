@@ -1,0 +1,135 @@
+// Package dialect is the boundary between workloads and database servers.
+//
+// A workload never branches on a database's name: it writes SQL with '?'
+// placeholders and asks the Dialect for everything that differs (column types,
+// bulk load, table existence, error classification). One package per database
+// implements Dialect; dialect/all is the one list of them.
+package dialect
+
+import (
+	"context"
+	"errors"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+)
+
+// ErrBadTarget wraps every target-parsing problem (the CLI maps it to exit code 2).
+var ErrBadTarget = errors.New("invalid target")
+
+// Capabilities states what a database can and cannot do, so that workloads and
+// reports can explain figures instead of guessing.
+type Capabilities struct {
+	// SingleWriter is true when only one transaction can write at a time
+	// (SQLite): write throughput does not grow with virtual users.
+	SingleWriter bool `json:"single_writer"`
+	// Embedded is true when the database runs inside the rightsize process, so
+	// client CPU includes the database's own work.
+	Embedded bool `json:"embedded"`
+	// BulkLoad names the fast path prepare uses (e.g. "COPY", "multi-row INSERT").
+	BulkLoad string `json:"bulk_load"`
+	// Notes are sentences a report may show next to the results.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Target is a parsed, validated database location. It is safe to print: String
+// returns the URL with any password removed. The secret parts live in Config,
+// which only the owning dialect reads.
+type Target struct {
+	Dialect  string // dialect name, e.g. "postgres"
+	Redacted string // URL without password
+	Database string // database (schema) name; file path for SQLite
+	Config   any    // dialect-private connection settings (may hold secrets; never print)
+}
+
+// String returns the redacted URL.
+func (t *Target) String() string { return t.Redacted }
+
+// ConnInfo describes an open connection, recorded in results.
+type ConnInfo struct {
+	ServerVersion string `json:"server_version"`
+	Encrypted     bool   `json:"encrypted"`          // TLS in use on this connection
+	TLSVersion    string `json:"tls,omitempty"`      // e.g. "TLS 1.3"
+}
+
+// RowSource feeds rows to a bulk load. Values may reuse its slice between calls.
+type RowSource interface {
+	Next() bool
+	Values() ([]any, error)
+	Err() error
+}
+
+// Dialect is one database family. Implementations are stateless and safe for
+// concurrent use.
+type Dialect interface {
+	// Name is the dialect's name as shown to users ("sqlite", "postgres", "mysql").
+	Name() string
+	// Schemes lists the URL schemes this dialect accepts (without "://" or ":").
+	Schemes() []string
+	// ParseTarget validates raw (a URL) without connecting. getenv supplies the
+	// environment (libpq's PG* variables for PostgreSQL). Errors wrap ErrBadTarget
+	// and never contain a password.
+	ParseTarget(raw string, getenv func(string) string) (*Target, error)
+	Capabilities() Capabilities
+	// EnsureDatabase creates the target's database (schema, or the SQLite file's
+	// directory) if it does not exist and reports whether it did.
+	EnsureDatabase(ctx context.Context, t *Target) (created bool, err error)
+	// Connect opens one connection (one per virtual user).
+	Connect(ctx context.Context, t *Target) (Conn, error)
+	// Classify maps an error returned by this dialect's Conn or Stmt to a class,
+	// from error codes only.
+	Classify(err error) errclass.Class
+	// AutoIncrementPK returns the column definition of an integer primary key
+	// that the database numbers itself, e.g. "id INTEGER NOT NULL AUTO_INCREMENT PRIMARY KEY".
+	AutoIncrementPK(col string) string
+	// TableOptions is appended after a CREATE TABLE's closing parenthesis
+	// (e.g. " ENGINE=InnoDB"); empty for most databases.
+	TableOptions() string
+}
+
+// Conn is one database connection, used by one goroutine at a time. SQL text
+// uses '?' placeholders; the Conn rewrites them for its database.
+type Conn interface {
+	// Exec runs a statement and returns the rows it affected.
+	Exec(ctx context.Context, query string, args ...any) (int64, error)
+	// QueryRow runs a query and scans its first row into dest; it returns
+	// ErrNoRows when there is none.
+	QueryRow(ctx context.Context, query string, args []any, dest ...any) error
+	// Prepare returns a statement prepared on this connection (server-side where
+	// the database supports it).
+	Prepare(ctx context.Context, query string) (Stmt, error)
+	Begin(ctx context.Context) error
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+	// TableExists reports whether a table of that name exists in the target database.
+	TableExists(ctx context.Context, name string) (bool, error)
+	// Load inserts every row of src into table (columns cols) by the dialect's
+	// fastest path and returns the number of rows loaded.
+	Load(ctx context.Context, table string, cols []string, src RowSource) (int64, error)
+	Info() ConnInfo
+	Close() error
+}
+
+// Stmt is a prepared statement bound to one Conn.
+type Stmt interface {
+	// Exec runs the statement and returns the rows it affected.
+	Exec(ctx context.Context, args ...any) (int64, error)
+	// Drain runs a query, reads every row without decoding more than needed,
+	// and returns the number of rows (as sysbench does with result sets).
+	Drain(ctx context.Context, args ...any) (int, error)
+	Close() error
+}
+
+// ErrNoRows is returned by Conn.QueryRow when the query returned no row.
+var ErrNoRows = errors.New("no rows in result set")
+
+// WriteBeginner is implemented by a Conn whose database must be told, when a
+// transaction starts, that it will write. SQLite is the case: a plain BEGIN
+// starts a read transaction, and when it later tries to write while another
+// connection has written meanwhile it fails at once with SQLITE_BUSY instead of
+// waiting; BEGIN IMMEDIATE takes the single write lock up front and waits for
+// it (busy_timeout). Workloads call BeginWrite instead of Begin for
+// transactions that may write, when the Conn implements it; read-only
+// transactions keep using Begin so that readers still run in parallel.
+type WriteBeginner interface {
+	BeginWrite(ctx context.Context) error
+}

@@ -1,0 +1,159 @@
+// Package hist records latencies in HDR histograms with one fixed geometry, so
+// that every histogram in rightsize can be merged with every other one.
+//
+// Geometry: values in nanoseconds, lowest discernible 1 µs, highest trackable
+// 1 h, 3 significant digits (so a 120 µs NVMe read and a 2.5 s stall are both
+// kept to 0.1 %). Values below 1 µs are recorded as 1 µs bucket values, values
+// above 1 h are clamped to 1 h and counted in Clamped.
+//
+// Quantiles are asked as q in [0, 1] (0.99, not 99), unlike hdrhistogram-go's
+// ValueAtQuantile, whose 0..100 argument invites p0.9-for-p90 mistakes.
+//
+// A Histogram is not safe for concurrent use; the runner gives each virtual
+// user its own and merges them on each interval tick.
+package hist
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+const (
+	// Lowest is the smallest value told apart from zero.
+	Lowest = time.Microsecond
+	// Highest is the largest value recorded as itself; larger ones are clamped.
+	Highest = time.Hour
+	// Digits is the number of significant decimal digits kept.
+	Digits = 3
+)
+
+// ErrSnapshot wraps every problem decoding a snapshot.
+var ErrSnapshot = errors.New("bad histogram snapshot")
+
+// Histogram is a latency histogram of the package's fixed geometry.
+type Histogram struct {
+	h       *hdr.Histogram
+	clamped int64
+}
+
+// New returns an empty histogram.
+func New() *Histogram {
+	return &Histogram{h: hdr.New(int64(Lowest), int64(Highest), Digits)}
+}
+
+// Record adds one duration. Negative durations count as zero.
+func (h *Histogram) Record(d time.Duration) {
+	if d < 0 {
+		d = 0
+	}
+	if d > Highest {
+		d = Highest
+		h.clamped++
+	}
+	// The value is within range by construction, so RecordValue cannot fail.
+	_ = h.h.RecordValue(int64(d))
+}
+
+// Merge adds every value of o into h.
+func (h *Histogram) Merge(o *Histogram) {
+	if o == nil {
+		return
+	}
+	h.h.Merge(o.h)
+	h.clamped += o.clamped
+}
+
+// Reset empties h, keeping its memory.
+func (h *Histogram) Reset() {
+	h.h.Reset()
+	h.clamped = 0
+}
+
+// Count is the number of recorded values.
+func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+
+// Clamped is the number of values above Highest that were recorded as Highest.
+func (h *Histogram) Clamped() int64 { return h.clamped }
+
+// Quantile returns the value at quantile q, q in [0, 1] (0.99 is p99). It
+// returns 0 for an empty histogram; q outside [0, 1] is clamped.
+func (h *Histogram) Quantile(q float64) time.Duration {
+	if h.h.TotalCount() == 0 {
+		return 0
+	}
+	if math.IsNaN(q) || q < 0 {
+		q = 0
+	}
+	if q > 1 {
+		q = 1
+	}
+	return time.Duration(h.h.ValueAtQuantile(q * 100))
+}
+
+// Mean is the average recorded value (0 when empty).
+func (h *Histogram) Mean() time.Duration {
+	if h.h.TotalCount() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.Mean())
+}
+
+// Max is the largest recorded value (to the histogram's precision).
+func (h *Histogram) Max() time.Duration {
+	if h.h.TotalCount() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.Max())
+}
+
+// Min is the smallest recorded value (to the histogram's precision).
+func (h *Histogram) Min() time.Duration {
+	if h.h.TotalCount() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.Min())
+}
+
+// StdDev is the standard deviation of recorded values.
+func (h *Histogram) StdDev() time.Duration { return time.Duration(h.h.StdDev()) }
+
+// Clone returns an independent copy.
+func (h *Histogram) Clone() *Histogram { return &Histogram{h: h.h.Clone(), clamped: h.clamped} }
+
+// Snapshot encodes h in the standard HdrHistogram V2 compressed format, as
+// base64 text: the form used in HdrHistogram log files, so other HDR tools can
+// read rightsize's histograms.
+func (h *Histogram) Snapshot() (string, error) {
+	b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", fmt.Errorf("encode histogram: %w", err)
+	}
+	return string(b), nil
+}
+
+// FromSnapshot decodes a Snapshot. The decoded histogram must have the
+// package's geometry, so that it merges exactly with others.
+func FromSnapshot(s string) (*Histogram, error) {
+	if s == "" {
+		return New(), nil
+	}
+	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+		return nil, fmt.Errorf("%w: not base64: %v", ErrSnapshot, err)
+	}
+	h, err := hdr.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+	}
+	if h.SignificantFigures() != Digits || h.HighestTrackableValue() < int64(Highest) {
+		return nil, fmt.Errorf("%w: geometry %d digits up to %d ns, want %d digits up to %d ns",
+			ErrSnapshot, h.SignificantFigures(), h.HighestTrackableValue(), Digits, int64(Highest))
+	}
+	out := New()
+	out.h.Merge(h)
+	return out, nil
+}

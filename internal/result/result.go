@@ -1,0 +1,204 @@
+// Package result is the data a run produces: pure types and their versioned
+// JSON form. Everything downstream (analysis, reports, history, compare) reads
+// these types, so a saved file can be analysed again without a database.
+//
+// Units: durations in the JSON are seconds (fields ending in _s) or
+// milliseconds (latencies, fields ending in _ms); rates are per second.
+// Histograms are HdrHistogram V2 compressed base64 strings of nanoseconds
+// (see package hist), mergeable across instances, runs and shards.
+package result
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/hist"
+)
+
+// SchemaVersion is the version of the JSON layout written by this build.
+// It grows when a field changes meaning or is removed; new optional fields do
+// not change it.
+const SchemaVersion = 1
+
+// ErrSchema wraps problems reading a result file.
+var ErrSchema = errors.New("unsupported result file")
+
+// Run is one run of one workload against one or more instances.
+type Run struct {
+	SchemaVersion int            `json:"schema_version"`
+	Tool          Tool           `json:"tool"`
+	ID            string         `json:"id"`
+	Label         string         `json:"label,omitempty"`
+	Workload      string         `json:"workload"`
+	Event         string         `json:"event"` // what one step is: "transaction", "io"
+	Options       map[string]any `json:"options"`
+	Load          Load           `json:"load"`
+	Started       time.Time      `json:"started"`
+	Ended         time.Time      `json:"ended"`
+	Partial       bool           `json:"partial"`
+	PartialReason string         `json:"partial_reason,omitempty"`
+	// Summary is the headline of the measured window, summed over instances.
+	Summary Summary `json:"summary"`
+	// Ops are per-operation figures of the measured window, summed over instances.
+	// The first entry is the event itself (e.g. "transaction").
+	Ops []Op `json:"ops"`
+	// Warmup summarises the warm-up phase (excluded from Summary and Ops).
+	Warmup *Summary `json:"warmup,omitempty"`
+	// Intervals is the aggregate per-interval series, warm-up included (Phase tells).
+	Intervals []Interval `json:"intervals"`
+	Instances []Instance `json:"instances"`
+}
+
+// Tool identifies the build that wrote the file.
+type Tool struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	GoVersion string `json:"go_version"`
+}
+
+// Load is how load was offered.
+type Load struct {
+	Mode      string  `json:"mode"` // "closed" (virtual users) or "open" (fixed arrival rate)
+	Threads   int     `json:"threads"`
+	Rate      float64 `json:"rate,omitempty"`    // intended starts per second per instance (open)
+	Arrival   string  `json:"arrival,omitempty"` // "constant" or "poisson" (open)
+	ThinkS    float64 `json:"think_s,omitempty"`
+	ThinkDist string  `json:"think_dist,omitempty"`
+	WarmupS   float64 `json:"warmup_s"`
+	DurationS float64 `json:"duration_s"`
+	IntervalS float64 `json:"interval_s"`
+	GraceS    float64 `json:"grace_s"`
+	Seed      uint64  `json:"seed"`
+}
+
+// Latency is a latency distribution in milliseconds.
+type Latency struct {
+	AvgMs  float64 `json:"avg_ms"`
+	P50Ms  float64 `json:"p50_ms"`
+	P95Ms  float64 `json:"p95_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+	P999Ms float64 `json:"p999_ms"`
+	MaxMs  float64 `json:"max_ms"`
+}
+
+// Summary is the documented headline of a phase: what scripts read.
+type Summary struct {
+	Unit string `json:"unit"` // what Throughput counts: "transactions", "ios"
+	// Throughput is successful events per second of the measured window.
+	Throughput float64 `json:"throughput"`
+	// Count is the number of successful events.
+	Count int64 `json:"count"`
+	// Latency is response time: from the intended start in open-loop runs
+	// (queueing included), from the actual start in closed-loop runs.
+	Latency Latency `json:"latency"`
+	// ServiceTime is from the actual start; only in open-loop runs.
+	ServiceTime *Latency `json:"service_time,omitempty"`
+	// QPS is sub-operations (statements) per second, split by kind.
+	QPS           float64          `json:"qps"`
+	Reads         int64            `json:"reads"`
+	Writes        int64            `json:"writes"`
+	Other         int64            `json:"other"`
+	Errors        int64            `json:"errors"`
+	ErrorsByClass map[string]int64 `json:"errors_by_class"`
+	Reconnects    int64            `json:"reconnects"`
+	// Dropped counts intended starts in the window that never started (open loop).
+	Dropped int64 `json:"dropped"`
+	// Late counts starts that began more than LateThreshold after their intended time.
+	Late      int64   `json:"late"`
+	DurationS float64 `json:"duration_s"`
+	Partial   bool    `json:"partial"`
+}
+
+// Op is one operation's figures.
+type Op struct {
+	Name          string           `json:"name"`
+	Kind          string           `json:"kind"` // "event", "read", "write", "other"
+	Count         int64            `json:"count"`
+	Rate          float64          `json:"rate"`
+	Errors        int64            `json:"errors"`
+	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
+	Latency       Latency          `json:"latency"`
+	// Histogram is the HDR histogram (ns) of successful operations.
+	Histogram string `json:"histogram"`
+}
+
+// Interval is one --report-interval tick.
+type Interval struct {
+	EndS       float64 `json:"end_s"` // offset of the tick from the run's start
+	DurationS  float64 `json:"duration_s"`
+	Phase      string  `json:"phase"` // "warmup" or "measure"
+	Events     int64   `json:"events"`
+	Rate       float64 `json:"rate"`
+	Reads      int64   `json:"reads"`
+	Writes     int64   `json:"writes"`
+	Other      int64   `json:"other"`
+	Errors     int64   `json:"errors"`
+	Reconnects int64   `json:"reconnects"`
+	Dropped    int64   `json:"dropped,omitempty"`
+	Latency    Latency `json:"latency"`
+}
+
+// Instance is one target's part of a run.
+type Instance struct {
+	Index         int        `json:"index"`
+	Target        string     `json:"target"` // password removed
+	Dialect       string     `json:"dialect"`
+	ServerVersion string     `json:"server_version,omitempty"`
+	Encrypted     bool       `json:"encrypted"`
+	TLS           string     `json:"tls,omitempty"`
+	Notes         []string   `json:"notes,omitempty"`
+	Summary       Summary    `json:"summary"`
+	Ops           []Op       `json:"ops"`
+	Warmup        *Summary   `json:"warmup,omitempty"`
+	Intervals     []Interval `json:"intervals"`
+}
+
+// Ms converts a duration to float milliseconds.
+func Ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// LatencyOf summarises a histogram.
+func LatencyOf(h *hist.Histogram) Latency {
+	return Latency{
+		AvgMs:  Ms(h.Mean()),
+		P50Ms:  Ms(h.Quantile(0.50)),
+		P95Ms:  Ms(h.Quantile(0.95)),
+		P99Ms:  Ms(h.Quantile(0.99)),
+		P999Ms: Ms(h.Quantile(0.999)),
+		MaxMs:  Ms(h.Max()),
+	}
+}
+
+// Encode writes r as indented JSON.
+func Encode(w io.Writer, r *Run) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Decode reads a result file, refusing schema versions this build does not know.
+func Decode(rd io.Reader) (*Run, error) {
+	var probe struct {
+		SchemaVersion *int `json:"schema_version"`
+	}
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
+	}
+	if probe.SchemaVersion == nil {
+		return nil, fmt.Errorf("%w: no schema_version field", ErrSchema)
+	}
+	if *probe.SchemaVersion < 1 || *probe.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%w: schema_version %d, this build reads 1..%d", ErrSchema, *probe.SchemaVersion, SchemaVersion)
+	}
+	var r Run
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
+	}
+	return &r, nil
+}

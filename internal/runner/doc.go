@@ -1,0 +1,20 @@
+// Package runner is the measurement core shared by every workload.
+//
+// It drives virtual users (VUs) in a closed loop (each VU runs its next event
+// as soon as the last one ends, after an optional think time) or an open loop
+// (events start on an absolute schedule of R per second, whatever the system
+// does). In the open loop, response time is measured from the INTENDED start,
+// so an overloaded system cannot hide its queue (no coordinated omission);
+// service time is measured from the actual start; intended starts that never
+// began before the window closed are counted as dropped, and those that began
+// more than Config.LateThreshold after their time as late.
+//
+// Each VU records into its own HDR histograms (one per operation) guarded by
+// its own mutex, so no lock is shared by all VUs on the hot path; a ticker
+// merges and resets them every report interval. Events are attributed to the
+// warm-up or the measured phase by their (intended) start time, so warm-up
+// events never leak into the headline figures.
+//
+// The runner uses time.Now and timers directly, so tests run it in virtual
+// time with testing/synctest.
+package runner

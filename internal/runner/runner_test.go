@@ -1,0 +1,315 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/pace"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// fakeVU runs one "query" op per step, taking what work says.
+type fakeVU struct {
+	work   func(ctx context.Context) error
+	closed *atomic.Int64
+}
+
+func (f *fakeVU) Step(ctx context.Context, m workload.Meter) error {
+	s := m.Start(0)
+	err := f.work(ctx)
+	m.End(s, err)
+	return err
+}
+
+func (f *fakeVU) Close() error {
+	if f.closed != nil {
+		f.closed.Add(1)
+	}
+	return nil
+}
+
+var errLost = errors.New("connection lost")
+
+func classify(err error) errclass.Class {
+	if errors.Is(err, errLost) {
+		return errclass.Connection
+	}
+	return errclass.Generic(err)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func instance(work func(ctx context.Context) error) Instance {
+	return Instance{
+		NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+			return &fakeVU{work: work}, nil
+		},
+		Classify: classify,
+	}
+}
+
+var ops = []workload.Op{{Name: "query", Kind: workload.Read}}
+
+func within(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if math.Abs(got-want) > tol {
+		t.Errorf("%s = %v, want %v ± %v", what, got, want, tol)
+	}
+}
+
+func TestClosedLoopCountsAndWarmupExclusion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		warmup := time.Second
+		// Slow (100 ms) during warm-up, fast (10 ms) after it.
+		work := func(ctx context.Context) error {
+			if time.Since(start) < warmup {
+				return sleepCtx(ctx, 100*time.Millisecond)
+			}
+			return sleepCtx(ctx, 10*time.Millisecond)
+		}
+		var ticks int
+		res, err := Run(context.Background(), Config{
+			Threads: 2, Warmup: warmup, Duration: 2 * time.Second, Ops: ops,
+			Event: "transaction", Unit: "transactions",
+			OnTick: func(agg result.Interval, per []result.Interval) { ticks++ },
+		}, []Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		// 2 VUs × 2 s / 10 ms = 400 events.
+		within(t, "measured count", float64(s.Count), 400, 2)
+		within(t, "throughput", s.Throughput, 200, 1)
+		within(t, "avg latency ms", s.Latency.AvgMs, 10, 0.1)
+		if s.Latency.P99Ms > 10.1 {
+			t.Errorf("p99 %v ms includes warm-up events (100 ms)", s.Latency.P99Ms)
+		}
+		if res.Warmup == nil {
+			t.Fatal("no warm-up summary")
+		}
+		within(t, "warm-up count", float64(res.Warmup.Count), 20, 2)
+		within(t, "warm-up avg ms", res.Warmup.Latency.AvgMs, 100, 1)
+		if ticks != 3 || len(res.Intervals) != 3 {
+			t.Errorf("ticks = %d, intervals = %d, want 3 (1 warm-up + 2 measured)", ticks, len(res.Intervals))
+		}
+		if res.Intervals[0].Phase != "warmup" || res.Intervals[1].Phase != "measure" {
+			t.Errorf("phases %q %q", res.Intervals[0].Phase, res.Intervals[1].Phase)
+		}
+		if s.Reads != s.Count {
+			t.Errorf("reads %d, want one per event (%d)", s.Reads, s.Count)
+		}
+		if res.Partial {
+			t.Error("complete run marked partial")
+		}
+		if len(res.Ops) != 2 || res.Ops[0].Name != "transaction" || res.Ops[1].Name != "query" || res.Ops[0].Histogram == "" {
+			t.Errorf("ops = %+v", res.Ops)
+		}
+	})
+}
+
+// TestOpenLoopStallIntendedStart is the coordinated-omission test: a system
+// that stalls for 2 s at 200/s must show it in p99 of response time, while
+// service time stays near the normal 1 ms.
+func TestOpenLoopStallIntendedStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		stallFrom, stallTo := start.Add(2*time.Second), start.Add(4*time.Second)
+		work := func(ctx context.Context) error {
+			now := time.Now()
+			if !now.Before(stallFrom) && now.Before(stallTo) {
+				if err := sleepCtx(ctx, stallTo.Sub(now)); err != nil {
+					return err
+				}
+			}
+			return sleepCtx(ctx, time.Millisecond)
+		}
+		res, err := Run(context.Background(), Config{
+			Threads: 4, Rate: 200, Arrival: pace.Constant, Duration: 10 * time.Second, Ops: ops,
+		}, []Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if s.Latency.P99Ms < 900 {
+			t.Errorf("response-time p99 = %.1f ms, want >= 900 ms (latency from intended start)", s.Latency.P99Ms)
+		}
+		if s.ServiceTime == nil {
+			t.Fatal("no service time in an open-loop run")
+		}
+		if s.ServiceTime.P99Ms > 5 {
+			t.Errorf("service-time p99 = %.1f ms, want about 1 ms", s.ServiceTime.P99Ms)
+		}
+		within(t, "count", float64(s.Count), 2000, 2)
+		if s.Dropped != 0 {
+			t.Errorf("dropped = %d, want 0 (the backlog is served after the stall)", s.Dropped)
+		}
+		// 400 starts fall in the stall, and a few more while the backlog drains.
+		if s.Late < 400 || s.Late > 450 {
+			t.Errorf("late = %d, want 400..450", s.Late)
+		}
+	})
+}
+
+func TestOpenLoopDropped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		work := func(ctx context.Context) error { return sleepCtx(ctx, 50*time.Millisecond) }
+		res, err := Run(context.Background(), Config{
+			Threads: 1, Rate: 100, Duration: 2 * time.Second, Ops: ops,
+		}, []Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		// One VU serves 20/s of the 100/s asked: 40 of 200 start, 160 never do.
+		within(t, "count", float64(s.Count), 40, 1)
+		within(t, "dropped", float64(s.Dropped), 160, 1)
+		if s.Count+s.Dropped != 200 {
+			t.Errorf("count %d + dropped %d != 200 scheduled", s.Count, s.Dropped)
+		}
+		within(t, "throughput", s.Throughput, 20, 0.5)
+	})
+}
+
+func TestPoissonRate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
+		res, err := Run(context.Background(), Config{
+			Threads: 8, Rate: 500, Arrival: pace.Poisson, Duration: 20 * time.Second, Ops: ops, Seed: 7,
+		}, []Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 10,000 expected; Poisson sd = 100.
+		within(t, "count", float64(res.Summary.Count), 10000, 400)
+	})
+}
+
+func TestReconnectAfterConnectionLoss(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var opened, closed atomic.Int64
+		var once sync.Once
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				opened.Add(1)
+				return &fakeVU{closed: &closed, work: func(ctx context.Context) error {
+					var err error
+					once.Do(func() { err = errLost })
+					if err != nil {
+						return err
+					}
+					return sleepCtx(ctx, 10*time.Millisecond)
+				}}, nil
+			},
+			Classify: classify,
+		}
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Ops: ops}, []Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if s.Reconnects != 1 || opened.Load() != 2 || closed.Load() != 2 {
+			t.Errorf("reconnects %d, opened %d, closed %d; want 1, 2, 2", s.Reconnects, opened.Load(), closed.Load())
+		}
+		if s.ErrorsByClass["connection"] != 1 || s.Errors != 1 {
+			t.Errorf("errors %v", s.ErrorsByClass)
+		}
+		// 100 ms back-off, then 10 ms events for the rest of the second.
+		within(t, "count", float64(s.Count), 90, 1)
+	})
+}
+
+func TestInterruptMarksPartial(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(3*time.Second, func() { cancel(errors.New("SIGTERM")) })
+		work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
+		res, err := Run(ctx, Config{Threads: 1, Warmup: time.Second, Duration: 10 * time.Second, Ops: ops}, []Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Partial || !res.Summary.Partial || res.PartialReason == "" {
+			t.Errorf("partial = %v %v %q", res.Partial, res.Summary.Partial, res.PartialReason)
+		}
+		within(t, "measured seconds", res.Summary.DurationS, 2, 0.01)
+		within(t, "throughput", res.Summary.Throughput, 100, 1)
+	})
+}
+
+func TestGraceCancelsStuckEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		work := func(ctx context.Context) error {
+			if time.Since(start) > 500*time.Millisecond {
+				<-ctx.Done() // stuck until cancelled
+				return ctx.Err()
+			}
+			return sleepCtx(ctx, 100*time.Millisecond)
+		}
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Grace: 2 * time.Second, Ops: ops},
+			[]Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := time.Since(start); got != 3*time.Second {
+			t.Errorf("run took %v, want window 1 s + grace 2 s", got)
+		}
+		if res.Summary.Errors != 0 {
+			t.Errorf("the event cancelled at the end counted as an error: %v", res.Summary.ErrorsByClass)
+		}
+		within(t, "count", float64(res.Summary.Count), 6, 0)
+	})
+}
+
+func TestSeveralInstancesAggregate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fast := instance(func(ctx context.Context) error { return sleepCtx(ctx, 5*time.Millisecond) })
+		slow := instance(func(ctx context.Context) error { return sleepCtx(ctx, 20*time.Millisecond) })
+		res, err := Run(context.Background(), Config{Threads: 2, Duration: time.Second, Ops: ops}, []Instance{fast, slow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Instances) != 2 {
+			t.Fatalf("%d instances", len(res.Instances))
+		}
+		within(t, "fast count", float64(res.Instances[0].Summary.Count), 400, 2)
+		within(t, "slow count", float64(res.Instances[1].Summary.Count), 100, 2)
+		within(t, "aggregate", float64(res.Summary.Count), 500, 3)
+		if res.Summary.Latency.P99Ms < 19 || res.Summary.Latency.P50Ms > 6 {
+			t.Errorf("aggregate latency %+v does not mix both instances", res.Summary.Latency)
+		}
+	})
+}
+
+func TestConfigErrorsAllAtOnce(t *testing.T) {
+	_, err := Run(context.Background(), Config{Threads: 0, Duration: 0, Rate: -1}, []Instance{instance(nil)})
+	if !errors.Is(err, ErrConfig) {
+		t.Fatalf("err = %v, want ErrConfig", err)
+	}
+	for _, want := range []string{"threads", "time", "rate"} {
+		if !contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+}
+
+func contains(s, sub string) bool {
+	return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)))
+}

@@ -1,0 +1,181 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/hist"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// stats accumulates what VUs report: per VU per phase between ticks, and
+// per instance per interval and phase after them. Histograms are allocated on
+// first use, since each costs about 200 KB.
+type stats struct {
+	ev     *hist.Histogram // response time of successful events
+	svc    *hist.Histogram // service time of successful events (open loop only)
+	evErr  errclass.Counts
+	ops    []*hist.Histogram // one per workload op, nil until used
+	opErr  []errclass.Counts
+	kinds  [3]int64 // sub-operations by workload.OpKind (ok or not)
+	reconn int64
+	late   int64
+}
+
+func newStats(nops int) *stats {
+	return &stats{ops: make([]*hist.Histogram, nops), opErr: make([]errclass.Counts, nops)}
+}
+
+func (s *stats) recordEvent(resp, svc time.Duration, open bool) {
+	if s.ev == nil {
+		s.ev = hist.New()
+	}
+	s.ev.Record(resp)
+	if open {
+		if s.svc == nil {
+			s.svc = hist.New()
+		}
+		s.svc.Record(svc)
+	}
+}
+
+func (s *stats) recordOp(op int, kind workload.OpKind, d time.Duration, class errclass.Class) {
+	if op < 0 || op >= len(s.ops) {
+		return
+	}
+	s.kinds[kind]++
+	if class != errclass.None {
+		s.opErr[op].Add(class)
+		return
+	}
+	if s.ops[op] == nil {
+		s.ops[op] = hist.New()
+	}
+	s.ops[op].Record(d)
+}
+
+func mergeHist(dst **hist.Histogram, src *hist.Histogram) {
+	if src == nil || src.Count() == 0 {
+		return
+	}
+	if *dst == nil {
+		*dst = hist.New()
+	}
+	(*dst).Merge(src)
+}
+
+// merge adds o into s.
+func (s *stats) merge(o *stats) {
+	mergeHist(&s.ev, o.ev)
+	mergeHist(&s.svc, o.svc)
+	s.evErr.Merge(&o.evErr)
+	for i := range o.ops {
+		mergeHist(&s.ops[i], o.ops[i])
+		s.opErr[i].Merge(&o.opErr[i])
+	}
+	for i := range s.kinds {
+		s.kinds[i] += o.kinds[i]
+	}
+	s.reconn += o.reconn
+	s.late += o.late
+}
+
+// reset empties s, keeping its histograms' memory.
+func (s *stats) reset() {
+	for _, h := range append([]*hist.Histogram{s.ev, s.svc}, s.ops...) {
+		if h != nil {
+			h.Reset()
+		}
+	}
+	s.evErr = errclass.Counts{}
+	for i := range s.opErr {
+		s.opErr[i] = errclass.Counts{}
+	}
+	s.kinds = [3]int64{}
+	s.reconn, s.late = 0, 0
+}
+
+func (s *stats) events() int64 {
+	if s.ev == nil {
+		return 0
+	}
+	return s.ev.Count()
+}
+
+func latencyOf(h *hist.Histogram) result.Latency {
+	if h == nil {
+		return result.Latency{}
+	}
+	return result.LatencyOf(h)
+}
+
+func rate(n int64, secs float64) float64 {
+	if secs <= 0 {
+		return 0
+	}
+	return float64(n) / secs
+}
+
+// summary renders s as a phase summary over secs seconds.
+func (s *stats) summary(unit string, secs float64, open bool, dropped int64) result.Summary {
+	sum := result.Summary{
+		Unit:          unit,
+		Count:         s.events(),
+		Throughput:    rate(s.events(), secs),
+		Latency:       latencyOf(s.ev),
+		Reads:         s.kinds[workload.Read],
+		Writes:        s.kinds[workload.Write],
+		Other:         s.kinds[workload.Other],
+		Errors:        s.evErr.Total(),
+		ErrorsByClass: s.evErr.Map(),
+		Reconnects:    s.reconn,
+		Dropped:       dropped,
+		Late:          s.late,
+		DurationS:     secs,
+	}
+	sum.QPS = rate(sum.Reads+sum.Writes+sum.Other, secs)
+	if open {
+		l := latencyOf(s.svc)
+		sum.ServiceTime = &l
+	}
+	return sum
+}
+
+// opResults lists the event first, then every op that ran.
+func (s *stats) opResults(event string, ops []workload.Op, secs float64) ([]result.Op, error) {
+	out := make([]result.Op, 0, len(ops)+1)
+	ev, err := opResult(event, "event", s.ev, &s.evErr, secs)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, ev)
+	for i, op := range ops {
+		if (s.ops[i] == nil || s.ops[i].Count() == 0) && s.opErr[i].Total() == 0 {
+			continue
+		}
+		r, err := opResult(op.Name, op.Kind.String(), s.ops[i], &s.opErr[i], secs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func opResult(name, kind string, h *hist.Histogram, errs *errclass.Counts, secs float64) (result.Op, error) {
+	r := result.Op{Name: name, Kind: kind, Errors: errs.Total(), ErrorsByClass: errs.Map(), Latency: latencyOf(h)}
+	if len(r.ErrorsByClass) == 0 {
+		r.ErrorsByClass = nil
+	}
+	if h != nil {
+		r.Count = h.Count()
+		snap, err := h.Snapshot()
+		if err != nil {
+			return r, err
+		}
+		r.Histogram = snap
+	}
+	r.Rate = rate(r.Count, secs)
+	return r, nil
+}

@@ -1,0 +1,135 @@
+// Package workload defines what a benchmark workload is to the runner and the CLI.
+//
+// A workload is one package under workload/ (oltp, later tpcc and fileio) and one
+// line in workload/all. The runner knows none of them: it drives VUs, and each
+// VU reports the operations it ran through a Meter, which the runner times.
+package workload
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+)
+
+// OpKind groups operations the way sysbench counts queries.
+type OpKind uint8
+
+const (
+	Read  OpKind = iota // a query that reads (SELECT, a read I/O)
+	Write               // a statement that changes data (INSERT, UPDATE, DELETE, a write I/O)
+	Other               // anything else (BEGIN, COMMIT)
+)
+
+func (k OpKind) String() string {
+	switch k {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	}
+	return "other"
+}
+
+// Op is one kind of operation a VU reports. A workload declares them up front
+// so the runner can give each VU one histogram per operation, indexed by position.
+type Op struct {
+	Name string
+	Kind OpKind
+}
+
+// Span is an operation in flight, returned by Meter.Start.
+type Span struct {
+	Op    int
+	Start time.Time
+}
+
+// Meter is how a VU reports sub-operations (statements, I/Os). The runner times
+// them; the VU only says which operation ran and whether it failed. A Meter
+// belongs to one VU and is not safe for concurrent use.
+type Meter interface {
+	// Start marks the start of operation op (an index into Workload.Ops).
+	Start(op int) Span
+	// End marks its end; err is nil on success.
+	End(s Span, err error)
+}
+
+// VU is one virtual user: one connection and its prepared statements. Step is
+// called by a single goroutine.
+type VU interface {
+	// Step runs one event (a transaction, an I/O) and returns its error, if any.
+	// The runner times the whole Step; sub-operations go through m.
+	Step(ctx context.Context, m Meter) error
+	// Close releases the VU's connection.
+	Close() error
+}
+
+// Target is a parsed, unopened place a workload runs against. String never
+// contains a password.
+type Target interface {
+	String() string
+}
+
+// InstanceInfo describes an opened instance for the result.
+type InstanceInfo struct {
+	Target        string   `json:"target"`  // redacted
+	Dialect       string   `json:"dialect"` // e.g. "postgres", "file"
+	ServerVersion string   `json:"server_version,omitempty"`
+	Encrypted     bool     `json:"encrypted"`
+	TLS           string   `json:"tls,omitempty"`
+	Notes         []string `json:"notes,omitempty"`
+}
+
+// Progress receives prepare progress; Total may be called again as work is found.
+type Progress interface {
+	Total(n int64)
+	Add(n int64)
+	Message(s string)
+}
+
+// PrepareOptions are the CLI's switches for prepare and cleanup.
+type PrepareOptions struct {
+	Force   bool // take over or replace objects rightsize did not create
+	Threads int  // parallel loaders
+}
+
+// Instance is a workload bound to one opened target (one database, one file).
+type Instance interface {
+	Info() InstanceInfo
+	// Prepare creates and loads what the workload needs.
+	Prepare(ctx context.Context, opt PrepareOptions, p Progress) error
+	// Cleanup removes what Prepare created (and only that, unless opt.Force).
+	Cleanup(ctx context.Context, opt PrepareOptions) error
+	// NewVU opens one virtual user. id is unique within the instance; seed is
+	// the VU's random seed.
+	NewVU(ctx context.Context, id int, seed uint64) (VU, error)
+	// Classify maps an error from Step to its class.
+	Classify(err error) errclass.Class
+	Close() error
+}
+
+// Workload is a named workload with its options.
+type Workload interface {
+	Name() string
+	// Short is a one-line description for --help.
+	Short() string
+	// Long is the full help text (what it runs, its defaults and why).
+	Long() string
+	// BindFlags registers the workload's options on fs.
+	BindFlags(fs *pflag.FlagSet)
+	// Validate checks the options and returns every problem at once (errors.Join).
+	Validate() error
+	// Options returns the effective options for the result file.
+	Options() map[string]any
+	// Ops lists the operations VUs report through their Meter.
+	Ops() []Op
+	// Event names what one Step is ("transaction", "io").
+	Event() string
+	// ParseTarget validates a --target value without opening anything; an empty
+	// raw means the workload's default. index is the instance number (0-based).
+	ParseTarget(raw string, getenv func(string) string, index int) (Target, error)
+	// Open connects to a parsed target.
+	Open(ctx context.Context, t Target) (Instance, error)
+}
