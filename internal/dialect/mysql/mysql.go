@@ -1,0 +1,157 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/errclass"
+)
+
+// Dialect is the MySQL / MariaDB dialect. The zero value is ready to use; it
+// holds no state and is safe for concurrent use.
+type Dialect struct{}
+
+var _ dialect.Dialect = Dialect{}
+
+// Name returns "mysql".
+func (Dialect) Name() string { return "mysql" }
+
+// Schemes returns "mysql" and "mariadb".
+func (Dialect) Schemes() []string { return []string{"mysql", "mariadb"} }
+
+// Capabilities reports multi-row INSERT as the bulk-load path.
+func (Dialect) Capabilities() dialect.Capabilities {
+	return dialect.Capabilities{BulkLoad: "multi-row INSERT"}
+}
+
+// AutoIncrementPK returns an AUTO_INCREMENT integer primary key.
+func (Dialect) AutoIncrementPK(col string) string {
+	return col + " INTEGER NOT NULL AUTO_INCREMENT PRIMARY KEY"
+}
+
+// TableOptions selects InnoDB, as sysbench does.
+func (Dialect) TableOptions() string { return " ENGINE=InnoDB" }
+
+// open returns a *sql.DB holding at most one connection.
+func open(cfg *mysql.Config) (*sql.DB, error) {
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: %s", scrub(err.Error(), cfg.Passwd))
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	return db, nil
+}
+
+// EnsureDatabase runs CREATE DATABASE IF NOT EXISTS over a connection that
+// names no database.
+func (Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, error) {
+	cfg, err := configOf(t)
+	if err != nil {
+		return false, err
+	}
+	if cfg.DBName == "" {
+		return false, nil
+	}
+	admin := cfg.Clone()
+	admin.DBName = ""
+	db, err := open(admin)
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	res, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(cfg.DBName))
+	if err != nil {
+		return false, fmt.Errorf("mysql: create database: %w", scrubErr(err, cfg))
+	}
+	// One row affected when created, zero (and a warning) when it existed.
+	n, err := res.RowsAffected()
+	return err == nil && n > 0, nil
+}
+
+// Connect opens one server session.
+func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
+	cfg, err := configOf(t)
+	if err != nil {
+		return nil, err
+	}
+	db, err := open(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mysql: connect: %w", scrubErr(err, cfg))
+	}
+	c := &conn{db: db, sc: sc, stmts: map[string]*sql.Stmt{}}
+	if err := c.readInfo(ctx); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("mysql: connect: %w", err)
+	}
+	return c, nil
+}
+
+// Classify maps an error to its class from MySQL / MariaDB error numbers and
+// driver error values.
+func (Dialect) Classify(err error) errclass.Class {
+	if err == nil {
+		return errclass.None
+	}
+	if errors.Is(err, context.Canceled) {
+		return errclass.Canceled
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1020: // ER_CHECKREAD: MariaDB snapshot isolation write conflict
+			return errclass.Serialization
+		case 1213: // ER_LOCK_DEADLOCK
+			return errclass.Deadlock
+		case 1205, 3572: // ER_LOCK_WAIT_TIMEOUT, ER_LOCK_NOWAIT
+			return errclass.LockTimeout
+		case 1062, 1452, 1451, 1048, 3819, 1216, 1217, 4025: // duplicate, FK, NOT NULL, CHECK (MySQL 3819, MariaDB 4025)
+			return errclass.Constraint
+		case 1317, 3024, 1969: // query interrupted, max_execution_time, MariaDB max_statement_time
+			return errclass.Timeout
+		case 2006, 2013, 1053, 1927, 1040, 4031: // gone away, lost, shutdown, killed, too many, idle timeout
+			return errclass.Connection
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errclass.Timeout
+	}
+	var netErr net.Error
+	switch {
+	case errors.Is(err, driver.ErrBadConn),
+		errors.Is(err, mysql.ErrInvalidConn),
+		errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, io.EOF),
+		errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, net.ErrClosed),
+		errors.As(err, &netErr):
+		return errclass.Connection
+	}
+	return errclass.Generic(err)
+}
+
+// quoteIdent quotes a possibly database-qualified name with backticks.
+func quoteIdent(name string) string {
+	parts := strings.Split(name, ".")
+	for i, p := range parts {
+		parts[i] = "`" + strings.ReplaceAll(p, "`", "``") + "`"
+	}
+	return strings.Join(parts, ".")
+}

@@ -1,0 +1,117 @@
+package mysql_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/dialect/dialecttest"
+	"github.com/rightsize/rightsize/internal/dialect/mysql"
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/testenv"
+)
+
+// Hooks are the MySQL-specific parts of the conformance suite.
+var Hooks = dialecttest.Hooks{
+	SessionID: func(ctx context.Context, c dialect.Conn) (int64, error) {
+		var id int64
+		err := c.QueryRow(ctx, "SELECT CONNECTION_ID()", nil, &id)
+		return id, err
+	},
+	Kill: func(ctx context.Context, admin dialect.Conn, id int64) error {
+		_, err := admin.Exec(ctx, fmt.Sprintf("KILL %d", id))
+		return err
+	},
+	SleepSQL: "SELECT SLEEP(10)",
+}
+
+func TestConformance(t *testing.T) {
+	dialecttest.RunWith(t, mysql.Dialect{}, testenv.MySQLURL(t), Hooks)
+}
+
+func connect(t *testing.T, raw string) dialect.Conn {
+	t.Helper()
+	d := mysql.Dialect{}
+	target, err := d.ParseTarget(raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := d.Connect(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestTLSInfo checks that Info agrees with the server's own view of the session.
+func TestTLSInfo(t *testing.T) {
+	c := connect(t, testenv.MySQLURL(t))
+	info := c.Info()
+	var name, cipher string
+	if err := c.QueryRow(context.Background(), "SHOW SESSION STATUS LIKE 'Ssl_cipher'", nil, &name, &cipher); err != nil {
+		t.Fatal(err)
+	}
+	if info.Encrypted != (cipher != "") {
+		t.Errorf("Info().Encrypted = %v, Ssl_cipher = %q", info.Encrypted, cipher)
+	}
+	if info.Encrypted && !strings.HasPrefix(info.TLSVersion, "TLS 1.") {
+		t.Errorf("TLSVersion = %q", info.TLSVersion)
+	}
+	t.Logf("%+v", info)
+}
+
+// TestEnsureDatabase creates a database from a URL and finds it the second time.
+func TestEnsureDatabase(t *testing.T) {
+	raw := testenv.MySQLURL(t) // a fresh database, dropped at the end
+	d := mysql.Dialect{}
+	target, err := d.ParseTarget(strings.Replace(raw, "/rs_", "/rs_x", 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i, want := range []bool{true, false} {
+		created, err := d.EnsureDatabase(ctx, target)
+		if err != nil || created != want {
+			t.Fatalf("EnsureDatabase #%d = %v, %v; want %v", i+1, created, err, want)
+		}
+	}
+	c := connect(t, strings.Replace(raw, "/rs_", "/rs_x", 1))
+	if _, err := c.Exec(ctx, "DROP DATABASE "+target.Database); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConnectErrorHasNoPassword(t *testing.T) {
+	testenv.MySQLURL(t) // skips when there is no server
+	d := mysql.Dialect{}
+	const pw = "Sup3rSecretPW"
+	for _, raw := range []string{
+		"mysql://nobody_rs:" + pw + "@127.0.0.1:3306/nodb_rs",
+		"mysql://nobody_rs:" + pw + "@127.0.0.1:1/nodb_rs",
+	} {
+		target, err := d.ParseTarget(raw, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		c, err := d.Connect(ctx, target)
+		cancel()
+		if err == nil {
+			c.Close()
+			t.Fatalf("%s: connected", target)
+		}
+		if strings.Contains(err.Error(), pw) {
+			t.Errorf("error contains the password: %v", err)
+		}
+		t.Logf("%s: %v (%v)", target, err, d.Classify(err))
+		if got := d.Classify(err); raw[len(raw)-len("1/nodb_rs"):] == "1/nodb_rs" && got != errclass.Connection {
+			t.Errorf("Classify(%v) = %v, want connection", err, got)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package mysql
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+)
+
+// ParseTarget validates a mysql:// (or mariadb://) URL without connecting:
+//
+//	mysql://user:password@host:port/database?tls=preferred&timeout=5s
+//
+// The host defaults to 127.0.0.1 and the port to 3306; the query parameter
+// socket=/path selects a Unix-domain socket instead. Other query parameters
+// are go-sql-driver/mysql DSN parameters. tls defaults to "preferred" (TLS when
+// the server offers it, without certificate verification, as the mysql client's
+// --ssl-mode=PREFERRED). interpolateParams is always false: statements are
+// prepared on the server. getenv is not used: the MySQL client's MYSQL_PWD and
+// friends are deliberately ignored.
+//
+// Errors wrap dialect.ErrBadTarget and never contain the password.
+func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: mysql: malformed URL (percent-encode special characters in the user name and password)", dialect.ErrBadTarget)
+	}
+	if u.Scheme != "mysql" && u.Scheme != "mariadb" {
+		return nil, fmt.Errorf("%w: mysql: scheme %q is not mysql or mariadb", dialect.ErrBadTarget, u.Scheme)
+	}
+	if u.Opaque != "" {
+		return nil, fmt.Errorf("%w: mysql: URL must start with %s://", dialect.ErrBadTarget, u.Scheme)
+	}
+	var password string
+	cfg := mysql.NewConfig()
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		password, _ = u.User.Password()
+	}
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	if strings.Contains(cfg.DBName, "/") {
+		return nil, fmt.Errorf("%w: mysql: database name must not contain '/'", dialect.ErrBadTarget)
+	}
+	if strings.Contains(u.Host, ",") {
+		return nil, fmt.Errorf("%w: mysql: multiple hosts are not supported", dialect.ErrBadTarget)
+	}
+	host, port := u.Hostname(), u.Port()
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if !validHost(host) {
+		return nil, fmt.Errorf("%w: mysql: invalid host name", dialect.ErrBadTarget)
+	}
+	if port == "" {
+		port = "3306"
+	}
+	cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
+
+	query, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("%w: mysql: malformed query string", dialect.ErrBadTarget)
+	}
+	if s := query.Get("socket"); s != "" {
+		cfg.Net, cfg.Addr = "unix", s
+	}
+	query.Del("socket")
+	if query.Get("tls") == "" {
+		query.Set("tls", "preferred")
+	}
+	query.Del("interpolateParams")
+
+	// The driver parses its own parameters (and validates them) from a DSN.
+	// The password is set afterwards so that it never enters a string that an
+	// error could quote.
+	dsn := cfg.FormatDSN()
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	parsed, err := mysql.ParseDSN(dsn + sep + query.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("%w: mysql: %s", dialect.ErrBadTarget, scrub(err.Error(), password))
+	}
+	parsed.Passwd = password
+	parsed.InterpolateParams = false
+	parsed.Logger = quietLogger{}
+
+	red := url.URL{Scheme: u.Scheme, Host: parsed.Addr, Path: "/" + parsed.DBName}
+	if parsed.User != "" {
+		red.User = url.User(parsed.User)
+	}
+	if parsed.Net == "unix" {
+		red.Host = ""
+		query.Set("socket", parsed.Addr)
+	}
+	red.RawQuery = query.Encode()
+	return &dialect.Target{
+		Dialect:  "mysql",
+		Redacted: red.String(),
+		Database: parsed.DBName,
+		Config:   parsed,
+	}, nil
+}
+
+// validHost reports whether h is a plausible DNS name or IP address.
+func validHost(h string) bool {
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	for _, r := range h {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '.' && r != '-' && r != '_' {
+			return false
+		}
+	}
+	return h != ""
+}
+
+// quietLogger drops the driver's log lines: nothing below cmd/rightsize
+// writes to stderr, and every problem it logs also comes back as an error.
+type quietLogger struct{}
+
+func (quietLogger) Print(...any) {}
+
+// scrub replaces every form of secret in msg.
+func scrub(msg, secret string) string {
+	if secret == "" {
+		return msg
+	}
+	for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
+		msg = strings.ReplaceAll(msg, form, "xxxxx")
+	}
+	return msg
+}
+
+// scrubErr hides the password in err's text but keeps its chain for Classify.
+func scrubErr(err error, cfg *mysql.Config) error {
+	if err == nil || cfg.Passwd == "" {
+		return err
+	}
+	msg := err.Error()
+	if s := scrub(msg, cfg.Passwd); s != msg {
+		return &scrubbedError{msg: s, err: err}
+	}
+	return err
+}
+
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }
+
+// configOf returns the target's driver configuration, checking its type.
+func configOf(t *dialect.Target) (*mysql.Config, error) {
+	if t == nil {
+		return nil, errors.New("mysql: nil target")
+	}
+	cfg, ok := t.Config.(*mysql.Config)
+	if !ok || cfg == nil {
+		return nil, fmt.Errorf("mysql: target %s was not parsed by the mysql dialect", t.Redacted)
+	}
+	return cfg, nil
+}

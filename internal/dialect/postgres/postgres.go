@@ -1,0 +1,152 @@
+package postgres
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/errclass"
+)
+
+// Dialect is the PostgreSQL dialect. The zero value is ready to use; it holds
+// no state and is safe for concurrent use.
+type Dialect struct{}
+
+var _ dialect.Dialect = Dialect{}
+
+// Name returns "postgres".
+func (Dialect) Name() string { return "postgres" }
+
+// Schemes returns the URL schemes libpq accepts.
+func (Dialect) Schemes() []string { return []string{"postgres", "postgresql"} }
+
+// Capabilities reports COPY as the bulk-load path.
+func (Dialect) Capabilities() dialect.Capabilities {
+	return dialect.Capabilities{BulkLoad: "COPY"}
+}
+
+// AutoIncrementPK returns a SERIAL primary key, as sysbench 1.0 creates for pgsql.
+func (Dialect) AutoIncrementPK(col string) string { return col + " SERIAL NOT NULL PRIMARY KEY" }
+
+// TableOptions is empty for PostgreSQL.
+func (Dialect) TableOptions() string { return "" }
+
+// cancelGrace is how long a cancelled query may take to acknowledge the cancel
+// request before the connection's socket deadline breaks it (and the connection).
+const cancelGrace = 2 * time.Second
+
+// tuneConfig sets what rightsize needs on every connection: a cancelled or
+// timed-out context sends a cancel request to the server at once, so the
+// connection survives a statement timeout; the socket deadline only fires if
+// the server does not answer within cancelGrace.
+func tuneConfig(cfg *pgx.ConnConfig) {
+	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: cancelGrace}
+	}
+}
+
+// EnsureDatabase connects to the "postgres" maintenance database and creates
+// the target's database if it is missing.
+func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, error) {
+	cfg, err := configOf(t)
+	if err != nil {
+		return false, err
+	}
+	name := cfg.Database
+	if name == "" {
+		name = cfg.User
+	}
+	admin := cfg.Copy()
+	admin.Database = "postgres"
+	c, err := pgx.ConnectConfig(ctx, admin)
+	if err != nil {
+		return false, fmt.Errorf("postgres: connect to maintenance database: %w", scrubErr(err, cfg))
+	}
+	defer c.Close(context.Background())
+	var exists bool
+	if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return false, fmt.Errorf("postgres: look up database: %w", err)
+	}
+	if exists {
+		return false, nil
+	}
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // duplicate_database: created meanwhile
+			return false, nil
+		}
+		return false, fmt.Errorf("postgres: create database: %w", err)
+	}
+	return true, nil
+}
+
+// Connect opens one connection with a prepared-statement cache.
+func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
+	cfg, err := configOf(t)
+	if err != nil {
+		return nil, err
+	}
+	pc, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", scrubErr(err, cfg))
+	}
+	c := &conn{pc: pc, rewrites: map[string]string{}}
+	c.info.ServerVersion = pc.PgConn().ParameterStatus("server_version")
+	if tc, ok := pc.PgConn().Conn().(*tls.Conn); ok {
+		c.info.Encrypted = true
+		c.info.TLSVersion = tls.VersionName(tc.ConnectionState().Version)
+	}
+	return c, nil
+}
+
+// Classify maps an error to its class from SQLSTATE codes and error types.
+func (Dialect) Classify(err error) errclass.Class {
+	if err == nil {
+		return errclass.None
+	}
+	if errors.Is(err, context.Canceled) {
+		return errclass.Canceled
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch code := pgErr.Code; {
+		case code == "40001":
+			return errclass.Serialization
+		case code == "40P01":
+			return errclass.Deadlock
+		case code == "55P03":
+			return errclass.LockTimeout
+		case code == "57014":
+			return errclass.Timeout
+		case len(code) == 5 && code[:2] == "08", code == "57P01", code == "57P02", code == "57P03":
+			return errclass.Connection
+		case len(code) == 5 && code[:2] == "23":
+			return errclass.Constraint
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errclass.Timeout
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &connectErr),
+		errors.As(err, &netErr),
+		errors.Is(err, io.EOF),
+		errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, net.ErrClosed),
+		errors.Is(err, pgconn.ErrConnClosed),
+		pgconn.SafeToRetry(err):
+		return errclass.Connection
+	}
+	return errclass.Generic(err)
+}
