@@ -299,10 +299,7 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 			}
 			// Events that were in flight at the stop are added to the totals
 			// (they started in the window); a tail past the end is not an interval.
-			now := time.Now()
-			if now.After(lastTick) {
-				r.tick(lastTick, now)
-			}
+			r.tick(lastTick, time.Now())
 			return r.finish()
 		}
 	}
@@ -340,7 +337,7 @@ func (r *run) phaseOf(t time.Time) int {
 func (r *run) tick(from, to time.Time) {
 	phase := r.phaseOf(from)
 	secs := to.Sub(from).Seconds()
-	tail := !from.Before(r.end)
+	tail := !from.Before(r.end) || !to.After(from) // merged into totals, not an interval
 	agg := newStats(len(r.cfg.Ops))
 	per := make([]result.Interval, len(r.insts))
 	for i, in := range r.insts {
