@@ -47,8 +47,8 @@ func (t *Target) String() string { return t.Redacted }
 // ConnInfo describes an open connection, recorded in results.
 type ConnInfo struct {
 	ServerVersion string `json:"server_version"`
-	Encrypted     bool   `json:"encrypted"`          // TLS in use on this connection
-	TLSVersion    string `json:"tls,omitempty"`      // e.g. "TLS 1.3"
+	Encrypted     bool   `json:"encrypted"`     // TLS in use on this connection
+	TLSVersion    string `json:"tls,omitempty"` // e.g. "TLS 1.3"
 }
 
 // RowSource feeds rows to a bulk load. Values may reuse its slice between calls.

@@ -1,0 +1,219 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	msqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/errclass"
+)
+
+// BusyTimeoutMS is how long, in milliseconds, a connection waits for a lock
+// held by another connection before failing with SQLITE_BUSY.
+const BusyTimeoutMS = 5000
+
+// pragmas are applied by the driver on every new connection, in this order.
+const pragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+
+// Dialect is the SQLite dialect. The zero value is ready to use; it holds no
+// state and is safe for concurrent use.
+type Dialect struct{}
+
+var _ dialect.Dialect = Dialect{}
+
+// config is the dialect-private part of a Target.
+type config struct {
+	path string // file path as given (cleaned)
+	dsn  string // driver name: path plus pragmas
+}
+
+// Name returns "sqlite".
+func (Dialect) Name() string { return "sqlite" }
+
+// Schemes returns "sqlite".
+func (Dialect) Schemes() []string { return []string{"sqlite"} }
+
+// Capabilities reports SQLite's single writer and embedded nature.
+func (Dialect) Capabilities() dialect.Capabilities {
+	return dialect.Capabilities{
+		SingleWriter: true,
+		Embedded:     true,
+		BulkLoad:     "batched transactions",
+		Notes: []string{
+			"SQLite allows one writing transaction at a time: write TPS does not scale with virtual users; extra writers queue on the lock (busy_timeout 5000 ms) and show up as response time.",
+			"SQLite runs inside the rightsize process: client CPU includes the database's own work.",
+			"journal_mode=WAL, synchronous=NORMAL: a commit does not wait for fsync (a power loss may lose the last transactions, never corrupts the file), so commit latency is lower than with synchronous=FULL.",
+			"Transactions that write start with BEGIN IMMEDIATE (take the write lock up front); read-only ones with BEGIN and run in parallel with the writer.",
+		},
+	}
+}
+
+// AutoIncrementPK returns "col INTEGER PRIMARY KEY AUTOINCREMENT". AUTOINCREMENT
+// keeps SQLite from reusing the ids of deleted rows, as MySQL's AUTO_INCREMENT
+// and PostgreSQL's SERIAL do (sysbench semantics); its cost is one update of
+// sqlite_sequence per insert.
+func (Dialect) AutoIncrementPK(col string) string {
+	return col + " INTEGER PRIMARY KEY AUTOINCREMENT"
+}
+
+// TableOptions is empty for SQLite.
+func (Dialect) TableOptions() string { return "" }
+
+// ParseTarget accepts "sqlite:PATH", "sqlite://PATH" (relative) and
+// "sqlite:///abs/path". Query strings and in-memory databases are refused:
+// every virtual user opens its own connection, and they must share one file.
+func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, error) {
+	rest, ok := cutPrefixFold(raw, "sqlite:")
+	if !ok {
+		return nil, fmt.Errorf("%w: %q is not a sqlite: URL", dialect.ErrBadTarget, raw)
+	}
+	switch {
+	case strings.HasPrefix(rest, "///"):
+		rest = rest[2:] // keep one leading slash: absolute path
+	case strings.HasPrefix(rest, "//"):
+		rest = rest[2:] // relative path after sqlite://
+	}
+	if strings.ContainsAny(rest, "?#") {
+		return nil, fmt.Errorf("%w: sqlite path %q: '?' and '#' are not allowed (no query parameters)", dialect.ErrBadTarget, rest)
+	}
+	if p, err := url.PathUnescape(rest); err == nil {
+		rest = p
+	}
+	if rest == "" || rest == ":memory:" || strings.HasPrefix(rest, "file:") || strings.ContainsRune(rest, 0) {
+		return nil, fmt.Errorf("%w: sqlite target needs a file path, e.g. sqlite:./bench.db", dialect.ErrBadTarget)
+	}
+	if strings.HasSuffix(rest, "/") {
+		return nil, fmt.Errorf("%w: sqlite path %q is a directory", dialect.ErrBadTarget, rest)
+	}
+	path := filepath.Clean(rest)
+	return &dialect.Target{
+		Dialect:  "sqlite",
+		Redacted: "sqlite:" + path,
+		Database: path,
+		Config:   &config{path: path, dsn: path + "?" + pragmas},
+	}, nil
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+func targetConfig(t *dialect.Target) (*config, error) {
+	if t == nil {
+		return nil, fmt.Errorf("%w: nil target", dialect.ErrBadTarget)
+	}
+	c, ok := t.Config.(*config)
+	if !ok || c == nil {
+		return nil, fmt.Errorf("%w: target %s was not parsed by the sqlite dialect", dialect.ErrBadTarget, t.Redacted)
+	}
+	return c, nil
+}
+
+// EnsureDatabase creates the file's parent directory and the file itself
+// (in WAL mode) if they do not exist; created reports whether the file was new.
+func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, error) {
+	c, err := targetConfig(t)
+	if err != nil {
+		return false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+		return false, fmt.Errorf("sqlite: create directory for %s: %w", c.path, err)
+	}
+	_, err = os.Stat(c.path)
+	switch {
+	case err == nil:
+		return false, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("sqlite: %w", err)
+	}
+	conn, err := d.Connect(ctx, t)
+	if err != nil {
+		return false, err
+	}
+	return true, conn.Close()
+}
+
+// Connect opens one connection: a private *sql.DB limited to one connection,
+// from which one *sql.Conn is pinned. Pinning matters because BEGIN and COMMIT
+// are sent as statements, and they and the prepared statements must all run on
+// the same SQLite connection; a pool could silently swap it after an error. The
+// file is created if missing, but not its directory (see EnsureDatabase).
+func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
+	c, err := targetConfig(t)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Dir(c.path)); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", c.path, err)
+	}
+	db, err := sql.Open("sqlite", c.dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", c.path, err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	sc, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", c.path, err)
+	}
+	cn := &conn{db: db, c: sc}
+	var version string
+	if err := sc.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version); err != nil {
+		cn.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", c.path, err)
+	}
+	cn.info = dialect.ConnInfo{ServerVersion: "SQLite " + version}
+	return cn, nil
+}
+
+// Classify maps SQLite result codes to classes: BUSY and LOCKED to
+// LockTimeout (the busy_timeout expired), BUSY_SNAPSHOT to Serialization (a
+// read transaction's snapshot went stale before it wrote; retrying works),
+// CONSTRAINT to Constraint, INTERRUPT to Canceled, CANTOPEN and NOTADB to
+// Connection; everything else goes to errclass.Generic.
+func (Dialect) Classify(err error) errclass.Class {
+	if err == nil {
+		return errclass.None
+	}
+	if c := errclass.Generic(err); c != errclass.Other {
+		return c
+	}
+	var se *msqlite.Error
+	if !errors.As(err, &se) {
+		if errors.Is(err, sql.ErrConnDone) {
+			return errclass.Connection
+		}
+		return errclass.Other
+	}
+	code := se.Code()
+	if code == sqlite3.SQLITE_BUSY_SNAPSHOT {
+		return errclass.Serialization
+	}
+	switch code & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return errclass.LockTimeout
+	case sqlite3.SQLITE_CONSTRAINT:
+		return errclass.Constraint
+	case sqlite3.SQLITE_INTERRUPT:
+		return errclass.Canceled
+	case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOTADB:
+		return errclass.Connection
+	}
+	return errclass.Other
+}

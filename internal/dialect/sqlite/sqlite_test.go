@@ -1,0 +1,209 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	msqlite "modernc.org/sqlite"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/dialect/dialecttest"
+	"github.com/rightsize/rightsize/internal/errclass"
+)
+
+func TestConformance(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "conf.db")
+	d := Dialect{}
+	tg, err := d.ParseTarget("sqlite:"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created, err := d.EnsureDatabase(context.Background(), tg); err != nil || !created {
+		t.Fatalf("EnsureDatabase on a new file = %v, %v; want true, nil", created, err)
+	}
+	dialecttest.RunWith(t, d, "sqlite:"+path, dialecttest.Hooks{
+		// A CPU-bound query of many seconds that takes no lock.
+		SleepSQL: "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 2000000000) SELECT count(*) FROM r",
+	})
+}
+
+func TestParseTarget(t *testing.T) {
+	d := Dialect{}
+	for _, tc := range []struct{ raw, path string }{
+		{"sqlite:bench.db", "bench.db"},
+		{"sqlite:./data/bench.db", "data/bench.db"},
+		{"sqlite://data/bench.db", "data/bench.db"},
+		{"sqlite:///abs/bench.db", "/abs/bench.db"},
+		{"sqlite:/abs/bench.db", "/abs/bench.db"},
+		{"SQLite:x.db", "x.db"},
+		{"sqlite:with%20space.db", "with space.db"},
+	} {
+		tg, err := d.ParseTarget(tc.raw, nil)
+		if err != nil {
+			t.Errorf("ParseTarget(%q): %v", tc.raw, err)
+			continue
+		}
+		if tg.Database != tc.path || tg.Dialect != "sqlite" || tg.String() != "sqlite:"+tc.path {
+			t.Errorf("ParseTarget(%q) = %+v, want path %q", tc.raw, tg, tc.path)
+		}
+	}
+	for _, raw := range []string{"", "sqlite:", "sqlite://", "sqlite::memory:", "postgres://x/y", "sqlite:x.db?mode=ro", "sqlite:dir/", "sqlite:file:x.db", "sqlite:a#b"} {
+		if _, err := d.ParseTarget(raw, nil); !errors.Is(err, dialect.ErrBadTarget) {
+			t.Errorf("ParseTarget(%q) = %v, want ErrBadTarget", raw, err)
+		}
+	}
+}
+
+func TestEnsureDatabaseCreatesDirectory(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "a", "b", "x.db")
+	d := Dialect{}
+	tg, _ := d.ParseTarget("sqlite:"+path, nil)
+	if _, err := d.Connect(ctx, tg); err == nil {
+		t.Fatal("Connect succeeded without the directory")
+	}
+	created, err := d.EnsureDatabase(ctx, tg)
+	if err != nil || !created {
+		t.Fatalf("EnsureDatabase = %v, %v", created, err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	if created, err := d.EnsureDatabase(ctx, tg); err != nil || created {
+		t.Fatalf("second EnsureDatabase = %v, %v", created, err)
+	}
+	c, err := d.Connect(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var mode string
+	var sync, busy int64
+	if err := c.QueryRow(ctx, "PRAGMA journal_mode", nil, &mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v", mode, err)
+	}
+	if err := c.QueryRow(ctx, "PRAGMA synchronous", nil, &sync); err != nil || sync != 1 {
+		t.Errorf("synchronous = %d, %v; want 1 (NORMAL)", sync, err)
+	}
+	if err := c.QueryRow(ctx, "PRAGMA busy_timeout", nil, &busy); err != nil || busy != BusyTimeoutMS {
+		t.Errorf("busy_timeout = %d, %v", busy, err)
+	}
+	if !strings.HasPrefix(c.Info().ServerVersion, "SQLite 3.") {
+		t.Errorf("ServerVersion = %q", c.Info().ServerVersion)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	d := Dialect{}
+	if d.Classify(nil) != errclass.None {
+		t.Error("nil not None")
+	}
+	if d.Classify(context.Canceled) != errclass.Canceled || d.Classify(fmt.Errorf("x: %w", context.DeadlineExceeded)) != errclass.Timeout {
+		t.Error("context errors misclassified")
+	}
+	if d.Classify(errors.New("plain")) != errclass.Other {
+		t.Error("plain error not Other")
+	}
+}
+
+// TestWriterContention checks the single-writer behaviour the capabilities
+// promise: with BEGIN IMMEDIATE a second writer waits for the first instead of
+// failing, and a deferred reader is not blocked by the writer.
+func TestWriterContention(t *testing.T) {
+	ctx := context.Background()
+	d := Dialect{}
+	tg, _ := d.ParseTarget("sqlite:"+filepath.Join(t.TempDir(), "w.db"), nil)
+	conns := make([]dialect.Conn, 3)
+	for i := range conns {
+		c, err := d.Connect(ctx, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns[i] = c
+	}
+	if _, err := conns[0].Exec(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conns[0].Exec(ctx, "INSERT INTO t VALUES (1, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	w0 := conns[0].(dialect.WriteBeginner)
+	if err := w0.BeginWrite(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conns[0].Exec(ctx, "UPDATE t SET v = v + 1"); err != nil {
+		t.Fatal(err)
+	}
+	// A reader sees the committed snapshot while the writer holds the lock.
+	if err := conns[2].Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var v int64
+	if err := conns[2].QueryRow(ctx, "SELECT v FROM t", nil, &v); err != nil || v != 0 {
+		t.Fatalf("reader: %d, %v", v, err)
+	}
+	_ = conns[2].Commit(ctx)
+
+	var wg sync.WaitGroup
+	var err1 error
+	var waited time.Duration
+	wg.Go(func() {
+		start := time.Now()
+		err1 = conns[1].(dialect.WriteBeginner).BeginWrite(ctx)
+		waited = time.Since(start)
+		if err1 == nil {
+			_, err1 = conns[1].Exec(ctx, "UPDATE t SET v = v + 1")
+		}
+		if err1 == nil {
+			err1 = conns[1].Commit(ctx)
+		}
+	})
+	time.Sleep(100 * time.Millisecond)
+	if err := conns[0].Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if err1 != nil {
+		t.Fatalf("second writer: %v", err1)
+	}
+	if waited < 50*time.Millisecond {
+		t.Errorf("second writer did not wait for the lock (%v)", waited)
+	}
+	if err := conns[2].QueryRow(ctx, "SELECT v FROM t", nil, &v); err != nil || v != 2 {
+		t.Fatalf("v = %d, %v; want 2", v, err)
+	}
+
+	// A deferred transaction that read an old snapshot cannot upgrade after
+	// another connection wrote: BUSY_SNAPSHOT, classified retryable.
+	if err := conns[2].Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := conns[2].QueryRow(ctx, "SELECT v FROM t", nil, &v); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conns[0].Exec(ctx, "UPDATE t SET v = v + 1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := conns[2].Exec(ctx, "UPDATE t SET v = v + 1")
+	var se *msqlite.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("stale upgrade: %v, want a sqlite error", err)
+	}
+	if got := d.Classify(err); got != errclass.Serialization && got != errclass.LockTimeout {
+		t.Errorf("Classify(%v) = %v", err, got)
+	}
+	if err := conns[2].Rollback(ctx); err != nil {
+		t.Errorf("Rollback: %v", err)
+	}
+	if err := conns[2].Rollback(ctx); err != nil {
+		t.Errorf("second Rollback: %v", err)
+	}
+}

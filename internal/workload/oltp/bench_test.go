@@ -1,0 +1,47 @@
+package oltp
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// nopMeter is the cheapest Meter, so the benchmark measures the VU.
+type nopMeter struct{}
+
+func (nopMeter) Start(op int) workload.Span { return workload.Span{Op: op} }
+func (nopMeter) End(workload.Span, error)   {}
+
+// BenchmarkStepSQLite measures one event of each script on a 10,000-row
+// SQLite table (sysbench's default size), with one VU.
+func BenchmarkStepSQLite(b *testing.B) {
+	ctx := context.Background()
+	url := "sqlite:" + b.TempDir() + "/bench.db"
+	for _, w := range allWorkloads() {
+		b.Run(w.Name(), func(b *testing.B) {
+			tg, err := w.ParseTarget(url, nil, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			inst, err := w.Open(ctx, tg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := inst.Prepare(ctx, workload.PrepareOptions{}, nil); err != nil {
+				b.Fatal(err)
+			}
+			vu, err := inst.NewVU(ctx, 0, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer vu.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := vu.Step(ctx, nopMeter{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,146 @@
+package oltp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rightsize/rightsize/internal/datagen"
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// ErrNotOwned marks tables that exist but were not created by rightsize:
+// prepare refuses them and cleanup leaves them alone unless --force.
+var ErrNotOwned = errors.New("not created by rightsize")
+
+// ErrMissingTables is returned by NewVU when tables run needs do not exist.
+var ErrMissingTables = errors.New("missing tables")
+
+// instance is a workload bound to one target. Its methods may be called from
+// several goroutines (NewVU concurrently for many VUs).
+type instance struct {
+	v    variant
+	o    Options
+	t    *target
+	dist *datagen.Dist
+
+	cTmpl, padTmpl *datagen.Template
+
+	tablesOK atomic.Bool // every table seen to exist once
+
+	uniqueOnce sync.Once
+	unique     *datagen.Unique // oltp_insert ids without --auto-inc
+
+	mu   sync.Mutex
+	info workload.InstanceInfo
+}
+
+var _ workload.Instance = (*instance)(nil)
+
+func newInstance(v variant, o Options, t *target) (*instance, error) {
+	cfg, err := o.distConfig()
+	if err != nil {
+		return nil, err
+	}
+	dist, err := datagen.NewDist(cfg)
+	if err != nil {
+		return nil, err
+	}
+	caps := t.d.Capabilities()
+	return &instance{
+		v: v, o: o, t: t, dist: dist,
+		cTmpl:   datagen.NewTemplate(datagen.CTemplate),
+		padTmpl: datagen.NewTemplate(datagen.PadTemplate),
+		info: workload.InstanceInfo{
+			Target:  t.String(),
+			Dialect: t.d.Name(),
+			Notes:   append([]string(nil), caps.Notes...),
+		},
+	}, nil
+}
+
+// Info describes the instance; the server version is known once a
+// connection has been opened (by Prepare, Cleanup or NewVU).
+func (in *instance) Info() workload.InstanceInfo {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	i := in.info
+	i.Notes = append([]string(nil), in.info.Notes...)
+	return i
+}
+
+// connect opens a connection and records its details in Info.
+func (in *instance) connect(ctx context.Context) (dialect.Conn, error) {
+	c, err := in.t.d.Connect(ctx, in.t.t)
+	if err != nil {
+		return nil, err
+	}
+	ci := c.Info()
+	in.mu.Lock()
+	if in.info.ServerVersion == "" {
+		in.info.ServerVersion = ci.ServerVersion
+		in.info.Encrypted = ci.Encrypted
+		in.info.TLS = ci.TLSVersion
+	}
+	in.mu.Unlock()
+	return c, nil
+}
+
+// Classify is the dialect's classification.
+func (in *instance) Classify(err error) errclass.Class { return in.t.d.Classify(err) }
+
+// Close releases nothing: VUs own their connections.
+func (in *instance) Close() error { return nil }
+
+// checkTables returns an error naming every sbtest table that is missing.
+func (in *instance) checkTables(ctx context.Context, c dialect.Conn) error {
+	if in.tablesOK.Load() {
+		return nil
+	}
+	var missing []string
+	for n := 1; n <= in.o.Tables; n++ {
+		ok, err := c.TableExists(ctx, tableName(n))
+		if err != nil {
+			return fmt.Errorf("%s: check table %s: %w", in.t, tableName(n), err)
+		}
+		if !ok {
+			missing = append(missing, tableName(n))
+		}
+	}
+	if len(missing) > 0 {
+		if len(missing) > 10 {
+			missing = append(missing[:10], fmt.Sprintf("and %d more", len(missing)-10))
+		}
+		return fmt.Errorf("%s: %w: %s (run prepare with --tables=%d first)",
+			in.t, ErrMissingTables, strings.Join(missing, ", "), in.o.Tables)
+	}
+	in.tablesOK.Store(true)
+	return nil
+}
+
+// NewVU opens one virtual user: one connection with every statement the
+// script needs prepared on every table.
+func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+	c, err := in.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.checkTables(ctx, c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if in.v == insert && !in.o.AutoInc {
+		in.uniqueOnce.Do(func() { in.unique = datagen.NewUnique(seed) })
+	}
+	v, err := newVU(ctx, in, c, seed)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("%s: VU %d: %w", in.t, id, err)
+	}
+	return v, nil
+}

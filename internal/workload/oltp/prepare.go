@@ -1,0 +1,408 @@
+package oltp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/datagen"
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// family is the value of rightsize_objects.workload for sbtest tables; every
+// oltp_* script shares them, as in sysbench.
+const family = "oltp"
+
+// defaultLoaders caps the parallel loaders when PrepareOptions.Threads is 0.
+const defaultLoaders = 4
+
+// progressEvery is how many rows a loader generates between progress reports.
+const progressEvery = 1000
+
+// meta is what rightsize_objects.options records for an sbtest table.
+type meta struct {
+	TableSize int64 `json:"table_size"` // rows the table was loaded with
+	AutoInc   bool  `json:"auto_inc"`
+	Secondary bool  `json:"create_secondary"`
+	Loaded    bool  `json:"loaded"` // load and index finished
+}
+
+// loadSize is the number of rows prepare puts in each table: oltp_insert
+// without --auto-inc creates empty tables, as sysbench does.
+func (in *instance) loadSize() int64 {
+	if in.v == insert && !in.o.AutoInc {
+		return 0
+	}
+	return in.o.TableSize
+}
+
+func (in *instance) wantMeta() meta {
+	return meta{TableSize: in.loadSize(), AutoInc: in.o.AutoInc, Secondary: in.o.CreateSecondary}
+}
+
+// readMeta returns the recorded metadata of table name, if any.
+func readMeta(ctx context.Context, c dialect.Conn, name string) (meta, bool, error) {
+	var raw string
+	err := c.QueryRow(ctx, metaSelectSQL, []any{name}, &raw)
+	if errors.Is(err, dialect.ErrNoRows) {
+		return meta{}, false, nil
+	}
+	if err != nil {
+		return meta{}, false, err
+	}
+	var m meta
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		// Recorded by rightsize but unreadable: owned, not loaded.
+		return meta{}, true, nil
+	}
+	return m, true, nil
+}
+
+// writeMeta records table name as rightsize's (replacing any earlier record).
+func (in *instance) writeMeta(ctx context.Context, c dialect.Conn, name string, m meta) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if _, err := c.Exec(ctx, metaDeleteSQL, name); err != nil {
+		return err
+	}
+	_, err = c.Exec(ctx, metaInsertSQL, name, variants[in.v].name, time.Now().UTC().Format(time.RFC3339), string(b))
+	return err
+}
+
+// tableAction is what prepare does with one table.
+type tableAction uint8
+
+const (
+	actSkip     tableAction = iota // owned and fully loaded
+	actCreate                      // absent
+	actRecreate                    // owned but incomplete or different, or forced
+)
+
+// syncProgress serialises calls from parallel loaders into p.
+type syncProgress struct {
+	mu sync.Mutex
+	p  workload.Progress
+}
+
+func (s *syncProgress) Total(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.p.Total(n)
+}
+func (s *syncProgress) Add(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.p.Add(n)
+}
+func (s *syncProgress) Message(m string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.p.Message(m)
+}
+
+type nopProgress struct{}
+
+func (nopProgress) Total(int64)    {}
+func (nopProgress) Add(int64)      {}
+func (nopProgress) Message(string) {}
+
+// Prepare creates and loads sbtest1..--tables. It first checks every table:
+// a table that exists but is not recorded in rightsize_objects stops prepare
+// before anything is changed (ErrNotOwned), unless opt.Force, which drops and
+// recreates it. A recorded table with the requested size, fully loaded, is
+// kept; any other recorded table is dropped and reloaded. Tables are loaded by
+// up to opt.Threads connections in parallel (default min(tables, 4); one for a
+// single-writer database, where parallel loaders would only queue).
+func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
+	if p == nil {
+		p = nopProgress{}
+	}
+	sp := &syncProgress{p: p}
+	d, t := in.t.d, in.t.t
+	if _, err := d.EnsureDatabase(ctx, t); err != nil {
+		return fmt.Errorf("%s: prepare: %w", in.t, err)
+	}
+	admin, err := in.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: prepare: %w", in.t, err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(ctx, metaCreateSQL+d.TableOptions()); err != nil {
+		return fmt.Errorf("%s: prepare: create %s: %w", in.t, metaTable, err)
+	}
+
+	want := in.wantMeta()
+	actions := make([]tableAction, in.o.Tables+1)
+	var foreign, todo []int
+	for n := 1; n <= in.o.Tables; n++ {
+		name := tableName(n)
+		exists, err := admin.TableExists(ctx, name)
+		if err != nil {
+			return fmt.Errorf("%s: prepare: %s: %w", in.t, name, err)
+		}
+		if !exists {
+			actions[n] = actCreate
+			todo = append(todo, n)
+			continue
+		}
+		m, owned, err := readMeta(ctx, admin, name)
+		if err != nil {
+			return fmt.Errorf("%s: prepare: read %s: %w", in.t, metaTable, err)
+		}
+		switch {
+		case !owned && !opt.Force:
+			foreign = append(foreign, n)
+			continue
+		case !owned:
+			actions[n] = actRecreate
+		case m.Loaded && m.TableSize == want.TableSize && m.AutoInc == want.AutoInc && m.Secondary == want.Secondary:
+			var rows int64
+			if err := admin.QueryRow(ctx, countRowsSQL(name), nil, &rows); err != nil {
+				return fmt.Errorf("%s: prepare: count %s: %w", in.t, name, err)
+			}
+			if rows == want.TableSize {
+				actions[n] = actSkip
+				sp.Message(fmt.Sprintf("%s: already loaded with %d rows, kept", name, rows))
+				continue
+			}
+			actions[n] = actRecreate
+		default:
+			actions[n] = actRecreate
+		}
+		todo = append(todo, n)
+	}
+	if len(foreign) > 0 {
+		names := make([]string, len(foreign))
+		for i, n := range foreign {
+			names[i] = tableName(n)
+		}
+		return fmt.Errorf("%s: prepare: table(s) %s already exist and were %w (no row in %s); nothing was changed; use --force to drop and recreate them",
+			in.t, strings.Join(names, ", "), ErrNotOwned, metaTable)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	sp.Total(int64(len(todo)) * want.TableSize)
+
+	loaders := opt.Threads
+	if loaders <= 0 {
+		loaders = defaultLoaders
+	}
+	if d.Capabilities().SingleWriter {
+		loaders = 1
+	}
+	loaders = min(loaders, len(todo))
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	queue := make(chan int)
+	errs := make([]error, loaders)
+	var wg sync.WaitGroup
+	for i := range loaders {
+		var c dialect.Conn
+		if i == 0 {
+			c = admin
+		} else if c, err = in.connect(ctx); err != nil {
+			errs[i] = err
+			cancel()
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i != 0 {
+				defer c.Close()
+			}
+			for n := range queue {
+				if err := in.prepareTable(ctx, c, n, actions[n], sp); err != nil {
+					errs[i] = fmt.Errorf("%s: %w", tableName(n), err)
+					cancel()
+					for range queue { // drain so the feeder finishes
+					}
+					return
+				}
+			}
+		}()
+	}
+feed:
+	for _, n := range todo {
+		select {
+		case queue <- n:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(queue)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%s: prepare: %w", in.t, err)
+	}
+	return ctx.Err()
+}
+
+// prepareTable (re)creates, loads and indexes one table, recording it first so
+// that an interrupted prepare leaves a table rightsize knows it owns.
+func (in *instance) prepareTable(ctx context.Context, c dialect.Conn, n int, act tableAction, p workload.Progress) error {
+	name := tableName(n)
+	m := in.wantMeta()
+	if err := in.writeMeta(ctx, c, name, m); err != nil {
+		return fmt.Errorf("record in %s: %w", metaTable, err)
+	}
+	if act == actRecreate {
+		p.Message("dropping " + name)
+		if _, err := c.Exec(ctx, dropTableSQL(name)); err != nil {
+			return fmt.Errorf("drop: %w", err)
+		}
+	}
+	p.Message(fmt.Sprintf("creating %s with %d rows", name, m.TableSize))
+	if _, err := c.Exec(ctx, createTableSQL(in.t.d, n, in.o.AutoInc, in.o.CreateTableOptions)); err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	if m.TableSize > 0 {
+		src := &rowSource{
+			size: m.TableSize, autoInc: in.o.AutoInc,
+			src:  datagen.NewSource(uint64(n) * 0x9e3779b97f4a7c15),
+			dist: in.dist, c: in.cTmpl, pad: in.padTmpl, p: p,
+		}
+		got, err := c.Load(ctx, name, loadColumns(in.o.AutoInc), src)
+		src.flush()
+		if err != nil {
+			return fmt.Errorf("load: %w", err)
+		}
+		if got != m.TableSize {
+			return fmt.Errorf("load: %d rows loaded, want %d", got, m.TableSize)
+		}
+	}
+	if in.o.CreateSecondary {
+		p.Message("creating index k_" + name[len("sbtest"):] + " on " + name)
+		if _, err := c.Exec(ctx, createIndexSQL(n)); err != nil {
+			return fmt.Errorf("create index: %w", err)
+		}
+	}
+	m.Loaded = true
+	b, _ := json.Marshal(m)
+	if _, err := c.Exec(ctx, metaUpdateSQL, string(b), name); err != nil {
+		return fmt.Errorf("record in %s: %w", metaTable, err)
+	}
+	return nil
+}
+
+// rowSource generates sbtest rows as sysbench's create_table does: id 1..N
+// (or left to the database), k from --rand-type over [1, table-size], c and
+// pad from their templates. It is used by one loader goroutine.
+type rowSource struct {
+	size    int64
+	autoInc bool
+	src     *datagen.Source
+	dist    *datagen.Dist
+	c, pad  *datagen.Template
+	p       workload.Progress
+
+	i       int64 // rows generated
+	pending int64 // rows not yet reported
+	vals    [4]any
+	cbuf    [128]byte
+	padbuf  [64]byte
+}
+
+func (r *rowSource) Next() bool {
+	if r.i >= r.size {
+		return false
+	}
+	r.i++
+	r.pending++
+	if r.pending >= progressEvery {
+		r.flush()
+	}
+	return true
+}
+
+func (r *rowSource) flush() {
+	if r.pending > 0 {
+		r.p.Add(r.pending)
+		r.pending = 0
+	}
+}
+
+// Values returns the current row; the slice is reused by the next call.
+func (r *rowSource) Values() ([]any, error) {
+	k := r.dist.Next(r.src, 1, r.size)
+	c := string(r.c.Fill(r.src, r.cbuf[:0]))
+	pad := string(r.pad.Fill(r.src, r.padbuf[:0]))
+	if r.autoInc {
+		r.vals[0], r.vals[1], r.vals[2] = k, c, pad
+		return r.vals[:3], nil
+	}
+	r.vals[0], r.vals[1], r.vals[2], r.vals[3] = r.i, k, c, pad
+	return r.vals[:4], nil
+}
+
+func (r *rowSource) Err() error { return nil }
+
+// Cleanup drops sbtest1..--tables that rightsize_objects records, and their
+// records; with opt.Force it also drops unrecorded sbtest tables in that
+// range. It never drops anything else. Unrecorded tables left in place are
+// reported in an error wrapping ErrNotOwned, after everything else is done.
+// rightsize_objects itself is dropped once it holds no record.
+func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) error {
+	c, err := in.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: cleanup: %w", in.t, err)
+	}
+	defer c.Close()
+	hasMeta, err := c.TableExists(ctx, metaTable)
+	if err != nil {
+		return fmt.Errorf("%s: cleanup: %w", in.t, err)
+	}
+	var left []string
+	for n := 1; n <= in.o.Tables; n++ {
+		name := tableName(n)
+		owned := false
+		if hasMeta {
+			if _, owned, err = readMeta(ctx, c, name); err != nil {
+				return fmt.Errorf("%s: cleanup: read %s: %w", in.t, metaTable, err)
+			}
+		}
+		exists, err := c.TableExists(ctx, name)
+		if err != nil {
+			return fmt.Errorf("%s: cleanup: %s: %w", in.t, name, err)
+		}
+		switch {
+		case exists && (owned || opt.Force):
+			if _, err := c.Exec(ctx, dropTableSQL(name)); err != nil {
+				return fmt.Errorf("%s: cleanup: drop %s: %w", in.t, name, err)
+			}
+		case exists:
+			left = append(left, name)
+		}
+		if owned {
+			if _, err := c.Exec(ctx, metaDeleteSQL, name); err != nil {
+				return fmt.Errorf("%s: cleanup: %s: %w", in.t, metaTable, err)
+			}
+		}
+	}
+	if hasMeta {
+		var rows int64
+		if err := c.QueryRow(ctx, metaCountSQL, nil, &rows); err != nil {
+			return fmt.Errorf("%s: cleanup: %s: %w", in.t, metaTable, err)
+		}
+		if rows == 0 {
+			if _, err := c.Exec(ctx, metaDropSQL); err != nil {
+				return fmt.Errorf("%s: cleanup: drop %s: %w", in.t, metaTable, err)
+			}
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("%s: cleanup: left %s in place: %w (no row in %s); use --force to drop them",
+			in.t, strings.Join(left, ", "), ErrNotOwned, metaTable)
+	}
+	in.tablesOK.Store(false)
+	return nil
+}
