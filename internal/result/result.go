@@ -50,6 +50,8 @@ type Run struct {
 	// Intervals is the aggregate per-interval series, warm-up included (Phase tells).
 	Intervals []Interval `json:"intervals"`
 	Instances []Instance `json:"instances"`
+	// Client is the load generator's own cost (absent when not measured).
+	Client *Client `json:"client,omitempty"`
 }
 
 // Tool identifies the build that wrote the file.
@@ -127,18 +129,19 @@ type Op struct {
 
 // Interval is one --report-interval tick.
 type Interval struct {
-	EndS       float64 `json:"end_s"` // offset of the tick from the run's start
-	DurationS  float64 `json:"duration_s"`
-	Phase      string  `json:"phase"` // "warmup" or "measure"
-	Events     int64   `json:"events"`
-	Rate       float64 `json:"rate"`
-	Reads      int64   `json:"reads"`
-	Writes     int64   `json:"writes"`
-	Other      int64   `json:"other"`
-	Errors     int64   `json:"errors"`
-	Reconnects int64   `json:"reconnects"`
-	Dropped    int64   `json:"dropped,omitempty"`
-	Latency    Latency `json:"latency"`
+	EndS      float64 `json:"end_s"` // offset of the tick from the run's start
+	DurationS float64 `json:"duration_s"`
+	Phase     string  `json:"phase"` // "warmup" or "measure"
+	Events    int64   `json:"events"`
+	Rate      float64 `json:"rate"`
+	Reads     int64   `json:"reads"`
+	Writes    int64   `json:"writes"`
+	Other     int64   `json:"other"`
+	Errors    int64   `json:"errors"`
+	// ErrorsByClass splits Errors by class (absent when there were none).
+	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
+	Reconnects    int64            `json:"reconnects"`
+	Latency       Latency          `json:"latency"`
 }
 
 // Instance is one target's part of a run.
@@ -154,6 +157,21 @@ type Instance struct {
 	Ops           []Op       `json:"ops"`
 	Warmup        *Summary   `json:"warmup,omitempty"`
 	Intervals     []Interval `json:"intervals"`
+}
+
+// Client is what the load generator itself cost, so that figures from a
+// saturated client can be told apart from the server's.
+type Client struct {
+	// CPUUserS and CPUSysS are the rightsize process's CPU seconds from the
+	// start of the measured window to the end of the run.
+	CPUUserS float64 `json:"cpu_user_s"`
+	CPUSysS  float64 `json:"cpu_sys_s"`
+	// CPUPerEventUs is (user + sys) CPU microseconds per successful event in
+	// that span. For an embedded database (SQLite) it includes the database.
+	CPUPerEventUs float64 `json:"cpu_per_event_us"`
+	NumCPU        int     `json:"num_cpu"`
+	GoMaxProcs    int     `json:"gomaxprocs"`
+	Hostname      string  `json:"hostname,omitempty"`
 }
 
 // Ms converts a duration to float milliseconds.

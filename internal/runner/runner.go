@@ -107,8 +107,8 @@ const (
 
 // vu is one virtual user's state; mu guards st against the ticker.
 type vu struct {
-	mu  sync.Mutex
-	st  [2]*stats
+	mu       sync.Mutex
+	st       [2]*stats
 	cur      int // phase of the event in flight, for sub-operations
 	ops      []workload.Op
 	classify func(error) errclass.Class
@@ -147,7 +147,7 @@ type inst struct {
 	spec    Instance
 	vus     []*vu
 	pacer   *pacer
-	started [2]int64 // open loop: starts that began, by phase (atomic via mu)
+	started [2]int64   // open loop: starts that began, by phase (atomic via mu)
 	mu      sync.Mutex // guards started
 	total   [2]*stats
 	series  []result.Interval
@@ -378,6 +378,7 @@ func (r *run) interval(s *stats, from, to time.Time, phase int, secs float64) re
 		Events: s.events(), Rate: rate(s.events(), secs),
 		Reads: s.kinds[workload.Read], Writes: s.kinds[workload.Write], Other: s.kinds[workload.Other],
 		Errors: s.evErr.Total(), Reconnects: s.reconn, Latency: latencyOf(s.ev),
+		ErrorsByClass: nilIfEmpty(s.evErr.Map()),
 	}
 }
 
@@ -617,4 +618,11 @@ func clampSecs(d, max time.Duration) float64 {
 		d = max
 	}
 	return d.Seconds()
+}
+
+func nilIfEmpty(m map[string]int64) map[string]int64 {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }

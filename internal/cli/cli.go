@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/runner"
+	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/all"
+)
+
+// Exit codes.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 2
+	ExitInterrupted = 3
+)
+
+// Env is the process state the CLI may use, injected by main.
+type Env struct {
+	Args           []string
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	// CPUTime returns the process's user and system CPU time so far; nil when
+	// it cannot be measured.
+	CPUTime func() (user, sys time.Duration)
+	// Terminal is true when Stderr is a terminal (progress bars animate).
+	Terminal bool
+	Hostname string
+	NumCPU   int
+	MaxProcs int
+}
+
+// usageError marks errors that mean "the command line is wrong" (exit 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// interrupted marks a run stopped by a signal after writing a partial result (exit 3).
+var errInterrupted = errors.New("interrupted")
+
+// Version returns the build's version: the module version or VCS revision.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "devel-" + rev
+}
+
+// Main runs the command line and returns the exit code.
+func Main(ctx context.Context, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	root := newRoot(ctx, &env)
+	root.SetArgs(env.Args)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	if code != ExitInterrupted {
+		fmt.Fprintf(env.Stderr, "rightsize: %s\n", err)
+		if code == ExitUsage {
+			fmt.Fprintf(env.Stderr, "Run 'rightsize --help' for usage.\n")
+		}
+	}
+	return code
+}
+
+func exitCode(err error) int {
+	var ue usageError
+	var re runError
+	switch {
+	case errors.Is(err, errInterrupted):
+		return ExitInterrupted
+	case errors.As(err, &ue), errors.Is(err, dialect.ErrBadTarget), errors.Is(err, runner.ErrConfig):
+		return ExitUsage
+	case errors.As(err, &re):
+		return ExitFailure
+	}
+	// Errors cobra returns itself (unknown command, bad flag) are usage errors.
+	return ExitUsage
+}
+
+// runError marks failures of a command that was correctly invoked (exit 1).
+type runError struct{ err error }
+
+func (e runError) Error() string { return e.err.Error() }
+func (e runError) Unwrap() error { return e.err }
+
+// wrapRun classifies an error returned by a command body.
+func wrapRun(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ue usageError
+	if errors.Is(err, errInterrupted) || errors.As(err, &ue) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrConfig) {
+		return err
+	}
+	return runError{err}
+}
+
+const rootLong = `rightsize benchmarks a database's workload on real servers and storage, finds
+where it saturates, and right-sizes the machines that will run it.
+
+With no --target, workloads run on an embedded SQLite database under
+./rightsize-data/, so a first run needs no server:
+
+  rightsize run oltp_read_write --time 30s
+
+Targets are URLs: postgres://user@host:5432/db (libpq's PG* variables and
+sslmode are honoured), mysql://user@host:3306/db (MySQL 8, MariaDB), or
+sqlite:PATH. Give --target several times to drive several instances at once.
+
+Exit codes: 0 success; 1 the command failed; 2 invalid usage or options
+(nothing was opened); 3 interrupted by a signal (a partial result was written).`
+
+func newRoot(ctx context.Context, env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "rightsize",
+		Short:         "Benchmark database workloads, find the knee, right-size the VM",
+		Long:          rootLong,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version(),
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(
+		phaseCommand(ctx, env, "run", "Run a workload and measure it", runCmd),
+		phaseCommand(ctx, env, "prepare", "Create and load a workload's tables", prepareCmd),
+		phaseCommand(ctx, env, "cleanup", "Drop the tables rightsize created for a workload", cleanupCmd),
+		listCommand(env),
+	)
+	return root
+}
+
+func listCommand(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the workloads",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			for _, w := range all.All() {
+				fmt.Fprintf(env.Stdout, "%-24s %s\n", w.Name(), w.Short())
+			}
+			return nil
+		},
+	}
+}
+
+// phaseBody runs one phase (run, prepare, cleanup) of a workload.
+type phaseBody func(ctx context.Context, env *Env, w workload.Workload, common *commonFlags) error
+
+// phaseCommand builds "rightsize <phase> <workload>" with one subcommand per
+// workload, each with the workload's flags and the phase's common flags.
+func phaseCommand(ctx context.Context, env *Env, phase, short string, body phaseBody) *cobra.Command {
+	parent := &cobra.Command{
+		Use:   phase + " WORKLOAD",
+		Short: short,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("%s: name a workload (one of: %s)", phase, strings.Join(workloadNames(), ", "))
+			}
+			return usagef("%s: unknown workload %q (one of: %s)", phase, args[0], strings.Join(workloadNames(), ", "))
+		},
+		RunE: func(c *cobra.Command, args []string) error { return nil },
+	}
+	for _, w := range all.All() {
+		common := &commonFlags{}
+		sub := &cobra.Command{
+			Use:   w.Name(),
+			Short: w.Short(),
+			Long:  w.Long(),
+			Args:  cobra.NoArgs,
+			RunE: func(c *cobra.Command, args []string) error {
+				return wrapRun(body(c.Context(), env, w, common))
+			},
+		}
+		w.BindFlags(sub.Flags())
+		common.bind(sub.Flags(), phase)
+		sub.Flags().SortFlags = false
+		parent.AddCommand(sub)
+	}
+	return parent
+}
+
+func workloadNames() []string {
+	var names []string
+	for _, w := range all.All() {
+		names = append(names, w.Name())
+	}
+	return names
+}

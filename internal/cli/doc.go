@@ -1,0 +1,13 @@
+// Package cli is rightsize's command line: it turns arguments into validated
+// configurations, wires workloads, the runner and the renderers together, and
+// maps errors to exit codes. It touches no process state of its own: main
+// passes in the arguments, the environment, the output streams, a CPU clock
+// and a context that signals cancel.
+//
+// Exit codes (also in the README and --help):
+//
+//	0  success
+//	1  the run or command failed (cannot connect, SQL error, I/O error)
+//	2  invalid usage or options (nothing was opened or changed)
+//	3  the run was interrupted (SIGINT/SIGTERM); a partial result was written
+package cli

@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/pace"
+	"github.com/rightsize/rightsize/internal/runner"
+)
+
+// seconds is a duration flag that also takes a bare number of seconds, as
+// sysbench's --time=60 does.
+type seconds struct{ d *time.Duration }
+
+func (s seconds) String() string {
+	if s.d == nil {
+		return "0s"
+	}
+	return s.d.String()
+}
+
+func (s seconds) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		*s.d = time.Duration(n * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (use 30s, 2m, 1h or a number of seconds)", v)
+	}
+	*s.d = d
+	return nil
+}
+
+func (s seconds) Type() string { return "duration" }
+
+func durVar(fs *pflag.FlagSet, p *time.Duration, name string, def time.Duration, usage string) {
+	*p = def
+	fs.Var(seconds{p}, name, usage)
+}
+
+// commonFlags are the flags every workload's run, prepare and cleanup share.
+type commonFlags struct {
+	targets []string
+
+	// run
+	threads   int
+	duration  time.Duration
+	warmup    time.Duration
+	rate      float64
+	arrival   string
+	think     time.Duration
+	thinkDist string
+	interval  time.Duration
+	grace     time.Duration
+	late      time.Duration
+	out       string
+	label     string
+	seed      uint64
+	prepare   string
+
+	// prepare, cleanup
+	force   bool
+	loaders int
+}
+
+func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
+	fs.StringArrayVar(&c.targets, "target", nil, "database URL (postgres://, mysql://, sqlite:PATH); repeat for several instances at once; default: an embedded SQLite file under ./rightsize-data/")
+	switch phase {
+	case "run":
+		fs.IntVar(&c.threads, "threads", 1, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")
+		durVar(fs, &c.duration, "time", 10*time.Second, "length of the measured window (30s, 2m, or seconds)")
+		durVar(fs, &c.warmup, "warmup", 0, "warm-up before the measured window, reported apart and excluded from the headline figures")
+		fs.Float64Var(&c.rate, "rate", 0, "open loop: start this many events per second per instance on a fixed schedule (0 = closed loop); latency then counts from the intended start")
+		fs.StringVar(&c.arrival, "arrival", "constant", "open-loop arrivals: constant (evenly spaced) or poisson (random, same mean)")
+		durVar(fs, &c.think, "think-time", 0, "closed loop: pause between a virtual user's events (not timed)")
+		fs.StringVar(&c.thinkDist, "think-dist", "fixed", "think-time distribution: fixed or exponential (mean --think-time)")
+		durVar(fs, &c.interval, "report-interval", time.Second, "interval of the live progress line and of the per-interval series in the result")
+		durVar(fs, &c.grace, "grace", 5*time.Second, "at the end, how long events in flight may finish before they are cancelled")
+		durVar(fs, &c.late, "late-threshold", time.Millisecond, "open loop: a start this much after its intended time is counted late")
+		fs.StringVar(&c.out, "out", "", "result JSON file (default results/<time>-<workload>.json; '-' for none)")
+		fs.StringVar(&c.label, "label", "", "a name for this run, shown by reports and the history")
+		fs.Uint64Var(&c.seed, "seed", 0, "random seed (0 = from the clock); the same seed repeats the same key sequence")
+		fs.StringVar(&c.prepare, "prepare", "auto", "prepare before running: auto (only the default embedded SQLite target), always, never")
+	case "prepare":
+		fs.IntVar(&c.loaders, "threads", 0, "parallel loaders per instance (0 = one per table, at most 4)")
+		fs.BoolVar(&c.force, "force", false, "replace tables of the same names that rightsize did not create (DESTROYS them)")
+	case "cleanup":
+		fs.BoolVar(&c.force, "force", false, "also drop workload tables that rightsize did not create (e.g. made by sysbench)")
+	}
+}
+
+// runnerConfig validates the run flags and returns every problem at once.
+func (c *commonFlags) runnerConfig() (runner.Config, error) {
+	var errs []error
+	cfg := runner.Config{
+		Threads: c.threads, Rate: c.rate, Warmup: c.warmup, Duration: c.duration,
+		Interval: c.interval, Grace: c.grace, LateThreshold: c.late, Seed: c.seed,
+	}
+	if c.threads < 1 {
+		errs = append(errs, fmt.Errorf("--threads %d: want 1 or more", c.threads))
+	}
+	if c.duration <= 0 {
+		errs = append(errs, fmt.Errorf("--time %v: want a positive duration", c.duration))
+	}
+	if c.warmup < 0 {
+		errs = append(errs, fmt.Errorf("--warmup %v: want 0 or more", c.warmup))
+	}
+	if c.rate < 0 {
+		errs = append(errs, fmt.Errorf("--rate %v: want 0 (closed loop) or a positive rate", c.rate))
+	}
+	if a, err := pace.ParseArrival(c.arrival); err != nil {
+		errs = append(errs, fmt.Errorf("--arrival: %w", err))
+	} else {
+		cfg.Arrival = a
+	}
+	if c.think < 0 {
+		errs = append(errs, fmt.Errorf("--think-time %v: want 0 or more", c.think))
+	}
+	if c.rate > 0 && c.think > 0 {
+		errs = append(errs, errors.New("--think-time applies to the closed loop; with --rate the schedule sets the pace"))
+	}
+	switch c.thinkDist {
+	case "fixed", "exponential":
+		cfg.Think = pace.Think{Mean: c.think, Exponential: c.thinkDist == "exponential"}
+	default:
+		errs = append(errs, fmt.Errorf("--think-dist %q: want fixed or exponential", c.thinkDist))
+	}
+	if c.interval <= 0 {
+		errs = append(errs, fmt.Errorf("--report-interval %v: want a positive duration", c.interval))
+	}
+	if c.grace < 0 {
+		errs = append(errs, fmt.Errorf("--grace %v: want 0 or more", c.grace))
+	}
+	if c.late < 0 {
+		errs = append(errs, fmt.Errorf("--late-threshold %v: want 0 or more", c.late))
+	}
+	switch c.prepare {
+	case "auto", "always", "never":
+	default:
+		errs = append(errs, fmt.Errorf("--prepare %q: want auto, always or never", c.prepare))
+	}
+	if len(errs) > 0 {
+		return cfg, usageError{errors.Join(errs...)}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
+	if c.loaders < 0 {
+		return usagef("--threads %d: want 0 (automatic) or more", c.loaders)
+	}
+	ts, err := parseTargets(w, c, env)
+	if err != nil {
+		return err
+	}
+	ins, err := openAll(ctx, w, ts)
+	if err != nil {
+		return err
+	}
+	defer closeAll(ins)
+	// Instances are prepared one after another: they usually share a server,
+	// and each already loads its tables in parallel.
+	for i, in := range ins {
+		start := time.Now()
+		fmt.Fprintf(env.Stderr, "preparing %s (instance %d of %d)\n", ts[i], i+1, len(ins))
+		if err := in.Prepare(ctx, workload.PrepareOptions{Force: c.force, Threads: c.loaders}, newProgress(env, ts[i].String())); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "prepared %s for %s in %.1f s\n", ts[i], w.Name(), time.Since(start).Seconds())
+	}
+	return nil
+}
+
+func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
+	ts, err := parseTargets(w, c, env)
+	if err != nil {
+		return err
+	}
+	ins, err := openAll(ctx, w, ts)
+	if err != nil {
+		return err
+	}
+	defer closeAll(ins)
+	for i, in := range ins {
+		if err := in.Cleanup(ctx, workload.PrepareOptions{Force: c.force}); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "cleaned up %s for %s\n", ts[i], w.Name())
+	}
+	return nil
+}
+
+// progress shows prepare's progress: an animated bar on a terminal, a line
+// every 10 % otherwise (logs, CI).
+type progress struct {
+	mu    sync.Mutex
+	env   *Env
+	name  string
+	bar   *progressbar.ProgressBar
+	total int64
+	done  int64
+	shown int64 // last tenth printed (non-terminal)
+}
+
+func newProgress(env *Env, name string) *progress { return &progress{env: env, name: name} }
+
+func (p *progress) Total(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total = n
+	if p.env.Terminal {
+		if p.bar == nil {
+			p.bar = progressbar.NewOptions64(n,
+				progressbar.OptionSetWriter(p.env.Stderr),
+				progressbar.OptionSetDescription("loading rows"),
+				progressbar.OptionShowCount(),
+				progressbar.OptionShowIts(),
+				progressbar.OptionSetItsString("rows"),
+				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.env.Stderr) }),
+			)
+		} else {
+			p.bar.ChangeMax64(n)
+		}
+	}
+}
+
+func (p *progress) Add(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done += n
+	if p.bar != nil {
+		_ = p.bar.Add64(n)
+		return
+	}
+	if p.total > 0 {
+		if tenth := p.done * 10 / p.total; tenth > p.shown {
+			p.shown = tenth
+			fmt.Fprintf(p.env.Stderr, "  %s: %d of %d rows (%d%%)\n", p.name, p.done, p.total, tenth*10)
+		}
+	}
+}
+
+func (p *progress) Message(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Describe(s)
+		return
+	}
+	fmt.Fprintf(p.env.Stderr, "  %s: %s\n", p.name, s)
+}

@@ -1,0 +1,235 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/runner"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// parseTargets validates the workload's options and every --target without
+// opening anything, returning every problem at once.
+func parseTargets(w workload.Workload, c *commonFlags, env *Env) ([]workload.Target, error) {
+	var errs []error
+	if err := w.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	raws := c.targets
+	if len(raws) == 0 {
+		raws = []string{""}
+	}
+	var ts []workload.Target
+	seen := map[string]bool{}
+	for i, raw := range raws {
+		t, err := w.ParseTarget(raw, env.Getenv, i)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--target #%d: %w", i+1, err))
+			continue
+		}
+		if seen[t.String()] {
+			errs = append(errs, fmt.Errorf("--target #%d: %s is given twice; each instance needs its own database", i+1, t))
+		}
+		seen[t.String()] = true
+		ts = append(ts, t)
+	}
+	if len(errs) > 0 {
+		return nil, usageError{errors.Join(errs...)}
+	}
+	return ts, nil
+}
+
+// openAll opens every target; on error it closes what it opened.
+func openAll(ctx context.Context, w workload.Workload, ts []workload.Target) ([]workload.Instance, error) {
+	var out []workload.Instance
+	for _, t := range ts {
+		in, err := w.Open(ctx, t)
+		if err != nil {
+			closeAll(out)
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+func closeAll(ins []workload.Instance) {
+	for _, in := range ins {
+		_ = in.Close()
+	}
+}
+
+func newRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
+	cfg, cfgErr := c.runnerConfig()
+	ts, tErr := parseTargets(w, c, env)
+	if err := errors.Join(cfgErr, tErr); err != nil {
+		return usageError{err}
+	}
+	ins, err := openAll(ctx, w, ts)
+	if err != nil {
+		return err
+	}
+	defer closeAll(ins)
+
+	if c.prepare == "always" || (c.prepare == "auto" && len(c.targets) == 0) {
+		for i, in := range ins {
+			fmt.Fprintf(env.Stderr, "preparing %s (instance %d)...\n", ts[i], i+1)
+			if err := in.Prepare(ctx, workload.PrepareOptions{}, newProgress(env, ts[i].String())); err != nil {
+				return fmt.Errorf("prepare: %w", err)
+			}
+		}
+	}
+
+	started := time.Now()
+	id := newRunID(started)
+	out := c.out
+	if out == "" {
+		out = filepath.Join("results", started.UTC().Format("20060102T150405Z")+"-"+w.Name()+".json")
+	}
+	unit := "tps"
+	if w.Event() != "transaction" {
+		unit = w.Event() + "/s"
+	}
+
+	cfg.Ops = w.Ops()
+	cfg.Event = w.Event()
+	cfg.Unit = w.Event() + "s"
+	// The client's CPU is read when the measured window starts and at the end.
+	var cpuMu sync.Mutex
+	var cpuAtMeasure [2]time.Duration
+	readCPU := func() [2]time.Duration {
+		if env.CPUTime == nil {
+			return [2]time.Duration{}
+		}
+		u, s := env.CPUTime()
+		return [2]time.Duration{u, s}
+	}
+	cpuAtMeasure = readCPU()
+	sawWarmup := cfg.Warmup > 0
+	cfg.OnTick = func(agg result.Interval, per []result.Interval) {
+		if sawWarmup && agg.Phase == "warmup" && agg.EndS >= cfg.Warmup.Seconds()-1e-9 {
+			cpuMu.Lock()
+			cpuAtMeasure = readCPU()
+			cpuMu.Unlock()
+		}
+		_ = report.ProgressLine(env.Stdout, agg, cfg.Threads*len(ins), unit)
+	}
+	specs := make([]runner.Instance, len(ins))
+	for i, in := range ins {
+		specs[i] = runner.Instance{NewVU: in.NewVU, Classify: in.Classify}
+	}
+
+	mode := fmt.Sprintf("closed loop, %d threads per instance", cfg.Threads)
+	if cfg.Rate > 0 {
+		mode = fmt.Sprintf("open loop, %g/s per instance (%s), up to %d in flight", cfg.Rate, cfg.Arrival, cfg.Threads)
+	}
+	fmt.Fprintf(env.Stdout, "rightsize %s: %s on %d instance(s); %s; warm-up %v, measured %v, report every %v\n",
+		Version(), w.Name(), len(ins), mode, cfg.Warmup, cfg.Duration, cfg.Interval)
+
+	res, err := runner.Run(ctx, cfg, specs)
+	if err != nil {
+		return err
+	}
+	cpuEnd := readCPU()
+
+	res.SchemaVersion = result.SchemaVersion
+	res.Tool = result.Tool{Name: "rightsize", Version: Version(), GoVersion: runtime.Version()}
+	res.ID = id
+	res.Label = c.label
+	res.Workload = w.Name()
+	res.Options = w.Options()
+	res.Load = loadOf(cfg)
+	for i, in := range ins {
+		info := in.Info()
+		ri := &res.Instances[i]
+		ri.Target, ri.Dialect, ri.ServerVersion = info.Target, info.Dialect, info.ServerVersion
+		ri.Encrypted, ri.TLS, ri.Notes = info.Encrypted, info.TLS, info.Notes
+	}
+	if env.CPUTime != nil {
+		cpuMu.Lock()
+		u := (cpuEnd[0] - cpuAtMeasure[0]).Seconds()
+		s := (cpuEnd[1] - cpuAtMeasure[1]).Seconds()
+		cpuMu.Unlock()
+		cl := &result.Client{CPUUserS: u, CPUSysS: s, NumCPU: env.NumCPU, GoMaxProcs: env.MaxProcs, Hostname: env.Hostname}
+		if n := res.Summary.Count; n > 0 {
+			cl.CPUPerEventUs = (u + s) * 1e6 / float64(n)
+		}
+		res.Client = cl
+	}
+	if err := report.Summary(env.Stdout, res); err != nil {
+		return err
+	}
+	if out != "-" {
+		if err := writeResult(out, res); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "result: %s\n", out)
+	}
+	if res.Partial {
+		fmt.Fprintf(env.Stderr, "rightsize: run %s; partial result written\n", res.PartialReason)
+		return errInterrupted
+	}
+	return nil
+}
+
+func loadOf(cfg runner.Config) result.Load {
+	l := result.Load{
+		Mode: "closed", Threads: cfg.Threads,
+		WarmupS: cfg.Warmup.Seconds(), DurationS: cfg.Duration.Seconds(),
+		IntervalS: cfg.Interval.Seconds(), GraceS: cfg.Grace.Seconds(), Seed: cfg.Seed,
+	}
+	if cfg.Rate > 0 {
+		l.Mode, l.Rate, l.Arrival = "open", cfg.Rate, string(cfg.Arrival)
+	}
+	if cfg.Think.Mean > 0 {
+		l.ThinkS = cfg.Think.Mean.Seconds()
+		l.ThinkDist = "fixed"
+		if cfg.Think.Exponential {
+			l.ThinkDist = "exponential"
+		}
+	}
+	return l
+}
+
+// writeResult writes the JSON atomically: a temporary file renamed into place,
+// so an interrupted write never leaves half a result.
+func writeResult(path string, r *result.Run) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("result: %w", err)
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimSuffix(filepath.Base(path), ".json")+"-*.tmp")
+	if err != nil {
+		return fmt.Errorf("result: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := result.Encode(tmp, r); err != nil {
+		tmp.Close()
+		return fmt.Errorf("result: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("result: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("result: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// ProgressLine writes one sysbench-style line for an interval tick:
+//
+//	[ 10s ] thds: 4 tps: 1803.20 qps: 36064.00 (r/w/o: 25244.80/7212.80/3606.40) lat ms p95: 3.02 p99: 4.11 err/s: 0.00 reconn/s: 0.00
+//
+// Warm-up intervals are marked; errors per second are split by class when
+// there are any. unit is the event's short name for the rate ("tps", "iops").
+func ProgressLine(w io.Writer, iv result.Interval, threads int, unit string) error {
+	secs := iv.DurationS
+	per := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	phase := ""
+	if iv.Phase == "warmup" {
+		phase = " warmup"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[ %ss%s ] thds: %d %s: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat ms p95: %.2f p99: %.2f err/s: %.2f",
+		trimFloat(iv.EndS), phase, threads, unit, iv.Rate,
+		per(iv.Reads+iv.Writes+iv.Other), per(iv.Reads), per(iv.Writes), per(iv.Other),
+		iv.Latency.P95Ms, iv.Latency.P99Ms, per(iv.Errors))
+	if len(iv.ErrorsByClass) > 0 {
+		parts := make([]string, 0, len(iv.ErrorsByClass))
+		for _, c := range errclass.All {
+			if n := iv.ErrorsByClass[c.String()]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %.2f", c, per(n)))
+			}
+		}
+		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(&b, " reconn/s: %.2f\n", per(iv.Reconnects))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func trimFloat(s float64) string {
+	out := fmt.Sprintf("%.1f", s)
+	return strings.TrimSuffix(out, ".0")
+}
+
+// Summary writes the end-of-run report: the headline, a table of operations
+// and, with several instances, one headline per instance.
+func Summary(w io.Writer, r *result.Run) error {
+	ew := &errWriter{w: w}
+	s := r.Summary
+	mode := fmt.Sprintf("closed loop, %d threads", r.Load.Threads)
+	if r.Load.Mode == "open" {
+		mode = fmt.Sprintf("open loop at %g/s per instance (%s arrivals), up to %d in flight", r.Load.Rate, r.Load.Arrival, r.Load.Threads)
+	}
+	title := r.Workload
+	if r.Label != "" {
+		title += " [" + r.Label + "]"
+	}
+	ew.printf("\n%s: %s measured", title, seconds(s.DurationS))
+	if r.Warmup != nil {
+		ew.printf(" after %s warm-up (excluded)", seconds(r.Warmup.DurationS))
+	}
+	ew.printf("; %s; %d instance(s)\n", mode, len(r.Instances))
+	if r.Partial {
+		ew.printf("PARTIAL RESULT: %s\n", r.PartialReason)
+	}
+	headline(ew, "", r.Event, s)
+	ew.printf("\n")
+	opsTable(ew, r.Ops)
+	if len(r.Instances) > 1 {
+		ew.printf("\nper instance:\n")
+		for _, in := range r.Instances {
+			headline(ew, fmt.Sprintf("  #%d %s: ", in.Index+1, in.Target), r.Event, in.Summary)
+		}
+	}
+	for _, in := range r.Instances {
+		for _, n := range in.Notes {
+			ew.printf("note (#%d %s): %s\n", in.Index+1, in.Dialect, n)
+		}
+	}
+	if r.Client != nil {
+		ew.printf("client CPU: %.1f µs per %s (user %.2f s, sys %.2f s)\n", r.Client.CPUPerEventUs, r.Event, r.Client.CPUUserS, r.Client.CPUSysS)
+	}
+	return ew.err
+}
+
+func seconds(s float64) string { return trimFloat(s) + " s" }
+
+func headline(ew *errWriter, prefix, event string, s result.Summary) {
+	ew.printf("%s%.2f %s/s (%d %ss), latency ms avg %.2f p95 %.2f p99 %.2f max %.2f",
+		prefix, s.Throughput, event, s.Count, event, s.Latency.AvgMs, s.Latency.P95Ms, s.Latency.P99Ms, s.Latency.MaxMs)
+	if s.QPS > 0 {
+		ew.printf("; qps %.2f (r/w/o %d/%d/%d)", s.QPS, s.Reads, s.Writes, s.Other)
+	}
+	ew.printf("\n")
+	if s.ServiceTime != nil {
+		ew.printf("%s  response time counts from the intended start; service time ms avg %.2f p95 %.2f p99 %.2f; late starts %d, dropped %d\n",
+			prefix, s.ServiceTime.AvgMs, s.ServiceTime.P95Ms, s.ServiceTime.P99Ms, s.Late, s.Dropped)
+	}
+	if s.Errors > 0 || s.Reconnects > 0 {
+		ew.printf("%s  errors %d (%s), reconnects %d\n", prefix, s.Errors, classes(s.ErrorsByClass), s.Reconnects)
+	}
+}
+
+func classes(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func opsTable(ew *errWriter, ops []result.Op) {
+	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "operation\tkind\tcount\trate/s\tavg ms\tp50 ms\tp95 ms\tp99 ms\tp99.9 ms\tmax ms\terrors\t\n")
+	for _, op := range ops {
+		l := op.Latency
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t\n",
+			op.Name, op.Kind, op.Count, op.Rate, l.AvgMs, l.P50Ms, l.P95Ms, l.P99Ms, l.P999Ms, l.MaxMs, op.Errors)
+	}
+	if err := tw.Flush(); err != nil && ew.err == nil {
+		ew.err = err
+	}
+}
+
+// errWriter keeps the first write error so renderers can write freely.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
