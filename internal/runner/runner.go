@@ -260,7 +260,7 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 	timer := time.NewTimer(time.Until(tickAt))
 	defer timer.Stop()
 	var graceTimer <-chan time.Time
-	stopping := false
+	stopping, vusDone := false, false
 	stop := func(reason string) {
 		if stopping {
 			return
@@ -279,12 +279,19 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 		case <-ctxDone:
 			ctxDone = nil
 			stop("interrupted: " + context.Cause(ctx).Error())
+			if vusDone {
+				r.tick(lastTick, time.Now())
+				return r.finish()
+			}
 		case <-timer.C:
 			now := time.Now()
 			r.tick(lastTick, now)
 			lastTick = now
 			if !now.Before(r.end) {
 				stop("")
+				if vusDone {
+					return r.finish()
+				}
 			} else {
 				tickAt = r.nextTick(now)
 				timer.Reset(time.Until(tickAt))
@@ -293,8 +300,15 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 			cancelSteps()
 			graceTimer = nil
 		case <-allDone:
+			allDone = nil
+			vusDone = true
+			if !stopping && r.open {
+				// The schedule's last start has been served before the window's
+				// end: keep ticking until the end, so the window keeps its length.
+				continue
+			}
 			if !stopping {
-				// Every VU gave up (cannot happen unless they all failed fatally).
+				// Closed-loop VUs only leave when stopped; this is a safety net.
 				stop("every virtual user stopped")
 			}
 			// Events that were in flight at the stop are added to the totals

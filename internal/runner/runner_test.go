@@ -313,3 +313,35 @@ func TestConfigErrorsAllAtOnce(t *testing.T) {
 func contains(s, sub string) bool {
 	return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)))
 }
+
+// TestOpenLoopKeepsWindowLength: with more VUs than needed, every scheduled
+// start is served before the end; the run must still last the whole window,
+// be complete, and stop promptly when interrupted in that state.
+func TestOpenLoopKeepsWindowLength(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
+		res, err := Run(context.Background(), Config{Threads: 8, Rate: 10, Duration: 2 * time.Second, Ops: ops},
+			[]Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Partial || time.Since(start) != 2*time.Second || res.Summary.Count != 20 || len(res.Intervals) != 2 {
+			t.Errorf("partial %v (%s), took %v, count %d, intervals %d", res.Partial, res.PartialReason, time.Since(start), res.Summary.Count, len(res.Intervals))
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		ctx, cancel := context.WithCancelCause(context.Background())
+		// Starts at 0, 1 and 2 s are all served by 2.001 s; the signal comes at 2.5 s.
+		time.AfterFunc(2500*time.Millisecond, func() { cancel(errors.New("SIGINT")) })
+		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
+		res, err := Run(ctx, Config{Threads: 2, Rate: 1, Duration: 3 * time.Second, Ops: ops}, []Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Partial || time.Since(start) != 2500*time.Millisecond || res.Summary.Count != 3 {
+			t.Errorf("partial %v, took %v, count %d", res.Partial, time.Since(start), res.Summary.Count)
+		}
+	})
+}

@@ -1,0 +1,172 @@
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/rightsize/rightsize"
+
+type pkg struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Imports    []string
+	Deps       []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", mod+"/...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+func rel(path string) string { return strings.TrimPrefix(strings.TrimPrefix(path, mod), "/") }
+
+func under(p, prefix string) bool { return p == prefix || strings.HasPrefix(p, prefix+"/") }
+
+// pure packages compute on result data only: no database, network, files,
+// process state or other layers.
+var pure = []string{"internal/errclass", "internal/hist", "internal/pace", "internal/result", "internal/report", "internal/analysis"}
+
+var impureStd = []string{"os", "os/exec", "os/signal", "net", "net/http", "database/sql", "syscall", "golang.org/x/sys/unix"}
+
+// forbidden lists, for each layer, the project packages it must not import
+// (directly or through others).
+var forbidden = map[string][]string{
+	"internal/dialect":  {"internal/workload", "internal/runner", "internal/cli", "internal/report"},
+	"internal/workload": {"internal/runner", "internal/cli", "internal/report"},
+	"internal/runner":   {"internal/cli", "internal/report", "internal/dialect"},
+	"internal/result":   {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+	"internal/report":   {"internal/runner", "internal/workload", "internal/dialect", "internal/cli"},
+	"internal/analysis": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+}
+
+func TestImportRules(t *testing.T) {
+	pkgs := listPackages(t)
+	checked := 0
+	for _, p := range pkgs {
+		r := rel(p.ImportPath)
+		for _, pp := range pure {
+			if !under(r, pp) {
+				continue
+			}
+			checked++
+			for _, d := range p.Imports {
+				for _, bad := range impureStd {
+					if d == bad {
+						t.Errorf("%s is pure but depends on %s", r, d)
+					}
+				}
+			}
+		}
+		for layer, bans := range forbidden {
+			if !under(r, layer) {
+				continue
+			}
+			checked++
+			for _, d := range p.Deps {
+				for _, bad := range bans {
+					if under(rel(d), bad) && strings.HasPrefix(d, mod) {
+						t.Errorf("%s must not depend on %s (one-way flow)", r, rel(d))
+					}
+				}
+			}
+		}
+	}
+	// Workloads reach databases only through dialect/all, never one dialect.
+	for _, p := range pkgs {
+		if !under(rel(p.ImportPath), "internal/workload") {
+			continue
+		}
+		for _, d := range p.Imports {
+			if under(rel(d), "internal/dialect") && strings.HasPrefix(d, mod) && rel(d) != "internal/dialect" && rel(d) != "internal/dialect/all" {
+				t.Errorf("%s imports %s: workloads must ask the dialect interface, not one database", rel(p.ImportPath), rel(d))
+			}
+		}
+	}
+	if checked < 8 {
+		t.Errorf("only %d package/rule pairs checked; did the layout change?", checked)
+	}
+}
+
+// processState are the selectors only main may use.
+var processState = map[string][]string{
+	"os":     {"Stdout", "Stderr", "Stdin", "Args", "Exit", "Getenv", "LookupEnv", "Environ", "Setenv", "Unsetenv", "Clearenv"},
+	"signal": {"Notify", "NotifyContext"},
+}
+
+func TestOnlyMainTouchesTheProcess(t *testing.T) {
+	pkgs := listPackages(t)
+	files := 0
+	for _, p := range pkgs {
+		switch rel(p.ImportPath) {
+		case "cmd/rightsize", "internal/testenv", "internal/dialect/dialecttest":
+			// main owns the process; the two test-support packages read the
+			// test environment (server URLs, CI) and are never linked into main.
+			continue
+		}
+		for _, f := range p.GoFiles {
+			path := filepath.Join(p.Dir, f)
+			fset := token.NewFileSet()
+			af, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files++
+			names := map[string]string{} // local name -> import path
+			for _, imp := range af.Imports {
+				ip := strings.Trim(imp.Path.Value, `"`)
+				name := filepath.Base(ip)
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				names[name] = ip
+			}
+			ast.Inspect(af, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				id, ok := sel.X.(*ast.Ident)
+				if !ok {
+					return true
+				}
+				ip := names[id.Name]
+				for _, s := range processState[filepath.Base(ip)] {
+					if (ip == "os" || ip == "os/signal") && sel.Sel.Name == s {
+						t.Errorf("%s: %s.%s — only cmd/rightsize may touch process state", fset.Position(sel.Pos()), id.Name, s)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if files < 20 {
+		t.Errorf("only %d files inspected", files)
+	}
+}

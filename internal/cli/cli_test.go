@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/testenv"
+)
+
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+func run(t *testing.T, ctx context.Context, args ...string) outcome {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := Env{
+		Args: args, Stdout: &out, Stderr: &errb,
+		Getenv:  func(string) string { return "" },
+		CPUTime: func() (time.Duration, time.Duration) { return time.Second, time.Second },
+	}
+	code := Main(ctx, env)
+	return outcome{code, out.String(), errb.String()}
+}
+
+func readResult(t *testing.T, path string) *result.Run {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := result.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestUsageErrorsExit2WithoutConnecting(t *testing.T) {
+	// Port 1 on loopback refuses connections: had the CLI tried to connect,
+	// the exit code would be 1, not 2.
+	target := "postgres://bob:hunter2@127.0.0.1:1/db"
+	cases := []struct {
+		name string
+		args []string
+		want []string // substrings of stderr
+	}{
+		{"no workload", []string{"run"}, []string{"name a workload"}},
+		{"unknown workload", []string{"run", "oltp_nope"}, []string{`unknown workload "oltp_nope"`, "oltp_read_write"}},
+		{"unknown flag", []string{"run", "oltp_point_select", "--bogus"}, []string{"bogus"}},
+		{"bad duration", []string{"run", "oltp_point_select", "--time", "soon"}, []string{"not a duration"}},
+		{"every problem at once", []string{"run", "oltp_read_write", "--target", target, "--threads", "0", "--time", "0", "--arrival", "bursty", "--tables", "0"},
+			[]string{"--threads 0", "--time 0s", "--arrival", "tables"}},
+		{"bad scheme", []string{"run", "oltp_point_select", "--target", "oracle://x@y/z"}, []string{"oracle"}},
+		{"same target twice", []string{"run", "oltp_point_select", "--target", "sqlite:a.db", "--target", "sqlite:a.db"}, []string{"given twice"}},
+		{"think with rate", []string{"run", "oltp_point_select", "--rate", "10", "--think-time", "1s", "--target", target}, []string{"--think-time"}},
+		{"prepare negative loaders", []string{"prepare", "oltp_point_select", "--threads", "-1", "--target", target}, []string{"--threads -1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := run(t, context.Background(), tc.args...)
+			if o.code != ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", o.code, ExitUsage, o.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(o.stderr, w) {
+					t.Errorf("stderr does not mention %q:\n%s", w, o.stderr)
+				}
+			}
+			if strings.Contains(o.stderr+o.stdout, "hunter2") {
+				t.Errorf("password printed:\n%s", o.stderr)
+			}
+		})
+	}
+}
+
+func TestRunSQLiteWritesResult(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	o := run(t, context.Background(), "run", "oltp_read_only", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite"),
+		"--prepare", "always", "--table-size", "1000", "--threads", "2", "--time", "1s", "--warmup", "1s",
+		"--report-interval", "500ms", "--out", out, "--label", "smoke")
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	r := readResult(t, out)
+	if r.SchemaVersion != result.SchemaVersion || r.Workload != "oltp_read_only" || r.Label != "smoke" || r.Partial {
+		t.Errorf("header: %+v", r)
+	}
+	if r.Summary.Count == 0 || r.Summary.Throughput <= 0 || r.Summary.Latency.P99Ms <= 0 || r.Summary.Unit != "transactions" {
+		t.Errorf("summary: %+v", r.Summary)
+	}
+	// 14 reads and 2 other statements per read-only transaction.
+	if r.Summary.Reads != 14*r.Summary.Count || r.Summary.Other != 2*r.Summary.Count {
+		t.Errorf("reads %d other %d for %d transactions", r.Summary.Reads, r.Summary.Other, r.Summary.Count)
+	}
+	if r.Warmup == nil || r.Warmup.Count == 0 {
+		t.Error("no warm-up summary")
+	}
+	var warm, meas int
+	for _, iv := range r.Intervals {
+		if iv.Phase == "warmup" {
+			warm++
+		} else {
+			meas++
+		}
+	}
+	if warm != 2 || meas != 2 {
+		t.Errorf("intervals: %d warm-up, %d measured; want 2 and 2", warm, meas)
+	}
+	if r.Client == nil || r.Options["tables"] == nil || len(r.Instances) != 1 || r.Instances[0].Dialect != "sqlite" {
+		t.Errorf("client %+v options %v instances %+v", r.Client, r.Options, r.Instances)
+	}
+	for _, w := range []string{"tps:", "warmup ]", "point_select", "p99", "result: " + out} {
+		if !strings.Contains(o.stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, o.stdout)
+		}
+	}
+}
+
+func TestDefaultTargetPreparesEmbeddedSQLite(t *testing.T) {
+	t.Chdir(t.TempDir())
+	o := run(t, context.Background(), "run", "oltp_point_select", "--time", "1s", "--table-size", "500")
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if _, err := os.Stat(filepath.Join("rightsize-data", "sbtest.db")); err != nil {
+		t.Errorf("default database not created: %v", err)
+	}
+	m, _ := filepath.Glob(filepath.Join("results", "*-oltp_point_select.json"))
+	if len(m) != 1 {
+		t.Fatalf("results/: %v", m)
+	}
+	if r := readResult(t, m[0]); r.Summary.Count == 0 {
+		t.Error("no transactions")
+	}
+}
+
+func TestSeveralTargetsAreSeveralInstances(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	o := run(t, context.Background(), "run", "oltp_point_select", "--prepare", "always", "--table-size", "500",
+		"--target", "sqlite:"+filepath.Join(dir, "a.db"), "--target", "sqlite:"+filepath.Join(dir, "b.db"),
+		"--time", "1s", "--out", out)
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s", o.code, o.stderr)
+	}
+	r := readResult(t, out)
+	if len(r.Instances) != 2 {
+		t.Fatalf("%d instances", len(r.Instances))
+	}
+	sum := r.Instances[0].Summary.Count + r.Instances[1].Summary.Count
+	if r.Instances[0].Summary.Count == 0 || r.Instances[1].Summary.Count == 0 || sum != r.Summary.Count {
+		t.Errorf("instances %d + %d, aggregate %d", r.Instances[0].Summary.Count, r.Instances[1].Summary.Count, r.Summary.Count)
+	}
+	if !strings.Contains(o.stdout, "per instance") {
+		t.Errorf("no per-instance section:\n%s", o.stdout)
+	}
+}
+
+func TestInterruptWritesPartialResult(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(2500*time.Millisecond, func() { cancel(errors.New("received terminated")) })
+	o := run(t, ctx, "run", "oltp_point_select", "--prepare", "always", "--table-size", "500",
+		"--target", "sqlite:"+filepath.Join(dir, "a.db"), "--warmup", "1s", "--time", "60s", "--out", out)
+	if o.code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s", o.code, ExitInterrupted, o.stderr)
+	}
+	r := readResult(t, out)
+	if !r.Partial || !r.Summary.Partial || !strings.Contains(r.PartialReason, "terminated") {
+		t.Errorf("partial %v %v %q", r.Partial, r.Summary.Partial, r.PartialReason)
+	}
+	if r.Summary.DurationS < 0.5 || r.Summary.DurationS > 5 || r.Summary.Count == 0 {
+		t.Errorf("measured %v s, %d transactions", r.Summary.DurationS, r.Summary.Count)
+	}
+}
+
+func TestPostgresPasswordNeverShown(t *testing.T) {
+	base := testenv.PostgresURL(t) // a fresh database; trust auth ignores the password
+	withPW := strings.Replace(base, "postgres://postgres@", "postgres://postgres:S3cretPW@", 1)
+	if withPW == base {
+		t.Fatalf("unexpected test URL shape %s", base)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	p := run(t, context.Background(), "prepare", "oltp_point_select", "--target", withPW, "--table-size", "1000", "--tables", "2")
+	r := run(t, context.Background(), "run", "oltp_point_select", "--target", withPW, "--table-size", "1000", "--tables", "2",
+		"--threads", "2", "--time", "1s", "--out", out)
+	missing := run(t, context.Background(), "run", "oltp_point_select", "--target", withPW, "--tables", "3", "--time", "1s", "--out", "-")
+	c := run(t, context.Background(), "cleanup", "oltp_point_select", "--target", withPW, "--tables", "2")
+	for _, o := range []outcome{p, r, c} {
+		if o.code != ExitOK {
+			t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+		}
+	}
+	if missing.code != ExitFailure || !strings.Contains(missing.stderr, "sbtest3") {
+		t.Errorf("run on missing tables: exit %d, stderr %s", missing.code, missing.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := p.stdout + p.stderr + r.stdout + r.stderr + c.stdout + c.stderr + missing.stderr + string(data)
+	if strings.Contains(all, "S3cretPW") {
+		t.Error("the password appears in output or in the result file")
+	}
+	res := readResult(t, out)
+	if res.Instances[0].Dialect != "postgres" || res.Instances[0].ServerVersion == "" || res.Summary.Count == 0 {
+		t.Errorf("instance %+v", res.Instances[0])
+	}
+}
+
+func TestOpenLoopOnMySQL(t *testing.T) {
+	url := testenv.MySQLURL(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	if o := run(t, context.Background(), "prepare", "oltp_read_write", "--target", url, "--table-size", "1000"); o.code != ExitOK {
+		t.Fatalf("prepare: exit %d\n%s", o.code, o.stderr)
+	}
+	o := run(t, context.Background(), "run", "oltp_read_write", "--target", url, "--table-size", "1000",
+		"--rate", "50", "--threads", "4", "--time", "2s", "--out", out)
+	if o.code != ExitOK {
+		t.Fatalf("run: exit %d\n%s", o.code, o.stderr)
+	}
+	r := readResult(t, out)
+	if r.Load.Mode != "open" || r.Summary.ServiceTime == nil {
+		t.Fatalf("load %+v", r.Load)
+	}
+	// 50/s for 2 s: 100 intended starts, served or dropped.
+	if got := r.Summary.Count + r.Summary.Errors + r.Summary.Dropped; got < 99 || got > 101 {
+		t.Errorf("count %d + errors %d + dropped %d = %d, want 100", r.Summary.Count, r.Summary.Errors, r.Summary.Dropped, got)
+	}
+	if r.Summary.Latency.P50Ms < r.Summary.ServiceTime.P50Ms {
+		t.Errorf("response time p50 %v < service time p50 %v", r.Summary.Latency.P50Ms, r.Summary.ServiceTime.P50Ms)
+	}
+}
