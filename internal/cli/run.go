@@ -108,6 +108,10 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 		unit = w.Event() + "/s"
 	}
 
+	if cfg.Seed == 0 {
+		// Recorded in the result (load.seed), so the run can be repeated with --seed.
+		cfg.Seed = uint64(started.UnixNano())
+	}
 	cfg.Ops = w.Ops()
 	cfg.Event = w.Event()
 	cfg.Unit = w.Event() + "s"
