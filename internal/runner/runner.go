@@ -308,8 +308,13 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 				continue
 			}
 			if !stopping {
-				// Closed-loop VUs only leave when stopped; this is a safety net.
-				stop("every virtual user stopped")
+				if time.Now().Before(r.end) {
+					// Closed-loop VUs only leave early when stopped; a safety net.
+					stop("every virtual user stopped")
+				} else {
+					// The VUs saw the end before the ticker's last tick fired.
+					stop("")
+				}
 			}
 			// Events that were in flight at the stop are added to the totals
 			// (they started in the window); a tail past the end is not an interval.

@@ -345,3 +345,20 @@ func TestOpenLoopKeepsWindowLength(t *testing.T) {
 		}
 	})
 }
+
+// TestEndRaceIsNotPartial: VUs see the window's end by the clock and may all
+// leave before the ticker's last tick is handled; the run is still complete.
+func TestEndRaceIsNotPartial(t *testing.T) {
+	for i := 0; i < 30; i++ {
+		synctest.Test(t, func(t *testing.T) {
+			work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
+			res, err := Run(context.Background(), Config{Threads: 2, Duration: 100 * time.Millisecond, Ops: ops}, []Instance{instance(work)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Partial {
+				t.Fatalf("run %d marked partial: %s", i, res.PartialReason)
+			}
+		})
+	}
+}
