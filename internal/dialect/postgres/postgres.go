@@ -1,6 +1,8 @@
 package postgres
 
 import (
+	"github.com/rightsize/rightsize/internal/dialect/blockio"
+
 	"context"
 	"crypto/tls"
 	"errors"
@@ -95,6 +97,11 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 	if err != nil {
 		return nil, err
 	}
+	cfg = cfg.Copy()
+	// Blocking socket I/O, as libpq does: half the client CPU per round trip
+	// of Go's netpoller on loopback (see package blockio). Fallbacks (other
+	// hosts in a multi-host URL) use it too.
+	cfg.DialFunc = blockio.Dial
 	pc, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", scrubErr(err, cfg))
