@@ -64,6 +64,7 @@ type commonFlags struct {
 	label     string
 	seed      uint64
 	prepare   string
+	cpuprof   string
 
 	// prepare, cleanup
 	force   bool
@@ -88,6 +89,7 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 		fs.StringVar(&c.label, "label", "", "a name for this run, shown by reports and the history")
 		fs.Uint64Var(&c.seed, "seed", 0, "random seed (0 = from the clock); the same seed repeats the same key sequence")
 		fs.StringVar(&c.prepare, "prepare", "auto", "prepare before running: auto (only the default embedded SQLite target), always, never")
+		fs.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof')")
 	case "prepare":
 		fs.IntVar(&c.loaders, "threads", 0, "parallel loaders per instance (0 = one per table, at most 4)")
 		fs.BoolVar(&c.force, "force", false, "replace tables of the same names that rightsize did not create (DESTROYS them)")

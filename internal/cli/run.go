@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -147,6 +148,17 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	fmt.Fprintf(env.Stdout, "rightsize %s: %s on %d instance(s); %s; warm-up %v, measured %v, report every %v\n",
 		Version(), w.Name(), len(ins), mode, cfg.Warmup, cfg.Duration, cfg.Interval)
 
+	if c.cpuprof != "" {
+		f, err := os.Create(c.cpuprof)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res, err := runner.Run(ctx, cfg, specs)
 	if err != nil {
 		return err

@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# Side-by-side comparison of rightsize and sysbench 1.0 on the same tables,
+# same servers, same parameters. See bench/README.md.
+#
+# Env options:
+#   TIME=30            seconds per run (each tool, each server x workload)
+#   THREADS=4          client threads
+#   TABLES=4           sbtest tables
+#   TABLE_SIZE=100000  rows per table
+#   SERVERS="postgres mysql"
+#   WORKLOADS="oltp_point_select oltp_read_write"
+#   TOOLS="sysbench rightsize"  drop one to run only the other's half
+#   OUT=bench/out      output directory (gitignored)
+set -euo pipefail
+
+TIME=${TIME:-30}
+THREADS=${THREADS:-4}
+TABLES=${TABLES:-4}
+TABLE_SIZE=${TABLE_SIZE:-100000}
+SERVERS=${SERVERS:-"postgres mysql"}
+WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_write"}
+TOOLS=${TOOLS:-"sysbench rightsize"}
+RAND_TYPE=special # sysbench's default; passed explicitly to both tools
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
+OUT=${OUT:-$REPO_ROOT/bench/out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+PG_HOST=127.0.0.1 PG_PORT=5432 PG_USER=postgres
+MY_HOST=127.0.0.1 MY_PORT=3306 MY_USER=root
+DB=rs_bench
+PG_URL="postgres://$PG_USER@$PG_HOST:$PG_PORT/$DB?sslmode=disable"
+MY_URL="mysql://$MY_USER@$MY_HOST:$MY_PORT/$DB"
+
+# sysbench's pgsql driver goes through libpq, whose default is sslmode=prefer:
+# against a server with ssl=on it silently uses TLS (about half the
+# throughput). Force plain TCP so both tools are measured without TLS.
+export PGSSLMODE=disable
+
+log() { printf '== %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# ---------------------------------------------------------------- packages
+APT_UPDATED=0
+ensure_pkg() { # ensure_pkg COMMAND PACKAGE
+  command -v "$1" >/dev/null 2>&1 && return 0
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  log "installing $2 (for $1)"
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    APT_UPDATED=1
+  fi
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2"
+  command -v "$1" >/dev/null 2>&1 || die "$1 still missing after installing $2"
+}
+
+ensure_pkg sysbench sysbench
+ensure_pkg jq jq
+ensure_pkg /usr/bin/time time
+for s in $SERVERS; do
+  case $s in
+    postgres) ensure_pkg psql postgresql-client ;;
+    mysql) command -v mariadb >/dev/null 2>&1 || ensure_pkg mysql mariadb-client ;;
+    *) die "unknown server '$s' (want postgres and/or mysql)" ;;
+  esac
+done
+MYSQL_CLI=$(command -v mariadb || command -v mysql || true)
+
+has_tool() { case " $TOOLS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+# ---------------------------------------------------------------- build
+RS=$OUT/rightsize
+if has_tool rightsize; then
+  command -v go >/dev/null 2>&1 || die "go toolchain not found (see go.mod for the version)"
+  log "building rightsize -> $RS"
+  (cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
+fi
+
+# ---------------------------------------------------------------- helpers
+sb_conn() { # sysbench connection options for a server
+  case $1 in
+    postgres) echo "--db-driver=pgsql --pgsql-host=$PG_HOST --pgsql-port=$PG_PORT --pgsql-user=$PG_USER --pgsql-db=$DB" ;;
+    mysql) echo "--db-driver=mysql --mysql-host=$MY_HOST --mysql-port=$MY_PORT --mysql-user=$MY_USER --mysql-db=$DB" ;;
+  esac
+}
+rs_url() {
+  case $1 in
+    postgres) echo "$PG_URL" ;;
+    mysql) echo "$MY_URL" ;;
+  esac
+}
+
+create_db() {
+  case $1 in
+    postgres)
+      if [ "$(psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -tAc \
+              "SELECT 1 FROM pg_database WHERE datname = '$DB'")" != 1 ]; then
+        psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -qc "CREATE DATABASE $DB"
+      fi ;;
+    mysql)
+      "$MYSQL_CLI" -h "$MY_HOST" -P "$MY_PORT" -u"$MY_USER" -e "CREATE DATABASE IF NOT EXISTS $DB" ;;
+  esac
+}
+
+# cpu_us_per_txn TIMEFILE COUNT -> client (user+sys) CPU µs per transaction
+cpu_us_per_txn() {
+  awk -v n="$2" 'NF >= 2 { u = $(NF-1); s = $NF }
+    END { if (n > 0 && u != "") printf "%.1f", (u + s) * 1e6 / n; else print "n/a" }' "$1"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+FAILED=0
+NOTES=()
+declare -A R # results, keyed "server/workload/field"
+
+run_sysbench() { # run_sysbench SERVER WORKLOAD
+  local s=$1 w=$2 base="$OUT/sysbench_${1}_${2}"
+  log "sysbench  $s $w (${TIME}s)"
+  # shellcheck disable=SC2046
+  if ! /usr/bin/time -f '%U %S' -o "$base.time" \
+      sysbench "$w" $(sb_conn "$s") --threads="$THREADS" --tables="$TABLES" \
+        --table-size="$TABLE_SIZE" --time="$TIME" --rand-type="$RAND_TYPE" \
+        --percentile=99 --report-interval=0 run >"$base.txt" 2>&1; then
+    log "sysbench $s $w FAILED, see $base.txt"; tail -5 "$base.txt" >&2; FAILED=1; return 0
+  fi
+  local count tps p99
+  count=$(awk '/transactions:/ { print $2; exit }' "$base.txt")
+  tps=$(sed -n 's/.*transactions:.*(\([0-9.]*\) per sec.).*/\1/p' "$base.txt" | head -1)
+  p99=$(awk '/99th percentile:/ { print $3; exit }' "$base.txt")
+  R[$s/$w/sb_tps]=${tps:-n/a}
+  R[$s/$w/sb_p99]=${p99:-n/a}
+  R[$s/$w/sb_cpu]=$(cpu_us_per_txn "$base.time" "${count:-0}")
+}
+
+run_rightsize() { # run_rightsize SERVER WORKLOAD
+  local s=$1 w=$2 base="$OUT/rightsize_${1}_${2}"
+  log "rightsize $s $w (${TIME}s)"
+  rm -f "$base.json"
+  local rc=0
+  /usr/bin/time -f '%U %S' -o "$base.time" \
+    "$RS" run "$w" --target "$(rs_url "$s")" --threads "$THREADS" --tables "$TABLES" \
+      --table-size "$TABLE_SIZE" --time "${TIME}s" --rand-type "$RAND_TYPE" \
+      --report-interval 10s --out "$base.json" >"$base.txt" 2>&1 || rc=$?
+  if ! jq -e '.summary.count' "$base.json" >/dev/null 2>&1; then
+    log "rightsize $s $w FAILED (exit $rc, no summary), see $base.txt"; tail -5 "$base.txt" >&2
+    FAILED=1; return 0
+  fi
+  # A non-zero exit with a summary (e.g. a partial result) still has figures:
+  # show them, flag the row, and make the script fail at the end.
+  local partial
+  partial=$(jq -r 'if .partial then "partial: " + (.partial_reason // "?") else "" end' "$base.json")
+  if [ "$rc" -ne 0 ] || [ -n "$partial" ]; then
+    NOTES+=("$s $w: rightsize exited $rc${partial:+ ($partial)}; see $base.txt")
+    R[$s/$w/flag]='!'
+    log "rightsize $s $w: exit $rc ${partial}"; FAILED=1
+  fi
+  local count
+  count=$(jq -r '.summary.count' "$base.json")
+  R[$s/$w/rs_tps]=$(jq -r '.summary.throughput | . * 100 | round / 100' "$base.json")
+  R[$s/$w/rs_p99]=$(jq -r '.summary.latency.p99_ms | . * 100 | round / 100' "$base.json")
+  R[$s/$w/rs_cpu]=$(cpu_us_per_txn "$base.time" "$count")
+}
+
+# ---------------------------------------------------------------- prepare
+# Tables are prepared once per server by sysbench itself, so rightsize runs on
+# tables it did not create (compatibility check as a side effect).
+for s in $SERVERS; do
+  log "preparing $s: database $DB, $TABLES x $TABLE_SIZE rows (sysbench cleanup + prepare)"
+  create_db "$s"
+  # shellcheck disable=SC2046
+  sysbench oltp_read_write $(sb_conn "$s") --tables="$TABLES" cleanup >"$OUT/prepare_$s.txt" 2>&1 \
+    || { cat "$OUT/prepare_$s.txt" >&2; die "sysbench cleanup failed on $s"; }
+  # shellcheck disable=SC2046
+  sysbench oltp_read_write $(sb_conn "$s") --tables="$TABLES" --table-size="$TABLE_SIZE" \
+    --threads="$THREADS" prepare >>"$OUT/prepare_$s.txt" 2>&1 \
+    || { cat "$OUT/prepare_$s.txt" >&2; die "sysbench prepare failed on $s"; }
+done
+
+# ---------------------------------------------------------------- runs
+# The data set (TABLES x TABLE_SIZE rows, ~25 MB per 100k rows) was just
+# written by sysbench prepare, so it is already in the server's cache when the
+# first run starts: both tools see the same warm caches. We still alternate
+# which tool goes first per server x workload so that any residual drift
+# (checkpoints, autovacuum after oltp_read_write, purge) does not always
+# penalise the same tool.
+i=0
+for s in $SERVERS; do
+  for w in $WORKLOADS; do
+    if [ $((i % 2)) -eq 0 ]; then order="sysbench rightsize"; else order="rightsize sysbench"; fi
+    for t in $order; do
+      if has_tool "$t"; then "run_$t" "$s" "$w"; fi
+    done
+    i=$((i + 1))
+  done
+done
+
+# ---------------------------------------------------------------- report
+TABLE=$OUT/oltp_vs_sysbench.txt
+{
+  printf '# rightsize vs sysbench %s: threads=%s tables=%s table-size=%s time=%ss rand-type=%s, %s, nproc=%s\n' \
+    "$(sysbench --version | awk '{print $2}')" "$THREADS" "$TABLES" "$TABLE_SIZE" "$TIME" \
+    "$RAND_TYPE" "$(date -u +%FT%TZ)" "$(nproc)"
+  fmt='%-9s %-18s %10s %10s %6s %8s %8s %9s %9s %6s\n'
+  printf "$fmt" server workload sb_tps rs_tps tps_x sb_p99ms rs_p99ms sb_us/txn rs_us/txn cpu_x
+  for s in $SERVERS; do
+    for w in $WORKLOADS; do
+      printf "$fmt" "$s" "$w${R[$s/$w/flag]:-}" \
+        "${R[$s/$w/sb_tps]:-n/a}" "${R[$s/$w/rs_tps]:-n/a}" \
+        "$(ratio "${R[$s/$w/rs_tps]:-}" "${R[$s/$w/sb_tps]:-}")" \
+        "${R[$s/$w/sb_p99]:-n/a}" "${R[$s/$w/rs_p99]:-n/a}" \
+        "${R[$s/$w/sb_cpu]:-n/a}" "${R[$s/$w/rs_cpu]:-n/a}" \
+        "$(ratio "${R[$s/$w/rs_cpu]:-}" "${R[$s/$w/sb_cpu]:-}")"
+    done
+  done
+  for n in ${NOTES[@]+"${NOTES[@]}"}; do echo "# ! $n"; done
+  echo "# tps_x = rightsize/sysbench throughput (>1: rightsize faster);"
+  echo "# cpu_x = rightsize/sysbench client CPU per transaction (<1: rightsize lighter)."
+} | tee "$TABLE"
+
+[ "$FAILED" -eq 0 ] || die "some runs failed; see logs in $OUT"
