@@ -1,10 +1,11 @@
 // Package hist records latencies in HDR histograms with one fixed geometry, so
 // that every histogram in rightsize can be merged with every other one.
 //
-// Geometry: values in nanoseconds, lowest discernible 1 µs, highest trackable
-// 1 h, 3 significant digits (so a 120 µs NVMe read and a 2.5 s stall are both
-// kept to 0.1 %). Values below 1 µs are recorded as 1 µs bucket values, values
-// above 1 h are clamped to 1 h and counted in Clamped.
+// Geometry: values in nanoseconds with 1 ns resolution at the bottom, highest
+// trackable 1 h, 3 significant digits: every value from 1 µs to 1 h (a 120 µs
+// NVMe read, a 2.5 s stall) is kept to 0.1 %, values under 2 µs exactly.
+// Values above 1 h are clamped to 1 h and counted in Clamped (the count lives
+// in memory only: the V2 snapshot format has no field for it).
 //
 // Quantiles are asked as q in [0, 1] (0.99, not 99), unlike hdrhistogram-go's
 // ValueAtQuantile, whose 0..100 argument invites p0.9-for-p90 mistakes.
@@ -24,8 +25,8 @@ import (
 )
 
 const (
-	// Lowest is the smallest value told apart from zero.
-	Lowest = time.Microsecond
+	// Lowest is the histogram's resolution at the bottom of its range.
+	Lowest = time.Nanosecond
 	// Highest is the largest value recorded as itself; larger ones are clamped.
 	Highest = time.Hour
 	// Digits is the number of significant decimal digits kept.
@@ -149,11 +150,13 @@ func FromSnapshot(s string) (*Histogram, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
 	}
-	if h.SignificantFigures() != Digits || h.HighestTrackableValue() < int64(Highest) {
-		return nil, fmt.Errorf("%w: geometry %d digits up to %d ns, want %d digits up to %d ns",
-			ErrSnapshot, h.SignificantFigures(), h.HighestTrackableValue(), Digits, int64(Highest))
+	if h.SignificantFigures() != Digits || h.LowestTrackableValue() != int64(Lowest) || h.HighestTrackableValue() != int64(Highest) {
+		return nil, fmt.Errorf("%w: geometry %d digits from %d to %d ns, want %d digits from %d to %d ns",
+			ErrSnapshot, h.SignificantFigures(), h.LowestTrackableValue(), h.HighestTrackableValue(), Digits, int64(Lowest), int64(Highest))
 	}
 	out := New()
-	out.h.Merge(h)
+	if dropped := out.h.Merge(h); dropped != 0 {
+		return nil, fmt.Errorf("%w: %d values out of range", ErrSnapshot, dropped)
+	}
 	return out, nil
 }

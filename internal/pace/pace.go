@@ -49,7 +49,7 @@ func New(a Arrival, rate float64, seed uint64) (Schedule, error) {
 	}
 	switch a {
 	case Constant, "":
-		return &constant{gap: float64(time.Second) / rate}, nil
+		return &constant{rate: rate}, nil
 	case Poisson:
 		return &poisson{mean: float64(time.Second) / rate, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}, nil
 	}
@@ -57,13 +57,14 @@ func New(a Arrival, rate float64, seed uint64) (Schedule, error) {
 }
 
 type constant struct {
-	gap float64 // ns between starts
-	n   int64
+	rate float64 // starts per second
+	n    int64
 }
 
-// Next computes i*gap from the index, so rounding never accumulates.
+// Next computes round(i / rate) from the index, so rounding never accumulates
+// and offsets land on the exact nanosecond.
 func (c *constant) Next() time.Duration {
-	d := time.Duration(float64(c.n) * c.gap)
+	d := time.Duration(math.Round(float64(c.n) * float64(time.Second) / c.rate))
 	c.n++
 	return d
 }

@@ -41,7 +41,9 @@ func ProgressLine(w io.Writer, iv result.Interval, threads int, unit string) err
 				parts = append(parts, fmt.Sprintf("%s %.2f", c, per(n)))
 			}
 		}
-		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+		if len(parts) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+		}
 	}
 	fmt.Fprintf(&b, " reconn/s: %.2f\n", per(iv.Reconnects))
 	_, err := io.WriteString(w, b.String())

@@ -1,0 +1,328 @@
+package report_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+func progress(t *testing.T, iv result.Interval, threads int, unit string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.ProgressLine(&b, iv, threads, unit); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestProgressLineDocExample rebuilds the line of ProgressLine's doc comment
+// from a 10 s interval: 18032 transactions of 14 reads, 4 writes and 2 other
+// statements each.
+func TestProgressLineDocExample(t *testing.T) {
+	iv := result.Interval{
+		EndS: 10, DurationS: 10, Phase: "measure",
+		Events: 18032, Rate: 1803.2,
+		Reads: 18032 * 14, Writes: 18032 * 4, Other: 18032 * 2,
+		Latency: result.Latency{P95Ms: 3.02, P99Ms: 4.11, AvgMs: 2, MaxMs: 9},
+	}
+	want := "[ 10s ] thds: 4 tps: 1803.20 qps: 36064.00 (r/w/o: 25244.80/7212.80/3606.40) lat ms p95: 3.02 p99: 4.11 err/s: 0.00 reconn/s: 0.00\n"
+	if got := progress(t, iv, 4, "tps"); got != want {
+		t.Errorf("ProgressLine:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		iv      result.Interval
+		threads int
+		unit    string
+		want    string
+	}{
+		{
+			// A warm-up tick of 2 s ending at 2.5 s: every count is halved
+			// into a per-second rate.
+			name: "warmup with errors",
+			iv: result.Interval{
+				EndS: 2.5, DurationS: 2, Phase: "warmup", Events: 300, Rate: 150,
+				Reads: 1000, Writes: 401, Other: 3, Errors: 6, Reconnects: 1,
+				ErrorsByClass: map[string]int64{"deadlock": 4, "connection": 1, "serialization": 1},
+				Latency:       result.Latency{P95Ms: 12.346, P99Ms: 99.999},
+			},
+			threads: 16, unit: "tps",
+			// errors are listed in errclass.All order: serialization,
+			// deadlock, …, connection; 99.999 rounds to 100.00.
+			want: "[ 2.5s warmup ] thds: 16 tps: 150.00 qps: 702.00 (r/w/o: 500.00/200.50/1.50) lat ms p95: 12.35 p99: 100.00 err/s: 3.00 (serialization 0.50, deadlock 2.00, connection 0.50) reconn/s: 0.50\n",
+		},
+		{
+			name: "measure, io unit, one class",
+			iv: result.Interval{
+				EndS: 70, DurationS: 0.5, Phase: "measure", Events: 5000, Rate: 10000,
+				Reads: 5000, Errors: 3, ErrorsByClass: map[string]int64{"timeout": 3},
+				Latency: result.Latency{P95Ms: 0.2, P99Ms: 0.25},
+			},
+			threads: 1, unit: "io/s",
+			want: "[ 70s ] thds: 1 io/s: 10000.00 qps: 10000.00 (r/w/o: 10000.00/0.00/0.00) lat ms p95: 0.20 p99: 0.25 err/s: 6.00 (timeout 6.00) reconn/s: 0.00\n",
+		},
+		{
+			// A zero-length interval has no rates rather than infinities.
+			name:    "zero duration",
+			iv:      result.Interval{EndS: 0, DurationS: 0, Phase: "measure", Reads: 10, Errors: 1, Reconnects: 2},
+			threads: 2, unit: "tps",
+			want: "[ 0s ] thds: 2 tps: 0.00 qps: 0.00 (r/w/o: 0.00/0.00/0.00) lat ms p95: 0.00 p99: 0.00 err/s: 0.00 reconn/s: 0.00\n",
+		},
+		{
+			// The tick time is shown to 0.1 s without a trailing ".0".
+			name:    "tick rounding",
+			iv:      result.Interval{EndS: 119.96, DurationS: 1, Phase: "measure", Events: 7, Rate: 7, Writes: 7},
+			threads: 3, unit: "tps",
+			want: "[ 120s ] thds: 3 tps: 7.00 qps: 7.00 (r/w/o: 0.00/7.00/0.00) lat ms p95: 0.00 p99: 0.00 err/s: 0.00 reconn/s: 0.00\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := progress(t, tc.iv, tc.threads, tc.unit); got != tc.want {
+				t.Errorf("ProgressLine:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// failWriter fails from its n-th Write call (counting from 1) on.
+type failWriter struct {
+	n, calls int
+	afterErr int // writes attempted after the first failure
+	buf      bytes.Buffer
+}
+
+var errDisk = errors.New("no space left on device")
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	w.calls++
+	if w.calls >= w.n {
+		if w.calls > w.n {
+			w.afterErr++
+		}
+		return 0, errDisk
+	}
+	return w.buf.Write(p)
+}
+
+func TestProgressLineWriteError(t *testing.T) {
+	w := &failWriter{n: 1}
+	err := report.ProgressLine(w, result.Interval{EndS: 1, DurationS: 1}, 1, "tps")
+	if !errors.Is(err, errDisk) {
+		t.Fatalf("ProgressLine to a failing writer = %v, want %v", err, errDisk)
+	}
+	// One line is one write, so that concurrent output cannot split it.
+	w = &failWriter{n: 2}
+	if err := report.ProgressLine(w, result.Interval{EndS: 1, DurationS: 1}, 1, "tps"); err != nil {
+		t.Fatal(err)
+	}
+	if w.calls != 1 {
+		t.Errorf("ProgressLine made %d writes, want 1", w.calls)
+	}
+}
+
+func lat(avg, p95, p99, max float64) result.Latency {
+	return result.Latency{AvgMs: avg, P50Ms: avg * 0.9, P95Ms: p95, P99Ms: p99, P999Ms: (p99 + max) / 2, MaxMs: max}
+}
+
+func closedRun() *result.Run {
+	s := result.Summary{
+		Unit: "transactions", Throughput: 1803.2, Count: 108192, Latency: lat(2.2, 3.02, 4.11, 12.25),
+		QPS: 36064, Reads: 1514688, Writes: 432768, Other: 216384, DurationS: 60,
+	}
+	return &result.Run{
+		SchemaVersion: result.SchemaVersion,
+		Workload:      "oltp_read_write",
+		Event:         "transaction",
+		Load:          result.Load{Mode: "closed", Threads: 8, WarmupS: 10, DurationS: 60, IntervalS: 1},
+		Summary:       s,
+		Warmup:        &result.Summary{DurationS: 10},
+		Ops: []result.Op{
+			{Name: "transaction", Kind: "event", Count: 108192, Rate: 1803.2, Latency: s.Latency},
+			{Name: "point_select", Kind: "read", Count: 1081920, Rate: 18032, Latency: lat(0.123, 0.2, 0.3, 4.5)},
+			{Name: "commit", Kind: "other", Count: 108192, Rate: 1803.2, Errors: 12, Latency: lat(0.5, 1, 2, 30)},
+		},
+		Instances: []result.Instance{{Index: 0, Target: "postgres://bench@localhost/bench", Dialect: "postgres", Summary: s}},
+	}
+}
+
+func openRun() *result.Run {
+	s := result.Summary{
+		Unit: "transactions", Throughput: 1998.5, Count: 119910, Latency: lat(5.5, 20, 45.5, 300),
+		ServiceTime: &[]result.Latency{lat(1.25, 2.5, 3.75, 100)}[0],
+		Errors:      7, ErrorsByClass: map[string]int64{"serialization": 2, "deadlock": 5}, Reconnects: 1,
+		Dropped: 90, Late: 345, DurationS: 60,
+	}
+	return &result.Run{
+		SchemaVersion: result.SchemaVersion,
+		Workload:      "oltp_point_select",
+		Label:         "pg17 tuned",
+		Event:         "transaction",
+		Load:          result.Load{Mode: "open", Threads: 64, Rate: 2000, Arrival: "poisson", DurationS: 60},
+		Summary:       s,
+		Ops:           []result.Op{{Name: "transaction", Kind: "event", Count: 119910, Rate: 1998.5, Errors: 7, Latency: s.Latency}},
+		Instances:     []result.Instance{{Index: 0, Target: "db1", Dialect: "postgres", Summary: s}},
+		Client:        &result.Client{CPUUserS: 12.5, CPUSysS: 3.25, CPUPerEventUs: 131.36, NumCPU: 8, GoMaxProcs: 8},
+	}
+}
+
+func multiRun() *result.Run {
+	r := closedRun()
+	r.Partial = true
+	r.PartialReason = "interrupted by signal after 42 s"
+	a, b := r.Summary, r.Summary
+	a.Throughput, a.Count = 1000, 60000
+	b.Throughput, b.Count = 803.2, 48192
+	b.Errors, b.ErrorsByClass = 3, map[string]int64{"connection": 3}
+	b.Reconnects = 3
+	r.Instances = []result.Instance{
+		{Index: 0, Target: "mysql://bench@db1/bench", Dialect: "mysql", Summary: a, Notes: []string{"binlog is on"}},
+		{Index: 1, Target: "mysql://bench@db2/bench", Dialect: "mysql", Summary: b, Notes: []string{"innodb_flush_log_at_trx_commit=2", "no TLS"}},
+	}
+	return r
+}
+
+func render(t *testing.T, r *result.Run) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.Summary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func lineWith(t *testing.T, out, prefix string) string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), prefix) {
+			return l
+		}
+	}
+	t.Fatalf("no line starting with %q in:\n%s", prefix, out)
+	return ""
+}
+
+func TestSummaryClosedLoop(t *testing.T) {
+	out := render(t, closedRun())
+	if want := "oltp_read_write: 60 s measured after 10 s warm-up (excluded); closed loop, 8 threads; 1 instance(s)"; lineWith(t, out, "oltp_read_write") != want {
+		t.Errorf("title line = %q, want %q", lineWith(t, out, "oltp_read_write"), want)
+	}
+	want := "1803.20 transaction/s (108192 transactions), latency ms avg 2.20 p95 3.02 p99 4.11 max 12.25; qps 36064.00 (r/w/o 1514688/432768/216384)"
+	if got := lineWith(t, out, "1803.20"); got != want {
+		t.Errorf("headline = %q, want %q", got, want)
+	}
+	// The operations table: one row per op, values to the µs.
+	row := strings.Fields(lineWith(t, out, "point_select"))
+	wantRow := []string{"point_select", "read", "1081920", "18032.00", "0.123", "0.111", "0.200", "0.300", "2.400", "4.500", "0"}
+	if strings.Join(row, " ") != strings.Join(wantRow, " ") {
+		t.Errorf("point_select row = %q, want %q", row, wantRow)
+	}
+	for _, absent := range []string{"PARTIAL", "per instance", "service time", "errors ", "client CPU", "open loop"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("closed-loop single-instance summary mentions %q:\n%s", absent, out)
+		}
+	}
+	golden(t, "summary_closed.golden.txt", out)
+}
+
+func TestSummaryOpenLoop(t *testing.T) {
+	out := render(t, openRun())
+	for _, want := range []string{
+		"\noltp_point_select [pg17 tuned]: 60 s measured; open loop at 2000/s per instance (poisson arrivals), up to 64 in flight; 1 instance(s)\n",
+		"\n1998.50 transaction/s (119910 transactions), latency ms avg 5.50 p95 20.00 p99 45.50 max 300.00\n",
+		"\n  response time counts from the intended start; service time ms avg 1.25 p95 2.50 p99 3.75; late starts 345, dropped 90\n",
+		// classes sorted by name
+		"\n  errors 7 (deadlock 5, serialization 2), reconnects 1\n",
+		"\nclient CPU: 131.4 µs per transaction (user 12.50 s, sys 3.25 s)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("open-loop summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "warm-up") || strings.Contains(out, "PARTIAL") {
+		t.Errorf("summary without warm-up or partial mentions them:\n%s", out)
+	}
+	golden(t, "summary_open.golden.txt", out)
+}
+
+func TestSummaryPartialMultiInstance(t *testing.T) {
+	out := render(t, multiRun())
+	lines := strings.Split(out, "\n")
+	// The partial mark comes right after the title, before any figure.
+	if len(lines) < 3 || lines[2] != "PARTIAL RESULT: interrupted by signal after 42 s" {
+		t.Errorf("line 3 = %q, want the partial mark:\n%s", lines[min(2, len(lines)-1)], out)
+	}
+	if !strings.Contains(lines[1], "; 2 instance(s)") {
+		t.Errorf("title %q does not count 2 instances", lines[1])
+	}
+	for _, want := range []string{
+		"\nper instance:\n",
+		"\n  #1 mysql://bench@db1/bench: 1000.00 transaction/s (60000 transactions), latency ms avg 2.20 p95 3.02 p99 4.11 max 12.25; qps 36064.00",
+		"\n  #2 mysql://bench@db2/bench: 803.20 transaction/s (48192 transactions), latency ms avg 2.20",
+		"\n  #2 mysql://bench@db2/bench:   errors 3 (connection 3), reconnects 3\n",
+		"\nnote (#1 mysql): binlog is on\n",
+		"\nnote (#2 mysql): innodb_flush_log_at_trx_commit=2\nnote (#2 mysql): no TLS\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if i, j := strings.Index(out, "#1 mysql"), strings.Index(out, "#2 mysql"); i < 0 || j < i {
+		t.Errorf("instances not in index order")
+	}
+	golden(t, "summary_partial_multi.golden.txt", out)
+}
+
+func TestSummaryWriteError(t *testing.T) {
+	for name, r := range map[string]*result.Run{"closed": closedRun(), "open": openRun(), "multi": multiRun()} {
+		// Count the writes of a successful rendering, then fail each one in turn.
+		ok := &failWriter{n: 1 << 30}
+		if err := report.Summary(ok, r); err != nil {
+			t.Fatal(err)
+		}
+		if ok.calls < 3 {
+			t.Fatalf("%s: only %d writes", name, ok.calls)
+		}
+		for n := 1; n <= ok.calls; n++ {
+			w := &failWriter{n: n}
+			err := report.Summary(w, r)
+			if !errors.Is(err, errDisk) {
+				t.Errorf("%s: write %d of %d fails: Summary = %v, want %v", name, n, ok.calls, err, errDisk)
+			}
+			if w.afterErr > 0 {
+				t.Errorf("%s: write %d fails: %d more writes attempted after the error", name, n, w.afterErr)
+			}
+		}
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update if intended):\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}

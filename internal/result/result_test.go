@@ -1,0 +1,278 @@
+package result_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/hist"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+func histOf(t testing.TB, ds ...time.Duration) string {
+	t.Helper()
+	h := hist.New()
+	for _, d := range ds {
+		h.Record(d)
+	}
+	s, err := h.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// fullSummary has every field set to a distinct non-zero value, so that every
+// field appears in the JSON (omitempty included).
+func fullSummary() result.Summary {
+	return result.Summary{
+		Unit:          "transactions",
+		Throughput:    1803.2,
+		Count:         108192,
+		Latency:       result.Latency{AvgMs: 2.2, P50Ms: 2.1, P95Ms: 3.02, P99Ms: 4.11, P999Ms: 7.5, MaxMs: 12.25},
+		ServiceTime:   &result.Latency{AvgMs: 1.1, P50Ms: 1.05, P95Ms: 1.5, P99Ms: 2, P999Ms: 3, MaxMs: 5},
+		QPS:           36064,
+		Reads:         1514688,
+		Writes:        432768,
+		Other:         216384,
+		Errors:        7,
+		ErrorsByClass: map[string]int64{"deadlock": 5, "serialization": 2},
+		Reconnects:    1,
+		Dropped:       3,
+		Late:          11,
+		DurationS:     60,
+		Partial:       true,
+	}
+}
+
+func fullRun(t testing.TB) *result.Run {
+	t.Helper()
+	s := fullSummary()
+	w := fullSummary()
+	w.DurationS = 10
+	w.ServiceTime = nil
+	iv := func(end float64, phase string) result.Interval {
+		return result.Interval{
+			EndS: end, DurationS: 1, Phase: phase, Events: 1800, Rate: 1800, Reads: 25200, Writes: 7200, Other: 3600,
+			Errors: 2, ErrorsByClass: map[string]int64{"deadlock": 2}, Reconnects: 1,
+			Latency: result.Latency{AvgMs: 2, P50Ms: 2, P95Ms: 3, P99Ms: 4, P999Ms: 5, MaxMs: 6},
+		}
+	}
+	ops := []result.Op{
+		{Name: "transaction", Kind: "event", Count: 108192, Rate: 1803.2, Errors: 7,
+			ErrorsByClass: map[string]int64{"deadlock": 5, "serialization": 2},
+			Latency:       s.Latency, Histogram: histOf(t, time.Millisecond, 2*time.Millisecond, 3*time.Second)},
+		{Name: "point_select", Kind: "read", Count: 1081920, Rate: 18032, Latency: result.Latency{AvgMs: 0.12},
+			Histogram: histOf(t, 120*time.Microsecond)},
+	}
+	return &result.Run{
+		SchemaVersion: result.SchemaVersion,
+		Tool:          result.Tool{Name: "rightsize", Version: "v1.2.3", GoVersion: "go1.26.8"},
+		ID:            "20250102T030405Z-abcd",
+		Label:         "baseline",
+		Workload:      "oltp_read_write",
+		Event:         "transaction",
+		Options:       map[string]any{"tables": 4.0, "table-size": 10000.0, "range-selects": true, "rand-type": "uniform"},
+		Load: result.Load{Mode: "open", Threads: 16, Rate: 2000, Arrival: "poisson", ThinkS: 0.5, ThinkDist: "exponential",
+			WarmupS: 10, DurationS: 60, IntervalS: 1, GraceS: 5, Seed: math.MaxUint64},
+		Started:       time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.UTC),
+		Ended:         time.Date(2025, 1, 2, 3, 5, 15, 0, time.UTC),
+		Partial:       true,
+		PartialReason: "interrupted",
+		Summary:       s,
+		Ops:           ops,
+		Warmup:        &w,
+		Intervals:     []result.Interval{iv(1, "warmup"), iv(11, "measure")},
+		Instances: []result.Instance{
+			{Index: 0, Target: "postgres://bench@db1/bench", Dialect: "postgres", ServerVersion: "17.2", Encrypted: true, TLS: "TLS 1.3",
+				Notes: []string{"synchronous_commit=off"}, Summary: s, Ops: ops, Warmup: &w, Intervals: []result.Interval{iv(1, "warmup")}},
+			{Index: 1, Target: "postgres://bench@db2/bench", Dialect: "postgres", Summary: s, Ops: ops[:1], Intervals: []result.Interval{iv(11, "measure")}},
+		},
+		Client: &result.Client{CPUUserS: 12.5, CPUSysS: 3.25, CPUPerEventUs: 152.6, NumCPU: 8, GoMaxProcs: 8, Hostname: "loadgen"},
+	}
+}
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	r := fullRun(t)
+	var buf bytes.Buffer
+	if err := result.Encode(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := result.Decode(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("Decode(Encode(run)) = %v", err)
+	}
+	if !reflect.DeepEqual(got, r) {
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(r)
+		t.Fatalf("round trip differs:\n got %s\nwant %s", g, w)
+	}
+	// The histograms survive as histograms.
+	h, err := hist.FromSnapshot(got.Ops[0].Histogram)
+	if err != nil || h.Count() != 3 {
+		t.Fatalf("decoded op histogram: %v, count %v; want 3 values", err, h)
+	}
+	// Encode writes indented JSON ending with a newline.
+	if !bytes.HasPrefix(buf.Bytes(), []byte("{\n  \"schema_version\": 1,")) || !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) {
+		t.Errorf("Encode output does not start with an indented schema_version:\n%.80s", buf.String())
+	}
+}
+
+func TestDecodeMinimal(t *testing.T) {
+	r, err := result.Decode(strings.NewReader(`{"schema_version": 1}`))
+	if err != nil {
+		t.Fatalf("Decode(minimal) = %v", err)
+	}
+	if r.SchemaVersion != 1 {
+		t.Errorf("SchemaVersion = %d, want 1", r.SchemaVersion)
+	}
+	// Unknown fields are new optional fields: ignored.
+	if _, err := result.Decode(strings.NewReader(`{"schema_version": 1, "from_the_future": {"x": 1}}`)); err != nil {
+		t.Errorf("Decode with an unknown field = %v, want nil", err)
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	future := `{"schema_version": ` + itoa(result.SchemaVersion+1) + `}`
+	for name, in := range map[string]string{
+		"empty":                   "",
+		"not JSON":                "schema_version: 1",
+		"truncated":               `{"schema_version": 1, "summary": {`,
+		"JSON null":               "null",
+		"JSON array":              `[{"schema_version": 1}]`,
+		"JSON number":             "1",
+		"no schema_version":       `{"workload": "oltp_read_write", "summary": {"throughput": 1}}`,
+		"null schema_version":     `{"schema_version": null}`,
+		"string schema_version":   `{"schema_version": "1"}`,
+		"fraction schema_version": `{"schema_version": 1.5}`,
+		"zero schema_version":     `{"schema_version": 0}`,
+		"negative schema_version": `{"schema_version": -1}`,
+		"future schema_version":   future,
+		"huge schema_version":     `{"schema_version": 99999999999999999999}`,
+		"wrong field type":        `{"schema_version": 1, "summary": {"count": "many"}}`,
+		"trailing garbage":        `{"schema_version": 1} {"schema_version": 1}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, err := result.Decode(strings.NewReader(in))
+			if !errors.Is(err, result.ErrSchema) {
+				t.Fatalf("Decode(%q) = %v, %v; want an error wrapping ErrSchema", in, r, err)
+			}
+			if r != nil {
+				t.Errorf("Decode returned a run with an error")
+			}
+		})
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestDecodeReadError(t *testing.T) {
+	boom := errors.New("disk on fire")
+	r, err := result.Decode(iotest.ErrReader(boom))
+	if !errors.Is(err, boom) || r != nil {
+		t.Fatalf("Decode(failing reader) = %v, %v; want the reader's error", r, err)
+	}
+}
+
+func TestMs(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want float64
+	}{{0, 0}, {time.Millisecond, 1}, {1500 * time.Microsecond, 1.5}, {time.Second, 1000}, {1, 1e-6}, {-2 * time.Millisecond, -2}} {
+		if got := result.Ms(tc.d); got != tc.want {
+			t.Errorf("Ms(%v) = %v, want %v", tc.d, got, tc.want)
+		}
+	}
+}
+
+func TestLatencyOf(t *testing.T) {
+	if got := result.LatencyOf(hist.New()); got != (result.Latency{}) {
+		t.Errorf("LatencyOf(empty) = %+v, want zero", got)
+	}
+	// 1 ms, 2 ms, …, 1000 ms: quantile q is q·1000 ms, the mean 500.5 ms.
+	h := hist.New()
+	for i := 1; i <= 1000; i++ {
+		h.Record(time.Duration(i) * time.Millisecond)
+	}
+	got := result.LatencyOf(h)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"avg", got.AvgMs, 500.5}, {"p50", got.P50Ms, 500}, {"p95", got.P95Ms, 950},
+		{"p99", got.P99Ms, 990}, {"p99.9", got.P999Ms, 999}, {"max", got.MaxMs, 1000},
+	} {
+		if math.Abs(c.got-c.want) > 0.001*c.want {
+			t.Errorf("%s = %v ms, want %v ms ± 0.1 %%", c.name, c.got, c.want)
+		}
+	}
+	if !(got.P50Ms <= got.P95Ms && got.P95Ms <= got.P99Ms && got.P99Ms <= got.P999Ms && got.P999Ms <= got.MaxMs) {
+		t.Errorf("quantiles out of order: %+v", got)
+	}
+}
+
+// TestSummaryGolden pins the JSON of the documented summary object: what
+// scripts read. Renaming, removing or adding a field changes the golden file;
+// refresh it with `go test ./internal/result -run SummaryGolden -update` and
+// review the diff (a rename or removal needs a SchemaVersion bump).
+func TestSummaryGolden(t *testing.T) {
+	s := fullSummary()
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '\n')
+
+	// Every field of Summary (and of Latency) must appear, or the golden
+	// file would not show it.
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if n := reflect.TypeFor[result.Summary]().NumField(); len(m) != n {
+		t.Errorf("summary JSON has %d keys, Summary has %d fields: fullSummary leaves a field empty", len(m), n)
+	}
+	lat, _ := m["latency"].(map[string]any)
+	if n := reflect.TypeFor[result.Latency]().NumField(); len(lat) != n {
+		t.Errorf("latency JSON has %d keys, Latency has %d fields", len(lat), n)
+	}
+
+	golden := filepath.Join("testdata", "summary.golden.json")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(b, want) {
+		t.Errorf("summary JSON changed (run with -update if intended):\n got:\n%s\nwant:\n%s", b, want)
+	}
+
+	// Independently of the golden file, the summary's units follow the
+	// package's convention: latencies in _ms, durations in _s.
+	for k := range lat {
+		if !strings.HasSuffix(k, "_ms") {
+			t.Errorf("latency field %q does not end in _ms", k)
+		}
+	}
+	if _, ok := m["duration_s"]; !ok {
+		t.Errorf("summary has no duration_s")
+	}
+}
