@@ -32,7 +32,7 @@ func TestConformance(t *testing.T) {
 	dialecttest.RunWith(t, mysql.Dialect{}, testenv.MySQLURL(t), Hooks)
 }
 
-func connect(t *testing.T, raw string) dialect.Conn {
+func connect(t testing.TB, raw string) dialect.Conn {
 	t.Helper()
 	d := mysql.Dialect{}
 	target, err := d.ParseTarget(raw, nil)
