@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/rightsize/rightsize/internal/dialect"
 )
@@ -135,30 +136,99 @@ func (c *conn) Close() error {
 type stmt struct {
 	c  *conn
 	sd *pgconn.StatementDescription
+	// params and buf hold the text-encoded arguments of the fast path,
+	// reused between calls.
+	params [][]byte
+	buf    []byte
 }
 
 var _ dialect.Stmt = (*stmt)(nil)
 
+// encode renders args in PostgreSQL's text format into reused buffers, for
+// the argument types workloads pass on the hot path (integers, strings,
+// bytes). It returns false for any other type; the caller then goes through
+// pgx's encoders.
+func (s *stmt) encode(args []any) bool {
+	if len(args) != len(s.sd.ParamOIDs) {
+		return false
+	}
+	s.buf = s.buf[:0]
+	var ends [16]int
+	if len(args) > len(ends) {
+		return false
+	}
+	for i, a := range args {
+		switch v := a.(type) {
+		case int:
+			s.buf = strconv.AppendInt(s.buf, int64(v), 10)
+		case int64:
+			s.buf = strconv.AppendInt(s.buf, v, 10)
+		case int32:
+			s.buf = strconv.AppendInt(s.buf, int64(v), 10)
+		case string:
+			s.buf = append(s.buf, v...)
+		case []byte:
+			if s.sd.ParamOIDs[i] == pgtype.ByteaOID {
+				return false // bytea's text form is escaped: let pgx encode it
+			}
+			s.buf = append(s.buf, v...)
+		default:
+			return false
+		}
+		ends[i] = len(s.buf)
+	}
+	s.params = s.params[:0]
+	start := 0
+	for i := range args {
+		s.params = append(s.params, s.buf[start:ends[i]:ends[i]])
+		start = ends[i]
+	}
+	return true
+}
+
+// run executes the statement through pgconn with text arguments and text
+// results (as libpq does), or through pgx when an argument needs its encoders.
+func (s *stmt) run(ctx context.Context, args []any, count bool) (int, int64, error) {
+	if !s.encode(args) {
+		if count {
+			rows, err := s.c.pc.Query(ctx, s.sd.Name, args...)
+			if err != nil {
+				return 0, 0, err
+			}
+			n := 0
+			for rows.Next() {
+				n++
+			}
+			rows.Close()
+			return n, rows.CommandTag().RowsAffected(), rows.Err()
+		}
+		tag, err := s.c.pc.Exec(ctx, s.sd.Name, args...)
+		return 0, tag.RowsAffected(), err
+	}
+	rr := s.c.pc.PgConn().ExecPrepared(ctx, s.sd.Name, s.params, nil, nil)
+	n := 0
+	for rr.NextRow() {
+		n++
+	}
+	tag, err := rr.Close()
+	return n, tag.RowsAffected(), err
+}
+
 func (s *stmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	tag, err := s.c.pc.Exec(ctx, s.sd.Name, args...)
+	_, affected, err := s.run(ctx, args, false)
 	if err != nil {
 		return 0, fail(ctx, err)
 	}
-	return tag.RowsAffected(), nil
+	return affected, nil
 }
 
 // Drain counts the result rows without decoding any value.
 func (s *stmt) Drain(ctx context.Context, args ...any) (int, error) {
-	rows, err := s.c.pc.Query(ctx, s.sd.Name, args...)
+	n, _, err := s.run(ctx, args, true)
 	if err != nil {
 		return 0, fail(ctx, err)
 	}
-	n := 0
-	for rows.Next() {
-		n++
-	}
-	rows.Close()
-	return n, fail(ctx, rows.Err())
+	return n, nil
 }
 
 // Close deallocates the statement on the server (bounded by closeTimeout).
