@@ -325,6 +325,40 @@ func RunWith(t *testing.T, d dialect.Dialect, rawURL string, h Hooks) {
 		wantClass(t, "cancelled in flight", err, errclass.Canceled)
 	})
 
+	// A virtual user passes one cancellable context to every statement; a
+	// prepared statement in flight must still end promptly when it is cancelled.
+	t.Run("StmtCanceledInFlight", func(t *testing.T) {
+		if h.SleepSQL == "" {
+			t.Skip("no SleepSQL hook")
+		}
+		c := connect(t)
+		vuCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		quick, err := c.Prepare(vuCtx, "SELECT COUNT(*) FROM rs_conformance")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 3; i++ {
+			if n, err := quick.Drain(vuCtx); err != nil || n != 1 {
+				t.Fatalf("quick statement: %d rows, %v", n, err)
+			}
+		}
+		slow, err := c.Prepare(vuCtx, h.SleepSQL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.AfterFunc(200*time.Millisecond, cancel)
+		start := time.Now()
+		_, err = slow.Drain(vuCtx)
+		if el := time.Since(start); el > 4*time.Second {
+			t.Errorf("cancel of a prepared statement took %v", el)
+		}
+		if err == nil {
+			t.Fatal("a cancelled statement succeeded")
+		}
+		wantClass(t, "prepared statement cancelled in flight", err, errclass.Canceled)
+	})
+
 	t.Run("ClassifyTimeout", func(t *testing.T) {
 		if h.SleepSQL == "" {
 			t.Skip("no SleepSQL hook")

@@ -25,6 +25,33 @@ type conn struct {
 	info     dialect.ConnInfo
 	rewrites map[string]string // '?' text -> '$n' text
 	nstmt    int               // names prepared statements rs1, rs2, ...
+
+	// watched is the context whose cancellation interrupts the hot path (see
+	// hot); stopWatch unregisters it.
+	watched   context.Context
+	stopWatch func() bool
+}
+
+// hot returns the context to hand pgx for a hot-path call. A virtual user
+// passes the same cancellable context to every statement; registering it
+// with pgx on each call (context.AfterFunc, a lock and a map insert and
+// delete) is measurable at tens of thousands of queries per second. Instead
+// the conn registers each distinct context once, to expire the socket when it
+// is cancelled (which ends the connection, as a cancelled benchmark
+// transaction should), and gives pgx a context that never cancels.
+func (c *conn) hot(ctx context.Context) context.Context {
+	if ctx.Done() == nil || ctx.Err() != nil {
+		return ctx // nothing to watch, or already over: let pgx fail fast
+	}
+	if ctx != c.watched {
+		if c.stopWatch != nil {
+			c.stopWatch()
+		}
+		nc := c.pc.PgConn().Conn()
+		c.watched = ctx
+		c.stopWatch = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
+	}
+	return context.WithoutCancel(ctx)
 }
 
 var _ dialect.Conn = (*conn)(nil)
@@ -87,7 +114,7 @@ func (c *conn) Prepare(ctx context.Context, query string) (dialect.Stmt, error) 
 // simple runs a statement without arguments by the simple query protocol,
 // the way sysbench sends BEGIN and COMMIT.
 func (c *conn) simple(ctx context.Context, sql string) error {
-	_, err := c.pc.PgConn().Exec(ctx, sql).ReadAll()
+	_, err := c.pc.PgConn().Exec(c.hot(ctx), sql).ReadAll()
 	return fail(ctx, err)
 }
 
@@ -127,6 +154,9 @@ func (c *conn) Info() dialect.ConnInfo { return c.info }
 const closeTimeout = 5 * time.Second
 
 func (c *conn) Close() error {
+	if c.stopWatch != nil {
+		c.stopWatch()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
 	return c.pc.Close(ctx)
@@ -189,6 +219,7 @@ func (s *stmt) encode(args []any) bool {
 // run executes the statement through pgconn with text arguments and text
 // results (as libpq does), or through pgx when an argument needs its encoders.
 func (s *stmt) run(ctx context.Context, args []any, count bool) (int, int64, error) {
+	ctx = s.c.hot(ctx)
 	if !s.encode(args) {
 		if count {
 			rows, err := s.c.pc.Query(ctx, s.sd.Name, args...)
