@@ -98,55 +98,43 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 	}
 }
 
-// runnerConfig validates the run flags and returns every problem at once.
+// runnerConfig turns the run flags into a runner configuration and returns
+// every problem at once: the runner's own checks and the CLI's.
 func (c *commonFlags) runnerConfig() (runner.Config, error) {
-	var errs []error
 	cfg := runner.Config{
 		Threads: c.threads, Rate: c.rate, Warmup: c.warmup, Duration: c.duration,
 		Interval: c.interval, Grace: c.grace, LateThreshold: c.late, Seed: c.seed,
 	}
-	if c.threads < 1 {
-		errs = append(errs, fmt.Errorf("--threads %d: want 1 or more", c.threads))
+	if c.grace == 0 {
+		cfg.Grace = -1 // --grace 0: cancel events in flight at once
 	}
-	if c.duration <= 0 {
-		errs = append(errs, fmt.Errorf("--time %v: want a positive duration", c.duration))
+	var errs []error
+	if c.interval == 0 {
+		errs = append(errs, errors.New("report-interval 0s: want a positive duration"))
 	}
-	if c.warmup < 0 {
-		errs = append(errs, fmt.Errorf("--warmup %v: want 0 or more", c.warmup))
-	}
-	if c.rate < 0 {
-		errs = append(errs, fmt.Errorf("--rate %v: want 0 (closed loop) or a positive rate", c.rate))
+	if c.grace < 0 {
+		errs = append(errs, fmt.Errorf("grace %v: want 0 or more", c.grace))
 	}
 	if a, err := pace.ParseArrival(c.arrival); err != nil {
-		errs = append(errs, fmt.Errorf("--arrival: %w", err))
+		errs = append(errs, fmt.Errorf("arrival: %w", err))
 	} else {
 		cfg.Arrival = a
-	}
-	if c.think < 0 {
-		errs = append(errs, fmt.Errorf("--think-time %v: want 0 or more", c.think))
-	}
-	if c.rate > 0 && c.think > 0 {
-		errs = append(errs, errors.New("--think-time applies to the closed loop; with --rate the schedule sets the pace"))
 	}
 	switch c.thinkDist {
 	case "fixed", "exponential":
 		cfg.Think = pace.Think{Mean: c.think, Exponential: c.thinkDist == "exponential"}
 	default:
-		errs = append(errs, fmt.Errorf("--think-dist %q: want fixed or exponential", c.thinkDist))
-	}
-	if c.interval <= 0 {
-		errs = append(errs, fmt.Errorf("--report-interval %v: want a positive duration", c.interval))
-	}
-	if c.grace < 0 {
-		errs = append(errs, fmt.Errorf("--grace %v: want 0 or more", c.grace))
-	}
-	if c.late < 0 {
-		errs = append(errs, fmt.Errorf("--late-threshold %v: want 0 or more", c.late))
+		cfg.Think = pace.Think{Mean: c.think}
+		errs = append(errs, fmt.Errorf("think-dist %q: want fixed or exponential", c.thinkDist))
 	}
 	switch c.prepare {
 	case "auto", "always", "never":
 	default:
-		errs = append(errs, fmt.Errorf("--prepare %q: want auto, always or never", c.prepare))
+		errs = append(errs, fmt.Errorf("prepare %q: want auto, always or never", c.prepare))
+	}
+	var ce *runner.ConfigError
+	if err := cfg.Validate(); errors.As(err, &ce) {
+		errs = append(ce.Problems, errs...)
 	}
 	if len(errs) > 0 {
 		return cfg, usageError{errors.Join(errs...)}

@@ -11,10 +11,9 @@ import (
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
-func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
-	if c.loaders < 0 {
-		return usagef("--threads %d: want 0 (automatic) or more", c.loaders)
-	}
+// eachInstance parses and opens every target, then calls fn for each in turn.
+func eachInstance(ctx context.Context, env *Env, w workload.Workload, c *commonFlags,
+	fn func(i int, t workload.Target, in workload.Instance) error) error {
 	ts, err := parseTargets(w, c, env)
 	if err != nil {
 		return err
@@ -24,36 +23,40 @@ func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFla
 		return err
 	}
 	defer closeAll(ins)
-	// Instances are prepared one after another: they usually share a server,
-	// and each already loads its tables in parallel.
 	for i, in := range ins {
-		start := time.Now()
-		fmt.Fprintf(env.Stderr, "preparing %s (instance %d of %d)\n", ts[i], i+1, len(ins))
-		if err := in.Prepare(ctx, workload.PrepareOptions{Force: c.force, Threads: c.loaders}, newProgress(env, ts[i].String())); err != nil {
+		if err := fn(i, ts[i], in); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "prepared %s for %s in %.1f s\n", ts[i], w.Name(), time.Since(start).Seconds())
 	}
 	return nil
 }
 
+// prepareCmd prepares instances one after another: they usually share a
+// server, and each already loads its tables in parallel.
+func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
+	if c.loaders < 0 {
+		return usagef("threads %d: want 0 (automatic) or more", c.loaders)
+	}
+	n := max(len(c.targets), 1)
+	return eachInstance(ctx, env, w, c, func(i int, t workload.Target, in workload.Instance) error {
+		start := time.Now()
+		fmt.Fprintf(env.Stderr, "preparing %s (instance %d of %d)\n", t, i+1, n)
+		if err := in.Prepare(ctx, workload.PrepareOptions{Force: c.force, Threads: c.loaders}, newProgress(env, t.String())); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "prepared %s for %s in %.1f s\n", t, w.Name(), time.Since(start).Seconds())
+		return nil
+	})
+}
+
 func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
-	ts, err := parseTargets(w, c, env)
-	if err != nil {
-		return err
-	}
-	ins, err := openAll(ctx, w, ts)
-	if err != nil {
-		return err
-	}
-	defer closeAll(ins)
-	for i, in := range ins {
+	return eachInstance(ctx, env, w, c, func(i int, t workload.Target, in workload.Instance) error {
 		if err := in.Cleanup(ctx, workload.PrepareOptions{Force: c.force}); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "cleaned up %s for %s\n", ts[i], w.Name())
-	}
-	return nil
+		fmt.Fprintf(env.Stdout, "cleaned up %s for %s\n", t, w.Name())
+		return nil
+	})
 }
 
 // progress shows prepare's progress: an animated bar on a terminal, a line

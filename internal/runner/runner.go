@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -31,7 +32,8 @@ type Config struct {
 	// Interval is the report interval (a tick); default 1 s.
 	Interval time.Duration
 	// Grace is how long events in flight at the end may run before their
-	// context is cancelled; default 5 s.
+	// context is cancelled; zero means the default, 5 s; negative cancels them
+	// at once.
 	Grace time.Duration
 	// LateThreshold: an open-loop start this much after its intended time is
 	// counted late; default 1 ms.
@@ -59,27 +61,61 @@ type Instance struct {
 // ErrConfig wraps invalid configurations.
 var ErrConfig = errors.New("invalid runner configuration")
 
-func (c *Config) defaults() error {
+// Validate returns every problem of the configuration at once (wrapping
+// ErrConfig). Messages name the fields as the CLI's flags do.
+func (c *Config) Validate() error {
 	var errs []error
 	if c.Threads < 1 {
-		errs = append(errs, fmt.Errorf("threads %d: want at least 1", c.Threads))
+		errs = append(errs, fmt.Errorf("threads %d: want 1 or more", c.Threads))
 	}
 	if c.Duration <= 0 {
 		errs = append(errs, fmt.Errorf("time %v: want a positive duration", c.Duration))
 	}
 	if c.Warmup < 0 {
-		errs = append(errs, fmt.Errorf("warmup %v: want zero or more", c.Warmup))
+		errs = append(errs, fmt.Errorf("warmup %v: want 0 or more", c.Warmup))
 	}
-	if c.Rate < 0 {
-		errs = append(errs, fmt.Errorf("rate %v: want zero (closed loop) or more", c.Rate))
+	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
+		errs = append(errs, fmt.Errorf("rate %v: want 0 (closed loop) or a positive rate", c.Rate))
 	}
-	if c.Interval <= 0 {
+	if c.Interval < 0 {
+		errs = append(errs, fmt.Errorf("report-interval %v: want a positive duration", c.Interval))
+	}
+	if c.Think.Mean < 0 {
+		errs = append(errs, fmt.Errorf("think-time %v: want 0 or more", c.Think.Mean))
+	}
+	if c.Rate > 0 && c.Think.Mean > 0 {
+		errs = append(errs, errors.New("think-time applies to the closed loop; with a rate the schedule sets the pace"))
+	}
+	if c.LateThreshold < 0 {
+		errs = append(errs, fmt.Errorf("late-threshold %v: want 0 or more", c.LateThreshold))
+	}
+	if len(errs) > 0 {
+		return &ConfigError{Problems: errs}
+	}
+	return nil
+}
+
+// ConfigError lists every problem of a Config; errors.Is(err, ErrConfig) holds.
+type ConfigError struct{ Problems []error }
+
+func (e *ConfigError) Error() string        { return errors.Join(e.Problems...).Error() }
+func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
+
+// defaults validates c and fills in the defaults of zero fields.
+func (c *Config) defaults() error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if c.Interval == 0 {
 		c.Interval = time.Second
 	}
-	if c.Grace <= 0 {
+	switch {
+	case c.Grace == 0:
 		c.Grace = 5 * time.Second
+	case c.Grace < 0:
+		c.Grace = 0
 	}
-	if c.LateThreshold <= 0 {
+	if c.LateThreshold == 0 {
 		c.LateThreshold = time.Millisecond
 	}
 	if c.BackoffMin <= 0 {
@@ -93,9 +129,6 @@ func (c *Config) defaults() error {
 	}
 	if c.Unit == "" {
 		c.Unit = c.Event + "s"
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%w: %w", ErrConfig, errors.Join(errs...))
 	}
 	return nil
 }
@@ -163,7 +196,7 @@ func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error)
 		return nil, err
 	}
 	if len(insts) == 0 {
-		return nil, fmt.Errorf("%w: no instance to run", ErrConfig)
+		return nil, &ConfigError{Problems: []error{errors.New("no instance to run")}}
 	}
 	open := cfg.Rate > 0
 	r := &run{cfg: cfg, open: open}
