@@ -95,6 +95,11 @@ func Main(ctx context.Context, env Env) int {
 		return ExitOK
 	}
 	code := exitCode(err)
+	if ctx.Err() != nil && code == ExitFailure {
+		// A signal during prepare, cleanup or connecting: say so, exit 3.
+		fmt.Fprintf(env.Stderr, "rightsize: interrupted (%v): %s\n", context.Cause(ctx), err)
+		return ExitInterrupted
+	}
 	if code != ExitInterrupted {
 		fmt.Fprintf(env.Stderr, "rightsize: %s\n", err)
 		if code == ExitUsage {
@@ -150,7 +155,8 @@ sslmode are honoured), mysql://user@host:3306/db (MySQL 8, MariaDB), or
 sqlite:PATH. Give --target several times to drive several instances at once.
 
 Exit codes: 0 success; 1 the command failed; 2 invalid usage or options
-(nothing was opened); 3 interrupted by a signal (a partial result was written).`
+(nothing was opened); 3 interrupted by a signal, or a run that could not
+complete its window (a partial result was written when the run had started).`
 
 func newRoot(ctx context.Context, env *Env) *cobra.Command {
 	root := &cobra.Command{

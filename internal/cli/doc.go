@@ -9,5 +9,6 @@
 //	0  success
 //	1  the run or command failed (cannot connect, SQL error, I/O error)
 //	2  invalid usage or options (nothing was opened or changed)
-//	3  the run was interrupted (SIGINT/SIGTERM); a partial result was written
+//	3  interrupted (SIGINT/SIGTERM), or the run could not complete its window;
+//	   a partial result was written if the run had started
 package cli

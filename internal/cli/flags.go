@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/pace"
 	"github.com/rightsize/rightsize/internal/runner"
 )
@@ -65,6 +66,7 @@ type commonFlags struct {
 	seed      uint64
 	prepare   string
 	cpuprof   string
+	retry     string
 
 	// prepare, cleanup
 	force   bool
@@ -88,6 +90,7 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 		fs.StringVar(&c.out, "out", "", "result JSON file (default results/<time>-<workload>.json; '-' for none)")
 		fs.StringVar(&c.label, "label", "", "a name for this run, shown by reports and the history")
 		fs.Uint64Var(&c.seed, "seed", 0, "random seed (0 = from the clock); the same seed repeats the same key sequence")
+		fs.StringVar(&c.retry, "retry", "deadlock,serialization,lock_timeout,constraint", "error classes after which a transaction is run again and counted as a retry, not an error (sysbench 1.0 restarts events on PostgreSQL 40P01, 40001, 23505 and MySQL 1213, 1020, 1205); 'none' counts every failure as an error")
 		fs.StringVar(&c.prepare, "prepare", "auto", "prepare before running: auto (only the default embedded SQLite target), always, never")
 		fs.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof')")
 	case "prepare":
@@ -108,6 +111,9 @@ func (c *commonFlags) runnerConfig() (runner.Config, error) {
 	if c.grace == 0 {
 		cfg.Grace = -1 // --grace 0: cancel events in flight at once
 	}
+	if c.late == 0 {
+		cfg.LateThreshold = time.Nanosecond // --late-threshold 0: any delay is late
+	}
 	var errs []error
 	if c.interval == 0 {
 		errs = append(errs, errors.New("report-interval 0s: want a positive duration"))
@@ -126,6 +132,16 @@ func (c *commonFlags) runnerConfig() (runner.Config, error) {
 	default:
 		cfg.Think = pace.Think{Mean: c.think}
 		errs = append(errs, fmt.Errorf("think-dist %q: want fixed or exponential", c.thinkDist))
+	}
+	if c.retry != "none" && c.retry != "" {
+		for _, name := range strings.Split(c.retry, ",") {
+			cl, ok := errclass.Parse(strings.TrimSpace(name))
+			if !ok || cl == errclass.None || cl == errclass.Connection || cl == errclass.Canceled {
+				errs = append(errs, fmt.Errorf("retry %q: want a list of deadlock, serialization, lock_timeout, constraint, timeout, other (or none)", name))
+				continue
+			}
+			cfg.Retry = append(cfg.Retry, cl)
+		}
 	}
 	switch c.prepare {
 	case "auto", "always", "never":

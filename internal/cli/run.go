@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/report"
@@ -102,7 +101,7 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	id := newRunID(started)
 	out := c.out
 	if out == "" {
-		out = filepath.Join("results", started.UTC().Format("20060102T150405Z")+"-"+w.Name()+".json")
+		out = filepath.Join("results", id+"-"+w.Name()+".json")
 	}
 	unit := "tps"
 	if w.Event() != "transaction" {
@@ -116,24 +115,8 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	cfg.Ops = w.Ops()
 	cfg.Event = w.Event()
 	cfg.Unit = w.Event() + "s"
-	// The client's CPU is read when the measured window starts and at the end.
-	var cpuMu sync.Mutex
-	var cpuAtMeasure [2]time.Duration
-	readCPU := func() [2]time.Duration {
-		if env.CPUTime == nil {
-			return [2]time.Duration{}
-		}
-		u, s := env.CPUTime()
-		return [2]time.Duration{u, s}
-	}
-	cpuAtMeasure = readCPU()
-	sawWarmup := cfg.Warmup > 0
+	cfg.CPUTime = env.CPUTime
 	cfg.OnTick = func(agg result.Interval, per []result.Interval) {
-		if sawWarmup && agg.Phase == "warmup" && agg.EndS >= cfg.Warmup.Seconds()-1e-9 {
-			cpuMu.Lock()
-			cpuAtMeasure = readCPU()
-			cpuMu.Unlock()
-		}
 		_ = report.ProgressLine(env.Stdout, agg, cfg.Threads*len(ins), unit)
 	}
 	specs := make([]runner.Instance, len(ins))
@@ -163,31 +146,20 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	if err != nil {
 		return err
 	}
-	cpuEnd := readCPU()
-
 	res.SchemaVersion = result.SchemaVersion
 	res.Tool = result.Tool{Name: "rightsize", Version: Version(), GoVersion: runtime.Version()}
 	res.ID = id
 	res.Label = c.label
 	res.Workload = w.Name()
 	res.Options = w.Options()
-	res.Load = loadOf(cfg)
 	for i, in := range ins {
 		info := in.Info()
 		ri := &res.Instances[i]
 		ri.Target, ri.Dialect, ri.ServerVersion = info.Target, info.Dialect, info.ServerVersion
 		ri.Encrypted, ri.TLS, ri.Notes = info.Encrypted, info.TLS, info.Notes
 	}
-	if env.CPUTime != nil {
-		cpuMu.Lock()
-		u := (cpuEnd[0] - cpuAtMeasure[0]).Seconds()
-		s := (cpuEnd[1] - cpuAtMeasure[1]).Seconds()
-		cpuMu.Unlock()
-		cl := &result.Client{CPUUserS: u, CPUSysS: s, NumCPU: env.NumCPU, GoMaxProcs: env.MaxProcs, Hostname: env.Hostname}
-		if n := res.Summary.Count; n > 0 {
-			cl.CPUPerEventUs = (u + s) * 1e6 / float64(n)
-		}
-		res.Client = cl
+	if res.Client != nil {
+		res.Client.NumCPU, res.Client.GoMaxProcs, res.Client.Hostname = env.NumCPU, env.MaxProcs, env.Hostname
 	}
 	if err := report.Summary(env.Stdout, res); err != nil {
 		return err
@@ -205,25 +177,6 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	return nil
 }
 
-func loadOf(cfg runner.Config) result.Load {
-	l := result.Load{
-		Mode: "closed", Threads: cfg.Threads,
-		WarmupS: cfg.Warmup.Seconds(), DurationS: cfg.Duration.Seconds(),
-		IntervalS: cfg.Interval.Seconds(), GraceS: cfg.Grace.Seconds(), Seed: cfg.Seed,
-	}
-	if cfg.Rate > 0 {
-		l.Mode, l.Rate, l.Arrival = "open", cfg.Rate, string(cfg.Arrival)
-	}
-	if cfg.Think.Mean > 0 {
-		l.ThinkS = cfg.Think.Mean.Seconds()
-		l.ThinkDist = "fixed"
-		if cfg.Think.Exponential {
-			l.ThinkDist = "exponential"
-		}
-	}
-	return l
-}
-
 // writeResult writes the JSON atomically: a temporary file renamed into place,
 // so an interrupted write never leaves half a result.
 func writeResult(path string, r *result.Run) error {
@@ -238,6 +191,10 @@ func writeResult(path string, r *result.Run) error {
 	}
 	defer os.Remove(tmp.Name())
 	if err := result.Encode(tmp, r); err != nil {
+		tmp.Close()
+		return fmt.Errorf("result: %w", err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return fmt.Errorf("result: %w", err)
 	}

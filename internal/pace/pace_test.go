@@ -237,3 +237,47 @@ func TestThinkExponential(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipMatchesNext: Skip consumes exactly the starts that Next would have
+// returned before the cutoff, and Next then continues where Skip stopped.
+func TestSkipMatchesNext(t *testing.T) {
+	for _, a := range []pace.Arrival{pace.Constant, pace.Poisson} {
+		for _, rate := range []float64{3, 1000, 12345.6} {
+			ref, _ := pace.New(a, rate, 9)
+			s, _ := pace.New(a, rate, 9)
+			// Take a few starts, then skip to 2.5 s.
+			for i := 0; i < 5; i++ {
+				if x, y := ref.Next(), s.Next(); x != y {
+					t.Fatalf("%s %v: schedules differ before skipping", a, rate)
+				}
+			}
+			until := 2500 * time.Millisecond
+			var want int64
+			var next time.Duration
+			for {
+				next = ref.Next()
+				if next >= until {
+					break
+				}
+				want++
+			}
+			if got := s.Skip(until); got != want {
+				t.Errorf("%s %v: Skip = %d, want %d", a, rate, got, want)
+			}
+			if got := s.Next(); got != next {
+				t.Errorf("%s %v: Next after Skip = %v, want %v", a, rate, got, next)
+			}
+			if got := s.Skip(until); got != 0 {
+				t.Errorf("%s %v: second Skip = %d, want 0", a, rate, got)
+			}
+		}
+	}
+}
+
+func TestPoissonSkipLargeBacklog(t *testing.T) {
+	s, _ := pace.New(pace.Poisson, 1e7, 1)
+	n := s.Skip(100 * time.Second) // 1e9 expected: counted mostly in expectation
+	if math.Abs(float64(n)-1e9)/1e9 > 1e-3 {
+		t.Errorf("Skip = %d, want 1e9 within 0.1 %%", n)
+	}
+}

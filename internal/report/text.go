@@ -45,6 +45,9 @@ func ProgressLine(w io.Writer, iv result.Interval, threads int, unit string) err
 			fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
 		}
 	}
+	if iv.Retries > 0 {
+		fmt.Fprintf(&b, " retry/s: %.2f", per(iv.Retries))
+	}
 	fmt.Fprintf(&b, " reconn/s: %.2f\n", per(iv.Reconnects))
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -112,6 +115,9 @@ func headline(ew *errWriter, prefix, event string, s result.Summary) {
 	if s.Errors > 0 || s.Reconnects > 0 {
 		ew.printf("%s  errors %d (%s), reconnects %d\n", prefix, s.Errors, classes(s.ErrorsByClass), s.Reconnects)
 	}
+	if s.Retries > 0 {
+		ew.printf("%s  retried after %d errors (%s); each event's latency spans its attempts\n", prefix, s.Retries, classes(s.RetriesByClass))
+	}
 }
 
 func classes(m map[string]int64) string {
@@ -132,8 +138,12 @@ func opsTable(ew *errWriter, ops []result.Op) {
 	fmt.Fprintf(tw, "operation\tkind\tcount\trate/s\tavg ms\tp50 ms\tp95 ms\tp99 ms\tp99.9 ms\tmax ms\terrors\t\n")
 	for _, op := range ops {
 		l := op.Latency
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t\n",
-			op.Name, op.Kind, op.Count, op.Rate, l.AvgMs, l.P50Ms, l.P95Ms, l.P99Ms, l.P999Ms, l.MaxMs, op.Errors)
+		errs := fmt.Sprint(op.Errors)
+		if c := classes(op.ErrorsByClass); c != "" {
+			errs += " (" + c + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n",
+			op.Name, op.Kind, op.Count, op.Rate, l.AvgMs, l.P50Ms, l.P95Ms, l.P99Ms, l.P999Ms, l.MaxMs, errs)
 	}
 	if err := tw.Flush(); err != nil && ew.err == nil {
 		ew.err = err

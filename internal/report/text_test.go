@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -324,5 +325,24 @@ func golden(t *testing.T, name, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("output differs from %s (run with -update if intended):\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func TestSummaryRetriesAndOpErrorClasses(t *testing.T) {
+	r := closedRun()
+	r.Summary.Retries = 9
+	r.Summary.RetriesByClass = map[string]int64{"deadlock": 7, "constraint": 2}
+	last := &r.Ops[len(r.Ops)-1]
+	last.ErrorsByClass = map[string]int64{"serialization": last.Errors}
+	out := render(t, r)
+	if !strings.Contains(out, "retried after 9 errors (constraint 2, deadlock 7)") {
+		t.Errorf("no retry line:\n%s", out)
+	}
+	if want := fmt.Sprintf("%d (serialization %d)", last.Errors, last.Errors); !strings.Contains(out, want) {
+		t.Errorf("op errors not split by class (%q):\n%s", want, out)
+	}
+	iv := result.Interval{EndS: 2, DurationS: 1, Phase: "measure", Events: 10, Rate: 10, Retries: 3}
+	if line := progress(t, iv, 1, "tps"); !strings.Contains(line, "retry/s: 3.00") {
+		t.Errorf("progress line lacks retries: %s", line)
 	}
 }

@@ -73,7 +73,10 @@ type Load struct {
 	DurationS float64 `json:"duration_s"`
 	IntervalS float64 `json:"interval_s"`
 	GraceS    float64 `json:"grace_s"`
-	Seed      uint64  `json:"seed"`
+	LateS     float64 `json:"late_threshold_s,omitempty"`
+	// Retry lists the error classes whose events are re-run.
+	Retry []string `json:"retry,omitempty"`
+	Seed  uint64   `json:"seed"`
 }
 
 // Latency is a latency distribution in milliseconds.
@@ -105,7 +108,12 @@ type Summary struct {
 	Other         int64            `json:"other"`
 	Errors        int64            `json:"errors"`
 	ErrorsByClass map[string]int64 `json:"errors_by_class"`
-	Reconnects    int64            `json:"reconnects"`
+	// Retries counts failed attempts of events that were re-run (sysbench's
+	// "ignored errors": deadlocks, serialization failures, ...); the event's
+	// latency spans all its attempts.
+	Retries        int64            `json:"retries"`
+	RetriesByClass map[string]int64 `json:"retries_by_class,omitempty"`
+	Reconnects     int64            `json:"reconnects"`
 	// Dropped counts intended starts in the window that never started (open loop).
 	Dropped int64 `json:"dropped"`
 	// Late counts starts that began more than LateThreshold after their intended time.
@@ -140,6 +148,7 @@ type Interval struct {
 	Errors    int64   `json:"errors"`
 	// ErrorsByClass splits Errors by class (absent when there were none).
 	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
+	Retries       int64            `json:"retries"`
 	Reconnects    int64            `json:"reconnects"`
 	Latency       Latency          `json:"latency"`
 }

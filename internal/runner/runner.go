@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,12 +16,26 @@ import (
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
+// Limits of the load settings.
+const (
+	MinRate     = 1e-3 // starts per second: one in 1000 s
+	MaxRate     = 1e7  // starts per second per instance
+	MinInterval = 10 * time.Millisecond
+	MaxThreads  = 100000
+	// connectParallel bounds how many VUs connect at once (no connection storm).
+	connectParallel = 16
+	// abandonAfter: events still running this long after their context was
+	// cancelled are abandoned and the run ends without them (partial).
+	abandonAfter = 5 * time.Second
+)
+
 // Config is how load is offered. Durations are wall-clock.
 type Config struct {
 	// Threads is the number of VUs per instance: the concurrency of a closed
-	// loop, the most events in flight at once in an open loop. Must be >= 1.
+	// loop, the most events in flight at once in an open loop. 1..MaxThreads.
 	Threads int
-	// Rate > 0 selects the open loop: intended starts per second per instance.
+	// Rate > 0 selects the open loop: intended starts per second per
+	// instance, MinRate..MaxRate.
 	Rate    float64
 	Arrival pace.Arrival
 	// Think is the closed loop's pause between a VU's events (not timed).
@@ -29,15 +44,22 @@ type Config struct {
 	Warmup time.Duration
 	// Duration is the measured window. Must be > 0.
 	Duration time.Duration
-	// Interval is the report interval (a tick); default 1 s.
+	// Interval is the report interval (a tick); zero means 1 s; at least MinInterval.
 	Interval time.Duration
 	// Grace is how long events in flight at the end may run before their
 	// context is cancelled; zero means the default, 5 s; negative cancels them
 	// at once.
 	Grace time.Duration
-	// LateThreshold: an open-loop start this much after its intended time is
-	// counted late; default 1 ms.
+	// LateThreshold: an open-loop start more than this after its intended
+	// time is counted late; zero means 1 ms.
 	LateThreshold time.Duration
+	// Retry lists the error classes after which an event is run again, as
+	// sysbench restarts events on the errors it ignores; the event's latency
+	// spans every attempt and the failed attempts are counted as retries.
+	// Connection errors are never retried (the VU reconnects instead).
+	Retry []errclass.Class
+	// MaxRetries bounds the attempts of one event; zero means 100.
+	MaxRetries int
 	// Seed seeds VU random sources and Poisson schedules.
 	Seed uint64
 	// Ops are the workload's sub-operations; Event names one Step; Unit names
@@ -48,6 +70,10 @@ type Config struct {
 	// OnTick, if set, is called after every tick with the aggregate interval and
 	// each instance's, from the runner's ticker goroutine.
 	OnTick func(agg result.Interval, perInstance []result.Interval)
+	// CPUTime, if set, returns the process's user and system CPU time; the
+	// runner reads it when the measured window starts and when it stops, and
+	// reports the client's CPU per event.
+	CPUTime func() (user, sys time.Duration)
 	// Backoff bounds the pause between reconnect attempts; defaults 100 ms and 5 s.
 	BackoffMin, BackoffMax time.Duration
 }
@@ -58,15 +84,21 @@ type Instance struct {
 	Classify func(error) errclass.Class
 }
 
-// ErrConfig wraps invalid configurations.
+// ErrConfig is matched (errors.Is) by every configuration error.
 var ErrConfig = errors.New("invalid runner configuration")
 
-// Validate returns every problem of the configuration at once (wrapping
-// ErrConfig). Messages name the fields as the CLI's flags do.
+// ConfigError lists every problem of a Config; errors.Is(err, ErrConfig) holds.
+type ConfigError struct{ Problems []error }
+
+func (e *ConfigError) Error() string        { return errors.Join(e.Problems...).Error() }
+func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
+
+// Validate returns every problem of the configuration at once. Messages name
+// the fields as the CLI's flags do.
 func (c *Config) Validate() error {
 	var errs []error
-	if c.Threads < 1 {
-		errs = append(errs, fmt.Errorf("threads %d: want 1 or more", c.Threads))
+	if c.Threads < 1 || c.Threads > MaxThreads {
+		errs = append(errs, fmt.Errorf("threads %d: want 1 to %d", c.Threads, MaxThreads))
 	}
 	if c.Duration <= 0 {
 		errs = append(errs, fmt.Errorf("time %v: want a positive duration", c.Duration))
@@ -74,11 +106,16 @@ func (c *Config) Validate() error {
 	if c.Warmup < 0 {
 		errs = append(errs, fmt.Errorf("warmup %v: want 0 or more", c.Warmup))
 	}
-	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
-		errs = append(errs, fmt.Errorf("rate %v: want 0 (closed loop) or a positive rate", c.Rate))
+	if math.IsNaN(c.Rate) || c.Rate < 0 || (c.Rate > 0 && (c.Rate < MinRate || c.Rate > MaxRate)) {
+		errs = append(errs, fmt.Errorf("rate %v: want 0 (closed loop) or %g to %g starts per second", c.Rate, MinRate, MaxRate))
 	}
-	if c.Interval < 0 {
-		errs = append(errs, fmt.Errorf("report-interval %v: want a positive duration", c.Interval))
+	if c.Rate > 0 {
+		if _, err := pace.ParseArrival(string(c.Arrival)); err != nil && c.Arrival != "" {
+			errs = append(errs, err)
+		}
+	}
+	if c.Interval < 0 || (c.Interval > 0 && c.Interval < MinInterval) {
+		errs = append(errs, fmt.Errorf("report-interval %v: want %v or more", c.Interval, MinInterval))
 	}
 	if c.Think.Mean < 0 {
 		errs = append(errs, fmt.Errorf("think-time %v: want 0 or more", c.Think.Mean))
@@ -89,17 +126,17 @@ func (c *Config) Validate() error {
 	if c.LateThreshold < 0 {
 		errs = append(errs, fmt.Errorf("late-threshold %v: want 0 or more", c.LateThreshold))
 	}
+	if c.MaxRetries < 0 {
+		errs = append(errs, fmt.Errorf("max retries %d: want 0 or more", c.MaxRetries))
+	}
+	if slices.Contains(c.Retry, errclass.Connection) {
+		errs = append(errs, errors.New("retry: connection errors are not retried (the virtual user reconnects)"))
+	}
 	if len(errs) > 0 {
 		return &ConfigError{Problems: errs}
 	}
 	return nil
 }
-
-// ConfigError lists every problem of a Config; errors.Is(err, ErrConfig) holds.
-type ConfigError struct{ Problems []error }
-
-func (e *ConfigError) Error() string        { return errors.Join(e.Problems...).Error() }
-func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
 
 // defaults validates c and fills in the defaults of zero fields.
 func (c *Config) defaults() error {
@@ -118,6 +155,9 @@ func (c *Config) defaults() error {
 	if c.LateThreshold == 0 {
 		c.LateThreshold = time.Millisecond
 	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = 100
+	}
 	if c.BackoffMin <= 0 {
 		c.BackoffMin = 100 * time.Millisecond
 	}
@@ -130,6 +170,9 @@ func (c *Config) defaults() error {
 	if c.Unit == "" {
 		c.Unit = c.Event + "s"
 	}
+	if c.Arrival == "" {
+		c.Arrival = pace.Constant
+	}
 	return nil
 }
 
@@ -138,23 +181,40 @@ const (
 	meas
 )
 
-// vu is one virtual user's state; mu guards st against the ticker.
+// vu is one virtual user's state. mu guards st, which the VU records into
+// and the ticker swaps with spare (so merging happens outside the lock and
+// never stalls the VU).
 type vu struct {
 	mu       sync.Mutex
 	st       [2]*stats
-	cur      int // phase of the event in flight, for sub-operations
+	spare    [2]*stats // owned by the ticker
+	cur      int       // phase of the event in flight, for sub-operations
+	ctx      context.Context
 	ops      []workload.Op
 	classify func(error) errclass.Class
+}
+
+func newVU(spec Instance, ops []workload.Op) *vu {
+	n := len(ops)
+	return &vu{
+		st:    [2]*stats{newStats(n), newStats(n)},
+		spare: [2]*stats{newStats(n), newStats(n)},
+		ops:   ops, classify: spec.Classify,
+	}
 }
 
 // Start implements workload.Meter.
 func (v *vu) Start(op int) workload.Span { return workload.Span{Op: op, Start: time.Now()} }
 
-// End implements workload.Meter.
+// End implements workload.Meter. A sub-operation that failed because the run
+// cancelled it is not counted, like its event.
 func (v *vu) End(s workload.Span, err error) {
 	d := time.Since(s.Start)
 	var class errclass.Class
 	if err != nil {
+		if v.ctx != nil && v.ctx.Err() != nil {
+			return
+		}
 		class = v.classify(err)
 	}
 	kind := workload.Other
@@ -180,17 +240,18 @@ type inst struct {
 	spec    Instance
 	vus     []*vu
 	pacer   *pacer
-	started [2]int64   // open loop: starts that began, by phase (atomic via mu)
 	mu      sync.Mutex // guards started
-	total   [2]*stats
+	started [2]int64   // open loop: starts that began, by phase
+	total   [2]*stats  // ticker only
+	carry   *stats     // ticker only: see tick
 	series  []result.Interval
 }
 
-// Run drives the instances and returns the run's figures: Summary, Ops,
-// Warmup, Intervals and Instances (with Summary, Ops, Warmup, Intervals); the
-// caller fills in what identifies the run. When ctx is cancelled (a signal),
-// the run stops early and the result is marked partial; an error is returned
-// only when the run could not start.
+// Run drives the instances and returns the run's figures: Load, Summary, Ops,
+// Warmup, Intervals, Client (with CPUTime) and Instances (with Summary, Ops,
+// Warmup, Intervals); the caller fills in what identifies the run. When ctx is
+// cancelled (a signal), the run stops early and the result is marked partial;
+// an error is returned only when the run could not start.
 func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
@@ -198,38 +259,58 @@ func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error)
 	if len(insts) == 0 {
 		return nil, &ConfigError{Problems: []error{errors.New("no instance to run")}}
 	}
-	open := cfg.Rate > 0
-	r := &run{cfg: cfg, open: open}
-	// Connect every VU before the clock starts, so connection time is not measured.
-	vus := make([][]workload.VU, len(insts))
+	r := &run{cfg: cfg, open: cfg.Rate > 0}
+	for i, spec := range insts {
+		in := &inst{spec: spec, total: [2]*stats{newStats(len(cfg.Ops)), newStats(len(cfg.Ops))}, carry: newStats(len(cfg.Ops))}
+		for j := 0; j < cfg.Threads; j++ {
+			in.vus = append(in.vus, newVU(spec, cfg.Ops))
+		}
+		if r.open {
+			s, err := pace.New(cfg.Arrival, cfg.Rate, r.seed(i, -1))
+			if err != nil {
+				return nil, &ConfigError{Problems: []error{err}}
+			}
+			in.pacer = &pacer{sched: s}
+		}
+		r.insts = append(r.insts, in)
+	}
+	vus, err := r.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.drive(ctx, vus)
+}
+
+// connect opens every VU before the clock starts, so connection time is not
+// measured, at most connectParallel at a time.
+func (r *run) connect(ctx context.Context) ([][]workload.VU, error) {
+	vus := make([][]workload.VU, len(r.insts))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
-	for i, spec := range insts {
-		in := &inst{spec: spec, total: [2]*stats{newStats(len(cfg.Ops)), newStats(len(cfg.Ops))}}
-		vus[i] = make([]workload.VU, cfg.Threads)
-		for j := 0; j < cfg.Threads; j++ {
-			in.vus = append(in.vus, &vu{st: [2]*stats{newStats(len(cfg.Ops)), newStats(len(cfg.Ops))}, ops: cfg.Ops, classify: spec.Classify})
+	sem := make(chan struct{}, connectParallel)
+	for i, in := range r.insts {
+		vus[i] = make([]workload.VU, len(in.vus))
+		for j := range in.vus {
 			wg.Add(1)
-			go func(i, j int) {
-				defer wg.Done()
-				v, err := spec.NewVU(ctx, j, r.seed(i, j))
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				mu.Lock()
+				failed := firstErr != nil
+				mu.Unlock()
+				if failed {
+					return
+				}
+				v, err := in.spec.NewVU(ctx, j, r.seed(i, j))
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("instance %d, virtual user %d: %w", i+1, j+1, err)
 				}
 				vus[i][j] = v
-			}(i, j)
+			}()
 		}
-		if open {
-			s, err := pace.New(cfg.Arrival, cfg.Rate, r.seed(i, -1))
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-			}
-			in.pacer = &pacer{sched: s}
-		}
-		r.insts = append(r.insts, in)
 	}
 	wg.Wait()
 	if firstErr != nil {
@@ -242,7 +323,7 @@ func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error)
 		}
 		return nil, firstErr
 	}
-	return r.drive(ctx, vus)
+	return vus, nil
 }
 
 type run struct {
@@ -257,10 +338,18 @@ type run struct {
 	partial bool
 	reason  string
 	series  []result.Interval
+	cpu     [2][2]time.Duration // user, sys at the measured window's start and at the stop
 }
 
 func (r *run) seed(i, j int) uint64 {
 	return r.cfg.Seed*0x9e3779b97f4a7c15 + uint64(i+1)<<32 + uint64(j+2)
+}
+
+func (r *run) readCPU(at int) {
+	if r.cfg.CPUTime != nil {
+		u, s := r.cfg.CPUTime()
+		r.cpu[at] = [2]time.Duration{u, s}
+	}
 }
 
 func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, error) {
@@ -269,6 +358,9 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 	r.measureStart = r.start.Add(cfg.Warmup)
 	r.end = r.measureStart.Add(cfg.Duration)
 	r.stopped = make(chan struct{})
+	if cfg.Warmup == 0 {
+		r.readCPU(0)
+	}
 
 	// stepCtx is cancelled Grace after the stop, ending events still in flight.
 	stepCtx, cancelSteps := context.WithCancel(context.WithoutCancel(ctx))
@@ -277,6 +369,7 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 	var wg sync.WaitGroup
 	for i, in := range r.insts {
 		for j, w := range vus[i] {
+			in.vus[j].ctx = stepCtx
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -288,11 +381,10 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 	go func() { wg.Wait(); close(allDone) }()
 
 	// The ticker: report intervals aligned on the start and on the warm-up end.
-	lastTick := r.start
-	tickAt := r.nextTick(r.start)
+	lastTick, tickAt := r.start, r.nextTick(r.start)
 	timer := time.NewTimer(time.Until(tickAt))
 	defer timer.Stop()
-	var graceTimer <-chan time.Time
+	var graceTimer, abandonTimer <-chan time.Time
 	stopping, vusDone := false, false
 	stop := func(reason string) {
 		if stopping {
@@ -300,6 +392,7 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 		}
 		stopping = true
 		r.stopAt = time.Now()
+		r.readCPU(1)
 		if reason != "" {
 			r.partial, r.reason = true, reason
 		}
@@ -312,32 +405,32 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 		case <-ctxDone:
 			ctxDone = nil
 			stop("interrupted: " + context.Cause(ctx).Error())
-			if vusDone {
-				r.tick(lastTick, time.Now())
-				return r.finish()
-			}
 		case <-timer.C:
-			now := time.Now()
-			r.tick(lastTick, now)
-			lastTick = now
-			if !now.Before(r.end) {
+			if tickAt.Equal(r.measureStart) && cfg.Warmup > 0 {
+				r.readCPU(0)
+			}
+			r.tick(lastTick, tickAt)
+			lastTick = tickAt
+			if !tickAt.Before(r.end) {
 				stop("")
-				if vusDone {
-					return r.finish()
-				}
 			} else {
-				tickAt = r.nextTick(now)
+				tickAt = r.nextTick(tickAt)
 				timer.Reset(time.Until(tickAt))
 			}
 		case <-graceTimer:
-			cancelSteps()
 			graceTimer = nil
+			cancelSteps()
+			abandonTimer = time.After(abandonAfter)
+		case <-abandonTimer:
+			r.partial = true
+			r.reason = fmt.Sprintf("events still running %v after they were cancelled were abandoned", abandonAfter)
+			vusDone = true
 		case <-allDone:
 			allDone = nil
 			vusDone = true
 			if !stopping && r.open {
-				// The schedule's last start has been served before the window's
-				// end: keep ticking until the end, so the window keeps its length.
+				// The schedule's last start was served before the window's end:
+				// keep ticking until the end, so the window keeps its length.
 				continue
 			}
 			if !stopping {
@@ -349,9 +442,11 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 					stop("")
 				}
 			}
-			// Events that were in flight at the stop are added to the totals
-			// (they started in the window); a tail past the end is not an interval.
-			r.tick(lastTick, time.Now())
+		}
+		if stopping && vusDone {
+			// Events in flight at the stop are added to the totals (they
+			// started in the window); a tail past the end is not an interval.
+			r.tick(lastTick, maxTime(lastTick, time.Now()))
 			return r.finish()
 		}
 	}
@@ -363,18 +458,24 @@ func (r *run) nextTick(t time.Time) time.Time {
 	iv := r.cfg.Interval
 	if t.Before(r.measureStart) {
 		n := t.Sub(r.start)/iv + 1
-		next := r.start.Add(n * iv)
-		if next.After(r.measureStart) {
-			next = r.measureStart
-		}
-		return next
+		return minTime(r.start.Add(n*iv), r.measureStart)
 	}
 	n := t.Sub(r.measureStart)/iv + 1
-	next := r.measureStart.Add(n * iv)
-	if next.After(r.end) {
-		next = r.end
+	return minTime(r.measureStart.Add(n*iv), r.end)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return b
 	}
-	return next
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func (r *run) phaseOf(t time.Time) int {
@@ -384,53 +485,66 @@ func (r *run) phaseOf(t time.Time) int {
 	return meas
 }
 
-// tick merges every VU's stats since the last tick into one interval per
-// instance and into the phase totals.
+// tick merges every VU's stats since the last tick into the phase totals and
+// into one interval per instance. from and to are the nominal boundaries, so
+// that a tick firing a little late does not shift the phases: events that
+// started in the measured window and ended before the late tick at the
+// warm-up's end are carried into the first measured interval.
 func (r *run) tick(from, to time.Time) {
+	nops := len(r.cfg.Ops)
 	phase := r.phaseOf(from)
-	secs := to.Sub(from).Seconds()
 	tail := !from.Before(r.end) || !to.After(from) // merged into totals, not an interval
-	agg := newStats(len(r.cfg.Ops))
+	agg := newStats(nops)
 	per := make([]result.Interval, len(r.insts))
 	for i, in := range r.insts {
-		iv := newStats(len(r.cfg.Ops))
+		iv := newStats(nops)
 		for _, v := range in.vus {
 			v.mu.Lock()
-			for p := range v.st {
-				iv.merge(v.st[p])
-				in.total[p].merge(v.st[p])
-				v.st[p].reset()
-			}
+			v.st, v.spare = v.spare, v.st
 			v.mu.Unlock()
+			for p, s := range v.spare {
+				in.total[p].merge(s)
+				if phase == warm && p == meas {
+					in.carry.merge(s)
+				} else {
+					iv.merge(s)
+				}
+				s.reset()
+			}
 		}
-		per[i] = r.interval(iv, from, to, phase, secs)
+		if phase == meas {
+			iv.merge(in.carry)
+			in.carry.reset()
+		}
 		if tail {
 			continue
 		}
+		per[i] = r.interval(iv, from, to, phase)
 		in.series = append(in.series, per[i])
 		agg.merge(iv)
 	}
 	if tail {
 		return
 	}
-	a := r.interval(agg, from, to, phase, secs)
+	a := r.interval(agg, from, to, phase)
 	r.series = append(r.series, a)
 	if r.cfg.OnTick != nil {
 		r.cfg.OnTick(a, per)
 	}
 }
 
-func (r *run) interval(s *stats, from, to time.Time, phase int, secs float64) result.Interval {
+func (r *run) interval(s *stats, from, to time.Time, phase int) result.Interval {
 	name := "measure"
 	if phase == warm {
 		name = "warmup"
 	}
+	secs := to.Sub(from).Seconds()
 	return result.Interval{
 		EndS: to.Sub(r.start).Seconds(), DurationS: secs, Phase: name,
 		Events: s.events(), Rate: rate(s.events(), secs),
 		Reads: s.kinds[workload.Read], Writes: s.kinds[workload.Write], Other: s.kinds[workload.Other],
-		Errors: s.evErr.Total(), Reconnects: s.reconn, Latency: latencyOf(s.ev),
-		ErrorsByClass: nilIfEmpty(s.evErr.Map()),
+		Errors: s.evErr.Total(), ErrorsByClass: nilIfEmpty(s.evErr.Map()), Retries: s.retry.Total(),
+		Reconnects: s.reconn, Latency: latencyOf(s.ev),
 	}
 }
 
@@ -443,6 +557,8 @@ func (r *run) stoppedNow() bool {
 		return !time.Now().Before(r.end)
 	}
 }
+
+func (r *run) retryable(c errclass.Class) bool { return slices.Contains(r.cfg.Retry, c) }
 
 // loop is one VU's life: events until the stop, reconnecting when the
 // connection is lost.
@@ -492,15 +608,25 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 		}
 		v.mu.Unlock()
 
-		err := w.Step(ctx, v)
-		done := time.Now()
 		var class errclass.Class
-		if err != nil {
+		for attempt := 1; ; attempt++ {
+			err := w.Step(ctx, v)
+			if err == nil {
+				class = errclass.None
+				break
+			}
 			class = in.spec.Classify(err)
-			if class == errclass.Canceled && ctx.Err() != nil {
+			if ctx.Err() != nil {
 				return // the run ended this event; it is neither a success nor an error
 			}
+			if !r.retryable(class) || attempt > r.cfg.MaxRetries || r.stoppedNow() {
+				break
+			}
+			v.mu.Lock()
+			v.st[phase].retry.Add(class)
+			v.mu.Unlock()
 		}
+		done := time.Now()
 		v.mu.Lock()
 		if class == errclass.None {
 			v.st[phase].recordEvent(done.Sub(intended), done.Sub(actual), r.open)
@@ -540,10 +666,7 @@ func (r *run) reconnect(ctx context.Context, in *inst, id int, v *vu) workload.V
 			v.mu.Unlock()
 			return w
 		}
-		backoff *= 2
-		if backoff > r.cfg.BackoffMax {
-			backoff = r.cfg.BackoffMax
-		}
+		backoff = min(backoff*2, r.cfg.BackoffMax)
 	}
 }
 
@@ -591,17 +714,16 @@ func (p *pacer) unclaim(r *run, t time.Time) {
 	p.mu.Unlock()
 }
 
-// drain counts the intended starts still unclaimed before the window's end
-// (the cutoff: the stop time when the run was interrupted).
+// drain counts the intended starts still unclaimed before cutoff (the
+// window's end, or the stop when the run was interrupted).
 func (p *pacer) drain(r *run, cutoff time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for {
-		t := r.start.Add(p.sched.Next())
-		if !t.Before(cutoff) {
-			return
-		}
-		p.claimed[r.phaseOf(t)]++
+	for _, ph := range []struct {
+		phase int
+		until time.Time
+	}{{warm, minTime(r.measureStart, cutoff)}, {meas, cutoff}} {
+		p.claimed[ph.phase] += p.sched.Skip(ph.until.Sub(r.start))
 	}
 }
 
@@ -613,11 +735,9 @@ func (r *run) finish() (*result.Run, error) {
 		Ended:   time.Now(),
 		Partial: r.partial, PartialReason: r.reason,
 		Intervals: r.series,
+		Load:      r.load(),
 	}
-	cut := r.end
-	if r.stopAt.Before(cut) {
-		cut = r.stopAt
-	}
+	cut := minTime(r.end, r.stopAt)
 	warmSecs := clampSecs(cut.Sub(r.start), cfg.Warmup)
 	measSecs := clampSecs(cut.Sub(r.measureStart), cfg.Duration)
 
@@ -627,10 +747,12 @@ func (r *run) finish() (*result.Run, error) {
 		var dropped [2]int64
 		if in.pacer != nil {
 			in.pacer.drain(r, cut)
+			in.mu.Lock()
 			for p := range dropped {
-				dropped[p] = in.pacer.claimed[p] - in.started[p]
+				dropped[p] = max(0, in.pacer.claimed[p]-in.started[p])
 				aggDropped[p] += dropped[p]
 			}
+			in.mu.Unlock()
 		}
 		ri := result.Instance{Index: i, Intervals: in.series}
 		ri.Summary = in.total[meas].summary(cfg.Unit, measSecs, r.open, dropped[meas])
@@ -659,7 +781,40 @@ func (r *run) finish() (*result.Run, error) {
 		w := aggTotal[warm].summary(cfg.Unit, warmSecs, r.open, aggDropped[warm])
 		out.Warmup = &w
 	}
+	if cfg.CPUTime != nil {
+		u := (r.cpu[1][0] - r.cpu[0][0]).Seconds()
+		s := (r.cpu[1][1] - r.cpu[0][1]).Seconds()
+		out.Client = &result.Client{CPUUserS: u, CPUSysS: s}
+		if n := out.Summary.Count; n > 0 {
+			out.Client.CPUPerEventUs = (u + s) * 1e6 / float64(n)
+		}
+	}
 	return out, nil
+}
+
+// load reports the effective settings (defaults applied).
+func (r *run) load() result.Load {
+	cfg := r.cfg
+	l := result.Load{
+		Mode: "closed", Threads: cfg.Threads,
+		WarmupS: cfg.Warmup.Seconds(), DurationS: cfg.Duration.Seconds(),
+		IntervalS: cfg.Interval.Seconds(), GraceS: cfg.Grace.Seconds(), Seed: cfg.Seed,
+	}
+	for _, c := range cfg.Retry {
+		l.Retry = append(l.Retry, c.String())
+	}
+	if r.open {
+		l.Mode, l.Rate, l.Arrival = "open", cfg.Rate, string(cfg.Arrival)
+		l.LateS = cfg.LateThreshold.Seconds()
+	}
+	if cfg.Think.Mean > 0 {
+		l.ThinkS = cfg.Think.Mean.Seconds()
+		l.ThinkDist = "fixed"
+		if cfg.Think.Exponential {
+			l.ThinkDist = "exponential"
+		}
+	}
+	return l
 }
 
 func clampSecs(d, max time.Duration) float64 {

@@ -362,3 +362,150 @@ func TestEndRaceIsNotPartial(t *testing.T) {
 		})
 	}
 }
+
+func TestIntervalsOnNominalBoundaries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		work := func(ctx context.Context) error { return sleepCtx(ctx, 7*time.Millisecond) }
+		res, err := Run(context.Background(), Config{Threads: 1, Warmup: time.Second, Duration: time.Second,
+			Interval: 300 * time.Millisecond, Ops: ops}, []Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []struct {
+			end   float64
+			phase string
+		}{{0.3, "warmup"}, {0.6, "warmup"}, {0.9, "warmup"}, {1.0, "warmup"}, {1.3, "measure"}, {1.6, "measure"}, {1.9, "measure"}, {2.0, "measure"}}
+		if len(res.Intervals) != len(want) {
+			t.Fatalf("%d intervals, want %d: %+v", len(res.Intervals), len(want), res.Intervals)
+		}
+		var measured int64
+		for i, w := range want {
+			iv := res.Intervals[i]
+			if math.Abs(iv.EndS-w.end) > 1e-9 || iv.Phase != w.phase {
+				t.Errorf("interval %d ends at %v (%s), want %v (%s)", i, iv.EndS, iv.Phase, w.end, w.phase)
+			}
+			if iv.Phase == "measure" {
+				measured += iv.Events
+			}
+		}
+		if measured != res.Summary.Count {
+			t.Errorf("measured intervals hold %d events, the summary %d", measured, res.Summary.Count)
+		}
+	})
+}
+
+func TestRetryableErrorsRerunTheEvent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		errDeadlock := errors.New("deadlock")
+		var n atomic.Int64
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				return &fakeVU{work: func(ctx context.Context) error {
+					if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
+						return err
+					}
+					if n.Add(1)%2 == 1 { // every other attempt deadlocks
+						return errDeadlock
+					}
+					return nil
+				}}, nil
+			},
+			Classify: func(err error) errclass.Class {
+				if errors.Is(err, errDeadlock) {
+					return errclass.Deadlock
+				}
+				return errclass.Generic(err)
+			},
+		}
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Ops: ops,
+			Retry: []errclass.Class{errclass.Deadlock}}, []Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if s.Errors != 0 || s.Retries != 50 || s.RetriesByClass["deadlock"] != 50 {
+			t.Errorf("errors %d, retries %d %v; want 0 and 50", s.Errors, s.Retries, s.RetriesByClass)
+		}
+		within(t, "count", float64(s.Count), 50, 0)
+		// Each event spans both of its attempts.
+		within(t, "avg latency ms", s.Latency.AvgMs, 20, 0.1)
+		if res.Ops[1].ErrorsByClass["deadlock"] != 50 {
+			t.Errorf("the failed attempts' statements are not counted: %+v", res.Ops[1])
+		}
+		if got := res.Load.Retry; len(got) != 1 || got[0] != "deadlock" {
+			t.Errorf("load.retry = %v", got)
+		}
+	})
+}
+
+func TestRateBounds(t *testing.T) {
+	for _, r := range []float64{math.NaN(), math.Inf(1), -1, 1e-12, 1e12} {
+		_, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Rate: r}, []Instance{instance(nil)})
+		if !errors.Is(err, ErrConfig) {
+			t.Errorf("rate %v: err = %v, want ErrConfig", r, err)
+		}
+	}
+}
+
+// TestDroppedCountedInClosedForm: a huge backlog of never-served starts is
+// counted without walking it one by one.
+func TestDroppedCountedInClosedForm(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Second) }
+		res, err := Run(context.Background(), Config{Threads: 1, Rate: 1e7, Duration: 10 * time.Second, Ops: ops},
+			[]Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := res.Summary; s.Count != 10 || s.Dropped != 1e8-10 {
+			t.Errorf("count %d dropped %d, want 10 and %d", s.Count, s.Dropped, int64(1e8-10))
+		}
+	})
+}
+
+func TestStuckEventsAreAbandoned(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		block := make(chan struct{})
+		defer close(block)
+		work := func(ctx context.Context) error {
+			if time.Since(start) > 500*time.Millisecond {
+				<-block // ignores its context
+			}
+			return sleepCtx(ctx, 100*time.Millisecond)
+		}
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Grace: time.Second, Ops: ops},
+			[]Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Partial || time.Since(start) != time.Second+time.Second+abandonAfter {
+			t.Errorf("partial %v (%s) after %v", res.Partial, res.PartialReason, time.Since(start))
+		}
+		within(t, "count", float64(res.Summary.Count), 6, 0)
+	})
+}
+
+func TestClientCPUOverTheMeasuredWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		// A fake CPU clock: 1 ms of user CPU per elapsed 10 ms, sys twice that.
+		cpu := func() (time.Duration, time.Duration) {
+			e := time.Since(start)
+			return e / 10, e / 5
+		}
+		work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
+		res, err := Run(context.Background(), Config{Threads: 1, Warmup: time.Second, Duration: 2 * time.Second, Ops: ops, CPUTime: cpu},
+			[]Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Client
+		if c == nil {
+			t.Fatal("no client figures")
+		}
+		within(t, "user s", c.CPUUserS, 0.2, 1e-9)
+		within(t, "sys s", c.CPUSysS, 0.4, 1e-9)
+		within(t, "µs per event", c.CPUPerEventUs, 0.6e6/200, 1)
+	})
+}

@@ -16,6 +16,7 @@ type stats struct {
 	ev     *hist.Histogram // response time of successful events
 	svc    *hist.Histogram // service time of successful events (open loop only)
 	evErr  errclass.Counts
+	retry  errclass.Counts   // failed attempts of events that were re-run
 	ops    []*hist.Histogram // one per workload op, nil until used
 	opErr  []errclass.Counts
 	kinds  [3]int64 // sub-operations by workload.OpKind (ok or not)
@@ -70,6 +71,7 @@ func (s *stats) merge(o *stats) {
 	mergeHist(&s.ev, o.ev)
 	mergeHist(&s.svc, o.svc)
 	s.evErr.Merge(&o.evErr)
+	s.retry.Merge(&o.retry)
 	for i := range o.ops {
 		mergeHist(&s.ops[i], o.ops[i])
 		s.opErr[i].Merge(&o.opErr[i])
@@ -89,6 +91,7 @@ func (s *stats) reset() {
 		}
 	}
 	s.evErr = errclass.Counts{}
+	s.retry = errclass.Counts{}
 	for i := range s.opErr {
 		s.opErr[i] = errclass.Counts{}
 	}
@@ -120,19 +123,21 @@ func rate(n int64, secs float64) float64 {
 // summary renders s as a phase summary over secs seconds.
 func (s *stats) summary(unit string, secs float64, open bool, dropped int64) result.Summary {
 	sum := result.Summary{
-		Unit:          unit,
-		Count:         s.events(),
-		Throughput:    rate(s.events(), secs),
-		Latency:       latencyOf(s.ev),
-		Reads:         s.kinds[workload.Read],
-		Writes:        s.kinds[workload.Write],
-		Other:         s.kinds[workload.Other],
-		Errors:        s.evErr.Total(),
-		ErrorsByClass: s.evErr.Map(),
-		Reconnects:    s.reconn,
-		Dropped:       dropped,
-		Late:          s.late,
-		DurationS:     secs,
+		Unit:           unit,
+		Count:          s.events(),
+		Throughput:     rate(s.events(), secs),
+		Latency:        latencyOf(s.ev),
+		Reads:          s.kinds[workload.Read],
+		Writes:         s.kinds[workload.Write],
+		Other:          s.kinds[workload.Other],
+		Errors:         s.evErr.Total(),
+		ErrorsByClass:  s.evErr.Map(),
+		Retries:        s.retry.Total(),
+		RetriesByClass: nilIfEmpty(s.retry.Map()),
+		Reconnects:     s.reconn,
+		Dropped:        dropped,
+		Late:           s.late,
+		DurationS:      secs,
 	}
 	sum.QPS = rate(sum.Reads+sum.Writes+sum.Other, secs)
 	if open {
