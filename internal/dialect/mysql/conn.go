@@ -3,9 +3,16 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/rightsize/rightsize/internal/dialect"
 )
@@ -17,15 +24,148 @@ import (
 // with Prepare.
 const maxCachedStmts = 16
 
-// conn is one server session. It is not safe for concurrent use.
+// conn is one server session, driven through two layers on the same
+// driver connection (dc):
+//
+//   - the hot path (Prepare, Stmt.Exec, Stmt.Drain, Begin, Commit, Rollback)
+//     calls the driver directly, with a context the driver cannot see cancelled
+//     (so it starts no watcher hand-off per statement) and no database/sql
+//     locks, goroutines or argument conversion;
+//   - everything else (Exec, QueryRow, TableExists, Load, Info) goes through
+//     database/sql, which owns dc through a private pool that can never open a
+//     second connection (see session), for its type conversions.
+//
+// Cancellation of the hot path: see watch. It is not safe for concurrent use.
 type conn struct {
-	db    *sql.DB   // private pool of exactly one connection
-	sc    *sql.Conn // that connection, pinned
+	cfg   *mysql.Config
+	dc    driver.Conn
+	prep  driver.ConnPrepareContext
+	exec  driver.ExecerContext
+	nc    net.Conn // dc's network connection, before TLS
+	db    *sql.DB  // private pool holding only dc
+	sc    *sql.Conn
 	info  dialect.ConnInfo
 	stmts map[string]*sql.Stmt // Exec/QueryRow statement cache, by query text
+
+	w      *watch // the cancellation watch of the last cancellable context
+	broken error  // set when a watch closed nc; every later call returns it
 }
 
 var _ dialect.Conn = (*conn)(nil)
+
+// errKilled is returned by every call on a connection whose network
+// connection was closed to cancel a statement.
+var errKilled = fmt.Errorf("mysql: connection closed to cancel a statement: %w", driver.ErrBadConn)
+
+// States of a watch.
+const (
+	watchIdle   int32 = iota // no statement in flight
+	watchBusy                // a hot-path statement is in flight
+	watchKilled              // the context ended during a statement: nc was closed
+	watchDone                // the context ended between statements: nothing to do
+)
+
+// watch cancels hot-path statements when a caller's context ends. The
+// driver never sees a cancellable context on the hot path; instead one
+// context.AfterFunc is registered per connection and context (not per
+// statement: the runner passes the same context to every step), and it closes
+// the connection's network connection only if a statement is in flight, which
+// makes the blocked read or write fail at once. The connection is then
+// unusable (conn.broken), as after the driver's own cancellation.
+type watch struct {
+	done  <-chan struct{} // the context's Done channel, which identifies it
+	stop  func() bool
+	nc    net.Conn
+	state atomic.Int32
+}
+
+// fire runs (on its own goroutine) when the watched context ends.
+func (w *watch) fire() {
+	for {
+		switch w.state.Load() {
+		case watchBusy:
+			if w.state.CompareAndSwap(watchBusy, watchKilled) {
+				w.nc.Close()
+				return
+			}
+		case watchIdle:
+			if w.state.CompareAndSwap(watchIdle, watchDone) {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+// noCancel is the context the hot path gives the driver. The driver uses a
+// statement's context only for cancellation, and hands a context to its
+// per-connection watcher goroutine only when Done is not nil: with this one it
+// hands nothing over, so no goroutine wakes up per statement.
+var noCancel = context.Background()
+
+// enter starts a hot-path call under ctx. It returns the watch to pass to
+// leave (nil when ctx cannot be cancelled), or an error when the connection is
+// broken or ctx has already ended.
+func (c *conn) enter(ctx context.Context) (*watch, error) {
+	if c.broken != nil {
+		return nil, c.broken
+	}
+	done := ctx.Done()
+	if done == nil {
+		return nil, nil
+	}
+	w := c.w
+	if w == nil || w.done != done {
+		if w != nil {
+			w.stop() // idle or done: its fire never closes nc
+			c.w = nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, ctxErr(ctx)
+		}
+		w = &watch{done: done, nc: c.nc}
+		w.stop = context.AfterFunc(ctx, w.fire)
+		c.w = w
+	}
+	if !w.state.CompareAndSwap(watchIdle, watchBusy) {
+		return nil, ctxErr(ctx) // ended between statements
+	}
+	return w, nil
+}
+
+// leave ends a hot-path call that entered with w and returned err. When the
+// watch closed the network connection, the connection becomes broken and a
+// failed call's error wraps the context's error, so that Classify reports
+// Canceled or Timeout instead of a lost connection.
+func (c *conn) leave(ctx context.Context, w *watch, err error) error {
+	if w != nil && !w.state.CompareAndSwap(watchBusy, watchIdle) {
+		c.broken = errKilled
+		if err != nil {
+			return fmt.Errorf("%w (%w)", ctxErr(ctx), err)
+		}
+	}
+	return err
+}
+
+// ctxErr returns the error of an ended context, wrapped for Classify.
+func ctxErr(ctx context.Context) error {
+	err := ctx.Err()
+	if err == nil { // a Done channel closed without an error breaks the contract
+		err = context.Canceled
+	}
+	return fmt.Errorf("mysql: %w", err)
+}
+
+// hot runs a statement without arguments on the driver (BEGIN, COMMIT, ROLLBACK).
+func (c *conn) hot(ctx context.Context, query string) error {
+	w, err := c.enter(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = c.exec.ExecContext(noCancel, query, nil)
+	return c.leave(ctx, w, err)
+}
 
 func (c *conn) readInfo(ctx context.Context) error {
 	if err := c.sc.QueryRowContext(ctx, "SELECT VERSION()").Scan(&c.info.ServerVersion); err != nil {
@@ -56,6 +196,9 @@ func (c *conn) readInfo(ctx context.Context) error {
 
 // cached returns a prepared statement for query, preparing it on first use.
 func (c *conn) cached(ctx context.Context, query string) (*sql.Stmt, error) {
+	if c.broken != nil {
+		return nil, c.broken
+	}
 	if st, ok := c.stmts[query]; ok {
 		return st, nil
 	}
@@ -82,6 +225,9 @@ func (c *conn) dropCache() {
 func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	var res sql.Result
 	var err error
+	if c.broken != nil {
+		return 0, c.broken
+	}
 	if len(args) == 0 {
 		res, err = c.sc.ExecContext(ctx, query)
 	} else {
@@ -97,6 +243,9 @@ func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 }
 
 func (c *conn) QueryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	if c.broken != nil {
+		return c.broken
+	}
 	var row *sql.Row
 	if len(args) == 0 {
 		row = c.sc.QueryRowContext(ctx, query)
@@ -115,22 +264,35 @@ func (c *conn) QueryRow(ctx context.Context, query string, args []any, dest ...a
 }
 
 // Prepare prepares query on the server; the statement lives until Close.
+// It is prepared on the driver directly, for the hot path.
 func (c *conn) Prepare(ctx context.Context, query string) (dialect.Stmt, error) {
-	st, err := c.sc.PrepareContext(ctx, query)
+	w, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &stmt{st: st}, nil
+	ds, err := c.prep.PrepareContext(noCancel, query)
+	if err = c.leave(ctx, w, err); err != nil {
+		if ds != nil {
+			ds.Close()
+		}
+		return nil, err
+	}
+	s := &stmt{c: c, ds: ds}
+	var ok1, ok2 bool
+	s.ex, ok1 = ds.(driver.StmtExecContext)
+	s.qu, ok2 = ds.(driver.StmtQueryContext)
+	if !ok1 || !ok2 {
+		ds.Close()
+		return nil, fmt.Errorf("mysql: driver statement %T lacks context methods", ds)
+	}
+	s.chk, _ = ds.(driver.NamedValueChecker)
+	return s, nil
 }
 
-func (c *conn) simple(ctx context.Context, sql string) error {
-	_, err := c.sc.ExecContext(ctx, sql)
-	return err
-}
-
-func (c *conn) Begin(ctx context.Context) error    { return c.simple(ctx, "BEGIN") }
-func (c *conn) Commit(ctx context.Context) error   { return c.simple(ctx, "COMMIT") }
-func (c *conn) Rollback(ctx context.Context) error { return c.simple(ctx, "ROLLBACK") }
+// Begin, Commit and Rollback send the statements as text, on the hot path.
+func (c *conn) Begin(ctx context.Context) error    { return c.hot(ctx, "BEGIN") }
+func (c *conn) Commit(ctx context.Context) error   { return c.hot(ctx, "COMMIT") }
+func (c *conn) Rollback(ctx context.Context) error { return c.hot(ctx, "ROLLBACK") }
 
 // TableExists looks in the connection's current database.
 func (c *conn) TableExists(ctx context.Context, name string) (bool, error) {
@@ -143,49 +305,144 @@ func (c *conn) TableExists(ctx context.Context, name string) (bool, error) {
 func (c *conn) Info() dialect.ConnInfo { return c.info }
 
 // Close closes the cached statements, the session and its private pool.
+// A session already lost (killed, or closed to cancel a statement) closes
+// without error.
 func (c *conn) Close() error {
+	if c.w != nil {
+		c.w.stop()
+		c.w = nil
+	}
 	c.dropCache()
 	err := c.sc.Close()
 	if derr := c.db.Close(); err == nil {
 		err = derr
 	}
-	if errors.Is(err, sql.ErrConnDone) {
+	if errors.Is(err, sql.ErrConnDone) || c.broken != nil {
 		err = nil
 	}
 	return err
 }
 
-// stmt is a server-side prepared statement on one conn.
-type stmt struct{ st *sql.Stmt }
+// stmt is a server-side prepared statement on one conn, run on the driver
+// directly.
+type stmt struct {
+	c   *conn
+	ds  driver.Stmt
+	ex  driver.StmtExecContext
+	qu  driver.StmtQueryContext
+	chk driver.NamedValueChecker // the driver's own argument converter, or nil
+	nv  []driver.NamedValue      // argument buffer, reused
+}
 
 var _ dialect.Stmt = (*stmt)(nil)
 
+// bind converts args into the reused argument buffer, as database/sql would:
+// the driver's own value types pass as they are, other integers become
+// int64, and anything else goes through the driver's converter (which calls
+// driver.Valuer, follows pointers and so on).
+func (s *stmt) bind(args []any) ([]driver.NamedValue, error) {
+	nv := s.nv[:0]
+	for i, a := range args {
+		var v driver.Value
+		switch a := a.(type) {
+		case nil, int64, string, []byte, float64, bool, time.Time, uint64:
+			v = a
+		case int:
+			v = int64(a)
+		case int32:
+			v = int64(a)
+		default:
+			arg := driver.NamedValue{Ordinal: i + 1, Value: a}
+			var err error
+			if s.chk != nil {
+				err = s.chk.CheckNamedValue(&arg)
+			} else {
+				arg.Value, err = driver.DefaultParameterConverter.ConvertValue(a)
+			}
+			if err != nil {
+				clear(nv)
+				s.nv = nv
+				return nil, fmt.Errorf("mysql: argument %d: %w", i+1, err)
+			}
+			v = arg.Value
+		}
+		nv = append(nv, driver.NamedValue{Ordinal: i + 1, Value: v})
+	}
+	s.nv = nv
+	return nv, nil
+}
+
+// unbind drops the buffer's references to the caller's values.
+func (s *stmt) unbind() { clear(s.nv) }
+
 func (s *stmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	res, err := s.st.ExecContext(ctx, args...)
+	nv, err := s.bind(args)
 	if err != nil {
+		return 0, err
+	}
+	w, err := s.c.enter(ctx)
+	if err != nil {
+		s.unbind()
+		return 0, err
+	}
+	res, err := s.ex.ExecContext(noCancel, nv)
+	s.unbind()
+	if err = s.c.leave(ctx, w, err); err != nil {
 		return 0, err
 	}
 	return res.RowsAffected()
 }
 
-// Drain counts the result rows without scanning them (the driver still
-// decodes each row into its own buffer; database/sql offers no raw path).
+// Drain counts the result rows without decoding them: the driver reads each
+// row packet but, given a destination of no columns, converts no value.
+//
+// (driver.Rows.Next documents a destination as wide as the columns;
+// go-sql-driver/mysql's binary rows decode exactly len(dest) values and do
+// not look at the column count, which the package tests exercise. Decoding
+// would box every value in an interface, an allocation per column per row.)
 func (s *stmt) Drain(ctx context.Context, args ...any) (int, error) {
-	rows, err := s.st.QueryContext(ctx, args...)
+	nv, err := s.bind(args)
 	if err != nil {
 		return 0, err
 	}
+	w, err := s.c.enter(ctx)
+	if err != nil {
+		s.unbind()
+		return 0, err
+	}
+	rows, err := s.qu.QueryContext(noCancel, nv)
+	s.unbind()
 	n := 0
-	for rows.Next() {
-		n++
+	if err == nil {
+		for {
+			if err = rows.Next(nil); err != nil {
+				break
+			}
+			n++
+		}
+		if err == io.EOF {
+			err = nil
+		}
+		if cerr := rows.Close(); err == nil {
+			err = cerr
+		}
 	}
-	if err := rows.Close(); err != nil {
-		return n, err
-	}
-	return n, rows.Err()
+	return n, s.c.leave(ctx, w, err)
 }
 
-func (s *stmt) Close() error { return s.st.Close() }
+// Close deallocates the statement on the server; on a lost session there is
+// nothing left to deallocate.
+func (s *stmt) Close() error {
+	if s.ds == nil {
+		return nil
+	}
+	ds := s.ds
+	s.ds = nil
+	if s.c.broken != nil {
+		return nil
+	}
+	return ds.Close()
+}
 
 // errRowWidth reports a RowSource row whose width differs from the columns.
 func errRowWidth(got, want int) error {

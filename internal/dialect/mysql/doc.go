@@ -1,11 +1,14 @@
-// Package mysql is the MySQL and MariaDB dialect, built on go-sql-driver/mysql
-// through database/sql.
+// Package mysql is the MySQL and MariaDB dialect, built on go-sql-driver/mysql.
 //
-// Each dialect.Conn owns a private *sql.DB limited to one connection and pins
-// that connection with *sql.Conn, so a virtual user has exactly one server
-// session (its BEGIN, COMMIT and prepared statements all go to it), no pool
-// lock is shared between virtual users, and a lost session surfaces as a
-// Connection error instead of being silently replaced mid-transaction.
+// Each dialect.Conn is one driver connection, so a virtual user has exactly
+// one server session (its BEGIN, COMMIT and prepared statements all go to it),
+// and a lost session surfaces as a Connection error instead of being silently
+// replaced mid-transaction. The hot path (prepared statements, BEGIN, COMMIT,
+// ROLLBACK) calls the driver directly, without database/sql and without
+// handing each statement's context to the driver's watcher goroutine;
+// cancellation closes the network connection instead. The other methods go
+// through a private *sql.DB that holds only that connection, pinned with
+// *sql.Conn, and can never open another.
 // Statements are prepared on the server (interpolateParams is always off), as
 // sysbench does by default.
 //

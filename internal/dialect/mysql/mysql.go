@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -81,28 +82,76 @@ func (Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, err
 	return err == nil && n > 0, nil
 }
 
-// Connect opens one server session.
+// Connect opens one server session: a driver connection, dialled through a
+// DialFunc that keeps its network connection for cancellation (the driver
+// still negotiates TLS over it), and handed to a private database/sql pool for
+// the connection's non-hot-path methods.
 func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
 	cfg, err := configOf(t)
 	if err != nil {
 		return nil, err
 	}
-	db, err := open(cfg)
-	if err != nil {
-		return nil, err
+	c := &conn{cfg: cfg, stmts: map[string]*sql.Stmt{}}
+	dcfg := cfg.Clone()
+	dcfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer // as the driver's default dial
+		nc, err := d.DialContext(ctx, network, addr)
+		if err == nil {
+			c.nc = nc
+		}
+		return nc, err
 	}
-	sc, err := db.Conn(ctx)
+	connector, err := mysql.NewConnector(dcfg)
 	if err != nil {
-		db.Close()
+		return nil, fmt.Errorf("mysql: %s", scrub(err.Error(), cfg.Passwd))
+	}
+	dc, err := connector.Connect(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("mysql: connect: %w", scrubErr(err, cfg))
 	}
-	c := &conn{db: db, sc: sc, stmts: map[string]*sql.Stmt{}}
+	var ok1, ok2 bool
+	c.prep, ok1 = dc.(driver.ConnPrepareContext)
+	c.exec, ok2 = dc.(driver.ExecerContext)
+	if !ok1 || !ok2 || c.nc == nil {
+		dc.Close()
+		return nil, fmt.Errorf("mysql: connect: unexpected driver connection %T", dc)
+	}
+	c.dc = dc
+	c.db = sql.OpenDB(&session{dc: dc})
+	c.db.SetMaxOpenConns(1)
+	c.db.SetMaxIdleConns(1)
+	c.db.SetConnMaxLifetime(0)
+	c.db.SetConnMaxIdleTime(0)
+	if c.sc, err = c.db.Conn(ctx); err != nil {
+		c.db.Close()
+		dc.Close()
+		return nil, fmt.Errorf("mysql: connect: %w", scrubErr(err, cfg))
+	}
 	if err := c.readInfo(ctx); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("mysql: connect: %w", err)
 	}
 	return c, nil
 }
+
+// session is a driver.Connector that hands database/sql one existing driver
+// connection, once: a lost session is never silently replaced.
+type session struct {
+	dc     driver.Conn
+	handed atomic.Bool
+}
+
+// errSessionLost is what database/sql gets if it asks for a second connection.
+var errSessionLost = fmt.Errorf("mysql: session lost: %w", mysql.ErrInvalidConn)
+
+func (s *session) Connect(context.Context) (driver.Conn, error) {
+	if s.handed.Swap(true) {
+		return nil, errSessionLost
+	}
+	return s.dc, nil
+}
+
+func (s *session) Driver() driver.Driver { return mysql.MySQLDriver{} }
 
 // Classify maps an error to its class from MySQL / MariaDB error numbers and
 // driver error values.
