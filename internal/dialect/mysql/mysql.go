@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/rightsize/rightsize/internal/dialect/blockio"
+
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -94,8 +96,7 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 	c := &conn{cfg: cfg, stmts: map[string]*sql.Stmt{}}
 	dcfg := cfg.Clone()
 	dcfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var d net.Dialer // as the driver's default dial
-		nc, err := d.DialContext(ctx, network, addr)
+		nc, err := blockio.Dial(ctx, network, addr)
 		if err == nil {
 			c.nc = nc
 		}
