@@ -10,6 +10,8 @@
 #   SERVERS="postgres mysql"
 #   WORKLOADS="oltp_point_select oltp_read_write"
 #   TOOLS="sysbench rightsize"  drop one to run only the other's half
+#   REPS=3             runs of each tool per server x workload, alternating;
+#                      the table shows the median of each figure
 #   OUT=bench/out      output directory (gitignored)
 set -euo pipefail
 
@@ -20,6 +22,7 @@ TABLE_SIZE=${TABLE_SIZE:-100000}
 SERVERS=${SERVERS:-"postgres mysql"}
 WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_write"}
 TOOLS=${TOOLS:-"sysbench rightsize"}
+REPS=${REPS:-3}
 RAND_TYPE=special # sysbench's default; passed explicitly to both tools
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -110,15 +113,22 @@ cpu_us_per_txn() {
   awk -v n="$2" 'NF >= 2 { u = $(NF-1); s = $NF }
     END { if (n > 0 && u != "") printf "%.1f", (u + s) * 1e6 / n; else print "n/a" }' "$1"
 }
+# median V... -> the median of the numeric values (n/a when none)
+median() {
+  printf '%s\n' "$@" | awk '$1 ~ /^[0-9.]+$/ { v[n++] = $1 }
+    END { if (n == 0) { print "n/a"; exit }
+          asort(v); m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2; print m }'
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 FAILED=0
 NOTES=()
-declare -A R # results, keyed "server/workload/field"
+declare -A R # results, keyed "server/workload/field": one value per repetition
+declare -A M # medians of R
 
-run_sysbench() { # run_sysbench SERVER WORKLOAD
-  local s=$1 w=$2 base="$OUT/sysbench_${1}_${2}"
-  log "sysbench  $s $w (${TIME}s)"
+run_sysbench() { # run_sysbench SERVER WORKLOAD REP
+  local s=$1 w=$2 k=$3 base="$OUT/sysbench_${1}_${2}_$3"
+  log "sysbench  $s $w (${TIME}s, run $k of $REPS)"
   # shellcheck disable=SC2046
   if ! /usr/bin/time -f '%U %S' -o "$base.time" \
       sysbench "$w" $(sb_conn "$s") --threads="$THREADS" --tables="$TABLES" \
@@ -130,14 +140,14 @@ run_sysbench() { # run_sysbench SERVER WORKLOAD
   count=$(awk '/transactions:/ { print $2; exit }' "$base.txt")
   tps=$(sed -n 's/.*transactions:.*(\([0-9.]*\) per sec.).*/\1/p' "$base.txt" | head -1)
   p99=$(awk '/99th percentile:/ { print $3; exit }' "$base.txt")
-  R[$s/$w/sb_tps]=${tps:-n/a}
-  R[$s/$w/sb_p99]=${p99:-n/a}
-  R[$s/$w/sb_cpu]=$(cpu_us_per_txn "$base.time" "${count:-0}")
+  R[$s/$w/sb_tps]+=" ${tps:-n/a}"
+  R[$s/$w/sb_p99]+=" ${p99:-n/a}"
+  R[$s/$w/sb_cpu]+=" $(cpu_us_per_txn "$base.time" "${count:-0}")"
 }
 
-run_rightsize() { # run_rightsize SERVER WORKLOAD
-  local s=$1 w=$2 base="$OUT/rightsize_${1}_${2}"
-  log "rightsize $s $w (${TIME}s)"
+run_rightsize() { # run_rightsize SERVER WORKLOAD REP
+  local s=$1 w=$2 k=$3 base="$OUT/rightsize_${1}_${2}_$3"
+  log "rightsize $s $w (${TIME}s, run $k of $REPS)"
   rm -f "$base.json"
   local rc=0
   /usr/bin/time -f '%U %S' -o "$base.time" \
@@ -159,9 +169,9 @@ run_rightsize() { # run_rightsize SERVER WORKLOAD
   fi
   local count
   count=$(jq -r '.summary.count' "$base.json")
-  R[$s/$w/rs_tps]=$(jq -r '.summary.throughput | . * 100 | round / 100' "$base.json")
-  R[$s/$w/rs_p99]=$(jq -r '.summary.latency.p99_ms | . * 100 | round / 100' "$base.json")
-  R[$s/$w/rs_cpu]=$(cpu_us_per_txn "$base.time" "$count")
+  R[$s/$w/rs_tps]+=" $(jq -r '.summary.throughput | . * 100 | round / 100' "$base.json")"
+  R[$s/$w/rs_p99]+=" $(jq -r '.summary.latency.p99_ms | . * 100 | round / 100' "$base.json")"
+  R[$s/$w/rs_cpu]+=" $(cpu_us_per_txn "$base.time" "$count")"
 }
 
 # ---------------------------------------------------------------- prepare
@@ -189,30 +199,45 @@ done
 i=0
 for s in $SERVERS; do
   for w in $WORKLOADS; do
-    if [ $((i % 2)) -eq 0 ]; then order="sysbench rightsize"; else order="rightsize sysbench"; fi
-    for t in $order; do
-      if has_tool "$t"; then "run_$t" "$s" "$w"; fi
+    for k in $(seq 1 "$REPS"); do
+      if [ $((i % 2)) -eq 0 ]; then order="sysbench rightsize"; else order="rightsize sysbench"; fi
+      for t in $order; do
+        if has_tool "$t"; then "run_$t" "$s" "$w" "$k"; fi
+      done
+      i=$((i + 1))
     done
-    i=$((i + 1))
   done
+done
+# Medians of the repetitions; the raw values go to the table's footer.
+for key in "${!R[@]}"; do
+  case $key in */flag) continue ;; esac
+  # shellcheck disable=SC2086
+  M[$key]=$(median ${R[$key]})
 done
 
 # ---------------------------------------------------------------- report
 TABLE=$OUT/oltp_vs_sysbench.txt
 {
-  printf '# rightsize vs sysbench %s: threads=%s tables=%s table-size=%s time=%ss rand-type=%s, %s, nproc=%s\n' \
+  printf '# rightsize vs sysbench %s: threads=%s tables=%s table-size=%s time=%ss rand-type=%s, median of %s alternating runs, %s, nproc=%s\n' \
     "$(sysbench --version | awk '{print $2}')" "$THREADS" "$TABLES" "$TABLE_SIZE" "$TIME" \
-    "$RAND_TYPE" "$(date -u +%FT%TZ)" "$(nproc)"
+    "$RAND_TYPE" "$REPS" "$(date -u +%FT%TZ)" "$(nproc)"
   fmt='%-9s %-18s %10s %10s %6s %8s %8s %9s %9s %6s\n'
   printf "$fmt" server workload sb_tps rs_tps tps_x sb_p99ms rs_p99ms sb_us/txn rs_us/txn cpu_x
   for s in $SERVERS; do
     for w in $WORKLOADS; do
       printf "$fmt" "$s" "$w${R[$s/$w/flag]:-}" \
-        "${R[$s/$w/sb_tps]:-n/a}" "${R[$s/$w/rs_tps]:-n/a}" \
-        "$(ratio "${R[$s/$w/rs_tps]:-}" "${R[$s/$w/sb_tps]:-}")" \
-        "${R[$s/$w/sb_p99]:-n/a}" "${R[$s/$w/rs_p99]:-n/a}" \
-        "${R[$s/$w/sb_cpu]:-n/a}" "${R[$s/$w/rs_cpu]:-n/a}" \
-        "$(ratio "${R[$s/$w/rs_cpu]:-}" "${R[$s/$w/sb_cpu]:-}")"
+        "${M[$s/$w/sb_tps]:-n/a}" "${M[$s/$w/rs_tps]:-n/a}" \
+        "$(ratio "${M[$s/$w/rs_tps]:-}" "${M[$s/$w/sb_tps]:-}")" \
+        "${M[$s/$w/sb_p99]:-n/a}" "${M[$s/$w/rs_p99]:-n/a}" \
+        "${M[$s/$w/sb_cpu]:-n/a}" "${M[$s/$w/rs_cpu]:-n/a}" \
+        "$(ratio "${M[$s/$w/rs_cpu]:-}" "${M[$s/$w/sb_cpu]:-}")"
+    done
+  done
+  for s in $SERVERS; do
+    for w in $WORKLOADS; do
+      for f in sb_tps rs_tps sb_cpu rs_cpu; do
+        [ -n "${R[$s/$w/$f]:-}" ] && echo "# runs $s $w $f:${R[$s/$w/$f]}"
+      done
     done
   done
   for n in ${NOTES[@]+"${NOTES[@]}"}; do echo "# ! $n"; done
