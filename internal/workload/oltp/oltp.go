@@ -153,8 +153,14 @@ func (w *Workload) Long() string {
 	return variants[w.v].about + `
 
 This is sysbench 1.0's ` + w.Name() + ` (src/lua/` + w.Name() + `.lua and
-oltp_common.lua): same options with the same defaults, same tables, same SQL in
-the same order, so results compare with published sysbench figures.
+oltp_common.lua): the same tables, the same SQL in the same order, and its
+options with their defaults, so results compare with published sysbench
+figures. Not carried over: --secondary (id as a secondary index instead of the
+primary key), --mysql-storage-engine (tables are InnoDB) and
+--pgsql-variant. Added from sysbench 1.1: --create-table-options and the
+zipfian --rand-type. As sysbench does, a transaction that fails with a
+deadlock, serialization failure, lock wait timeout or (PostgreSQL) duplicate
+key is run again: see --retry.
 
 Tables: sbtest1..--tables, each (id INTEGER primary key, k INTEGER, c CHAR(120),
 pad CHAR(60)) with --table-size rows, and the index k_N on k created after the
