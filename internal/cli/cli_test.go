@@ -245,3 +245,23 @@ func TestOpenLoopOnMySQL(t *testing.T) {
 		t.Errorf("response time p50 %v < service time p50 %v", r.Summary.Latency.P50Ms, r.Summary.ServiceTime.P50Ms)
 	}
 }
+
+// TestMySQLAuthFailureHidesPassword: a refused login fails with exit 1 and an
+// error that names the target but never the password.
+func TestMySQLAuthFailureHidesPassword(t *testing.T) {
+	base := testenv.MySQLURL(t)
+	withPW := strings.Replace(base, "mysql://root@", "mysql://root:Wr0ngPW-xyz@", 1)
+	if withPW == base {
+		t.Fatalf("unexpected test URL shape %s", base)
+	}
+	o := run(t, context.Background(), "run", "oltp_point_select", "--target", withPW, "--time", "1s", "--out", "-")
+	if o.code != ExitFailure {
+		t.Fatalf("exit %d, want %d\n%s", o.code, ExitFailure, o.stderr)
+	}
+	if strings.Contains(o.stdout+o.stderr, "Wr0ngPW") {
+		t.Errorf("password in output:\n%s%s", o.stdout, o.stderr)
+	}
+	if !strings.Contains(o.stderr, "root@") {
+		t.Errorf("the error does not name the target:\n%s", o.stderr)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -22,6 +23,8 @@ const (
 	MaxRate     = 1e7  // starts per second per instance
 	MinInterval = 10 * time.Millisecond
 	MaxThreads  = 100000
+	// yieldEvery is how often a VU yields its P to the scheduler (see loop).
+	yieldEvery = time.Millisecond
 	// connectParallel bounds how many VUs connect at once (no connection storm).
 	connectParallel = 16
 	// abandonAfter: events still running this long after their context was
@@ -570,6 +573,7 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			_ = w.Close()
 		}
 	}()
+	lastYield := time.Now()
 	for !r.stoppedNow() {
 		var intended, actual time.Time
 		if r.open {
@@ -600,6 +604,14 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			in.mu.Lock()
 			in.started[phase]++
 			in.mu.Unlock()
+		}
+		if actual.Sub(lastYield) > yieldEvery {
+			// Blocking I/O never parks the goroutine, so the scheduler sees no
+			// progress on its P; after 10 ms sysmon forces a hand-off of that
+			// P and then polls every 20 µs for a while (thousands of timer
+			// interrupts a second). A yield now and then avoids it.
+			runtime.Gosched()
+			lastYield = actual
 		}
 		v.mu.Lock()
 		v.cur = phase
