@@ -121,7 +121,17 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	}
 	specs := make([]runner.Instance, len(ins))
 	for i, in := range ins {
-		specs[i] = runner.Instance{NewVU: in.NewVU, Classify: in.Classify}
+		newVU, target := in.NewVU, ts[i].String()
+		specs[i] = runner.Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				v, err := newVU(ctx, id, seed)
+				if err != nil && !strings.Contains(err.Error(), target) {
+					err = fmt.Errorf("%s: %w", target, err)
+				}
+				return v, err
+			},
+			Classify: in.Classify,
+		}
 	}
 
 	mode := fmt.Sprintf("closed loop, %d threads per instance", cfg.Threads)
