@@ -32,15 +32,16 @@ func main() {
 	}()
 	host, _ := os.Hostname()
 	code := cli.Main(ctx, cli.Env{
-		Args:     os.Args[1:],
-		Stdout:   os.Stdout,
-		Stderr:   os.Stderr,
-		Getenv:   os.Getenv,
-		CPUTime:  cpuTime,
-		Terminal: term.IsTerminal(int(os.Stderr.Fd())),
-		Hostname: host,
-		NumCPU:   runtime.NumCPU(),
-		MaxProcs: runtime.GOMAXPROCS(0),
+		Args:        os.Args[1:],
+		Stdout:      os.Stdout,
+		Stderr:      os.Stderr,
+		Getenv:      os.Getenv,
+		CPUTime:     cpuTime,
+		Terminal:    term.IsTerminal(int(os.Stderr.Fd())),
+		Hostname:    host,
+		NumCPU:      runtime.NumCPU(),
+		MaxProcs:    runtime.GOMAXPROCS(0),
+		SetMaxProcs: func(n int) { runtime.GOMAXPROCS(n) },
 	})
 	os.Exit(code)
 }

@@ -38,6 +38,8 @@ type Env struct {
 	Hostname string
 	NumCPU   int
 	MaxProcs int
+	// SetMaxProcs sets GOMAXPROCS (nil: left alone).
+	SetMaxProcs func(n int)
 }
 
 // usageError marks errors that mean "the command line is wrong" (exit 2).

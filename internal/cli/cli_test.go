@@ -265,3 +265,28 @@ func TestMySQLAuthFailureHidesPassword(t *testing.T) {
 		t.Errorf("the error does not name the target:\n%s", o.stderr)
 	}
 }
+
+// TestBlockingIORaisesMaxProcs: virtual users on a network database do
+// blocking I/O and get a Go processor each; an embedded SQLite run does not.
+func TestBlockingIORaisesMaxProcs(t *testing.T) {
+	url := testenv.PostgresURL(t)
+	dir := t.TempDir()
+	procs := func(args ...string) int {
+		var out, errb bytes.Buffer
+		got := 0
+		code := Main(context.Background(), Env{Args: args, Stdout: &out, Stderr: &errb, MaxProcs: 2,
+			Getenv: func(string) string { return "" }, SetMaxProcs: func(n int) { got = n }})
+		if code != ExitOK {
+			t.Fatalf("exit %d\n%s", code, errb.String())
+		}
+		return got
+	}
+	procs("prepare", "oltp_point_select", "--target", url, "--table-size", "100")
+	if got := procs("run", "oltp_point_select", "--target", url, "--table-size", "100", "--threads", "3", "--time", "1s", "--out", "-"); got != 5 {
+		t.Errorf("postgres with 3 threads: GOMAXPROCS set to %d, want 5", got)
+	}
+	if got := procs("run", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "a.db"), "--prepare", "always",
+		"--table-size", "100", "--threads", "3", "--time", "1s", "--out", "-"); got != 0 {
+		t.Errorf("sqlite: GOMAXPROCS set to %d, want it left alone", got)
+	}
+}

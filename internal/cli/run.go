@@ -119,6 +119,16 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	cfg.OnTick = func(agg result.Interval, per []result.Interval) {
 		_ = report.ProgressLine(env.Stdout, agg, cfg.Threads*len(ins), unit)
 	}
+	// Virtual users doing blocking I/O each need a Go processor of their own,
+	// plus a few for the ticker and the runtime.
+	blocking := false
+	for _, in := range ins {
+		blocking = blocking || in.Info().BlockingIO
+	}
+	if need := cfg.Threads*len(ins) + 2; blocking && need > env.MaxProcs && env.SetMaxProcs != nil {
+		env.SetMaxProcs(need)
+		env.MaxProcs = need
+	}
 	specs := make([]runner.Instance, len(ins))
 	for i, in := range ins {
 		newVU, target := in.NewVU, ts[i].String()

@@ -25,6 +25,11 @@ type Capabilities struct {
 	// Embedded is true when the database runs inside the rightsize process, so
 	// client CPU includes the database's own work.
 	Embedded bool `json:"embedded"`
+	// BlockingIO is true when each connection does blocking socket I/O (see
+	// package blockio): a virtual user then holds an OS thread, and the Go
+	// runtime needs a processor (GOMAXPROCS) per virtual user, or a reply
+	// waits for a free one (measured: p95 three times higher at 4 VUs on 2).
+	BlockingIO bool `json:"blocking_io"`
 	// BulkLoad names the fast path prepare uses (e.g. "COPY", "multi-row INSERT").
 	BulkLoad string `json:"bulk_load"`
 	// Notes are sentences a report may show next to the results.

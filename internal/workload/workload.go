@@ -80,6 +80,9 @@ type InstanceInfo struct {
 	Encrypted     bool     `json:"encrypted"`
 	TLS           string   `json:"tls,omitempty"`
 	Notes         []string `json:"notes,omitempty"`
+	// BlockingIO: each virtual user holds an OS thread in blocking I/O and
+	// needs its own Go processor (see dialect.Capabilities).
+	BlockingIO bool `json:"-"`
 }
 
 // Progress receives prepare progress; Total may be called again as work is found.

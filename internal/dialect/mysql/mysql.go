@@ -33,7 +33,7 @@ func (Dialect) Schemes() []string { return []string{"mysql", "mariadb"} }
 
 // Capabilities reports multi-row INSERT as the bulk-load path.
 func (Dialect) Capabilities() dialect.Capabilities {
-	return dialect.Capabilities{BulkLoad: "multi-row INSERT"}
+	return dialect.Capabilities{BulkLoad: "multi-row INSERT", BlockingIO: true}
 }
 
 // AutoIncrementPK returns an AUTO_INCREMENT integer primary key.

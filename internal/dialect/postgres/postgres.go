@@ -33,7 +33,7 @@ func (Dialect) Schemes() []string { return []string{"postgres", "postgresql"} }
 
 // Capabilities reports COPY as the bulk-load path.
 func (Dialect) Capabilities() dialect.Capabilities {
-	return dialect.Capabilities{BulkLoad: "COPY"}
+	return dialect.Capabilities{BulkLoad: "COPY", BlockingIO: true}
 }
 
 // AutoIncrementPK returns a SERIAL primary key, as sysbench 1.0 creates for pgsql.

@@ -57,9 +57,10 @@ func newInstance(v variant, o Options, t *target) (*instance, error) {
 		cTmpl:   datagen.NewTemplate(datagen.CTemplate),
 		padTmpl: datagen.NewTemplate(datagen.PadTemplate),
 		info: workload.InstanceInfo{
-			Target:  t.String(),
-			Dialect: t.d.Name(),
-			Notes:   append([]string(nil), caps.Notes...),
+			Target:     t.String(),
+			Dialect:    t.d.Name(),
+			Notes:      append([]string(nil), caps.Notes...),
+			BlockingIO: caps.BlockingIO,
 		},
 	}, nil
 }
