@@ -9,6 +9,7 @@ package dialect
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/rightsize/rightsize/internal/errclass"
 )
@@ -137,4 +138,18 @@ var ErrNoRows = errors.New("no rows in result set")
 // transactions keep using Begin so that readers still run in parallel.
 type WriteBeginner interface {
 	BeginWrite(ctx context.Context) error
+}
+
+// WithContextErr adds the context's error to err's chain when the context
+// has ended, so that a classifier reports Canceled or Timeout rather than the
+// database's own reaction to the cancellation (PostgreSQL's query_canceled,
+// SQLite's SQLITE_INTERRUPT). It returns nil for a nil err.
+func WithContextErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w (%w)", err, cerr)
+	}
+	return err
 }

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -72,18 +71,8 @@ func (c *conn) sql(q string) string {
 	return r
 }
 
-// fail adds the context's error to err's chain when the context ended, so that
-// Classify reports Canceled or Timeout rather than the server's
-// query_canceled that the cancel request produced.
-func fail(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		return fmt.Errorf("%w (%w)", err, cerr)
-	}
-	return err
-}
+// fail is dialect.WithContextErr.
+func fail(ctx context.Context, err error) error { return dialect.WithContextErr(ctx, err) }
 
 func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	tag, err := c.pc.Exec(ctx, c.sql(query), args...)

@@ -30,17 +30,8 @@ var (
 	_ dialect.WriteBeginner = (*conn)(nil)
 )
 
-// fail adds the context's error to err's chain when the context ended, so that
-// Classify reports Canceled or Timeout rather than SQLITE_INTERRUPT.
-func fail(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		return fmt.Errorf("%w (%w)", err, cerr)
-	}
-	return err
-}
+// fail is dialect.WithContextErr.
+func fail(ctx context.Context, err error) error { return dialect.WithContextErr(ctx, err) }
 
 func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	res, err := c.c.ExecContext(ctx, query, args...)
