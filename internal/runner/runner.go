@@ -245,14 +245,12 @@ type pacer struct {
 
 // inst is one instance during a run.
 type inst struct {
-	spec    Instance
-	vus     []*vu
-	pacer   *pacer
-	mu      sync.Mutex // guards started
-	started [2]int64   // open loop: starts that began, by phase
-	total   [2]*stats  // ticker only
-	carry   *stats     // ticker only: see tick
-	series  []result.Interval
+	spec   Instance
+	vus    []*vu
+	pacer  *pacer
+	total  [2]*stats // ticker only
+	carry  *stats    // ticker only: see tick
+	series []result.Interval
 }
 
 // Run drives the instances and returns the run's figures: Load, Summary, Ops,
@@ -611,11 +609,6 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			intended = actual
 		}
 		phase := r.phaseOf(intended)
-		if r.open {
-			in.mu.Lock()
-			in.started[phase]++
-			in.mu.Unlock()
-		}
 		if actual.Sub(lastYield) > yieldEvery {
 			// Blocking I/O never parks the goroutine, so the scheduler sees no
 			// progress on its P; after 10 ms sysmon forces a hand-off of that
@@ -626,8 +619,11 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 		}
 		v.mu.Lock()
 		v.cur = phase
-		if r.open && actual.Sub(intended) > r.cfg.LateThreshold {
-			v.st[phase].late++
+		if r.open {
+			v.st[phase].started++
+			if actual.Sub(intended) > r.cfg.LateThreshold {
+				v.st[phase].late++
+			}
 		}
 		v.mu.Unlock()
 
@@ -770,12 +766,10 @@ func (r *run) finish() (*result.Run, error) {
 		var dropped [2]int64
 		if in.pacer != nil {
 			in.pacer.drain(r, cut)
-			in.mu.Lock()
 			for p := range dropped {
-				dropped[p] = max(0, in.pacer.claimed[p]-in.started[p])
+				dropped[p] = max(0, in.pacer.claimed[p]-in.total[p].started)
 				aggDropped[p] += dropped[p]
 			}
-			in.mu.Unlock()
 		}
 		ri := result.Instance{Index: i, Intervals: in.series}
 		ri.Summary = in.total[meas].summary(cfg.Unit, measSecs, r.open, dropped[meas])

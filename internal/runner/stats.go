@@ -13,15 +13,16 @@ import (
 // per instance per interval and phase after them. Histograms are allocated on
 // first use, since each costs about 200 KB.
 type stats struct {
-	ev     *hist.Histogram // response time of successful events
-	svc    *hist.Histogram // service time of successful events (open loop only)
-	evErr  errclass.Counts
-	retry  errclass.Counts   // failed attempts of events that were re-run
-	ops    []*hist.Histogram // one per workload op, nil until used
-	opErr  []errclass.Counts
-	kinds  [3]int64 // sub-operations by workload.OpKind (ok or not)
-	reconn int64
-	late   int64
+	ev      *hist.Histogram // response time of successful events
+	svc     *hist.Histogram // service time of successful events (open loop only)
+	evErr   errclass.Counts
+	retry   errclass.Counts   // failed attempts of events that were re-run
+	ops     []*hist.Histogram // one per workload op, nil until used
+	opErr   []errclass.Counts
+	kinds   [3]int64 // sub-operations by workload.OpKind (ok or not)
+	reconn  int64
+	late    int64
+	started int64 // open loop: intended starts that began
 }
 
 func newStats(nops int) *stats {
@@ -81,6 +82,7 @@ func (s *stats) merge(o *stats) {
 	}
 	s.reconn += o.reconn
 	s.late += o.late
+	s.started += o.started
 }
 
 // reset empties s, keeping its histograms' memory.
@@ -96,7 +98,7 @@ func (s *stats) reset() {
 		s.opErr[i] = errclass.Counts{}
 	}
 	s.kinds = [3]int64{}
-	s.reconn, s.late = 0, 0
+	s.reconn, s.late, s.started = 0, 0, 0
 }
 
 func (s *stats) events() int64 {
