@@ -28,6 +28,7 @@ type conn struct {
 	// watched is the context whose cancellation interrupts the hot path (see
 	// hot); stopWatch unregisters it.
 	watched   context.Context
+	unwatched context.Context // context.WithoutCancel(watched), made once
 	stopWatch func() bool
 }
 
@@ -47,10 +48,10 @@ func (c *conn) hot(ctx context.Context) context.Context {
 			c.stopWatch()
 		}
 		nc := c.pc.PgConn().Conn()
-		c.watched = ctx
+		c.watched, c.unwatched = ctx, context.WithoutCancel(ctx)
 		c.stopWatch = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
 	}
-	return context.WithoutCancel(ctx)
+	return c.unwatched
 }
 
 var _ dialect.Conn = (*conn)(nil)
