@@ -582,6 +582,8 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			_ = w.Close()
 		}
 	}()
+	tm := time.NewTimer(time.Hour) // the VU's one timer for every wait
+	tm.Stop()
 	lastYield := time.Now()
 	for !r.stoppedNow() {
 		var intended, actual time.Time
@@ -591,7 +593,7 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			if !ok {
 				return
 			}
-			if !r.sleepUntil(intended) {
+			if !r.sleepUntil(tm, intended) {
 				// Stopped while waiting: the start is dropped, unless it was
 				// not even due when an interrupt stopped the run.
 				select {
@@ -656,14 +658,14 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 
 		if class == errclass.Connection {
 			_ = w.Close()
-			w = r.reconnect(ctx, in, id, v)
+			w = r.reconnect(ctx, in, id, v, tm)
 			if w == nil {
 				return
 			}
 			continue
 		}
 		if !r.open && r.cfg.Think.Mean > 0 {
-			if !r.sleepUntil(time.Now().Add(r.cfg.Think.Draw(rng))) {
+			if !r.sleepUntil(tm, time.Now().Add(r.cfg.Think.Draw(rng))) {
 				return
 			}
 		}
@@ -672,10 +674,10 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 
 // reconnect replaces a lost VU connection, backing off between attempts, until
 // it succeeds or the run stops (then it returns nil).
-func (r *run) reconnect(ctx context.Context, in *inst, id int, v *vu) workload.VU {
+func (r *run) reconnect(ctx context.Context, in *inst, id int, v *vu, tm *time.Timer) workload.VU {
 	backoff := r.cfg.BackoffMin
 	for attempt := 1; ; attempt++ {
-		if !r.sleepUntil(time.Now().Add(backoff)) {
+		if !r.sleepUntil(tm, time.Now().Add(backoff)) {
 			return nil
 		}
 		w, err := in.spec.NewVU(ctx, id, r.seed(0, id)+uint64(attempt)<<48)
@@ -689,9 +691,10 @@ func (r *run) reconnect(ctx context.Context, in *inst, id int, v *vu) workload.V
 	}
 }
 
-// sleepUntil waits until t; it returns false if the run stopped first. It
-// never sleeps past the window's end.
-func (r *run) sleepUntil(t time.Time) bool {
+// sleepUntil waits until t on the VU's own timer tm (reused, so waiting
+// allocates nothing); it returns false if the run stopped first. It never
+// sleeps past the window's end.
+func (r *run) sleepUntil(tm *time.Timer, t time.Time) bool {
 	if r.stoppedNow() {
 		return false
 	}
@@ -703,7 +706,7 @@ func (r *run) sleepUntil(t time.Time) bool {
 	if past {
 		d = time.Until(r.end)
 	}
-	tm := time.NewTimer(d)
+	tm.Reset(d)
 	defer tm.Stop()
 	select {
 	case <-tm.C:

@@ -375,14 +375,24 @@ func (s *stmt) bind(args []any) ([]driver.NamedValue, error) {
 // unbind drops the buffer's references to the caller's values.
 func (s *stmt) unbind() { clear(s.nv) }
 
-func (s *stmt) Exec(ctx context.Context, args ...any) (int64, error) {
+// start binds args and enters the connection's cancellation watch: the
+// prologue of Exec and Drain. On error nothing is left bound.
+func (s *stmt) start(ctx context.Context, args []any) ([]driver.NamedValue, *watch, error) {
 	nv, err := s.bind(args)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	w, err := s.c.enter(ctx)
 	if err != nil {
 		s.unbind()
+		return nil, nil, err
+	}
+	return nv, w, nil
+}
+
+func (s *stmt) Exec(ctx context.Context, args ...any) (int64, error) {
+	nv, w, err := s.start(ctx, args)
+	if err != nil {
 		return 0, err
 	}
 	res, err := s.ex.ExecContext(noCancel, nv)
@@ -401,13 +411,8 @@ func (s *stmt) Exec(ctx context.Context, args ...any) (int64, error) {
 // not look at the column count, which the package tests exercise. Decoding
 // would box every value in an interface, an allocation per column per row.)
 func (s *stmt) Drain(ctx context.Context, args ...any) (int, error) {
-	nv, err := s.bind(args)
+	nv, w, err := s.start(ctx, args)
 	if err != nil {
-		return 0, err
-	}
-	w, err := s.c.enter(ctx)
-	if err != nil {
-		s.unbind()
 		return 0, err
 	}
 	rows, err := s.qu.QueryContext(noCancel, nv)
