@@ -52,6 +52,8 @@ type Run struct {
 	Instances []Instance `json:"instances"`
 	// Client is the load generator's own cost (absent when not measured).
 	Client *Client `json:"client,omitempty"`
+	// TPCC holds TPC-C's own figures (tpmC, NOPM, mix, limits); tpcc runs only.
+	TPCC *TPCC `json:"tpcc,omitempty"`
 }
 
 // Tool identifies the build that wrote the file.
@@ -77,6 +79,10 @@ type Load struct {
 	// Retry lists the error classes whose events are re-run.
 	Retry []string `json:"retry,omitempty"`
 	Seed  uint64   `json:"seed"`
+	// RateMultiple and BaselineRate: --rate was given as a multiple (2x) of
+	// --baseline-rate; Rate is their product.
+	RateMultiple float64 `json:"rate_multiple,omitempty"`
+	BaselineRate float64 `json:"baseline_rate,omitempty"`
 }
 
 // Latency is a latency distribution in milliseconds.
@@ -120,6 +126,9 @@ type Summary struct {
 	Late      int64   `json:"late"`
 	DurationS float64 `json:"duration_s"`
 	Partial   bool    `json:"partial"`
+	// Counters are the workload's own counts (TPC-C: rolled-back New-Orders,
+	// remote order lines, ...), by name.
+	Counters map[string]int64 `json:"counters,omitempty"`
 }
 
 // Op is one operation's figures.
@@ -166,6 +175,7 @@ type Instance struct {
 	Ops           []Op       `json:"ops"`
 	Warmup        *Summary   `json:"warmup,omitempty"`
 	Intervals     []Interval `json:"intervals"`
+	TPCC          *TPCC      `json:"tpcc,omitempty"`
 }
 
 // Client is what the load generator itself cost, so that figures from a

@@ -55,6 +55,7 @@ func fullSummary() result.Summary {
 		Late:           11,
 		DurationS:      60,
 		Partial:        true,
+		Counters:       map[string]int64{"new_order_rollbacks": 12},
 	}
 }
 

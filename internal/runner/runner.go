@@ -75,6 +75,9 @@ type Config struct {
 	Ops   []workload.Op
 	Event string
 	Unit  string
+	// Counters names the workload's own counters (workload.Counting); VUs
+	// add to them by index through Meter.Count.
+	Counters []string
 	// OnTick, if set, is called after every tick with the aggregate interval and
 	// each instance's, from the runner's ticker goroutine.
 	OnTick func(agg result.Interval, perInstance []result.Interval)
@@ -202,11 +205,11 @@ type vu struct {
 	classify func(error) errclass.Class
 }
 
-func newVU(spec Instance, ops []workload.Op) *vu {
+func newVU(spec Instance, ops []workload.Op, nc int) *vu {
 	n := len(ops)
 	return &vu{
-		st:    [2]*stats{newStats(n), newStats(n)},
-		spare: [2]*stats{newStats(n), newStats(n)},
+		st:    [2]*stats{newStats(n, nc), newStats(n, nc)},
+		spare: [2]*stats{newStats(n, nc), newStats(n, nc)},
 		ops:   ops, classify: spec.Classify,
 	}
 }
@@ -231,6 +234,16 @@ func (v *vu) End(s workload.Span, err error) {
 	}
 	v.mu.Lock()
 	v.st[v.cur].recordOp(s.Op, kind, d, class)
+	v.mu.Unlock()
+}
+
+// Count implements workload.Meter: it adds n to counter c in the phase of
+// the event in flight. An unknown counter is ignored.
+func (v *vu) Count(c int, n int64) {
+	v.mu.Lock()
+	if s := v.st[v.cur]; c >= 0 && c < len(s.counts) {
+		s.counts[c] += n
+	}
 	v.mu.Unlock()
 }
 
@@ -267,9 +280,9 @@ func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error)
 	}
 	r := &run{cfg: cfg, open: cfg.Rate > 0}
 	for i, spec := range insts {
-		in := &inst{spec: spec, total: [2]*stats{newStats(len(cfg.Ops)), newStats(len(cfg.Ops))}, carry: newStats(len(cfg.Ops))}
+		in := &inst{spec: spec, total: [2]*stats{newStats(len(cfg.Ops), len(cfg.Counters)), newStats(len(cfg.Ops), len(cfg.Counters))}, carry: newStats(len(cfg.Ops), len(cfg.Counters))}
 		for j := 0; j < cfg.Threads; j++ {
-			in.vus = append(in.vus, newVU(spec, cfg.Ops))
+			in.vus = append(in.vus, newVU(spec, cfg.Ops, len(cfg.Counters)))
 		}
 		if r.open {
 			s, err := pace.New(cfg.Arrival, cfg.Rate, r.seed(i, -1))
@@ -500,10 +513,10 @@ func (r *run) tick(from, to time.Time) {
 	nops := len(r.cfg.Ops)
 	phase := r.phaseOf(from)
 	tail := !from.Before(r.end) || !to.After(from) // merged into totals, not an interval
-	agg := newStats(nops)
+	agg := newStats(nops, len(r.cfg.Counters))
 	per := make([]result.Interval, len(r.insts))
 	for i, in := range r.insts {
-		iv := newStats(nops)
+		iv := newStats(nops, len(r.cfg.Counters))
 		for _, v := range in.vus {
 			v.mu.Lock()
 			v.st, v.spare = v.spare, v.st
@@ -518,7 +531,7 @@ func (r *run) tick(from, to time.Time) {
 				if p == warm && phase == meas {
 					// The warm-up is over: let its histograms go (about
 					// 270 KB each); a late warm-up event allocates anew.
-					v.spare[p] = newStats(nops)
+					v.spare[p] = newStats(nops, len(r.cfg.Counters))
 				} else {
 					s.reset()
 				}
@@ -664,8 +677,14 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			}
 			continue
 		}
-		if !r.open && r.cfg.Think.Mean > 0 {
-			if !r.sleepUntil(tm, time.Now().Add(r.cfg.Think.Draw(rng))) {
+		if !r.open {
+			var pause time.Duration
+			if p, ok := w.(workload.Pacer); ok {
+				pause = p.Pause()
+			} else if r.cfg.Think.Mean > 0 {
+				pause = r.cfg.Think.Draw(rng)
+			}
+			if pause > 0 && !r.sleepUntil(tm, time.Now().Add(pause)) {
 				return
 			}
 		}
@@ -763,7 +782,7 @@ func (r *run) finish() (*result.Run, error) {
 	warmSecs := clampSecs(cut.Sub(r.start), cfg.Warmup)
 	measSecs := clampSecs(cut.Sub(r.measureStart), cfg.Duration)
 
-	aggTotal := [2]*stats{newStats(len(cfg.Ops)), newStats(len(cfg.Ops))}
+	aggTotal := [2]*stats{newStats(len(cfg.Ops), len(cfg.Counters)), newStats(len(cfg.Ops), len(cfg.Counters))}
 	var aggDropped [2]int64
 	for i, in := range r.insts {
 		var dropped [2]int64
@@ -775,7 +794,7 @@ func (r *run) finish() (*result.Run, error) {
 			}
 		}
 		ri := result.Instance{Index: i, Intervals: in.series}
-		ri.Summary = in.total[meas].summary(cfg.Unit, measSecs, r.open, dropped[meas])
+		ri.Summary = in.total[meas].summary(cfg.Unit, measSecs, r.open, dropped[meas], cfg.Counters)
 		ri.Summary.Partial = r.partial
 		ops, err := in.total[meas].opResults(cfg.Event, cfg.Ops, measSecs)
 		if err != nil {
@@ -783,14 +802,14 @@ func (r *run) finish() (*result.Run, error) {
 		}
 		ri.Ops = ops
 		if cfg.Warmup > 0 {
-			w := in.total[warm].summary(cfg.Unit, warmSecs, r.open, dropped[warm])
+			w := in.total[warm].summary(cfg.Unit, warmSecs, r.open, dropped[warm], cfg.Counters)
 			ri.Warmup = &w
 		}
 		out.Instances = append(out.Instances, ri)
 		aggTotal[warm].merge(in.total[warm])
 		aggTotal[meas].merge(in.total[meas])
 	}
-	out.Summary = aggTotal[meas].summary(cfg.Unit, measSecs, r.open, aggDropped[meas])
+	out.Summary = aggTotal[meas].summary(cfg.Unit, measSecs, r.open, aggDropped[meas], cfg.Counters)
 	out.Summary.Partial = r.partial
 	ops, err := aggTotal[meas].opResults(cfg.Event, cfg.Ops, measSecs)
 	if err != nil {
@@ -798,7 +817,7 @@ func (r *run) finish() (*result.Run, error) {
 	}
 	out.Ops = ops
 	if cfg.Warmup > 0 {
-		w := aggTotal[warm].summary(cfg.Unit, warmSecs, r.open, aggDropped[warm])
+		w := aggTotal[warm].summary(cfg.Unit, warmSecs, r.open, aggDropped[warm], cfg.Counters)
 		out.Warmup = &w
 	}
 	if cfg.CPUTime != nil {

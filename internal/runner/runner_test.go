@@ -512,3 +512,51 @@ func TestClientCPUOverTheMeasuredWindow(t *testing.T) {
 		within(t, "µs per event", c.CPUPerEventUs, 0.6e6/200, 1)
 	})
 }
+
+// pacedVU counts one thing per step and asks for its own pause.
+type pacedVU struct{ pause time.Duration }
+
+func (p *pacedVU) Step(ctx context.Context, m workload.Meter) error {
+	s := m.Start(0)
+	err := sleepCtx(ctx, 10*time.Millisecond)
+	m.End(s, err)
+	if err == nil {
+		m.Count(1, 2)
+	}
+	return err
+}
+func (p *pacedVU) Close() error         { return nil }
+func (p *pacedVU) Pause() time.Duration { return p.pause }
+
+func TestPacerAndCounters(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res, err := Run(context.Background(), Config{
+			Threads: 2, Warmup: time.Second, Duration: 2 * time.Second, Ops: ops,
+			// --think-time is ignored for a VU that paces itself.
+			Think:    pace.Think{Mean: time.Second},
+			Counters: []string{"unused", "things"},
+		}, []Instance{{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				return &pacedVU{pause: 90 * time.Millisecond}, nil
+			},
+			Classify: classify,
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each VU: 10 ms step + 90 ms pause = 10 events a second.
+		within(t, "measured count", float64(res.Summary.Count), 40, 2)
+		if got, want := res.Summary.Counters["things"], 2*res.Summary.Count; got != want {
+			t.Errorf("counter things = %d, want 2 per measured event = %d", got, want)
+		}
+		if res.Summary.Counters["unused"] != 0 {
+			t.Errorf("counter unused = %d", res.Summary.Counters["unused"])
+		}
+		if res.Warmup == nil || res.Warmup.Counters["things"] != 2*res.Warmup.Count {
+			t.Errorf("warm-up counters %v for %d events", res.Warmup.Counters, res.Warmup.Count)
+		}
+		if got := res.Instances[0].Summary.Counters["things"]; got != res.Summary.Counters["things"] {
+			t.Errorf("instance counter %d, run %d", got, res.Summary.Counters["things"])
+		}
+	})
+}

@@ -22,11 +22,12 @@ type stats struct {
 	kinds   [3]int64 // sub-operations by workload.OpKind (ok or not)
 	reconn  int64
 	late    int64
-	started int64 // open loop: intended starts that began
+	started int64   // open loop: intended starts that began
+	counts  []int64 // the workload's own counters (Meter.Count)
 }
 
-func newStats(nops int) *stats {
-	return &stats{ops: make([]*hist.Histogram, nops), opErr: make([]errclass.Counts, nops)}
+func newStats(nops, ncounters int) *stats {
+	return &stats{ops: make([]*hist.Histogram, nops), opErr: make([]errclass.Counts, nops), counts: make([]int64, ncounters)}
 }
 
 func (s *stats) recordEvent(resp, svc time.Duration, open bool) {
@@ -83,6 +84,9 @@ func (s *stats) merge(o *stats) {
 	s.reconn += o.reconn
 	s.late += o.late
 	s.started += o.started
+	for i := range o.counts {
+		s.counts[i] += o.counts[i]
+	}
 }
 
 // reset empties s, keeping its histograms' memory.
@@ -99,6 +103,7 @@ func (s *stats) reset() {
 	}
 	s.kinds = [3]int64{}
 	s.reconn, s.late, s.started = 0, 0, 0
+	clear(s.counts)
 }
 
 func (s *stats) events() int64 {
@@ -123,7 +128,7 @@ func rate(n int64, secs float64) float64 {
 }
 
 // summary renders s as a phase summary over secs seconds.
-func (s *stats) summary(unit string, secs float64, open bool, dropped int64) result.Summary {
+func (s *stats) summary(unit string, secs float64, open bool, dropped int64, counters []string) result.Summary {
 	sum := result.Summary{
 		Unit:           unit,
 		Count:          s.events(),
@@ -142,6 +147,12 @@ func (s *stats) summary(unit string, secs float64, open bool, dropped int64) res
 		DurationS:      secs,
 	}
 	sum.QPS = rate(sum.Reads+sum.Writes+sum.Other, secs)
+	if len(counters) > 0 {
+		sum.Counters = make(map[string]int64, len(counters))
+		for i, name := range counters {
+			sum.Counters[name] = s.counts[i]
+		}
+	}
 	if open {
 		l := latencyOf(s.svc)
 		sum.ServiceTime = &l

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/result"
 )
 
 // OpKind groups operations the way sysbench counts queries.
@@ -54,6 +55,46 @@ type Meter interface {
 	Start(op int) Span
 	// End marks its end; err is nil on success.
 	End(s Span, err error)
+	// Count adds n to the workload's counter c (an index into
+	// Counting.Counters), in the phase of the event in flight. VUs count
+	// what only they know (TPC-C's rolled-back New-Orders) and should count
+	// an event's things only once it has succeeded.
+	Count(c int, n int64)
+}
+
+// Counting is implemented by a workload whose VUs report counters of their
+// own through Meter.Count; the result lists them by name in each summary.
+type Counting interface {
+	Counters() []string
+}
+
+// Pacer is implemented by a VU that sets its own pause between events in the
+// closed loop (TPC-C's keying and think times per transaction type). After
+// each event the runner waits Pause() (not timed) instead of --think-time.
+type Pacer interface {
+	Pause() time.Duration
+}
+
+// Summarizer is implemented by a workload that derives figures of its own
+// from a finished run (TPC-C's tpmC); it adds them to r and must be pure.
+type Summarizer interface {
+	Summarize(r *result.Run) error
+}
+
+// CheckResult is the outcome of one consistency condition.
+type CheckResult struct {
+	Name    string   // e.g. "3.3.2.1"
+	Title   string   // what the condition states
+	Passed  bool     // false when a violation was found
+	Skipped string   // why the condition was not checked (Passed is then true)
+	Details []string // offending rows, at most a few dozen
+	Checked int64    // rows or groups examined
+}
+
+// Checker is implemented by a workload that can verify a prepared (or run)
+// database: rightsize check <workload>.
+type Checker interface {
+	Check(ctx context.Context, in Instance, p Progress) ([]CheckResult, error)
 }
 
 // VU is one virtual user: one connection and its prepared statements. Step is

@@ -11,6 +11,7 @@ import (
 type nopMeter struct{}
 
 func (nopMeter) Start(op int) workload.Span { return workload.Span{Op: op} }
+func (nopMeter) Count(int, int64)           {}
 func (nopMeter) End(workload.Span, error)   {}
 
 // BenchmarkStepSQLite measures one event of each script on a 10,000-row

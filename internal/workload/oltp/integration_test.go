@@ -33,6 +33,8 @@ func (m *countingMeter) Start(op int) workload.Span {
 	return workload.Span{Op: op}
 }
 
+func (m *countingMeter) Count(int, int64) {}
+
 func (m *countingMeter) End(s workload.Span, err error) {
 	m.open--
 	m.counts[s.Op]++
