@@ -7,6 +7,7 @@ package workload
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -177,3 +178,41 @@ type Workload interface {
 	// Open connects to a parsed target.
 	Open(ctx context.Context, t Target) (Instance, error)
 }
+
+// SyncProgress returns a Progress that serialises calls into p, for parallel
+// loaders; a nil p discards everything.
+func SyncProgress(p Progress) Progress {
+	if p == nil {
+		return nopProgress{}
+	}
+	return &syncProgress{p: p}
+}
+
+type syncProgress struct {
+	mu sync.Mutex
+	p  Progress
+}
+
+func (s *syncProgress) Total(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.p.Total(n)
+}
+
+func (s *syncProgress) Add(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.p.Add(n)
+}
+
+func (s *syncProgress) Message(m string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.p.Message(m)
+}
+
+type nopProgress struct{}
+
+func (nopProgress) Total(int64)    {}
+func (nopProgress) Add(int64)      {}
+func (nopProgress) Message(string) {}

@@ -12,11 +12,12 @@ import (
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/objects"
 )
 
 // ErrNotOwned marks tables that exist but were not created by rightsize:
 // prepare refuses them and cleanup leaves them alone unless --force.
-var ErrNotOwned = errors.New("not created by rightsize")
+var ErrNotOwned = objects.ErrNotOwned
 
 // ErrMissingTables is returned by NewVU when tables run needs do not exist.
 var ErrMissingTables = errors.New("missing tables")

@@ -2,16 +2,15 @@ package oltp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/rightsize/rightsize/internal/datagen"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/objects"
 )
 
 // family is the value of rightsize_objects.workload for sbtest tables; every
@@ -45,35 +44,17 @@ func (in *instance) wantMeta() meta {
 	return meta{TableSize: in.loadSize(), AutoInc: in.o.AutoInc, Secondary: in.o.CreateSecondary}
 }
 
-// readMeta returns the recorded metadata of table name, if any.
+// readMeta returns the recorded metadata of table name, if any. A record
+// whose options do not decode reads as owned and not loaded.
 func readMeta(ctx context.Context, c dialect.Conn, name string) (meta, bool, error) {
-	var raw string
-	err := c.QueryRow(ctx, metaSelectSQL, []any{name}, &raw)
-	if errors.Is(err, dialect.ErrNoRows) {
-		return meta{}, false, nil
-	}
-	if err != nil {
-		return meta{}, false, err
-	}
 	var m meta
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
-		// Recorded by rightsize but unreadable: owned, not loaded.
-		return meta{}, true, nil
-	}
-	return m, true, nil
+	owned, err := objects.Read(ctx, c, name, &m)
+	return m, owned, err
 }
 
 // writeMeta records table name as rightsize's (replacing any earlier record).
 func (in *instance) writeMeta(ctx context.Context, c dialect.Conn, name string, m meta) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	if _, err := c.Exec(ctx, metaDeleteSQL, name); err != nil {
-		return err
-	}
-	_, err = c.Exec(ctx, metaInsertSQL, name, variants[in.v].name, time.Now().UTC().Format(time.RFC3339), string(b))
-	return err
+	return objects.Write(ctx, c, name, variants[in.v].name, m)
 }
 
 // tableAction is what prepare does with one table.
@@ -85,34 +66,6 @@ const (
 	actRecreate                    // owned but incomplete or different, or forced
 )
 
-// syncProgress serialises calls from parallel loaders into p.
-type syncProgress struct {
-	mu sync.Mutex
-	p  workload.Progress
-}
-
-func (s *syncProgress) Total(n int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.p.Total(n)
-}
-func (s *syncProgress) Add(n int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.p.Add(n)
-}
-func (s *syncProgress) Message(m string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.p.Message(m)
-}
-
-type nopProgress struct{}
-
-func (nopProgress) Total(int64)    {}
-func (nopProgress) Add(int64)      {}
-func (nopProgress) Message(string) {}
-
 // Prepare creates and loads sbtest1..--tables. It first checks every table:
 // a table that exists but is not recorded in rightsize_objects stops prepare
 // before anything is changed (ErrNotOwned), unless opt.Force, which drops and
@@ -121,10 +74,7 @@ func (nopProgress) Message(string) {}
 // up to opt.Threads connections in parallel (default min(tables, 4); one for a
 // single-writer database, where parallel loaders would only queue).
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
-	if p == nil {
-		p = nopProgress{}
-	}
-	sp := &syncProgress{p: p}
+	sp := workload.SyncProgress(p)
 	d, t := in.t.d, in.t.t
 	if _, err := d.EnsureDatabase(ctx, t); err != nil {
 		return fmt.Errorf("%s: prepare: %w", in.t, err)
@@ -134,7 +84,7 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		return fmt.Errorf("%s: prepare: %w", in.t, err)
 	}
 	defer admin.Close()
-	if _, err := admin.Exec(ctx, metaCreateSQL+d.TableOptions()); err != nil {
+	if err := objects.Ensure(ctx, admin, d); err != nil {
 		return fmt.Errorf("%s: prepare: create %s: %w", in.t, metaTable, err)
 	}
 
@@ -287,8 +237,7 @@ func (in *instance) prepareTable(ctx context.Context, c dialect.Conn, n int, act
 		}
 	}
 	m.Loaded = true
-	b, _ := json.Marshal(m)
-	if _, err := c.Exec(ctx, metaUpdateSQL, string(b), name); err != nil {
+	if err := objects.Update(ctx, c, name, m); err != nil {
 		return fmt.Errorf("record in %s: %w", metaTable, err)
 	}
 	return nil
@@ -357,7 +306,7 @@ func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) er
 		return fmt.Errorf("%s: cleanup: %w", in.t, err)
 	}
 	defer c.Close()
-	hasMeta, err := c.TableExists(ctx, metaTable)
+	hasMeta, err := objects.Exists(ctx, c)
 	if err != nil {
 		return fmt.Errorf("%s: cleanup: %w", in.t, err)
 	}
@@ -383,20 +332,14 @@ func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) er
 			left = append(left, name)
 		}
 		if owned {
-			if _, err := c.Exec(ctx, metaDeleteSQL, name); err != nil {
+			if err := objects.Delete(ctx, c, name); err != nil {
 				return fmt.Errorf("%s: cleanup: %s: %w", in.t, metaTable, err)
 			}
 		}
 	}
 	if hasMeta {
-		var rows int64
-		if err := c.QueryRow(ctx, metaCountSQL, nil, &rows); err != nil {
+		if err := objects.DropIfEmpty(ctx, c); err != nil {
 			return fmt.Errorf("%s: cleanup: %s: %w", in.t, metaTable, err)
-		}
-		if rows == 0 {
-			if _, err := c.Exec(ctx, metaDropSQL); err != nil {
-				return fmt.Errorf("%s: cleanup: drop %s: %w", in.t, metaTable, err)
-			}
 		}
 	}
 	if len(left) > 0 {

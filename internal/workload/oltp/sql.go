@@ -6,6 +6,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/objects"
 )
 
 // op is a kind of statement; its value indexes opDefs.
@@ -109,21 +110,8 @@ func loadColumns(autoInc bool) []string {
 	return []string{"id", "k", "c", "pad"}
 }
 
-// Metadata: what rightsize created in the target database.
-const (
-	metaTable     = "rightsize_objects"
-	metaCreateSQL = "CREATE TABLE IF NOT EXISTS " + metaTable + " (\n" +
-		"  object_name VARCHAR(128) NOT NULL PRIMARY KEY,\n" +
-		"  workload VARCHAR(64),\n" +
-		"  created_at VARCHAR(40),\n" +
-		"  options TEXT\n)"
-	metaSelectSQL = "SELECT options FROM " + metaTable + " WHERE object_name = ?"
-	metaDeleteSQL = "DELETE FROM " + metaTable + " WHERE object_name = ?"
-	metaInsertSQL = "INSERT INTO " + metaTable + " (object_name, workload, created_at, options) VALUES (?, ?, ?, ?)"
-	metaUpdateSQL = "UPDATE " + metaTable + " SET options = ? WHERE object_name = ?"
-	metaCountSQL  = "SELECT COUNT(*) FROM " + metaTable
-	metaDropSQL   = "DROP TABLE " + metaTable
-)
+// metaTable is where prepare records the tables it created.
+const metaTable = objects.Table
 
 func dropTableSQL(name string) string { return "DROP TABLE IF EXISTS " + name }
 func countRowsSQL(name string) string { return "SELECT COUNT(*) FROM " + name }
