@@ -94,7 +94,8 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 		fs.StringVar(&c.prepare, "prepare", "auto", "prepare before running: auto (only the default embedded SQLite target), always, never")
 		fs.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof')")
 	case "prepare":
-		fs.IntVar(&c.loaders, "threads", 0, "parallel loaders per instance (0 = one per table, at most 4)")
+		fs.IntVar(&c.loaders, "threads", 0, "parallel loaders per instance (0 = the workload's default: one per table for oltp, at most 4)")
+		fs.Uint64Var(&c.seed, "seed", 0, "random seed of the generated data (0 = from the clock; tpcc records it, so a load can be repeated)")
 		fs.BoolVar(&c.force, "force", false, "replace tables of the same names that rightsize did not create (DESTROYS them)")
 	case "cleanup":
 		fs.BoolVar(&c.force, "force", false, "also drop workload tables that rightsize did not create (e.g. made by sysbench)")

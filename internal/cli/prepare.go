@@ -41,7 +41,7 @@ func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFla
 	return eachInstance(ctx, env, w, c, func(i int, t workload.Target, in workload.Instance) error {
 		start := time.Now()
 		fmt.Fprintf(env.Stderr, "preparing %s (instance %d of %d)\n", t, i+1, n)
-		if err := in.Prepare(ctx, workload.PrepareOptions{Force: c.force, Threads: c.loaders}, newProgress(env, t.String())); err != nil {
+		if err := in.Prepare(ctx, workload.PrepareOptions{Force: c.force, Threads: c.loaders, Seed: c.seed}, newProgress(env, t.String())); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "prepared %s for %s in %.1f s\n", t, w.Name(), time.Since(start).Seconds())

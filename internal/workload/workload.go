@@ -136,8 +136,9 @@ type Progress interface {
 
 // PrepareOptions are the CLI's switches for prepare and cleanup.
 type PrepareOptions struct {
-	Force   bool // take over or replace objects rightsize did not create
-	Threads int  // parallel loaders
+	Force   bool   // take over or replace objects rightsize did not create
+	Threads int    // parallel loaders
+	Seed    uint64 // seed of generated data (0: the workload's choice, recorded where it matters)
 }
 
 // Instance is a workload bound to one opened target (one database, one file).

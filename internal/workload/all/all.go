@@ -3,6 +3,7 @@ package all
 import (
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/oltp"
+	"github.com/rightsize/rightsize/internal/workload/tpcc"
 )
 
 // All returns every workload, freshly constructed with default options (each
@@ -17,5 +18,6 @@ func All() []workload.Workload {
 		oltp.NewUpdateNonIndex(),
 		oltp.NewInsert(),
 		oltp.NewDelete(),
+		tpcc.New(),
 	}
 }

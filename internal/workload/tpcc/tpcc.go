@@ -1,0 +1,166 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// Name is the workload's name on the command line.
+const Name = "tpcc"
+
+// Workload is TPC-C with its options. Flags bind to it; use one value per
+// command line. Open copies the options.
+type Workload struct{ opt Options }
+
+var (
+	_ workload.Workload   = (*Workload)(nil)
+	_ workload.Counting   = (*Workload)(nil)
+	_ workload.Summarizer = (*Workload)(nil)
+	_ workload.Checker    = (*Workload)(nil)
+)
+
+// New returns TPC-C with the default options.
+func New() *Workload { return &Workload{opt: DefaultOptions()} }
+
+func (w *Workload) Name() string { return Name }
+
+func (w *Workload) Short() string {
+	return "TPC-C: New-Order, Payment, Order-Status, Delivery, Stock-Level over W warehouses; tpmC, NOPM"
+}
+
+func (w *Workload) Long() string { return long }
+
+const long = `TPC-C (standard specification 5.11): an order-entry business of W warehouses,
+each with 10 districts of 3,000 customers, 100,000 stock rows and a shared
+catalogue of 100,000 items. Five transactions, each a database transaction:
+
+  New-Order     5-15 order lines; 1 % roll back on an unused item id; 1 % of
+                the lines come from another warehouse (when W > 1)
+  Payment       85 % a home customer, 15 % a customer of another warehouse;
+                60 % of customers chosen by last name
+  Order-Status  a customer's last order and its lines (60 % by last name)
+  Delivery      the oldest undelivered order of each of the 10 districts
+  Stock-Level   stock below a threshold among the last 20 orders' items
+
+The tables and columns have the standard names (warehouse, district,
+customer, history, new_order, orders, order_line, item, stock; w_id,
+d_next_o_id, ...), so a database loaded by rightsize works with other TPC-C
+tools that use them, and rightsize runs on theirs.
+
+prepare loads clause 4.3's initial population in parallel (by warehouse, with
+the dialect's bulk path: COPY on PostgreSQL, multi-row INSERT on MySQL,
+batched transactions on SQLite); --seed makes it repeatable. It records what
+it loaded in rightsize_objects, refuses tables it did not create (unless
+--force), and an interrupted prepare resumes where it stopped.
+
+run binds each virtual user (terminal) to a home warehouse and district,
+round-robin, and deals transactions from a shuffled deck of the mix
+(--weights, default 45/43/4/4/4). With --think-scale above 0 each terminal
+waits the spec's keying time before and think time after each transaction
+(negative exponential, truncated at 10 times the mean), scaled; --think-time
+does not apply. The intentional New-Order rollback counts as a completed
+transaction; deadlocks and serialization failures are retried (--retry) and
+counted apart. With --rate the terminals instead serve a fixed arrival rate
+(open loop), e.g. --rate 2x --baseline-rate 50.
+
+The result adds a "tpcc" section: tpmC (New-Orders per minute, rolled-back
+ones included), NOPM (committed New-Orders per minute), TPM (all), the
+efficiency against the most tpmC the terminals could reach at this think
+scale (12.86 x W at the spec's times with 10 terminals per warehouse), the
+achieved mix, the rollback and remote shares, and each transaction's 90th
+percentile against clause 5.2.5.3's limit.
+
+check tpcc verifies the consistency conditions of clause 3.3.2 and exits
+non-zero when one fails.`
+
+// BindFlags registers the TPC-C options.
+func (w *Workload) BindFlags(fs *pflag.FlagSet) { w.opt.bind(fs) }
+
+// Validate checks the options.
+func (w *Workload) Validate() error { return w.opt.Validate() }
+
+// Options returns the effective options.
+func (w *Workload) Options() map[string]any { return w.opt.asMap() }
+
+// Ops are the five transactions; each VU reports the one it ran.
+func (w *Workload) Ops() []workload.Op {
+	out := make([]workload.Op, numTx)
+	for t := range numTx {
+		k := workload.Write
+		if txDefs[t].readOnly {
+			k = workload.Read
+		}
+		out[t] = workload.Op{Name: txDefs[t].name, Kind: k}
+	}
+	return out
+}
+
+// Event is "transaction".
+func (w *Workload) Event() string { return "transaction" }
+
+// Counters are what only the VUs know; indexes are the counter constants.
+func (w *Workload) Counters() []string { return counterNames[:] }
+
+const (
+	cntRollback        = iota // New-Orders rolled back on the unused item
+	cntOrderLines             // order lines of completed New-Orders
+	cntRemoteLines            // of which supplied by another warehouse
+	cntRemotePayments         // Payments of a customer of another warehouse
+	cntPaymentByName          // Payments selecting the customer by last name
+	cntStatusByName           // Order-Status selecting the customer by last name
+	cntDeliverySkipped        // districts a Delivery found without a new order
+	numCounters
+)
+
+var counterNames = [numCounters]string{
+	"new_order_rollbacks", "order_lines", "remote_order_lines", "remote_payments",
+	"payments_by_last_name", "order_status_by_last_name", "delivery_skipped_districts",
+}
+
+// DefaultTarget is the target of instance index when --target is empty.
+func DefaultTarget(index int) string {
+	if index <= 0 {
+		return "sqlite:./rightsize-data/tpcc.db"
+	}
+	return "sqlite:./rightsize-data/tpcc-" + strconv.Itoa(index) + ".db"
+}
+
+type target struct {
+	t *dialect.Target
+	d dialect.Dialect
+}
+
+func (t *target) String() string { return t.t.String() }
+
+// ParseTarget parses a database URL; empty means DefaultTarget(index).
+func (w *Workload) ParseTarget(raw string, getenv func(string) string, index int) (workload.Target, error) {
+	if strings.TrimSpace(raw) == "" {
+		raw = DefaultTarget(index)
+	}
+	t, d, err := dialectall.ForURL(raw, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &target{t: t, d: d}, nil
+}
+
+// Open binds the workload to a parsed target without connecting.
+func (w *Workload) Open(ctx context.Context, t workload.Target) (workload.Instance, error) {
+	tg, ok := t.(*target)
+	if !ok || tg == nil {
+		return nil, fmt.Errorf("%s: target %v was not parsed by this workload", Name, t)
+	}
+	o := w.opt
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	return newInstance(o, tg), nil
+}
