@@ -2,15 +2,265 @@ package tpcc
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/rightsize/rightsize/internal/datagen"
+	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
-// runShared is what the VUs of one instance share during a run.
+// runShared is what the VUs of one instance share during a run: the run's
+// NURand constants, drawn once from the load's (clause 2.1.6.1).
 type runShared struct {
 	c Constants
 }
 
-func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU, error) {
-	return nil, errTODO
+// setupRun draws the run's constants once per instance, from the C_LAST the
+// database was loaded with when prepare recorded it.
+func (in *instance) setupRun(ctx context.Context, c dialect.Conn, seed uint64) error {
+	in.runOnce.Do(func() {
+		if err := in.checkTables(ctx, c); err != nil {
+			in.runErr = err
+			return
+		}
+		load, ok, err := in.loadConstants(ctx, c)
+		if err != nil {
+			in.runErr = fmt.Errorf("read the load's constants: %w", err)
+			return
+		}
+		src := datagen.NewSource(seed ^ 0x7063632d72756e) // "tpcc-run"
+		if !ok {
+			// Loaded by another tool: C_LOAD is unknown, so the run's C_LAST
+			// cannot be checked against it (clause 2.1.6.1).
+			load = Constants{Last: src.Uniform(0, aLast)}
+			in.note("tpcc: the database was not loaded by rightsize, so the load's C_LAST is unknown; the run's C_LAST is random and may not satisfy clause 2.1.6.1's delta rule")
+		}
+		in.run.c = NewRunConstants(src, load)
+	})
+	return in.runErr
 }
+
+// ErrMissingTables is returned by NewVU when the TPC-C tables do not exist.
+var ErrMissingTables = errors.New("missing TPC-C tables")
+
+// checkTables returns an error naming every TPC-C table that is missing.
+func (in *instance) checkTables(ctx context.Context, c dialect.Conn) error {
+	var missing []string
+	for _, t := range tables {
+		ok, err := c.TableExists(ctx, t.name)
+		if err != nil {
+			return fmt.Errorf("check table %s: %w", t.name, err)
+		}
+		if !ok {
+			missing = append(missing, t.name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: %s (run rightsize prepare tpcc --warehouses %d first)",
+			ErrMissingTables, strings.Join(missing, ", "), in.o.Warehouses)
+	}
+	return nil
+}
+
+// NewVU opens one terminal: a connection with its statements prepared, bound
+// to home warehouse id % W + 1 and district (id / W) % 10 + 1, so that
+// terminals spread over the warehouses first and then over their districts.
+func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+	c, err := in.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.setupRun(ctx, c, seed); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("%s: %w", in.t, err)
+	}
+	v, err := newVU(ctx, in, c, id, seed)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("%s: VU %d: %w", in.t, id, err)
+	}
+	return v, nil
+}
+
+// vu is one terminal. Step is called by one goroutine at a time.
+type vu struct {
+	in    *instance
+	conn  dialect.Conn
+	wb    dialect.WriteBeginner // nil unless the Conn must be told a transaction writes
+	src   *datagen.Source
+	k     Constants
+	wares int64 // W
+	w, d  int64 // home warehouse and district
+
+	deck  deck
+	next  txType // the transaction the terminal runs next (keying time is for it)
+	dealt bool
+	last  txType // the transaction the last Step ran
+	scale float64
+
+	st    statements
+	forUp string // the dialect's FOR UPDATE clause
+
+	// reused buffers
+	args [maxLines * 9]any
+	tbuf []byte
+	no   newOrderState
+}
+
+func newVU(ctx context.Context, in *instance, c dialect.Conn, id int, seed uint64) (*vu, error) {
+	w := int64(in.o.Warehouses)
+	v := &vu{
+		in: in, conn: c, src: datagen.NewSource(seed), k: in.run.c, wares: w,
+		w: int64(id)%w + 1, d: (int64(id)/w)%districtsPerWarehouse + 1,
+		scale: in.o.ThinkScale, forUp: in.t.d.ForUpdate(),
+	}
+	v.wb, _ = c.(dialect.WriteBeginner)
+	v.deck.init(in.o.weights, v.src)
+	if err := v.st.prepare(ctx, c, v.forUp); err != nil {
+		v.st.close()
+		return nil, err
+	}
+	return v, nil
+}
+
+// Close closes the statements and the connection.
+func (v *vu) Close() error { return errors.Join(v.st.close(), v.conn.Close()) }
+
+// Step runs one transaction, the next one dealt from the deck.
+func (v *vu) Step(ctx context.Context, m workload.Meter) error {
+	if !v.dealt {
+		v.next, v.dealt = v.deck.deal(v.src), true
+	}
+	t := v.next
+	v.last = t
+	span := m.Start(int(t))
+	var err error
+	switch t {
+	case newOrder:
+		err = v.newOrder(ctx, m)
+	case payment:
+		err = v.payment(ctx, m)
+	case orderStatus:
+		err = v.orderStatus(ctx, m)
+	case delivery:
+		err = v.delivery(ctx, m)
+	case stockLevel:
+		err = v.stockLevel(ctx, m)
+	}
+	m.End(span, err)
+	if err == nil {
+		// A failed transaction is retried as it was (the runner re-runs
+		// Step); the next one is dealt only after a success.
+		v.next = v.deck.deal(v.src)
+	}
+	return err
+}
+
+// Pause implements workload.Pacer: the think time of the transaction just
+// run and the keying time of the next one (clause 5.2.5.7), times
+// --think-scale. Think times are negative exponential with the spec's mean,
+// truncated at 10 times the mean (clause 5.2.5.4).
+func (v *vu) Pause() time.Duration {
+	if v.scale == 0 {
+		return 0
+	}
+	mean := txDefs[v.last].think
+	think := min(-math.Log(1-v.src.Float64())*mean, 10*mean)
+	secs := (think + txDefs[v.next].keying) * v.scale
+	return time.Duration(secs * float64(time.Second))
+}
+
+// begin starts a transaction; writing ones tell a single-writer database so.
+func (v *vu) begin(ctx context.Context, writes bool) error {
+	if writes && v.wb != nil {
+		return v.wb.BeginWrite(ctx)
+	}
+	return v.conn.Begin(ctx)
+}
+
+// abort rolls back after err (best effort) and returns err.
+func (v *vu) abort(ctx context.Context, err error) error {
+	_ = v.conn.Rollback(ctx)
+	return err
+}
+
+// now returns the current time as the timestamp text every dialect accepts.
+func (v *vu) now() string {
+	v.tbuf = time.Now().UTC().AppendFormat(v.tbuf[:0], "2006-01-02 15:04:05")
+	return string(v.tbuf)
+}
+
+// otherWarehouse draws a warehouse other than the home one (W > 1).
+func (v *vu) otherWarehouse() int64 {
+	r := v.src.Uniform(1, v.wares-1)
+	if r >= v.w {
+		r++
+	}
+	return r
+}
+
+// deck deals transaction types so that every pass through it meets the
+// mix exactly (clause 5.2.4.2's deck of cards): 1,000 cards in proportion to
+// the weights, reshuffled after each pass.
+type deck struct {
+	cards []txType
+	pos   int
+}
+
+const deckSize = 1000
+
+func (d *deck) init(weights [numTx]float64, s *datagen.Source) {
+	// Largest-remainder rounding so the cards add up to deckSize.
+	var counts [numTx]int
+	var frac [numTx]float64
+	total := 0
+	for t := range numTx {
+		x := weights[t] * deckSize / 100
+		counts[t] = int(x)
+		frac[t] = x - float64(counts[t])
+		total += counts[t]
+	}
+	for ; total < deckSize; total++ {
+		best := txType(0)
+		for t := range numTx {
+			if frac[t] > frac[best] {
+				best = t
+			}
+		}
+		counts[best]++
+		frac[best] = -1
+	}
+	d.cards = d.cards[:0]
+	for t := range numTx {
+		for range counts[t] {
+			d.cards = append(d.cards, t)
+		}
+	}
+	d.pos = len(d.cards)
+}
+
+func (d *deck) deal(s *datagen.Source) txType {
+	if d.pos >= len(d.cards) {
+		for i := len(d.cards) - 1; i > 0; i-- {
+			j := s.IntN(i + 1)
+			d.cards[i], d.cards[j] = d.cards[j], d.cards[i]
+		}
+		d.pos = 0
+	}
+	t := d.cards[d.pos]
+	d.pos++
+	return t
+}
+
+// placeholders returns "?, ?, ..., ?" with n marks.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// itoa is strconv.Itoa for int64.
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
