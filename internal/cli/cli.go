@@ -175,6 +175,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		phaseCommand(ctx, env, "run", "Run a workload and measure it", runCmd),
 		phaseCommand(ctx, env, "prepare", "Create and load a workload's tables", prepareCmd),
 		phaseCommand(ctx, env, "cleanup", "Drop the tables rightsize created for a workload", cleanupCmd),
+		phaseCommand(ctx, env, "check", "Check a prepared or run database for consistency (exit 1 when a condition fails)", checkCmd),
 		listCommand(env),
 	)
 	return root
@@ -200,18 +201,28 @@ type phaseBody func(ctx context.Context, env *Env, w workload.Workload, common *
 // phaseCommand builds "rightsize <phase> <workload>" with one subcommand per
 // workload, each with the workload's flags and the phase's common flags.
 func phaseCommand(ctx context.Context, env *Env, phase, short string, body phaseBody) *cobra.Command {
+	var ws []workload.Workload
+	for _, w := range all.All() {
+		if _, ok := w.(workload.Checker); ok || phase != "check" {
+			ws = append(ws, w)
+		}
+	}
+	names := make([]string, len(ws))
+	for i, w := range ws {
+		names[i] = w.Name()
+	}
 	parent := &cobra.Command{
 		Use:   phase + " WORKLOAD",
 		Short: short,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("%s: name a workload (one of: %s)", phase, strings.Join(workloadNames(), ", "))
+				return usagef("%s: name a workload (one of: %s)", phase, strings.Join(names, ", "))
 			}
-			return usagef("%s: unknown workload %q (one of: %s)", phase, args[0], strings.Join(workloadNames(), ", "))
+			return usagef("%s: unknown workload %q (one of: %s)", phase, args[0], strings.Join(names, ", "))
 		},
 		RunE: func(c *cobra.Command, args []string) error { return nil },
 	}
-	for _, w := range all.All() {
+	for _, w := range ws {
 		common := &commonFlags{}
 		sub := &cobra.Command{
 			Use:   w.Name(),
@@ -228,12 +239,4 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 		parent.AddCommand(sub)
 	}
 	return parent
-}
-
-func workloadNames() []string {
-	var names []string
-	for _, w := range all.All() {
-		names = append(names, w.Name())
-	}
-	return names
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,41 @@ func durVar(fs *pflag.FlagSet, p *time.Duration, name string, def time.Duration,
 	fs.Var(seconds{p}, name, usage)
 }
 
+// rateValue is --rate: events per second ("50", "12.5") or a multiple of
+// --baseline-rate ("2x", "1.5x").
+type rateValue struct {
+	perSec, multiple float64
+	text             string
+}
+
+func (r *rateValue) String() string {
+	if r.text == "" {
+		return "0"
+	}
+	return r.text
+}
+
+func (r *rateValue) Set(v string) error {
+	v = strings.TrimSpace(v)
+	num, mult := strings.CutSuffix(strings.ToLower(v), "x")
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+		return fmt.Errorf("%q is not a rate (events per second such as 50, or a multiple of --baseline-rate such as 2x)", v)
+	}
+	if mult && n == 0 {
+		return fmt.Errorf("%q: a multiple must be above 0", v)
+	}
+	*r = rateValue{text: v}
+	if mult {
+		r.multiple = n
+	} else {
+		r.perSec = n
+	}
+	return nil
+}
+
+func (r *rateValue) Type() string { return "rate" }
+
 // commonFlags are the flags every workload's run, prepare and cleanup share.
 type commonFlags struct {
 	targets []string
@@ -54,7 +90,8 @@ type commonFlags struct {
 	threads   int
 	duration  time.Duration
 	warmup    time.Duration
-	rate      float64
+	rate      rateValue
+	baseline  float64
 	arrival   string
 	think     time.Duration
 	thinkDist string
@@ -80,7 +117,8 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 		fs.IntVar(&c.threads, "threads", 1, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")
 		durVar(fs, &c.duration, "time", 10*time.Second, "length of the measured window (30s, 2m, or seconds)")
 		durVar(fs, &c.warmup, "warmup", 0, "warm-up before the measured window, reported apart and excluded from the headline figures")
-		fs.Float64Var(&c.rate, "rate", 0, "open loop: start this many events per second per instance on a fixed schedule (0 = closed loop); latency then counts from the intended start")
+		fs.Var(&c.rate, "rate", "open loop: start this many events per second per instance on a fixed schedule, or a multiple of --baseline-rate such as 2x (0 = closed loop); latency then counts from the intended start")
+		fs.Float64Var(&c.baseline, "baseline-rate", 0, "events per second per instance that --rate Nx multiplies (e.g. the rate a known-good configuration sustains)")
 		fs.StringVar(&c.arrival, "arrival", "constant", "open-loop arrivals: constant (evenly spaced) or poisson (random, same mean)")
 		durVar(fs, &c.think, "think-time", 0, "closed loop: pause between a virtual user's events (not timed)")
 		fs.StringVar(&c.thinkDist, "think-dist", "fixed", "think-time distribution: fixed or exponential (mean --think-time)")
@@ -106,7 +144,7 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 // every problem at once: the runner's own checks and the CLI's.
 func (c *commonFlags) runnerConfig() (runner.Config, error) {
 	cfg := runner.Config{
-		Threads: c.threads, Rate: c.rate, Warmup: c.warmup, Duration: c.duration,
+		Threads: c.threads, Warmup: c.warmup, Duration: c.duration,
 		Interval: c.interval, Grace: c.grace, LateThreshold: c.late, Seed: c.seed,
 	}
 	if c.grace == 0 {
@@ -116,6 +154,19 @@ func (c *commonFlags) runnerConfig() (runner.Config, error) {
 		cfg.LateThreshold = time.Nanosecond // --late-threshold 0: any delay is late
 	}
 	var errs []error
+	switch {
+	case c.rate.multiple > 0 && c.baseline <= 0:
+		errs = append(errs, fmt.Errorf("rate %s is a multiple: give --baseline-rate, the events per second that 1x means", c.rate.String()))
+	case c.rate.multiple > 0:
+		cfg.Rate = c.rate.multiple * c.baseline
+	case c.baseline != 0:
+		errs = append(errs, fmt.Errorf("baseline-rate %g: only used with --rate given as a multiple (e.g. --rate 2x)", c.baseline))
+	default:
+		cfg.Rate = c.rate.perSec
+	}
+	if c.baseline < 0 || math.IsNaN(c.baseline) || math.IsInf(c.baseline, 0) {
+		errs = append(errs, fmt.Errorf("baseline-rate %g: want a positive number of events per second", c.baseline))
+	}
 	if c.interval == 0 {
 		errs = append(errs, errors.New("report-interval 0s: want a positive duration"))
 	}

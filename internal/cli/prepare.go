@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -118,4 +119,51 @@ func (p *progress) Message(s string) {
 		return
 	}
 	fmt.Fprintf(p.env.Stderr, "  %s: %s\n", p.name, s)
+}
+
+// checkCmd runs the workload's consistency checks on every instance and
+// prints each condition; it fails (exit 1) when any condition fails.
+func checkCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
+	ck, ok := w.(workload.Checker)
+	if !ok {
+		return usagef("check: %s has no consistency checks", w.Name())
+	}
+	var failed []string
+	err := eachInstance(ctx, env, w, c, func(i int, t workload.Target, in workload.Instance) error {
+		fmt.Fprintf(env.Stdout, "checking %s for %s\n", t, w.Name())
+		results, err := ck.Check(ctx, in, newProgress(env, t.String()))
+		if err != nil {
+			return err
+		}
+		for _, r := range results {
+			status := "ok    "
+			switch {
+			case r.Skipped != "":
+				status = "skip  "
+			case !r.Passed:
+				status = "FAILED"
+				failed = append(failed, fmt.Sprintf("%s on %s", r.Name, t))
+			}
+			fmt.Fprintf(env.Stdout, "  %s %s  %s", status, r.Name, r.Title)
+			if r.Checked > 0 {
+				fmt.Fprintf(env.Stdout, " (%d checked)", r.Checked)
+			}
+			fmt.Fprintln(env.Stdout)
+			if r.Skipped != "" {
+				fmt.Fprintf(env.Stdout, "         %s\n", r.Skipped)
+			}
+			for _, d := range r.Details {
+				fmt.Fprintf(env.Stdout, "         %s\n", d)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d consistency condition(s) failed: %s", len(failed), strings.Join(failed, ", "))
+	}
+	fmt.Fprintf(env.Stdout, "all consistency conditions hold\n")
+	return nil
 }

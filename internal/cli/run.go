@@ -113,6 +113,9 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 		cfg.Seed = uint64(started.UnixNano())
 	}
 	cfg.Ops = w.Ops()
+	if cw, ok := w.(workload.Counting); ok {
+		cfg.Counters = cw.Counters()
+	}
 	cfg.Event = w.Event()
 	cfg.Unit = w.Event() + "s"
 	cfg.CPUTime = env.CPUTime
@@ -147,6 +150,10 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	mode := fmt.Sprintf("closed loop, %d threads per instance", cfg.Threads)
 	if cfg.Rate > 0 {
 		mode = fmt.Sprintf("open loop, %g/s per instance (%s), up to %d in flight", cfg.Rate, cfg.Arrival, cfg.Threads)
+		if c.rate.multiple > 0 {
+			mode = fmt.Sprintf("open loop, %s of %g/s = %g/s per instance (%s), up to %d in flight",
+				c.rate.String(), c.baseline, cfg.Rate, cfg.Arrival, cfg.Threads)
+		}
 	}
 	fmt.Fprintf(env.Stdout, "rightsize %s: %s on %d instance(s); %s; warm-up %v, measured %v, report every %v\n",
 		Version(), w.Name(), len(ins), mode, cfg.Warmup, cfg.Duration, cfg.Interval)
@@ -172,6 +179,9 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	res.Label = c.label
 	res.Workload = w.Name()
 	res.Options = w.Options()
+	if c.rate.multiple > 0 {
+		res.Load.RateMultiple, res.Load.BaselineRate = c.rate.multiple, c.baseline
+	}
 	for i, in := range ins {
 		info := in.Info()
 		ri := &res.Instances[i]
@@ -180,6 +190,12 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	}
 	if res.Client != nil {
 		res.Client.NumCPU, res.Client.GoMaxProcs, res.Client.Hostname = env.NumCPU, env.MaxProcs, env.Hostname
+	}
+	if sw, ok := w.(workload.Summarizer); ok {
+		if err := sw.Summarize(res); err != nil {
+			// The measurements are intact: keep them and say what is missing.
+			fmt.Fprintf(env.Stderr, "rightsize: %s figures not computed: %v\n", w.Name(), err)
+		}
 	}
 	if err := report.Summary(env.Stdout, res); err != nil {
 		return err

@@ -82,10 +82,16 @@ func Summary(w io.Writer, r *result.Run) error {
 	headline(ew, "", r.Event, s)
 	ew.printf("\n")
 	opsTable(ew, r.Ops)
+	if r.TPCC != nil {
+		tpcc(ew, r.TPCC)
+	}
 	if len(r.Instances) > 1 {
 		ew.printf("\nper instance:\n")
 		for _, in := range r.Instances {
 			headline(ew, fmt.Sprintf("  #%d %s: ", in.Index+1, in.Target), r.Event, in.Summary)
+			if in.TPCC != nil {
+				ew.printf("    tpmC %.0f, NOPM %.0f\n", in.TPCC.TpmC, in.TPCC.NOPM)
+			}
 		}
 	}
 	for _, in := range r.Instances {
@@ -97,6 +103,41 @@ func Summary(w io.Writer, r *result.Run) error {
 		ew.printf("client CPU: %.1f µs per %s (user %.2f s, sys %.2f s)\n", r.Client.CPUPerEventUs, r.Event, r.Client.CPUUserS, r.Client.CPUSysS)
 	}
 	return ew.err
+}
+
+// tpcc writes TPC-C's figures: tpmC and NOPM, efficiency, the mix against
+// its minimums and each transaction's 90th percentile against its limit.
+func tpcc(ew *errWriter, t *result.TPCC) {
+	ew.printf("\nTPC-C, %d warehouse(s), %d terminal(s), think scale %g: tpmC %.0f, NOPM %.0f, all transactions %.0f/min",
+		t.Warehouses, t.Terminals, t.ThinkScale, t.TpmC, t.NOPM, t.TPM)
+	if t.CeilingTpmC > 0 {
+		ew.printf("; efficiency %.1f%% of %.0f", t.EfficiencyPct, t.CeilingTpmC)
+	}
+	ew.printf("\n")
+	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "transaction	count	mix %%	min %%	p90 ms	limit ms	\t\n")
+	for i, m := range t.Mix {
+		flag := ""
+		if !m.OK {
+			flag = "mix below minimum"
+		}
+		var p90, limit float64
+		if i < len(t.Limits) {
+			p90, limit = t.Limits[i].P90Ms, t.Limits[i].LimitMs
+			if !t.Limits[i].OK {
+				flag = strings.TrimPrefix(flag+"; p90 over limit", "; ")
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.0f\t%.2f\t%.0f\t%s\t\n", m.Name, m.Count, m.Pct, m.MinPct, p90, limit, flag)
+	}
+	if err := tw.Flush(); err != nil && ew.err == nil {
+		ew.err = err
+	}
+	ew.printf("rolled back New-Orders %.2f%%, remote order lines %.2f%%, remote Payments %.2f%%, by last name: Payment %.1f%%, Order-Status %.1f%%\n",
+		t.RollbackPct, t.RemoteOrderLinePct, t.RemotePaymentPct, t.PaymentByNamePct, t.OrderStatusByNamePct)
+	for _, n := range t.Notes {
+		ew.printf("note: %s\n", n)
+	}
 }
 
 func seconds(s float64) string { return trimFloat(s) + " s" }

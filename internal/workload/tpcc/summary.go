@@ -1,6 +1,148 @@
 package tpcc
 
-import "github.com/rightsize/rightsize/internal/result"
+import (
+	"fmt"
+	"strings"
 
-// Summarize is a placeholder.
-func (w *Workload) Summarize(r *result.Run) error { return nil }
+	"github.com/rightsize/rightsize/internal/hist"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// Summarize adds TPC-C's figures (clause 5.4: tpmC; the mix of 5.2.3; the
+// response-time limits of 5.2.5.3) to a finished run, for the whole run and
+// for each instance. It reads only the result, so it also works on a saved
+// file; the options are taken from r.Options when present.
+func (w *Workload) Summarize(r *result.Run) error {
+	o := w.opt
+	o.fromMap(r.Options)
+	if err := o.Validate(); err != nil {
+		return fmt.Errorf("tpcc: options in the result: %w", err)
+	}
+	terminals := r.Load.Threads * max(len(r.Instances), 1)
+	f, err := figures(r.Summary, r.Ops, r.Load, terminals, &o)
+	if err != nil {
+		return err
+	}
+	r.TPCC = f
+	for i := range r.Instances {
+		in := &r.Instances[i]
+		if in.TPCC, err = figures(in.Summary, in.Ops, r.Load, r.Load.Threads, &o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fromMap reads the options a result recorded (JSON numbers are float64).
+func (o *Options) fromMap(m map[string]any) {
+	if v, ok := m["warehouses"]; ok {
+		switch n := v.(type) {
+		case int:
+			o.Warehouses = n
+		case float64:
+			o.Warehouses = int(n)
+		}
+	}
+	if v, ok := m["think-scale"].(float64); ok {
+		o.ThinkScale = v
+	}
+	if v, ok := m["weights"].(string); ok {
+		o.Weights = v
+	}
+}
+
+// Ceiling returns the most tpmC `terminals` terminals can reach when every
+// response is instant: each cycles through keying, response and think time,
+// so a terminal completes 60 / E[keying + think] transactions a minute, of
+// which the New-Order share counts. With the spec's times (scale 1), the
+// 45/43/4/4/4 mix and 10 terminals per warehouse it is 12.86 per warehouse.
+// It is 0 when there is no keying or think time.
+func Ceiling(terminals int, scale float64, weights [numTx]float64) float64 {
+	var cycle float64
+	for t := range numTx {
+		cycle += weights[t] / 100 * (txDefs[t].keying + txDefs[t].think)
+	}
+	cycle *= scale
+	if cycle <= 0 {
+		return 0
+	}
+	return 60 * float64(terminals) * weights[newOrder] / 100 / cycle
+}
+
+func pct(part, whole int64) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
+}
+
+// figures computes the TPC-C section from one summary and its ops.
+func figures(s result.Summary, ops []result.Op, load result.Load, terminals int, o *Options) (*result.TPCC, error) {
+	f := &result.TPCC{Warehouses: o.Warehouses, Terminals: terminals, ThinkScale: o.ThinkScale}
+	byName := map[string]*result.Op{}
+	for i := range ops {
+		byName[ops[i].Name] = &ops[i]
+	}
+	count := func(t txType) int64 {
+		if op := byName[txDefs[t].name]; op != nil {
+			return op.Count
+		}
+		return 0
+	}
+	var total int64
+	for t := range numTx {
+		total += count(t)
+	}
+	mins := s.DurationS / 60
+	c := s.Counters
+	if mins > 0 {
+		f.TpmC = float64(count(newOrder)) / mins
+		f.NOPM = float64(count(newOrder)-c[counterNames[cntRollback]]) / mins
+		f.TPM = float64(total) / mins
+	}
+	open := load.Mode == "open"
+	switch {
+	case open:
+		f.Notes = append(f.Notes, "open loop: the arrival rate sets the throughput, so efficiency against the terminals' ceiling is not computed; per-transaction response times are service times (from the actual start)")
+	case o.ThinkScale == 0:
+		f.Notes = append(f.Notes, "no keying or think time (--think-scale 0): a throughput test; efficiency against 12.86 tpmC per warehouse is not meaningful")
+	default:
+		f.CeilingTpmC = Ceiling(terminals, o.ThinkScale, o.weights)
+		if f.CeilingTpmC > 0 {
+			f.EfficiencyPct = 100 * f.TpmC / f.CeilingTpmC
+		}
+		if full := 10 * o.Warehouses; terminals != full || o.ThinkScale != 1 {
+			f.Notes = append(f.Notes, fmt.Sprintf("efficiency is against the ceiling of %d terminals at think scale %g (%.4g tpmC); the spec's 12.86 tpmC per warehouse assumes 10 terminals per warehouse at scale 1",
+				terminals, o.ThinkScale, f.CeilingTpmC))
+		}
+	}
+	for t := range numTx {
+		d := txDefs[t]
+		m := result.TPCCMix{Name: d.name, Count: count(t), Pct: pct(count(t), total), MinPct: d.minPct}
+		m.OK = total == 0 || m.Pct >= d.minPct
+		f.Mix = append(f.Mix, m)
+	}
+	if low := o.belowMinimum(); len(low) > 0 {
+		f.Notes = append(f.Notes, "--weights below the spec's minimum mix (clause 5.2.3): "+strings.Join(low, ", "))
+	}
+	f.RollbackPct = pct(c[counterNames[cntRollback]], count(newOrder))
+	f.RemoteOrderLinePct = pct(c[counterNames[cntRemoteLines]], c[counterNames[cntOrderLines]])
+	f.RemotePaymentPct = pct(c[counterNames[cntRemotePayments]], count(payment))
+	f.PaymentByNamePct = pct(c[counterNames[cntPaymentByName]], count(payment))
+	f.OrderStatusByNamePct = pct(c[counterNames[cntStatusByName]], count(orderStatus))
+	for t := range numTx {
+		d := txDefs[t]
+		lim := result.TPCCLimit{Name: d.name, LimitMs: d.p90Limit * 1000, OK: true}
+		if op := byName[d.name]; op != nil && op.Histogram != "" && op.Count > 0 {
+			h, err := hist.FromSnapshot(op.Histogram)
+			if err != nil {
+				return nil, fmt.Errorf("tpcc: %s histogram: %w", d.name, err)
+			}
+			lim.P90Ms = result.Ms(h.Quantile(0.90))
+			lim.OK = lim.P90Ms <= lim.LimitMs
+		}
+		f.Limits = append(f.Limits, lim)
+	}
+	f.Notes = append(f.Notes, "Delivery runs inline (not deferred): its response time is the whole business transaction, held to the 5 s limit of the deferred queueing")
+	return f, nil
+}
