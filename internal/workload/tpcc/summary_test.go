@@ -1,0 +1,139 @@
+package tpcc
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/hist"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// opWith returns an op whose histogram holds n values: 85 % at fast, the rest at slow.
+func opWith(t *testing.T, name string, n int, fast, slow time.Duration) result.Op {
+	t.Helper()
+	h := hist.New()
+	for i := range n {
+		if i < n*85/100 {
+			h.Record(fast)
+		} else {
+			h.Record(slow)
+		}
+	}
+	snap, err := h.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return result.Op{Name: name, Count: int64(n), Histogram: snap}
+}
+
+func sampleRun(t *testing.T) *result.Run {
+	ops := []result.Op{
+		{Name: "transaction", Kind: "event", Count: 2000},
+		opWith(t, "new_order", 900, 10*time.Millisecond, 6*time.Second),
+		opWith(t, "payment", 860, 5*time.Millisecond, 20*time.Millisecond),
+		opWith(t, "order_status", 80, 2*time.Millisecond, 3*time.Millisecond),
+		opWith(t, "delivery", 80, 50*time.Millisecond, 60*time.Millisecond),
+		opWith(t, "stock_level", 80, 9*time.Millisecond, 21*time.Second),
+	}
+	s := result.Summary{Count: 2000, DurationS: 120, Counters: map[string]int64{
+		"new_order_rollbacks": 9, "order_lines": 8910, "remote_order_lines": 89,
+		"remote_payments": 129, "payments_by_last_name": 516, "order_status_by_last_name": 48,
+	}}
+	return &result.Run{
+		Options: map[string]any{"warehouses": 2, "think-scale": 0.25, "weights": "45,43,4,4,4"},
+		Load:    result.Load{Mode: "closed", Threads: 10},
+		Summary: s, Ops: ops,
+		Instances: []result.Instance{{Summary: s, Ops: ops}, {Summary: s, Ops: ops}},
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	r := sampleRun(t)
+	if err := New().Summarize(r); err != nil {
+		t.Fatal(err)
+	}
+	f := r.TPCC
+	if f == nil {
+		t.Fatal("no tpcc section")
+	}
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-6*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s = %v, want %v", what, got, want)
+		}
+	}
+	near("tpmC", f.TpmC, 900/2.0)
+	near("NOPM", f.NOPM, 891/2.0)
+	near("TPM", f.TPM, 2000/2.0)
+	near("rollback %", f.RollbackPct, 1)
+	near("remote lines %", f.RemoteOrderLinePct, 100*89/8910.0)
+	near("remote payments %", f.RemotePaymentPct, 15)
+	near("payments by name %", f.PaymentByNamePct, 60)
+	near("order-status by name %", f.OrderStatusByNamePct, 60)
+	if f.Terminals != 20 || f.Warehouses != 2 {
+		t.Errorf("terminals %d warehouses %d, want 20 (10 x 2 instances) and 2", f.Terminals, f.Warehouses)
+	}
+	near("ceiling", f.CeilingTpmC, Ceiling(20, 0.25, defaultWeights))
+	near("efficiency", f.EfficiencyPct, 100*f.TpmC/f.CeilingTpmC)
+	want := map[string]bool{"new_order": false, "payment": true, "order_status": true, "delivery": true, "stock_level": false}
+	for _, l := range f.Limits {
+		if l.OK != want[l.Name] {
+			t.Errorf("%s: p90 %.1f ms vs limit %.0f ms: ok=%v, want %v", l.Name, l.P90Ms, l.LimitMs, l.OK, want[l.Name])
+		}
+	}
+	for _, m := range f.Mix {
+		if !m.OK {
+			t.Errorf("mix %s %.2f%% below %.0f%%", m.Name, m.Pct, m.MinPct)
+		}
+	}
+	if r.Instances[1].TPCC == nil || r.Instances[1].TPCC.Terminals != 10 {
+		t.Errorf("instance figures %+v", r.Instances[1].TPCC)
+	}
+}
+
+func TestSummarizeFromSavedFile(t *testing.T) {
+	r := sampleRun(t)
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back result.Run
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if err := New().Summarize(&back); err != nil {
+		t.Fatal(err)
+	}
+	if back.TPCC.Warehouses != 2 || back.TPCC.ThinkScale != 0.25 {
+		t.Errorf("options read back from JSON: %+v", back.TPCC)
+	}
+}
+
+func TestSummarizeNotes(t *testing.T) {
+	r := sampleRun(t)
+	r.Options["think-scale"] = 0.0
+	r.Options["weights"] = "60,30,4,4,2"
+	if err := New().Summarize(r); err != nil {
+		t.Fatal(err)
+	}
+	f := r.TPCC
+	if f.CeilingTpmC != 0 || f.EfficiencyPct != 0 {
+		t.Errorf("efficiency computed without think time: %v of %v", f.EfficiencyPct, f.CeilingTpmC)
+	}
+	var below bool
+	for _, n := range f.Notes {
+		below = below || len(n) > 20 && n[:20] == "--weights below the "
+	}
+	if !below {
+		t.Errorf("no note about the mix below the minimum: %q", f.Notes)
+	}
+	r.Load.Mode = "open"
+	if err := New().Summarize(r); err != nil {
+		t.Fatal(err)
+	}
+	if r.TPCC.CeilingTpmC != 0 {
+		t.Error("open loop should not have a ceiling")
+	}
+}
