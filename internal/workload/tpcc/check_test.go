@@ -1,0 +1,410 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/testenv"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// checkDialects are the databases the consistency checks run on; each
+// returns the URL of a fresh, empty database.
+var checkDialects = []struct {
+	name string
+	url  func(t *testing.T) string
+}{
+	{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "tpcc.db") }},
+	{"postgres", func(t *testing.T) string { return testenv.PostgresURL(t) }},
+	{"mysql", func(t *testing.T) string { return testenv.MySQLURL(t) }},
+}
+
+// openCheck opens a TPC-C instance on rawURL and a plain connection to it.
+func openCheck(t *testing.T, rawURL string) (*Workload, *instance, dialect.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	w := New()
+	tg, err := w.ParseTarget(rawURL, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wi, err := w.Open(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := wi.(*instance)
+	t.Cleanup(func() { in.Close() })
+	if _, err := in.t.d.EnsureDatabase(ctx, in.t.t); err != nil {
+		t.Fatal(err)
+	}
+	c, err := in.connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return w, in, c
+}
+
+// The tiny population: the shape of clause 4.3.3.1 (orders 1..2100 of each
+// district delivered, the next ones new; one HISTORY row of 10.00 per
+// customer; W_YTD and D_YTD the sums of HISTORY), but 2 warehouses of 2
+// districts of 4 customers and 2,103 orders, with 1 to 3 lines an order.
+// Unlike the spec's, delivered lines have amounts (line n: (n-1) x 1.07, so
+// the first is 0.00) and C_BALANCE carries them, so that conditions 10 and 12
+// add something.
+const (
+	tinyWarehouses = 2
+	tinyDistricts  = 2
+	tinyCustomers  = 4
+	tinyNewOrders  = 3
+	tinyOrders     = initialDelivered + tinyNewOrders // 2103
+)
+
+func tinyLines(oid int) int    { return oid%3 + 1 }  // 1..3
+func tinyCarrier(oid int) int  { return oid%10 + 1 } // 1..10
+func tinyCustomer(oid int) int { return (oid-1)%tinyCustomers + 1 }
+
+// tinyAmount is the amount of line n of an order, in cents.
+func tinyAmount(oid, n int, delivered bool) int64 {
+	if delivered {
+		return int64(n-1) * 107
+	}
+	return int64(oid%50)*100 + int64(n)*13
+}
+
+func cents2(c int64) float64 { return float64(c) / 100 }
+
+// sliceRows is a RowSource over rows built in memory.
+type sliceRows struct {
+	rows [][]any
+	i    int
+}
+
+func (s *sliceRows) Next() bool             { s.i++; return s.i <= len(s.rows) }
+func (s *sliceRows) Values() ([]any, error) { return s.rows[s.i-1], nil }
+func (s *sliceRows) Err() error             { return nil }
+
+// tinyCounts are the groups and rows the conditions examine on it.
+type tinyCounts struct{ warehouses, districts, orders, lines, customers int64 }
+
+// loadTiny creates the tables the conditions read and loads the tiny
+// population, consistent with all twelve conditions.
+func loadTiny(t *testing.T, in *instance, c dialect.Conn) tinyCounts {
+	t.Helper()
+	ctx := context.Background()
+	for _, name := range checkTables {
+		if _, err := c.Exec(ctx, tableByName(name).createSQL(in.t.d)); err != nil {
+			t.Fatalf("create %s: %v", name, err)
+		}
+	}
+	now := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	rows := map[string][][]any{}
+	add := func(table string, v ...any) { rows[table] = append(rows[table], v) }
+	for w := 1; w <= tinyWarehouses; w++ {
+		add("warehouse", int64(w), "w", "s1", "s2", "city", "ST", "123451111", 0.1, cents2(1000*tinyDistricts*tinyCustomers))
+		for d := 1; d <= tinyDistricts; d++ {
+			add("district", int64(d), int64(w), "d", "s1", "s2", "city", "ST", "123451111", 0.1,
+				cents2(1000*tinyCustomers), int64(tinyOrders+1))
+			delivered := make([]int64, tinyCustomers+1) // cents, by c_id
+			for o := 1; o <= tinyOrders; o++ {
+				isDelivered := o <= initialDelivered
+				var carrier, deliveryD any
+				if isDelivered {
+					carrier, deliveryD = int64(tinyCarrier(o)), now
+				}
+				add("orders", int64(o), int64(d), int64(w), int64(tinyCustomer(o)), now, carrier, int64(tinyLines(o)), int64(1))
+				for n := 1; n <= tinyLines(o); n++ {
+					a := tinyAmount(o, n, isDelivered)
+					if isDelivered {
+						delivered[tinyCustomer(o)] += a
+					}
+					add("order_line", int64(o), int64(d), int64(w), int64(n), int64(o*7%100+1), int64(w), deliveryD,
+						int64(5), cents2(a), "dist-info-dist-info-1234")
+				}
+				if !isDelivered {
+					add("new_order", int64(o), int64(d), int64(w))
+				}
+			}
+			for cid := 1; cid <= tinyCustomers; cid++ {
+				add("customer", int64(cid), int64(d), int64(w), "first", "OE", "BARBARBAR", "s1", "s2", "city", "ST",
+					"123451111", "0123456789012345", now, "GC", 50000.0, 0.1, cents2(delivered[cid]-1000), 10.0,
+					int64(1), int64(0), "data")
+				add("history", int64(cid), int64(d), int64(w), int64(d), int64(w), now, 10.0, "history data")
+			}
+		}
+	}
+	for _, name := range checkTables {
+		if _, err := c.Load(ctx, name, tableByName(name).columns(), &sliceRows{rows: rows[name]}); err != nil {
+			t.Fatalf("load %s: %v", name, err)
+		}
+	}
+	return tinyCounts{
+		warehouses: int64(len(rows["warehouse"])), districts: int64(len(rows["district"])),
+		orders: int64(len(rows["orders"])), lines: int64(len(rows["order_line"])), customers: int64(len(rows["customer"])),
+	}
+}
+
+// checkProgress records the progress messages.
+type checkProgress struct{ messages []string }
+
+func (p *checkProgress) Total(int64)      {}
+func (p *checkProgress) Add(int64)        {}
+func (p *checkProgress) Message(s string) { p.messages = append(p.messages, s) }
+func byName(rs []workload.CheckResult) map[string]workload.CheckResult {
+	m := map[string]workload.CheckResult{}
+	for _, r := range rs {
+		m[r.Name] = r
+	}
+	return m
+}
+
+// failed lists the numbers of the conditions that failed.
+func failed(rs []workload.CheckResult) []int {
+	var out []int
+	for i, r := range rs {
+		if !r.Passed {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+func runCheck(t *testing.T, w *Workload, in *instance) []workload.CheckResult {
+	t.Helper()
+	p := &checkProgress{}
+	rs, err := w.Check(context.Background(), in, p)
+	if err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	if len(rs) != 12 {
+		t.Fatalf("Check returned %d results, want 12", len(rs))
+	}
+	for i, r := range rs {
+		if want := fmt.Sprintf("3.3.2.%d", i+1); r.Name != want {
+			t.Errorf("result %d is %q, want %q", i, r.Name, want)
+		}
+		if r.Title == "" {
+			t.Errorf("%s has no title", r.Name)
+		}
+		if !r.Passed && len(r.Details) == 0 {
+			t.Errorf("%s failed without details", r.Name)
+		}
+		if r.Skipped != "" && !r.Passed {
+			t.Errorf("%s skipped but failed", r.Name)
+		}
+	}
+	if len(p.messages) != 12 {
+		t.Errorf("%d progress messages, want one per condition: %q", len(p.messages), p.messages)
+	}
+	return rs
+}
+
+func describe(rs []workload.CheckResult) string {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "\n  %s passed=%v skipped=%q checked=%d %q", r.Name, r.Passed, r.Skipped, r.Checked, r.Details)
+	}
+	return b.String()
+}
+
+// corruption is one statement that breaks a condition, and its inverse.
+type corruption struct {
+	name    string
+	target  int      // the condition it is aimed at
+	also    []int    // the other conditions it breaks (and why, in the comment)
+	do      string   // the corrupting statement
+	undo    string   // restores the population
+	details []string // substrings each expected in the target's details
+}
+
+var corruptions = []corruption{
+	// One cent off: the tolerance is half a cent. W_YTD is also sum(H_AMOUNT).
+	{name: "w_ytd", target: 1, also: []int{8},
+		do:      "UPDATE warehouse SET w_ytd = w_ytd + 0.01 WHERE w_id = 2",
+		undo:    "UPDATE warehouse SET w_ytd = w_ytd - 0.01 WHERE w_id = 2",
+		details: []string{"w_id=2: w_ytd=80.01, sum(d_ytd)=80.00"}},
+	{name: "d_next_o_id", target: 2,
+		do:      "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = 1 AND d_id = 2",
+		undo:    "UPDATE district SET d_next_o_id = d_next_o_id - 1 WHERE d_w_id = 1 AND d_id = 2",
+		details: []string{"w_id=1 d_id=2: d_next_o_id-1=2104, max(o_id)=2103, max(no_o_id)=2103"}},
+	// A hole in the new orders: order 2102 is then undelivered without a
+	// NEW-ORDER row (5), and one more order counts as delivered (11).
+	{name: "new_order hole", target: 3, also: []int{5, 11},
+		do:      "DELETE FROM new_order WHERE no_w_id = 2 AND no_d_id = 1 AND no_o_id = 2102",
+		undo:    "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (2102, 1, 2)",
+		details: []string{"w_id=2 d_id=1: max(no_o_id)=2103, min(no_o_id)=2101, count(new_order)=2"}},
+	// An order line without an order: no order's count changes (6), and no
+	// order joins it (7, 10, 12).
+	{name: "orphan order line", target: 4,
+		do: "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount) " +
+			"VALUES (9999, 1, 1, 1, 1, 1, 5, 1.00)",
+		undo:    "DELETE FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 9999",
+		details: []string{"w_id=1 d_id=1: sum(o_ol_cnt)="}},
+	// A delivered order loses its carrier: its lines are still delivered (7).
+	{name: "carrier lost", target: 5, also: []int{7},
+		do:      "UPDATE orders SET o_carrier_id = NULL WHERE o_w_id = 1 AND o_d_id = 2 AND o_id = 5",
+		undo:    fmt.Sprintf("UPDATE orders SET o_carrier_id = %d WHERE o_w_id = 1 AND o_d_id = 2 AND o_id = 5", tinyCarrier(5)),
+		details: []string{"w_id=1 d_id=2 o_id=5: o_carrier_id=NULL but no new_order row"}},
+	// One line moves from order 11 to order 10 in O_OL_CNT only: the
+	// district's sum (4) is unchanged.
+	{name: "o_ol_cnt", target: 6,
+		do:   "UPDATE orders SET o_ol_cnt = o_ol_cnt + (CASE WHEN o_id = 10 THEN 1 ELSE -1 END) WHERE o_w_id = 2 AND o_d_id = 2 AND o_id IN (10, 11)",
+		undo: "UPDATE orders SET o_ol_cnt = o_ol_cnt - (CASE WHEN o_id = 10 THEN 1 ELSE -1 END) WHERE o_w_id = 2 AND o_d_id = 2 AND o_id IN (10, 11)",
+		details: []string{
+			fmt.Sprintf("w_id=2 d_id=2 o_id=10: o_ol_cnt=%d, count(order_line)=%d", tinyLines(10)+1, tinyLines(10)),
+			fmt.Sprintf("w_id=2 d_id=2 o_id=11: o_ol_cnt=%d, count(order_line)=%d", tinyLines(11)-1, tinyLines(11)),
+		}},
+	// The first line of a delivered order (amount 0.00, so no balance moves)
+	// loses its delivery date.
+	{name: "ol_delivery_d lost", target: 7,
+		do:      "UPDATE order_line SET ol_delivery_d = NULL WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 8 AND ol_number = 1",
+		undo:    "UPDATE order_line SET ol_delivery_d = (SELECT MAX(o_entry_d) FROM orders) WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 8 AND ol_number = 1",
+		details: []string{fmt.Sprintf("w_id=1 d_id=1 o_id=8: o_carrier_id=%d but 1 order line has ol_delivery_d NULL", tinyCarrier(8))}},
+	// A payment booked to the wrong warehouse: its district changes too (9).
+	{name: "h_w_id", target: 8, also: []int{9},
+		do:      "UPDATE history SET h_w_id = 2 WHERE h_c_w_id = 1 AND h_c_d_id = 1 AND h_c_id = 3",
+		undo:    "UPDATE history SET h_w_id = 1 WHERE h_c_w_id = 1 AND h_c_d_id = 1 AND h_c_id = 3",
+		details: []string{"w_id=1: w_ytd=80.00, sum(h_amount)=70.00", "w_id=2: w_ytd=80.00, sum(h_amount)=90.00"}},
+	// A payment booked to the wrong district of the right warehouse.
+	{name: "h_d_id", target: 9,
+		do:      "UPDATE history SET h_d_id = 2 WHERE h_c_w_id = 2 AND h_c_d_id = 1 AND h_c_id = 2",
+		undo:    "UPDATE history SET h_d_id = 1 WHERE h_c_w_id = 2 AND h_c_d_id = 1 AND h_c_id = 2",
+		details: []string{"w_id=2 d_id=1: d_ytd=40.00, sum(h_amount)=30.00", "w_id=2 d_id=2: d_ytd=40.00, sum(h_amount)=50.00"}},
+	// A payment booked to the wrong customer of the right district.
+	{name: "h_c_id", target: 10,
+		do:      "UPDATE history SET h_c_id = 4, h_data = 'moved' WHERE h_c_w_id = 1 AND h_c_d_id = 2 AND h_c_id = 1",
+		undo:    "UPDATE history SET h_c_id = 1, h_data = 'history data' WHERE h_data = 'moved'",
+		details: []string{"w_id=1 d_id=2 c_id=1: c_balance=", "w_id=1 d_id=2 c_id=4: c_balance="}},
+	// A delivered order without lines, numbered 0: every condition but 11
+	// holds for it.
+	{name: "extra order", target: 11,
+		do:      "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_carrier_id, o_ol_cnt, o_all_local) VALUES (0, 2, 2, 1, 1, 0, 1)",
+		undo:    "DELETE FROM orders WHERE o_w_id = 2 AND o_d_id = 2 AND o_id = 0",
+		details: []string{"w_id=2 d_id=2: count(orders)=2104, count(new_order)=3"}},
+	{name: "c_ytd_payment", target: 12,
+		do:      "UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 1 AND c_d_id = 2 AND c_id = 3",
+		undo:    "UPDATE customer SET c_ytd_payment = c_ytd_payment - 1 WHERE c_w_id = 1 AND c_d_id = 2 AND c_id = 3",
+		details: []string{"w_id=1 d_id=2 c_id=3: c_balance+c_ytd_payment="}},
+}
+
+func exec(t *testing.T, c dialect.Conn, q string) {
+	t.Helper()
+	if _, err := c.Exec(context.Background(), q); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// TestCheckCorruptions loads the tiny population on each dialect, checks that
+// all twelve conditions hold, then breaks each condition with one statement,
+// checks that it is caught (and which others break with it), and undoes it.
+func TestCheckCorruptions(t *testing.T) {
+	for _, dc := range checkDialects {
+		t.Run(dc.name, func(t *testing.T) {
+			t.Parallel()
+			w, in, c := openCheck(t, dc.url(t))
+			n := loadTiny(t, in, c)
+
+			rs := runCheck(t, w, in)
+			if f := failed(rs); len(f) > 0 {
+				t.Fatalf("conditions %v fail on the tiny population:%s", f, describe(rs))
+			}
+			for _, r := range rs {
+				if r.Skipped != "" {
+					t.Errorf("%s skipped on the initial population: %s", r.Name, r.Skipped)
+				}
+			}
+			wantChecked := []int64{n.warehouses, n.districts, n.districts, n.districts, n.orders, n.orders,
+				n.lines, n.warehouses, n.districts, n.customers, n.districts, n.customers}
+			for i, r := range rs {
+				if r.Checked != wantChecked[i] {
+					t.Errorf("%s checked %d, want %d", r.Name, r.Checked, wantChecked[i])
+				}
+			}
+
+			for _, k := range corruptions {
+				exec(t, c, k.do)
+				rs := runCheck(t, w, in)
+				exec(t, c, k.undo)
+				want := append([]int{k.target}, k.also...)
+				slices.Sort(want)
+				if got := failed(rs); !slices.Equal(got, want) {
+					t.Errorf("%s: conditions %v fail, want %v:%s", k.name, got, want, describe(rs))
+					continue
+				}
+				r := rs[k.target-1]
+				for _, d := range k.details {
+					if !slices.ContainsFunc(r.Details, func(s string) bool { return strings.Contains(s, d) }) {
+						t.Errorf("%s: %s details %q lack %q", k.name, r.Name, r.Details, d)
+					}
+				}
+				t.Logf("%s: %s fails (also %v): %q", k.name, r.Name, k.also, r.Details)
+			}
+
+			// Condition 11 is skipped once a Delivery has run.
+			exec(t, c, "UPDATE customer SET c_delivery_cnt = 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 1")
+			rs = runCheck(t, w, in)
+			exec(t, c, "UPDATE customer SET c_delivery_cnt = 0 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 1")
+			if f := failed(rs); len(f) > 0 {
+				t.Errorf("conditions %v fail after a delivery count:%s", f, describe(rs))
+			}
+			if r := rs[10]; r.Skipped == "" || !strings.Contains(r.Skipped, "1 orders were delivered") {
+				t.Errorf("3.3.2.11 not skipped after a delivery count: %+v", r)
+			}
+
+			// More than 20 offending rows: 20 are listed, then the count of the rest.
+			exec(t, c, "UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id <= 25")
+			rs = runCheck(t, w, in)
+			exec(t, c, "UPDATE orders SET o_ol_cnt = o_ol_cnt - 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id <= 25")
+			if got, want := failed(rs), []int{4, 6}; !slices.Equal(got, want) {
+				t.Errorf("25 orders off: conditions %v fail, want %v:%s", got, want, describe(rs))
+			}
+			if d := rs[5].Details; len(d) != 21 || d[20] != "... and 5 more" ||
+				!strings.HasPrefix(d[0], "w_id=1 d_id=1 o_id=1: ") || !strings.HasPrefix(d[19], "w_id=1 d_id=1 o_id=20: ") {
+				t.Errorf("25 orders off: details %q", d)
+			}
+
+			rs = runCheck(t, w, in)
+			if f := failed(rs); len(f) > 0 {
+				t.Errorf("conditions %v fail after the undos:%s", f, describe(rs))
+			}
+		})
+	}
+}
+
+// TestCheckNotPrepared: a database without the tables, or without a
+// warehouse, is an error, not a failed condition.
+func TestCheckNotPrepared(t *testing.T) {
+	ctx := context.Background()
+	w, in, c := openCheck(t, "sqlite:"+filepath.Join(t.TempDir(), "tpcc.db"))
+	_, err := w.Check(ctx, in, nil)
+	if err == nil || !strings.Contains(err.Error(), "tables warehouse, district, customer, history, orders, new_order, order_line do not exist: run rightsize prepare tpcc first") {
+		t.Errorf("empty database: %v", err)
+	}
+	for _, name := range checkTables {
+		if name != "order_line" {
+			exec(t, c, tableByName(name).createSQL(in.t.d))
+		}
+	}
+	_, err = w.Check(ctx, in, nil)
+	if err == nil || !strings.HasSuffix(err.Error(), "table order_line does not exist: run rightsize prepare tpcc first") {
+		t.Errorf("no order_line: %v", err)
+	}
+	exec(t, c, tableByName("order_line").createSQL(in.t.d))
+	_, err = w.Check(ctx, in, nil)
+	if err == nil || !strings.HasSuffix(err.Error(), "table warehouse is empty: run rightsize prepare tpcc first") {
+		t.Errorf("no warehouse: %v", err)
+	}
+
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := w.Check(cctx, in, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+}
