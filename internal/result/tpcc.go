@@ -25,7 +25,8 @@ type TPCC struct {
 	// EfficiencyPct is TpmC / CeilingTpmC in percent.
 	EfficiencyPct float64 `json:"efficiency_pct,omitempty"`
 	// Mix is the achieved share of each transaction type, with the spec's
-	// minimum where it sets one (clause 5.2.3).
+	// minimum where it sets one (clause 5.2.3); ok allows a shortfall of two
+	// transactions per terminal, the granularity of the dealing.
 	Mix []TPCCMix `json:"mix"`
 	// Shares of special cases, in percent of their transaction type.
 	RollbackPct          float64 `json:"rollback_pct"`             // New-Orders rolled back (spec: 1 %)

@@ -7,37 +7,46 @@ import (
 	"github.com/rightsize/rightsize/internal/datagen"
 )
 
-func TestDeckMeetsTheMixEveryPass(t *testing.T) {
-	var d deck
-	s := datagen.NewSource(11)
-	w, err := parseWeights("45,43,4,4,4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.init(w, s)
-	var counts [numTx]int
-	for range 3 * deckSize {
-		counts[d.deal(s)]++
-	}
-	want := [numTx]int{1350, 1290, 120, 120, 120}
-	if counts != want {
-		t.Errorf("three passes dealt %v, want exactly %v", counts, want)
+func TestDeckMeetsTheMixAtEveryMoment(t *testing.T) {
+	for _, weights := range []string{"45,43,4,4,4", "1,1,1,0,0", "10.5,80.25,3,3,3.25"} {
+		w, err := parseWeights(weights)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := range uint64(20) {
+			var d deck
+			s := datagen.NewSource(seed)
+			d.init(w, s)
+			var counts [numTx]int
+			for n := 1; n <= 5000; n++ {
+				counts[d.deal(s)]++
+				for ty := range numTx {
+					share := w[ty] / 100 * float64(n)
+					if math.Abs(float64(counts[ty])-share) > 2 {
+						t.Fatalf("weights %s seed %d: after %d deals %s has %d, share %.2f", weights, seed, n, txDefs[ty].name, counts[ty], share)
+					}
+				}
+			}
+		}
 	}
 }
 
-func TestDeckRoundsOddWeights(t *testing.T) {
-	w, err := parseWeights("1,1,1,0,0")
-	if err != nil {
-		t.Fatal(err)
+// Terminals start at different points of the cycle.
+func TestDecksAreOutOfStep(t *testing.T) {
+	w, _ := parseWeights("45,43,4,4,4")
+	seqs := map[string]bool{}
+	for seed := range uint64(10) {
+		var d deck
+		s := datagen.NewSource(seed)
+		d.init(w, s)
+		seq := ""
+		for range 30 {
+			seq += txDefs[d.deal(s)].name[:1]
+		}
+		seqs[seq] = true
 	}
-	var d deck
-	d.init(w, datagen.NewSource(1))
-	var counts [numTx]int
-	for _, c := range d.cards {
-		counts[c]++
-	}
-	if len(d.cards) != deckSize || counts[delivery] != 0 || counts[stockLevel] != 0 || counts[0]+counts[1]+counts[2] != deckSize {
-		t.Errorf("deck of %d cards: %v", len(d.cards), counts)
+	if len(seqs) < 5 {
+		t.Errorf("10 terminals dealt only %d distinct opening sequences", len(seqs))
 	}
 }
 
