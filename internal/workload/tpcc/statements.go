@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/rightsize/rightsize/internal/dialect"
 )
@@ -19,15 +20,15 @@ type statements struct {
 	all []*dialect.Stmt // every statement prepared, for close
 
 	// New-Order (clause 2.4.2)
-	noCustWare    dialect.Stmt
-	noDistrict    dialect.Stmt
-	noDistUpdate  dialect.Stmt
-	noOrder       dialect.Stmt
-	noNewOrder    dialect.Stmt
-	noStockUpdate dialect.Stmt
-	noItems       [maxLines + 1]dialect.Stmt // by number of distinct items
-	noStock       [maxLines + 1]dialect.Stmt // by number of distinct items of one supplier
-	noLines       [maxLines + 1]dialect.Stmt // by number of order lines
+	noCustWare   dialect.Stmt
+	noDistrict   dialect.Stmt
+	noDistUpdate dialect.Stmt
+	noOrder      dialect.Stmt
+	noNewOrder   dialect.Stmt
+	noItems      [maxLines + 1]dialect.Stmt // by number of distinct items
+	noStock      [maxLines + 1]dialect.Stmt // by number of distinct items of one supplier
+	noStockUpd   [maxLines + 1]dialect.Stmt // by number of distinct items of one supplier
+	noLines      [maxLines + 1]dialect.Stmt // by number of order lines
 
 	// Payment (clause 2.5.2)
 	payWareUpdate dialect.Stmt
@@ -64,14 +65,20 @@ type statements struct {
 const (
 	sqlNoCustWare = "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse " +
 		"WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?"
-	sqlNoDistrict    = "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = ? AND d_id = ?%s"
-	sqlNoDistUpdate  = "UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?"
-	sqlNoOrder       = "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, ?, ?, ?)"
-	sqlNoNewOrder    = "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)"
-	sqlNoItems       = "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (%s)"
-	sqlNoStock       = "SELECT s_i_id, s_quantity, s_data, CASE CAST(? AS INTEGER) WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END FROM stock WHERE s_w_id = ? AND s_i_id IN (%s) ORDER BY s_i_id%s"
-	sqlNoStockUpdate = "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + ?, s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?"
-	sqlNoLines       = "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES %s"
+	sqlNoDistrict   = "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = ? AND d_id = ?%s"
+	sqlNoDistUpdate = "UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?"
+	sqlNoOrder      = "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, ?, ?, ?)"
+	sqlNoNewOrder   = "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)"
+	sqlNoItems      = "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (%s)"
+	sqlNoStock      = "SELECT s_i_id, s_quantity, s_data, CASE CAST(? AS INTEGER) WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END FROM stock WHERE s_w_id = ? AND s_i_id IN (%s) ORDER BY s_i_id%s"
+	// sqlNoStockUpdate updates the n stock rows of one supplier at once:
+	// s_quantity = new value, the counters += increments, each as a CASE on
+	// s_i_id (%[1]s is "WHEN ? THEN CAST(? AS INTEGER)" n times; %[2]s the
+	// n ids). The CASTs type the parameters for PostgreSQL.
+	sqlNoStockUpdate = "UPDATE stock SET s_quantity = CASE s_i_id %[1]s END, s_ytd = s_ytd + CASE s_i_id %[1]s END, " +
+		"s_order_cnt = s_order_cnt + CASE s_i_id %[1]s END, s_remote_cnt = s_remote_cnt + CASE s_i_id %[1]s END " +
+		"WHERE s_w_id = ? AND s_i_id IN (%[2]s)"
+	sqlNoLines = "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES %s"
 
 	sqlPayWareUpdate = "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?"
 	sqlPayWare       = "SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM warehouse WHERE w_id = ?"
@@ -113,7 +120,6 @@ func (s *statements) prepare(ctx context.Context, c dialect.Conn, forUpdate stri
 		{&s.noDistUpdate, sqlNoDistUpdate},
 		{&s.noOrder, sqlNoOrder},
 		{&s.noNewOrder, sqlNoNewOrder},
-		{&s.noStockUpdate, sqlNoStockUpdate},
 		{&s.payWareUpdate, sqlPayWareUpdate},
 		{&s.payWare, sqlPayWare},
 		{&s.payDistUpdate, sqlPayDistUpdate},
@@ -153,6 +159,15 @@ func (s *statements) items(ctx context.Context, n int) (dialect.Stmt, error) {
 // supplying warehouse.
 func (s *statements) stock(ctx context.Context, n int, forUpdate string) (dialect.Stmt, error) {
 	return s.lazy(ctx, &s.noStock[n], fmt.Sprintf(sqlNoStock, placeholders(n), forUpdate))
+}
+
+// stockUpdate returns the UPDATE of n stock rows of one supplier.
+func (s *statements) stockUpdate(ctx context.Context, n int) (dialect.Stmt, error) {
+	if s.noStockUpd[n] != nil {
+		return s.noStockUpd[n], nil
+	}
+	when := strings.TrimSuffix(strings.Repeat("WHEN ? THEN CAST(? AS INTEGER) ", n), " ")
+	return s.lazy(ctx, &s.noStockUpd[n], fmt.Sprintf(sqlNoStockUpdate, when, placeholders(n)))
 }
 
 // lines returns the order-line INSERT of n rows.

@@ -148,11 +148,8 @@ func (v *vu) newOrder(ctx context.Context, m workload.Meter) error {
 		total += l.amount
 	}
 	_ = total * (1 - discount) * (1 + wTax + dTax) // the total shown to the terminal
-	for i := range s.stock {
-		st := &s.stock[i]
-		if _, err := v.st.noStockUpdate.Exec(ctx, st.qty, st.ytd, st.cnt, st.remote, st.w, st.i); err != nil {
-			return v.abort(ctx, err)
-		}
+	if err := v.updateStock(ctx); err != nil {
+		return v.abort(ctx, err)
 	}
 	if err := v.insertLines(ctx, oid, d, w); err != nil {
 		return v.abort(ctx, err)
@@ -221,12 +218,18 @@ func (v *vu) readStock(ctx context.Context, d int64) error {
 		}
 		return int(a.i - b.i)
 	})
-	for lo := 0; lo < len(s.stock); {
+	return bySupplier(s.stock, func(group []stockRow) error { return v.readStockOf(ctx, d, group) })
+}
+
+// bySupplier calls fn for each run of rows with the same warehouse (rows
+// sorted by warehouse), stopping at the first error.
+func bySupplier(rows []stockRow, fn func(group []stockRow) error) error {
+	for lo := 0; lo < len(rows); {
 		hi := lo
-		for hi < len(s.stock) && s.stock[hi].w == s.stock[lo].w {
+		for hi < len(rows) && rows[hi].w == rows[lo].w {
 			hi++
 		}
-		if err := v.readStockOf(ctx, d, s.stock[lo:hi]); err != nil {
+		if err := fn(rows[lo:hi]); err != nil {
 			return err
 		}
 		lo = hi
@@ -282,6 +285,40 @@ func (v *vu) stockIndex(w, i int64) int {
 }
 
 func (v *vu) stockOf(w, i int64) *stockRow { return &v.no.stock[v.stockIndex(w, i)] }
+
+// updateStock writes the order's stock rows back, one UPDATE per supplying
+// warehouse (s.stock is sorted by warehouse).
+func (v *vu) updateStock(ctx context.Context) error {
+	return bySupplier(v.no.stock, func(group []stockRow) error {
+		st, err := v.st.stockUpdate(ctx, len(group))
+		if err != nil {
+			return err
+		}
+		args := v.args[:0]
+		for _, col := range [...]func(r *stockRow) int64{
+			func(r *stockRow) int64 { return r.qty },
+			func(r *stockRow) int64 { return r.ytd },
+			func(r *stockRow) int64 { return r.cnt },
+			func(r *stockRow) int64 { return r.remote },
+		} {
+			for k := range group {
+				args = append(args, group[k].i, col(&group[k]))
+			}
+		}
+		args = append(args, group[0].w)
+		for _, r := range group {
+			args = append(args, r.i)
+		}
+		n, err := st.Exec(ctx, args...)
+		if err != nil {
+			return err
+		}
+		if n != int64(len(group)) {
+			return fmt.Errorf("new_order: stock update of warehouse %d changed %d rows, want %d", group[0].w, n, len(group))
+		}
+		return nil
+	})
+}
 
 // insertLines inserts the order's lines with one multi-row INSERT.
 func (v *vu) insertLines(ctx context.Context, oid, d, w int64) error {

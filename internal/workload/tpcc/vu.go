@@ -107,7 +107,7 @@ type vu struct {
 	forUp string // the dialect's FOR UPDATE clause
 
 	// reused buffers
-	args [maxLines * 9]any
+	args [maxLines*9 + 1]any
 	tbuf []byte
 	no   newOrderState
 }
