@@ -90,6 +90,10 @@ type Dialect interface {
 	// TableOptions is appended after a CREATE TABLE's closing parenthesis
 	// (e.g. " ENGINE=InnoDB"); empty for most databases.
 	TableOptions() string
+	// ForUpdate is the clause that locks the rows a SELECT reads for the rest
+	// of the transaction (" FOR UPDATE"), or "" where the database has no row
+	// locks (SQLite: its writers hold the database lock).
+	ForUpdate() string
 }
 
 // Conn is one database connection, used by one goroutine at a time. SQL text
@@ -115,17 +119,64 @@ type Conn interface {
 	Close() error
 }
 
-// Stmt is a prepared statement bound to one Conn.
+// Stmt is a prepared statement bound to one Conn, used by one goroutine at a
+// time.
 type Stmt interface {
 	// Exec runs the statement and returns the rows it affected.
 	Exec(ctx context.Context, args ...any) (int64, error)
 	// Drain runs a query, reads every row without decoding more than needed,
 	// and returns the number of rows (as sysbench does with result sets).
 	Drain(ctx context.Context, args ...any) (int, error)
+	// Query runs the statement and returns its rows. The Rows belongs to the
+	// Stmt and is reused: it is valid until the next Query, QueryRow, Exec,
+	// Drain or Close on the same Stmt, which closes it if it is still open.
+	// A statement that fails returns its error from Query or, depending on
+	// the database, from Rows.Err and Rows.Close.
+	Query(ctx context.Context, args ...any) (Rows, error)
+	// QueryRow runs the statement and scans its first row into dest (as
+	// Rows.Scan does); it returns ErrNoRows when there is none. The rest of
+	// the result is discarded.
+	QueryRow(ctx context.Context, args []any, dest ...any) error
 	Close() error
 }
 
-// ErrNoRows is returned by Conn.QueryRow when the query returned no row.
+// Rows is a result read row by row from Stmt.Query. Not safe for concurrent
+// use.
+//
+//	rows, err := st.Query(ctx, lo, hi)
+//	if err != nil { ... }
+//	for rows.Next() {
+//		if err := rows.Scan(&id, &name); err != nil { rows.Close(); ... }
+//	}
+//	if err := rows.Close(); err != nil { ... } // Close returns Err
+type Rows interface {
+	// Next advances to the next row; it returns false when there is none
+	// left or reading failed (see Err).
+	Next() bool
+	// Scan copies the current row's columns into dest, which may hold
+	// *int64, *int, *int32, *float64, *string or *[]byte. A *[]byte gets a
+	// copy, stored in the slice's own capacity when it is large enough. A
+	// NULL scans as the zero value (nil for *[]byte). Numbers in text form
+	// (DECIMAL, NUMERIC) parse into *float64 or copy into *string; integers
+	// go into any numeric dest (a float into an integer dest only when it
+	// has no fraction); a TIMESTAMP without fractional seconds scans into
+	// *string as "2006-01-02 15:04:05". The number of dest must equal the
+	// number of columns.
+	//
+	// Arguments to an interface method escape: a hot loop that builds its
+	// dest list once (dest := []any{&v.id, &v.name}) and calls Scan(dest...)
+	// allocates nothing for it.
+	Scan(dest ...any) error
+	// Err returns the error that ended Next, if any.
+	Err() error
+	// Close ends the result (reading and discarding what is left) and
+	// returns Err. It is safe to call twice, and must be called before the
+	// connection is used again.
+	Close() error
+}
+
+// ErrNoRows is returned by Conn.QueryRow and Stmt.QueryRow when the query
+// returned no row.
 var ErrNoRows = errors.New("no rows in result set")
 
 // WriteBeginner is implemented by a Conn whose database must be told, when a

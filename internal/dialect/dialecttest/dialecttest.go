@@ -219,6 +219,10 @@ func RunWith(t *testing.T, d dialect.Dialect, rawURL string, h Hooks) {
 		}
 	})
 
+	t.Run("Query", func(t *testing.T) { testQuery(ctx, t, d, c, connect(t), ddl) })
+
+	t.Run("ForUpdate", func(t *testing.T) { testForUpdate(ctx, t, d, c, connect, ddl) })
+
 	t.Run("Transactions", func(t *testing.T) {
 		if err := c.Begin(ctx); err != nil {
 			t.Fatal(err)
@@ -382,6 +386,380 @@ func RunWith(t *testing.T, d dialect.Dialect, rawURL string, h Hooks) {
 			t.Errorf("Close: %v", err)
 		}
 	})
+}
+
+// queryRow is a row of rs_query; a NULL column is the zero value.
+type queryRow struct {
+	id     int64
+	amount float64
+	text   string // amount as the database prints it
+	name   string
+	opt    int64
+	ts     string
+}
+
+// queryRows are rs_query's rows. The amounts have two significant decimals
+// so that every database prints them alike (SQLite stores DECIMAL 0.50 as
+// the REAL 0.5).
+var queryRows = []queryRow{
+	{1, 1234.56, "1234.56", "alpha", 7, "2024-01-02 03:04:05"},
+	{2, 0.75, "0.75", "beta", 0, ""}, // opt and ts are NULL
+	{3, 99999.99, "99999.99", "gamma", -3, "2024-12-31 23:59:59"},
+	{4, 10.25, "10.25", "delta", 2147483647, "2000-01-01 00:00:00"},
+}
+
+// testQuery checks Stmt.Query and Stmt.QueryRow: every supported destination
+// type, NULLs, no rows, closing mid-result, statement reuse and errors. c2 is
+// a second connection to the same database.
+func testQuery(ctx context.Context, t *testing.T, d dialect.Dialect, c, c2 dialect.Conn, ddl func(*testing.T, dialect.Conn, string)) {
+	ddl(t, c, "CREATE TABLE rs_query (id INTEGER NOT NULL PRIMARY KEY, amount DECIMAL(12,2) NOT NULL,"+
+		" name VARCHAR(40) NOT NULL, opt INTEGER NULL, ts TIMESTAMP NULL)"+d.TableOptions())
+	ddl(t, c, `INSERT INTO rs_query (id, amount, name, opt, ts) VALUES
+		(1, 1234.56, 'alpha', 7, '2024-01-02 03:04:05'),
+		(2, 0.75, 'beta', NULL, NULL),
+		(3, 99999.99, 'gamma', -3, '2024-12-31 23:59:59'),
+		(4, 10.25, 'delta', 2147483647, '2000-01-01 00:00:00')`)
+	prepare := func(t *testing.T, c dialect.Conn, q string) dialect.Stmt {
+		t.Helper()
+		st, err := c.Prepare(ctx, q)
+		if err != nil {
+			t.Fatalf("Prepare(%s): %v", q, err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	sel := prepare(t, c, "SELECT id, amount, name, opt, ts FROM rs_query WHERE id BETWEEN ? AND ? ORDER BY id")
+
+	// scanAll reads ids lo..hi into queryRows through scan, which returns the
+	// row it read.
+	scanAll := func(t *testing.T, what string, lo, hi any, scan func(dialect.Rows) (queryRow, error)) []queryRow {
+		t.Helper()
+		rows, err := sel.Query(ctx, lo, hi)
+		if err != nil {
+			t.Fatalf("%s: Query(%v, %v): %v", what, lo, hi, err)
+		}
+		var got []queryRow
+		for rows.Next() {
+			r, err := scan(rows)
+			if err != nil {
+				rows.Close()
+				t.Fatalf("%s: Scan: %v", what, err)
+			}
+			got = append(got, r)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatalf("%s: Err: %v", what, err)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatalf("%s: Close: %v", what, err)
+		}
+		return got
+	}
+	wantRows := func(t *testing.T, what string, got, want []queryRow) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d rows %+v, want %d", what, len(got), got, len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("%s: row %d = %+v, want %+v", what, i, got[i], want[i])
+			}
+		}
+	}
+	// Destinations keep the previous row's values: a NULL must reset them.
+	var (
+		id, opt      int64
+		amount       float64
+		name, ts     string
+		idInt        int
+		optInt32     int32
+		amountText   string
+		nameB, tsB   []byte
+		idF, amountF float64
+		optF         float64
+		optText      string
+		amountB      []byte
+		idI32        int32
+	)
+
+	t.Run("Int64Float64String", func(t *testing.T) {
+		for range 2 { // the same statement twice in a row
+			got := scanAll(t, "Query", 1, 4, func(r dialect.Rows) (queryRow, error) {
+				err := r.Scan(&id, &amount, &name, &opt, &ts)
+				return queryRow{id: id, amount: amount, text: queryRows[id-1].text, name: name, opt: opt, ts: ts}, err
+			})
+			wantRows(t, "Query", got, queryRows)
+		}
+	})
+
+	t.Run("IntStringBytesInt32", func(t *testing.T) {
+		got := scanAll(t, "Query", 1, 4, func(r dialect.Rows) (queryRow, error) {
+			err := r.Scan(&idInt, &amountText, &nameB, &optInt32, &tsB)
+			q := queryRows[idInt-1]
+			return queryRow{id: int64(idInt), amount: q.amount, text: amountText, name: string(nameB), opt: int64(optInt32), ts: string(tsB)}, err
+		})
+		wantRows(t, "Query", got, queryRows)
+		if nameB == nil || tsB == nil {
+			t.Errorf("last row's []byte columns are nil")
+		}
+	})
+
+	t.Run("NumbersAsOtherTypes", func(t *testing.T) {
+		got := scanAll(t, "Query", 1, 4, func(r dialect.Rows) (queryRow, error) {
+			err := r.Scan(&idF, &amountB, &name, &optText, &ts)
+			q := queryRows[int(idF)-1]
+			row := queryRow{id: int64(idF), amount: q.amount, text: string(amountB), name: name, opt: q.opt, ts: ts}
+			if want := fmt.Sprint(q.opt); q.opt != 0 && optText != want || q.opt == 0 && optText != "" {
+				t.Errorf("id %v: opt as string = %q, want %q", idF, optText, want)
+			}
+			return row, err
+		})
+		wantRows(t, "Query", got, queryRows)
+		if err := sel.QueryRow(ctx, []any{3, 3}, &idI32, &amountF, &name, &optF, &ts); err != nil {
+			t.Fatal(err)
+		}
+		if idI32 != 3 || amountF != 99999.99 || optF != -3 {
+			t.Errorf("QueryRow(3) = %d, %v, %v; want 3, 99999.99, -3", idI32, amountF, optF)
+		}
+	})
+
+	t.Run("QueryRow", func(t *testing.T) {
+		if err := sel.QueryRow(ctx, []any{2, 4}, &id, &amount, &name, &opt, &ts); err != nil {
+			t.Fatal(err)
+		}
+		if got := (queryRow{id, amount, queryRows[1].text, name, opt, ts}); got != queryRows[1] {
+			t.Errorf("QueryRow(2, 4) = %+v, want %+v", got, queryRows[1])
+		}
+		err := sel.QueryRow(ctx, []any{100, 200}, &id, &amount, &name, &opt, &ts)
+		if !errors.Is(err, dialect.ErrNoRows) {
+			t.Errorf("QueryRow of no row: %v, want dialect.ErrNoRows", err)
+		}
+		count := prepare(t, c, "SELECT COUNT(*) FROM rs_query")
+		if err := count.QueryRow(ctx, nil, &idInt); err != nil || idInt != len(queryRows) {
+			t.Errorf("QueryRow(COUNT(*)) = %d, %v; want %d", idInt, err, len(queryRows))
+		}
+	})
+
+	t.Run("Empty", func(t *testing.T) {
+		rows, err := sel.Query(ctx, 100, 200)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows.Next() {
+			t.Error("Next on an empty result = true")
+		}
+		if err := rows.Scan(&id, &amount, &name, &opt, &ts); err == nil {
+			t.Error("Scan after Next returned false succeeded")
+		}
+		if err := rows.Close(); err != nil || rows.Err() != nil {
+			t.Errorf("Close = %v, Err = %v", err, rows.Err())
+		}
+	})
+
+	t.Run("FloatArgument", func(t *testing.T) {
+		big := prepare(t, c, "SELECT id FROM rs_query WHERE amount > ? ORDER BY id")
+		for _, arg := range []any{100.5, float32(100.5), 100} {
+			rows, err := big.Query(ctx, arg)
+			if err != nil {
+				t.Fatalf("Query(%T %v): %v", arg, arg, err)
+			}
+			var ids []int64
+			for rows.Next() {
+				if err := rows.Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+			if err := rows.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(ids) != "[1 3]" {
+				t.Errorf("amount > %T %v: ids %v, want [1 3]", arg, arg, ids)
+			}
+		}
+	})
+
+	// int16 is not among the types the hot paths encode themselves: it goes
+	// through the drivers' own converters.
+	t.Run("OtherArgumentTypes", func(t *testing.T) {
+		got := scanAll(t, "Query(int16)", int16(3), int64(4), func(r dialect.Rows) (queryRow, error) {
+			err := r.Scan(&id, &amount, &name, &opt, &ts)
+			return queryRow{id: id, amount: amount, text: queryRows[id-1].text, name: name, opt: opt, ts: ts}, err
+		})
+		wantRows(t, "Query(int16)", got, queryRows[2:])
+	})
+
+	t.Run("CloseMidResult", func(t *testing.T) {
+		rows, err := sel.Query(ctx, 1, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rows.Next() {
+			t.Fatalf("no first row: %v", rows.Err())
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatalf("Close mid-result: %v", err)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+		if rows.Next() {
+			t.Fatal("Next after Close = true")
+		}
+		// The connection runs other statements, prepared or not.
+		var n int64
+		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM rs_query WHERE id > ?", []any{1}, &n); err != nil || n != 3 {
+			t.Fatalf("QueryRow after Close = %d, %v; want 3", n, err)
+		}
+		if err := sel.QueryRow(ctx, []any{4, 4}, &id, &amount, &name, &opt, &ts); err != nil || id != 4 {
+			t.Fatalf("Stmt.QueryRow after Close = %d, %v", id, err)
+		}
+		// A result left open is closed by the next Query of its statement.
+		rows, err = sel.Query(ctx, 1, 4)
+		if err != nil || !rows.Next() {
+			t.Fatalf("Query: %v", err)
+		}
+		got := scanAll(t, "Query after an open result", 3, 3, func(r dialect.Rows) (queryRow, error) {
+			err := r.Scan(&id, &amount, &name, &opt, &ts)
+			return queryRow{id: id, amount: amount, text: queryRows[id-1].text, name: name, opt: opt, ts: ts}, err
+		})
+		wantRows(t, "Query after an open result", got, queryRows[2:3])
+		// A fully read result frees the connection even before Close.
+		rows, err = sel.Query(ctx, 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+		}
+		if _, err := c.Exec(ctx, "UPDATE rs_query SET name = name WHERE id = ?", 1); err != nil {
+			t.Fatalf("Exec after the last row: %v", err)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("Errors", func(t *testing.T) {
+		rows, err := sel.Query(ctx, 1, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rows.Scan(&id, &amount, &name, &opt, &ts); err == nil {
+			t.Error("Scan before Next succeeded")
+		}
+		if !rows.Next() {
+			t.Fatal(rows.Err())
+		}
+		if err := rows.Scan(&id, &amount); err == nil {
+			t.Error("Scan of 2 destinations for 5 columns succeeded")
+		}
+		if err := rows.Scan(&id, &amount, &name, &opt, &ts, &idInt); err == nil {
+			t.Error("Scan of 6 destinations for 5 columns succeeded")
+		}
+		var b bool
+		if err := rows.Scan(&id, &amount, &name, &opt, &b); err == nil {
+			t.Error("Scan into *bool succeeded")
+		}
+		if err := rows.Scan(&id, &id, &name, &opt, &ts); err == nil {
+			t.Error("Scan of 1234.56 into *int64 succeeded")
+		}
+		if err := rows.Scan(&id, &amount, &name, &opt, &ts); err != nil || id != 1 {
+			t.Errorf("Scan after failed Scans = %d, %v", id, err)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := sel.QueryRow(ctx, []any{1, 1}, &id); err == nil {
+			t.Error("QueryRow of 1 destination for 5 columns succeeded")
+		}
+		if _, err := sel.Query(ctx, 1); err == nil {
+			t.Error("Query with 1 argument for 2 placeholders succeeded")
+		}
+		// The statement and the connection still work.
+		if err := sel.QueryRow(ctx, []any{1, 1}, &id, &amount, &name, &opt, &ts); err != nil || id != 1 {
+			t.Fatalf("QueryRow after errors = %d, %v", id, err)
+		}
+		// A statement that fails when it runs (the error may come from
+		// Query, Next or Close).
+		dup := prepare(t, c, "INSERT INTO rs_query (id, amount, name) VALUES (?, ?, ?)")
+		err = dup.QueryRow(ctx, []any{1, 1.5, "dup"}, &id)
+		if err == nil || errors.Is(err, dialect.ErrNoRows) {
+			t.Errorf("duplicate key by QueryRow: %v, want an error", err)
+		} else if got := d.Classify(err); got != errclass.Constraint {
+			t.Errorf("duplicate key by QueryRow: Classify(%v) = %v, want constraint", err, got)
+		}
+		rows, err = dup.Query(ctx, 1, 1.5, "dup")
+		if err == nil {
+			for rows.Next() {
+			}
+			err = rows.Close()
+		}
+		if got := d.Classify(err); got != errclass.Constraint {
+			t.Errorf("duplicate key by Query: Classify(%v) = %v, want constraint", err, got)
+		}
+		if n := countOf(ctx, t, c2, "SELECT COUNT(*) FROM rs_query"); n != int64(len(queryRows)) {
+			t.Fatalf("COUNT on another connection = %d", n)
+		}
+		if err := sel.QueryRow(ctx, []any{2, 2}, &id, &amount, &name, &opt, &ts); err != nil || id != 2 {
+			t.Fatalf("QueryRow after a failed statement = %d, %v", id, err)
+		}
+	})
+}
+
+func countOf(ctx context.Context, t *testing.T, c dialect.Conn, q string) int64 {
+	t.Helper()
+	var n int64
+	if err := c.QueryRow(ctx, q, nil, &n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// testForUpdate runs SELECT ... FOR UPDATE (d.ForUpdate) in a transaction,
+// prepared and not, and checks that where the database has row locks another
+// connection cannot update the row until the transaction ends.
+func testForUpdate(ctx context.Context, t *testing.T, d dialect.Dialect, c dialect.Conn, connect func(*testing.T) dialect.Conn,
+	ddl func(*testing.T, dialect.Conn, string)) {
+	ddl(t, c, "CREATE TABLE rs_lock (id INTEGER NOT NULL PRIMARY KEY, name VARCHAR(40) NOT NULL)"+d.TableOptions())
+	ddl(t, c, "INSERT INTO rs_lock (id, name) VALUES (1, 'alpha'), (2, 'beta'), (3, 'gamma')")
+	q := "SELECT name FROM rs_lock WHERE id = ?" + d.ForUpdate()
+	if (d.ForUpdate() == "") != d.Capabilities().SingleWriter {
+		t.Errorf("ForUpdate() = %q with SingleWriter = %v", d.ForUpdate(), d.Capabilities().SingleWriter)
+	}
+	st, err := c.Prepare(ctx, q)
+	if err != nil {
+		t.Fatalf("Prepare(%s): %v", q, err)
+	}
+	defer st.Close()
+	if err := c.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	if err := st.QueryRow(ctx, []any{1}, &name); err != nil || name != "alpha" {
+		c.Rollback(ctx)
+		t.Fatalf("Stmt.QueryRow(%s) = %q, %v", q, name, err)
+	}
+	if err := c.QueryRow(ctx, q, []any{3}, &name); err != nil || name != "gamma" {
+		c.Rollback(ctx)
+		t.Fatalf("Conn.QueryRow(%s) = %q, %v", q, name, err)
+	}
+	if !d.Capabilities().SingleWriter {
+		// The row is locked: an update from another connection waits.
+		wc, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		_, err := connect(t).Exec(wc, "UPDATE rs_lock SET name = name WHERE id = ?", 1)
+		cancel()
+		if err == nil {
+			t.Error("a row read FOR UPDATE was updated by another connection")
+		} else if got := d.Classify(err); got != errclass.Timeout {
+			t.Errorf("UPDATE of a row locked FOR UPDATE: Classify(%v) = %v, want timeout", err, got)
+		}
+	}
+	if err := c.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := connect(t).Exec(ctx, "UPDATE rs_lock SET name = name WHERE id = ?", 1); err != nil {
+		t.Fatalf("UPDATE after COMMIT = %d, %v", n, err)
+	}
 }
 
 // testDeadlock makes two transactions wait for each other's row locks and

@@ -105,6 +105,34 @@ func BenchmarkPointSelectMySQL(b *testing.B) {
 	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "µs-cpu/op")
 }
 
+// BenchmarkPointQueryMySQL reads the point select's row by Stmt.QueryRow
+// into reused destinations (k and c), with a cancellable context.
+func BenchmarkPointQueryMySQL(b *testing.B) {
+	c := connect(b, sbTable(b))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := c.Prepare(ctx, "SELECT k, c FROM sbtest1 WHERE id=?")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var k int64
+	var cv []byte
+	args, dest := make([]any, 1), []any{&k, &cv}
+	x := uint64(1)
+	b.ReportAllocs()
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		args[0] = nextID(&x)
+		if err := s.QueryRow(ctx, args, dest...); err != nil {
+			b.Fatalf("QueryRow: %v", err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "µs-cpu/op")
+}
+
 // BenchmarkPointSelectMySQL4 runs the point select on 4 connections from 4
 // goroutines (sysbench --threads=4) and reports the whole process's CPU time
 // per query (µs-cpu/op), which is what competes with the server on a small

@@ -15,6 +15,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/dialect/internal/rowscan"
 )
 
 // maxCachedStmts bounds the statements Exec and QueryRow keep prepared per
@@ -27,7 +28,8 @@ const maxCachedStmts = 16
 // conn is one server session, driven through two layers on the same
 // driver connection (dc):
 //
-//   - the hot path (Prepare, Stmt.Exec, Stmt.Drain, Begin, Commit, Rollback)
+//   - the hot path (Prepare, Stmt.Exec, Stmt.Drain, Stmt.Query, Begin,
+//     Commit, Rollback)
 //     calls the driver directly, with a context the driver cannot see cancelled
 //     (so it starts no watcher hand-off per statement) and no database/sql
 //     locks, goroutines or argument conversion;
@@ -49,6 +51,7 @@ type conn struct {
 
 	w      *watch // the cancellation watch of the last cancellable context
 	broken error  // set when a watch closed nc; every later call returns it
+	open   *rows  // a Stmt.Query result still being read, which holds dc
 }
 
 var _ dialect.Conn = (*conn)(nil)
@@ -56,6 +59,21 @@ var _ dialect.Conn = (*conn)(nil)
 // errKilled is returned by every call on a connection whose network
 // connection was closed to cancel a statement.
 var errKilled = fmt.Errorf("mysql: connection closed to cancel a statement: %w", driver.ErrBadConn)
+
+// errRowsOpen is returned by a call on a connection while the Rows of a
+// Stmt.Query on it is still open (the rest of its result is still to be read).
+var errRowsOpen = errors.New("mysql: connection busy: the Rows of a Stmt.Query is still open (Close it first)")
+
+// usable returns why the connection cannot run a statement now, or nil.
+func (c *conn) usable() error {
+	if c.broken != nil {
+		return c.broken
+	}
+	if c.open != nil {
+		return errRowsOpen
+	}
+	return nil
+}
 
 // States of a watch.
 const (
@@ -108,8 +126,8 @@ var noCancel = context.Background()
 // leave (nil when ctx cannot be cancelled), or an error when the connection is
 // broken or ctx has already ended.
 func (c *conn) enter(ctx context.Context) (*watch, error) {
-	if c.broken != nil {
-		return nil, c.broken
+	if err := c.usable(); err != nil {
+		return nil, err
 	}
 	done := ctx.Done()
 	if done == nil {
@@ -196,8 +214,8 @@ func (c *conn) readInfo(ctx context.Context) error {
 
 // cached returns a prepared statement for query, preparing it on first use.
 func (c *conn) cached(ctx context.Context, query string) (*sql.Stmt, error) {
-	if c.broken != nil {
-		return nil, c.broken
+	if err := c.usable(); err != nil {
+		return nil, err
 	}
 	if st, ok := c.stmts[query]; ok {
 		return st, nil
@@ -225,8 +243,8 @@ func (c *conn) dropCache() {
 func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	var res sql.Result
 	var err error
-	if c.broken != nil {
-		return 0, c.broken
+	if err := c.usable(); err != nil {
+		return 0, err
 	}
 	if len(args) == 0 {
 		res, err = c.sc.ExecContext(ctx, query)
@@ -243,8 +261,8 @@ func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 }
 
 func (c *conn) QueryRow(ctx context.Context, query string, args []any, dest ...any) error {
-	if c.broken != nil {
-		return c.broken
+	if err := c.usable(); err != nil {
+		return err
 	}
 	var row *sql.Row
 	if len(args) == 0 {
@@ -308,6 +326,9 @@ func (c *conn) Info() dialect.ConnInfo { return c.info }
 // A session already lost (killed, or closed to cancel a statement) closes
 // without error.
 func (c *conn) Close() error {
+	if c.open != nil {
+		c.open.Close()
+	}
 	if c.w != nil {
 		c.w.stop()
 		c.w = nil
@@ -326,12 +347,13 @@ func (c *conn) Close() error {
 // stmt is a server-side prepared statement on one conn, run on the driver
 // directly.
 type stmt struct {
-	c   *conn
-	ds  driver.Stmt
-	ex  driver.StmtExecContext
-	qu  driver.StmtQueryContext
-	chk driver.NamedValueChecker // the driver's own argument converter, or nil
-	nv  []driver.NamedValue      // argument buffer, reused
+	c    *conn
+	ds   driver.Stmt
+	ex   driver.StmtExecContext
+	qu   driver.StmtQueryContext
+	chk  driver.NamedValueChecker // the driver's own argument converter, or nil
+	nv   []driver.NamedValue      // argument buffer, reused
+	rows rows                     // the result of Query, reused
 }
 
 var _ dialect.Stmt = (*stmt)(nil)
@@ -375,9 +397,11 @@ func (s *stmt) bind(args []any) ([]driver.NamedValue, error) {
 // unbind drops the buffer's references to the caller's values.
 func (s *stmt) unbind() { clear(s.nv) }
 
-// start binds args and enters the connection's cancellation watch: the
-// prologue of Exec and Drain. On error nothing is left bound.
+// start closes the statement's previous result if still open, binds args and
+// enters the connection's cancellation watch: the prologue of Exec, Drain and
+// Query. On error nothing is left bound.
 func (s *stmt) start(ctx context.Context, args []any) ([]driver.NamedValue, *watch, error) {
+	s.rows.end(nil)
 	nv, err := s.bind(args)
 	if err != nil {
 		return nil, nil, err
@@ -435,9 +459,52 @@ func (s *stmt) Drain(ctx context.Context, args ...any) (int, error) {
 	return n, s.c.leave(ctx, w, err)
 }
 
+// Query runs the statement and leaves its result open for reading row by
+// row: the call stays in flight (inside the cancellation watch) until the
+// result is read to its end or closed.
+func (s *stmt) Query(ctx context.Context, args ...any) (dialect.Rows, error) {
+	nv, w, err := s.start(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	dr, err := s.qu.QueryContext(noCancel, nv)
+	s.unbind()
+	if err != nil {
+		return nil, s.c.leave(ctx, w, err)
+	}
+	r := &s.rows
+	n := len(dr.Columns())
+	if cap(r.vals) < n {
+		r.vals = make([]driver.Value, n)
+	}
+	*r = rows{s: s, ctx: ctx, w: w, dr: dr, vals: r.vals[:n]}
+	s.c.open = r
+	return r, nil
+}
+
+// QueryRow runs Query, scans the first row and closes the result.
+func (s *stmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
+	if _, err := s.Query(ctx, args...); err != nil {
+		return err
+	}
+	r := &s.rows
+	if !r.Next() {
+		if err := r.Close(); err != nil {
+			return err
+		}
+		return dialect.ErrNoRows
+	}
+	err := r.Scan(dest...)
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // Close deallocates the statement on the server; on a lost session there is
 // nothing left to deallocate.
 func (s *stmt) Close() error {
+	s.rows.end(nil)
 	if s.ds == nil {
 		return nil
 	}
@@ -452,4 +519,79 @@ func (s *stmt) Close() error {
 // errRowWidth reports a RowSource row whose width differs from the columns.
 func errRowWidth(got, want int) error {
 	return fmt.Errorf("mysql: load: row has %d values for %d columns", got, want)
+}
+
+// rows is a stmt's open result, read from the driver's binary-protocol rows.
+type rows struct {
+	s    *stmt
+	ctx  context.Context // the caller's, for leave
+	w    *watch          // the watch entered by Query, left by end
+	dr   driver.Rows     // nil once ended
+	vals []driver.Value  // the current row, as wide as the columns
+	cur  bool            // vals is a row Scan may read
+	err  error
+}
+
+var _ dialect.Rows = (*rows)(nil)
+
+// errNoRow is returned by Scan without a current row.
+var errNoRow = errors.New("mysql: Scan without a current row (call Next first)")
+
+func (r *rows) Next() bool {
+	r.cur = false
+	if r.dr == nil {
+		return false
+	}
+	err := r.dr.Next(r.vals)
+	if err == nil {
+		r.cur = true
+		return true
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	r.end(err)
+	return false
+}
+
+// end closes the driver's rows (reading what is left of the result) and
+// leaves the cancellation watch, once per Query; err is the error that ended
+// the reading, if any. The connection is free afterwards.
+func (r *rows) end(err error) {
+	if r.dr == nil {
+		return
+	}
+	clear(r.vals) // the values may point into the driver's read buffer
+	if cerr := r.dr.Close(); err == nil {
+		err = cerr
+	}
+	r.dr = nil
+	r.s.c.open = nil
+	r.err = r.s.c.leave(r.ctx, r.w, err)
+	r.ctx, r.w, r.cur = nil, nil, false
+}
+
+// Scan converts the current row's driver values into dest: integers and
+// floats come decoded, DECIMAL, string and (unless the URL sets parseTime)
+// temporal columns as text.
+func (r *rows) Scan(dest ...any) error {
+	if !r.cur {
+		return errNoRow
+	}
+	if len(dest) != len(r.vals) {
+		return fmt.Errorf("mysql: Scan: %d destinations for %d columns", len(dest), len(r.vals))
+	}
+	for i, v := range r.vals {
+		if err := rowscan.Value(dest[i], v); err != nil {
+			return fmt.Errorf("mysql: Scan column %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func (r *rows) Err() error { return r.err }
+
+func (r *rows) Close() error {
+	r.end(nil)
+	return r.err
 }

@@ -259,3 +259,102 @@ func TestOneSession(t *testing.T) {
 		t.Errorf("Drain(CONNECTION_ID() = %d) = %d, %v; want 1", id, n, err)
 	}
 }
+
+// TestQueryHot checks Stmt.Query on the hot path: an open result holds the
+// session, and the cancellation watch is entered once per Query and left
+// once, however often the result is closed.
+func TestQueryHot(t *testing.T) {
+	raw := testenv.MySQLURL(t)
+	bg := context.Background()
+
+	t.Run("OpenRowsHoldTheSession", func(t *testing.T) {
+		c := connect(t, raw)
+		s := prepare(t, c, "SELECT ? UNION ALL SELECT ?")
+		other := prepare(t, c, "SELECT ?")
+		rows, err := s.Query(bg, 1, 2)
+		if err != nil || !rows.Next() {
+			t.Fatalf("Query: %v", err)
+		}
+		var one int
+		if _, err := other.Drain(bg, 1); err == nil {
+			t.Error("another statement ran while a result was open")
+		}
+		if err := c.QueryRow(bg, "SELECT 1", nil, &one); err == nil {
+			t.Error("Conn.QueryRow ran while a result was open")
+		}
+		if err := c.Begin(bg); err == nil {
+			t.Error("Begin ran while a result was open")
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := other.Drain(bg, 1); err != nil || n != 1 {
+			t.Fatalf("Drain after Close = %d, %v", n, err)
+		}
+		if err := c.QueryRow(bg, "SELECT 1", nil, &one); err != nil || one != 1 {
+			t.Fatalf("QueryRow after Close = %d, %v", one, err)
+		}
+	})
+
+	t.Run("CloseLeavesTheWatchOnce", func(t *testing.T) {
+		c := connect(t, raw)
+		s := prepare(t, c, "SELECT ? UNION ALL SELECT ?")
+		ctx, cancel := context.WithCancel(bg)
+		rows, err := s.Query(ctx, 1, 2)
+		if err != nil || !rows.Next() {
+			t.Fatalf("Query: %v", err)
+		}
+		for range 2 {
+			if err := rows.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+		}
+		var n int
+		if err := s.QueryRow(ctx, []any{3, 4}, &n); err != nil || n != 3 {
+			t.Fatalf("QueryRow = %d, %v", n, err)
+		}
+		// Nothing is in flight now: cancelling must not close the session.
+		cancel()
+		time.Sleep(10 * time.Millisecond) // let the AfterFunc run
+		if err := s.QueryRow(bg, []any{5, 6}, &n); err != nil || n != 5 {
+			t.Fatalf("QueryRow after the context ended between statements = %d, %v", n, err)
+		}
+	})
+
+	t.Run("CanceledBeforeStart", func(t *testing.T) {
+		c := connect(t, raw)
+		s := prepare(t, c, "SELECT ?")
+		ctx, cancel := context.WithCancel(bg)
+		cancel()
+		_, err := s.Query(ctx, 1)
+		wantClass(t, "Query", err, errclass.Canceled)
+		var n int
+		wantClass(t, "QueryRow", s.QueryRow(ctx, []any{1}, &n), errclass.Canceled)
+		if err := s.QueryRow(bg, []any{2}, &n); err != nil || n != 2 {
+			t.Fatalf("QueryRow after a cancelled start = %d, %v", n, err)
+		}
+	})
+
+	t.Run("CanceledInFlight", func(t *testing.T) {
+		c := connect(t, raw)
+		s := prepare(t, c, "SELECT 1 UNION ALL SELECT SLEEP(?)")
+		ctx, cancel := context.WithCancel(bg)
+		defer cancel()
+		// The sleep blocks Query, or Next when the server sends the first
+		// row before it sleeps.
+		time.AfterFunc(200*time.Millisecond, cancel)
+		start := time.Now()
+		rows, err := s.Query(ctx, 10)
+		if err == nil {
+			for rows.Next() {
+			}
+			err = rows.Close()
+		}
+		if el := time.Since(start); el > 4*time.Second {
+			t.Errorf("cancel took %v", el)
+		}
+		wantClass(t, "in flight", err, errclass.Canceled)
+		var n int
+		wantClass(t, "after the cancel", s.QueryRow(bg, []any{0}, &n), errclass.Connection)
+	})
+}

@@ -27,6 +27,9 @@ func (c *conn) Load(ctx context.Context, table string, cols []string, src dialec
 	if len(cols) == 0 {
 		return 0, fmt.Errorf("mysql: load %s: no columns", table)
 	}
+	if err := c.usable(); err != nil {
+		return 0, err
+	}
 	var maxPacket int64
 	if err := c.sc.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&maxPacket); err != nil {
 		return 0, err

@@ -44,6 +44,9 @@ func (Dialect) AutoIncrementPK(col string) string {
 // TableOptions selects InnoDB, as sysbench does.
 func (Dialect) TableOptions() string { return " ENGINE=InnoDB" }
 
+// ForUpdate returns " FOR UPDATE" (InnoDB row locks).
+func (Dialect) ForUpdate() string { return " FOR UPDATE" }
+
 // open returns a *sql.DB holding at most one connection.
 func open(cfg *mysql.Config) (*sql.DB, error) {
 	connector, err := mysql.NewConnector(cfg)

@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkPointSelect compares the Stmt path (named prepared statement, rows
-// counted without decoding) with Conn.QueryRow (pgx statement cache) and with
+// counted without decoding, or read by QueryRow into reused destinations) with Conn.QueryRow (pgx statement cache) and with
 // pgx's QueryExecModeCacheDescribe, which re-parses on the server each time.
 func BenchmarkPointSelect(b *testing.B) {
 	raw := testenv.PostgresURL(b)
@@ -33,6 +33,22 @@ func BenchmarkPointSelect(b *testing.B) {
 			i++
 			if n, err := st.Drain(ctx, i%10000+1); err != nil || n != 1 {
 				b.Fatal(n, err)
+			}
+		}
+	})
+	b.Run("StmtQueryRow", func(b *testing.B) {
+		st, _ := c.Prepare(ctx, "SELECT k, c FROM s WHERE id = ?")
+		defer st.Close()
+		var k int64
+		var cv []byte
+		args, dest := make([]any, 1), []any{&k, &cv}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			args[0] = i%10000 + 1
+			if err := st.QueryRow(ctx, args, dest...); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})

@@ -2,7 +2,10 @@ package postgres
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/dialect/internal/rowscan"
 )
 
 // maxRewrites bounds the per-connection cache of rewritten query texts; when
@@ -160,14 +164,16 @@ type stmt struct {
 	// reused between calls.
 	params [][]byte
 	buf    []byte
+	rows   rows  // the result of Query, reused
+	fargs  []any // pgx arguments of Query's slow path, reused
 }
 
 var _ dialect.Stmt = (*stmt)(nil)
 
 // encode renders args in PostgreSQL's text format into reused buffers, for
-// the argument types workloads pass on the hot path (integers, strings,
-// bytes). It returns false for any other type; the caller then goes through
-// pgx's encoders.
+// the argument types workloads pass on the hot path (integers, floats,
+// strings, bytes). It returns false for any other type; the caller then goes
+// through pgx's encoders.
 func (s *stmt) encode(args []any) bool {
 	if len(args) != len(s.sd.ParamOIDs) {
 		return false
@@ -185,6 +191,16 @@ func (s *stmt) encode(args []any) bool {
 			s.buf = strconv.AppendInt(s.buf, v, 10)
 		case int32:
 			s.buf = strconv.AppendInt(s.buf, int64(v), 10)
+		case float64:
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				return false // spelled differently in PostgreSQL: let pgx encode it
+			}
+			s.buf = strconv.AppendFloat(s.buf, v, 'f', -1, 64)
+		case float32:
+			if math.IsInf(float64(v), 0) || math.IsNaN(float64(v)) {
+				return false
+			}
+			s.buf = strconv.AppendFloat(s.buf, float64(v), 'f', -1, 32)
 		case string:
 			s.buf = append(s.buf, v...)
 		case []byte:
@@ -209,6 +225,7 @@ func (s *stmt) encode(args []any) bool {
 // run executes the statement through pgconn with text arguments and text
 // results (as libpq does), or through pgx when an argument needs its encoders.
 func (s *stmt) run(ctx context.Context, args []any, count bool) (int, int64, error) {
+	s.rows.end()
 	ctx = s.c.hot(ctx)
 	if !s.encode(args) {
 		if count {
@@ -252,12 +269,185 @@ func (s *stmt) Drain(ctx context.Context, args ...any) (int, error) {
 	return n, nil
 }
 
+// textResults asks pgx for every result column in text format, the form
+// rows parses.
+var textResults = pgx.QueryResultFormats{pgx.TextFormatCode}
+
+// Query runs the statement like run, keeping the result open for reading.
+// It reads up to the first row, so that the statement's own error (the usual
+// case) is returned here rather than by Next.
+func (s *stmt) Query(ctx context.Context, args ...any) (dialect.Rows, error) {
+	r := &s.rows
+	r.end()
+	*r = rows{s: s, ctx: ctx}
+	hctx := s.c.hot(ctx)
+	if s.encode(args) {
+		r.rr = s.c.pc.PgConn().ExecPrepared(hctx, s.sd.Name, s.params, nil, nil)
+	} else {
+		s.fargs = append(append(s.fargs[:0], textResults), args...)
+		pr, err := s.c.pc.Query(hctx, s.sd.Name, s.fargs...)
+		clear(s.fargs)
+		if err != nil {
+			r.ctx = nil
+			return nil, fail(ctx, err)
+		}
+		r.pr = pr
+	}
+	if r.read() {
+		r.ahead = true
+		return r, nil
+	}
+	r.end()
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r, nil
+}
+
+// QueryRow runs Query, scans the first row and closes the result.
+func (s *stmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
+	if _, err := s.Query(ctx, args...); err != nil {
+		return err
+	}
+	r := &s.rows
+	if !r.Next() {
+		if err := r.Close(); err != nil {
+			return err
+		}
+		return dialect.ErrNoRows
+	}
+	err := r.Scan(dest...)
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // Close deallocates the statement on the server (bounded by closeTimeout).
 func (s *stmt) Close() error {
+	s.rows.end()
 	if s.c.pc.IsClosed() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
 	return s.c.pc.Deallocate(ctx, s.sd.Name)
+}
+
+// rows is a stmt's open result in text format: read from pgconn (rr) on the
+// fast path, or from pgx (pr) when the arguments needed pgx's encoders.
+type rows struct {
+	s     *stmt
+	ctx   context.Context // the caller's, for fail
+	rr    *pgconn.ResultReader
+	pr    pgx.Rows
+	vals  [][]byte // the current row, valid until the next read
+	ahead bool     // Query read the first row, which Next has not returned yet
+	cur   bool     // vals is a row Scan may read
+	err   error
+}
+
+var _ dialect.Rows = (*rows)(nil)
+
+// errNoRow is returned by Scan without a current row.
+var errNoRow = errors.New("postgres: Scan without a current row (call Next first)")
+
+// read reads the next row into vals.
+func (r *rows) read() bool {
+	switch {
+	case r.rr != nil:
+		if r.rr.NextRow() {
+			r.vals = r.rr.Values()
+			return true
+		}
+	case r.pr != nil:
+		if r.pr.Next() {
+			r.vals = r.pr.RawValues()
+			return true
+		}
+	}
+	return false
+}
+
+func (r *rows) Next() bool {
+	if r.ahead {
+		r.ahead, r.cur = false, true
+		return true
+	}
+	if r.cur = r.read(); r.cur {
+		return true
+	}
+	r.end()
+	return false
+}
+
+// end closes the result, reading what is left, and keeps its error. The
+// connection is free afterwards.
+func (r *rows) end() {
+	var err error
+	switch {
+	case r.rr != nil:
+		_, err = r.rr.Close()
+		r.rr = nil
+	case r.pr != nil:
+		r.pr.Close()
+		err = r.pr.Err()
+		r.pr = nil
+	default:
+		return
+	}
+	if err != nil && r.err == nil {
+		r.err = fail(r.ctx, err)
+	}
+	r.vals, r.ahead, r.cur, r.ctx = nil, false, false, nil
+}
+
+// Scan parses the current row's text values into dest.
+func (r *rows) Scan(dest ...any) error {
+	if !r.cur {
+		return errNoRow
+	}
+	if len(dest) != len(r.vals) {
+		return fmt.Errorf("postgres: Scan: %d destinations for %d columns", len(dest), len(r.vals))
+	}
+	fields := r.s.sd.Fields
+	for i, v := range r.vals {
+		var err error
+		if v != nil && i < len(fields) && fields[i].DataTypeOID == pgtype.ByteaOID {
+			err = scanBytea(dest[i], v)
+		} else {
+			err = rowscan.Text(dest[i], v)
+		}
+		if err != nil {
+			return fmt.Errorf("postgres: Scan column %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func (r *rows) Err() error { return r.err }
+
+func (r *rows) Close() error {
+	r.end()
+	return r.err
+}
+
+// scanBytea decodes a bytea column's text form (hex, PostgreSQL's default
+// bytea_output) into a *[]byte or *string.
+func scanBytea(dest any, v []byte) error {
+	if len(v) < 2 || v[0] != '\\' || v[1] != 'x' {
+		return errors.New("bytea value not in hex format (bytea_output = escape is not supported)")
+	}
+	var err error
+	switch d := dest.(type) {
+	case *[]byte:
+		*d, err = hex.AppendDecode((*d)[:0], v[2:])
+	case *string:
+		var b []byte
+		b, err = hex.AppendDecode(nil, v[2:])
+		*d = string(b)
+	default:
+		return fmt.Errorf("cannot scan bytea into %T", dest)
+	}
+	return err
 }

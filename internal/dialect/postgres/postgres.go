@@ -42,6 +42,9 @@ func (Dialect) AutoIncrementPK(col string) string { return col + " SERIAL NOT NU
 // TableOptions is empty for PostgreSQL.
 func (Dialect) TableOptions() string { return "" }
 
+// ForUpdate returns " FOR UPDATE".
+func (Dialect) ForUpdate() string { return " FOR UPDATE" }
+
 // cancelGrace is how long a cancelled query may take to acknowledge the cancel
 // request before the connection's socket deadline breaks it (and the connection).
 const cancelGrace = 2 * time.Second

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +121,77 @@ func TestConnectErrorHasNoPassword(t *testing.T) {
 		if got := d.Classify(err); got != errclass.Connection {
 			t.Errorf("Classify(%v) = %v, want connection", err, got)
 		}
+	}
+}
+
+// TestStmtQueryTypes checks Stmt.Query on PostgreSQL types beyond the
+// conformance suite's: bytea (hex text, and an argument that goes through
+// pgx's encoders), float8, bigint, numeric and timestamptz, with arguments on
+// the fast path and on pgx's.
+func TestStmtQueryTypes(t *testing.T) {
+	c := connectURL(t, testenv.PostgresURL(t), nil)
+	ctx := context.Background()
+	for _, q := range []string{
+		"SET TIME ZONE 'UTC'",
+		`CREATE TABLE rs_pgtypes (id BIGINT PRIMARY KEY, b BYTEA, f FLOAT8, n NUMERIC(30,10), tz TIMESTAMPTZ)`,
+		`INSERT INTO rs_pgtypes VALUES (9007199254740993, '\x00ff10', 2.5, 12345678901234567890.0123456789, '2024-01-02 03:04:05.25+00'),
+			(2, NULL, NULL, NULL, NULL)`,
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s, err := c.Prepare(ctx, "SELECT id, b, b, f, f, n, n, tz FROM rs_pgtypes WHERE id = ? OR b = ? ORDER BY id DESC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var (
+		id       int64
+		b        = make([]byte, 0, 8)
+		bs, ns   string
+		fs       string
+		tz       string
+		f, nf    float64
+		fi       int64
+		wantB    = []byte{0, 0xff, 0x10}
+		buf0     = &b[:1][0]
+		idString = "9007199254740993"
+	)
+	// A []byte argument for a bytea parameter goes through pgx's encoders.
+	for _, args := range [][]any{{int64(9007199254740993), []byte("none")}, {0, wantB}} {
+		if err := s.QueryRow(ctx, args, &id, &b, &bs, &f, &fs, &nf, &ns, &tz); err != nil {
+			t.Fatalf("QueryRow(%v): %v", args, err)
+		}
+		if fmt.Sprint(id) != idString || string(b) != string(wantB) || bs != string(wantB) || f != 2.5 || fs != "2.5" {
+			t.Errorf("QueryRow(%v) = %d, %x, %q, %v, %q", args, id, b, bs, f, fs)
+		}
+		if nf != 12345678901234567890.0123456789 || ns != "12345678901234567890.0123456789" || tz != "2024-01-02 03:04:05.25+00" {
+			t.Errorf("QueryRow(%v) numeric = %v, %q; timestamptz = %q", args, nf, ns, tz)
+		}
+		if &b[0] != buf0 {
+			t.Errorf("Scan into a *[]byte with room allocated a new slice")
+		}
+	}
+	// fi: a float8 of 2.5 does not scan into an integer.
+	rows, err := s.Query(ctx, 9007199254740993, nil)
+	if err != nil || !rows.Next() {
+		t.Fatalf("Query: %v", err)
+	}
+	if err := rows.Scan(&id, &b, &bs, &f, &fi, &nf, &ns, &tz); err == nil {
+		t.Errorf("Scan of 2.5 into *int64 succeeded")
+	}
+	rows.Close()
+	// NULLs: Query with a float64 argument on the fast path.
+	nulls, err := c.Prepare(ctx, "SELECT b, f, n, tz FROM rs_pgtypes WHERE id = 2 AND COALESCE(f, ?) > 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nulls.Close()
+	if err := nulls.QueryRow(ctx, []any{1.5}, &b, &f, &nf, &tz); err != nil {
+		t.Fatal(err)
+	}
+	if b != nil || f != 0 || nf != 0 || tz != "" {
+		t.Errorf("NULLs scanned as %v, %v, %v, %q", b, f, nf, tz)
 	}
 }

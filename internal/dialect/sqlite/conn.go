@@ -11,6 +11,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/dialect/internal/rowscan"
 )
 
 // loadBatch is the number of rows Load inserts per transaction.
@@ -168,10 +169,12 @@ func (c *conn) Close() error {
 
 // stmt is a statement prepared on one conn.
 type stmt struct {
-	s *sql.Stmt
+	s    *sql.Stmt
+	rows rows // the result of Query, reused
 }
 
 func (s *stmt) Exec(ctx context.Context, args ...any) (int64, error) {
+	s.rows.end()
 	res, err := s.s.ExecContext(ctx, args...)
 	if err != nil {
 		return 0, fail(ctx, err)
@@ -181,6 +184,7 @@ func (s *stmt) Exec(ctx context.Context, args ...any) (int64, error) {
 
 // Drain runs the query and counts its rows without scanning them.
 func (s *stmt) Drain(ctx context.Context, args ...any) (int, error) {
+	s.rows.end()
 	rows, err := s.s.QueryContext(ctx, args...)
 	if err != nil {
 		return 0, fail(ctx, err)
@@ -196,4 +200,116 @@ func (s *stmt) Drain(ctx context.Context, args ...any) (int, error) {
 	return n, fail(ctx, err)
 }
 
-func (s *stmt) Close() error { return s.s.Close() }
+// Query runs the statement through database/sql and leaves its rows open.
+func (s *stmt) Query(ctx context.Context, args ...any) (dialect.Rows, error) {
+	r := &s.rows
+	r.end()
+	sr, err := s.s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fail(ctx, err)
+	}
+	r.r, r.ctx, r.cur, r.err = sr, ctx, false, nil
+	return r, nil
+}
+
+// QueryRow runs Query, scans the first row and closes the result.
+func (s *stmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
+	if _, err := s.Query(ctx, args...); err != nil {
+		return err
+	}
+	r := &s.rows
+	if !r.Next() {
+		if err := r.Close(); err != nil {
+			return err
+		}
+		return dialect.ErrNoRows
+	}
+	err := r.Scan(dest...)
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (s *stmt) Close() error {
+	s.rows.end()
+	return s.s.Close()
+}
+
+// rows is a stmt's open result. Scan lets database/sql copy each value into
+// an any (NULL is nil, TEXT a string, BLOB a fresh []byte, INTEGER int64, REAL
+// float64, a DATE/DATETIME/TIMESTAMP column's text a time.Time), which
+// rowscan then stores into the caller's dest.
+type rows struct {
+	r    *sql.Rows // nil once ended
+	ctx  context.Context
+	vals []any // the values Scan reads, reused
+	ptrs []any // &vals[i], for sql.Rows.Scan
+	cur  bool  // a row Scan may read
+	err  error
+}
+
+var _ dialect.Rows = (*rows)(nil)
+
+// errNoRow is returned by Scan without a current row.
+var errNoRow = errors.New("sqlite: Scan without a current row (call Next first)")
+
+func (r *rows) Next() bool {
+	r.cur = false
+	if r.r == nil {
+		return false
+	}
+	if r.r.Next() {
+		r.cur = true
+		return true
+	}
+	r.end()
+	return false
+}
+
+// end closes the result and keeps its error.
+func (r *rows) end() {
+	if r.r == nil {
+		return
+	}
+	err := r.r.Err()
+	if cerr := r.r.Close(); err == nil {
+		err = cerr
+	}
+	r.r = nil
+	if err != nil {
+		r.err = fail(r.ctx, err)
+	}
+	r.ctx, r.cur = nil, false
+}
+
+func (r *rows) Scan(dest ...any) error {
+	if !r.cur {
+		return errNoRow
+	}
+	n := len(dest)
+	if len(r.vals) < n {
+		r.vals, r.ptrs = make([]any, n), make([]any, n)
+		for i := range r.vals {
+			r.ptrs[i] = &r.vals[i]
+		}
+	}
+	defer clear(r.vals[:n])
+	// database/sql checks that n is the number of columns.
+	if err := r.r.Scan(r.ptrs[:n]...); err != nil {
+		return fmt.Errorf("sqlite: Scan: %w", err)
+	}
+	for i, v := range r.vals[:n] {
+		if err := rowscan.Value(dest[i], v); err != nil {
+			return fmt.Errorf("sqlite: Scan column %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func (r *rows) Err() error { return r.err }
+
+func (r *rows) Close() error {
+	r.end()
+	return r.err
+}

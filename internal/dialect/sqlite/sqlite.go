@@ -69,6 +69,10 @@ func (Dialect) AutoIncrementPK(col string) string {
 // TableOptions is empty for SQLite.
 func (Dialect) TableOptions() string { return "" }
 
+// ForUpdate is empty: SQLite has no row locks (and no FOR UPDATE); a
+// transaction that writes holds the database's write lock (see BeginWrite).
+func (Dialect) ForUpdate() string { return "" }
+
 // ParseTarget accepts "sqlite:PATH", "sqlite://PATH" (relative) and
 // "sqlite:///abs/path". Query strings and in-memory databases are refused:
 // every virtual user opens its own connection, and they must share one file.
