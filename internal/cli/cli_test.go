@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/testenv"
 )
@@ -288,5 +289,94 @@ func TestBlockingIORaisesMaxProcs(t *testing.T) {
 	if got := procs("run", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "a.db"), "--prepare", "always",
 		"--table-size", "100", "--threads", "3", "--time", "1s", "--out", "-"); got != 0 {
 		t.Errorf("sqlite: GOMAXPROCS set to %d, want it left alone", got)
+	}
+}
+
+func TestRateMultipleNeedsBaseline(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "tpcc", "--rate", "2x"},
+		{"run", "tpcc", "--rate", "50", "--baseline-rate", "20"},
+		{"run", "tpcc", "--rate", "0x", "--baseline-rate", "20"},
+		{"run", "tpcc", "--rate", "fast"},
+		{"run", "tpcc", "--weights", "1,2,3"},
+		{"run", "tpcc", "--warehouses", "0"},
+		{"check", "oltp_read_write"},
+	} {
+		o := run(t, context.Background(), append(args, "--target", "postgres://u@127.0.0.1:1/db")...)
+		if o.code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d\n%s", args, o.code, ExitUsage, o.stderr)
+		}
+	}
+}
+
+// The whole TPC-C cycle through the command line on MariaDB: prepare, an
+// open-loop run at a multiple of a baseline rate, check (which must fail
+// with exit 1 once a row is corrupted), cleanup.
+func TestTPCCCycleOnMySQL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads TPC-C")
+	}
+	url := testenv.MySQLURL(t)
+	ctx := context.Background()
+	if o := run(t, ctx, "prepare", "tpcc", "--warehouses", "1", "--seed", "5", "--target", url); o.code != ExitOK {
+		t.Fatalf("prepare: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	o := run(t, ctx, "run", "tpcc", "--warehouses", "1", "--threads", "4", "--rate", "2x", "--baseline-rate", "25",
+		"--time", "2s", "--warmup", "1s", "--target", url, "--out", out)
+	if o.code != ExitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	r := readResult(t, out)
+	if r.Load.Mode != "open" || r.Load.Rate != 50 || r.Load.RateMultiple != 2 || r.Load.BaselineRate != 25 {
+		t.Errorf("load %+v: want open loop at 2 x 25 = 50/s", r.Load)
+	}
+	if r.TPCC == nil || r.TPCC.TpmC <= 0 || r.TPCC.Warehouses != 1 || len(r.TPCC.Mix) != 5 || len(r.TPCC.Limits) != 5 {
+		t.Fatalf("tpcc section: %+v", r.TPCC)
+	}
+	if r.Summary.Counters["order_lines"] == 0 {
+		t.Errorf("counters: %v", r.Summary.Counters)
+	}
+	for _, w := range []string{"tpmC", "NOPM", "new_order", "of 25/s = 50/s"} {
+		if !strings.Contains(o.stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, o.stdout)
+		}
+	}
+	if o := run(t, ctx, "check", "tpcc", "--target", url); o.code != ExitOK || !strings.Contains(o.stdout, "all consistency conditions hold") {
+		t.Fatalf("check after the run: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	// Corrupt one warehouse's year-to-date: conditions 1 and 8 must fail.
+	db := execOn(t, url)
+	db("UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1")
+	o = run(t, ctx, "check", "tpcc", "--target", url)
+	if o.code != ExitFailure || !strings.Contains(o.stdout, "FAILED 3.3.2.1") || !strings.Contains(o.stderr, "consistency condition(s) failed") {
+		t.Fatalf("check of a corrupted database: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if o := run(t, ctx, "cleanup", "tpcc", "--target", url); o.code != ExitOK {
+		t.Fatalf("cleanup: exit %d\n%s", o.code, o.stderr)
+	}
+	if o := run(t, ctx, "run", "tpcc", "--time", "1s", "--target", url, "--out", "-"); o.code != ExitFailure || !strings.Contains(o.stderr, "prepare tpcc") {
+		t.Errorf("run after cleanup: exit %d, want %d and a hint to prepare\n%s", o.code, ExitFailure, o.stderr)
+	}
+}
+
+// execOn returns a function that runs SQL on the database at url.
+func execOn(t *testing.T, url string) func(sql string) {
+	t.Helper()
+	ctx := context.Background()
+	tg, d, err := dialectall.ForURL(url, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := d.Connect(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return func(sql string) {
+		t.Helper()
+		if _, err := c.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
 	}
 }
