@@ -164,6 +164,7 @@ type stmt struct {
 	// reused between calls.
 	params [][]byte
 	buf    []byte
+	ends   []int // where each argument ends in buf
 	rows   rows  // the result of Query, reused
 	fargs  []any // pgx arguments of Query's slow path, reused
 }
@@ -179,10 +180,7 @@ func (s *stmt) encode(args []any) bool {
 		return false
 	}
 	s.buf = s.buf[:0]
-	var ends [16]int
-	if len(args) > len(ends) {
-		return false
-	}
+	s.ends = s.ends[:0]
 	for i, a := range args {
 		switch v := a.(type) {
 		case int:
@@ -211,13 +209,13 @@ func (s *stmt) encode(args []any) bool {
 		default:
 			return false
 		}
-		ends[i] = len(s.buf)
+		s.ends = append(s.ends, len(s.buf))
 	}
 	s.params = s.params[:0]
 	start := 0
-	for i := range args {
-		s.params = append(s.params, s.buf[start:ends[i]:ends[i]])
-		start = ends[i]
+	for _, end := range s.ends {
+		s.params = append(s.params, s.buf[start:end:end])
+		start = end
 	}
 	return true
 }

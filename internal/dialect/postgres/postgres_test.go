@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,33 @@ func TestStmtQueryTypes(t *testing.T) {
 	}
 	if b != nil || f != 0 || nf != 0 || tz != "" {
 		t.Errorf("NULLs scanned as %v, %v, %v, %q", b, f, nf, tz)
+	}
+}
+
+// A statement with many parameters (TPC-C inserts 15 order lines of 9
+// values at once) keeps every value in its place.
+func TestManyParameters(t *testing.T) {
+	c := connectURL(t, testenv.PostgresURL(t), nil)
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, "CREATE TABLE rs_many (a INTEGER, b TEXT, c NUMERIC(6,2))"); err != nil {
+		t.Fatal(err)
+	}
+	const rows = 50
+	q := "INSERT INTO rs_many (a, b, c) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", rows), ", ")
+	s, err := c.Prepare(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var args []any
+	for i := range rows {
+		args = append(args, int64(i), "row-"+strconv.Itoa(i), float64(i)+0.25)
+	}
+	if n, err := s.Exec(ctx, args...); err != nil || n != rows {
+		t.Fatalf("insert of %d rows: %d, %v", rows, n, err)
+	}
+	var bad int64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM rs_many WHERE b <> 'row-' || a OR c <> a + 0.25", nil, &bad); err != nil || bad != 0 {
+		t.Errorf("%d rows with values out of place (%v)", bad, err)
 	}
 }
