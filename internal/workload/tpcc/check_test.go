@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -406,5 +407,87 @@ func TestCheckNotPrepared(t *testing.T) {
 	cancel()
 	if _, err := w.Check(cctx, in, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+}
+
+// nopMeter discards what a VU reports.
+type nopMeter struct{}
+
+func (nopMeter) Start(op int) workload.Span { return workload.Span{Op: op} }
+func (nopMeter) End(workload.Span, error)   {}
+func (nopMeter) Count(int, int64)           {}
+
+// TestCheckPrepared loads one warehouse with prepare on each dialect, checks
+// that all twelve conditions hold, runs the five transactions on two
+// terminals and checks again: everything holds but condition 11, which is
+// skipped once a Delivery has run.
+func TestCheckPrepared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a warehouse on each dialect")
+	}
+	const stepsPerVU = 300
+	for _, dc := range checkDialects {
+		t.Run(dc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w, in, _ := openCheck(t, dc.url(t))
+			start := time.Now()
+			if err := in.Prepare(ctx, workload.PrepareOptions{Threads: 4, Seed: 1}, nil); err != nil {
+				t.Fatalf("prepare: %v", err)
+			}
+			loaded := time.Now()
+			rs := runCheck(t, w, in)
+			t.Logf("load %v, check %v", loaded.Sub(start).Round(time.Millisecond), time.Since(loaded).Round(time.Millisecond))
+			if f := failed(rs); len(f) > 0 {
+				t.Fatalf("conditions %v fail after prepare:%s", f, describe(rs))
+			}
+			want := []int64{1, 10, 10, 10, 30000, 30000, -1, 1, 10, 30000, 10, 30000}
+			for i, r := range rs {
+				if r.Skipped != "" {
+					t.Errorf("%s skipped after prepare: %s", r.Name, r.Skipped)
+				}
+				if want[i] >= 0 && r.Checked != want[i] {
+					t.Errorf("%s checked %d, want %d", r.Name, r.Checked, want[i])
+				}
+			}
+
+			var wg sync.WaitGroup
+			errs := make(chan error, 2*stepsPerVU)
+			for id := range 2 {
+				vu, err := in.NewVU(ctx, id, uint64(id)+1)
+				if err != nil {
+					t.Fatalf("NewVU: %v", err)
+				}
+				wg.Go(func() {
+					defer vu.Close()
+					for range stepsPerVU {
+						if err := vu.Step(ctx, nopMeter{}); err != nil && !in.Classify(err).Retryable() {
+							errs <- err
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			distinct := map[string]int{}
+			for err := range errs {
+				distinct[err.Error()]++
+			}
+			for e, n := range distinct {
+				t.Errorf("Step failed %d times: %s", n, e)
+			}
+
+			ran := time.Now()
+			rs = runCheck(t, w, in)
+			t.Logf("check after %d transactions: %v", 2*stepsPerVU, time.Since(ran).Round(time.Millisecond))
+			if f := failed(rs); len(f) > 0 {
+				t.Errorf("conditions %v fail after the run:%s", f, describe(rs))
+			}
+			if r := rs[10]; r.Skipped == "" {
+				t.Errorf("3.3.2.11 not skipped after a run with Deliveries: %+v", r)
+			} else {
+				t.Logf("3.3.2.11 skipped: %s", r.Skipped)
+			}
+		})
 	}
 }
