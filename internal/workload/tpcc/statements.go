@@ -56,6 +56,9 @@ type statements struct {
 	dlLinesSum    dialect.Stmt
 	dlCustUpdate  dialect.Stmt
 
+	dlOldest dialect.Stmt
+	dlBatch  [numDl][districtsPerWarehouse + 1]dialect.Stmt // batched steps, by number of districts
+
 	// Stock-Level (clause 2.8.2)
 	slDistrict dialect.Stmt
 	slCount    dialect.Stmt
@@ -96,6 +99,7 @@ const (
 	sqlOsOrder = "SELECT o_id, o_carrier_id, o_entry_d FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1"
 	sqlOsLines = "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?"
 
+	sqlDlOldest      = "SELECT no_d_id, MIN(no_o_id) FROM new_order WHERE no_w_id = ? GROUP BY no_d_id"
 	sqlDlNewOrder    = "SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1%s"
 	sqlDlDelete      = "DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?"
 	sqlDlOrder       = "SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?"
@@ -133,6 +137,7 @@ func (s *statements) prepare(ctx context.Context, c dialect.Conn, forUpdate stri
 		{&s.osCust, sqlOsCust},
 		{&s.osOrder, sqlOsOrder},
 		{&s.osLines, sqlOsLines},
+		{&s.dlOldest, sqlDlOldest},
 		{&s.dlNewOrder, fmt.Sprintf(sqlDlNewOrder, forUpdate)},
 		{&s.dlDelete, sqlDlDelete},
 		{&s.dlOrder, sqlDlOrder},
@@ -159,6 +164,14 @@ func (s *statements) items(ctx context.Context, n int) (dialect.Stmt, error) {
 // supplying warehouse.
 func (s *statements) stock(ctx context.Context, n int, forUpdate string) (dialect.Stmt, error) {
 	return s.lazy(ctx, &s.noStock[n], fmt.Sprintf(sqlNoStock, placeholders(n), forUpdate))
+}
+
+// delivery returns batched Delivery statement k over n districts.
+func (s *statements) delivery(ctx context.Context, k, n int) (dialect.Stmt, error) {
+	if st := s.dlBatch[k][n]; st != nil {
+		return st, nil
+	}
+	return s.lazy(ctx, &s.dlBatch[k][n], deliverySQL(k, n))
 }
 
 // stockUpdate returns the UPDATE of n stock rows of one supplier.

@@ -110,6 +110,7 @@ type vu struct {
 	args [maxLines*9 + 1]any
 	tbuf []byte
 	no   newOrderState
+	dl   []delivered
 }
 
 func newVU(ctx context.Context, in *instance, c dialect.Conn, id int, seed uint64) (*vu, error) {
