@@ -34,6 +34,14 @@ type conn struct {
 	watched   context.Context
 	unwatched context.Context // context.WithoutCancel(watched), made once
 	stopWatch func() bool
+
+	// pendingBegin: Begin was called and BEGIN not yet sent. It goes out in
+	// the same round trip as the transaction's first prepared statement (or
+	// on its own before anything else), saving a round trip per transaction.
+	pendingBegin bool
+	// mrr is the batch (BEGIN and a statement) whose second result is being
+	// read; it is closed after that result.
+	mrr *pgconn.MultiResultReader
 }
 
 // hot returns the context to hand pgx for a hot-path call. A virtual user
@@ -79,7 +87,58 @@ func (c *conn) sql(q string) string {
 // fail is dialect.WithContextErr.
 func fail(ctx context.Context, err error) error { return dialect.WithContextErr(ctx, err) }
 
+// flushBegin sends a pending BEGIN on its own, before a statement that cannot
+// carry it.
+func (c *conn) flushBegin(ctx context.Context) error {
+	if !c.pendingBegin {
+		return nil
+	}
+	c.pendingBegin = false
+	return c.simple(ctx, "BEGIN")
+}
+
+// execPrepared starts a prepared statement with text arguments on the fast
+// path, preceded by a pending BEGIN in the same round trip.
+func (c *conn) execPrepared(ctx context.Context, name string, params [][]byte) (*pgconn.ResultReader, error) {
+	pc := c.pc.PgConn()
+	if !c.pendingBegin {
+		return pc.ExecPrepared(ctx, name, params, nil, nil), nil
+	}
+	c.pendingBegin = false
+	var b pgconn.Batch
+	b.ExecParams("BEGIN", nil, nil, nil, nil)
+	b.ExecPrepared(name, params, nil, nil)
+	mrr := pc.ExecBatch(ctx, &b)
+	if !mrr.NextResult() {
+		return nil, errors.Join(errors.New("postgres: no result for BEGIN"), mrr.Close())
+	}
+	if _, err := mrr.ResultReader().Close(); err != nil {
+		return nil, errors.Join(err, mrr.Close())
+	}
+	if !mrr.NextResult() {
+		return nil, errors.Join(errors.New("postgres: no result for the statement after BEGIN"), mrr.Close())
+	}
+	c.mrr = mrr
+	return mrr.ResultReader(), nil
+}
+
+// closeResult closes rr and, if it was the second result of a batch, the
+// batch.
+func (c *conn) closeResult(rr *pgconn.ResultReader) (pgconn.CommandTag, error) {
+	tag, err := rr.Close()
+	if c.mrr != nil {
+		if merr := c.mrr.Close(); err == nil {
+			err = merr
+		}
+		c.mrr = nil
+	}
+	return tag, err
+}
+
 func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	if err := c.flushBegin(ctx); err != nil {
+		return 0, err
+	}
 	tag, err := c.pc.Exec(ctx, c.sql(query), args...)
 	if err != nil {
 		return 0, fail(ctx, err)
@@ -88,6 +147,9 @@ func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 }
 
 func (c *conn) QueryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	if err := c.flushBegin(ctx); err != nil {
+		return err
+	}
 	err := c.pc.QueryRow(ctx, c.sql(query), args...).Scan(dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return dialect.ErrNoRows
@@ -112,9 +174,31 @@ func (c *conn) simple(ctx context.Context, sql string) error {
 	return fail(ctx, err)
 }
 
-func (c *conn) Begin(ctx context.Context) error    { return c.simple(ctx, "BEGIN") }
-func (c *conn) Commit(ctx context.Context) error   { return c.simple(ctx, "COMMIT") }
-func (c *conn) Rollback(ctx context.Context) error { return c.simple(ctx, "ROLLBACK") }
+// Begin only notes the transaction: BEGIN travels with the next statement.
+func (c *conn) Begin(ctx context.Context) error {
+	if c.pendingBegin {
+		return errors.New("postgres: Begin inside a transaction")
+	}
+	c.pendingBegin = true
+	return nil
+}
+
+// Commit ends the transaction; one in which nothing was sent costs nothing.
+func (c *conn) Commit(ctx context.Context) error {
+	if c.pendingBegin {
+		c.pendingBegin = false
+		return nil
+	}
+	return c.simple(ctx, "COMMIT")
+}
+
+func (c *conn) Rollback(ctx context.Context) error {
+	if c.pendingBegin {
+		c.pendingBegin = false
+		return nil
+	}
+	return c.simple(ctx, "ROLLBACK")
+}
 
 // TableExists looks in the current schema; name matches as written or folded to
 // lower case (as PostgreSQL folds unquoted identifiers).
@@ -137,6 +221,9 @@ func (c *conn) Load(ctx context.Context, table string, cols []string, src dialec
 	lc := make([]string, len(cols))
 	for i, col := range cols {
 		lc[i] = strings.ToLower(col)
+	}
+	if err := c.flushBegin(ctx); err != nil {
+		return 0, err
 	}
 	n, err := c.pc.CopyFrom(ctx, ident(table), lc, src)
 	return n, fail(ctx, err)
@@ -226,6 +313,9 @@ func (s *stmt) run(ctx context.Context, args []any, count bool) (int, int64, err
 	s.rows.end()
 	ctx = s.c.hot(ctx)
 	if !s.encode(args) {
+		if err := s.c.flushBegin(ctx); err != nil {
+			return 0, 0, err
+		}
 		if count {
 			rows, err := s.c.pc.Query(ctx, s.sd.Name, args...)
 			if err != nil {
@@ -241,12 +331,15 @@ func (s *stmt) run(ctx context.Context, args []any, count bool) (int, int64, err
 		tag, err := s.c.pc.Exec(ctx, s.sd.Name, args...)
 		return 0, tag.RowsAffected(), err
 	}
-	rr := s.c.pc.PgConn().ExecPrepared(ctx, s.sd.Name, s.params, nil, nil)
+	rr, err := s.c.execPrepared(ctx, s.sd.Name, s.params)
+	if err != nil {
+		return 0, 0, err
+	}
 	n := 0
 	for rr.NextRow() {
 		n++
 	}
-	tag, err := rr.Close()
+	tag, err := s.c.closeResult(rr)
 	return n, tag.RowsAffected(), err
 }
 
@@ -280,8 +373,17 @@ func (s *stmt) Query(ctx context.Context, args ...any) (dialect.Rows, error) {
 	*r = rows{s: s, ctx: ctx}
 	hctx := s.c.hot(ctx)
 	if s.encode(args) {
-		r.rr = s.c.pc.PgConn().ExecPrepared(hctx, s.sd.Name, s.params, nil, nil)
+		rr, err := s.c.execPrepared(hctx, s.sd.Name, s.params)
+		if err != nil {
+			r.ctx = nil
+			return nil, fail(ctx, err)
+		}
+		r.rr = rr
 	} else {
+		if err := s.c.flushBegin(hctx); err != nil {
+			r.ctx = nil
+			return nil, fail(ctx, err)
+		}
 		s.fargs = append(append(s.fargs[:0], textResults), args...)
 		pr, err := s.c.pc.Query(hctx, s.sd.Name, s.fargs...)
 		clear(s.fargs)
@@ -385,7 +487,7 @@ func (r *rows) end() {
 	var err error
 	switch {
 	case r.rr != nil:
-		_, err = r.rr.Close()
+		_, err = r.s.c.closeResult(r.rr)
 		r.rr = nil
 	case r.pr != nil:
 		r.pr.Close()

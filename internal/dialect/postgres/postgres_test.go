@@ -224,3 +224,86 @@ func TestManyParameters(t *testing.T) {
 		t.Errorf("%d rows with values out of place (%v)", bad, err)
 	}
 }
+
+// BEGIN is deferred to the transaction's first statement: the transaction
+// must still cover that statement, on every path a statement can take.
+func TestDeferredBegin(t *testing.T) {
+	c := connectURL(t, testenv.PostgresURL(t), nil)
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, "CREATE TABLE rs_tx (id INTEGER PRIMARY KEY, v TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	ins, err := c.Prepare(ctx, "INSERT INTO rs_tx (id, v) VALUES (?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := c.Prepare(ctx, "SELECT v FROM rs_tx WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() (n int64) {
+		t.Helper()
+		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM rs_tx", nil, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Exec on the fast path, rolled back.
+	must(c.Begin(ctx))
+	if _, err := ins.Exec(ctx, 1, "a"); err != nil {
+		t.Fatal(err)
+	}
+	must(c.Rollback(ctx))
+	if n := count(); n != 0 {
+		t.Errorf("rolled-back insert left %d rows: BEGIN was not sent with it", n)
+	}
+	// Query first, then Exec, committed.
+	must(c.Begin(ctx))
+	if rows, err := sel.Query(ctx, 1); err != nil {
+		t.Fatal(err)
+	} else if rows.Next() || rows.Close() != nil {
+		t.Fatal("row 1 exists")
+	}
+	if _, err := ins.Exec(ctx, 2, "b"); err != nil {
+		t.Fatal(err)
+	}
+	must(c.Commit(ctx))
+	if n := count(); n != 1 {
+		t.Errorf("committed insert: %d rows, want 1", n)
+	}
+	// A failing first statement: the transaction is aborted, rolled back, and
+	// the connection works after it.
+	must(c.Begin(ctx))
+	if _, err := ins.Exec(ctx, 2, "dup"); err == nil {
+		t.Fatal("duplicate key accepted")
+	}
+	must(c.Rollback(ctx))
+	var v string
+	if err := sel.QueryRow(ctx, []any{2}, &v); err != nil || v != "b" {
+		t.Fatalf("after a failed transaction: %q, %v", v, err)
+	}
+	// An empty transaction, and one through Conn.Exec (BEGIN sent on its own).
+	must(c.Begin(ctx))
+	must(c.Commit(ctx))
+	must(c.Begin(ctx))
+	if _, err := c.Exec(ctx, "INSERT INTO rs_tx (id, v) VALUES (3, 'c')"); err != nil {
+		t.Fatal(err)
+	}
+	must(c.Rollback(ctx))
+	if n := count(); n != 1 {
+		t.Errorf("rolled-back Conn.Exec insert: %d rows, want 1", n)
+	}
+	if err := c.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Begin(ctx); err == nil {
+		t.Error("Begin inside a pending transaction accepted")
+	}
+	must(c.Rollback(ctx))
+}
