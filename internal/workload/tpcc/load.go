@@ -3,22 +3,624 @@ package tpcc
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/objects"
 )
 
-// Placeholder until the loader lands (being written now).
-var errTODO = errors.New("tpcc: not implemented yet")
+// defaultLoaders is the number of parallel loaders when
+// PrepareOptions.Threads is 0.
+const defaultLoaders = 4
 
-func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
-	return errTODO
+// loadMeta is what rightsize_objects.options records for each TPC-C table.
+type loadMeta struct {
+	Warehouses int       `json:"warehouses"`
+	Seed       uint64    `json:"seed"`
+	CLoad      Constants `json:"c_load"` // the NURand constants of the load (clause 2.1.6)
+	// Done lists the warehouses whose rows of this table are complete, as
+	// ranges ("1-8,10"); "0" for the item table once loaded.
+	Done     string `json:"done"`
+	Indexing bool   `json:"indexing,omitempty"` // secondary indexes being created
+	Loaded   bool   `json:"loaded"`             // every row loaded and indexed
 }
 
-func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) error { return errTODO }
+// tablePlan is prepare's state of one table.
+type tablePlan struct {
+	t     *table
+	m     loadMeta
+	done  []bool // by warehouse (index 0: the item table)
+	ndone int
+	need  int  // units the table is complete with: 1 for item, else W
+	fresh bool // created empty by this prepare: no partial rows to delete
+	final bool // finishing (indexes, Loaded) claimed by a loader
+}
+
+func (pl *tablePlan) setDone(key int, v bool) {
+	if pl.done[key] != v {
+		pl.done[key] = v
+		if v {
+			pl.ndone++
+		} else {
+			pl.ndone--
+		}
+	}
+	pl.m.Done = formatRanges(pl.done)
+}
+
+// formatRanges writes the set indexes of done as ranges: "1-8,10".
+func formatRanges(done []bool) string {
+	var b []byte
+	for i := 0; i < len(done); i++ {
+		if !done[i] {
+			continue
+		}
+		j := i
+		for j+1 < len(done) && done[j+1] {
+			j++
+		}
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(i), 10)
+		if j > i {
+			b = append(b, '-')
+			b = strconv.AppendInt(b, int64(j), 10)
+		}
+		i = j
+	}
+	return string(b)
+}
+
+// parseRanges reads formatRanges' output into a set of n; ok is false when
+// s is malformed or names an index outside [0, n).
+func parseRanges(s string, n int) (done []bool, count int, ok bool) {
+	done = make([]bool, n)
+	if s == "" {
+		return done, 0, true
+	}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil, 0, false
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil {
+				return nil, 0, false
+			}
+		}
+		if a < 0 || b < a || b >= n {
+			return nil, 0, false
+		}
+		for i := a; i <= b; i++ {
+			if !done[i] {
+				done[i] = true
+				count++
+			}
+		}
+	}
+	return done, count, true
+}
+
+// wColumn names each table's warehouse column, by which prepare deletes the
+// partial rows of an interrupted unit.
+var wColumn = map[string]string{
+	"warehouse": "w_id", "district": "d_w_id", "customer": "c_w_id", "history": "h_w_id",
+	"new_order": "no_w_id", "orders": "o_w_id", "order_line": "ol_w_id", "stock": "s_w_id",
+}
+
+// loader is one prepare's shared state.
+type loader struct {
+	in    *instance
+	seed  uint64
+	now   time.Time
+	p     workload.Progress // synchronised
+	plans map[string]*tablePlan
+
+	mu    sync.Mutex // guards plans' done sets and records, and total
+	total int64
+}
+
+func (l *loader) adjustTotal(delta int64) {
+	if delta == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.total += delta
+	l.p.Total(l.total)
+}
+
+// unitDone reports whether every table of u holds u's complete rows.
+func (l *loader) unitDone(u loadUnit) bool {
+	for _, name := range unitTables[u.k] {
+		if !l.plans[name].done[u.w] {
+			return false
+		}
+	}
+	return true
+}
+
+// Prepare loads clause 4.3's initial population of --warehouses warehouses.
+//
+// It first checks the nine tables: one that exists without a record in
+// rightsize_objects stops prepare before anything is changed (ErrNotOwned),
+// unless opt.Force, which drops and recreates it. Tables recorded with the
+// same warehouses and seed are kept: a complete load is left as it is, and
+// an interrupted one is resumed (the partial rows of the units it was
+// loading are deleted and loaded again). Any other recorded table is dropped
+// and reloaded. opt.Seed 0 keeps the recorded seed, or draws one.
+//
+// The work is cut into units (item; each warehouse's orders, stock,
+// customers and warehouse row) loaded by up to opt.Threads connections
+// (default 4; one where the database has a single writer). Each unit draws
+// from its own seeded source, so the data depend only on the seed. A
+// table's secondary indexes are created once its rows are complete.
+func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
+	if err := in.prepare(ctx, opt, workload.SyncProgress(p)); err != nil {
+		return fmt.Errorf("%s: prepare: %w", in.t, err)
+	}
+	return nil
+}
+
+func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp workload.Progress) error {
+	d, t := in.t.d, in.t.t
+	if _, err := d.EnsureDatabase(ctx, t); err != nil {
+		return err
+	}
+	admin, err := in.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { admin.Close() }()
+	if err := objects.Ensure(ctx, admin, d); err != nil {
+		return fmt.Errorf("create %s: %w", objects.Table, err)
+	}
+
+	// Survey: what exists, what is ours, what it was loaded with.
+	W := in.o.Warehouses
+	type survey struct {
+		exists, owned bool
+		m             loadMeta
+	}
+	sv := make([]survey, len(tables))
+	var foreign []string
+	for i := range tables {
+		name := tables[i].name
+		exists, err := admin.TableExists(ctx, name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		owned, err := objects.Read(ctx, admin, name, &sv[i].m)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", objects.Table, err)
+		}
+		sv[i].exists, sv[i].owned = exists, owned
+		if exists && !owned && !opt.Force {
+			foreign = append(foreign, name)
+		}
+	}
+	if len(foreign) > 0 {
+		return fmt.Errorf("table(s) %s already exist and were %w (no row in %s); nothing was changed; use --force to drop and recreate them",
+			strings.Join(foreign, ", "), objects.ErrNotOwned, objects.Table)
+	}
+
+	seed := opt.Seed
+	if seed == 0 { // keep the seed of a load of the same size, if any
+		for _, s := range sv {
+			if s.exists && s.owned && s.m.Warehouses == W && s.m.Seed != 0 {
+				seed = s.m.Seed
+				break
+			}
+		}
+	}
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano()) % (1 << 31)
+		seed = max(seed, 1)
+		sp.Message(fmt.Sprintf("seed %d (prepare --seed %d loads the same data)", seed, seed))
+	}
+	want := loadMeta{Warehouses: W, Seed: seed, CLoad: loadConstantsFor(seed)}
+
+	// Plan each table: keep (resume) or (re)create.
+	l := &loader{in: in, seed: seed, now: time.Now().UTC().Truncate(time.Second), p: sp, plans: map[string]*tablePlan{}}
+	recreate := make(map[string]bool)
+	reasons := map[string][]string{}
+	for i := range tables {
+		tb, s := &tables[i], sv[i]
+		pl := &tablePlan{t: tb, m: want, need: W, done: make([]bool, W+1)}
+		if tb.name == "item" {
+			pl.need = 1
+		}
+		l.plans[tb.name] = pl
+		var why string
+		switch {
+		case !s.exists:
+			recreate[tb.name] = true
+			continue
+		case !s.owned:
+			why = "not created by rightsize (--force)"
+		case s.m.Warehouses != W || s.m.Seed != seed:
+			why = fmt.Sprintf("loaded with %d warehouse(s) and seed %d, not %d and %d", s.m.Warehouses, s.m.Seed, W, seed)
+		case s.m.Indexing:
+			why = "interrupted while indexing"
+		default:
+			done, n, ok := parseRanges(s.m.Done, W+1)
+			if !ok {
+				why = "its record is unreadable"
+				break
+			}
+			if s.m.Loaded && n != pl.need {
+				why = "its record is inconsistent"
+				break
+			}
+			pl.m = s.m
+			pl.m.CLoad = want.CLoad
+			pl.done, pl.ndone = done, n
+			continue
+		}
+		recreate[tb.name] = true
+		reasons[why] = append(reasons[why], tb.name)
+	}
+	// A unit to load deletes its partial rows from each of its tables; a
+	// table already indexed cannot take them again: recreate it.
+	for changed := true; changed; {
+		changed = false
+		for _, u := range l.allUnits(W) {
+			if l.unitDone(u) {
+				continue
+			}
+			for _, name := range unitTables[u.k] {
+				if pl := l.plans[name]; !recreate[name] && pl.m.Loaded && len(pl.t.indexes) > 0 {
+					why := "other tables of its warehouses must be reloaded"
+					recreate[name] = true
+					reasons[why] = append(reasons[why], name)
+					pl.done, pl.ndone = make([]bool, W+1), 0
+					changed = true
+				}
+			}
+		}
+	}
+	for why, names := range reasons {
+		sp.Message(fmt.Sprintf("%s: %s; dropping and reloading", strings.Join(names, ", "), why))
+	}
+
+	// Everything kept and complete: nothing to do, after a sanity check.
+	if len(recreate) == 0 && l.allLoaded() {
+		if ok, err := l.countsMatch(ctx, admin); err != nil {
+			return err
+		} else if ok {
+			sp.Message(fmt.Sprintf("already loaded: %d warehouse(s), seed %d; kept", W, seed))
+			return nil
+		}
+		sp.Message("tables recorded as loaded have other row counts; dropping and reloading")
+		for i := range tables {
+			recreate[tables[i].name] = true
+		}
+	}
+
+	// Create: record first, so that an interrupted prepare leaves tables
+	// rightsize knows it owns.
+	for i := range tables {
+		name := tables[i].name
+		pl := l.plans[name]
+		if !recreate[name] {
+			if err := objects.Update(ctx, admin, name, pl.m); err != nil { // c_load, if missing
+				return fmt.Errorf("record in %s: %w", objects.Table, err)
+			}
+			continue
+		}
+		pl.m, pl.done, pl.ndone, pl.fresh = want, make([]bool, W+1), 0, true
+		if err := objects.Write(ctx, admin, name, Name, pl.m); err != nil {
+			return fmt.Errorf("record in %s: %w", objects.Table, err)
+		}
+		if sv[i].exists {
+			if _, err := admin.Exec(ctx, "DROP TABLE IF EXISTS "+name); err != nil {
+				return fmt.Errorf("drop %s: %w", name, err)
+			}
+		}
+		if _, err := admin.Exec(ctx, tables[i].createSQL(d)); err != nil {
+			return fmt.Errorf("create %s: %w", name, err)
+		}
+	}
+
+	sp.Message(fmt.Sprintf("loading %d warehouse(s), seed %d", W, seed))
+	var todo []loadUnit
+	for _, u := range l.allUnits(W) {
+		if !l.unitDone(u) {
+			todo = append(todo, u)
+			l.total += u.expectedRows()
+		}
+	}
+	if len(todo) > 0 {
+		sp.Total(l.total)
+		if err := l.run(ctx, admin, todo, opt.Threads); err != nil {
+			return err
+		}
+	}
+	// Tables complete from an earlier prepare that did not finish them.
+	for i := range tables {
+		if pl := l.plans[tables[i].name]; pl.ndone == pl.need && !pl.m.Loaded && !pl.final {
+			pl.final = true
+			if err := l.finish(ctx, admin, pl); err != nil {
+				return err
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// allUnits lists every unit of a load of W warehouses, the largest of each
+// warehouse first.
+func (l *loader) allUnits(W int) []loadUnit {
+	out := []loadUnit{{k: unitItem}}
+	for w := 1; w <= W; w++ {
+		for k := unitOrders; k < numUnitKinds; k++ {
+			out = append(out, loadUnit{k: k, w: w})
+		}
+	}
+	return out
+}
+
+func (l *loader) allLoaded() bool {
+	for _, pl := range l.plans {
+		if !pl.m.Loaded {
+			return false
+		}
+	}
+	return true
+}
+
+// countsMatch checks a kept load's cheap cardinalities: W warehouses, 10 W
+// districts, 100,000 items.
+func (l *loader) countsMatch(ctx context.Context, c dialect.Conn) (bool, error) {
+	W := int64(l.in.o.Warehouses)
+	for _, q := range []struct {
+		table string
+		want  int64
+	}{{"warehouse", W}, {"district", districtsPerWarehouse * W}, {"item", items}} {
+		var n int64
+		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+q.table, nil, &n); err != nil {
+			return false, fmt.Errorf("count %s: %w", q.table, err)
+		}
+		if n != q.want {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// run loads the units over parallel connections; admin is one of them.
+func (l *loader) run(ctx context.Context, admin dialect.Conn, todo []loadUnit, threads int) error {
+	loaders := threads
+	if loaders <= 0 {
+		loaders = defaultLoaders
+	}
+	if l.in.t.d.Capabilities().SingleWriter {
+		loaders = 1
+	}
+	loaders = min(loaders, len(todo))
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	queue := make(chan loadUnit)
+	errs := make([]error, loaders)
+	var wg sync.WaitGroup
+	for i := range loaders {
+		c := admin
+		if i > 0 {
+			var err error
+			if c, err = l.in.connect(ctx); err != nil {
+				errs[i] = err
+				cancel()
+				break
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i > 0 {
+				defer c.Close()
+			}
+			for u := range queue {
+				if err := l.loadUnit(ctx, c, u); err != nil {
+					errs[i] = err
+					cancel()
+					for range queue { // drain so the feeder finishes
+					}
+					return
+				}
+			}
+		}()
+	}
+feed:
+	for _, u := range todo {
+		select {
+		case queue <- u:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(queue)
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (u loadUnit) String() string {
+	if u.k == unitItem {
+		return "item"
+	}
+	return fmt.Sprintf("warehouse %d: %s", u.w, strings.Join(unitTables[u.k], ", "))
+}
+
+// loadUnit deletes any partial rows of u, loads it, records it, and
+// finishes the tables it completes.
+func (l *loader) loadUnit(ctx context.Context, c dialect.Conn, u loadUnit) error {
+	l.p.Message("loading " + u.String())
+	for _, name := range unitTables[u.k] {
+		pl := l.plans[name]
+		if pl.fresh {
+			continue
+		}
+		// Unrecord the unit before deleting its rows (it is complete in
+		// this table but not in another of the unit's).
+		l.mu.Lock()
+		var err error
+		if pl.done[u.w] {
+			pl.setDone(u.w, false)
+			pl.m.Loaded = false
+			err = objects.Update(ctx, c, name, pl.m)
+		}
+		l.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("%s: record in %s: %w", u, objects.Table, err)
+		}
+		q := "DELETE FROM " + name
+		var args []any
+		if u.k != unitItem {
+			q += " WHERE " + wColumn[name] + " = ?"
+			args = append(args, u.w)
+		}
+		if _, err := c.Exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("%s: delete partial rows: %w", u, err)
+		}
+	}
+	for _, g := range unitGens(u, l.seed, l.now, l.p.Add) {
+		if g.name == "order_line" {
+			l.adjustTotal(int64(g.n - 10*districtsPerWarehouse*ordersPerDistrict))
+		}
+		got, err := c.Load(ctx, g.name, l.plans[g.name].t.columns(), g)
+		g.flush()
+		if err != nil {
+			return fmt.Errorf("%s: load %s: %w", u, g.name, err)
+		}
+		if got != int64(g.n) {
+			return fmt.Errorf("%s: load %s: %d rows loaded, want %d", u, g.name, got, g.n)
+		}
+	}
+
+	var finish []*tablePlan
+	l.mu.Lock()
+	for _, name := range unitTables[u.k] {
+		pl := l.plans[name]
+		pl.setDone(u.w, true)
+		if err := objects.Update(ctx, c, name, pl.m); err != nil {
+			l.mu.Unlock()
+			return fmt.Errorf("%s: record in %s: %w", u, objects.Table, err)
+		}
+		if pl.ndone == pl.need && !pl.final {
+			pl.final = true
+			finish = append(finish, pl)
+		}
+	}
+	l.mu.Unlock()
+	for _, pl := range finish {
+		if err := l.finish(ctx, c, pl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish creates a complete table's secondary indexes and records it as
+// loaded.
+func (l *loader) finish(ctx context.Context, c dialect.Conn, pl *tablePlan) error {
+	name := pl.t.name
+	if idx := pl.t.indexSQL(); len(idx) > 0 {
+		l.mu.Lock()
+		pl.m.Indexing = true
+		err := objects.Update(ctx, c, name, pl.m)
+		l.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("%s: record in %s: %w", name, objects.Table, err)
+		}
+		l.p.Message("indexing " + name)
+		for _, q := range idx {
+			if _, err := c.Exec(ctx, q); err != nil {
+				return fmt.Errorf("%s: create index: %w", name, err)
+			}
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	pl.m.Indexing, pl.m.Loaded = false, true
+	if err := objects.Update(ctx, c, name, pl.m); err != nil {
+		return fmt.Errorf("%s: record in %s: %w", name, objects.Table, err)
+	}
+	return nil
+}
+
+// Cleanup drops the nine TPC-C tables that rightsize_objects records, and
+// their records; with opt.Force also unrecorded ones. Unrecorded tables left
+// in place are reported in an error wrapping ErrNotOwned, after everything
+// else is done; rightsize_objects is dropped once it holds no record.
+func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) error {
+	c, err := in.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: cleanup: %w", in.t, err)
+	}
+	defer c.Close()
+	hasMeta, err := objects.Exists(ctx, c)
+	if err != nil {
+		return fmt.Errorf("%s: cleanup: %w", in.t, err)
+	}
+	var left []string
+	for i := range tables {
+		name := tables[i].name
+		owned := false
+		if hasMeta {
+			var m loadMeta
+			if owned, err = objects.Read(ctx, c, name, &m); err != nil {
+				return fmt.Errorf("%s: cleanup: read %s: %w", in.t, objects.Table, err)
+			}
+		}
+		exists, err := c.TableExists(ctx, name)
+		if err != nil {
+			return fmt.Errorf("%s: cleanup: %s: %w", in.t, name, err)
+		}
+		switch {
+		case exists && (owned || opt.Force):
+			if _, err := c.Exec(ctx, "DROP TABLE IF EXISTS "+name); err != nil {
+				return fmt.Errorf("%s: cleanup: drop %s: %w", in.t, name, err)
+			}
+		case exists:
+			left = append(left, name)
+		}
+		if owned {
+			if err := objects.Delete(ctx, c, name); err != nil {
+				return fmt.Errorf("%s: cleanup: %s: %w", in.t, objects.Table, err)
+			}
+		}
+	}
+	if hasMeta {
+		if err := objects.DropIfEmpty(ctx, c); err != nil {
+			return fmt.Errorf("%s: cleanup: %s: %w", in.t, objects.Table, err)
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("%s: cleanup: left %s in place: %w (no row in %s); use --force to drop them",
+			in.t, strings.Join(left, ", "), objects.ErrNotOwned, objects.Table)
+	}
+	return nil
+}
 
 // loadConstants returns the NURand constants prepare loaded the database
 // with; ok is false when none is recorded (a database loaded by another tool).
 func (in *instance) loadConstants(ctx context.Context, c dialect.Conn) (Constants, bool, error) {
-	return Constants{}, false, nil
+	has, err := objects.Exists(ctx, c)
+	if err != nil || !has {
+		return Constants{}, false, err
+	}
+	var m loadMeta
+	owned, err := objects.Read(ctx, c, "customer", &m)
+	if err != nil || !owned || m.Seed == 0 {
+		return Constants{}, false, err
+	}
+	return m.CLoad, true, nil
 }
