@@ -31,9 +31,10 @@ func (Dialect) Name() string { return "mysql" }
 // Schemes returns "mysql" and "mariadb".
 func (Dialect) Schemes() []string { return []string{"mysql", "mariadb"} }
 
-// Capabilities reports multi-row INSERT as the bulk-load path.
+// Capabilities reports LOAD DATA LOCAL INFILE as the bulk-load path
+// (multi-row INSERT where the server has local_infile off; see Load).
 func (Dialect) Capabilities() dialect.Capabilities {
-	return dialect.Capabilities{BulkLoad: "multi-row INSERT", BlockingIO: true}
+	return dialect.Capabilities{BulkLoad: "LOAD DATA LOCAL INFILE (multi-row INSERT if local_infile is off)", BlockingIO: true}
 }
 
 // AutoIncrementPK returns an AUTO_INCREMENT integer primary key.
