@@ -45,7 +45,7 @@ func (c *conn) Load(ctx context.Context, table string, cols []string, src dialec
 	if !ps.peek() {
 		return 0, src.Err()
 	}
-	if !ps.textable() {
+	if !textable(ps) {
 		return c.loadInsert(ctx, table, cols, ps)
 	}
 	return c.loadData(ctx, table, cols, ps)

@@ -123,50 +123,14 @@ func (c *conn) loadWarnings(ctx context.Context) error {
 	return nil
 }
 
-// peekedSource is a RowSource read one row ahead: after peek, pending says
-// whether a row is waiting, and its values were taken (once: a source may
-// generate them in Values).
-type peekedSource struct {
-	src     dialect.RowSource
-	pending bool // a row was read ahead and not yet handed out
-	peeked  bool // the current row is the one read ahead
-	vals    []any
-	err     error
-}
-
-func (p *peekedSource) peek() bool {
-	p.pending, p.peeked = p.src.Next(), false
-	if p.pending {
-		p.vals, p.err = p.src.Values()
-	}
-	return p.pending
-}
-
-func (p *peekedSource) Next() bool {
-	if p.pending {
-		p.pending, p.peeked = false, true
-		return true
-	}
-	p.peeked = false
-	return p.src.Next()
-}
-
-func (p *peekedSource) Values() ([]any, error) {
-	if p.peeked {
-		return p.vals, p.err
-	}
-	return p.src.Values()
-}
-
-func (p *peekedSource) Err() error { return p.src.Err() }
-
 // textable reports whether the row read ahead has only values of types
 // LOAD DATA text can carry.
-func (p *peekedSource) textable() bool {
-	if p.err != nil {
+func textable(p *peekedSource) bool {
+	vals, err := p.ahead()
+	if err != nil {
 		return false
 	}
-	for _, v := range p.vals {
+	for _, v := range vals {
 		if _, ok := appendLoadValue(nil, v, time.UTC); !ok {
 			return false
 		}
@@ -182,10 +146,13 @@ type loadReader struct {
 	maxRows int64
 	loc     *time.Location
 	buf     []byte
-	off     int
-	rows    int64 // rows written in this chunk
-	size    int64 // bytes written in this chunk
-	err     error // io.EOF at the end of a chunk, or why the rows stopped
+	// lastTime is the last time.Time written, and timeText its text.
+	lastTime time.Time
+	timeText []byte
+	off      int
+	rows     int64 // rows written in this chunk
+	size     int64 // bytes written in this chunk
+	err      error // io.EOF at the end of a chunk, or why the rows stopped
 }
 
 // start begins a chunk.
@@ -214,7 +181,6 @@ func (r *loadReader) fill() {
 			break
 		}
 		if !r.src.Next() {
-			r.src.pending = false
 			r.err = io.EOF
 			break
 		}
@@ -224,18 +190,24 @@ func (r *loadReader) fill() {
 		}
 		if err != nil {
 			r.err = err
-			r.src.pending = false
 			break
 		}
 		for i, v := range vals {
 			if i > 0 {
 				r.buf = append(r.buf, '\t')
 			}
+			if t, isTime := v.(time.Time); isTime && r.timeText != nil && t == r.lastTime {
+				r.buf = append(r.buf, r.timeText...) // a load stamps many rows alike
+				continue
+			}
+			start := len(r.buf)
 			var ok bool
 			if r.buf, ok = appendLoadValue(r.buf, v, r.loc); !ok {
 				r.err = fmt.Errorf("column %d: cannot load a %T", i+1, v)
-				r.src.pending = false
 				return
+			}
+			if t, isTime := v.(time.Time); isTime {
+				r.lastTime, r.timeText = t, append(r.timeText[:0], r.buf[start:]...)
 			}
 		}
 		r.buf = append(r.buf, '\n')
@@ -327,3 +299,46 @@ func appendEscaped[S string | []byte](b []byte, s S) []byte {
 	}
 	return append(b, s[start:]...)
 }
+
+// peekedSource is a RowSource read one row ahead of its consumer, without
+// asking the source for a row's values twice (a source may generate them in
+// Values): Load looks at the first row to choose its path, and loadData
+// looks past each chunk to know whether another follows.
+type peekedSource struct {
+	src     dialect.RowSource
+	pending bool // a row was read ahead and not yet handed out
+	peeked  bool // the current row is the one read ahead
+	vals    []any
+	err     error
+}
+
+// peek reads the next row ahead and reports whether there is one. It must
+// not be called while a row read ahead is pending.
+func (p *peekedSource) peek() bool {
+	p.pending, p.peeked = p.src.Next(), false
+	if p.pending {
+		p.vals, p.err = p.src.Values()
+	}
+	return p.pending
+}
+
+// ahead returns the values of the row read ahead.
+func (p *peekedSource) ahead() ([]any, error) { return p.vals, p.err }
+
+func (p *peekedSource) Next() bool {
+	if p.pending {
+		p.pending, p.peeked = false, true
+		return true
+	}
+	p.peeked = false
+	return p.src.Next()
+}
+
+func (p *peekedSource) Values() ([]any, error) {
+	if p.peeked {
+		return p.vals, p.err
+	}
+	return p.src.Values()
+}
+
+func (p *peekedSource) Err() error { return p.src.Err() }
