@@ -158,8 +158,9 @@ func (l *loader) unitDone(u loadUnit) bool {
 // loading are deleted and loaded again). Any other recorded table is dropped
 // and reloaded. opt.Seed 0 keeps the recorded seed, or draws one.
 //
-// The work is cut into units (item; each warehouse's orders, stock,
-// customers and warehouse row) loaded by up to opt.Threads connections
+// The work is cut into units (item; each warehouse's order lines, stock,
+// customers and history, orders and new orders, warehouse and districts),
+// the longest first, loaded by up to opt.Threads connections
 // (default 4; one where the database has a single writer). Each unit draws
 // from its own seeded source, so the data depend only on the seed. A
 // table's secondary indexes are created once its rows are complete.
@@ -252,6 +253,13 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 			why = "interrupted while indexing"
 		default:
 			done, n, ok := parseRanges(s.m.Done, W+1)
+			if ok && n > 0 { // item records 0; the others 1..W
+				if tb.name == "item" {
+					ok = n == 1 && done[0]
+				} else {
+					ok = !done[0]
+				}
+			}
 			if !ok {
 				why = "its record is unreadable"
 				break
@@ -356,12 +364,16 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 	return ctx.Err()
 }
 
-// allUnits lists every unit of a load of W warehouses, the largest of each
-// warehouse first.
+// allUnits lists every unit of a load of W warehouses, the kinds that take
+// longest first, so that parallel loaders finish together.
 func (l *loader) allUnits(W int) []loadUnit {
-	out := []loadUnit{{k: unitItem}}
-	for w := 1; w <= W; w++ {
-		for k := unitOrders; k < numUnitKinds; k++ {
+	var out []loadUnit
+	for _, k := range []unitKind{unitOrderLine, unitStock, unitCustomer, unitItem, unitOrders, unitWarehouse} {
+		if k == unitItem {
+			out = append(out, loadUnit{k: unitItem})
+			continue
+		}
+		for w := 1; w <= W; w++ {
 			out = append(out, loadUnit{k: k, w: w})
 		}
 	}
@@ -493,7 +505,7 @@ func (l *loader) loadUnit(ctx context.Context, c dialect.Conn, u loadUnit) error
 	}
 	for _, g := range unitGens(u, l.seed, l.now, l.p.Add) {
 		if g.name == "order_line" {
-			l.adjustTotal(int64(g.n - 10*districtsPerWarehouse*ordersPerDistrict))
+			l.adjustTotal(int64(g.n - meanOrderLines))
 		}
 		got, err := c.Load(ctx, g.name, l.plans[g.name].t.columns(), g)
 		g.flush()

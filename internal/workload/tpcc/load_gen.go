@@ -18,9 +18,10 @@ type unitKind uint8
 
 const (
 	unitItem      unitKind = iota // item (once)
-	unitOrders                    // orders, order_line, new_order of a warehouse
+	unitOrderLine                 // order_line of a warehouse
 	unitStock                     // stock of a warehouse
 	unitCustomer                  // customer and history of a warehouse
+	unitOrders                    // orders and new_order of a warehouse
 	unitWarehouse                 // warehouse and district of a warehouse
 	numUnitKinds
 )
@@ -28,9 +29,10 @@ const (
 // unitTables lists each kind's tables in the order it loads them.
 var unitTables = [numUnitKinds][]string{
 	unitItem:      {"item"},
-	unitOrders:    {"orders", "order_line", "new_order"},
+	unitOrderLine: {"order_line"},
 	unitStock:     {"stock"},
 	unitCustomer:  {"customer", "history"},
+	unitOrders:    {"orders", "new_order"},
 	unitWarehouse: {"warehouse", "district"},
 }
 
@@ -52,14 +54,20 @@ type loadUnit struct {
 	w int
 }
 
+// meanOrderLines is the expected number of order lines of a warehouse (10
+// an order); the generator knows the exact count.
+const meanOrderLines = 10 * districtsPerWarehouse * ordersPerDistrict
+
 // expectedRows is the number of rows the unit loads, with order_line counted
-// at its mean (10 lines an order); the orders generator knows the exact count.
+// at its mean.
 func (u loadUnit) expectedRows() int64 {
 	switch u.k {
 	case unitItem:
 		return items
+	case unitOrderLine:
+		return meanOrderLines
 	case unitOrders:
-		return districtsPerWarehouse * (ordersPerDistrict + 10*ordersPerDistrict + newOrdersPerDistrict)
+		return districtsPerWarehouse * (ordersPerDistrict + newOrdersPerDistrict)
 	case unitStock:
 		return stockPerWarehouse
 	case unitCustomer:
@@ -144,12 +152,14 @@ type rowGen struct {
 // progressEvery is how many rows a generator produces between reports.
 const progressEvery = 1000
 
+// Next generates the next row.
 func (g *rowGen) Next() bool {
 	if g.i >= g.n {
 		g.flush()
 		return false
 	}
 	g.i++
+	g.fill(g)
 	if g.done++; g.done >= progressEvery {
 		g.flush()
 	}
@@ -163,13 +173,10 @@ func (g *rowGen) flush() {
 	g.done = 0
 }
 
-// Values returns the current row; the slice is reused by the next call.
+// Values returns the current row; the slice is reused by the next row.
 // Its strings are never overwritten: a dialect may keep them (MySQL's
 // multi-row INSERT does, for a batch).
-func (g *rowGen) Values() ([]any, error) {
-	g.fill(g)
-	return g.vals, nil
-}
+func (g *rowGen) Values() ([]any, error) { return g.vals, nil }
 
 func (g *rowGen) Err() error { return nil }
 
@@ -206,12 +213,14 @@ func (g *rowGen) data() any { return g.keep(appendData(g.room(), g.s)) }
 // tax draws a tax rate in [0.0000, 0.2000].
 func (g *rowGen) tax() any { return float64(g.s.Uniform(0, 2000)) / 10000 }
 
-// orderPlan is what the orders of a warehouse were drawn with, shared by
-// the orders and order_line generators.
+// orderPlan is what the orders of a warehouse are drawn with, by
+// (d-1)*3000 + (o_id-1). The orders and the order_line units both draw it
+// from the orders unit's seed.
 type orderPlan struct {
-	cid   []int64 // o_c_id, by (d-1)*3000 + (o_id-1)
-	olCnt []int8
-	lines int // order lines in all
+	cid     []int64 // o_c_id
+	olCnt   []int8
+	carrier []int8 // o_carrier_id of the delivered orders
+	lines   int    // order lines in all
 }
 
 // unitGens returns the generators of unit u under seed, in load order,
@@ -237,11 +246,14 @@ func unitGens(u loadUnit, seed uint64, now time.Time, add func(int64)) []*rowGen
 		return []*rowGen{cust, mk("history", n, fillHistory)}
 	case unitOrders:
 		plan := planOrders(s)
-		ol := mk("order_line", plan.lines, nil)
-		ol.fill = orderLineFiller(plan)
 		o := mk("orders", districtsPerWarehouse*ordersPerDistrict, nil)
 		o.fill = func(g *rowGen) { fillOrder(g, plan) }
-		return []*rowGen{o, ol, mk("new_order", districtsPerWarehouse*newOrdersPerDistrict, fillNewOrder)}
+		return []*rowGen{o, mk("new_order", districtsPerWarehouse*newOrdersPerDistrict, fillNewOrder)}
+	case unitOrderLine:
+		plan := planOrders(datagen.NewSource(loadUnit{unitOrders, u.w}.seed(seed)))
+		ol := mk("order_line", plan.lines, nil)
+		ol.fill = orderLineFiller(plan)
+		return []*rowGen{ol}
 	}
 	panic("tpcc: unknown unit kind")
 }
@@ -347,10 +359,11 @@ func fillHistory(g *rowGen) {
 }
 
 // planOrders draws each district's customer permutation (Fisher-Yates),
-// then each order's carrier-independent line count.
+// then each order's line count and carrier (clause 4.3.3.1: o_carrier_id
+// random within [1, 10] if o_id < 2101, else null).
 func planOrders(s *datagen.Source) *orderPlan {
 	const n = districtsPerWarehouse * ordersPerDistrict
-	p := &orderPlan{cid: make([]int64, n), olCnt: make([]int8, n)}
+	p := &orderPlan{cid: make([]int64, n), olCnt: make([]int8, n), carrier: make([]int8, n)}
 	for d := range districtsPerWarehouse {
 		perm := p.cid[d*ordersPerDistrict : (d+1)*ordersPerDistrict]
 		for i := range perm {
@@ -365,12 +378,13 @@ func planOrders(s *datagen.Source) *orderPlan {
 		c := s.Uniform(5, 15)
 		p.olCnt[i] = int8(c)
 		p.lines += int(c)
+		if i%ordersPerDistrict+1 < firstNewOrder {
+			p.carrier[i] = int8(s.Uniform(1, 10))
+		}
 	}
 	return p
 }
 
-// fillOrder: o_carrier_id is drawn for the delivered orders (o_id < 2101)
-// and NULL for the others.
 func fillOrder(g *rowGen, p *orderPlan) {
 	v := g.vals
 	r := g.i - 1
@@ -381,7 +395,7 @@ func fillOrder(g *rowGen, p *orderPlan) {
 	v[3] = p.cid[r]
 	v[4] = g.now
 	if id < firstNewOrder {
-		v[5] = g.s.Uniform(1, 10)
+		v[5] = int64(p.carrier[r])
 	} else {
 		v[5] = vNil
 	}

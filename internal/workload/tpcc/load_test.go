@@ -121,7 +121,8 @@ func TestLoadGeneratorsRanges(t *testing.T) {
 		}
 	}
 	var ordersOL []int64
-	for _, u := range []loadUnit{{unitItem, 0}, {unitWarehouse, 3}, {unitStock, 3}, {unitCustomer, 3}, {unitOrders, 3}} {
+	lines := map[[2]int64]int64{} // (d, o_id) -> lines
+	for _, u := range []loadUnit{{unitItem, 0}, {unitWarehouse, 3}, {unitStock, 3}, {unitCustomer, 3}, {unitOrders, 3}, {unitOrderLine, 3}} {
 		for _, g := range unitGens(u, 99, now, nil) {
 			if len(g.vals) != len(tableByName(g.name).cols) {
 				t.Fatalf("%s: %d values for %d columns", g.name, len(g.vals), len(tableByName(g.name).cols))
@@ -209,7 +210,8 @@ func TestLoadGeneratorsRanges(t *testing.T) {
 					intIn(t, g.name, v, 6, 5, 15)
 					ordersOL = append(ordersOL, v[6].(int64))
 				case "order_line":
-					intIn(t, g.name, v, 3, 1, 15)
+					lines[[2]int64{v[1].(int64), v[0].(int64)}]++
+					intIn(t, g.name, v, 3, lines[[2]int64{v[1].(int64), v[0].(int64)}], lines[[2]int64{v[1].(int64), v[0].(int64)}])
 					intIn(t, g.name, v, 4, 1, 100000)
 					intIn(t, g.name, v, 5, 3, 3)
 					intIn(t, g.name, v, 7, 5, 5)
@@ -234,8 +236,13 @@ func TestLoadGeneratorsRanges(t *testing.T) {
 			}
 		}
 	}
-	if len(ordersOL) != 30000 {
-		t.Errorf("%d orders", len(ordersOL))
+	if len(ordersOL) != 30000 || len(lines) != 30000 {
+		t.Fatalf("%d orders, %d with lines", len(ordersOL), len(lines))
+	}
+	for i, n := range ordersOL { // the two units agree on o_ol_cnt
+		if k := [2]int64{int64(i/3000 + 1), int64(i%3000 + 1)}; lines[k] != n {
+			t.Fatalf("order %v: o_ol_cnt %d, %d order lines", k, n, lines[k])
+		}
 	}
 }
 
@@ -294,7 +301,7 @@ func TestLoadGeneratorsDeterministic(t *testing.T) {
 		}
 		return out
 	}
-	for _, u := range []loadUnit{{unitItem, 0}, {unitWarehouse, 2}, {unitCustomer, 2}, {unitOrders, 2}} {
+	for _, u := range []loadUnit{{unitItem, 0}, {unitWarehouse, 2}, {unitCustomer, 2}, {unitOrders, 2}, {unitOrderLine, 2}} {
 		a, b, c := rows(7, u), rows(7, u), rows(8, u)
 		if !slices.Equal(a, b) {
 			t.Errorf("%s: the same seed generated different rows", u)
@@ -342,7 +349,7 @@ func TestLoadRanges(t *testing.T) {
 func BenchmarkLoadGenerate(b *testing.B) {
 	now := time.Now()
 	for b.Loop() {
-		for k := unitOrders; k < numUnitKinds; k++ {
+		for k := unitOrderLine; k < numUnitKinds; k++ {
 			for _, g := range unitGens(loadUnit{k, 1}, 1, now, nil) {
 				for g.Next() {
 					g.Values()
