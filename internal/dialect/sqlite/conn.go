@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -102,7 +103,10 @@ func (c *conn) TableExists(ctx context.Context, name string) (bool, error) {
 
 // Load inserts rows with one prepared INSERT, committing every loadBatch rows
 // (BEGIN IMMEDIATE ... COMMIT). On error the open batch is rolled back; rows
-// from earlier batches stay.
+// from earlier batches stay. A time.Time is stored as the text of its wall
+// clock, "2006-01-02 15:04:05" with any fraction (as PostgreSQL stores one in
+// a TIMESTAMP column, and as SQLite's date functions read it), not in the
+// driver's default form, Go's time.String.
 func (c *conn) Load(ctx context.Context, table string, cols []string, src dialect.RowSource) (int64, error) {
 	if len(cols) == 0 {
 		return 0, errors.New("sqlite: load: no columns")
@@ -115,6 +119,7 @@ func (c *conn) Load(ctx context.Context, table string, cols []string, src dialec
 	defer st.Close()
 	var total int64
 	inBatch := 0
+	args := make([]any, 0, len(cols))
 	fail := func(err error) (int64, error) {
 		if inBatch > 0 {
 			_ = c.Rollback(ctx)
@@ -139,7 +144,13 @@ func (c *conn) Load(ctx context.Context, table string, cols []string, src dialec
 		}
 		inBatch++
 		total++
-		if _, err := st.ExecContext(ctx, vals...); err != nil {
+		args = append(args[:0], vals...)
+		for i, v := range args {
+			if t, ok := v.(time.Time); ok {
+				args[i] = t.Format(rowscan.TimeLayout)
+			}
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
 			return fail(err)
 		}
 		if inBatch == loadBatch {
