@@ -198,6 +198,20 @@ func ldVerify(t *testing.T, c dialect.Conn, W int, seed uint64) {
 		}
 	}
 
+	// Timestamps read back as the load's time, in every dialect.
+	ts, err := c.Prepare(ctx, "SELECT c_since FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var since string
+	if err := ts.QueryRow(ctx, []any{1, 1, 1}, &since); err != nil {
+		t.Fatal(err)
+	}
+	ts.Close()
+	if at, err := time.Parse(time.DateTime, since); err != nil || time.Since(at) < -time.Minute || time.Since(at) > time.Hour {
+		t.Errorf("c_since read back as %q (%v), want the load's time as 2006-01-02 15:04:05 (UTC)", since, err)
+	}
+
 	// c_last of customers 1..1000 is LastName(c_id-1).
 	st, err := c.Prepare(ctx, "SELECT c_id, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id <= 1000")
 	if err != nil {
