@@ -36,18 +36,6 @@ var unitTables = [numUnitKinds][]string{
 	unitWarehouse: {"warehouse", "district"},
 }
 
-// unitKindOf is the kind of unit that loads table name.
-func unitKindOf(name string) unitKind {
-	for k, ts := range unitTables {
-		for _, t := range ts {
-			if t == name {
-				return unitKind(k)
-			}
-		}
-	}
-	panic("tpcc: no unit loads table " + name)
-}
-
 // loadUnit is one unit of work: kind k of warehouse w (0 for the item table).
 type loadUnit struct {
 	k unitKind
