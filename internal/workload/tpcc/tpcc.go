@@ -56,10 +56,12 @@ d_next_o_id, ...), so a database loaded by rightsize works with other TPC-C
 tools that use them, and rightsize runs on theirs.
 
 prepare loads clause 4.3's initial population in parallel (by warehouse, with
-the dialect's bulk path: COPY on PostgreSQL, multi-row INSERT on MySQL,
-batched transactions on SQLite); --seed makes it repeatable. It records what
-it loaded in rightsize_objects, refuses tables it did not create (unless
---force), and an interrupted prepare resumes where it stopped.
+the dialect's bulk path: COPY on PostgreSQL; LOAD DATA LOCAL INFILE on MySQL
+when the server allows it (local_infile), multi-row INSERT otherwise; batched
+transactions on SQLite); --seed makes it repeatable (without it, a re-run
+keeps the recorded seed). It records what it loaded in rightsize_objects,
+refuses tables it did not create (unless --force), and an interrupted prepare
+resumes where it stopped.
 
 run binds each virtual user (terminal) to a home warehouse and district,
 round-robin, and deals transactions from a shuffled deck of the mix
