@@ -200,6 +200,7 @@ type vu struct {
 	st       [2]*stats
 	spare    [2]*stats // owned by the ticker
 	cur      int       // phase of the event in flight, for sub-operations
+	attempt  int       // attempt of the event in flight (VU goroutine only)
 	ctx      context.Context
 	ops      []workload.Op
 	classify func(error) errclass.Class
@@ -246,6 +247,9 @@ func (v *vu) Count(c int, n int64) {
 	}
 	v.mu.Unlock()
 }
+
+// Retrying implements workload.Meter.
+func (v *vu) Retrying() bool { return v.attempt > 1 }
 
 var _ workload.Meter = (*vu)(nil)
 
@@ -644,6 +648,7 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 
 		var class errclass.Class
 		for attempt := 1; ; attempt++ {
+			v.attempt = attempt
 			err := w.Step(ctx, v)
 			if err == nil {
 				class = errclass.None

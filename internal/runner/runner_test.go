@@ -560,3 +560,57 @@ func TestPacerAndCounters(t *testing.T) {
 		}
 	})
 }
+
+// retryingVU fails its first attempt of every event with a deadlock and
+// records what Meter.Retrying said on each attempt.
+type retryingVU struct {
+	mu   *sync.Mutex
+	seen *[]bool
+	odd  bool
+}
+
+var errDeadlockRetry = errors.New("deadlock")
+
+func (r *retryingVU) Step(ctx context.Context, m workload.Meter) error {
+	r.mu.Lock()
+	*r.seen = append(*r.seen, m.Retrying())
+	r.mu.Unlock()
+	r.odd = !r.odd
+	if r.odd {
+		return errDeadlockRetry
+	}
+	return sleepCtx(ctx, 10*time.Millisecond)
+}
+func (r *retryingVU) Close() error { return nil }
+
+func TestMeterSaysWhenAStepIsARetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var seen []bool
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				return &retryingVU{mu: &mu, seen: &seen}, nil
+			},
+			Classify: func(err error) errclass.Class {
+				if errors.Is(err, errDeadlockRetry) {
+					return errclass.Deadlock
+				}
+				return errclass.Generic(err)
+			},
+		}
+		if _, err := Run(context.Background(), Config{Threads: 1, Duration: 100 * time.Millisecond, Ops: ops,
+			Retry: []errclass.Class{errclass.Deadlock}}, []Instance{inst}); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) < 6 {
+			t.Fatalf("only %d attempts", len(seen))
+		}
+		for i, r := range seen {
+			if want := i%2 == 1; r != want {
+				t.Fatalf("attempt %d: Retrying() = %v, want %v (first attempts false, re-runs true): %v", i, r, want, seen)
+			}
+		}
+	})
+}

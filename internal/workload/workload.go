@@ -61,6 +61,11 @@ type Meter interface {
 	// what only they know (TPC-C's rolled-back New-Orders) and should count
 	// an event's things only once it has succeeded.
 	Count(c int, n int64)
+	// Retrying reports whether this Step re-runs an event whose previous
+	// attempt failed with an error the runner retries (--retry). A VU then
+	// runs the same transaction again and may start its spans at the first
+	// attempt, so that they cover every attempt as the event's latency does.
+	Retrying() bool
 }
 
 // Counting is implemented by a workload whose VUs report counters of their
@@ -80,6 +85,13 @@ type Pacer interface {
 // from a finished run (TPC-C's tpmC); it adds them to r and must be pure.
 type Summarizer interface {
 	Summarize(r *result.Run) error
+}
+
+// RunSeeder is implemented by an Instance that draws run-wide random values
+// (TPC-C's NURand constants) once per run: the CLI hands it the run's seed
+// before the first NewVU, so that --seed repeats them.
+type RunSeeder interface {
+	SeedRun(seed uint64)
 }
 
 // CheckResult is the outcome of one consistency condition.

@@ -13,6 +13,7 @@ type nopMeter struct{}
 func (nopMeter) Start(op int) workload.Span { return workload.Span{Op: op} }
 func (nopMeter) Count(int, int64)           {}
 func (nopMeter) End(workload.Span, error)   {}
+func (nopMeter) Retrying() bool             { return false }
 
 // BenchmarkStepSQLite measures one event of each script on a 10,000-row
 // SQLite table (sysbench's default size), with one VU.

@@ -35,6 +35,8 @@ func (m *countingMeter) Start(op int) workload.Span {
 
 func (m *countingMeter) Count(int, int64) {}
 
+func (m *countingMeter) Retrying() bool { return false }
+
 func (m *countingMeter) End(s workload.Span, err error) {
 	m.open--
 	m.counts[s.Op]++
