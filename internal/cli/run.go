@@ -112,6 +112,11 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 		// Recorded in the result (load.seed), so the run can be repeated with --seed.
 		cfg.Seed = uint64(started.UnixNano())
 	}
+	for i, in := range ins {
+		if rs, ok := in.(workload.RunSeeder); ok {
+			rs.SeedRun(cfg.Seed + uint64(i))
+		}
+	}
 	cfg.Ops = w.Ops()
 	if cw, ok := w.(workload.Counting); ok {
 		cfg.Counters = cw.Counters()

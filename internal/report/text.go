@@ -83,7 +83,7 @@ func Summary(w io.Writer, r *result.Run) error {
 	ew.printf("\n")
 	opsTable(ew, r.Ops)
 	if r.TPCC != nil {
-		tpcc(ew, r.TPCC)
+		tpcc(ew, r.TPCC, len(r.Instances))
 	}
 	if len(r.Instances) > 1 {
 		ew.printf("\nper instance:\n")
@@ -107,9 +107,13 @@ func Summary(w io.Writer, r *result.Run) error {
 
 // tpcc writes TPC-C's figures: tpmC and NOPM, efficiency, the mix against
 // its minimums and each transaction's 90th percentile against its limit.
-func tpcc(ew *errWriter, t *result.TPCC) {
-	ew.printf("\nTPC-C, %d warehouse(s), %d terminal(s), think scale %g: tpmC %.0f, NOPM %.0f, all transactions %.0f/min",
-		t.Warehouses, t.Terminals, t.ThinkScale, t.TpmC, t.NOPM, t.TPM)
+func tpcc(ew *errWriter, t *result.TPCC, instances int) {
+	scale := fmt.Sprintf("%d warehouse(s)", t.Warehouses)
+	if instances > 1 {
+		scale = fmt.Sprintf("%d instances of %d warehouse(s)", instances, t.Warehouses)
+	}
+	ew.printf("\nTPC-C, %s, %d terminal(s), think scale %g: tpmC %.0f, NOPM %.0f, all transactions %.0f/min",
+		scale, t.Terminals, t.ThinkScale, t.TpmC, t.NOPM, t.TPM)
 	if t.CeilingTpmC > 0 {
 		ew.printf("; efficiency %.1f%% of %.0f", t.EfficiencyPct, t.CeilingTpmC)
 	}

@@ -4,7 +4,7 @@ package result
 // clause 5.4 and the checks of 5.2.3 and 5.2.5.3), for the whole run and for
 // each instance.
 type TPCC struct {
-	Warehouses int `json:"warehouses"`
+	Warehouses int `json:"warehouses"` // per instance (--warehouses)
 	// Terminals is the number of virtual users (each bound to a home warehouse).
 	Terminals  int     `json:"terminals"`
 	ThinkScale float64 `json:"think_scale"`

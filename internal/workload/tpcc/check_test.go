@@ -416,6 +416,7 @@ type nopMeter struct{}
 func (nopMeter) Start(op int) workload.Span { return workload.Span{Op: op} }
 func (nopMeter) End(workload.Span, error)   {}
 func (nopMeter) Count(int, int64)           {}
+func (nopMeter) Retrying() bool             { return false }
 
 // TestCheckPrepared loads one warehouse with prepare on each dialect, checks
 // that all twelve conditions hold, runs the five transactions on two

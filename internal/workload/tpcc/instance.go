@@ -15,7 +15,9 @@ type instance struct {
 	o Options
 	t *target
 
-	// run holds what every VU of a run shares, set up by the first NewVU.
+	// run holds what every VU of a run shares, set up by the first NewVU
+	// from runSeed (SeedRun) or, without one, from that VU's seed.
+	runSeed uint64
 	runOnce sync.Once
 	runErr  error
 	run     runShared
@@ -76,6 +78,9 @@ func (in *instance) connect(ctx context.Context) (dialect.Conn, error) {
 	in.mu.Unlock()
 	return c, nil
 }
+
+// SeedRun implements workload.RunSeeder.
+func (in *instance) SeedRun(seed uint64) { in.runSeed = seed }
 
 // Classify is the dialect's classification.
 func (in *instance) Classify(err error) errclass.Class { return in.t.d.Classify(err) }

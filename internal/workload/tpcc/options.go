@@ -88,11 +88,11 @@ func parseWeights(s string) ([numTx]float64, error) {
 		w[i] = v
 		sum += v
 	}
-	if sum <= 0 {
-		return w, fmt.Errorf("weights %q: at least one must be positive", s)
+	if sum <= 0 || math.IsInf(sum, 0) {
+		return w, fmt.Errorf("weights %q: at least one must be positive, and their sum finite", s)
 	}
 	for i := range w {
-		w[i] = w[i] * 100 / sum
+		w[i] = w[i] / sum * 100
 	}
 	return w, nil
 }

@@ -44,6 +44,7 @@ func validDelta(run, load int64) bool {
 // afresh in their own ranges.
 func NewRunConstants(s *datagen.Source, load Constants) Constants {
 	c := Constants{CID: s.Uniform(0, aCID), Item: s.Uniform(0, aItem)}
+	load.Last = min(max(load.Last, 0), aLast) // a recorded value out of range cannot hang the draw
 	// Every C_load in [0, 255] has valid values of C_run: draw until one is.
 	for {
 		c.Last = s.Uniform(0, aLast)

@@ -74,6 +74,12 @@ func TestRunConstantsDelta(t *testing.T) {
 			}
 		}
 	}
+	// A recorded C_load out of range (another tool's record) cannot hang the draw.
+	for _, bad := range []int64{-5, 256, 1 << 40} {
+		if run := NewRunConstants(s, Constants{Last: bad}); run.Last < 0 || run.Last > 255 {
+			t.Errorf("C_load %d: C_run %d", bad, run.Last)
+		}
+	}
 	if validDelta(100, 4) || validDelta(0, 112) || !validDelta(0, 65) || !validDelta(200, 81) || validDelta(0, 120) {
 		t.Error("validDelta disagrees with 65 <= |d| <= 119, d != 96, 112")
 	}

@@ -38,6 +38,15 @@ func (m *tallyMeter) Count(c int, n int64) {
 	m.counters[c] += n
 }
 
+// termMeter is one terminal's view of a tallyMeter: it knows whether the
+// terminal is retrying.
+type termMeter struct {
+	*tallyMeter
+	retry bool
+}
+
+func (m *termMeter) Retrying() bool { return m.retry }
+
 func (m *tallyMeter) newOrders() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -77,10 +86,13 @@ func driveUntil(t *testing.T, in *instance, terminals int, n int64) *tallyMeter 
 			defer wg.Done()
 			defer v.Close()
 			failures := 0
+			tm := &termMeter{tallyMeter: m}
 			for m.newOrders() < n && ctx.Err() == nil {
-				if err := v.Step(ctx, m); err != nil {
-					if in.Classify(err).Retryable() {
-						continue // the runner would retry it
+				err := v.Step(ctx, tm)
+				tm.retry = err != nil && in.Classify(err).Retryable() // the runner would retry it
+				if err != nil {
+					if tm.retry {
+						continue
 					}
 					if failures++; failures > 10 {
 						errc <- err

@@ -73,11 +73,13 @@ const (
 	sqlNoOrder      = "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, ?, ?, ?)"
 	sqlNoNewOrder   = "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)"
 	sqlNoItems      = "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (%s)"
-	sqlNoStock      = "SELECT s_i_id, s_quantity, s_data, CASE CAST(? AS INTEGER) WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END FROM stock WHERE s_w_id = ? AND s_i_id IN (%s) ORDER BY s_i_id%s"
+	sqlNoStock      = "SELECT s_i_id, s_quantity, s_data, CASE (? + 0) WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END FROM stock WHERE s_w_id = ? AND s_i_id IN (%s) ORDER BY s_i_id%s"
 	// sqlNoStockUpdate updates the n stock rows of one supplier at once:
 	// s_quantity = new value, the counters += increments, each as a CASE on
-	// s_i_id (%[1]s is "WHEN ? THEN CAST(? AS INTEGER)" n times; %[2]s the
-	// n ids). The CASTs type the parameters for PostgreSQL.
+	// s_i_id (%[1]s is "WHEN ? THEN (? + 0)" n times; %[2]s the n ids).
+	// "? + 0" makes PostgreSQL type the parameter as an integer (a bare
+	// parameter in a CASE would be text), and unlike CAST(? AS INTEGER) it
+	// is also accepted by MySQL 8, whose CAST knows only SIGNED.
 	sqlNoStockUpdate = "UPDATE stock SET s_quantity = CASE s_i_id %[1]s END, s_ytd = s_ytd + CASE s_i_id %[1]s END, " +
 		"s_order_cnt = s_order_cnt + CASE s_i_id %[1]s END, s_remote_cnt = s_remote_cnt + CASE s_i_id %[1]s END " +
 		"WHERE s_w_id = ? AND s_i_id IN (%[2]s)"
@@ -90,7 +92,7 @@ const (
 	sqlCustByName    = "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first"
 	sqlPayCust       = "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance " +
 		"FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?%s"
-	sqlPayCustData   = "SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"
+	sqlPayCustData   = "SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?%s"
 	sqlPayCustUpdate = "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"
 	sqlPayCustBC     = "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1, c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"
 	sqlPayHistory    = "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -99,7 +101,10 @@ const (
 	sqlOsOrder = "SELECT o_id, o_carrier_id, o_entry_d FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1"
 	sqlOsLines = "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?"
 
-	sqlDlOldest      = "SELECT no_d_id, MIN(no_o_id) FROM new_order WHERE no_w_id = ? GROUP BY no_d_id"
+	// sqlDlOldest finds each district's oldest new order with one MIN per
+	// district, which every database answers from the primary key's first
+	// entry (a GROUP BY over new_order would read all the warehouse's rows).
+	sqlDlOldest      = "SELECT d_id, (SELECT MIN(no_o_id) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id) FROM district WHERE d_w_id = ? ORDER BY d_id"
 	sqlDlNewOrder    = "SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1%s"
 	sqlDlDelete      = "DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?"
 	sqlDlOrder       = "SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?"
@@ -130,7 +135,7 @@ func (s *statements) prepare(ctx context.Context, c dialect.Conn, forUpdate stri
 		{&s.payDist, sqlPayDist},
 		{&s.custByName, sqlCustByName},
 		{&s.payCust, fmt.Sprintf(sqlPayCust, forUpdate)},
-		{&s.payCustData, sqlPayCustData},
+		{&s.payCustData, fmt.Sprintf(sqlPayCustData, forUpdate)},
 		{&s.payCustUpdate, sqlPayCustUpdate},
 		{&s.payCustBC, sqlPayCustBC},
 		{&s.payHistory, sqlPayHistory},
@@ -179,7 +184,7 @@ func (s *statements) stockUpdate(ctx context.Context, n int) (dialect.Stmt, erro
 	if s.noStockUpd[n] != nil {
 		return s.noStockUpd[n], nil
 	}
-	when := strings.TrimSuffix(strings.Repeat("WHEN ? THEN CAST(? AS INTEGER) ", n), " ")
+	when := strings.TrimSuffix(strings.Repeat("WHEN ? THEN (? + 0) ", n), " ")
 	return s.lazy(ctx, &s.noStockUpd[n], fmt.Sprintf(sqlNoStockUpdate, when, placeholders(n)))
 }
 

@@ -19,14 +19,14 @@ func (w *Workload) Summarize(r *result.Run) error {
 		return fmt.Errorf("tpcc: options in the result: %w", err)
 	}
 	terminals := r.Load.Threads * max(len(r.Instances), 1)
-	f, err := figures(r.Summary, r.Ops, r.Load, terminals, &o)
+	f, err := figures(r.Summary, r.Ops, r.Load, terminals, max(len(r.Instances), 1), &o)
 	if err != nil {
 		return err
 	}
 	r.TPCC = f
 	for i := range r.Instances {
 		in := &r.Instances[i]
-		if in.TPCC, err = figures(in.Summary, in.Ops, r.Load, r.Load.Threads, &o); err != nil {
+		if in.TPCC, err = figures(in.Summary, in.Ops, r.Load, r.Load.Threads, 1, &o); err != nil {
 			return err
 		}
 	}
@@ -76,8 +76,9 @@ func pct(part, whole int64) float64 {
 	return 100 * float64(part) / float64(whole)
 }
 
-// figures computes the TPC-C section from one summary and its ops.
-func figures(s result.Summary, ops []result.Op, load result.Load, terminals int, o *Options) (*result.TPCC, error) {
+// figures computes the TPC-C section from one summary and its ops, for
+// instances instances of o.Warehouses warehouses each.
+func figures(s result.Summary, ops []result.Op, load result.Load, terminals, instances int, o *Options) (*result.TPCC, error) {
 	f := &result.TPCC{Warehouses: o.Warehouses, Terminals: terminals, ThinkScale: o.ThinkScale}
 	byName := map[string]*result.Op{}
 	for i := range ops {
@@ -111,7 +112,7 @@ func figures(s result.Summary, ops []result.Op, load result.Load, terminals int,
 		if f.CeilingTpmC > 0 {
 			f.EfficiencyPct = 100 * f.TpmC / f.CeilingTpmC
 		}
-		if full := 10 * o.Warehouses; terminals != full || o.ThinkScale != 1 {
+		if full := 10 * o.Warehouses * instances; terminals != full || o.ThinkScale != 1 {
 			f.Notes = append(f.Notes, fmt.Sprintf("efficiency is against the ceiling of %d terminals at think scale %g (%.4g tpmC); the spec's 12.86 tpmC per warehouse assumes 10 terminals per warehouse at scale 1",
 				terminals, o.ThinkScale, f.CeilingTpmC))
 		}

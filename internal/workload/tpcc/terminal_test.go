@@ -51,7 +51,7 @@ func TestDecksAreOutOfStep(t *testing.T) {
 }
 
 func TestWeightsValidation(t *testing.T) {
-	for _, bad := range []string{"", "45,43,4,4", "a,1,1,1,1", "-1,1,1,1,1", "0,0,0,0,0", "NaN,1,1,1,1"} {
+	for _, bad := range []string{"", "45,43,4,4", "a,1,1,1,1", "-1,1,1,1,1", "0,0,0,0,0", "NaN,1,1,1,1", "1e308,1e308,0,0,0", "Inf,1,1,1,1"} {
 		o := DefaultOptions()
 		o.Weights = bad
 		if err := o.Validate(); err == nil {

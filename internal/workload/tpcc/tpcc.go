@@ -64,8 +64,11 @@ refuses tables it did not create (unless --force), and an interrupted prepare
 resumes where it stopped.
 
 run binds each virtual user (terminal) to a home warehouse and district,
-round-robin, and deals transactions from a shuffled deck of the mix
-(--weights, default 45/43/4/4/4). With --think-scale above 0 each terminal
+round-robin, and deals the mix (--weights, default 45/43/4/4/4) by smooth
+weighted round robin from a random start, so that every terminal meets each
+share within two transactions at any moment, not only after whole passes of a
+shuffled deck. The warehouses must have been loaded: run checks that the
+database has at least --warehouses of them. With --think-scale above 0 each terminal
 waits the spec's keying time before and think time after each transaction
 (negative exponential, truncated at 10 times the mean), scaled; --think-time
 does not apply. The intentional New-Order rollback counts as a completed

@@ -110,6 +110,10 @@ func (v *vu) newOrder(ctx context.Context, m workload.Meter) error {
 		return v.abort(ctx, err)
 	}
 	if found < len(s.ids) {
+		missing := v.missingItem()
+		if missing != unusedItem {
+			return v.abort(ctx, fmt.Errorf("new_order: %w: item %d does not exist", dialect.ErrNoRows, missing))
+		}
 		// The unused item: roll back (clause 2.4.2.3).
 		if err := v.conn.Rollback(ctx); err != nil {
 			return err
@@ -192,14 +196,27 @@ func (v *vu) readItems(ctx context.Context) (int, error) {
 			rows.Close()
 			return 0, err
 		}
-		s.items[id] = len(s.prices)
-		s.prices = append(s.prices, it)
+		if _, dup := s.items[id]; !dup {
+			s.items[id] = len(s.prices)
+			s.prices = append(s.prices, it)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		rows.Close()
 		return 0, err
 	}
 	return len(s.prices), rows.Close()
+}
+
+// missingItem returns the first of the order's item ids that readItems did
+// not find.
+func (v *vu) missingItem() int64 {
+	for _, id := range v.no.ids {
+		if _, ok := v.no.items[id]; !ok {
+			return id
+		}
+	}
+	return 0
 }
 
 // readStock reads the stock rows of the order's lines for update, one

@@ -66,6 +66,9 @@ func (v *vu) payment(ctx context.Context, m workload.Meter) error {
 	}
 	if credit == "BC" {
 		// Clause 2.5.2.2: prepend the payment to c_data, keep 500 characters.
+		// A locking read: under REPEATABLE READ (MySQL) a plain read would
+		// return the snapshot from before this transaction waited for the
+		// customer's lock, losing a concurrent Payment's entry.
 		var data string
 		if err := v.st.payCustData.QueryRow(ctx, v.argv(cw, cd, cid), &data); err != nil {
 			return v.abort(ctx, err)

@@ -28,10 +28,17 @@ func (in *instance) setupRun(ctx context.Context, c dialect.Conn, seed uint64) e
 			in.runErr = err
 			return
 		}
+		if err := in.checkWarehouses(ctx, c); err != nil {
+			in.runErr = err
+			return
+		}
 		load, ok, err := in.loadConstants(ctx, c)
 		if err != nil {
 			in.runErr = fmt.Errorf("read the load's constants: %w", err)
 			return
+		}
+		if in.runSeed != 0 {
+			seed = in.runSeed
 		}
 		src := datagen.NewSource(seed ^ 0x7063632d72756e) // "tpcc-run"
 		if !ok {
@@ -43,6 +50,22 @@ func (in *instance) setupRun(ctx context.Context, c dialect.Conn, seed uint64) e
 		in.run.c = NewRunConstants(src, load)
 	})
 	return in.runErr
+}
+
+// checkWarehouses compares --warehouses with the warehouses the database has.
+func (in *instance) checkWarehouses(ctx context.Context, c dialect.Conn) error {
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM warehouse", nil, &n); err != nil {
+		return fmt.Errorf("count warehouses: %w", err)
+	}
+	switch w := int64(in.o.Warehouses); {
+	case n < w:
+		return fmt.Errorf("%w: the database has %d warehouse(s), --warehouses is %d (run with --warehouses %d, or prepare %d)",
+			ErrMissingTables, n, w, n, w)
+	case n > w:
+		in.note(fmt.Sprintf("tpcc: the database has %d warehouses; with --warehouses %d the terminals use only warehouses 1 to %d", n, w, w))
+	}
+	return nil
 }
 
 // ErrMissingTables is returned by NewVU when the TPC-C tables do not exist.
@@ -97,11 +120,14 @@ type vu struct {
 	wares int64 // W
 	w, d  int64 // home warehouse and district
 
-	deck  deck
-	next  txType // the transaction the terminal runs next (keying time is for it)
-	dealt bool
-	last  txType // the transaction the last Step ran
-	scale float64
+	deck    deck
+	next    txType // the transaction the terminal runs next (keying time is for it)
+	dealt   bool
+	cur     txType    // the transaction in flight (or failed, awaiting a retry)
+	start   time.Time // when its first attempt started
+	inEvent bool      // cur has not succeeded yet
+	last    txType    // the last transaction that succeeded (think time is for it)
+	scale   float64
 
 	st    statements
 	forUp string // the dialect's FOR UPDATE clause
@@ -132,14 +158,26 @@ func newVU(ctx context.Context, in *instance, c dialect.Conn, id int, seed uint6
 // Close closes the statements and the connection.
 func (v *vu) Close() error { return errors.Join(v.st.close(), v.conn.Close()) }
 
-// Step runs one transaction, the next one dealt from the deck.
+// Step runs one transaction, the next one dealt from the deck. When the
+// runner re-runs a transaction that failed with a retryable error (deadlock,
+// serialization failure), the same transaction runs again and its span starts
+// at the first attempt, so that the per-transaction response times and the
+// 90th-percentile limits include the retries the terminal waited through
+// (clause 5.2.5.3). A transaction that failed for good is dropped (counted as
+// an error) and the next one is dealt.
 func (v *vu) Step(ctx context.Context, m workload.Meter) error {
 	if !v.dealt {
 		v.next, v.dealt = v.deck.deal(v.src), true
 	}
-	t := v.next
-	v.last = t
+	if !v.inEvent || !m.Retrying() {
+		if v.inEvent {
+			v.next = v.deck.deal(v.src) // the last one failed for good
+		}
+		v.cur, v.start, v.inEvent = v.next, time.Now(), true
+	}
+	t := v.cur
 	span := m.Start(int(t))
+	span.Start = v.start
 	var err error
 	switch t {
 	case newOrder:
@@ -155,8 +193,8 @@ func (v *vu) Step(ctx context.Context, m workload.Meter) error {
 	}
 	m.End(span, err)
 	if err == nil {
-		// A failed transaction is retried as it was (the runner re-runs
-		// Step); the next one is dealt only after a success.
+		v.inEvent = false
+		v.last = t
 		v.next = v.deck.deal(v.src)
 	}
 	return err
