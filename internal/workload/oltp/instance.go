@@ -10,8 +10,8 @@ import (
 
 	"github.com/rightsize/rightsize/internal/datagen"
 	"github.com/rightsize/rightsize/internal/dialect"
-	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/dbtarget"
 	"github.com/rightsize/rightsize/internal/workload/objects"
 )
 
@@ -25,9 +25,9 @@ var ErrMissingTables = errors.New("missing tables")
 // instance is a workload bound to one target. Its methods may be called from
 // several goroutines (NewVU concurrently for many VUs).
 type instance struct {
+	dbtarget.Instance
 	v    variant
 	o    Options
-	t    *target
 	dist *datagen.Dist
 
 	cTmpl, padTmpl *datagen.Template
@@ -36,14 +36,11 @@ type instance struct {
 
 	uniqueOnce sync.Once
 	unique     *datagen.Unique // oltp_insert ids without --auto-inc
-
-	mu   sync.Mutex
-	info workload.InstanceInfo
 }
 
 var _ workload.Instance = (*instance)(nil)
 
-func newInstance(v variant, o Options, t *target) (*instance, error) {
+func newInstance(v variant, o Options, t *dbtarget.Target) (*instance, error) {
 	cfg, err := o.distConfig()
 	if err != nil {
 		return nil, err
@@ -52,52 +49,14 @@ func newInstance(v variant, o Options, t *target) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	caps := t.d.Capabilities()
-	return &instance{
-		v: v, o: o, t: t, dist: dist,
+	in := &instance{
+		v: v, o: o, dist: dist,
 		cTmpl:   datagen.NewTemplate(datagen.CTemplate),
 		padTmpl: datagen.NewTemplate(datagen.PadTemplate),
-		info: workload.InstanceInfo{
-			Target:     t.String(),
-			Dialect:    t.d.Name(),
-			Notes:      append([]string(nil), caps.Notes...),
-			BlockingIO: caps.BlockingIO,
-		},
-	}, nil
-}
-
-// Info describes the instance; the server version is known once a
-// connection has been opened (by Prepare, Cleanup or NewVU).
-func (in *instance) Info() workload.InstanceInfo {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	i := in.info
-	i.Notes = append([]string(nil), in.info.Notes...)
-	return i
-}
-
-// connect opens a connection and records its details in Info.
-func (in *instance) connect(ctx context.Context) (dialect.Conn, error) {
-	c, err := in.t.d.Connect(ctx, in.t.t)
-	if err != nil {
-		return nil, err
 	}
-	ci := c.Info()
-	in.mu.Lock()
-	if in.info.ServerVersion == "" {
-		in.info.ServerVersion = ci.ServerVersion
-		in.info.Encrypted = ci.Encrypted
-		in.info.TLS = ci.TLSVersion
-	}
-	in.mu.Unlock()
-	return c, nil
+	in.Init(t)
+	return in, nil
 }
-
-// Classify is the dialect's classification.
-func (in *instance) Classify(err error) errclass.Class { return in.t.d.Classify(err) }
-
-// Close releases nothing: VUs own their connections.
-func (in *instance) Close() error { return nil }
 
 // checkTables returns an error naming every sbtest table that is missing.
 func (in *instance) checkTables(ctx context.Context, c dialect.Conn) error {
@@ -108,7 +67,7 @@ func (in *instance) checkTables(ctx context.Context, c dialect.Conn) error {
 	for n := 1; n <= in.o.Tables; n++ {
 		ok, err := c.TableExists(ctx, tableName(n))
 		if err != nil {
-			return fmt.Errorf("%s: check table %s: %w", in.t, tableName(n), err)
+			return fmt.Errorf("%s: check table %s: %w", in.Target, tableName(n), err)
 		}
 		if !ok {
 			missing = append(missing, tableName(n))
@@ -119,7 +78,7 @@ func (in *instance) checkTables(ctx context.Context, c dialect.Conn) error {
 			missing = append(missing[:10], fmt.Sprintf("and %d more", len(missing)-10))
 		}
 		return fmt.Errorf("%s: %w: %s (run prepare with --tables=%d first)",
-			in.t, ErrMissingTables, strings.Join(missing, ", "), in.o.Tables)
+			in.Target, ErrMissingTables, strings.Join(missing, ", "), in.o.Tables)
 	}
 	in.tablesOK.Store(true)
 	return nil
@@ -128,7 +87,7 @@ func (in *instance) checkTables(ctx context.Context, c dialect.Conn) error {
 // NewVU opens one virtual user: one connection with every statement the
 // script needs prepared on every table.
 func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU, error) {
-	c, err := in.connect(ctx)
+	c, err := in.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +101,7 @@ func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU
 	v, err := newVU(ctx, in, c, seed)
 	if err != nil {
 		c.Close()
-		return nil, fmt.Errorf("%s: VU %d: %w", in.t, id, err)
+		return nil, fmt.Errorf("%s: VU %d: %w", in.Target, id, err)
 	}
 	return v, nil
 }

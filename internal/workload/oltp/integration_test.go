@@ -101,7 +101,7 @@ func sqliteURL(t *testing.T) string {
 // admin opens a plain connection to the instance's database.
 func admin(t *testing.T, in *instance) dialect.Conn {
 	t.Helper()
-	c, err := in.t.d.Connect(context.Background(), in.t.t)
+	c, err := in.Target.D.Connect(context.Background(), in.Target.T)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,8 +363,8 @@ func TestForeignTables(t *testing.T) {
 	ctx := context.Background()
 	url := sqliteURL(t)
 	in := open(t, NewReadWrite(), url, "--tables=3", "--table-size=100")
-	d := in.t.d
-	if _, err := d.EnsureDatabase(ctx, in.t.t); err != nil {
+	d := in.Target.D
+	if _, err := d.EnsureDatabase(ctx, in.Target.T); err != nil {
 		t.Fatal(err)
 	}
 	c := admin(t, in)
@@ -498,11 +498,11 @@ func TestRunOnForeignTables(t *testing.T) {
 	ctx := context.Background()
 	url := sqliteURL(t)
 	in := open(t, NewReadWrite(), url, "--tables=2", "--table-size=50")
-	if _, err := in.t.d.EnsureDatabase(ctx, in.t.t); err != nil {
+	if _, err := in.Target.D.EnsureDatabase(ctx, in.Target.T); err != nil {
 		t.Fatal(err)
 	}
 	c := admin(t, in)
-	mustExec(t, c, createTableSQL(in.t.d, 1, true, ""))
+	mustExec(t, c, createTableSQL(in.Target.D, 1, true, ""))
 	for i := 1; i <= 50; i++ {
 		mustExec(t, c, "INSERT INTO sbtest1 (k, c, pad) VALUES (?, ?, ?)", i, fmt.Sprint("c", i), "p")
 	}

@@ -3,14 +3,11 @@ package oltp
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/rightsize/rightsize/internal/dialect"
-	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/dbtarget"
 )
 
 // variant is one of sysbench's OLTP scripts.
@@ -226,40 +223,20 @@ func (w *Workload) Event() string { return "transaction" }
 
 // DefaultTarget is the target of instance index when --target is empty: a
 // SQLite file under ./rightsize-data.
-func DefaultTarget(index int) string {
-	if index <= 0 {
-		return "sqlite:./rightsize-data/sbtest.db"
-	}
-	return "sqlite:./rightsize-data/sbtest-" + strconv.Itoa(index) + ".db"
-}
-
-// target is a parsed database target with its dialect.
-type target struct {
-	t *dialect.Target
-	d dialect.Dialect
-}
-
-func (t *target) String() string { return t.t.String() }
+func DefaultTarget(index int) string { return dbtarget.DefaultSQLite("sbtest", index) }
 
 // ParseTarget parses a database URL (any scheme in dialect/all); an empty raw
 // means DefaultTarget(index).
 func (w *Workload) ParseTarget(raw string, getenv func(string) string, index int) (workload.Target, error) {
-	if strings.TrimSpace(raw) == "" {
-		raw = DefaultTarget(index)
-	}
-	t, d, err := dialectall.ForURL(raw, getenv)
-	if err != nil {
-		return nil, err
-	}
-	return &target{t: t, d: d}, nil
+	return dbtarget.Parse(raw, DefaultTarget(index), getenv)
 }
 
 // Open binds the workload to a parsed target. It does not connect: prepare
 // may first have to create the database.
 func (w *Workload) Open(ctx context.Context, t workload.Target) (workload.Instance, error) {
-	tg, ok := t.(*target)
-	if !ok || tg == nil {
-		return nil, fmt.Errorf("%s: target %v was not parsed by this workload", w.Name(), t)
+	tg, err := dbtarget.Of(w.Name(), t)
+	if err != nil {
+		return nil, err
 	}
 	o := w.effective()
 	if err := o.Validate(); err != nil {

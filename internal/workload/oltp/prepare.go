@@ -2,14 +2,13 @@ package oltp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/rightsize/rightsize/internal/datagen"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/dbtarget"
 	"github.com/rightsize/rightsize/internal/workload/objects"
 )
 
@@ -75,17 +74,17 @@ const (
 // single-writer database, where parallel loaders would only queue).
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
 	sp := workload.SyncProgress(p)
-	d, t := in.t.d, in.t.t
+	d, t := in.Target.D, in.Target.T
 	if _, err := d.EnsureDatabase(ctx, t); err != nil {
-		return fmt.Errorf("%s: prepare: %w", in.t, err)
+		return fmt.Errorf("%s: prepare: %w", in.Target, err)
 	}
-	admin, err := in.connect(ctx)
+	admin, err := in.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: prepare: %w", in.t, err)
+		return fmt.Errorf("%s: prepare: %w", in.Target, err)
 	}
 	defer admin.Close()
 	if err := objects.Ensure(ctx, admin, d); err != nil {
-		return fmt.Errorf("%s: prepare: create %s: %w", in.t, metaTable, err)
+		return fmt.Errorf("%s: prepare: create %s: %w", in.Target, metaTable, err)
 	}
 
 	want := in.wantMeta()
@@ -95,7 +94,7 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		name := tableName(n)
 		exists, err := admin.TableExists(ctx, name)
 		if err != nil {
-			return fmt.Errorf("%s: prepare: %s: %w", in.t, name, err)
+			return fmt.Errorf("%s: prepare: %s: %w", in.Target, name, err)
 		}
 		if !exists {
 			actions[n] = actCreate
@@ -104,7 +103,7 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		}
 		m, owned, err := readMeta(ctx, admin, name)
 		if err != nil {
-			return fmt.Errorf("%s: prepare: read %s: %w", in.t, metaTable, err)
+			return fmt.Errorf("%s: prepare: read %s: %w", in.Target, metaTable, err)
 		}
 		switch {
 		case !owned && !opt.Force:
@@ -115,7 +114,7 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		case m.Loaded && m.TableSize == want.TableSize && m.AutoInc == want.AutoInc && m.Secondary == want.Secondary:
 			var rows int64
 			if err := admin.QueryRow(ctx, countRowsSQL(name), nil, &rows); err != nil {
-				return fmt.Errorf("%s: prepare: count %s: %w", in.t, name, err)
+				return fmt.Errorf("%s: prepare: count %s: %w", in.Target, name, err)
 			}
 			if rows == want.TableSize {
 				actions[n] = actSkip
@@ -134,67 +133,24 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 			names[i] = tableName(n)
 		}
 		return fmt.Errorf("%s: prepare: table(s) %s already exist and were %w (no row in %s); nothing was changed; use --force to drop and recreate them",
-			in.t, strings.Join(names, ", "), ErrNotOwned, metaTable)
+			in.Target, strings.Join(names, ", "), ErrNotOwned, metaTable)
 	}
 	if len(todo) == 0 {
 		return nil
 	}
 	sp.Total(int64(len(todo)) * want.TableSize)
 
-	loaders := opt.Threads
-	if loaders <= 0 {
-		loaders = defaultLoaders
-	}
-	if d.Capabilities().SingleWriter {
-		loaders = 1
-	}
-	loaders = min(loaders, len(todo))
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	queue := make(chan int)
-	errs := make([]error, loaders)
-	var wg sync.WaitGroup
-	for i := range loaders {
-		var c dialect.Conn
-		if i == 0 {
-			c = admin
-		} else if c, err = in.connect(ctx); err != nil {
-			errs[i] = err
-			cancel()
-			break
+	loaders := in.Loaders(opt.Threads, defaultLoaders, len(todo))
+	err = dbtarget.Parallel(ctx, &in.Instance, admin, loaders, todo, func(ctx context.Context, c dialect.Conn, n int) error {
+		if err := in.prepareTable(ctx, c, n, actions[n], sp); err != nil {
+			return fmt.Errorf("%s: %w", tableName(n), err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if i != 0 {
-				defer c.Close()
-			}
-			for n := range queue {
-				if err := in.prepareTable(ctx, c, n, actions[n], sp); err != nil {
-					errs[i] = fmt.Errorf("%s: %w", tableName(n), err)
-					cancel()
-					for range queue { // drain so the feeder finishes
-					}
-					return
-				}
-			}
-		}()
+		return nil
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%s: prepare: %w", in.Target, err)
 	}
-feed:
-	for _, n := range todo {
-		select {
-		case queue <- n:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(queue)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("%s: prepare: %w", in.t, err)
-	}
-	return ctx.Err()
+	return err
 }
 
 // prepareTable (re)creates, loads and indexes one table, recording it first so
@@ -212,7 +168,7 @@ func (in *instance) prepareTable(ctx context.Context, c dialect.Conn, n int, act
 		}
 	}
 	p.Message(fmt.Sprintf("creating %s with %d rows", name, m.TableSize))
-	if _, err := c.Exec(ctx, createTableSQL(in.t.d, n, in.o.AutoInc, in.o.CreateTableOptions)); err != nil {
+	if _, err := c.Exec(ctx, createTableSQL(in.Target.D, n, in.o.AutoInc, in.o.CreateTableOptions)); err != nil {
 		return fmt.Errorf("create: %w", err)
 	}
 	if m.TableSize > 0 {
@@ -301,14 +257,14 @@ func (r *rowSource) Err() error { return nil }
 // reported in an error wrapping ErrNotOwned, after everything else is done.
 // rightsize_objects itself is dropped once it holds no record.
 func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) error {
-	c, err := in.connect(ctx)
+	c, err := in.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: cleanup: %w", in.t, err)
+		return fmt.Errorf("%s: cleanup: %w", in.Target, err)
 	}
 	defer c.Close()
 	hasMeta, err := objects.Exists(ctx, c)
 	if err != nil {
-		return fmt.Errorf("%s: cleanup: %w", in.t, err)
+		return fmt.Errorf("%s: cleanup: %w", in.Target, err)
 	}
 	var left []string
 	for n := 1; n <= in.o.Tables; n++ {
@@ -316,35 +272,35 @@ func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) er
 		owned := false
 		if hasMeta {
 			if _, owned, err = readMeta(ctx, c, name); err != nil {
-				return fmt.Errorf("%s: cleanup: read %s: %w", in.t, metaTable, err)
+				return fmt.Errorf("%s: cleanup: read %s: %w", in.Target, metaTable, err)
 			}
 		}
 		exists, err := c.TableExists(ctx, name)
 		if err != nil {
-			return fmt.Errorf("%s: cleanup: %s: %w", in.t, name, err)
+			return fmt.Errorf("%s: cleanup: %s: %w", in.Target, name, err)
 		}
 		switch {
 		case exists && (owned || opt.Force):
 			if _, err := c.Exec(ctx, dropTableSQL(name)); err != nil {
-				return fmt.Errorf("%s: cleanup: drop %s: %w", in.t, name, err)
+				return fmt.Errorf("%s: cleanup: drop %s: %w", in.Target, name, err)
 			}
 		case exists:
 			left = append(left, name)
 		}
 		if owned {
 			if err := objects.Delete(ctx, c, name); err != nil {
-				return fmt.Errorf("%s: cleanup: %s: %w", in.t, metaTable, err)
+				return fmt.Errorf("%s: cleanup: %s: %w", in.Target, metaTable, err)
 			}
 		}
 	}
 	if hasMeta {
 		if err := objects.DropIfEmpty(ctx, c); err != nil {
-			return fmt.Errorf("%s: cleanup: %s: %w", in.t, metaTable, err)
+			return fmt.Errorf("%s: cleanup: %s: %w", in.Target, metaTable, err)
 		}
 	}
 	if len(left) > 0 {
 		return fmt.Errorf("%s: cleanup: left %s in place: %w (no row in %s); use --force to drop them",
-			in.t, strings.Join(left, ", "), ErrNotOwned, metaTable)
+			in.Target, strings.Join(left, ", "), ErrNotOwned, metaTable)
 	}
 	in.tablesOK.Store(false)
 	return nil

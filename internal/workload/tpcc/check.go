@@ -318,7 +318,7 @@ func (w *Workload) Check(ctx context.Context, wi workload.Instance, p workload.P
 	if p == nil {
 		p = workload.SyncProgress(nil)
 	}
-	c, err := in.connect(ctx)
+	c, err := in.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -42,10 +42,10 @@ func openCheck(t *testing.T, rawURL string) (*Workload, *instance, dialect.Conn)
 	}
 	in := wi.(*instance)
 	t.Cleanup(func() { in.Close() })
-	if _, err := in.t.d.EnsureDatabase(ctx, in.t.t); err != nil {
+	if _, err := in.Target.D.EnsureDatabase(ctx, in.Target.T); err != nil {
 		t.Fatal(err)
 	}
-	c, err := in.connect(ctx)
+	c, err := in.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func loadTiny(t *testing.T, in *instance, c dialect.Conn) tinyCounts {
 	t.Helper()
 	ctx := context.Background()
 	for _, name := range checkTables {
-		if _, err := c.Exec(ctx, tableByName(name).createSQL(in.t.d)); err != nil {
+		if _, err := c.Exec(ctx, tableByName(name).createSQL(in.Target.D)); err != nil {
 			t.Fatalf("create %s: %v", name, err)
 		}
 	}
@@ -390,14 +390,14 @@ func TestCheckNotPrepared(t *testing.T) {
 	}
 	for _, name := range checkTables {
 		if name != "order_line" {
-			exec(t, c, tableByName(name).createSQL(in.t.d))
+			exec(t, c, tableByName(name).createSQL(in.Target.D))
 		}
 	}
 	_, err = w.Check(ctx, in, nil)
 	if err == nil || !strings.HasSuffix(err.Error(), "table order_line does not exist: run rightsize prepare tpcc first") {
 		t.Errorf("no order_line: %v", err)
 	}
-	exec(t, c, tableByName("order_line").createSQL(in.t.d))
+	exec(t, c, tableByName("order_line").createSQL(in.Target.D))
 	_, err = w.Check(ctx, in, nil)
 	if err == nil || !strings.HasSuffix(err.Error(), "table warehouse is empty: run rightsize prepare tpcc first") {
 		t.Errorf("no warehouse: %v", err)

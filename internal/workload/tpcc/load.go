@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/dbtarget"
 	"github.com/rightsize/rightsize/internal/workload/objects"
 )
 
@@ -166,17 +166,17 @@ func (l *loader) unitDone(u loadUnit) bool {
 // table's secondary indexes are created once its rows are complete.
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
 	if err := in.prepare(ctx, opt, workload.SyncProgress(p)); err != nil {
-		return fmt.Errorf("%s: prepare: %w", in.t, err)
+		return fmt.Errorf("%s: prepare: %w", in.Target, err)
 	}
 	return nil
 }
 
 func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp workload.Progress) error {
-	d, t := in.t.d, in.t.t
+	d, t := in.Target.D, in.Target.T
 	if _, err := d.EnsureDatabase(ctx, t); err != nil {
 		return err
 	}
-	admin, err := in.connect(ctx)
+	admin, err := in.Connect(ctx)
 	if err != nil {
 		return err
 	}
@@ -410,58 +410,8 @@ func (l *loader) countsMatch(ctx context.Context, c dialect.Conn) (bool, error) 
 
 // run loads the units over parallel connections; admin is one of them.
 func (l *loader) run(ctx context.Context, admin dialect.Conn, todo []loadUnit, threads int) error {
-	loaders := threads
-	if loaders <= 0 {
-		loaders = defaultLoaders
-	}
-	if l.in.t.d.Capabilities().SingleWriter {
-		loaders = 1
-	}
-	loaders = min(loaders, len(todo))
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	queue := make(chan loadUnit)
-	errs := make([]error, loaders)
-	var wg sync.WaitGroup
-	for i := range loaders {
-		c := admin
-		if i > 0 {
-			var err error
-			if c, err = l.in.connect(ctx); err != nil {
-				errs[i] = err
-				cancel()
-				break
-			}
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if i > 0 {
-				defer c.Close()
-			}
-			for u := range queue {
-				if err := l.loadUnit(ctx, c, u); err != nil {
-					errs[i] = err
-					cancel()
-					for range queue { // drain so the feeder finishes
-					}
-					return
-				}
-			}
-		}()
-	}
-feed:
-	for _, u := range todo {
-		select {
-		case queue <- u:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(queue)
-	wg.Wait()
-	return errors.Join(errs...)
+	loaders := l.in.Loaders(threads, defaultLoaders, len(todo))
+	return dbtarget.Parallel(ctx, &l.in.Instance, admin, loaders, todo, l.loadUnit)
 }
 
 func (u loadUnit) String() string {
@@ -573,14 +523,14 @@ func (l *loader) finish(ctx context.Context, c dialect.Conn, pl *tablePlan) erro
 // in place are reported in an error wrapping ErrNotOwned, after everything
 // else is done; rightsize_objects is dropped once it holds no record.
 func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) error {
-	c, err := in.connect(ctx)
+	c, err := in.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: cleanup: %w", in.t, err)
+		return fmt.Errorf("%s: cleanup: %w", in.Target, err)
 	}
 	defer c.Close()
 	hasMeta, err := objects.Exists(ctx, c)
 	if err != nil {
-		return fmt.Errorf("%s: cleanup: %w", in.t, err)
+		return fmt.Errorf("%s: cleanup: %w", in.Target, err)
 	}
 	var left []string
 	for i := range tables {
@@ -589,35 +539,35 @@ func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) er
 		if hasMeta {
 			var m loadMeta
 			if owned, err = objects.Read(ctx, c, name, &m); err != nil {
-				return fmt.Errorf("%s: cleanup: read %s: %w", in.t, objects.Table, err)
+				return fmt.Errorf("%s: cleanup: read %s: %w", in.Target, objects.Table, err)
 			}
 		}
 		exists, err := c.TableExists(ctx, name)
 		if err != nil {
-			return fmt.Errorf("%s: cleanup: %s: %w", in.t, name, err)
+			return fmt.Errorf("%s: cleanup: %s: %w", in.Target, name, err)
 		}
 		switch {
 		case exists && (owned || opt.Force):
 			if _, err := c.Exec(ctx, "DROP TABLE IF EXISTS "+name); err != nil {
-				return fmt.Errorf("%s: cleanup: drop %s: %w", in.t, name, err)
+				return fmt.Errorf("%s: cleanup: drop %s: %w", in.Target, name, err)
 			}
 		case exists:
 			left = append(left, name)
 		}
 		if owned {
 			if err := objects.Delete(ctx, c, name); err != nil {
-				return fmt.Errorf("%s: cleanup: %s: %w", in.t, objects.Table, err)
+				return fmt.Errorf("%s: cleanup: %s: %w", in.Target, objects.Table, err)
 			}
 		}
 	}
 	if hasMeta {
 		if err := objects.DropIfEmpty(ctx, c); err != nil {
-			return fmt.Errorf("%s: cleanup: %s: %w", in.t, objects.Table, err)
+			return fmt.Errorf("%s: cleanup: %s: %w", in.Target, objects.Table, err)
 		}
 	}
 	if len(left) > 0 {
 		return fmt.Errorf("%s: cleanup: left %s in place: %w (no row in %s); use --force to drop them",
-			in.t, strings.Join(left, ", "), objects.ErrNotOwned, objects.Table)
+			in.Target, strings.Join(left, ", "), objects.ErrNotOwned, objects.Table)
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func ldOpen(t *testing.T, rawURL string, W int) *instance {
 
 func ldConn(t *testing.T, in *instance) dialect.Conn {
 	t.Helper()
-	c, err := in.t.d.Connect(context.Background(), in.t.t)
+	c, err := in.Target.D.Connect(context.Background(), in.Target.T)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func ldVerify(t *testing.T, c dialect.Conn, W int, seed uint64) {
 func ldScenario(t *testing.T, rawURL string) {
 	ctx := context.Background()
 	in := ldOpen(t, rawURL, 1)
-	if _, err := in.t.d.EnsureDatabase(ctx, in.t.t); err != nil {
+	if _, err := in.Target.D.EnsureDatabase(ctx, in.Target.T); err != nil {
 		t.Fatal(err)
 	}
 	c := ldConn(t, in)
@@ -277,7 +277,7 @@ func ldScenario(t *testing.T, rawURL string) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	loaders := 4
-	if in.t.d.Capabilities().SingleWriter {
+	if in.Target.D.Capabilities().SingleWriter {
 		loaders = 1
 	}
 	started := 0

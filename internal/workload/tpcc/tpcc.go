@@ -3,14 +3,11 @@ package tpcc
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/rightsize/rightsize/internal/dialect"
-	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/dbtarget"
 )
 
 // Name is the workload's name on the command line.
@@ -131,37 +128,18 @@ var counterNames = [numCounters]string{
 }
 
 // DefaultTarget is the target of instance index when --target is empty.
-func DefaultTarget(index int) string {
-	if index <= 0 {
-		return "sqlite:./rightsize-data/tpcc.db"
-	}
-	return "sqlite:./rightsize-data/tpcc-" + strconv.Itoa(index) + ".db"
-}
-
-type target struct {
-	t *dialect.Target
-	d dialect.Dialect
-}
-
-func (t *target) String() string { return t.t.String() }
+func DefaultTarget(index int) string { return dbtarget.DefaultSQLite("tpcc", index) }
 
 // ParseTarget parses a database URL; empty means DefaultTarget(index).
 func (w *Workload) ParseTarget(raw string, getenv func(string) string, index int) (workload.Target, error) {
-	if strings.TrimSpace(raw) == "" {
-		raw = DefaultTarget(index)
-	}
-	t, d, err := dialectall.ForURL(raw, getenv)
-	if err != nil {
-		return nil, err
-	}
-	return &target{t: t, d: d}, nil
+	return dbtarget.Parse(raw, DefaultTarget(index), getenv)
 }
 
 // Open binds the workload to a parsed target without connecting.
 func (w *Workload) Open(ctx context.Context, t workload.Target) (workload.Instance, error) {
-	tg, ok := t.(*target)
-	if !ok || tg == nil {
-		return nil, fmt.Errorf("%s: target %v was not parsed by this workload", Name, t)
+	tg, err := dbtarget.Of(Name, t)
+	if err != nil {
+		return nil, err
 	}
 	o := w.opt
 	if err := o.Validate(); err != nil {

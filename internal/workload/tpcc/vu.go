@@ -45,7 +45,7 @@ func (in *instance) setupRun(ctx context.Context, c dialect.Conn, seed uint64) e
 			// Loaded by another tool: C_LOAD is unknown, so the run's C_LAST
 			// cannot be checked against it (clause 2.1.6.1).
 			load = Constants{Last: src.Uniform(0, aLast)}
-			in.note("tpcc: the database was not loaded by rightsize, so the load's C_LAST is unknown; the run's C_LAST is random and may not satisfy clause 2.1.6.1's delta rule")
+			in.Note("tpcc: the database was not loaded by rightsize, so the load's C_LAST is unknown; the run's C_LAST is random and may not satisfy clause 2.1.6.1's delta rule")
 		}
 		in.run.c = NewRunConstants(src, load)
 	})
@@ -63,7 +63,7 @@ func (in *instance) checkWarehouses(ctx context.Context, c dialect.Conn) error {
 		return fmt.Errorf("%w: the database has %d warehouse(s), --warehouses is %d (run with --warehouses %d, or prepare %d)",
 			ErrMissingTables, n, w, n, w)
 	case n > w:
-		in.note(fmt.Sprintf("tpcc: the database has %d warehouses; with --warehouses %d the terminals use only warehouses 1 to %d", n, w, w))
+		in.Note(fmt.Sprintf("tpcc: the database has %d warehouses; with --warehouses %d the terminals use only warehouses 1 to %d", n, w, w))
 	}
 	return nil
 }
@@ -94,18 +94,18 @@ func (in *instance) checkTables(ctx context.Context, c dialect.Conn) error {
 // to home warehouse id % W + 1 and district (id / W) % 10 + 1, so that
 // terminals spread over the warehouses first and then over their districts.
 func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU, error) {
-	c, err := in.connect(ctx)
+	c, err := in.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if err := in.setupRun(ctx, c, seed); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("%s: %w", in.t, err)
+		return nil, fmt.Errorf("%s: %w", in.Target, err)
 	}
 	v, err := newVU(ctx, in, c, id, seed)
 	if err != nil {
 		c.Close()
-		return nil, fmt.Errorf("%s: VU %d: %w", in.t, id, err)
+		return nil, fmt.Errorf("%s: VU %d: %w", in.Target, id, err)
 	}
 	return v, nil
 }
@@ -144,7 +144,7 @@ func newVU(ctx context.Context, in *instance, c dialect.Conn, id int, seed uint6
 	v := &vu{
 		in: in, conn: c, src: datagen.NewSource(seed), k: in.run.c, wares: w,
 		w: int64(id)%w + 1, d: (int64(id)/w)%districtsPerWarehouse + 1,
-		scale: in.o.ThinkScale, forUp: in.t.d.ForUpdate(),
+		scale: in.o.ThinkScale, forUp: in.Target.D.ForUpdate(),
 	}
 	v.wb, _ = c.(dialect.WriteBeginner)
 	v.deck.init(in.o.weights, v.src)

@@ -1,0 +1,67 @@
+package dbtarget
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+)
+
+func noEnv(string) string { return "" }
+
+func TestParseAndDefaults(t *testing.T) {
+	if got := DefaultSQLite("tpcc", 0); got != "sqlite:./rightsize-data/tpcc.db" {
+		t.Errorf("DefaultSQLite(tpcc, 0) = %q", got)
+	}
+	if got := DefaultSQLite("tpcc", 3); got != "sqlite:./rightsize-data/tpcc-3.db" {
+		t.Errorf("DefaultSQLite(tpcc, 3) = %q", got)
+	}
+	tg, err := Parse("  ", "sqlite:/tmp/x.db", noEnv)
+	if err != nil || tg.D.Name() != "sqlite" {
+		t.Fatalf("empty target: %v, %v", tg, err)
+	}
+	if _, err := Parse("oracle://x", "", noEnv); !errors.Is(err, dialect.ErrBadTarget) {
+		t.Errorf("unknown scheme: %v, want ErrBadTarget", err)
+	}
+	pg, err := Parse("postgres://bob:secret@127.0.0.1:1/db", "", noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := pg.String(); s == "" || strings.Contains(s, "secret") {
+		t.Errorf("String() = %q shows the password", s)
+	}
+	if _, err := Of("tpcc", nil); err == nil {
+		t.Error("Of(nil) accepted")
+	}
+}
+
+func TestLoaders(t *testing.T) {
+	lite, _ := Parse("sqlite:/tmp/x.db", "", noEnv)
+	pg, _ := Parse("postgres://u@127.0.0.1:1/db", "", noEnv)
+	var a, b Instance
+	a.Init(lite)
+	b.Init(pg)
+	for _, c := range []struct {
+		in                        *Instance
+		threads, def, units, want int
+	}{
+		{&a, 8, 4, 10, 1}, // one writer at a time
+		{&b, 0, 4, 10, 4},
+		{&b, 8, 4, 10, 8},
+		{&b, 8, 4, 3, 3},
+		{&b, 0, 4, 0, 1},
+	} {
+		if got := c.in.Loaders(c.threads, c.def, c.units); got != c.want {
+			t.Errorf("Loaders(%d, %d, %d) on %s = %d, want %d", c.threads, c.def, c.units, c.in.Target.D.Name(), got, c.want)
+		}
+	}
+	if info := a.Info(); info.Dialect != "sqlite" || len(info.Notes) == 0 {
+		t.Errorf("Info() = %+v: want the dialect and its notes", info)
+	}
+	a.Note("x")
+	a.Note("x")
+	if n := len(a.Info().Notes); n != len(lite.D.Capabilities().Notes)+1 {
+		t.Errorf("a note added twice: %d notes", n)
+	}
+}
