@@ -204,3 +204,19 @@ func WithContextErr(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// ScanOne scans the first row of rows into dest and closes rows; it returns
+// ErrNoRows when there is none. Dialects implement Stmt.QueryRow with it.
+func ScanOne(rows Rows, dest ...any) error {
+	if !rows.Next() {
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		return ErrNoRows
+	}
+	err := rows.Scan(dest...)
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

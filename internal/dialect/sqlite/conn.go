@@ -225,21 +225,11 @@ func (s *stmt) Query(ctx context.Context, args ...any) (dialect.Rows, error) {
 
 // QueryRow runs Query, scans the first row and closes the result.
 func (s *stmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
-	if _, err := s.Query(ctx, args...); err != nil {
+	rows, err := s.Query(ctx, args...)
+	if err != nil {
 		return err
 	}
-	r := &s.rows
-	if !r.Next() {
-		if err := r.Close(); err != nil {
-			return err
-		}
-		return dialect.ErrNoRows
-	}
-	err := r.Scan(dest...)
-	if cerr := r.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return dialect.ScanOne(rows, dest...)
 }
 
 func (s *stmt) Close() error {
