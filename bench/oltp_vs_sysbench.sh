@@ -42,37 +42,12 @@ MY_URL="mysql://$MY_USER@$MY_HOST:$MY_PORT/$DB"
 # throughput). Force plain TCP so both tools are measured without TLS.
 export PGSSLMODE=disable
 
-log() { printf '== %s\n' "$*" >&2; }
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=bench/lib.sh
+. "$SCRIPT_DIR/lib.sh"
 
 # ---------------------------------------------------------------- packages
-APT_UPDATED=0
-ensure_pkg() { # ensure_pkg COMMAND PACKAGE
-  command -v "$1" >/dev/null 2>&1 && return 0
-  local sudo=()
-  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  log "installing $2 (for $1)"
-  if [ "$APT_UPDATED" -eq 0 ]; then
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
-    APT_UPDATED=1
-  fi
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2"
-  command -v "$1" >/dev/null 2>&1 || die "$1 still missing after installing $2"
-}
-
 ensure_pkg sysbench sysbench
-ensure_pkg jq jq
-ensure_pkg /usr/bin/time time
-for s in $SERVERS; do
-  case $s in
-    postgres) ensure_pkg psql postgresql-client ;;
-    mysql) command -v mariadb >/dev/null 2>&1 || ensure_pkg mysql mariadb-client ;;
-    *) die "unknown server '$s' (want postgres and/or mysql)" ;;
-  esac
-done
-MYSQL_CLI=$(command -v mariadb || command -v mysql || true)
-
-has_tool() { case " $TOOLS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+ensure_clients
 
 # ---------------------------------------------------------------- build
 RS=$OUT/rightsize

@@ -49,8 +49,8 @@ GT_DB=gotpc
 
 export PGSSLMODE=disable # psql; both tools are told sslmode=disable themselves
 
-log() { printf '== %s\n' "$*" >&2; }
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=bench/lib.sh
+. "$SCRIPT_DIR/lib.sh"
 
 case $TIME in '' | *[!0-9]*) die "TIME=$TIME: want whole seconds" ;; esac
 for v in THREADS WAREHOUSES REPS; do
@@ -58,32 +58,7 @@ for v in THREADS WAREHOUSES REPS; do
 done
 
 # ---------------------------------------------------------------- packages
-APT_UPDATED=0
-ensure_pkg() { # ensure_pkg COMMAND PACKAGE
-  command -v "$1" >/dev/null 2>&1 && return 0
-  local sudo=()
-  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  log "installing $2 (for $1)"
-  if [ "$APT_UPDATED" -eq 0 ]; then
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
-    APT_UPDATED=1
-  fi
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2"
-  command -v "$1" >/dev/null 2>&1 || die "$1 still missing after installing $2"
-}
-
-ensure_pkg jq jq
-ensure_pkg /usr/bin/time time
-for s in $SERVERS; do
-  case $s in
-    postgres) ensure_pkg psql postgresql-client ;;
-    mysql) command -v mariadb >/dev/null 2>&1 || ensure_pkg mysql mariadb-client ;;
-    *) die "unknown server '$s' (want postgres and/or mysql)" ;;
-  esac
-done
-MYSQL_CLI=$(command -v mariadb || command -v mysql || true)
-
-has_tool() { case " $TOOLS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+ensure_clients
 drop_tool() { # drop_tool NAME: remove a tool from TOOLS
   local t kept=
   for t in $TOOLS; do [ "$t" = "$1" ] || kept+="$t "; done
