@@ -201,6 +201,7 @@ type vu struct {
 	spare    [2]*stats // owned by the ticker
 	cur      int       // phase of the event in flight, for sub-operations
 	attempt  int       // attempt of the event in flight (VU goroutine only)
+	phaseOf  func(time.Time) int
 	ctx      context.Context
 	ops      []workload.Op
 	classify func(error) errclass.Class
@@ -286,7 +287,9 @@ func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error)
 	for i, spec := range insts {
 		in := &inst{spec: spec, total: [2]*stats{newStats(len(cfg.Ops), len(cfg.Counters)), newStats(len(cfg.Ops), len(cfg.Counters))}, carry: newStats(len(cfg.Ops), len(cfg.Counters))}
 		for j := 0; j < cfg.Threads; j++ {
-			in.vus = append(in.vus, newVU(spec, cfg.Ops, len(cfg.Counters)))
+			v := newVU(spec, cfg.Ops, len(cfg.Counters))
+			v.phaseOf = r.phaseOf
+			in.vus = append(in.vus, v)
 		}
 		if r.open {
 			s, err := pace.New(cfg.Arrival, cfg.Rate, r.seed(i, -1))
@@ -360,6 +363,9 @@ type run struct {
 	stopAt  time.Time // when stop happened; read only after stopped is closed
 	partial bool
 	reason  string
+	// failure is the first error a Pipeline VU stopped with (failMu).
+	failMu  sync.Mutex
+	failure string
 	series  []result.Interval
 	cpu     [2][2]time.Duration // user, sys at the measured window's start and at the stop
 }
@@ -451,6 +457,12 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 		case <-allDone:
 			allDone = nil
 			vusDone = true
+			r.failMu.Lock()
+			failed := r.failure
+			r.failMu.Unlock()
+			if !stopping && failed != "" {
+				stop("every virtual user stopped: " + failed)
+			}
 			if !stopping && r.open {
 				// The schedule's last start was served before the window's end:
 				// keep ticking until the end, so the window keeps its length.
@@ -458,7 +470,7 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 			}
 			if !stopping {
 				if time.Now().Before(r.end) {
-					// Closed-loop VUs only leave early when stopped; a safety net.
+					// Closed-loop VUs only leave early when stopped or failed.
 					stop("every virtual user stopped")
 				} else {
 					// The VUs saw the end before the ticker's last tick fired.
@@ -593,6 +605,10 @@ func (r *run) retryable(c errclass.Class) bool { return slices.Contains(r.cfg.Re
 // connection is lost.
 func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 	v := in.vus[id]
+	if p, ok := w.(workload.Pipeline); ok {
+		r.pipeline(ctx, v, id, p)
+		return
+	}
 	rng := rand.New(rand.NewPCG(r.seed(len(r.insts)+1, id), uint64(id)))
 	defer func() {
 		if w != nil {
@@ -694,6 +710,55 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			}
 		}
 	}
+}
+
+// pipeline runs a VU that keeps its own events in flight (workload.Pipeline)
+// until the stop; an error it returns is counted and ends that VU.
+func (r *run) pipeline(ctx context.Context, v *vu, id int, p workload.Pipeline) {
+	defer p.Close()
+	var err error
+	if r.open {
+		err = errors.New("this workload keeps its own queue depth and runs in the closed loop only (no --rate)")
+	} else {
+		err = p.Run(ctx, v, func() bool { return !r.stoppedNow() })
+	}
+	if err == nil || ctx.Err() != nil {
+		return
+	}
+	v.mu.Lock()
+	v.st[r.phaseOf(time.Now())].evErr.Add(v.classify(err))
+	v.mu.Unlock()
+	r.failMu.Lock()
+	if r.failure == "" {
+		r.failure = fmt.Sprintf("virtual user %d: %v", id, err)
+	}
+	r.failMu.Unlock()
+}
+
+// Event implements workload.Recorder for Pipeline VUs: one event of op,
+// attributed to a phase by its start.
+func (v *vu) Event(op int, start, end time.Time, err error) {
+	d := end.Sub(start)
+	var class errclass.Class
+	if err != nil {
+		if v.ctx != nil && v.ctx.Err() != nil {
+			return // cancelled by the run's end, like a Step
+		}
+		class = v.classify(err)
+	}
+	kind := workload.Other
+	if op >= 0 && op < len(v.ops) {
+		kind = v.ops[op].Kind
+	}
+	v.mu.Lock()
+	st := v.st[v.phaseOf(start)]
+	if class == errclass.None {
+		st.recordEvent(d, d, false)
+	} else {
+		st.evErr.Add(class)
+	}
+	st.recordOp(op, kind, d, class)
+	v.mu.Unlock()
 }
 
 // reconnect replaces a lost VU connection, backing off between attempts, until

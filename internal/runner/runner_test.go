@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -611,6 +612,102 @@ func TestMeterSaysWhenAStepIsARetry(t *testing.T) {
 			if want := i%2 == 1; r != want {
 				t.Fatalf("attempt %d: Retrying() = %v, want %v (first attempts false, re-runs true): %v", i, r, want, seen)
 			}
+		}
+	})
+}
+
+// pipeVU keeps depth events of 10 ms in flight from one goroutine, and
+// fails after failAfter events when that is set.
+type pipeVU struct {
+	depth, failAfter int
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+func (p *pipeVU) Step(ctx context.Context, m workload.Meter) error { return nil }
+func (p *pipeVU) Close() error                                     { return nil }
+func (p *pipeVU) Run(ctx context.Context, rec workload.Recorder, more func() bool) error {
+	var inflight []time.Time
+	done := 0
+	for {
+		for len(inflight) < p.depth && more() {
+			inflight = append(inflight, time.Now())
+		}
+		if len(inflight) == 0 {
+			return nil
+		}
+		// The oldest finishes 10 ms after it started.
+		if err := sleepCtx(ctx, time.Until(inflight[0].Add(10*time.Millisecond))); err != nil {
+			return err
+		}
+		rec.Event(0, inflight[0], time.Now(), nil)
+		inflight = inflight[1:]
+		if done++; p.failAfter > 0 && done == p.failAfter {
+			return errDiskFull
+		}
+	}
+}
+
+func TestPipelineVUs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				return &pipeVU{depth: 4}, nil
+			},
+			Classify: classify,
+		}
+		res, err := Run(context.Background(), Config{Threads: 2, Warmup: time.Second, Duration: 2 * time.Second, Ops: ops}, []Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 2 VUs x 4 in flight x 100 a second x 2 s.
+		within(t, "measured events", float64(res.Summary.Count), 1600, 16)
+		within(t, "warm-up events", float64(res.Warmup.Count), 800, 16)
+		within(t, "avg latency ms", res.Summary.Latency.AvgMs, 10, 0.01)
+		if res.Summary.Reads != res.Summary.Count || res.Partial {
+			t.Errorf("reads %d for %d events, partial %v", res.Summary.Reads, res.Summary.Count, res.Partial)
+		}
+	})
+}
+
+func TestPipelineFailureEndsTheRunWithItsReason(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				return &pipeVU{depth: 2, failAfter: 50}, nil
+			},
+			Classify: classify,
+		}
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: 10 * time.Second, Ops: ops}, []Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Partial || !strings.Contains(res.PartialReason, "no space left on device") {
+			t.Errorf("partial %v, reason %q: want the VU's error", res.Partial, res.PartialReason)
+		}
+		if res.Summary.Count != 50 || res.Summary.Errors != 1 {
+			t.Errorf("count %d errors %d, want 50 and 1", res.Summary.Count, res.Summary.Errors)
+		}
+		if res.Summary.DurationS > 1 {
+			t.Errorf("the run went on %.1f s after every VU failed", res.Summary.DurationS)
+		}
+	})
+}
+
+func TestPipelineRefusesTheOpenLoop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				return &pipeVU{depth: 2}, nil
+			},
+			Classify: classify,
+		}
+		res, err := Run(context.Background(), Config{Threads: 1, Rate: 100, Duration: time.Second, Ops: ops}, []Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Partial || !strings.Contains(res.PartialReason, "closed loop only") {
+			t.Errorf("partial %v reason %q", res.Partial, res.PartialReason)
 		}
 	})
 }

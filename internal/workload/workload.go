@@ -68,6 +68,27 @@ type Meter interface {
 	Retrying() bool
 }
 
+// Recorder receives the finished events of a Pipeline VU.
+type Recorder interface {
+	// Event records one event that ran operation op (an index into
+	// Workload.Ops) from start to end; err is nil on success. The event
+	// belongs to the warm-up or the measured window by its start.
+	Event(op int, start, end time.Time, err error)
+}
+
+// Pipeline is implemented by a VU that keeps several events in flight from
+// one goroutine (an I/O engine with a queue depth), where a goroutine per
+// event would cost more than the events. The runner then calls Run once
+// instead of Step in a loop: Run starts events while more() is true, reports
+// each through rec as it finishes, and returns when none is left in flight.
+// When ctx ends it must stop waiting as soon as it safely can. A non-nil
+// error means the VU cannot go on (a full disk, an I/O error); the runner
+// reports it. Pipeline VUs run in the closed loop only.
+type Pipeline interface {
+	VU
+	Run(ctx context.Context, rec Recorder, more func() bool) error
+}
+
 // Counting is implemented by a workload whose VUs report counters of their
 // own through Meter.Count; the result lists them by name in each summary.
 type Counting interface {
