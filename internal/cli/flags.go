@@ -108,9 +108,12 @@ type commonFlags struct {
 	// prepare, cleanup
 	force   bool
 	loaders int
+
+	fs *pflag.FlagSet // to tell flags given from defaults
 }
 
 func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
+	c.fs = fs
 	fs.StringArrayVar(&c.targets, "target", nil, "database URL (postgres://, mysql://, sqlite:PATH); repeat for several instances at once; default: an embedded SQLite file under ./rightsize-data/")
 	switch phase {
 	case "run":

@@ -78,6 +78,9 @@ func newRunID(now time.Time) string {
 
 func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
 	cfg, cfgErr := c.runnerConfig()
+	if _, ok := w.(workload.ThreadCounter); ok && c.fs != nil && c.fs.Changed("threads") {
+		cfgErr = errors.Join(cfgErr, usagef("--threads does not apply to %s: its options set the threads", w.Name()))
+	}
 	ts, tErr := parseTargets(w, c, env)
 	if err := errors.Join(cfgErr, tErr); err != nil {
 		return usageError{err}
@@ -88,8 +91,12 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	}
 	defer closeAll(ins)
 
-	if c.prepare == "always" || (c.prepare == "auto" && len(c.targets) == 0) {
-		for i, in := range ins {
+	for i, in := range ins {
+		auto := len(c.targets) == 0
+		if pc, ok := in.(workload.PrepareChecker); ok {
+			auto = pc.NeedsPrepare()
+		}
+		if c.prepare == "always" || (c.prepare == "auto" && auto) {
 			fmt.Fprintf(env.Stderr, "preparing %s (instance %d)...\n", ts[i], i+1)
 			if err := in.Prepare(ctx, workload.PrepareOptions{}, newProgress(env, ts[i].String())); err != nil {
 				return fmt.Errorf("prepare: %w", err)
@@ -97,12 +104,11 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 		}
 	}
 
+	if tc, ok := w.(workload.ThreadCounter); ok {
+		cfg.Threads = tc.VUs()
+	}
 	started := time.Now()
 	id := newRunID(started)
-	out := c.out
-	if out == "" {
-		out = filepath.Join("results", id+"-"+w.Name()+".json")
-	}
 	unit := "tps"
 	if w.Event() != "transaction" {
 		unit = w.Event() + "/s"
@@ -174,16 +180,65 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 		}
 		defer pprof.StopCPUProfile()
 	}
+	steps := []workload.Step{{}}
+	if st, ok := w.(workload.Stepper); ok {
+		steps = st.Steps()
+	}
+	var results []*result.Run
+	for k, step := range steps {
+		for _, in := range ins {
+			if ss, ok := in.(workload.StepSetter); ok {
+				ss.SetStep(k)
+			}
+		}
+		if len(steps) > 1 {
+			fmt.Fprintf(env.Stdout, "\n== step %d of %d: %s\n", k+1, len(steps), step.Label)
+		}
+		res, err := runStep(ctx, env, w, c, cfg, specs, ins, id, step, len(steps))
+		if res != nil {
+			results = append(results, res)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(results) > 1 {
+		if err := report.Steps(env.Stdout, results); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runStep runs one step of a run command and writes its result.
+func runStep(ctx context.Context, env *Env, w workload.Workload, c *commonFlags, cfg runner.Config,
+	specs []runner.Instance, ins []workload.Instance, id string, step workload.Step, nsteps int) (*result.Run, error) {
+	out := c.out
+	if out == "" {
+		name := id + "-" + w.Name()
+		if nsteps > 1 {
+			name += "-" + fileSafe(step.Label)
+		}
+		out = filepath.Join("results", name+".json")
+	} else if nsteps > 1 && out != "-" {
+		out = strings.TrimSuffix(out, ".json") + "-" + fileSafe(step.Label) + ".json"
+	}
 	res, err := runner.Run(ctx, cfg, specs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res.SchemaVersion = result.SchemaVersion
 	res.Tool = result.Tool{Name: "rightsize", Version: Version(), GoVersion: runtime.Version()}
 	res.ID = id
 	res.Label = c.label
+	if step.Label != "" {
+		res.Label = strings.TrimSpace(c.label + " " + step.Label)
+	}
 	res.Workload = w.Name()
 	res.Options = w.Options()
+	for k, v := range step.Options {
+		res.Options[k] = v
+	}
 	if c.rate.multiple > 0 {
 		res.Load.RateMultiple, res.Load.BaselineRate = c.rate.multiple, c.baseline
 	}
@@ -203,19 +258,30 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 		}
 	}
 	if err := report.Summary(env.Stdout, res); err != nil {
-		return err
+		return res, err
 	}
 	if out != "-" {
 		if err := writeResult(out, res); err != nil {
-			return err
+			return res, err
 		}
 		fmt.Fprintf(env.Stdout, "result: %s\n", out)
 	}
 	if res.Partial {
 		fmt.Fprintf(env.Stderr, "rightsize: run %s; partial result written\n", res.PartialReason)
-		return errInterrupted
+		return res, errInterrupted
 	}
-	return nil
+	return res, nil
+}
+
+// fileSafe turns a step label into a file-name part ("read 70%" → "read70").
+func fileSafe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // writeResult writes the JSON atomically: a temporary file renamed into place,

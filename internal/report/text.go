@@ -85,6 +85,12 @@ func Summary(w io.Writer, r *result.Run) error {
 	if r.TPCC != nil {
 		tpcc(ew, r.TPCC, len(r.Instances))
 	}
+	if r.FileIO != nil {
+		ew.printf("\n")
+		if err := Steps(ew, []*result.Run{r}); err != nil {
+			return err
+		}
+	}
 	if len(r.Instances) > 1 {
 		ew.printf("\nper instance:\n")
 		for _, in := range r.Instances {

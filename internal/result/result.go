@@ -54,6 +54,9 @@ type Run struct {
 	Client *Client `json:"client,omitempty"`
 	// TPCC holds TPC-C's own figures (tpmC, NOPM, mix, limits); tpcc runs only.
 	TPCC *TPCC `json:"tpcc,omitempty"`
+	// FileIO holds the storage figures (IOPS, MB/s per direction, per VM and
+	// per GB); fileio runs only.
+	FileIO *FileIO `json:"fileio,omitempty"`
 }
 
 // Tool identifies the build that wrote the file.

@@ -108,6 +108,37 @@ type Summarizer interface {
 	Summarize(r *result.Run) error
 }
 
+// ThreadCounter is implemented by a workload whose options set the number
+// of virtual users per instance (fileio's pattern threads); --threads then
+// does not apply.
+type ThreadCounter interface {
+	VUs() int
+}
+
+// Step is one of the runs a single command makes (fileio's read mixes).
+type Step struct {
+	Label   string         // e.g. "read 70%", used in file names and tables
+	Options map[string]any // merged into the result's options
+}
+
+// Stepper is implemented by a workload that runs several steps in turn in
+// one command; each Instance then implements StepSetter.
+type Stepper interface {
+	Steps() []Step
+}
+
+// StepSetter selects the step (an index into Stepper.Steps) the next VUs run.
+type StepSetter interface {
+	SetStep(i int)
+}
+
+// PrepareChecker is implemented by an Instance that can tell whether run's
+// --prepare auto should prepare it (fileio: the file does not exist yet).
+// Without it, auto prepares only the default embedded target.
+type PrepareChecker interface {
+	NeedsPrepare() bool
+}
+
 // RunSeeder is implemented by an Instance that draws run-wide random values
 // (TPC-C's NURand constants) once per run: the CLI hands it the run's seed
 // before the first NewVU, so that --seed repeats them.

@@ -2,6 +2,7 @@ package all
 
 import (
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/fileio"
 	"github.com/rightsize/rightsize/internal/workload/oltp"
 	"github.com/rightsize/rightsize/internal/workload/tpcc"
 )
@@ -19,5 +20,6 @@ func All() []workload.Workload {
 		oltp.NewInsert(),
 		oltp.NewDelete(),
 		tpcc.New(),
+		fileio.New(),
 	}
 }

@@ -1,0 +1,188 @@
+package fileio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// Name is the workload's name.
+const Name = "fileio"
+
+// Operations, indexes into Ops.
+const (
+	opRead = iota
+	opWrite
+)
+
+// Workload is the storage workload with its options.
+type Workload struct{ opt Options }
+
+var _ workload.Workload = (*Workload)(nil)
+
+// New returns the workload with the default options.
+func New() *Workload { return &Workload{opt: DefaultOptions()} }
+
+func (w *Workload) Name() string { return Name }
+func (w *Workload) Short() string {
+	return `storage I/O: fio-style patterns ("t1 o32 b16k"), read mixes, direct I/O; IOPS, MB/s, per VM and per GB`
+}
+func (w *Workload) Long() string                { return long }
+func (w *Workload) BindFlags(fs *pflag.FlagSet) { w.opt.bind(fs) }
+func (w *Workload) Validate() error             { return w.opt.Validate() }
+func (w *Workload) Options() map[string]any     { return w.opt.asMap() }
+func (w *Workload) Event() string               { return "io" }
+
+// Ops are reads and writes, timed apart.
+func (w *Workload) Ops() []workload.Op {
+	return []workload.Op{opRead: {Name: "read", Kind: workload.Read}, opWrite: {Name: "write", Kind: workload.Write}}
+}
+
+// VUs is the number of threads of the pattern: each is one virtual user
+// keeping --iodepth I/Os in flight.
+func (w *Workload) VUs() int { return w.opt.pattern.Threads }
+
+const long = `Storage I/O in the seed studies' notation: --pattern "t<threads> o<outstanding
+I/Os per thread> b<block size>", e.g. "t1 o32 b16k", at a read percentage
+(--read; a list such as 100,90,70 runs each in turn), random (default) or
+--sequential. fio's flags work too: --numjobs, --iodepth, --bs, --rw,
+--rwmixread.
+
+  rightsize prepare fileio --file /data/rs.dat --size 20G
+  rightsize run fileio --file /data/rs.dat --pattern "t1 o32 b16k" --read 70 --time 60s --warmup 10s
+  rightsize run fileio --file /data/rs.dat --read 100,90,70 --vms 50 --capacity 2TB
+
+Each thread is one virtual user (so --threads does not apply) that keeps its
+queue depth in flight from one goroutine through io_uring, or, where the
+kernel refuses io_uring (or with --engine psync), one blocking pread/pwrite
+per outstanding I/O; the result says which engine ran. I/O is direct
+(O_DIRECT, buffers aligned to 4 KiB) unless --buffered. Every I/O is timed
+into the same HDR histograms as the database workloads, reads and writes
+apart; the run's event is one I/O.
+
+prepare lays the file out in full (written with random data, not sparse) and
+records it beside the file (.<name>.rightsize.json). It refuses to overwrite
+or shrink a file it did not create unless --force; cleanup deletes only files
+it created. A block device needs no prepare and is never deleted; reads from
+it are always allowed, but a run that writes (a read percentage under 100, or
+--precondition) refuses a device that is mounted or holds a filesystem,
+partition table or other signature, unless --force-device-write.
+
+--precondition writes the whole target sequentially before the run (as
+storage studies do to reach an SSD's steady state); --warmup runs the
+pattern itself before the measured window. The result adds, per direction,
+IOPS, MB/s (10^6 bytes) and MiB/s, latency percentiles, the engine and the
+client CPU per I/O; with --vms and --capacity, the per-VM and per-GB figures
+of the seed's table.`
+
+// ParseTarget takes --target, or --file when --target is not given.
+func (w *Workload) ParseTarget(raw string, getenv func(string) string, index int) (workload.Target, error) {
+	if strings.TrimSpace(raw) == "" {
+		raw = w.opt.File
+	}
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, fmt.Errorf("%w: give the file or block device to test with --file (or --target)", dialect.ErrBadTarget)
+	}
+	return &target{path: raw}, nil
+}
+
+// Open binds the workload to a target; the file may not exist yet (prepare
+// creates it).
+func (w *Workload) Open(ctx context.Context, t workload.Target) (workload.Instance, error) {
+	tg, ok := t.(*target)
+	if !ok || tg == nil {
+		return nil, fmt.Errorf("%s: target %v was not parsed by this workload", Name, t)
+	}
+	o := w.opt
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	return &instance{o: o, path: tg.path, info: workload.InstanceInfo{Target: tg.path, Dialect: "file"}}, nil
+}
+
+// instance is the workload bound to one file or device.
+type instance struct {
+	o    Options
+	path string
+
+	mu   sync.Mutex
+	info workload.InstanceInfo
+	step int // the read mix the VUs run (index into o.mixes)
+
+	setupOnce sync.Once
+	setupErr  error
+	dev       bool   // a block device
+	size      int64  // bytes the I/Os cover (whole blocks)
+	engine    string // the engine the VUs use
+}
+
+func (in *instance) Info() workload.InstanceInfo {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	i := in.info
+	i.Notes = append([]string(nil), in.info.Notes...)
+	return i
+}
+
+func (in *instance) note(s string) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, n := range in.info.Notes {
+		if n == s {
+			return
+		}
+	}
+	in.info.Notes = append(in.info.Notes, s)
+}
+
+// Classify maps I/O errors: a cancelled or timed-out context, else other.
+func (in *instance) Classify(err error) errclass.Class {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return errclass.Timeout
+	}
+	return errclass.Generic(err)
+}
+
+func (in *instance) Close() error { return nil }
+
+var (
+	_ workload.ThreadCounter  = (*Workload)(nil)
+	_ workload.Stepper        = (*Workload)(nil)
+	_ workload.StepSetter     = (*instance)(nil)
+	_ workload.PrepareChecker = (*instance)(nil)
+)
+
+// Steps are the read percentages of --read, run in turn.
+func (w *Workload) Steps() []workload.Step {
+	var out []workload.Step
+	for _, pct := range w.opt.mixes {
+		out = append(out, workload.Step{Label: fmt.Sprintf("read %d%%", pct), Options: map[string]any{"read": pct}})
+	}
+	return out
+}
+
+// SetStep selects the read mix the next VUs run.
+func (in *instance) SetStep(i int) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if i >= 0 && i < len(in.o.mixes) {
+		in.step = i
+	}
+}
+
+// NeedsPrepare: run lays the file out when it does not exist yet, as fio
+// does; an existing file is used as it is.
+func (in *instance) NeedsPrepare() bool {
+	_, err := os.Stat(in.path)
+	return errors.Is(err, os.ErrNotExist)
+}

@@ -1,0 +1,221 @@
+package fileio
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/runner"
+	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/objects"
+)
+
+func TestSignatures(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range signatures {
+		p := filepath.Join(dir, "dev")
+		b := make([]byte, 128<<10)
+		copy(b[s.off:], s.magic)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := deviceWriteCheck(p, 0)
+		if !errors.Is(err, ErrDeviceWrite) || !strings.Contains(err.Error(), s.name) || !strings.Contains(err.Error(), "--force-device-write") {
+			t.Errorf("%s: %v", s.name, err)
+		}
+	}
+	p := filepath.Join(dir, "blank")
+	if err := os.WriteFile(p, make([]byte, 128<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := deviceWriteCheck(p, 0); err != nil {
+		t.Errorf("a blank device refused: %v", err)
+	}
+	// Too small to hold the deeper signatures: not an error.
+	if err := os.WriteFile(p, make([]byte, 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := deviceWriteCheck(p, 0); err != nil {
+		t.Errorf("a tiny blank device: %v", err)
+	}
+}
+
+func TestMountedAt(t *testing.T) {
+	mi := `22 28 0:20 / /sys rw,nosuid - sysfs sysfs rw
+28 1 253:0 / / rw,relatime - ext4 /dev/vda rw
+41 28 259:3 / /data rw,relatime - xfs /dev/nvme0n1p1 rw
+`
+	if got := mountedAt(strings.NewReader(mi), makedev(259, 3)); got != "/data" {
+		t.Errorf("mountedAt(259:3) = %q, want /data", got)
+	}
+	if got := mountedAt(strings.NewReader(mi), makedev(259, 4)); got != "" {
+		t.Errorf("mountedAt(259:4) = %q, want none", got)
+	}
+}
+
+func openIn(t *testing.T, path string, mod func(o *Options)) *instance {
+	t.Helper()
+	w := New()
+	w.opt.File = path
+	if mod != nil {
+		mod(&w.opt)
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	tg, err := w.ParseTarget("", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := w.Open(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in.(*instance)
+}
+
+func TestPrepareOwnsWhatItLaysOut(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rs.dat")
+	in := openIn(t, path, func(o *Options) { o.Size = "4m" })
+	if err := in.Prepare(ctx, workload.PrepareOptions{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Size() != 4<<20 {
+		t.Fatalf("laid out: %v, %v", st, err)
+	}
+	// Written, not sparse: the blocks are allocated.
+	if sys := st.Sys(); sys != nil {
+		if blocks := blocksOf(st); blocks*512 < 4<<20 {
+			t.Errorf("%d bytes allocated of 4 MiB: sparse", blocks*512)
+		}
+	}
+	if err := in.Prepare(ctx, workload.PrepareOptions{}, nil); err != nil {
+		t.Errorf("second prepare: %v", err)
+	}
+	small := openIn(t, path, func(o *Options) { o.Size = "1m" })
+	if err := small.Prepare(ctx, workload.PrepareOptions{}, nil); err == nil || !strings.Contains(err.Error(), "shrink") {
+		t.Errorf("shrinking prepare: %v", err)
+	}
+	foreign := filepath.Join(dir, "user.dat")
+	if err := os.WriteFile(foreign, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fin := openIn(t, foreign, func(o *Options) { o.Size = "1m" })
+	if err := fin.Prepare(ctx, workload.PrepareOptions{}, nil); !errors.Is(err, objects.ErrNotOwned) {
+		t.Errorf("prepare over a user's file: %v", err)
+	}
+	if err := fin.Cleanup(ctx, workload.PrepareOptions{}); !errors.Is(err, objects.ErrNotOwned) {
+		t.Errorf("cleanup of a user's file: %v", err)
+	}
+	if b, _ := os.ReadFile(foreign); string(b) != "precious" {
+		t.Errorf("the user's file changed: %q", b)
+	}
+	if err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cleanup left the file: %v", err)
+	}
+	if _, err := os.Stat(sidecar(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cleanup left the record: %v", err)
+	}
+}
+
+// runOn runs the workload on path for d and returns the summarized result.
+func runOn(t *testing.T, path string, d time.Duration, mod func(o *Options)) (*Workload, *instance, *result.Run) {
+	t.Helper()
+	w := New()
+	w.opt.File = path
+	if mod != nil {
+		mod(&w.opt)
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	tg, _ := w.ParseTarget("", nil, 0)
+	i, err := w.Open(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := i.(*instance)
+	res, err := runner.Run(context.Background(), runner.Config{
+		Threads: w.VUs(), Duration: d, Ops: w.Ops(), Event: w.Event(),
+	}, []runner.Instance{{NewVU: in.NewVU, Classify: func(err error) errclass.Class { return in.Classify(err) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := in.Info()
+	res.Instances[0].Notes = info.Notes
+	if err := w.Summarize(res); err != nil {
+		t.Fatal(err)
+	}
+	return w, in, res
+}
+
+func TestShortRunsOnARealFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rs.dat")
+	prep := openIn(t, path, func(o *Options) { o.Size = "32m" })
+	if err := prep.Prepare(context.Background(), workload.PrepareOptions{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, engine := range []string{EngineIOUring, EnginePsync} {
+		_, in, res := runOn(t, path, 500*time.Millisecond, func(o *Options) {
+			o.PatternText, o.Read, o.Engine = "t2 o8 b4k", "70", engine
+			o.VMs, o.Capacity = 50, "2TB"
+		})
+		f := res.FileIO
+		if res.Partial || f == nil || f.Read.Count == 0 || f.Write.Count == 0 {
+			t.Fatalf("%s: partial %v (%s), figures %+v", engine, res.Partial, res.PartialReason, f)
+		}
+		if in.engine != engine || f.Engine != engine {
+			t.Errorf("engine %q (result %q), want %q", in.engine, f.Engine, engine)
+		}
+		reads := float64(f.Read.Count) / float64(f.Read.Count+f.Write.Count)
+		if reads < 0.6 || reads > 0.8 {
+			t.Errorf("%s: %.2f of the I/Os read, want about 0.70", engine, reads)
+		}
+		if f.Total.Count != res.Summary.Count || f.Total.IOPS <= 0 || f.Total.MBps <= 0 {
+			t.Errorf("%s: totals %+v vs summary count %d", engine, f.Total, res.Summary.Count)
+		}
+		if want := f.Total.MBps * 1e6 / (1 << 20); abs(f.Total.MiBps-want) > 1e-6 {
+			t.Errorf("MiB/s %v, want %v", f.Total.MiBps, want)
+		}
+		if d := f.Derived; d == nil || abs(d.IOPSPerVM-f.Total.IOPS/50) > 1e-6 || abs(d.IOPSPerGB-f.Total.IOPS/2000) > 1e-6 {
+			t.Errorf("derived %+v for %v IOPS", d, f.Total.IOPS)
+		}
+		t.Logf("%s: %.0f IOPS, read p99 %.3f ms, write p99 %.3f ms", engine, f.Total.IOPS, f.Read.Latency.P99Ms, f.Write.Latency.P99Ms)
+	}
+	// Sequential reads of 1 MiB.
+	_, _, res := runOn(t, path, 300*time.Millisecond, func(o *Options) { o.PatternText, o.Sequential = "t1 o4 b1m", true })
+	if res.FileIO.Read.Count == 0 || res.FileIO.Write.Count != 0 || res.FileIO.Random {
+		t.Errorf("sequential read: %+v", res.FileIO)
+	}
+}
+
+func TestMissingFileSaysPrepare(t *testing.T) {
+	in := openIn(t, filepath.Join(t.TempDir(), "none.dat"), nil)
+	if !in.NeedsPrepare() {
+		t.Error("a missing file does not need prepare?")
+	}
+	_, err := in.NewVU(context.Background(), 0, 1)
+	if err == nil || !strings.Contains(err.Error(), "rightsize prepare fileio") {
+		t.Errorf("NewVU on a missing file: %v", err)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

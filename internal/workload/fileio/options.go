@@ -1,0 +1,166 @@
+package fileio
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Engines.
+const (
+	EngineAuto    = "auto"     // io_uring when the kernel allows it, else psync
+	EngineIOUring = "io_uring" // one ring per thread, depth o
+	EnginePsync   = "psync"    // one blocking pread/pwrite per outstanding I/O
+)
+
+// Options are the workload's flags. The pattern can be given in the seed's
+// notation (--pattern "t1 o32 b16k") or with fio's flags (--numjobs,
+// --iodepth, --bs, --rw, --rwmixread), which override its parts.
+type Options struct {
+	File         string // --file: the target (a regular file or a block device); --target works too
+	Size         string // --size: the file's size (prepare), e.g. 20G
+	PatternText  string // --pattern
+	NumJobs      int    // --numjobs (0: from --pattern)
+	IODepth      int    // --iodepth (0: from --pattern)
+	BS           string // --bs ("" : from --pattern)
+	RW           string // --rw: fio's read, write, randread, randwrite, rw, randrw
+	RWMixRead    int    // --rwmixread: read % of rw/randrw
+	Read         string // --read: read percentages, "100,90,70"
+	Random       bool   // --random
+	Sequential   bool   // --sequential
+	Buffered     bool   // --buffered: no O_DIRECT
+	Engine       string // --engine
+	VMs          int    // --vms: VMs sharing the volume, for per-VM figures
+	Capacity     string // --capacity: the volume's capacity, for per-GB figures
+	Precondition bool   // --precondition: write the whole target sequentially first
+	ForceDevice  bool   // --force-device-write
+
+	// Parsed by Validate.
+	pattern  Pattern
+	size     int64
+	mixes    []int // read percentages, one run each
+	random   bool
+	capacity int64
+}
+
+// DefaultOptions: "t1 o32 b16k", 100 % random read, direct I/O, the seed's
+// first pattern.
+func DefaultOptions() Options {
+	return Options{PatternText: "t1 o32 b16k", Read: "100", Engine: EngineAuto, RWMixRead: 50, Size: "1G"}
+}
+
+func (o *Options) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.File, "file", o.File, "the file (laid out by prepare) or block device to test; --target does the same and can be repeated for several volumes")
+	fs.StringVar(&o.Size, "size", o.Size, "prepare: the file's size (k, m, g, t are powers of 1024, as in fio), written in full, not sparse")
+	fs.StringVar(&o.PatternText, "pattern", o.PatternText, `the seed's notation "t<threads> o<outstanding I/Os per thread> b<block size>"`)
+	fs.IntVar(&o.NumJobs, "numjobs", 0, "fio's threads (overrides t in --pattern)")
+	fs.IntVar(&o.IODepth, "iodepth", 0, "fio's I/Os in flight per thread (overrides o in --pattern)")
+	fs.StringVar(&o.BS, "bs", "", "fio's block size (overrides b in --pattern)")
+	fs.StringVar(&o.RW, "rw", "", "fio's pattern: read, write, randread, randwrite, rw (readwrite), randrw; sets --random/--sequential and --read")
+	fs.IntVar(&o.RWMixRead, "rwmixread", o.RWMixRead, "fio's read percentage of --rw rw and randrw")
+	fs.StringVar(&o.Read, "read", o.Read, "read percentage; a list (100,90,70) runs each in turn and reports them side by side")
+	fs.BoolVar(&o.Random, "random", false, "random offsets (the default)")
+	fs.BoolVar(&o.Sequential, "sequential", false, "sequential offsets, each thread from its own part of the target")
+	fs.BoolVar(&o.Buffered, "buffered", false, "go through the page cache (default: O_DIRECT with aligned buffers)")
+	fs.StringVar(&o.Engine, "engine", o.Engine, "I/O engine: auto (io_uring if the kernel allows it, else psync), io_uring, psync")
+	fs.IntVar(&o.VMs, "vms", 0, "VMs sharing the volume: adds per-VM IOPS and MB/s")
+	fs.StringVar(&o.Capacity, "capacity", "", "the volume's capacity (e.g. 2TB, decimal as vendors state it; 2TiB binary): adds IOPS and MB/s per GB")
+	fs.BoolVar(&o.Precondition, "precondition", false, "write the whole target sequentially before the run (steady state for SSDs), not measured")
+	fs.BoolVar(&o.ForceDevice, "force-device-write", false, "allow writes to a block device that holds a filesystem or is mounted (DESTROYS its data)")
+}
+
+// Validate parses and checks every option and returns every problem at once.
+func (o *Options) Validate() error {
+	var errs []error
+	p, err := ParsePattern(o.PatternText)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("pattern: %w", err))
+	}
+	if o.NumJobs != 0 {
+		p.Threads = o.NumJobs
+	}
+	if o.IODepth != 0 {
+		p.Depth = o.IODepth
+	}
+	if o.BS != "" {
+		if b, err := ParseSize(o.BS); err != nil {
+			errs = append(errs, fmt.Errorf("bs: %w", err))
+		} else {
+			p.Block = b
+		}
+	}
+	if err == nil {
+		// Re-check the limits after the fio flags changed the pattern.
+		if _, perr := ParsePattern(p.String()); perr != nil {
+			errs = append(errs, fmt.Errorf("pattern %s (after --numjobs/--iodepth/--bs): %w", p, perr))
+		}
+	}
+	o.pattern = p
+
+	o.random = !o.Sequential
+	if o.Random && o.Sequential {
+		errs = append(errs, errors.New("--random and --sequential: choose one"))
+	}
+	if o.RW != "" {
+		random, readPct, mixed, err := ParseRW(o.RW)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("rw: %w", err))
+		} else {
+			o.random = random
+			if mixed {
+				readPct = o.RWMixRead
+			}
+			o.Read = strconv.Itoa(readPct)
+		}
+	}
+	if o.RWMixRead < 0 || o.RWMixRead > 100 {
+		errs = append(errs, fmt.Errorf("rwmixread %d: want 0..100", o.RWMixRead))
+	}
+	if mixes, err := ParseReadMix(o.Read); err != nil {
+		errs = append(errs, fmt.Errorf("read: %w", err))
+	} else {
+		o.mixes = mixes
+	}
+	if n, err := ParseSize(o.Size); err != nil || n <= 0 {
+		errs = append(errs, fmt.Errorf("size %q: want a positive size such as 1G (%v)", o.Size, err))
+	} else {
+		o.size = n
+	}
+	switch o.Engine {
+	case EngineAuto, EngineIOUring, EnginePsync:
+	default:
+		errs = append(errs, fmt.Errorf("engine %q: want auto, io_uring or psync", o.Engine))
+	}
+	if o.VMs < 0 {
+		errs = append(errs, fmt.Errorf("vms %d: want 0 or more", o.VMs))
+	}
+	o.capacity = 0
+	if strings.TrimSpace(o.Capacity) != "" {
+		if c, err := ParseCapacity(o.Capacity); err != nil {
+			errs = append(errs, fmt.Errorf("capacity: %w", err))
+		} else {
+			o.capacity = c
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (o *Options) asMap() map[string]any {
+	m := map[string]any{
+		"pattern": o.pattern.String(), "threads": o.pattern.Threads, "iodepth": o.pattern.Depth, "bs": o.pattern.Block,
+		"random": o.random, "direct": !o.Buffered, "engine": o.Engine, "read": o.Read, "size": o.size,
+	}
+	if o.VMs > 0 {
+		m["vms"] = o.VMs
+	}
+	if o.capacity > 0 {
+		m["capacity"] = o.capacity
+	}
+	if o.Precondition {
+		m["precondition"] = true
+	}
+	return m
+}

@@ -1,0 +1,175 @@
+package fileio
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rightsize/rightsize/internal/datagen"
+	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/objects"
+)
+
+// layoutChunk is the size of prepare's sequential writes.
+const layoutChunk = 1 << 20
+
+// record is what the sidecar file says about a file rightsize laid out.
+type record struct {
+	Size     int64  `json:"size"`
+	Complete bool   `json:"complete"`
+	Created  string `json:"created"`
+}
+
+func readRecord(path string) (record, bool) {
+	b, err := os.ReadFile(sidecar(path))
+	if err != nil {
+		return record{}, false
+	}
+	var r record
+	if json.Unmarshal(b, &r) != nil {
+		return record{}, true // ours, in an unknown state
+	}
+	return r, true
+}
+
+func writeRecord(path string, r record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(sidecar(path), b, 0o644)
+}
+
+// Prepare lays the file out: --size bytes written sequentially with random
+// data, so that no read hits a hole the filesystem answers without the
+// device. It keeps a complete layout of the same size, refuses a file it did
+// not create (objects.ErrNotOwned) or one it would shrink unless
+// opt.Force, and records the file beside it before writing.
+func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
+	p = workload.SyncProgress(p)
+	size := in.o.size
+	st, err := os.Stat(in.path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("%s: %w", in.path, err)
+	case st.Mode()&os.ModeDevice != 0:
+		p.Message("a block device needs no layout; nothing done")
+		return nil
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file or a block device", in.path)
+	default:
+		rec, owned := readRecord(in.path)
+		switch {
+		case !owned && !opt.Force:
+			return fmt.Errorf("%s: the file exists and was %w (no %s); nothing was changed; use --force to overwrite it",
+				in.path, objects.ErrNotOwned, sidecar(in.path))
+		case owned && rec.Complete && rec.Size == size && st.Size() == size:
+			p.Message(fmt.Sprintf("already laid out with %s, kept", FormatSize(size)))
+			return nil
+		case st.Size() > size && !opt.Force:
+			return fmt.Errorf("%s is %s; refusing to shrink it to --size %s without --force", in.path, FormatSize(st.Size()), FormatSize(size))
+		}
+	}
+	if err := writeRecord(in.path, record{Size: size, Created: time.Now().UTC().Format(time.RFC3339)}); err != nil {
+		return fmt.Errorf("%s: record the layout: %w", in.path, err)
+	}
+	p.Total(size)
+	p.Message("writing " + FormatSize(size))
+	if err := layOut(ctx, in.path, size, !in.o.Buffered, p); err != nil {
+		return err
+	}
+	return writeRecord(in.path, record{Size: size, Complete: true, Created: time.Now().UTC().Format(time.RFC3339)})
+}
+
+// layOut writes size bytes of random data to path from offset 0 and syncs.
+func layOut(ctx context.Context, path string, size int64, direct bool, p workload.Progress) error {
+	flags := unix.O_WRONLY | unix.O_CREAT | unix.O_CLOEXEC
+	if direct {
+		flags |= unix.O_DIRECT
+	}
+	fd, err := unix.Open(path, flags, 0o644)
+	if errors.Is(err, unix.EINVAL) && direct {
+		fd, err = unix.Open(path, flags&^unix.O_DIRECT, 0o644) // a filesystem without O_DIRECT (tmpfs)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	buf, err := unix.Mmap(-1, 0, layoutChunk, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		return err
+	}
+	defer unix.Munmap(buf)
+	src := datagen.NewSource(uint64(time.Now().UnixNano()))
+	for off := int64(0); off < size; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for i := 0; i+8 <= len(buf); i += 8 {
+			binary.LittleEndian.PutUint64(buf[i:], src.Uint64())
+		}
+		n := min(int64(len(buf)), size-off)
+		w, err := unix.Pwrite(fd, buf[:n], off)
+		if err != nil {
+			return ioError(path, "write", off, err)
+		}
+		off += int64(w)
+		p.Add(int64(w))
+	}
+	if err := unix.Fsync(fd); err != nil {
+		return ioError(path, "sync", size, err)
+	}
+	return nil
+}
+
+// ioError words an I/O error for the user: a full disk and a permission
+// problem say so plainly.
+func ioError(path, what string, off int64, err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("%s: the disk is full (%s at offset %s): %w", path, what, FormatSize(off), err)
+	case errors.Is(err, syscall.EDQUOT):
+		return fmt.Errorf("%s: disk quota exceeded (%s at offset %s): %w", path, what, FormatSize(off), err)
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("%s: not allowed to %s: %w", path, what, err)
+	}
+	return fmt.Errorf("%s: %s at offset %d: %w", path, what, off, err)
+}
+
+// Cleanup deletes the file and its record when rightsize laid it out (or
+// with opt.Force); never a block device.
+func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) error {
+	st, err := os.Stat(in.path)
+	if errors.Is(err, os.ErrNotExist) {
+		_ = os.Remove(sidecar(in.path))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", in.path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file; rightsize deletes only files it laid out", in.path)
+	}
+	if _, owned := readRecord(in.path); !owned && !opt.Force {
+		return fmt.Errorf("%s: left in place: it was %w (no %s); use --force to delete it", in.path, objects.ErrNotOwned, sidecar(in.path))
+	}
+	if err := os.Remove(in.path); err != nil {
+		return fmt.Errorf("%s: %w", in.path, err)
+	}
+	if err := os.Remove(sidecar(in.path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}

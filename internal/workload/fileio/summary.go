@@ -1,0 +1,80 @@
+package fileio
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+var _ workload.Summarizer = (*Workload)(nil)
+
+// Summarize adds the storage figures to a finished run: per direction IOPS,
+// MB/s and MiB/s and latency, the CPU per I/O, and with --vms and
+// --capacity the per-VM and per-GB figures of one volume. It reads only the
+// result and the options.
+func (w *Workload) Summarize(r *result.Run) error {
+	o := w.opt
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	bs := o.pattern.Block
+	f := &result.FileIO{
+		Pattern: o.pattern.String(), BlockBytes: bs, Random: o.random, Direct: !o.Buffered,
+		ReadPct: readPctOf(r, o),
+	}
+	secs := r.Summary.DurationS
+	fig := func(op *result.Op) result.IOFigures {
+		if op == nil || secs <= 0 {
+			return result.IOFigures{}
+		}
+		iops := float64(op.Count) / secs
+		return result.IOFigures{
+			Count: op.Count, IOPS: iops, Latency: op.Latency,
+			MBps: iops * float64(bs) / 1e6, MiBps: iops * float64(bs) / (1 << 20),
+		}
+	}
+	for i := range r.Ops {
+		switch r.Ops[i].Name {
+		case "read":
+			f.Read = fig(&r.Ops[i])
+		case "write":
+			f.Write = fig(&r.Ops[i])
+		case r.Event:
+			f.Total = fig(&r.Ops[i])
+		}
+	}
+	for _, in := range r.Instances {
+		for _, n := range in.Notes {
+			if e, ok := strings.CutPrefix(n, "engine "); ok && !strings.Contains(e, " ") {
+				f.Engine = e
+			}
+		}
+	}
+	if r.Client != nil {
+		f.CPUPerIOUs = r.Client.CPUPerEventUs
+	}
+	if o.VMs > 0 || o.capacity > 0 {
+		volumes := float64(max(len(r.Instances), 1))
+		d := Derive(f.Total.IOPS/volumes, f.Total.MBps/volumes, o.VMs, o.capacity)
+		f.Derived = &result.Derived{
+			VMs: d.VMs, CapacityGB: d.CapacityGB,
+			IOPSPerVM: d.IOPSPerVM, MBpsPerVM: d.MBpsPerVM, IOPSPerGB: d.IOPSPerGB, MBpsPerGB: d.MBpsPerGB,
+		}
+	}
+	r.FileIO = f
+	return nil
+}
+
+// readPctOf is the read percentage the run used: the options' "read" entry
+// when it holds one mix (the CLI records each step's).
+func readPctOf(r *result.Run, o Options) int {
+	if v, ok := r.Options["read"]; ok {
+		var pct int
+		if _, err := fmt.Sscan(fmt.Sprint(v), &pct); err == nil {
+			return pct
+		}
+	}
+	return o.mixes[0]
+}

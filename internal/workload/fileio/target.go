@@ -1,0 +1,110 @@
+package fileio
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// target is a file or block device path.
+type target struct{ path string }
+
+func (t *target) String() string { return t.path }
+
+// ErrDeviceWrite marks a refused write to a block device.
+var ErrDeviceWrite = errors.New("refusing to write to the device")
+
+// signature is a filesystem or partition-table magic at an offset.
+type signature struct {
+	name  string
+	off   int64
+	magic []byte
+}
+
+// signatures are magics that mark a device holding data, at the offsets
+// their on-disk formats put them (as blkid finds them).
+var signatures = []signature{
+	{"ext2/3/4 filesystem", 1080, []byte{0x53, 0xEF}},
+	{"XFS filesystem", 0, []byte("XFSB")},
+	{"btrfs filesystem", 65600, []byte("_BHRfS_M")},
+	{"LUKS encrypted volume", 0, []byte("LUKS\xba\xbe")},
+	{"swap area", 4086, []byte("SWAPSPACE2")},
+	{"LVM physical volume", 536, []byte("LVM2 001")},
+	{"GPT partition table", 512, []byte("EFI PART")},
+	{"NTFS filesystem", 3, []byte("NTFS    ")},
+	{"FAT filesystem", 82, []byte("FAT32   ")},
+}
+
+// signatureOn returns the name of the first known signature on r, or "".
+func signatureOn(r io.ReaderAt) (string, error) {
+	for _, s := range signatures {
+		buf := make([]byte, len(s.magic))
+		n, err := r.ReadAt(buf, s.off)
+		if n < len(buf) {
+			if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+				continue // too small to hold it
+			}
+			if err != nil {
+				return "", err
+			}
+		}
+		if bytes.Equal(buf, s.magic) {
+			return s.name, nil
+		}
+	}
+	return "", nil
+}
+
+// mountedAt returns where the device with number rdev is mounted, from
+// /proc/self/mountinfo's text (field 3 is major:minor, field 5 the mount
+// point), or "".
+func mountedAt(mountinfo io.Reader, rdev uint64) string {
+	want := strconv.FormatUint(uint64(unix.Major(rdev)), 10) + ":" + strconv.FormatUint(uint64(unix.Minor(rdev)), 10)
+	sc := bufio.NewScanner(mountinfo)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 5 && f[2] == want {
+			return f[4]
+		}
+	}
+	return ""
+}
+
+// deviceWriteCheck returns an error wrapping ErrDeviceWrite that says why
+// writing to the block device at path is refused: it is mounted, or it holds
+// a filesystem or other signature. nil when neither.
+func deviceWriteCheck(path string, rdev uint64) error {
+	if mi, err := os.Open("/proc/self/mountinfo"); err == nil {
+		at := mountedAt(mi, rdev)
+		mi.Close()
+		if at != "" {
+			return fmt.Errorf("%w %s: it is mounted on %s (writes would corrupt that filesystem); unmount it, or pass --force-device-write", ErrDeviceWrite, path, at)
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	sig, err := signatureOn(f)
+	if err != nil {
+		return fmt.Errorf("%s: reading its first blocks: %w", path, err)
+	}
+	if sig != "" {
+		return fmt.Errorf("%w %s: it holds a %s (writes would destroy it); use another device, wipe it yourself, or pass --force-device-write", ErrDeviceWrite, path, sig)
+	}
+	return nil
+}
+
+// sidecar is the record of a file rightsize laid out: <file>.rightsize.json.
+func sidecar(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".rightsize.json")
+}
