@@ -383,3 +383,37 @@ func execOn(t *testing.T, url string) func(sql string) {
 		}
 	}
 }
+
+// fileio through the command line: a missing file is laid out, a list of
+// read mixes runs each in turn, each writes its result, and the side-by-side
+// table has the seed's per-VM and per-GB rows.
+func TestFileioReadMixesSideBySide(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "vol.dat")
+	out := filepath.Join(dir, "r.json")
+	o := run(t, context.Background(), "run", "fileio", "--file", file, "--size", "16m", "--pattern", "t1 o4 b4k",
+		"--read", "100,70", "--time", "500ms", "--report-interval", "500ms", "--vms", "50", "--capacity", "2TB", "--out", out)
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	for _, step := range []string{"read100", "read70"} {
+		r := readResult(t, filepath.Join(dir, "r-"+step+".json"))
+		if r.FileIO == nil || r.FileIO.Total.IOPS <= 0 || r.FileIO.Derived == nil || r.FileIO.Derived.IOPSPerGB <= 0 {
+			t.Errorf("%s: fileio section %+v", step, r.FileIO)
+		}
+	}
+	for _, want := range []string{"step 2 of 2: read 70%", "100% read", "70% read", "IOPS per VM", "IOPS per GB", "write p99 ms"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, o.stdout)
+		}
+	}
+	if o := run(t, context.Background(), "run", "fileio", "--file", file, "--threads", "4", "--time", "1s"); o.code != ExitUsage || !strings.Contains(o.stderr, "--threads does not apply") {
+		t.Errorf("--threads with fileio: exit %d\n%s", o.code, o.stderr)
+	}
+	if o := run(t, context.Background(), "cleanup", "fileio", "--file", file); o.code != ExitOK {
+		t.Errorf("cleanup: exit %d\n%s", o.code, o.stderr)
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cleanup left %s: %v", file, err)
+	}
+}
