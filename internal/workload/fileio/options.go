@@ -77,7 +77,7 @@ func (o *Options) Validate() error {
 	var errs []error
 	p, err := ParsePattern(o.PatternText)
 	if err != nil {
-		errs = append(errs, fmt.Errorf("pattern: %w", err))
+		errs = append(errs, err)
 	}
 	if o.NumJobs != 0 {
 		p.Threads = o.NumJobs
