@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -218,4 +219,51 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+func TestPreconditionWritesTheTargetFirst(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rs.dat")
+	prep := openIn(t, path, func(o *Options) { o.Size = "8m" })
+	if err := prep.Prepare(context.Background(), workload.PrepareOptions{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, in, res := runOn(t, path, 200*time.Millisecond, func(o *Options) { o.Precondition = true; o.PatternText = "t1 o4 b4k" })
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := 0
+	for i := 0; i+4096 <= len(before); i += 4096 {
+		if string(before[i:i+4096]) == string(after[i:i+4096]) {
+			same++
+		}
+	}
+	if same > 0 {
+		t.Errorf("%d of 2048 blocks unchanged: the target was not rewritten", same)
+	}
+	var noted bool
+	for _, n := range in.Info().Notes {
+		noted = noted || strings.HasPrefix(n, "preconditioned")
+	}
+	if !noted || res.FileIO.Write.Count != 0 {
+		t.Errorf("notes %v; writes counted %d (preconditioning is not measured)", in.Info().Notes, res.FileIO.Write.Count)
+	}
+}
+
+func TestIOErrorsSayWhat(t *testing.T) {
+	for errno, want := range map[syscall.Errno]string{
+		syscall.ENOSPC: "the disk is full",
+		syscall.EACCES: "not allowed to write",
+		syscall.EROFS:  "not allowed to write",
+		syscall.EIO:    "write at offset 4096",
+	} {
+		err := ioError("/data/rs.dat", "write", 4096, errno)
+		if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "/data/rs.dat") || !errors.Is(err, errno) {
+			t.Errorf("%v: %v", errno, err)
+		}
+	}
 }
