@@ -1,0 +1,58 @@
+package fileio
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// loopDevice attaches img to a free loop device (needs root and losetup) and
+// detaches it when the test ends; it skips the test where that is not possible.
+func loopDevice(t *testing.T, img string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("attaching a loop device needs root")
+	}
+	out, err := exec.Command("losetup", "--find", "--show", img).CombinedOutput()
+	if err != nil {
+		t.Skipf("losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("losetup", "-d", dev).Run() })
+	return dev
+}
+
+// A real block device holding a filesystem: reads run, writes are refused
+// with the reason, and --force-device-write allows them.
+func TestBlockDeviceWithAFilesystem(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "vol.img")
+	if err := os.WriteFile(img, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(img, 32<<20); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mkfs.ext4", "-q", "-F", img).CombinedOutput(); err != nil {
+		t.Skipf("mkfs.ext4: %v: %s", err, out)
+	}
+	dev := loopDevice(t, img)
+
+	_, _, res := runOn(t, dev, 200*time.Millisecond, func(o *Options) { o.PatternText = "t1 o4 b4k" })
+	if res.Partial || res.FileIO.Read.Count == 0 {
+		t.Fatalf("read-only run on %s: partial %v (%s)", dev, res.Partial, res.PartialReason)
+	}
+
+	in := openIn(t, dev, func(o *Options) { o.Read = "70" })
+	_, err := in.NewVU(t.Context(), 0, 1)
+	if !errors.Is(err, ErrDeviceWrite) || !strings.Contains(err.Error(), "ext2/3/4 filesystem") {
+		t.Fatalf("a writing run on %s: %v, want a refusal naming the filesystem", dev, err)
+	}
+	_, _, res = runOn(t, dev, 200*time.Millisecond, func(o *Options) { o.Read, o.ForceDevice, o.PatternText = "70", true, "t1 o4 b4k" })
+	if res.FileIO.Write.Count == 0 {
+		t.Errorf("--force-device-write: no writes")
+	}
+}
