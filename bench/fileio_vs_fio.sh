@@ -14,6 +14,8 @@
 #                      first; the table shows the median of each figure
 #   SIZE=2G            size of the one test file (k, m, g, t are powers of 1024)
 #   FILE=$OUT/fileio.dat  the test file, laid out by 'rightsize prepare fileio'
+#   SETTLE=15             seconds to pause after the layout, then as many of
+#                         untimed reads, before measuring
 #                      (kept if already laid out by it with this SIZE). It must
 #                      be a regular file, not on tmpfs (no O_DIRECT there).
 #   CASES="randread_4k randrw70_16k seqread_2m"
@@ -32,6 +34,7 @@ TIME=${TIME:-30}
 TIME=${TIME%s}
 REPS=${REPS:-3}
 SIZE=${SIZE:-2G}
+SETTLE=${SETTLE:-15}
 CASES=${CASES:-"randread_4k randrw70_16k seqread_2m"}
 ENGINES=${ENGINES:-}
 KEEP=${KEEP:-0}
@@ -111,6 +114,16 @@ log "rightsize prepare fileio --file $FILE --size $SIZE"
 "$RS" prepare fileio --file "$FILE" --size "$SIZE" >"$OUT/fileio_prepare.txt" 2>&1 ||
   { tail -5 "$OUT/fileio_prepare.txt" >&2; die "prepare failed, see $OUT/fileio_prepare.txt"; }
 FILE_BYTES=$(stat -c %s "$FILE")
+# Right after a large write, the storage behind a VM's disk is often still
+# busy flushing it: measured here, the first 30 s read run after laying out
+# 2 GiB got half the IOPS of the same run a minute later, whichever tool it
+# was. Let it settle, then read for a while untimed, before measuring.
+log "settling: sync, ${SETTLE}s pause, ${SETTLE}s untimed random reads"
+sync
+sleep "$SETTLE"
+"$RS" run fileio --file "$FILE" --pattern "t1 o32 b4k" --read 100 --time "${SETTLE}s" \
+  --prepare never --report-interval "${SETTLE}s" --out - >"$OUT/fileio_settle.txt" 2>&1 ||
+  log "the settling run failed, see $OUT/fileio_settle.txt"
 
 # ---------------------------------------------------------------- fio engine
 fio_has_engine() { fio --enghelp 2>/dev/null | awk -v e="$1" '$1 == e { f = 1 } END { exit !f }'; }
