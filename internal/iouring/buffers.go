@@ -12,6 +12,9 @@ import (
 // satisfies O_DIRECT on every device with logical blocks up to 4 KiB.
 const BufferAlign = 4096
 
+// hugePage is the size of a transparent huge page on amd64.
+const hugePage = 2 << 20
+
 // AlignedBuffers returns n buffers of size bytes each, every one starting on
 // a BufferAlign boundary (size is not rounded: a size that is a multiple of
 // the device's block size is the caller's to choose for O_DIRECT), and a
@@ -33,6 +36,13 @@ func AlignedBuffers(n, size int) ([][]byte, func() error, error) {
 	mem, err := unix.Mmap(-1, 0, n*stride, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
 		return nil, nil, fmt.Errorf("iouring: AlignedBuffers(%d, %d): mmap: %w", n, size, err)
+	}
+	if len(mem) >= hugePage {
+		// Large buffers on transparent huge pages where the kernel allows it
+		// (advice only): pinning a 2 MiB buffer for direct I/O then takes one
+		// page instead of 512 (measured: 2 MiB reads at depth 32 spent
+		// about twice fio's CPU per I/O on 4 KiB pages).
+		_ = unix.Madvise(mem, unix.MADV_HUGEPAGE)
 	}
 	bufs := make([][]byte, n)
 	for i := range bufs {

@@ -82,6 +82,9 @@ func (in *instance) doSetup(ctx context.Context) error {
 		}
 	}
 	in.note("engine " + in.engine)
+	if bytes := in.o.pattern.Block * int64(in.o.pattern.Depth); bytes >= 2<<20 {
+		in.note(fmt.Sprintf("each thread's %s of I/O buffers are advised onto transparent huge pages (as a database's huge-page buffer pool); with 4 KiB pages, large direct I/Os cost several times the CPU (fio's default buffers use them)", FormatSize(bytes)))
+	}
 	if in.o.Precondition {
 		p := workload.SyncProgress(nil)
 		if err := layOut(ctx, in.path, in.size, !in.o.Buffered, p); err != nil {
