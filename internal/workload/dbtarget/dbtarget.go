@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/rightsize/rightsize/internal/dialect"
 	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
@@ -61,44 +60,20 @@ func Of(workloadName string, t workload.Target) (*Target, error) {
 // target and reports it (workload.Instance's Info, Classify and Close). Embed
 // it by value and call Init before use; its methods are safe for concurrent use.
 type Instance struct {
+	workload.Described
 	Target *Target
-
-	mu   sync.Mutex
-	info workload.InstanceInfo
 }
 
 // Init binds the instance to t; Info starts with the dialect's notes.
 func (in *Instance) Init(t *Target) {
 	caps := t.D.Capabilities()
 	in.Target = t
-	in.info = workload.InstanceInfo{
+	in.SetInfo(workload.InstanceInfo{
 		Target:     t.String(),
 		Dialect:    t.D.Name(),
 		Notes:      append([]string(nil), caps.Notes...),
 		BlockingIO: caps.BlockingIO,
-	}
-}
-
-// Info describes the instance; the server version is known once a
-// connection has been opened.
-func (in *Instance) Info() workload.InstanceInfo {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	i := in.info
-	i.Notes = append([]string(nil), in.info.Notes...)
-	return i
-}
-
-// Note adds a sentence to Info's notes, once.
-func (in *Instance) Note(s string) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	for _, n := range in.info.Notes {
-		if n == s {
-			return
-		}
-	}
-	in.info.Notes = append(in.info.Notes, s)
+	})
 }
 
 // Connect opens a connection and records the server's details in Info.
@@ -108,13 +83,11 @@ func (in *Instance) Connect(ctx context.Context) (dialect.Conn, error) {
 		return nil, err
 	}
 	ci := c.Info()
-	in.mu.Lock()
-	if in.info.ServerVersion == "" {
-		in.info.ServerVersion = ci.ServerVersion
-		in.info.Encrypted = ci.Encrypted
-		in.info.TLS = ci.TLSVersion
-	}
-	in.mu.Unlock()
+	in.Update(func(i *workload.InstanceInfo) {
+		if i.ServerVersion == "" {
+			i.ServerVersion, i.Encrypted, i.TLS = ci.ServerVersion, ci.Encrypted, ci.TLSVersion
+		}
+	})
 	return c, nil
 }
 

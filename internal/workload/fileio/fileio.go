@@ -107,16 +107,18 @@ func (w *Workload) Open(ctx context.Context, t workload.Target) (workload.Instan
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	return &instance{o: o, path: tg.path, info: workload.InstanceInfo{Target: tg.path, Dialect: "file"}}, nil
+	in := &instance{o: o, path: tg.path}
+	in.SetInfo(workload.InstanceInfo{Target: tg.path, Dialect: "file"})
+	return in, nil
 }
 
 // instance is the workload bound to one file or device.
 type instance struct {
+	workload.Described
 	o    Options
 	path string
 
 	mu   sync.Mutex
-	info workload.InstanceInfo
 	step int // the read mix the VUs run (index into o.mixes)
 
 	setupOnce sync.Once
@@ -124,25 +126,6 @@ type instance struct {
 	dev       bool   // a block device
 	size      int64  // bytes the I/Os cover (whole blocks)
 	engine    string // the engine the VUs use
-}
-
-func (in *instance) Info() workload.InstanceInfo {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	i := in.info
-	i.Notes = append([]string(nil), in.info.Notes...)
-	return i
-}
-
-func (in *instance) note(s string) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	for _, n := range in.info.Notes {
-		if n == s {
-			return
-		}
-	}
-	in.info.Notes = append(in.info.Notes, s)
 }
 
 // Classify maps I/O errors: a cancelled or timed-out context, else other.

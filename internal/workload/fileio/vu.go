@@ -78,19 +78,19 @@ func (in *instance) doSetup(ctx context.Context) error {
 		in.engine = EngineIOUring
 		if err := iouring.Probe(); err != nil {
 			in.engine = EnginePsync
-			in.note("engine psync: io_uring is not available here (" + err.Error() + ")")
+			in.Note("engine psync: io_uring is not available here (" + err.Error() + ")")
 		}
 	}
-	in.note("engine " + in.engine)
+	in.Note("engine " + in.engine)
 	if bytes := in.o.pattern.Block * int64(in.o.pattern.Depth); bytes >= 2<<20 {
-		in.note(fmt.Sprintf("each thread's %s of I/O buffers are advised onto transparent huge pages (as a database's huge-page buffer pool); with 4 KiB pages, large direct I/Os cost several times the CPU (fio's default buffers use them)", FormatSize(bytes)))
+		in.Note(fmt.Sprintf("each thread's %s of I/O buffers are advised onto transparent huge pages (as a database's huge-page buffer pool); with 4 KiB pages, large direct I/Os cost several times the CPU (fio's default buffers use them)", FormatSize(bytes)))
 	}
 	if in.o.Precondition {
 		p := workload.SyncProgress(nil)
 		if err := layOut(ctx, in.path, in.size, !in.o.Buffered, p); err != nil {
 			return fmt.Errorf("precondition: %w", err)
 		}
-		in.note("preconditioned: the whole target written sequentially before the run")
+		in.Note("preconditioned: the whole target written sequentially before the run")
 	}
 	return nil
 }
