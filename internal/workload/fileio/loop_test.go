@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rightsize/rightsize/internal/workload"
 )
 
 // loopDevice attaches img to a free loop device (needs root and losetup) and
@@ -54,5 +56,32 @@ func TestBlockDeviceWithAFilesystem(t *testing.T) {
 	_, _, res = runOn(t, dev, 200*time.Millisecond, func(o *Options) { o.Read, o.ForceDevice, o.PatternText = "70", true, "t1 o4 b4k" })
 	if res.FileIO.Write.Count == 0 {
 		t.Errorf("--force-device-write: no writes")
+	}
+}
+
+// A full disk during the layout: a clear error, nothing left half-claimed
+// as complete. A small tmpfs plays the full disk (needs root and mount).
+func TestPrepareOnAFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("mount: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", dir).Run() })
+	path := filepath.Join(dir, "rs.dat")
+	in := openIn(t, path, func(o *Options) { o.Size, o.Buffered = "16m", true })
+	err := in.Prepare(t.Context(), workload.PrepareOptions{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "the disk is full") {
+		t.Fatalf("prepare of 16 MiB on a 4 MiB disk: %v", err)
+	}
+	if rec, owned := readRecord(path); !owned || rec.Complete {
+		t.Errorf("record after the failure: %+v (owned %v), want owned and incomplete", rec, owned)
+	}
+	// The next run says the layout is incomplete rather than reading holes.
+	_, err = in.NewVU(t.Context(), 0, 1)
+	if err == nil || !strings.Contains(err.Error(), "incomplete") {
+		t.Errorf("NewVU on an incomplete layout: %v", err)
 	}
 }

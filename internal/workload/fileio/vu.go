@@ -45,6 +45,9 @@ func (in *instance) doSetup(ctx context.Context) error {
 	if !in.dev && !st.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file or a block device", in.path)
 	}
+	if rec, owned := readRecord(in.path); !in.dev && owned && !rec.Complete {
+		return fmt.Errorf("%s: its layout is incomplete (prepare was interrupted or the disk filled up), so reads could hit holes; run rightsize prepare fileio again", in.path)
+	}
 	writes := in.o.Precondition
 	for _, r := range in.o.mixes {
 		writes = writes || r < 100
