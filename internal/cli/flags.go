@@ -114,7 +114,7 @@ type commonFlags struct {
 
 func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 	c.fs = fs
-	fs.StringArrayVar(&c.targets, "target", nil, "database URL (postgres://, mysql://, sqlite:PATH); repeat for several instances at once; default: an embedded SQLite file under ./rightsize-data/")
+	fs.StringArrayVar(&c.targets, "target", nil, "database URL (postgres://, mysql://, sqlite:PATH), or for fileio a file or block device; repeat for several instances at once; default: an embedded SQLite file under ./rightsize-data/ (fileio: --file)")
 	switch phase {
 	case "run":
 		fs.IntVar(&c.threads, "threads", 1, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")
@@ -132,7 +132,7 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 		fs.StringVar(&c.label, "label", "", "a name for this run, shown by reports and the history")
 		fs.Uint64Var(&c.seed, "seed", 0, "random seed (0 = from the clock); the same seed repeats the same key sequence")
 		fs.StringVar(&c.retry, "retry", "deadlock,serialization,lock_timeout,constraint", "error classes after which a transaction is run again and counted as a retry, not an error (sysbench 1.0 restarts events on PostgreSQL 40P01, 40001, 23505 and MySQL 1213, 1020, 1205); 'none' counts every failure as an error")
-		fs.StringVar(&c.prepare, "prepare", "auto", "prepare before running: auto (only the default embedded SQLite target), always, never")
+		fs.StringVar(&c.prepare, "prepare", "auto", "prepare before running: auto (only the default embedded SQLite target, or a fileio file that does not exist yet), always, never")
 		fs.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof')")
 	case "prepare":
 		fs.IntVar(&c.loaders, "threads", 0, "parallel loaders per instance (0 = the workload's default: one per table for oltp, at most 4)")

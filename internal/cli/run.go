@@ -78,8 +78,12 @@ func newRunID(now time.Time) string {
 
 func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
 	cfg, cfgErr := c.runnerConfig()
-	if _, ok := w.(workload.ThreadCounter); ok && c.fs != nil && c.fs.Changed("threads") {
-		cfgErr = errors.Join(cfgErr, usagef("--threads does not apply to %s: its options set the threads", w.Name()))
+	if _, ok := w.(workload.ThreadCounter); ok && c.fs != nil {
+		for _, f := range []string{"threads", "rate", "think-time"} {
+			if c.fs.Changed(f) {
+				cfgErr = errors.Join(cfgErr, usagef("--%s does not apply to %s: its options set the threads and their queue depth (closed loop)", f, w.Name()))
+			}
+		}
 	}
 	ts, tErr := parseTargets(w, c, env)
 	if err := errors.Join(cfgErr, tErr); err != nil {

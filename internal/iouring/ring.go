@@ -371,7 +371,10 @@ func (r *Ring) SubmitAndWait(minComplete uint32) error {
 func (r *Ring) enter(toSubmit, minComplete, flags uint32) (uint32, unix.Errno) {
 	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd),
 		uintptr(toSubmit), uintptr(minComplete), uintptr(flags), 0, 0)
-	return uint32(n), errno
+	if errno != 0 {
+		return 0, errno // n is -1 then, not a count
+	}
+	return uint32(n), 0
 }
 
 // Reap calls fn for every completion available now, in completion order, and

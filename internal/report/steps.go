@@ -34,7 +34,11 @@ func Steps(w io.Writer, runs []*result.Run) error {
 		return ew.err
 	}
 	f0 := runs[0].FileIO
-	ew.printf("\n%s, %s, %s, engine %s, per volume:\n", f0.Pattern, randomWord(f0.Random), directWord(f0.Direct), f0.Engine)
+	scope := "one volume"
+	if n := len(runs[0].Instances); n > 1 {
+		scope = fmt.Sprintf("%d volumes added up (per VM and per GB: per volume)", n)
+	}
+	ew.printf("\n%s, %s, %s, engine %s, %s:\n", f0.Pattern, randomWord(f0.Random), directWord(f0.Direct), f0.Engine, scope)
 	header := "metric"
 	for _, r := range runs {
 		header += fmt.Sprintf("\t%d%% read", r.FileIO.ReadPct)

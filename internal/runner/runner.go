@@ -479,6 +479,13 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 			}
 		}
 		if stopping && vusDone {
+			r.failMu.Lock()
+			if r.failure != "" && !r.partial {
+				// Some virtual users stopped on an error while others ran on:
+				// the figures lack their share of the window.
+				r.partial, r.reason = true, "a virtual user stopped early: "+r.failure
+			}
+			r.failMu.Unlock()
 			// Events in flight at the stop are added to the totals (they
 			// started in the window); a tail past the end is not an interval.
 			r.tick(lastTick, maxTime(lastTick, time.Now()))
@@ -725,9 +732,7 @@ func (r *run) pipeline(ctx context.Context, v *vu, id int, p workload.Pipeline) 
 	if err == nil || ctx.Err() != nil {
 		return
 	}
-	v.mu.Lock()
-	v.st[r.phaseOf(time.Now())].evErr.Add(v.classify(err))
-	v.mu.Unlock()
+	// The failed event itself came through Event; the error only ends the VU.
 	r.failMu.Lock()
 	if r.failure == "" {
 		r.failure = fmt.Sprintf("virtual user %d: %v", id, err)

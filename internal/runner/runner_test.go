@@ -622,6 +622,28 @@ type pipeVU struct {
 	depth, failAfter int
 }
 
+func TestOnePipelineVUFailingMakesThePartialReason(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				if id == 1 {
+					return &pipeVU{depth: 2, failAfter: 10}, nil
+				}
+				return &pipeVU{depth: 2}, nil
+			},
+			Classify: classify,
+		}
+		res, err := Run(context.Background(), Config{Threads: 2, Duration: time.Second, Ops: ops}, []Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Partial || !strings.Contains(res.PartialReason, "no space left on device") || res.Summary.Errors != 1 {
+			t.Errorf("partial %v reason %q errors %d: a VU that failed while another ran on must make the run partial", res.Partial, res.PartialReason, res.Summary.Errors)
+		}
+		within(t, "duration", res.Summary.DurationS, 1, 0.01)
+	})
+}
+
 var errDiskFull = errors.New("no space left on device")
 
 func (p *pipeVU) Step(ctx context.Context, m workload.Meter) error { return nil }
@@ -640,11 +662,13 @@ func (p *pipeVU) Run(ctx context.Context, rec workload.Recorder, more func() boo
 		if err := sleepCtx(ctx, time.Until(inflight[0].Add(10*time.Millisecond))); err != nil {
 			return err
 		}
-		rec.Event(0, inflight[0], time.Now(), nil)
-		inflight = inflight[1:]
-		if done++; p.failAfter > 0 && done == p.failAfter {
+		if done++; p.failAfter > 0 && done > p.failAfter {
+			// The failed event is reported, then the error ends the VU.
+			rec.Event(0, inflight[0], time.Now(), errDiskFull)
 			return errDiskFull
 		}
+		rec.Event(0, inflight[0], time.Now(), nil)
+		inflight = inflight[1:]
 	}
 }
 

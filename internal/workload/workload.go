@@ -82,8 +82,10 @@ type Recorder interface {
 // instead of Step in a loop: Run starts events while more() is true, reports
 // each through rec as it finishes, and returns when none is left in flight.
 // When ctx ends it must stop waiting as soon as it safely can. A non-nil
-// error means the VU cannot go on (a full disk, an I/O error); the runner
-// reports it. Pipeline VUs run in the closed loop only.
+// error means the VU cannot go on (a full disk, an I/O error): the runner
+// marks the run partial with it as the reason. The failed event itself must
+// have been reported through rec (the error is not counted again). Pipeline
+// VUs run in the closed loop only.
 type Pipeline interface {
 	VU
 	Run(ctx context.Context, rec Recorder, more func() bool) error

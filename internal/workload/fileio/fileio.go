@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -164,8 +165,11 @@ func (in *instance) SetStep(i int) {
 }
 
 // NeedsPrepare: run lays the file out when it does not exist yet, as fio
-// does; an existing file is used as it is.
+// does (never under /dev); an existing file is used as it is.
 func (in *instance) NeedsPrepare() bool {
+	if strings.HasPrefix(filepath.Clean(in.path), "/dev/") {
+		return false // a mistyped device name must not become a file in /dev
+	}
 	_, err := os.Stat(in.path)
 	return errors.Is(err, os.ErrNotExist)
 }

@@ -267,3 +267,19 @@ func TestIOErrorsSayWhat(t *testing.T) {
 		}
 	}
 }
+
+func TestWritingRunOnAFileItDidNotLayOut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "user.dat")
+	if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := openIn(t, path, func(o *Options) { o.Read = "70" })
+	if _, err := in.NewVU(context.Background(), 0, 1); err == nil || !strings.Contains(err.Error(), "--force-write") {
+		t.Fatalf("a writing run on a user's file: %v", err)
+	}
+	// Reading it is fine.
+	_, _, res := runOn(t, path, 100*time.Millisecond, func(o *Options) { o.PatternText = "t1 o2 b4k" })
+	if res.FileIO.Read.Count == 0 {
+		t.Error("no reads from a user's file")
+	}
+}

@@ -53,9 +53,14 @@ func TestBlockDeviceWithAFilesystem(t *testing.T) {
 	if !errors.Is(err, ErrDeviceWrite) || !strings.Contains(err.Error(), "ext2/3/4 filesystem") {
 		t.Fatalf("a writing run on %s: %v, want a refusal naming the filesystem", dev, err)
 	}
-	_, _, res = runOn(t, dev, 200*time.Millisecond, func(o *Options) { o.Read, o.ForceDevice, o.PatternText = "70", true, "t1 o4 b4k" })
-	if res.FileIO.Write.Count == 0 {
-		t.Errorf("--force-device-write: no writes")
+	_, in2, res := runOn(t, dev, 200*time.Millisecond, func(o *Options) {
+		o.Read, o.ForceDevice, o.PatternText, o.Precondition = "70", true, "t1 o4 b4k", true
+	})
+	if res.Partial || res.FileIO.Write.Count == 0 {
+		t.Errorf("--force-device-write --precondition: partial %v (%s), %d writes", res.Partial, res.PartialReason, res.FileIO.Write.Count)
+	}
+	if in2.size != 32<<20 {
+		t.Errorf("device size after preconditioning: %d", in2.size)
 	}
 }
 

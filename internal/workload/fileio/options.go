@@ -37,6 +37,7 @@ type Options struct {
 	Capacity     string // --capacity: the volume's capacity, for per-GB figures
 	Precondition bool   // --precondition: write the whole target sequentially first
 	ForceDevice  bool   // --force-device-write
+	ForceWrite   bool   // --force-write
 
 	// Parsed by Validate.
 	pattern  Pattern
@@ -69,7 +70,8 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.VMs, "vms", 0, "VMs sharing the volume: adds per-VM IOPS and MB/s")
 	fs.StringVar(&o.Capacity, "capacity", "", "the volume's capacity (e.g. 2TB, decimal as vendors state it; 2TiB binary): adds IOPS and MB/s per GB")
 	fs.BoolVar(&o.Precondition, "precondition", false, "write the whole target sequentially before the run (steady state for SSDs), not measured")
-	fs.BoolVar(&o.ForceDevice, "force-device-write", false, "allow writes to a block device that holds a filesystem or is mounted (DESTROYS its data)")
+	fs.BoolVar(&o.ForceDevice, "force-device-write", false, "allow writes to a block device that holds a filesystem or partitions or is in use (DESTROYS its data)")
+	fs.BoolVar(&o.ForceWrite, "force-write", false, "allow a writing run on a regular file that prepare did not lay out (overwrites its data)")
 }
 
 // Validate parses and checks every option and returns every problem at once.
@@ -126,6 +128,8 @@ func (o *Options) Validate() error {
 	}
 	if n, err := ParseSize(o.Size); err != nil || n <= 0 {
 		errs = append(errs, fmt.Errorf("size %q: want a positive size such as 1G (%v)", o.Size, err))
+	} else if n%4096 != 0 {
+		errs = append(errs, fmt.Errorf("size %q: want a multiple of 4 KiB (direct I/O writes whole aligned blocks)", o.Size))
 	} else {
 		o.size = n
 	}

@@ -83,14 +83,16 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 	}
 	p.Total(size)
 	p.Message("writing " + FormatSize(size))
-	if err := layOut(ctx, in.path, size, !in.o.Buffered, p); err != nil {
+	if err := layOut(ctx, in.path, size, !in.o.Buffered, true, p); err != nil {
 		return err
 	}
 	return writeRecord(in.path, record{Size: size, Complete: true, Created: time.Now().UTC().Format(time.RFC3339)})
 }
 
-// layOut writes size bytes of random data to path from offset 0 and syncs.
-func layOut(ctx context.Context, path string, size int64, direct bool, p workload.Progress) error {
+// layOut writes size bytes of random data to path from offset 0 and syncs;
+// truncate first sets a regular file's length to size (never for a
+// preconditioning pass, which must not shorten the target).
+func layOut(ctx context.Context, path string, size int64, direct, truncate bool, p workload.Progress) error {
 	flags := unix.O_WRONLY | unix.O_CREAT | unix.O_CLOEXEC
 	if direct {
 		flags |= unix.O_DIRECT
@@ -104,8 +106,10 @@ func layOut(ctx context.Context, path string, size int64, direct bool, p workloa
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	if err := f.Truncate(size); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	if truncate {
+		if err := f.Truncate(size); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	buf, err := unix.Mmap(-1, 0, layoutChunk, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {

@@ -41,6 +41,8 @@ var signatures = []signature{
 	{"GPT partition table", 512, []byte("EFI PART")},
 	{"NTFS filesystem", 3, []byte("NTFS    ")},
 	{"FAT filesystem", 82, []byte("FAT32   ")},
+	{"GPT partition table (4 KiB sectors)", 4096, []byte("EFI PART")},
+	{"DOS/MBR partition table", 510, []byte{0x55, 0xAA}},
 }
 
 // signatureOn returns the name of the first known signature on r, or "".
@@ -107,4 +109,29 @@ func deviceWriteCheck(path string, rdev uint64) error {
 // sidecar is the record of a file rightsize laid out: <file>.rightsize.json.
 func sidecar(path string) string {
 	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".rightsize.json")
+}
+
+// deviceInUse refuses a block device that has partitions or that another
+// user holds: opening it with O_EXCL fails with EBUSY when it is mounted or
+// claimed by device-mapper, RAID or another exclusive opener.
+func deviceInUse(path string, rdev uint64) error {
+	sysDir := fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(rdev), unix.Minor(rdev))
+	if entries, err := os.ReadDir(sysDir); err == nil {
+		for _, e := range entries {
+			if _, err := os.Stat(filepath.Join(sysDir, e.Name(), "partition")); err == nil {
+				return fmt.Errorf("%w %s: it has partitions (%s, ...); write to a partition, or pass --force-device-write", ErrDeviceWrite, path, e.Name())
+			}
+		}
+	}
+	if holders, err := os.ReadDir(filepath.Join(sysDir, "holders")); err == nil && len(holders) > 0 {
+		return fmt.Errorf("%w %s: it is held by %s (device-mapper, RAID or similar); pass --force-device-write to write anyway", ErrDeviceWrite, path, holders[0].Name())
+	}
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_EXCL|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.EBUSY) {
+		return fmt.Errorf("%w %s: it is in use (mounted, or claimed by another user of the device); pass --force-device-write to write anyway", ErrDeviceWrite, path)
+	}
+	if err == nil {
+		unix.Close(fd)
+	}
+	return nil
 }

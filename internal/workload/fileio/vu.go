@@ -45,12 +45,15 @@ func (in *instance) doSetup(ctx context.Context) error {
 	if !in.dev && !st.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file or a block device", in.path)
 	}
-	if rec, owned := readRecord(in.path); !in.dev && owned && !rec.Complete {
-		return fmt.Errorf("%s: its layout is incomplete (prepare was interrupted or the disk filled up), so reads could hit holes; run rightsize prepare fileio again", in.path)
-	}
 	writes := in.o.Precondition
 	for _, r := range in.o.mixes {
 		writes = writes || r < 100
+	}
+	if _, owned := readRecord(in.path); !in.dev && !owned && writes && !in.o.ForceWrite {
+		return fmt.Errorf("%s was not laid out by rightsize prepare, and this run writes to it (read %% under 100 or --precondition); use a file prepare made, or pass --force-write to overwrite its data", in.path)
+	}
+	if rec, owned := readRecord(in.path); !in.dev && owned && !rec.Complete {
+		return fmt.Errorf("%s: its layout is incomplete (prepare was interrupted or the disk filled up), so reads could hit holes; run rightsize prepare fileio again", in.path)
 	}
 	if in.dev && writes && !in.o.ForceDevice {
 		sys, _ := st.Sys().(*syscall.Stat_t)
@@ -59,6 +62,9 @@ func (in *instance) doSetup(ctx context.Context) error {
 			rdev = uint64(sys.Rdev)
 		}
 		if err := deviceWriteCheck(in.path, rdev); err != nil {
+			return err
+		}
+		if err := deviceInUse(in.path, rdev); err != nil {
 			return err
 		}
 	}
@@ -90,7 +96,7 @@ func (in *instance) doSetup(ctx context.Context) error {
 	}
 	if in.o.Precondition {
 		p := workload.SyncProgress(nil)
-		if err := layOut(ctx, in.path, in.size, !in.o.Buffered, p); err != nil {
+		if err := layOut(ctx, in.path, in.size, !in.o.Buffered, false, p); err != nil {
 			return fmt.Errorf("precondition: %w", err)
 		}
 		in.Note("preconditioned: the whole target written sequentially before the run")
@@ -322,10 +328,16 @@ func (v *vu) runPsync(ctx context.Context, rec workload.Recorder, more func() bo
 // Close releases the ring, the buffers and the descriptor.
 func (v *vu) Close() error {
 	var errs []error
+	ringClosed := true
 	if v.ring != nil {
-		errs = append(errs, v.ring.Close())
+		if err := v.ring.Close(); err != nil {
+			// I/O may still be in flight into the buffers: keep them mapped
+			// (leaked) rather than let the kernel write into memory reused.
+			errs = append(errs, err)
+			ringClosed = false
+		}
 	}
-	if v.release != nil {
+	if v.release != nil && ringClosed {
 		errs = append(errs, v.release())
 	}
 	errs = append(errs, unix.Close(v.fd))
