@@ -73,10 +73,12 @@ apart; the run's event is one I/O.
 prepare lays the file out in full (written with random data, not sparse) and
 records it beside the file (.<name>.rightsize.json). It refuses to overwrite
 or shrink a file it did not create unless --force; cleanup deletes only files
-it created. A block device needs no prepare and is never deleted; reads from
-it are always allowed, but a run that writes (a read percentage under 100, or
---precondition) refuses a device that is mounted or holds a filesystem,
-partition table or other signature, unless --force-device-write.
+it created, and a run that writes to a file prepare did not lay out needs
+--force-write. A block device needs no prepare and is never deleted; reads
+from it are always allowed, but a run that writes (a read percentage under
+100, or --precondition) refuses a device that is mounted, in use, has
+partitions or holds a filesystem, partition table or other signature, unless
+--force-device-write.
 
 --precondition writes the whole target sequentially before the run (as
 storage studies do to reach an SSD's steady state); --warmup runs the
