@@ -42,6 +42,7 @@ func main() {
 		NumCPU:      runtime.NumCPU(),
 		MaxProcs:    runtime.GOMAXPROCS(0),
 		SetMaxProcs: func(n int) { runtime.GOMAXPROCS(n) },
+		ProcRoot:    "/proc",
 	})
 	os.Exit(code)
 }

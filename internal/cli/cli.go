@@ -40,6 +40,9 @@ type Env struct {
 	MaxProcs int
 	// SetMaxProcs sets GOMAXPROCS (nil: left alone).
 	SetMaxProcs func(n int)
+	// ProcRoot is where the host's /proc is mounted, for host metrics ("":
+	// none are sampled).
+	ProcRoot string
 }
 
 // usageError marks errors that mean "the command line is wrong" (exit 2).

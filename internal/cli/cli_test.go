@@ -25,8 +25,9 @@ func run(t *testing.T, ctx context.Context, args ...string) outcome {
 	var out, errb bytes.Buffer
 	env := Env{
 		Args: args, Stdout: &out, Stderr: &errb,
-		Getenv:  func(string) string { return "" },
-		CPUTime: func() (time.Duration, time.Duration) { return time.Second, time.Second },
+		Getenv:   func(string) string { return "" },
+		CPUTime:  func() (time.Duration, time.Duration) { return time.Second, time.Second },
+		ProcRoot: "/proc",
 	}
 	code := Main(ctx, env)
 	return outcome{code, out.String(), errb.String()}
@@ -117,6 +118,9 @@ func TestRunSQLiteWritesResult(t *testing.T) {
 	}
 	if warm != 2 || meas != 2 {
 		t.Errorf("intervals: %d warm-up, %d measured; want 2 and 2", warm, meas)
+	}
+	if r.Host == nil || r.Host.CPUs < 1 || r.Intervals[len(r.Intervals)-1].Host == nil || !strings.Contains(o.stdout, "host (") {
+		t.Errorf("host metrics: run %+v, last interval %+v", r.Host, r.Intervals[len(r.Intervals)-1].Host)
 	}
 	if r.Client == nil || r.Options["tables"] == nil || len(r.Instances) != 1 || r.Instances[0].Dialect != "sqlite" {
 		t.Errorf("client %+v options %v instances %+v", r.Client, r.Options, r.Instances)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/host"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/runner"
@@ -134,6 +135,19 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	cfg.Event = w.Event()
 	cfg.Unit = w.Event() + "s"
 	cfg.CPUTime = env.CPUTime
+	if env.ProcRoot != "" {
+		if s, err := host.NewSampler(env.ProcRoot); err == nil {
+			cfg.Sample = func(secs float64) *result.Host {
+				h, err := s.Sample(secs)
+				if err != nil {
+					return nil
+				}
+				return h
+			}
+		} else {
+			fmt.Fprintf(env.Stderr, "rightsize: host metrics not available: %v\n", err)
+		}
+	}
 	cfg.OnTick = func(agg result.Interval, per []result.Interval) {
 		_ = report.ProgressLine(env.Stdout, agg, cfg.Threads*len(ins), unit)
 	}

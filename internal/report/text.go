@@ -105,6 +105,9 @@ func Summary(w io.Writer, r *result.Run) error {
 			ew.printf("note (#%d %s): %s\n", in.Index+1, in.Dialect, n)
 		}
 	}
+	if r.Host != nil {
+		hostLine(ew, r.Host)
+	}
 	if r.Client != nil {
 		ew.printf("client CPU: %.1f µs per %s (user %.2f s, sys %.2f s)\n", r.Client.CPUPerEventUs, r.Event, r.Client.CPUUserS, r.Client.CPUSysS)
 	}
@@ -147,6 +150,24 @@ func tpcc(ew *errWriter, t *result.TPCC, instances int) {
 		t.RollbackPct, t.RemoteOrderLinePct, t.RemotePaymentPct, t.PaymentByNamePct, t.OrderStatusByNamePct)
 	for _, n := range t.Notes {
 		ew.printf("note: %s\n", n)
+	}
+}
+
+// StealWarnPct is the steal share above which the report warns that the
+// guest's CPU figures understate the host's load.
+const StealWarnPct = 10
+
+// hostLine writes the load generator host's mean figures over the window.
+func hostLine(ew *errWriter, h *result.Host) {
+	c := h.CPU
+	ew.printf("host (%d CPUs, mean of the measured window): CPU user %.1f%% sys %.1f%% iowait %.1f%% steal %.1f%% idle %.1f%%; run queue %d; %.0f context switches/s; memory %.0f%% used",
+		h.CPUs, c.User, c.System, c.Iowait, c.Steal, c.Idle, h.RunQueue, h.ContextSwitchesPerS, h.MemUsedPct)
+	for _, d := range h.Disks {
+		ew.printf("; %s %.0f r/s %.0f w/s %.0f%% util", d.Name, d.ReadIOPS, d.WriteIOPS, d.UtilPct)
+	}
+	ew.printf("\n")
+	if c.Steal >= StealWarnPct {
+		ew.printf("warning: steal %.0f%%: the hypervisor ran other guests on this VM's CPUs for that share of the time, so the guest's CPU figures understate the load on the host (the VM waited for a physical CPU, as VMware's %%Ready shows)\n", c.Steal)
 	}
 }
 

@@ -399,3 +399,25 @@ func TestSummaryTPCC(t *testing.T) {
 	}
 	golden(t, "summary_tpcc.golden.txt", out)
 }
+
+func TestSummaryHostAndSteal(t *testing.T) {
+	r := closedRun()
+	r.Host = &result.Host{
+		CPUs: 2, CPU: result.CPUPct{User: 41.5, System: 20, Iowait: 3, Steal: 12.5, Idle: 23}, RunQueue: 5,
+		ContextSwitchesPerS: 51234, MemUsedPct: 43,
+		Disks: []result.Disk{{Name: "vda", ReadIOPS: 1200, WriteIOPS: 340, UtilPct: 87}},
+	}
+	out := render(t, r)
+	for _, want := range []string{
+		"host (2 CPUs, mean of the measured window): CPU user 41.5% sys 20.0% iowait 3.0% steal 12.5% idle 23.0%; run queue 5; 51234 context switches/s; memory 43% used; vda 1200 r/s 340 w/s 87% util\n",
+		"warning: steal 12%",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	r.Host.CPU.Steal = 2
+	if out := render(t, r); strings.Contains(out, "warning: steal") {
+		t.Errorf("steal 2%% warned:\n%s", out)
+	}
+}

@@ -54,6 +54,9 @@ type Run struct {
 	Client *Client `json:"client,omitempty"`
 	// TPCC holds TPC-C's own figures (tpmC, NOPM, mix, limits); tpcc runs only.
 	TPCC *TPCC `json:"tpcc,omitempty"`
+	// Host is the load generator's host over the measured window: the mean
+	// of the measured intervals' host figures.
+	Host *Host `json:"host,omitempty"`
 	// FileIO holds the storage figures (IOPS, MB/s per direction, per VM and
 	// per GB); fileio runs only.
 	FileIO *FileIO `json:"fileio,omitempty"`
@@ -163,6 +166,8 @@ type Interval struct {
 	Retries       int64            `json:"retries"`
 	Reconnects    int64            `json:"reconnects"`
 	Latency       Latency          `json:"latency"`
+	// Host is the load generator's host during the interval (/proc).
+	Host *Host `json:"host,omitempty"`
 }
 
 // Instance is one target's part of a run.

@@ -279,3 +279,20 @@ func TestSummaryGolden(t *testing.T) {
 		t.Errorf("summary has no duration_s")
 	}
 }
+
+func TestMeanHost(t *testing.T) {
+	a := &result.Host{CPUs: 2, CPU: result.CPUPct{User: 10, Idle: 90}, PerCPU: []result.CPUPct{{User: 20}, {User: 0}}, RunQueue: 2, ContextSwitchesPerS: 100,
+		Disks: []result.Disk{{Name: "vda", ReadIOPS: 100, UtilPct: 10}}}
+	b := &result.Host{CPUs: 2, CPU: result.CPUPct{User: 30, Steal: 10, Idle: 60}, PerCPU: []result.CPUPct{{User: 40}, {User: 20}}, RunQueue: 5, ContextSwitchesPerS: 300,
+		Disks: []result.Disk{{Name: "vda", ReadIOPS: 300, UtilPct: 30}, {Name: "vdb", WriteIOPS: 50}}}
+	m := result.MeanHost([]*result.Host{a, nil, b})
+	if m.CPU.User != 20 || m.CPU.Steal != 5 || m.CPU.Idle != 75 || m.PerCPU[0].User != 30 || m.RunQueue != 4 || m.ContextSwitchesPerS != 200 {
+		t.Errorf("mean %+v", m)
+	}
+	if len(m.Disks) != 2 || m.Disks[0].ReadIOPS != 200 || m.Disks[0].UtilPct != 20 || m.Disks[1].WriteIOPS != 25 {
+		t.Errorf("disks %+v (a disk missing from an interval counts as idle in it)", m.Disks)
+	}
+	if result.MeanHost(nil) != nil || result.MeanHost([]*result.Host{nil}) != nil {
+		t.Error("no host figures should give nil")
+	}
+}

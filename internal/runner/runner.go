@@ -81,6 +81,11 @@ type Config struct {
 	// OnTick, if set, is called after every tick with the aggregate interval and
 	// each instance's, from the runner's ticker goroutine.
 	OnTick func(agg result.Interval, perInstance []result.Interval)
+	// Sample, if set, returns the host's figures since its previous call
+	// (secs seconds of wall time); the ticker calls it at each tick and keeps
+	// them in the aggregate interval, and the run's Host is their mean over
+	// the measured window.
+	Sample func(secs float64) *result.Host
 	// CPUTime, if set, returns the process's user and system CPU time; the
 	// runner reads it when the measured window starts and when it stops, and
 	// reports the client's CPU per event.
@@ -575,6 +580,9 @@ func (r *run) tick(from, to time.Time) {
 		return
 	}
 	a := r.interval(agg, from, to, phase)
+	if r.cfg.Sample != nil {
+		a.Host = r.cfg.Sample(to.Sub(from).Seconds())
+	}
 	r.series = append(r.series, a)
 	if r.cfg.OnTick != nil {
 		r.cfg.OnTick(a, per)
@@ -895,6 +903,13 @@ func (r *run) finish() (*result.Run, error) {
 		w := aggTotal[warm].summary(cfg.Unit, warmSecs, r.open, aggDropped[warm], cfg.Counters)
 		out.Warmup = &w
 	}
+	var measured []*result.Host
+	for _, iv := range r.series {
+		if iv.Phase == "measure" {
+			measured = append(measured, iv.Host)
+		}
+	}
+	out.Host = result.MeanHost(measured)
 	if cfg.CPUTime != nil {
 		u := (r.cpu[1][0] - r.cpu[0][0]).Seconds()
 		s := (r.cpu[1][1] - r.cpu[0][1]).Seconds()

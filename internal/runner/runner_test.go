@@ -735,3 +735,32 @@ func TestPipelineRefusesTheOpenLoop(t *testing.T) {
 		}
 	})
 }
+
+func TestHostSampledEachTick(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		calls := 0
+		res, err := Run(context.Background(), Config{
+			Threads: 1, Warmup: time.Second, Duration: 2 * time.Second, Ops: ops,
+			Sample: func(secs float64) *result.Host {
+				calls++
+				within(t, "sampled seconds", secs, 1, 1e-9)
+				return &result.Host{CPUs: 2, CPU: result.CPUPct{User: float64(10 * calls), Idle: 100 - float64(10*calls)}}
+			},
+		}, []Instance{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 3 {
+			t.Fatalf("%d samples for 3 ticks", calls)
+		}
+		for i, iv := range res.Intervals {
+			if iv.Host == nil || iv.Host.CPU.User != float64(10*(i+1)) {
+				t.Errorf("interval %d host %+v", i, iv.Host)
+			}
+		}
+		// The run's figure is the mean of the two measured intervals (20 and 30).
+		if res.Host == nil || res.Host.CPU.User != 25 {
+			t.Errorf("run host %+v", res.Host)
+		}
+	})
+}

@@ -1,0 +1,173 @@
+// Package host samples the load generator's host from /proc (through
+// prometheus/procfs): CPU by kind (user, system, iowait, steal, idle) for the
+// host and each CPU, the run queue, context switches, disk activity and
+// memory. A Sampler returns what happened since its previous sample; the
+// arithmetic on two snapshots is pure (delta) and tested on fixtures.
+package host
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/prometheus/procfs"
+	"github.com/prometheus/procfs/blockdevice"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// snapshot is the counters read at one moment.
+type snapshot struct {
+	total    procfs.CPUStat
+	perCPU   []procfs.CPUStat // by CPU number
+	running  int64
+	blocked  int64
+	ctxt     uint64
+	disks    map[string]blockdevice.IOStats
+	memTotal uint64 // kB
+	memAvail uint64 // kB
+}
+
+// Sampler reads snapshots from one /proc tree. It is not safe for
+// concurrent use.
+type Sampler struct {
+	fs   procfs.FS
+	bfs  blockdevice.FS
+	last snapshot
+}
+
+// NewSampler reads the first snapshot from procRoot (normally "/proc").
+func NewSampler(procRoot string) (*Sampler, error) {
+	fs, err := procfs.NewFS(procRoot)
+	if err != nil {
+		return nil, fmt.Errorf("host metrics: %w", err)
+	}
+	bfs, err := blockdevice.NewFS(procRoot, "/sys")
+	if err != nil {
+		return nil, fmt.Errorf("host metrics: %w", err)
+	}
+	s := &Sampler{fs: fs, bfs: bfs}
+	if s.last, err = s.read(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Sampler) read() (snapshot, error) {
+	st, err := s.fs.Stat()
+	if err != nil {
+		return snapshot{}, fmt.Errorf("host metrics: /proc/stat: %w", err)
+	}
+	snap := snapshot{total: st.CPUTotal, running: int64(st.ProcessesRunning), blocked: int64(st.ProcessesBlocked), ctxt: st.ContextSwitches}
+	ids := make([]int64, 0, len(st.CPU))
+	for id := range st.CPU {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		snap.perCPU = append(snap.perCPU, st.CPU[id])
+	}
+	if ds, err := s.bfs.ProcDiskstats(); err == nil {
+		snap.disks = map[string]blockdevice.IOStats{}
+		for _, d := range ds {
+			if wholeDisk(d.DeviceName) {
+				snap.disks[d.DeviceName] = d.IOStats
+			}
+		}
+	}
+	if mi, err := s.fs.Meminfo(); err == nil && mi.MemTotal != nil && mi.MemAvailable != nil {
+		snap.memTotal, snap.memAvail = *mi.MemTotal, *mi.MemAvailable
+	}
+	return snap, nil
+}
+
+// wholeDisk keeps disks, not their partitions or virtual devices that
+// mirror others (loop, ram, dm-, md are kept only when named so by users:
+// loop and ram carry no disk traffic of their own).
+func wholeDisk(name string) bool {
+	for _, p := range []string{"loop", "ram", "zram", "sr", "fd"} {
+		if strings.HasPrefix(name, p) {
+			return false
+		}
+	}
+	last := name[len(name)-1]
+	switch {
+	case strings.HasPrefix(name, "nvme") || strings.HasPrefix(name, "mmcblk"):
+		return !strings.Contains(name[4:], "p") // nvme0n1, not nvme0n1p1
+	case last >= '0' && last <= '9' && (strings.HasPrefix(name, "sd") || strings.HasPrefix(name, "vd") || strings.HasPrefix(name, "xvd") || strings.HasPrefix(name, "hd")):
+		return false // sda1, vda2
+	}
+	return true
+}
+
+// Sample returns the host's figures since the previous sample, over secs
+// seconds of wall time.
+func (s *Sampler) Sample(secs float64) (*result.Host, error) {
+	cur, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	h := delta(s.last, cur, secs)
+	s.last = cur
+	return h, nil
+}
+
+// sectorBytes is the unit of /proc/diskstats' sector counts (always 512).
+const sectorBytes = 512
+
+// delta computes the figures between two snapshots taken secs apart.
+func delta(prev, cur snapshot, secs float64) *result.Host {
+	h := &result.Host{CPU: cpuPct(prev.total, cur.total), CPUs: len(cur.perCPU), RunQueue: cur.running, Blocked: cur.blocked}
+	if len(prev.perCPU) == len(cur.perCPU) {
+		for i := range cur.perCPU {
+			h.PerCPU = append(h.PerCPU, cpuPct(prev.perCPU[i], cur.perCPU[i]))
+		}
+	}
+	if secs > 0 && cur.ctxt >= prev.ctxt {
+		h.ContextSwitchesPerS = float64(cur.ctxt-prev.ctxt) / secs
+	}
+	names := make([]string, 0, len(cur.disks))
+	for n := range cur.disks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c, p := cur.disks[n], prev.disks[n]
+		if secs <= 0 || c.ReadIOs < p.ReadIOs || c.WriteIOs < p.WriteIOs {
+			continue // new device or counters reset
+		}
+		d := result.Disk{
+			Name:      n,
+			ReadIOPS:  float64(c.ReadIOs-p.ReadIOs) / secs,
+			WriteIOPS: float64(c.WriteIOs-p.WriteIOs) / secs,
+			ReadMBps:  float64(c.ReadSectors-p.ReadSectors) * sectorBytes / 1e6 / secs,
+			WriteMBps: float64(c.WriteSectors-p.WriteSectors) * sectorBytes / 1e6 / secs,
+			UtilPct:   min(100, float64(c.IOsTotalTicks-p.IOsTotalTicks)/10/secs), // ms busy per s, in %
+		}
+		if d.ReadIOPS+d.WriteIOPS+d.UtilPct > 0 {
+			h.Disks = append(h.Disks, d)
+		}
+	}
+	if cur.memTotal > 0 {
+		h.MemUsedPct = 100 * float64(cur.memTotal-cur.memAvail) / float64(cur.memTotal)
+		h.MemAvailableMiB = float64(cur.memAvail) / 1024
+	}
+	return h
+}
+
+// cpuPct is the share of each kind of CPU time between two readings.
+func cpuPct(p, c procfs.CPUStat) result.CPUPct {
+	// Counters only grow, but a CPU taken offline and back (or iowait, which
+	// the kernel may step back) can make a difference negative: count it as 0.
+	user := max(0, (c.User+c.Nice)-(p.User+p.Nice))
+	sys := max(0, (c.System+c.IRQ+c.SoftIRQ)-(p.System+p.IRQ+p.SoftIRQ))
+	iowait := max(0, c.Iowait-p.Iowait)
+	steal := max(0, c.Steal-p.Steal)
+	idle := max(0, c.Idle-p.Idle)
+	total := user + sys + iowait + steal + idle
+	if total <= 0 {
+		return result.CPUPct{}
+	}
+	pct := func(x float64) float64 { return 100 * x / total }
+	return result.CPUPct{User: pct(user), System: pct(sys), Iowait: pct(iowait), Steal: pct(steal), Idle: pct(idle)}
+}

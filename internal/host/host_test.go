@@ -1,0 +1,146 @@
+package host
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// writeProc writes a minimal /proc tree: stat with two CPUs, diskstats and
+// meminfo, with counters advanced by step.
+func writeProc(t *testing.T, dir string, step uint64) {
+	t.Helper()
+	// user nice system idle iowait irq softirq steal guest guest_nice (USER_HZ = 100)
+	cpu := func(u, s, idle, io, st uint64) string {
+		return " " + itoa(u) + " 0 " + itoa(s) + " " + itoa(idle) + " " + itoa(io) + " 0 0 " + itoa(st) + " 0 0\n"
+	}
+	stat := "cpu " + cpu(100+60*step, 50+20*step, 1000+100*step, 10+10*step, 5+10*step) +
+		"cpu0" + cpu(50+40*step, 25+10*step, 500+40*step, 5+5*step, 2+5*step) +
+		"cpu1" + cpu(50+20*step, 25+10*step, 500+60*step, 5+5*step, 3+5*step) +
+		"intr 0 0\nctxt " + itoa(1000+5000*step) + "\nbtime 1\nprocesses 10\nprocs_running " + itoa(3+step) + "\nprocs_blocked 1\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n"
+	disk := func(name string, reads, rsect, writes, wsect, ticks uint64) string {
+		return " 253 0 " + name + " " + itoa(reads) + " 0 " + itoa(rsect) + " 0 " + itoa(writes) + " 0 " + itoa(wsect) + " 0 0 " + itoa(ticks) + " 0 0 0 0 0 0 0\n"
+	}
+	diskstats := disk("vda", 100+1000*step, 800+8000*step, 50+500*step, 400+4000*step, 10+500*step) +
+		disk("vda1", 100+1000*step, 800+8000*step, 50+500*step, 400+4000*step, 10+500*step) +
+		disk("loop0", 5, 10, 0, 0, 0)
+	meminfo := "MemTotal:        8192000 kB\nMemFree:         1000000 kB\nMemAvailable:    2048000 kB\n"
+	for name, body := range map[string]string{"stat": stat, "diskstats": diskstats, "meminfo": meminfo} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func itoa(n uint64) string {
+	b := []byte{}
+	for {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+		if n == 0 {
+			return string(b)
+		}
+	}
+}
+
+func near(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-6 {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+func TestSampleFromAProcTree(t *testing.T) {
+	dir := t.TempDir()
+	writeProc(t, dir, 0)
+	s, err := NewSampler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeProc(t, dir, 1)
+	h, err := s.Sample(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Deltas over the host: user 60, system 20, idle 100, iowait 10, steal 10 (of 200).
+	near(t, "user %", h.CPU.User, 30)
+	near(t, "system %", h.CPU.System, 10)
+	near(t, "idle %", h.CPU.Idle, 50)
+	near(t, "iowait %", h.CPU.Iowait, 5)
+	near(t, "steal %", h.CPU.Steal, 5)
+	if h.CPUs != 2 || len(h.PerCPU) != 2 {
+		t.Fatalf("CPUs %d, per CPU %d", h.CPUs, len(h.PerCPU))
+	}
+	near(t, "cpu0 user %", h.PerCPU[0].User, 40) // 40 of 100
+	near(t, "context switches/s", h.ContextSwitchesPerS, 5000)
+	if h.RunQueue != 4 || h.Blocked != 1 {
+		t.Errorf("run queue %d blocked %d", h.RunQueue, h.Blocked)
+	}
+	if len(h.Disks) != 1 || h.Disks[0].Name != "vda" {
+		t.Fatalf("disks %+v: want vda only (no partition, no loop device)", h.Disks)
+	}
+	d := h.Disks[0]
+	near(t, "read IOPS", d.ReadIOPS, 1000)
+	near(t, "write IOPS", d.WriteIOPS, 500)
+	near(t, "read MB/s", d.ReadMBps, 8000*512/1e6)
+	near(t, "util %", d.UtilPct, 50)
+	near(t, "memory used %", h.MemUsedPct, 75)
+	// A second sample over 2 s halves the rates.
+	writeProc(t, dir, 2)
+	h, err = s.Sample(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "read IOPS over 2 s", h.Disks[0].ReadIOPS, 500)
+}
+
+func TestWholeDisk(t *testing.T) {
+	for name, want := range map[string]bool{
+		"vda": true, "vda1": false, "sda": true, "sdb3": false, "nvme0n1": true, "nvme0n1p2": false,
+		"loop0": false, "dm-0": true, "md127": true, "mmcblk0": true, "mmcblk0p1": false, "xvda": true,
+	} {
+		if got := wholeDisk(name); got != want {
+			t.Errorf("wholeDisk(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestRealProc(t *testing.T) {
+	s, err := NewSampler("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.Sample(0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.CPUs < 1 || h.MemUsedPct <= 0 {
+		t.Errorf("real /proc: %+v", h)
+	}
+}
+
+func FuzzCPUPct(f *testing.F) {
+	f.Add(1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 1.0, 0.0, 0.0, 0.0)
+	f.Fuzz(func(t *testing.T, u, s, i, io, st, u2, s2, i2, io2, st2 float64) {
+		for _, x := range []float64{u, s, i, io, st, u2, s2, i2, io2, st2} {
+			if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e15 {
+				return
+			}
+		}
+		p := snapshot{}
+		p.total.User, p.total.System, p.total.Idle, p.total.Iowait, p.total.Steal = u, s, i, io, st
+		c := snapshot{}
+		c.total.User, c.total.System, c.total.Idle, c.total.Iowait, c.total.Steal = u2, s2, i2, io2, st2
+		h := delta(p, c, 1)
+		sum := h.CPU.User + h.CPU.System + h.CPU.Iowait + h.CPU.Steal + h.CPU.Idle
+		for _, x := range []float64{h.CPU.User, h.CPU.System, h.CPU.Iowait, h.CPU.Steal, h.CPU.Idle} {
+			if x < 0 || math.IsNaN(x) || x > 100+1e-9 {
+				t.Fatalf("a share of %v", x)
+			}
+		}
+		if sum != 0 && math.Abs(sum-100) > 1e-6 {
+			t.Fatalf("shares add to %v, not 100", sum)
+		}
+	})
+}

@@ -1,0 +1,117 @@
+package result
+
+// Host is what the load generator's host did during one interval (or, in
+// Run.Host, on average over the measured window), from /proc.
+type Host struct {
+	// CPU is the whole host in percent of all its CPUs; PerCPU each CPU.
+	CPU    CPUPct   `json:"cpu"`
+	PerCPU []CPUPct `json:"per_cpu,omitempty"`
+	CPUs   int      `json:"cpus"`
+	// RunQueue is procs_running at the end of the interval (the seed's run
+	// queue), Blocked procs_blocked (waiting for I/O).
+	RunQueue int64 `json:"run_queue"`
+	Blocked  int64 `json:"blocked"`
+	// ContextSwitchesPerS is the host's context switches per second.
+	ContextSwitchesPerS float64 `json:"context_switches_per_s"`
+	Disks               []Disk  `json:"disks,omitempty"`
+	MemUsedPct          float64 `json:"mem_used_pct"` // (MemTotal - MemAvailable) / MemTotal
+	MemAvailableMiB     float64 `json:"mem_available_mib"`
+}
+
+// CPUPct is CPU time in percent of the interval: user (with nice), system
+// (with irq and softirq), iowait, steal (taken by the hypervisor for other
+// guests), idle.
+type CPUPct struct {
+	User   float64 `json:"user"`
+	System float64 `json:"system"`
+	Iowait float64 `json:"iowait"`
+	Steal  float64 `json:"steal"`
+	Idle   float64 `json:"idle"`
+}
+
+// Busy is user + system (what the guest itself used).
+func (c CPUPct) Busy() float64 { return c.User + c.System }
+
+// Disk is one block device's activity in the interval.
+type Disk struct {
+	Name      string  `json:"name"`
+	ReadIOPS  float64 `json:"read_iops"`
+	WriteIOPS float64 `json:"write_iops"`
+	ReadMBps  float64 `json:"read_mb_s"`
+	WriteMBps float64 `json:"write_mb_s"`
+	// UtilPct is the share of the interval the device had I/O in flight
+	// (iostat's %util).
+	UtilPct float64 `json:"util_pct"`
+}
+
+// MeanHost averages host figures (one per interval): CPU shares, run queue,
+// context switches and memory; disks by name. nil when there is none.
+func MeanHost(hs []*Host) *Host {
+	var n float64
+	out := &Host{}
+	var rq, blocked float64
+	disks := map[string]*Disk{}
+	var order []string
+	var perCPU []CPUPct
+	for _, h := range hs {
+		if h == nil {
+			continue
+		}
+		n++
+		out.CPU = addCPU(out.CPU, h.CPU)
+		if len(perCPU) == 0 && len(h.PerCPU) > 0 {
+			perCPU = make([]CPUPct, len(h.PerCPU))
+		}
+		if len(h.PerCPU) == len(perCPU) {
+			for i, c := range h.PerCPU {
+				perCPU[i] = addCPU(perCPU[i], c)
+			}
+		}
+		out.CPUs = h.CPUs
+		rq += float64(h.RunQueue)
+		blocked += float64(h.Blocked)
+		out.ContextSwitchesPerS += h.ContextSwitchesPerS
+		out.MemUsedPct += h.MemUsedPct
+		out.MemAvailableMiB += h.MemAvailableMiB
+		for _, d := range h.Disks {
+			a, ok := disks[d.Name]
+			if !ok {
+				a = &Disk{Name: d.Name}
+				disks[d.Name] = a
+				order = append(order, d.Name)
+			}
+			a.ReadIOPS += d.ReadIOPS
+			a.WriteIOPS += d.WriteIOPS
+			a.ReadMBps += d.ReadMBps
+			a.WriteMBps += d.WriteMBps
+			a.UtilPct += d.UtilPct
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out.CPU = scaleCPU(out.CPU, 1/n)
+	for i := range perCPU {
+		perCPU[i] = scaleCPU(perCPU[i], 1/n)
+	}
+	out.PerCPU = perCPU
+	out.RunQueue = int64(rq/n + 0.5)
+	out.Blocked = int64(blocked/n + 0.5)
+	out.ContextSwitchesPerS /= n
+	out.MemUsedPct /= n
+	out.MemAvailableMiB /= n
+	for _, name := range order {
+		d := disks[name]
+		d.ReadIOPS, d.WriteIOPS, d.ReadMBps, d.WriteMBps, d.UtilPct = d.ReadIOPS/n, d.WriteIOPS/n, d.ReadMBps/n, d.WriteMBps/n, d.UtilPct/n
+		out.Disks = append(out.Disks, *d)
+	}
+	return out
+}
+
+func addCPU(a, b CPUPct) CPUPct {
+	return CPUPct{User: a.User + b.User, System: a.System + b.System, Iowait: a.Iowait + b.Iowait, Steal: a.Steal + b.Steal, Idle: a.Idle + b.Idle}
+}
+
+func scaleCPU(a CPUPct, f float64) CPUPct {
+	return CPUPct{User: a.User * f, System: a.System * f, Iowait: a.Iowait * f, Steal: a.Steal * f, Idle: a.Idle * f}
+}
