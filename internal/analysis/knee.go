@@ -1,0 +1,133 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+)
+
+// Point is one step of a sweep: the value of the swept axis (threads,
+// instances, a rate multiple), the throughput reached, and the p99 response
+// time in milliseconds.
+type Point struct {
+	X, Throughput, P99Ms float64
+}
+
+// Knee is one method's answer. Index is -1 when the method found none.
+type Knee struct {
+	Method string  `json:"method"` // "slo", "marginal", "kneedle"
+	Index  int     `json:"index"`
+	X      float64 `json:"x"`
+	Reason string  `json:"reason"`
+}
+
+func none(method, why string) Knee { return Knee{Method: method, Index: -1, Reason: why} }
+
+// maxThroughput returns the highest throughput and its index.
+func maxThroughput(ps []Point) (float64, int) {
+	best, at := math.Inf(-1), -1
+	for i, p := range ps {
+		if p.Throughput > best {
+			best, at = p.Throughput, i
+		}
+	}
+	return best, at
+}
+
+// SLOKnee is the largest step whose p99 meets the objective (sloMs) while
+// its throughput is at least 95 % of the sweep's maximum: the most load the
+// system takes while still answering in time.
+func SLOKnee(ps []Point, sloMs float64) Knee {
+	const method = "slo"
+	if len(ps) == 0 || sloMs <= 0 {
+		return none(method, "no steps, or no --slo given")
+	}
+	best, _ := maxThroughput(ps)
+	at := -1
+	for i, p := range ps {
+		if p.P99Ms <= sloMs && p.Throughput >= 0.95*best {
+			at = i
+		}
+	}
+	if at < 0 {
+		for i, p := range ps {
+			if p.P99Ms <= sloMs {
+				at = i
+			}
+		}
+		if at < 0 {
+			return none(method, fmt.Sprintf("no step keeps p99 within %g ms", sloMs))
+		}
+		return Knee{Method: method, Index: at, X: ps[at].X, Reason: fmt.Sprintf(
+			"the last step within the %g ms p99 objective is %g (p99 %.3g ms), at %.0f%% of the best throughput: the objective binds before throughput peaks",
+			sloMs, ps[at].X, ps[at].P99Ms, 100*ps[at].Throughput/best)}
+	}
+	return Knee{Method: method, Index: at, X: ps[at].X, Reason: fmt.Sprintf(
+		"%g is the largest step with p99 within %g ms (%.3g ms) and throughput within 5%% of the best (%.0f%%)",
+		ps[at].X, sloMs, ps[at].P99Ms, 100*ps[at].Throughput/best)}
+}
+
+// MarginalKnee is where more load stops paying: the last step before the
+// throughput gained per unit of the axis falls under frac of the first
+// step's gain, or before throughput falls while p99 rises (the tipping
+// point). ps must be in increasing X.
+func MarginalKnee(ps []Point, frac float64) Knee {
+	const method = "marginal"
+	if len(ps) < 3 {
+		return none(method, "fewer than 3 steps")
+	}
+	slope := func(i int) float64 { return (ps[i].Throughput - ps[i-1].Throughput) / (ps[i].X - ps[i-1].X) }
+	initial := slope(1)
+	if initial <= 0 {
+		return Knee{Method: method, Index: 0, X: ps[0].X, Reason: fmt.Sprintf("throughput does not grow past the first step (%g)", ps[0].X)}
+	}
+	for i := 2; i < len(ps); i++ {
+		gain := ps[i].Throughput/ps[i-1].Throughput - 1
+		more := ps[i].X/ps[i-1].X - 1
+		p99 := 0.0
+		if ps[i-1].P99Ms > 0 {
+			p99 = ps[i].P99Ms/ps[i-1].P99Ms - 1
+		}
+		if ps[i].Throughput < ps[i-1].Throughput && ps[i].P99Ms > ps[i-1].P99Ms {
+			return Knee{Method: method, Index: i - 1, X: ps[i-1].X, Reason: fmt.Sprintf(
+				"tipping point at %g: going to %g lost %.0f%% of the throughput while p99 rose %.0f%%",
+				ps[i-1].X, ps[i].X, -100*gain, 100*p99)}
+		}
+		if slope(i) < frac*initial {
+			return Knee{Method: method, Index: i - 1, X: ps[i-1].X, Reason: fmt.Sprintf(
+				"throughput stops scaling at %g: %+.0f%% throughput for %+.0f%% load going to %g, while p99 rose %.0f%%",
+				ps[i-1].X, 100*gain, 100*more, ps[i].X, 100*p99)}
+		}
+	}
+	return none(method, fmt.Sprintf("throughput still grows by at least %.0f%% of the first step's gain at the last step (%g)", 100*frac, ps[len(ps)-1].X))
+}
+
+// Kneedle finds the knee of the throughput curve as Satopää et al. (2011)
+// define it for a concave, increasing curve: with both axes normalised to
+// [0, 1], the point farthest above the straight line from the first to the
+// last point.
+func Kneedle(ps []Point) Knee {
+	const method = "kneedle"
+	if len(ps) < 3 {
+		return none(method, "fewer than 3 steps")
+	}
+	x0, x1 := ps[0].X, ps[len(ps)-1].X
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	for _, p := range ps {
+		ymin, ymax = min(ymin, p.Throughput), max(ymax, p.Throughput)
+	}
+	if x1 <= x0 || ymax <= ymin {
+		return none(method, "the curve is flat or its axis does not grow")
+	}
+	best, at := 0.0, -1
+	for i, p := range ps {
+		d := (p.Throughput-ymin)/(ymax-ymin) - (p.X-x0)/(x1-x0)
+		if d > best {
+			best, at = d, i
+		}
+	}
+	if at < 0 {
+		return none(method, "no point lies above the line from the first to the last step: no knee in the range")
+	}
+	return Knee{Method: method, Index: at, X: ps[at].X, Reason: fmt.Sprintf(
+		"the throughput curve bends most at %g (%.0f%% of the range above the chord from %g to %g)", ps[at].X, 100*best, x0, x1)}
+}
