@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -71,5 +73,16 @@ func TestSLOKneeFollowsTheObjective(t *testing.T) {
 	ps := linearThenFlat(16, steps)
 	if k := SLOKnee(ps, 5); k.X != 24 {
 		t.Errorf("slo 5 ms: knee %+v, want 24 (p99 4.5 ms)", k)
+	}
+}
+
+func TestUSLJSONHasNoInfinities(t *testing.T) {
+	u := USL{Lambda: 100, Sigma: 0.1, Peak: math.Inf(1), PeakX: math.Inf(1), R2: math.NaN(), N: 5}
+	b, err := json.Marshal(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); !strings.Contains(s, `"peak":null`) || !strings.Contains(s, `"r2":null`) || !strings.Contains(s, `"lambda":100`) {
+		t.Errorf("json %s", s)
 	}
 }

@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -420,4 +422,61 @@ func TestFileioReadMixesSideBySide(t *testing.T) {
 	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("cleanup left %s: %v", file, err)
 	}
+}
+
+// A sweep over threads on SQLite: one result per step, the step table, the
+// verdict and the sweep file with every knee method.
+func TestSweepThreads(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "s.json")
+	o := run(t, context.Background(), "sweep", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite"),
+		"--prepare", "always", "--table-size", "1000", "--threads", "1,2,3,4", "--time", "300ms", "--report-interval", "300ms",
+		"--slo", "1000", "--out", out)
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	for _, n := range []string{"1", "2", "3", "4"} {
+		r := readResult(t, filepath.Join(dir, "s-threads"+n+".json"))
+		if r.Load.Threads != mustAtoi(t, n) || r.Summary.Count == 0 {
+			t.Errorf("step threads %s: load %+v count %d", n, r.Load, r.Summary.Count)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "s-sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sw Sweep
+	if err := json.Unmarshal(b, &sw); err != nil {
+		t.Fatal(err)
+	}
+	if sw.Axis != "threads" || len(sw.Steps) != 4 || len(sw.Knees) != 3 || (sw.USL == nil && sw.USLError == "") {
+		t.Errorf("sweep file: %+v", sw)
+	}
+	for _, want := range []string{"steps:", "threads 4", "sweep verdict (threads):", "marginal:", "kneedle:", "slo:"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, o.stdout)
+		}
+	}
+}
+
+func TestSweepUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"sweep", "oltp_point_select", "--threads", "1,2", "--rate", "10,20"},
+		{"sweep", "oltp_point_select", "--threads", "4"},
+		{"sweep", "oltp_point_select", "--threads", "1,x"},
+		{"sweep", "fileio", "--file", "/tmp/none.dat", "--threads", "1,2"},
+	} {
+		if o := run(t, context.Background(), append(args, "--target", "postgres://u@127.0.0.1:1/db")...); o.code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d\n%s", args, o.code, ExitUsage, o.stderr)
+		}
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

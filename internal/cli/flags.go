@@ -87,23 +87,27 @@ type commonFlags struct {
 	targets []string
 
 	// run
-	threads   int
-	duration  time.Duration
-	warmup    time.Duration
-	rate      rateValue
-	baseline  float64
-	arrival   string
-	think     time.Duration
-	thinkDist string
-	interval  time.Duration
-	grace     time.Duration
-	late      time.Duration
-	out       string
-	label     string
-	seed      uint64
-	prepare   string
-	cpuprof   string
-	retry     string
+	threads  int
+	duration time.Duration
+	warmup   time.Duration
+	rate     rateValue
+	baseline float64
+
+	// sweep
+	threadList, rateList string
+	slo                  float64
+	arrival              string
+	think                time.Duration
+	thinkDist            string
+	interval             time.Duration
+	grace                time.Duration
+	late                 time.Duration
+	out                  string
+	label                string
+	seed                 uint64
+	prepare              string
+	cpuprof              string
+	retry                string
 
 	// prepare, cleanup
 	force   bool
@@ -116,11 +120,19 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 	c.fs = fs
 	fs.StringArrayVar(&c.targets, "target", nil, "database URL (postgres://, mysql://, sqlite:PATH), or for fileio a file or block device; repeat for several instances at once; default: an embedded SQLite file under ./rightsize-data/ (fileio: --file)")
 	switch phase {
-	case "run":
-		fs.IntVar(&c.threads, "threads", 1, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")
+	case "run", "sweep":
+		if phase == "sweep" {
+			fs.StringVar(&c.threadList, "threads", "1", "virtual users per instance, a list to sweep (1,2,4,8,16,32)")
+			fs.StringVar(&c.rateList, "rate", "", "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x)")
+			fs.Float64Var(&c.slo, "slo", 0, "p99 objective in ms for the SLO knee (0: none)")
+		} else {
+			fs.IntVar(&c.threads, "threads", 1, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")
+		}
 		durVar(fs, &c.duration, "time", 10*time.Second, "length of the measured window (30s, 2m, or seconds)")
 		durVar(fs, &c.warmup, "warmup", 0, "warm-up before the measured window, reported apart and excluded from the headline figures")
-		fs.Var(&c.rate, "rate", "open loop: start this many events per second per instance on a fixed schedule, or a multiple of --baseline-rate such as 2x (0 = closed loop); latency then counts from the intended start")
+		if phase == "run" {
+			fs.Var(&c.rate, "rate", "open loop: start this many events per second per instance on a fixed schedule, or a multiple of --baseline-rate such as 2x (0 = closed loop); latency then counts from the intended start")
+		}
 		fs.Float64Var(&c.baseline, "baseline-rate", 0, "events per second per instance that --rate Nx multiplies (e.g. the rate a known-good configuration sustains)")
 		fs.StringVar(&c.arrival, "arrival", "constant", "open-loop arrivals: constant (evenly spaced) or poisson (random, same mean)")
 		durVar(fs, &c.think, "think-time", 0, "closed loop: pause between a virtual user's events (not timed)")

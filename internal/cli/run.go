@@ -78,6 +78,15 @@ func newRunID(now time.Time) string {
 }
 
 func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
+	return runSteps(ctx, env, w, c, nil)
+}
+
+// runSteps runs a workload once per step: the workload's own steps (fileio's
+// read mixes) or a sweep's axis (axis non-nil), writing one result each.
+func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags, axis []axisStep) error {
+	if len(axis) > 0 {
+		c.threads, c.rate = axis[0].threads, axis[0].rate
+	}
 	cfg, cfgErr := c.runnerConfig()
 	if _, ok := w.(workload.ThreadCounter); ok && c.fs != nil {
 		for _, f := range []string{"threads", "rate", "think-time"} {
@@ -157,7 +166,11 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	for _, in := range ins {
 		blocking = blocking || in.Info().BlockingIO
 	}
-	if need := cfg.Threads*len(ins) + 2; blocking && need > env.MaxProcs && env.SetMaxProcs != nil {
+	most := cfg.Threads
+	for _, a := range axis {
+		most = max(most, a.threads)
+	}
+	if need := most*len(ins) + 2; blocking && need > env.MaxProcs && env.SetMaxProcs != nil {
 		env.SetMaxProcs(need)
 		env.MaxProcs = need
 	}
@@ -202,12 +215,31 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 	if st, ok := w.(workload.Stepper); ok {
 		steps = st.Steps()
 	}
+	if len(axis) > 0 {
+		if len(steps) > 1 {
+			return usagef("sweep: %s already runs %d steps of its own (%s, ...); sweep one axis at a time", w.Name(), len(steps), steps[0].Label)
+		}
+		steps = steps[:0]
+		for _, a := range axis {
+			steps = append(steps, workload.Step{Label: a.label, Options: map[string]any{"sweep_step": a.label}})
+		}
+	}
 	var results []*result.Run
 	for k, step := range steps {
 		for _, in := range ins {
 			if ss, ok := in.(workload.StepSetter); ok {
 				ss.SetStep(k)
 			}
+		}
+		if len(axis) > 0 {
+			a := axis[k]
+			c.threads, c.rate = a.threads, a.rate
+			if tc, ok := w.(workload.ThreadCounter); !ok {
+				cfg.Threads = a.threads
+			} else {
+				cfg.Threads = tc.VUs()
+			}
+			cfg.Rate = a.rateFor(c.baseline)
 		}
 		if len(steps) > 1 {
 			fmt.Fprintf(env.Stdout, "\n== step %d of %d: %s\n", k+1, len(steps), step.Label)
@@ -225,22 +257,16 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 			return err
 		}
 	}
+	if len(axis) > 0 {
+		return sweepAnalysis(env, w, c, id, axis, results)
+	}
 	return nil
 }
 
 // runStep runs one step of a run command and writes its result.
 func runStep(ctx context.Context, env *Env, w workload.Workload, c *commonFlags, cfg runner.Config,
 	specs []runner.Instance, ins []workload.Instance, id string, step workload.Step, nsteps int) (*result.Run, error) {
-	out := c.out
-	if out == "" {
-		name := id + "-" + w.Name()
-		if nsteps > 1 {
-			name += "-" + fileSafe(step.Label)
-		}
-		out = filepath.Join("results", name+".json")
-	} else if nsteps > 1 && out != "-" {
-		out = strings.TrimSuffix(out, ".json") + "-" + fileSafe(step.Label) + ".json"
-	}
+	out := resultPath(c, id, w, step, nsteps)
 	res, err := runner.Run(ctx, cfg, specs)
 	if err != nil {
 		return nil, err
@@ -289,6 +315,23 @@ func runStep(ctx context.Context, env *Env, w workload.Workload, c *commonFlags,
 		return res, errInterrupted
 	}
 	return res, nil
+}
+
+// resultPath is where a step's result goes: --out (with the step appended
+// when there are several), or results/<id>-<workload>[-<step>].json.
+func resultPath(c *commonFlags, id string, w workload.Workload, step workload.Step, nsteps int) string {
+	out := c.out
+	if out == "" {
+		name := id + "-" + w.Name()
+		if nsteps > 1 {
+			name += "-" + fileSafe(step.Label)
+		}
+		return filepath.Join("results", name+".json")
+	}
+	if nsteps > 1 && out != "-" {
+		out = strings.TrimSuffix(out, ".json") + "-" + fileSafe(step.Label) + ".json"
+	}
+	return out
 }
 
 // fileSafe turns a step label into a file-name part ("read 70%" → "read70").

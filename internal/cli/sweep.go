@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+func sweepCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
+	axis, err := c.sweepAxis()
+	if err != nil {
+		return err
+	}
+	return runSteps(ctx, env, w, c, axis)
+}
+
+// axisStep is one step of a sweep: its threads and rate.
+type axisStep struct {
+	label   string
+	threads int
+	rate    rateValue
+	x       float64 // the swept value, for the analysis
+}
+
+func (a axisStep) rateFor(baseline float64) float64 {
+	if a.rate.multiple > 0 {
+		return a.rate.multiple * baseline
+	}
+	return a.rate.perSec
+}
+
+// sweepAxis parses --threads and --rate lists; exactly one may have several
+// values.
+func (c *commonFlags) sweepAxis() ([]axisStep, error) {
+	threads, err := intList(c.threadList)
+	if err != nil {
+		return nil, usagef("threads %q: %v", c.threadList, err)
+	}
+	var rates []rateValue
+	if strings.TrimSpace(c.rateList) != "" {
+		for _, f := range strings.Split(c.rateList, ",") {
+			var r rateValue
+			if err := r.Set(f); err != nil {
+				return nil, usagef("rate: %v", err)
+			}
+			rates = append(rates, r)
+		}
+	}
+	if len(rates) == 0 {
+		rates = []rateValue{{}}
+	}
+	switch {
+	case len(threads) > 1 && len(rates) > 1:
+		return nil, usagef("sweep one axis at a time: --threads and --rate both list several values")
+	case len(threads) > 1:
+		var out []axisStep
+		for _, n := range threads {
+			out = append(out, axisStep{label: fmt.Sprintf("threads %d", n), threads: n, rate: rates[0], x: float64(n)})
+		}
+		return out, nil
+	case len(rates) > 1:
+		var out []axisStep
+		for _, r := range rates {
+			x := r.perSec
+			if r.multiple > 0 {
+				x = r.multiple
+			}
+			out = append(out, axisStep{label: "rate " + r.String(), threads: threads[0], rate: r, x: x})
+		}
+		return out, nil
+	}
+	return nil, usagef("sweep: give several values to --threads (1,2,4,8) or --rate (1x,2x,3x or 100,200)")
+}
+
+func intList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive whole number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// Sweep is the sweep file: the steps' result files and the analysis.
+type Sweep struct {
+	SchemaVersion int             `json:"schema_version"`
+	ID            string          `json:"id"`
+	Workload      string          `json:"workload"`
+	Axis          string          `json:"axis"` // "threads" or "rate"
+	Steps         []SweepStep     `json:"steps"`
+	Knees         []analysis.Knee `json:"knees"`
+	USL           *analysis.USL   `json:"usl,omitempty"`
+	USLError      string          `json:"usl_error,omitempty"`
+	SLOMs         float64         `json:"slo_ms,omitempty"`
+}
+
+// SweepStep is one step's headline and its result file.
+type SweepStep struct {
+	Label      string       `json:"label"`
+	X          float64      `json:"x"`
+	Throughput float64      `json:"throughput"`
+	P99Ms      float64      `json:"p99_ms"`
+	AvgMs      float64      `json:"avg_ms"`
+	Errors     int64        `json:"errors"`
+	Host       *result.Host `json:"host,omitempty"`
+	Result     string       `json:"result,omitempty"`
+}
+
+// sweepAnalysis finds the knee (and, over threads, fits the USL), prints the
+// verdict and writes the sweep file.
+func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, axis []axisStep, runs []*result.Run) error {
+	sw := Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: w.Name(), Axis: "threads", SLOMs: c.slo}
+	if axis[0].threads == axis[len(axis)-1].threads {
+		sw.Axis = "rate"
+	}
+	var ps []analysis.Point
+	var xs, ys []float64
+	for i, r := range runs {
+		st := SweepStep{Label: axis[i].label, X: axis[i].x, Throughput: r.Summary.Throughput, P99Ms: r.Summary.Latency.P99Ms,
+			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host}
+		if c.out != "-" {
+			st.Result = resultPath(c, id, w, workload.Step{Label: axis[i].label}, len(axis))
+		}
+		sw.Steps = append(sw.Steps, st)
+		ps = append(ps, analysis.Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms})
+		xs, ys = append(xs, st.X), append(ys, st.Throughput)
+	}
+	sw.Knees = []analysis.Knee{analysis.MarginalKnee(ps, 0.2), analysis.Kneedle(ps)}
+	if c.slo > 0 {
+		sw.Knees = append(sw.Knees, analysis.SLOKnee(ps, c.slo))
+	}
+	if sw.Axis == "threads" {
+		if u, err := analysis.FitUSL(xs, ys, 200, 1); err == nil {
+			sw.USL = &u
+		} else {
+			sw.USLError = err.Error()
+		}
+	}
+	fmt.Fprintf(env.Stdout, "\nsweep verdict (%s):\n", sw.Axis)
+	for _, k := range sw.Knees {
+		fmt.Fprintf(env.Stdout, "  %-8s %s\n", k.Method+":", k.Reason)
+		if k.Index >= 0 && runs[k.Index].Host != nil {
+			h := runs[k.Index].Host
+			fmt.Fprintf(env.Stdout, "           host at that step: CPU user %.0f%% sys %.0f%% iowait %.0f%% steal %.0f%% idle %.0f%%, run queue %d\n",
+				h.CPU.User, h.CPU.System, h.CPU.Iowait, h.CPU.Steal, h.CPU.Idle, h.RunQueue)
+		}
+	}
+	if u := sw.USL; u != nil {
+		fmt.Fprintf(env.Stdout, "  usl:     λ %.4g/s per thread, σ %.4f (contention), κ %.5f (coherency), R² %.3f; ",
+			u.Lambda, u.Sigma, u.Kappa, u.R2)
+		if math.IsInf(u.Peak, 1) {
+			fmt.Fprintf(env.Stdout, "no peak: with κ = 0 throughput levels off towards %.4g/s without turning down", u.PeakX)
+		} else {
+			fmt.Fprintf(env.Stdout, "peak at %.1f threads, %.4g/s (95%% interval %.1f to %.1f threads)", u.Peak, u.PeakX, u.PeakCI[0], u.PeakCI[1])
+		}
+		if u.Retrograde {
+			fmt.Fprintf(env.Stdout, "; retrograde: throughput falls past the peak")
+		}
+		fmt.Fprintln(env.Stdout)
+	} else if sw.USLError != "" {
+		fmt.Fprintf(env.Stdout, "  usl:     not fitted: %s\n", sw.USLError)
+	}
+	if c.out == "-" {
+		return nil
+	}
+	path := filepath.Join("results", id+"-"+w.Name()+"-sweep.json")
+	if c.out != "" {
+		path = strings.TrimSuffix(c.out, ".json") + "-sweep.json"
+	}
+	b, err := json.MarshalIndent(sw, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "sweep: %s\n", path)
+	return nil
+}
