@@ -23,10 +23,14 @@ func Steps(w io.Writer, runs []*result.Run) error {
 	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
 	if !storage {
 		ew.printf("\nsteps:\n")
-		fmt.Fprintf(tw, "step\tthroughput/s\tavg ms\tp99 ms\terrors\t\n")
+		fmt.Fprintf(tw, "step\tthroughput/s\tavg ms\tp95 ms\tp99 ms\terrors\tcpu usr%%\tsys%%\tiowait%%\tsteal%%\trun queue\t\n")
 		for _, r := range runs {
 			s := r.Summary
-			fmt.Fprintf(tw, "%s\t%.2f\t%.3f\t%.3f\t%d\t\n", r.Label, s.Throughput, s.Latency.AvgMs, s.Latency.P99Ms, s.Errors)
+			host := "-\t-\t-\t-\t-"
+			if h := r.Host; h != nil {
+				host = fmt.Sprintf("%.0f\t%.0f\t%.0f\t%.0f\t%d", h.CPU.User, h.CPU.System, h.CPU.Iowait, h.CPU.Steal, h.RunQueue)
+			}
+			fmt.Fprintf(tw, "%s\t%.2f\t%.3f\t%.3f\t%.3f\t%d\t%s\t\n", r.Label, s.Throughput, s.Latency.AvgMs, s.Latency.P95Ms, s.Latency.P99Ms, s.Errors, host)
 		}
 		if err := tw.Flush(); err != nil && ew.err == nil {
 			ew.err = err

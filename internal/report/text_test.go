@@ -421,3 +421,20 @@ func TestSummaryHostAndSteal(t *testing.T) {
 		t.Errorf("steal 2%% warned:\n%s", out)
 	}
 }
+
+func TestStepsTableWithHost(t *testing.T) {
+	a, b := closedRun(), closedRun()
+	a.Label, b.Label = "threads 1", "threads 2"
+	b.Host = &result.Host{CPU: result.CPUPct{User: 61, System: 30, Iowait: 2, Steal: 4}, RunQueue: 3}
+	var buf bytes.Buffer
+	if err := report.Steps(&buf, []*result.Run{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if row := strings.Fields(lineWith(t, out, "threads 2")); strings.Join(row[len(row)-5:], " ") != "61 30 2 4 3" {
+		t.Errorf("host columns %q:\n%s", row, out)
+	}
+	if row := strings.Fields(lineWith(t, out, "threads 1")); row[len(row)-1] != "-" {
+		t.Errorf("a step without host figures: %q", row)
+	}
+}
