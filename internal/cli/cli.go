@@ -180,6 +180,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		phaseCommand(ctx, env, "cleanup", "Drop the tables rightsize created for a workload", cleanupCmd),
 		phaseCommand(ctx, env, "sweep", "Run a workload at several thread counts or rates and find the knee", sweepCmd),
 		phaseCommand(ctx, env, "check", "Check a prepared or run database for consistency (exit 1 when a condition fails)", checkCmd),
+		analyzeCommand(env),
 		listCommand(env),
 	)
 	return root

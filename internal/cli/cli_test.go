@@ -457,6 +457,15 @@ func TestSweepThreads(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, o.stdout)
 		}
 	}
+	// analyze reproduces the verdict from the file alone.
+	a := run(t, context.Background(), "analyze", filepath.Join(dir, "s-sweep.json"))
+	verdict := o.stdout[strings.Index(o.stdout, "sweep verdict"):strings.Index(o.stdout, "sweep: ")]
+	if a.code != ExitOK || !strings.Contains(a.stdout, verdict) {
+		t.Errorf("analyze: exit %d\n%s\nwant the run's verdict:\n%s", a.code, a.stdout, verdict)
+	}
+	if b := run(t, context.Background(), "analyze", filepath.Join(dir, "s-threads1.json")); b.code != ExitFailure || !strings.Contains(b.stderr, "no steps") {
+		t.Errorf("analyze of a run file: exit %d\n%s", b.code, b.stderr)
+	}
 }
 
 func TestSweepUsage(t *testing.T) {

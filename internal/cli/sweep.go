@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -118,15 +120,13 @@ type SweepStep struct {
 	Result     string       `json:"result,omitempty"`
 }
 
-// sweepAnalysis finds the knee (and, over threads, fits the USL), prints the
-// verdict and writes the sweep file.
+// sweepAnalysis builds the sweep from its steps' results, analyses it,
+// prints the verdict and writes the sweep file.
 func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, axis []axisStep, runs []*result.Run) error {
 	sw := Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: w.Name(), Axis: "threads", SLOMs: c.slo}
 	if axis[0].threads == axis[len(axis)-1].threads {
 		sw.Axis = "rate"
 	}
-	var ps []analysis.Point
-	var xs, ys []float64
 	for i, r := range runs {
 		st := SweepStep{Label: axis[i].label, X: axis[i].x, Throughput: r.Summary.Throughput, P99Ms: r.Summary.Latency.P99Ms,
 			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host}
@@ -134,44 +134,9 @@ func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, axi
 			st.Result = resultPath(c, id, w, workload.Step{Label: axis[i].label}, len(axis))
 		}
 		sw.Steps = append(sw.Steps, st)
-		ps = append(ps, analysis.Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms})
-		xs, ys = append(xs, st.X), append(ys, st.Throughput)
 	}
-	sw.Knees = []analysis.Knee{analysis.MarginalKnee(ps, 0.2), analysis.Kneedle(ps)}
-	if c.slo > 0 {
-		sw.Knees = append(sw.Knees, analysis.SLOKnee(ps, c.slo))
-	}
-	if sw.Axis == "threads" {
-		if u, err := analysis.FitUSL(xs, ys, 200, 1); err == nil {
-			sw.USL = &u
-		} else {
-			sw.USLError = err.Error()
-		}
-	}
-	fmt.Fprintf(env.Stdout, "\nsweep verdict (%s):\n", sw.Axis)
-	for _, k := range sw.Knees {
-		fmt.Fprintf(env.Stdout, "  %-8s %s\n", k.Method+":", k.Reason)
-		if k.Index >= 0 && runs[k.Index].Host != nil {
-			h := runs[k.Index].Host
-			fmt.Fprintf(env.Stdout, "           host at that step: CPU user %.0f%% sys %.0f%% iowait %.0f%% steal %.0f%% idle %.0f%%, run queue %d\n",
-				h.CPU.User, h.CPU.System, h.CPU.Iowait, h.CPU.Steal, h.CPU.Idle, h.RunQueue)
-		}
-	}
-	if u := sw.USL; u != nil {
-		fmt.Fprintf(env.Stdout, "  usl:     λ %.4g/s per thread, σ %.4f (contention), κ %.5f (coherency), R² %.3f; ",
-			u.Lambda, u.Sigma, u.Kappa, u.R2)
-		if math.IsInf(u.Peak, 1) {
-			fmt.Fprintf(env.Stdout, "no peak: with κ = 0 throughput levels off towards %.4g/s without turning down", u.PeakX)
-		} else {
-			fmt.Fprintf(env.Stdout, "peak at %.1f threads, %.4g/s (95%% interval %.1f to %.1f threads)", u.Peak, u.PeakX, u.PeakCI[0], u.PeakCI[1])
-		}
-		if u.Retrograde {
-			fmt.Fprintf(env.Stdout, "; retrograde: throughput falls past the peak")
-		}
-		fmt.Fprintln(env.Stdout)
-	} else if sw.USLError != "" {
-		fmt.Fprintf(env.Stdout, "  usl:     not fitted: %s\n", sw.USLError)
-	}
+	analyze(&sw)
+	printVerdict(env, &sw)
 	if c.out == "-" {
 		return nil
 	}
@@ -191,4 +156,94 @@ func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, axi
 	}
 	fmt.Fprintf(env.Stdout, "sweep: %s\n", path)
 	return nil
+}
+
+// analyze finds the knees (and, over threads, fits the USL) from the steps.
+func analyze(sw *Sweep) {
+	var ps []analysis.Point
+	var xs, ys []float64
+	for _, st := range sw.Steps {
+		ps = append(ps, analysis.Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms})
+		xs, ys = append(xs, st.X), append(ys, st.Throughput)
+	}
+	sw.Knees = []analysis.Knee{analysis.MarginalKnee(ps, 0.2), analysis.Kneedle(ps)}
+	if sw.SLOMs > 0 {
+		sw.Knees = append(sw.Knees, analysis.SLOKnee(ps, sw.SLOMs))
+	}
+	sw.USL, sw.USLError = nil, ""
+	if sw.Axis == "threads" {
+		if u, err := analysis.FitUSL(xs, ys, 200, 1); err == nil {
+			sw.USL = &u
+		} else {
+			sw.USLError = err.Error()
+		}
+	}
+}
+
+// printVerdict writes the knees, the host at each, and the USL fit.
+func printVerdict(env *Env, sw *Sweep) {
+	fmt.Fprintf(env.Stdout, "\nsweep verdict (%s):\n", sw.Axis)
+	for _, k := range sw.Knees {
+		fmt.Fprintf(env.Stdout, "  %-8s %s\n", k.Method+":", k.Reason)
+		if k.Index >= 0 && k.Index < len(sw.Steps) && sw.Steps[k.Index].Host != nil {
+			h := sw.Steps[k.Index].Host
+			fmt.Fprintf(env.Stdout, "           host at that step: CPU user %.0f%% sys %.0f%% iowait %.0f%% steal %.0f%% idle %.0f%%, run queue %d\n",
+				h.CPU.User, h.CPU.System, h.CPU.Iowait, h.CPU.Steal, h.CPU.Idle, h.RunQueue)
+		}
+	}
+	if u := sw.USL; u != nil {
+		fmt.Fprintf(env.Stdout, "  usl:     λ %.4g/s per thread, σ %.4f (contention), κ %.5f (coherency), R² %.3f; ",
+			u.Lambda, u.Sigma, u.Kappa, u.R2)
+		if math.IsInf(u.Peak, 1) {
+			fmt.Fprintf(env.Stdout, "no peak: with κ = 0 throughput levels off towards %.4g/s without turning down", u.PeakX)
+		} else {
+			fmt.Fprintf(env.Stdout, "peak at %.1f threads, %.4g/s (95%% interval %.1f to %.1f threads)", u.Peak, u.PeakX, u.PeakCI[0], u.PeakCI[1])
+		}
+		if u.Retrograde {
+			fmt.Fprintf(env.Stdout, "; retrograde: throughput falls past the peak")
+		}
+		fmt.Fprintln(env.Stdout)
+	} else if sw.USLError != "" {
+		fmt.Fprintf(env.Stdout, "  usl:     not fitted: %s\n", sw.USLError)
+	}
+}
+
+// analyzeCommand re-runs a sweep's analysis from its file, with no database.
+func analyzeCommand(env *Env) *cobra.Command {
+	var slo float64
+	cmd := &cobra.Command{
+		Use:   "analyze SWEEP.json",
+		Short: "Re-run a sweep's analysis (knees, USL) from its sweep file, with no database",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("analyze: name one sweep file (results/<id>-<workload>-sweep.json)")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			b, err := os.ReadFile(args[0])
+			if err != nil {
+				return runError{fmt.Errorf("analyze: %w", err)}
+			}
+			var sw Sweep
+			if err := json.Unmarshal(b, &sw); err != nil {
+				return runError{fmt.Errorf("analyze: %s is not a sweep file: %w", args[0], err)}
+			}
+			if sw.SchemaVersion != result.SchemaVersion {
+				return runError{fmt.Errorf("analyze: %s has schema version %d; this rightsize reads %d", args[0], sw.SchemaVersion, result.SchemaVersion)}
+			}
+			if len(sw.Steps) == 0 {
+				return runError{fmt.Errorf("analyze: %s holds no steps", args[0])}
+			}
+			if c.Flags().Changed("slo") {
+				sw.SLOMs = slo
+			}
+			analyze(&sw)
+			fmt.Fprintf(env.Stdout, "%s sweep %s over %s, %d steps\n", sw.Workload, sw.ID, sw.Axis, len(sw.Steps))
+			printVerdict(env, &sw)
+			return nil
+		},
+	}
+	cmd.Flags().Float64Var(&slo, "slo", 0, "p99 objective in ms for the SLO knee (default: the sweep's)")
+	return cmd
 }
