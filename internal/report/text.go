@@ -93,6 +93,9 @@ func Summary(w io.Writer, r *result.Run) error {
 	}
 	if len(r.Instances) > 1 {
 		ew.printf("\nper instance:\n")
+		if f := r.Fairness; f != nil {
+			ew.printf("  fairness: lowest %.2f, highest %.2f %s/s, coefficient of variation %.1f%%\n", f.Min, f.Max, r.Event, f.CoVPct)
+		}
 		for _, in := range r.Instances {
 			headline(ew, fmt.Sprintf("  #%d %s: ", in.Index+1, in.Target), r.Event, in.Summary)
 			if in.TPCC != nil {

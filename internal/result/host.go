@@ -1,5 +1,7 @@
 package result
 
+import "math"
+
 // Host is what the load generator's host did during one interval (or, in
 // Run.Host, on average over the measured window), from /proc.
 type Host struct {
@@ -114,4 +116,36 @@ func addCPU(a, b CPUPct) CPUPct {
 
 func scaleCPU(a CPUPct, f float64) CPUPct {
 	return CPUPct{User: a.User * f, System: a.System * f, Iowait: a.Iowait * f, Steal: a.Steal * f, Idle: a.Idle * f}
+}
+
+// Fairness is how evenly several instances were served: the lowest and
+// highest throughput of an instance and their coefficient of variation
+// (standard deviation / mean, in percent).
+type Fairness struct {
+	Min    float64 `json:"min_throughput"`
+	Max    float64 `json:"max_throughput"`
+	CoVPct float64 `json:"cov_pct"`
+}
+
+// FairnessOf returns the fairness of the instances' throughputs; nil for
+// fewer than two.
+func FairnessOf(throughputs []float64) *Fairness {
+	if len(throughputs) < 2 {
+		return nil
+	}
+	f := &Fairness{Min: math.Inf(1), Max: math.Inf(-1)}
+	var sum float64
+	for _, x := range throughputs {
+		f.Min, f.Max = math.Min(f.Min, x), math.Max(f.Max, x)
+		sum += x
+	}
+	mean := sum / float64(len(throughputs))
+	var ss float64
+	for _, x := range throughputs {
+		ss += (x - mean) * (x - mean)
+	}
+	if mean > 0 {
+		f.CoVPct = 100 * math.Sqrt(ss/float64(len(throughputs))) / mean
+	}
+	return f
 }

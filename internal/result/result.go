@@ -54,6 +54,8 @@ type Run struct {
 	Client *Client `json:"client,omitempty"`
 	// TPCC holds TPC-C's own figures (tpmC, NOPM, mix, limits); tpcc runs only.
 	TPCC *TPCC `json:"tpcc,omitempty"`
+	// Fairness compares the instances' throughput (several instances only).
+	Fairness *Fairness `json:"fairness,omitempty"`
 	// Host is the load generator's host over the measured window: the mean
 	// of the measured intervals' host figures.
 	Host *Host `json:"host,omitempty"`

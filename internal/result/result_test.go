@@ -296,3 +296,17 @@ func TestMeanHost(t *testing.T) {
 		t.Error("no host figures should give nil")
 	}
 }
+
+func TestFairnessOf(t *testing.T) {
+	if result.FairnessOf([]float64{100}) != nil {
+		t.Error("one instance has no fairness")
+	}
+	f := result.FairnessOf([]float64{100, 100, 100, 100})
+	if f.Min != 100 || f.Max != 100 || f.CoVPct != 0 {
+		t.Errorf("equal instances: %+v", f)
+	}
+	f = result.FairnessOf([]float64{50, 150})
+	if f.Min != 50 || f.Max != 150 || f.CoVPct != 50 {
+		t.Errorf("50 and 150: %+v, want CoV 50 %%", f)
+	}
+}

@@ -894,6 +894,11 @@ func (r *run) finish() (*result.Run, error) {
 	}
 	out.Summary = aggTotal[meas].summary(cfg.Unit, measSecs, r.open, aggDropped[meas], cfg.Counters)
 	out.Summary.Partial = r.partial
+	var each []float64
+	for _, in := range out.Instances {
+		each = append(each, in.Summary.Throughput)
+	}
+	out.Fairness = result.FairnessOf(each)
 	ops, err := aggTotal[meas].opResults(cfg.Event, cfg.Ops, measSecs)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/hist"
 	"github.com/rightsize/rightsize/internal/pace"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -761,6 +762,48 @@ func TestHostSampledEachTick(t *testing.T) {
 		// The run's figure is the mean of the two measured intervals (20 and 30).
 		if res.Host == nil || res.Host.CPU.User != 25 {
 			t.Errorf("run host %+v", res.Host)
+		}
+	})
+}
+
+// The aggregate histogram of several instances is exactly the histogram of
+// all their samples (merged, never averaged percentiles), and fairness
+// compares the instances.
+func TestAggregateHistogramIsTheCombinedSamples(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fast := instance(func(ctx context.Context) error { return sleepCtx(ctx, 3*time.Millisecond) })
+		slow := instance(func(ctx context.Context) error { return sleepCtx(ctx, 17*time.Millisecond) })
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Ops: ops}, []Instance{fast, slow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := hist.New()
+		for _, in := range res.Instances {
+			h, err := hist.FromSnapshot(in.Ops[0].Histogram)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Merge(h)
+		}
+		got, err := hist.FromSnapshot(res.Ops[0].Histogram)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []float64{0.1, 0.5, 0.75, 0.9, 0.99, 1} {
+			if got.Quantile(q) != want.Quantile(q) {
+				t.Errorf("q%v: aggregate %v, combined samples %v", q, got.Quantile(q), want.Quantile(q))
+			}
+		}
+		if got.Count() != want.Count() || got.Count() != res.Summary.Count {
+			t.Errorf("counts: aggregate %d, combined %d, summary %d", got.Count(), want.Count(), res.Summary.Count)
+		}
+		// The average of the two instances' p50 (10 ms) is not the aggregate's.
+		if p50 := result.Ms(got.Quantile(0.5)); p50 > 3.1 {
+			t.Errorf("aggregate p50 %v ms: the fast instance has most samples", p50)
+		}
+		f := res.Fairness
+		if f == nil || f.Min > f.Max || f.CoVPct < 50 {
+			t.Errorf("fairness %+v: throughputs %v and %v are far apart", f, res.Instances[0].Summary.Throughput, res.Instances[1].Summary.Throughput)
 		}
 	})
 }
