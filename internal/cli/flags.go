@@ -95,7 +95,7 @@ type commonFlags struct {
 
 	// sweep
 	threadList, rateList string
-	slo                  float64
+	slo, cpuTarget       float64
 	arrival              string
 	think                time.Duration
 	thinkDist            string
@@ -125,6 +125,7 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 			fs.StringVar(&c.threadList, "threads", "1", "virtual users per instance, a list to sweep (1,2,4,8,16,32)")
 			fs.StringVar(&c.rateList, "rate", "", "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x)")
 			fs.Float64Var(&c.slo, "slo", 0, "p99 objective in ms for the SLO knee (0: none)")
+			fs.Float64Var(&c.cpuTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (the highest step with flat response time below it)")
 		} else {
 			fs.IntVar(&c.threads, "threads", 1, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")
 		}

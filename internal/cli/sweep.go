@@ -97,15 +97,18 @@ func intList(s string) ([]int, error) {
 
 // Sweep is the sweep file: the steps' result files and the analysis.
 type Sweep struct {
-	SchemaVersion int             `json:"schema_version"`
-	ID            string          `json:"id"`
-	Workload      string          `json:"workload"`
-	Axis          string          `json:"axis"` // "threads" or "rate"
-	Steps         []SweepStep     `json:"steps"`
-	Knees         []analysis.Knee `json:"knees"`
-	USL           *analysis.USL   `json:"usl,omitempty"`
-	USLError      string          `json:"usl_error,omitempty"`
-	SLOMs         float64         `json:"slo_ms,omitempty"`
+	SchemaVersion int              `json:"schema_version"`
+	ID            string           `json:"id"`
+	Workload      string           `json:"workload"`
+	Axis          string           `json:"axis"` // "threads" or "rate"
+	Steps         []SweepStep      `json:"steps"`
+	Knees         []analysis.Knee  `json:"knees"`
+	USL           *analysis.USL    `json:"usl,omitempty"`
+	USLError      string           `json:"usl_error,omitempty"`
+	SLOMs         float64          `json:"slo_ms,omitempty"`
+	CPUTargetPct  float64          `json:"cpu_target_pct,omitempty"`
+	Demand        *analysis.Demand `json:"demand,omitempty"`
+	DemandError   string           `json:"demand_error,omitempty"`
 }
 
 // SweepStep is one step's headline and its result file.
@@ -123,7 +126,7 @@ type SweepStep struct {
 // sweepAnalysis builds the sweep from its steps' results, analyses it,
 // prints the verdict and writes the sweep file.
 func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, axis []axisStep, runs []*result.Run) error {
-	sw := Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: w.Name(), Axis: "threads", SLOMs: c.slo}
+	sw := Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: w.Name(), Axis: "threads", SLOMs: c.slo, CPUTargetPct: c.cpuTarget}
 	if axis[0].threads == axis[len(axis)-1].threads {
 		sw.Axis = "rate"
 	}
@@ -170,6 +173,24 @@ func analyze(sw *Sweep) {
 	if sw.SLOMs > 0 {
 		sw.Knees = append(sw.Knees, analysis.SLOKnee(ps, sw.SLOMs))
 	}
+	sw.Demand, sw.DemandError = nil, ""
+	var ls []analysis.Load
+	cpus := 0
+	for _, st := range sw.Steps {
+		if st.Host == nil {
+			ls = nil
+			break
+		}
+		cpus = st.Host.CPUs
+		ls = append(ls, analysis.Load{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, BusyPct: st.Host.CPU.Busy()})
+	}
+	if ls == nil {
+		sw.DemandError = "no host CPU figures for every step"
+	} else if d, err := analysis.ServiceDemand(ls, cpus, sw.CPUTargetPct); err != nil {
+		sw.DemandError = err.Error()
+	} else {
+		sw.Demand = &d
+	}
 	sw.USL, sw.USLError = nil, ""
 	if sw.Axis == "threads" {
 		if u, err := analysis.FitUSL(xs, ys, 200, 1); err == nil {
@@ -191,6 +212,9 @@ func printVerdict(env *Env, sw *Sweep) {
 				h.CPU.User, h.CPU.System, h.CPU.Iowait, h.CPU.Steal, h.CPU.Idle, h.RunQueue)
 		}
 	}
+	if d := sw.Demand; d != nil {
+		fmt.Fprintf(env.Stdout, "  demand:  %s\n", d.SweetSpot.Reason)
+	}
 	if u := sw.USL; u != nil {
 		fmt.Fprintf(env.Stdout, "  usl:     λ %.4g/s per thread, σ %.4f (contention), κ %.5f (coherency), R² %.3f; ",
 			u.Lambda, u.Sigma, u.Kappa, u.R2)
@@ -210,7 +234,7 @@ func printVerdict(env *Env, sw *Sweep) {
 
 // analyzeCommand re-runs a sweep's analysis from its file, with no database.
 func analyzeCommand(env *Env) *cobra.Command {
-	var slo float64
+	var slo, cpuTarget float64
 	cmd := &cobra.Command{
 		Use:   "analyze SWEEP.json",
 		Short: "Re-run a sweep's analysis (knees, USL) from its sweep file, with no database",
@@ -238,6 +262,9 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if c.Flags().Changed("slo") {
 				sw.SLOMs = slo
 			}
+			if c.Flags().Changed("cpu-target") || sw.CPUTargetPct == 0 {
+				sw.CPUTargetPct = cpuTarget
+			}
 			analyze(&sw)
 			fmt.Fprintf(env.Stdout, "%s sweep %s over %s, %d steps\n", sw.Workload, sw.ID, sw.Axis, len(sw.Steps))
 			printVerdict(env, &sw)
@@ -245,5 +272,6 @@ func analyzeCommand(env *Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().Float64Var(&slo, "slo", 0, "p99 objective in ms for the SLO knee (default: the sweep's)")
+	cmd.Flags().Float64Var(&cpuTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (default: the sweep's, else 80)")
 	return cmd
 }
