@@ -148,18 +148,6 @@ done
 log "fio engine(s): $ENGINES"
 
 # ---------------------------------------------------------------- helpers
-# proc_us_per_io TIMEFILE COUNT -> whole-process (user+sys) CPU µs per I/O
-proc_us_per_io() {
-  awk -v n="$2" 'NF >= 2 { u = $(NF-1); s = $NF }
-    END { if (n > 0 && u != "") printf "%.2f", (u + s) * 1e6 / n; else print "n/a" }' "$1"
-}
-# median V... -> the median of the numeric values (n/a when none)
-median() {
-  printf '%s\n' "$@" | awk '$1 ~ /^[0-9.]+$/ { v[n++] = $1 }
-    END { if (n == 0) { print "n/a"; exit }
-          asort(v); m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2; print m }'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 FAILED=0
 NOTES=()
@@ -193,7 +181,7 @@ run_fio() { # run_fio CASE ENGINE REP
   R[$c/fio:$e/p99]+=" $p99"
   R[$c/fio:$e/mbs]+=" $mbs"
   R[$c/fio:$e/cpu]+=" $cpu"
-  R[$c/fio:$e/proc]+=" $(proc_us_per_io "$base.time" "$ios")"
+  R[$c/fio:$e/proc]+=" $(cpu_us_per "$base.time" "$ios" 2)"
 }
 
 run_rightsize() { # run_rightsize CASE REP
@@ -227,7 +215,7 @@ run_rightsize() { # run_rightsize CASE REP
   R[$c/rs/p99]+=" $p99"
   R[$c/rs/mbs]+=" $mbs"
   R[$c/rs/cpu]+=" $cpu"
-  R[$c/rs/proc]+=" $(proc_us_per_io "$base.time" "$ios")"
+  R[$c/rs/proc]+=" $(cpu_us_per "$base.time" "$ios" 2)"
   case ",$RS_ENGINE," in *",$engine,"*) ;; *) RS_ENGINE+="${RS_ENGINE:+,}$engine" ;; esac
 }
 
@@ -249,11 +237,8 @@ for c in $CASES; do
     i=$((i + 1))
   done
 done
-for key in "${!R[@]}"; do
-  case $key in */flag) continue ;; esac
-  # shellcheck disable=SC2086
-  M[$key]=$(median ${R[$key]})
-done
+# Medians of the repetitions; the raw values go to the table's footer.
+medians
 
 # ---------------------------------------------------------------- report
 TABLE=$OUT/fileio_vs_fio.txt

@@ -37,3 +37,31 @@ ensure_clients() {
 }
 
 has_tool() { case " $TOOLS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+# cpu_us_per TIMEFILE COUNT [DECIMALS] -> the process's (user+sys) CPU µs per
+# unit of work, from a /usr/bin/time -f '%U %S' file
+cpu_us_per() {
+  awk -v n="$2" -v d="${3:-1}" 'NF >= 2 { u = $(NF-1); s = $NF }
+    END { if (n > 0 && u != "") printf "%." d "f", (u + s) * 1e6 / n; else print "n/a" }' "$1"
+}
+
+# median V... -> the median of the numeric values (n/a when none)
+median() {
+  printf '%s\n' "$@" | awk '$1 ~ /^[0-9.]+$/ { v[n++] = $1 }
+    END { if (n == 0) { print "n/a"; exit }
+          asort(v); m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2; print m }'
+}
+
+# ratio A B -> A/B with two decimals (n/a unless both are positive)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+# medians: fill the associative array M with the median of each entry of R
+# (space-separated values of the repetitions), skipping keys ending in /flag.
+medians() {
+  local key
+  for key in "${!R[@]}"; do
+    case $key in */flag) continue ;; esac
+    # shellcheck disable=SC2086,SC2034,SC2004 # separate words; M and R are the caller's associative arrays
+    M[$key]=$(median ${R[$key]})
+  done
+}

@@ -83,18 +83,6 @@ create_db() {
   esac
 }
 
-# cpu_us_per_txn TIMEFILE COUNT -> client (user+sys) CPU µs per transaction
-cpu_us_per_txn() {
-  awk -v n="$2" 'NF >= 2 { u = $(NF-1); s = $NF }
-    END { if (n > 0 && u != "") printf "%.1f", (u + s) * 1e6 / n; else print "n/a" }' "$1"
-}
-# median V... -> the median of the numeric values (n/a when none)
-median() {
-  printf '%s\n' "$@" | awk '$1 ~ /^[0-9.]+$/ { v[n++] = $1 }
-    END { if (n == 0) { print "n/a"; exit }
-          asort(v); m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2; print m }'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 FAILED=0
 NOTES=()
@@ -117,7 +105,7 @@ run_sysbench() { # run_sysbench SERVER WORKLOAD REP
   p99=$(awk '/99th percentile:/ { print $3; exit }' "$base.txt")
   R[$s/$w/sb_tps]+=" ${tps:-n/a}"
   R[$s/$w/sb_p99]+=" ${p99:-n/a}"
-  R[$s/$w/sb_cpu]+=" $(cpu_us_per_txn "$base.time" "${count:-0}")"
+  R[$s/$w/sb_cpu]+=" $(cpu_us_per "$base.time" "${count:-0}")"
 }
 
 run_rightsize() { # run_rightsize SERVER WORKLOAD REP
@@ -146,7 +134,7 @@ run_rightsize() { # run_rightsize SERVER WORKLOAD REP
   count=$(jq -r '.summary.count' "$base.json")
   R[$s/$w/rs_tps]+=" $(jq -r '.summary.throughput | . * 100 | round / 100' "$base.json")"
   R[$s/$w/rs_p99]+=" $(jq -r '.summary.latency.p99_ms | . * 100 | round / 100' "$base.json")"
-  R[$s/$w/rs_cpu]+=" $(cpu_us_per_txn "$base.time" "$count")"
+  R[$s/$w/rs_cpu]+=" $(cpu_us_per "$base.time" "$count")"
 }
 
 # ---------------------------------------------------------------- prepare
@@ -184,11 +172,7 @@ for s in $SERVERS; do
   done
 done
 # Medians of the repetitions; the raw values go to the table's footer.
-for key in "${!R[@]}"; do
-  case $key in */flag) continue ;; esac
-  # shellcheck disable=SC2086
-  M[$key]=$(median ${R[$key]})
-done
+medians
 
 # ---------------------------------------------------------------- report
 TABLE=$OUT/oltp_vs_sysbench.txt

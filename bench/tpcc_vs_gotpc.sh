@@ -156,18 +156,6 @@ fresh_db() { drop_db "$1" "$2" && sql "$1" "CREATE DATABASE $2"; }
 
 # elapsed TIMEFILE -> wall seconds of a '%e %U %S' /usr/bin/time file
 elapsed() { awk 'NF == 3 { e = $1 } END { print (e == "" ? "n/a" : e) }' "$1"; }
-# cpu_us_per_txn TIMEFILE COUNT -> client (user+sys) CPU µs per transaction
-cpu_us_per_txn() {
-  awk -v n="$2" 'NF == 3 { u = $2; s = $3 }
-    END { if (n > 0 && u != "") printf "%.1f", (u + s) * 1e6 / n; else print "n/a" }' "$1"
-}
-# median V... -> the median of the numeric values (n/a when none)
-median() {
-  printf '%s\n' "$@" | awk '$1 ~ /^[0-9.]+$/ { v[n++] = $1 }
-    END { if (n == 0) { print "n/a"; exit }
-          asort(v); m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2; print m }'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
 # txn_key NAME -> neworder, payment, orderstatus, delivery, stocklevel
 txn_key() { printf '%s' "$1" | tr -cd '[:alnum:]' | tr '[:upper:]' '[:lower:]'; }
 TXNS="neworder payment orderstatus delivery stocklevel"
@@ -219,7 +207,7 @@ rs_cycle() { # rs_cycle SERVER REP: fresh database, load, run, drop
   R[$s/rs/tpmc]+=" $(jq -r '.tpcc.tpmc | . * 10 | round / 10' "$base.json")"
   R[$s/rs/tpm]+=" $(jq -r '.tpcc.tpm | . * 10 | round / 10' "$base.json")"
   R[$s/rs/cpu]+=" $(jq -r '.client.cpu_per_event_us // "n/a" | if type == "number" then . * 10 | round / 10 else . end' "$base.json")"
-  R[$s/rs/cpu_proc]+=" $(cpu_us_per_txn "$base.run.time" "$count")"
+  R[$s/rs/cpu_proc]+=" $(cpu_us_per "$base.run.time" "$count")"
   R[$s/rs/errors]+=" $errors"
   while read -r name p90; do
     R[$s/rs/p90_$(txn_key "$name")]+=" $p90"
@@ -266,8 +254,8 @@ gt_cycle() { # gt_cycle SERVER REP: fresh database, load, run, cleanup, drop
     END { print n + 0 }' "$base.run.txt")
   R[$s/gt/tpmc]+=" $tpmc"
   R[$s/gt/tpm]+=" $(sed -n 's/^tpmC: .*tpmTotal: \([0-9.]*\),.*/\1/p' "$base.run.txt" | tail -1)"
-  R[$s/gt/cpu]+=" $(cpu_us_per_txn "$base.run.time" "$count")"
-  R[$s/gt/cpu_proc]+=" $(cpu_us_per_txn "$base.run.time" "$count")"
+  R[$s/gt/cpu]+=" $(cpu_us_per "$base.run.time" "$count")"
+  R[$s/gt/cpu_proc]+=" $(cpu_us_per "$base.run.time" "$count")"
   R[$s/gt/errors]+=" $errors"
   while read -r name p90; do
     R[$s/gt/p90_$(txn_key "$name")]+=" $p90"
@@ -291,11 +279,8 @@ for s in $SERVERS; do
     i=$((i + 1))
   done
 done
-for key in "${!R[@]}"; do
-  case $key in */flag) continue ;; esac
-  # shellcheck disable=SC2086
-  M[$key]=$(median ${R[$key]})
-done
+# Medians of the repetitions; the raw values go to the table's footer.
+medians
 
 # ---------------------------------------------------------------- report
 TABLE=$OUT/tpcc_vs_gotpc.txt

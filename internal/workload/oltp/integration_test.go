@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/testenv"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -74,24 +72,7 @@ func (p *testProgress) Message(s string) {
 // open builds an instance of w on rawURL with args as command-line flags.
 func open(t *testing.T, w *Workload, rawURL string, args ...string) *instance {
 	t.Helper()
-	fs := pflag.NewFlagSet(w.Name(), pflag.ContinueOnError)
-	w.BindFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	tg, err := w.ParseTarget(rawURL, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := w.Open(context.Background(), tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close() })
-	return in.(*instance)
+	return testenv.Open(t, w, rawURL, args...).(*instance)
 }
 
 func sqliteURL(t *testing.T) string {

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/testenv"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -65,25 +63,7 @@ func (p *ldProgress) said(sub string) bool {
 // ldOpen opens TPC-C with W warehouses on rawURL.
 func ldOpen(t *testing.T, rawURL string, W int) *instance {
 	t.Helper()
-	w := New()
-	fs := pflag.NewFlagSet(w.Name(), pflag.ContinueOnError)
-	w.BindFlags(fs)
-	if err := fs.Parse([]string{"--warehouses=" + strconv.Itoa(W)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	tg, err := w.ParseTarget(rawURL, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := w.Open(context.Background(), tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close() })
-	return in.(*instance)
+	return testenv.Open(t, New(), rawURL, "--warehouses="+strconv.Itoa(W)).(*instance)
 }
 
 func ldConn(t *testing.T, in *instance) dialect.Conn {

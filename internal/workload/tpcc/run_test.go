@@ -53,21 +53,6 @@ func (m *tallyMeter) newOrders() int64 {
 	return m.ops[newOrder]
 }
 
-// openWith opens the workload with options on url.
-func openWith(t *testing.T, url string, o Options) *instance {
-	t.Helper()
-	w := &Workload{opt: o}
-	tg, err := w.ParseTarget(url, func(string) string { return "" }, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := w.Open(context.Background(), tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in.(*instance)
-}
-
 // driveUntil runs terminals VUs until they have completed n New-Orders.
 func driveUntil(t *testing.T, in *instance, terminals int, n int64) *tallyMeter {
 	t.Helper()
@@ -120,12 +105,7 @@ func TestRunMixAndConsistency(t *testing.T) {
 		t.Skip("loads and runs TPC-C on PostgreSQL")
 	}
 	url := testenv.PostgresURL(t)
-	o := DefaultOptions()
-	o.Warehouses = 2
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	in := openWith(t, url, o)
+	in := ldOpen(t, url, 2)
 	if err := in.Prepare(context.Background(), workload.PrepareOptions{Seed: 42}, nil); err != nil {
 		t.Fatal(err)
 	}
