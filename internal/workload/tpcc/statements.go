@@ -162,12 +162,18 @@ func (s *statements) prepare(ctx context.Context, c dialect.Conn, forUpdate stri
 
 // items returns the item SELECT for n distinct ids.
 func (s *statements) items(ctx context.Context, n int) (dialect.Stmt, error) {
+	if st := s.noItems[n]; st != nil {
+		return st, nil
+	}
 	return s.lazy(ctx, &s.noItems[n], fmt.Sprintf(sqlNoItems, placeholders(n)))
 }
 
 // stock returns the stock SELECT ... FOR UPDATE for n distinct items of one
 // supplying warehouse.
 func (s *statements) stock(ctx context.Context, n int, forUpdate string) (dialect.Stmt, error) {
+	if st := s.noStock[n]; st != nil {
+		return st, nil
+	}
 	return s.lazy(ctx, &s.noStock[n], fmt.Sprintf(sqlNoStock, placeholders(n), forUpdate))
 }
 
