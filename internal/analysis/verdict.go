@@ -1,0 +1,183 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// Thresholds of Bottleneck, in percent.
+const (
+	CPUBoundPct    = 90 // host CPU busy (user + system) at or above: CPU-bound
+	IowaitPct      = 20 // iowait at or above: waiting on storage
+	DiskBusyPct    = 90 // a disk's utilisation at or above: that disk is saturated
+	StealWarnPct   = 10 // steal at or above: the guest's CPU figures understate the load
+	RunQueuePerCPU = 2  // run queue above this many per CPU: threads queue for CPU
+)
+
+// Bottleneck says, in one or two sentences, what a step's host figures point
+// to: CPU, storage, the hypervisor (steal), or none of them. hostIsServer
+// tells whether the database ran on this host (embedded, or on loopback):
+// otherwise the figures are the load generator's, and a saturated generator
+// means the step measured the client, not the database.
+func Bottleneck(h *result.Host, hostIsServer bool) string {
+	if h == nil {
+		return "no host figures were sampled"
+	}
+	busy := h.CPU.User + h.CPU.System
+	var out []string
+	where := "the host (database and load generator)"
+	if !hostIsServer {
+		where = "the load generator's host"
+	}
+	var disk *result.Disk
+	for i := range h.Disks {
+		if disk == nil || h.Disks[i].UtilPct > disk.UtilPct {
+			disk = &h.Disks[i]
+		}
+	}
+	switch {
+	case busy >= CPUBoundPct:
+		s := fmt.Sprintf("CPU-bound: %s was %.0f%% busy (user %.0f%%, system %.0f%%)", where, busy, h.CPU.User, h.CPU.System)
+		if h.CPUs > 0 && h.RunQueue > int64(RunQueuePerCPU*h.CPUs) {
+			s += fmt.Sprintf(", with %d runnable threads on %d CPUs queueing for them", h.RunQueue, h.CPUs)
+		}
+		if !hostIsServer {
+			s += "; the client, not the database, limited this step: add load generators (shards) before reading the knee"
+		}
+		out = append(out, s)
+	case h.CPU.Iowait >= IowaitPct || (disk != nil && disk.UtilPct >= DiskBusyPct):
+		s := fmt.Sprintf("storage-bound: iowait %.0f%% with the CPUs %.0f%% busy", h.CPU.Iowait, busy)
+		if disk != nil {
+			s += fmt.Sprintf("; disk %s %.0f%% utilised (%.0f reads/s, %.0f writes/s)", disk.Name, disk.UtilPct, disk.ReadIOPS, disk.WriteIOPS)
+		}
+		out = append(out, s)
+	default:
+		s := fmt.Sprintf("neither CPU (%.0f%% busy) nor storage (iowait %.0f%%", busy, h.CPU.Iowait)
+		if disk != nil {
+			s += fmt.Sprintf(", busiest disk %s %.0f%%", disk.Name, disk.UtilPct)
+		}
+		s += ") was saturated on " + where + ": the limit is elsewhere, such as row or table locks, a single writer, commit latency"
+		if !hostIsServer {
+			s += ", the network or the database server's own host"
+		}
+		out = append(out, s)
+	}
+	if h.CPU.Steal >= StealWarnPct {
+		out = append(out, fmt.Sprintf("the hypervisor took %.0f%% of the CPU time (steal): the guest's CPU figures understate the load, and the VM's host may be the limit", h.CPU.Steal))
+	}
+	return strings.Join(out, "; ")
+}
+
+// Verdict answers "where is the knee, and why" for a sweep in plain
+// sentences: the knee the methods point to (the SLO knee when an objective
+// was given and met, else the marginal-gain knee, else Kneedle), whether
+// the other methods agree, and what the host figures at that step say.
+// axis names the swept quantity ("threads", "instances", "rate"); hosts
+// holds each step's host figures (nil where none).
+func Verdict(axis string, ps []Point, hosts []*result.Host, knees []Knee, hostIsServer bool) []string {
+	if len(ps) == 0 {
+		return []string{"no steps"}
+	}
+	by := map[string]Knee{}
+	for _, k := range knees {
+		by[k.Method] = k
+	}
+	var main Knee
+	found := false
+	for _, m := range []string{"slo", "marginal", "kneedle"} {
+		if k, ok := by[m]; ok && k.Index >= 0 && k.Index < len(ps) {
+			main, found = k, true
+			break
+		}
+	}
+	unit := axisUnit(axis)
+	best, at := maxThroughput(ps)
+	var out []string
+	if !found {
+		last := len(ps) - 1
+		out = append(out, fmt.Sprintf("No knee in the range: throughput still scales at %g %s (%s/s, p99 %.3g ms); sweep further to find it.",
+			ps[last].X, unit, Num(ps[last].Throughput), ps[last].P99Ms))
+		if h := hostAt(hosts, last); h != nil {
+			out = append(out, "At the last step: "+Bottleneck(h, hostIsServer)+".")
+		}
+		return out
+	}
+	s := fmt.Sprintf("The knee is at %g %s (%s method): %s/s, p99 %.3g ms", main.X, unit, main.Method, Num(ps[main.Index].Throughput), ps[main.Index].P99Ms)
+	if at != main.Index {
+		s += fmt.Sprintf("; the most throughput, %s/s at %g %s, is %+.0f%% more for %+.0f%% more load", Num(best), ps[at].X, unit,
+			100*(best/ps[main.Index].Throughput-1), 100*(ps[at].X/main.X-1))
+	}
+	out = append(out, s+".")
+	var agree, differ []string
+	for _, k := range knees {
+		if k.Method == main.Method || k.Index < 0 {
+			continue
+		}
+		if k.Index == main.Index {
+			agree = append(agree, k.Method)
+		} else {
+			differ = append(differ, fmt.Sprintf("%s at %g", k.Method, k.X))
+		}
+	}
+	switch {
+	case len(agree) > 0 && len(differ) == 0:
+		out = append(out, "The "+methods(agree)+" agree"+plural(len(agree))+".")
+	case len(differ) > 0:
+		line := "Other methods put it at " + strings.Join(differ, ", ")
+		if len(agree) > 0 {
+			line += "; the " + methods(agree) + " agree" + plural(len(agree))
+		}
+		out = append(out, line+".")
+	}
+	out = append(out, "Why: "+main.Reason+".")
+	if h := hostAt(hosts, main.Index); h != nil {
+		out = append(out, "At the knee, "+Bottleneck(h, hostIsServer)+".")
+	}
+	return out
+}
+
+// plural is the verb's ending for n subjects: "agrees", "agree".
+func plural(n int) string {
+	if n > 1 {
+		return ""
+	}
+	return "s"
+}
+
+// methods names knee methods: "kneedle method", "marginal and kneedle methods".
+func methods(ms []string) string {
+	if len(ms) == 1 {
+		return ms[0] + " method"
+	}
+	return strings.Join(ms, " and ") + " methods"
+}
+
+func hostAt(hosts []*result.Host, i int) *result.Host {
+	if i < 0 || i >= len(hosts) {
+		return nil
+	}
+	return hosts[i]
+}
+
+func axisUnit(axis string) string {
+	switch axis {
+	case "rate":
+		return "(rate)"
+	case "":
+		return ""
+	}
+	return axis
+}
+
+// Num formats a throughput for a sentence: whole numbers from 100 up, three
+// significant digits below.
+func Num(v float64) string {
+	if math.Abs(v) >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}

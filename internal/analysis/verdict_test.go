@@ -1,0 +1,80 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+func TestBottleneck(t *testing.T) {
+	cases := []struct {
+		name   string
+		h      *result.Host
+		server bool
+		want   []string
+		not    []string
+	}{
+		{"cpu", &result.Host{CPUs: 2, RunQueue: 9, CPU: result.CPUPct{User: 80, System: 15, Idle: 5}}, true,
+			[]string{"CPU-bound", "95% busy", "9 runnable threads on 2 CPUs"}, []string{"client", "steal"}},
+		{"cpu on the client", &result.Host{CPUs: 2, RunQueue: 2, CPU: result.CPUPct{User: 85, System: 10}}, false,
+			[]string{"CPU-bound", "load generator", "client, not the database"}, []string{"runnable"}},
+		{"storage by iowait", &result.Host{CPUs: 2, CPU: result.CPUPct{User: 10, System: 5, Iowait: 60, Idle: 25},
+			Disks: []result.Disk{{Name: "sda", UtilPct: 40}, {Name: "vdb", UtilPct: 97, ReadIOPS: 3000}}}, true,
+			[]string{"storage-bound", "iowait 60%", "vdb 97%", "3000 reads/s"}, []string{"CPU-bound"}},
+		{"storage by util", &result.Host{CPUs: 2, CPU: result.CPUPct{User: 10, System: 5, Iowait: 5},
+			Disks: []result.Disk{{Name: "nvme0n1", UtilPct: 92}}}, true,
+			[]string{"storage-bound", "nvme0n1 92%"}, nil},
+		{"neither", &result.Host{CPUs: 2, CPU: result.CPUPct{User: 30, System: 10, Iowait: 2, Idle: 58}}, true,
+			[]string{"neither CPU (40% busy)", "locks"}, []string{"network"}},
+		{"neither, remote", &result.Host{CPUs: 2, CPU: result.CPUPct{User: 30, System: 10, Idle: 60}}, false,
+			[]string{"neither", "network"}, nil},
+		{"steal", &result.Host{CPUs: 2, CPU: result.CPUPct{User: 50, System: 10, Steal: 25, Idle: 15}}, true,
+			[]string{"steal", "25%", "understate"}, nil},
+	}
+	for _, c := range cases {
+		got := Bottleneck(c.h, c.server)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", c.name, got, w)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: %q should not say %q", c.name, got, w)
+			}
+		}
+	}
+	if got := Bottleneck(nil, true); !strings.Contains(got, "no host figures") {
+		t.Errorf("nil host: %q", got)
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	// Throughput doubles to 4 threads, then gains little while p99 climbs.
+	ps := []Point{{1, 100, 2}, {2, 200, 2}, {4, 390, 3}, {8, 400, 9}, {16, 402, 25}}
+	busy := &result.Host{CPUs: 2, CPU: result.CPUPct{User: 85, System: 10}}
+	hosts := []*result.Host{nil, nil, busy, busy, busy}
+	knees := []Knee{MarginalKnee(ps, 0.2), Kneedle(ps)}
+	if knees[0].Index != 2 {
+		t.Fatalf("marginal knee at %d, want 2 (4 threads): %s", knees[0].Index, knees[0].Reason)
+	}
+	got := strings.Join(Verdict("threads", ps, hosts, knees, true), " ")
+	for _, w := range []string{"The knee is at 4 threads (marginal method)", "Why: throughput stops scaling at 4", "At the knee, CPU-bound", "+3% more for +300% more load"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("verdict %q lacks %q", got, w)
+		}
+	}
+	// An SLO that 8 threads still meets takes precedence, and the others differ.
+	knees = append(knees, SLOKnee(ps, 10))
+	got = strings.Join(Verdict("threads", ps, hosts, knees, true), " ")
+	if !strings.Contains(got, "The knee is at 8 threads (slo method)") || !strings.Contains(got, "Other methods put it at marginal at 4") {
+		t.Errorf("slo verdict: %q", got)
+	}
+	// Still scaling linearly: no knee, and the last step's host is described.
+	lin := []Point{{1, 100, 1}, {2, 200, 1}, {3, 300, 1}, {4, 400, 1}}
+	got = strings.Join(Verdict("instances", lin, []*result.Host{nil, nil, nil, busy}, []Knee{MarginalKnee(lin, 0.2), Kneedle(lin)}, true), " ")
+	if !strings.Contains(got, "No knee in the range") || !strings.Contains(got, "4 instances") || !strings.Contains(got, "At the last step: CPU-bound") {
+		t.Errorf("linear verdict: %q", got)
+	}
+}
