@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,8 @@ const setupTimeout = 30 * time.Second
 
 // PostgresURL returns the URL of a new, empty PostgreSQL database, dropped
 // (WITH FORCE) in t.Cleanup. The URL keeps the base URL's credentials and
-// parameters; only the database name differs.
+// parameters; only the database name differs. The databases --instances numbers from it
+// (NAME_1 .. NAME_8) are dropped too.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
 	return freshDatabase(t, postgres.Dialect{}, "RIGHTSIZE_TEST_POSTGRES", DefaultPostgresURL,
@@ -97,12 +99,23 @@ func freshDatabase(t testing.TB, d dialect.Dialect, envName, def string, drop fu
 			return
 		}
 		defer c.Close()
-		if _, err := c.Exec(ctx, drop(name)); err != nil {
-			t.Errorf("testenv: drop database %s: %v", name, err)
+		// Also the databases --instances numbers from this one (NAME_1, ...).
+		for i := 0; i <= maxNumbered; i++ {
+			n := name
+			if i > 0 {
+				n = name + "_" + strconv.Itoa(i)
+			}
+			if _, err := c.Exec(ctx, drop(n)); err != nil {
+				t.Errorf("testenv: drop database %s: %v", n, err)
+			}
 		}
 	})
 	return fresh
 }
+
+// maxNumbered is how many databases numbered from a fresh one (--instances)
+// its cleanup drops.
+const maxNumbered = 8
 
 // DatabaseName returns a unique database name derived from a test name:
 // "rs_", up to 40 lower-case letters, digits and underscores, and 16 random hex

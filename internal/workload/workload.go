@@ -120,6 +120,7 @@ type ThreadCounter interface {
 // Step is one of the runs a single command makes (fileio's read mixes).
 type Step struct {
 	Label   string         // e.g. "read 70%", used in file names and tables
+	X       float64        // the step's value on its axis (70), for a sweep's analysis
 	Options map[string]any // merged into the result's options
 }
 
@@ -127,11 +128,21 @@ type Step struct {
 // one command; each Instance then implements StepSetter.
 type Stepper interface {
 	Steps() []Step
+	// StepAxis names what the steps vary, for a sweep's table ("read %").
+	StepAxis() string
 }
 
 // StepSetter selects the step (an index into Stepper.Steps) the next VUs run.
 type StepSetter interface {
 	SetStep(i int)
+}
+
+// Numberer is implemented by a workload that can derive n targets from one
+// --target (--instances n): n databases on one server, n SQLite files. The
+// strings are raw targets for ParseTarget; they may hold a password and
+// must never be printed.
+type Numberer interface {
+	NumberTargets(raw string, n int) ([]string, error)
 }
 
 // PrepareChecker is implemented by an Instance that can tell whether run's

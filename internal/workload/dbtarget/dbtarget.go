@@ -7,6 +7,8 @@ package dbtarget
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -96,3 +98,56 @@ func (in *Instance) Classify(err error) errclass.Class { return in.Target.D.Clas
 
 // Close releases nothing: VUs own their connections.
 func (in *Instance) Close() error { return nil }
+
+// Number derives n targets from one (--instances n): for a sqlite: path to a
+// directory (ending in /), the files DIR/<base>-1.db .. DIR/<base>-n.db; for
+// a sqlite: file, FILE-1.db .. FILE-n.db (before its extension); for a server
+// URL, the databases (MySQL schemas) NAME_1 .. NAME_n on the same server, which
+// prepare creates. An empty raw gives the default files of indexes 0..n-1.
+// The results may hold the password of raw: parse them, never print them.
+func Number(raw, base string, n int) ([]string, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("%w: --instances %d: want 1 or more", dialect.ErrBadTarget, n)
+	}
+	out := make([]string, n)
+	if strings.TrimSpace(raw) == "" || n == 1 {
+		for i := range out {
+			out[i] = raw
+			if raw == "" {
+				out[i] = DefaultSQLite(base, i)
+			}
+		}
+		return out, nil
+	}
+	if len(raw) >= 7 && strings.EqualFold(raw[:7], "sqlite:") {
+		path := raw[7:]
+		for i := range out {
+			num := strconv.Itoa(i + 1)
+			if strings.HasSuffix(path, "/") {
+				out[i] = raw[:7] + path + base + "-" + num + ".db"
+				continue
+			}
+			ext := filepath.Ext(path)
+			if strings.ContainsRune(ext, '/') {
+				ext = ""
+			}
+			out[i] = raw[:7] + strings.TrimSuffix(path, ext) + "-" + num + ext
+		}
+		return out, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("%w: --instances %d: cannot number a target that is not a sqlite: path or a server URL (scheme://host/database)", dialect.ErrBadTarget, n)
+	}
+	name := strings.Trim(u.Path, "/")
+	if name == "" || strings.Contains(name, "/") {
+		return nil, fmt.Errorf("%w: --instances %d from %s: name one database in the URL to number (e.g. .../sbtest gives sbtest_1 .. sbtest_%d)",
+			dialect.ErrBadTarget, n, u.Redacted(), n)
+	}
+	for i := range out {
+		v := *u
+		v.Path, v.RawPath = "/"+name+"_"+strconv.Itoa(i+1), ""
+		out[i] = v.String()
+	}
+	return out, nil
+}

@@ -65,3 +65,34 @@ func TestLoaders(t *testing.T) {
 		t.Errorf("a note added twice: %d notes", n)
 	}
 }
+
+func TestNumber(t *testing.T) {
+	cases := []struct {
+		raw  string
+		n    int
+		want []string
+	}{
+		{"", 3, []string{"sqlite:./rightsize-data/sbtest.db", "sqlite:./rightsize-data/sbtest-1.db", "sqlite:./rightsize-data/sbtest-2.db"}},
+		{"sqlite:./fleet/", 2, []string{"sqlite:./fleet/sbtest-1.db", "sqlite:./fleet/sbtest-2.db"}},
+		{"SQLite:/data/bench.db", 2, []string{"SQLite:/data/bench-1.db", "SQLite:/data/bench-2.db"}},
+		{"sqlite:./a.b/bench", 2, []string{"sqlite:./a.b/bench-1", "sqlite:./a.b/bench-2"}},
+		{"postgres://u:secret@127.0.0.1:5432/sbtest?sslmode=disable", 2, []string{
+			"postgres://u:secret@127.0.0.1:5432/sbtest_1?sslmode=disable", "postgres://u:secret@127.0.0.1:5432/sbtest_2?sslmode=disable"}},
+		{"mysql://root@127.0.0.1:3306/db", 1, []string{"mysql://root@127.0.0.1:3306/db"}},
+	}
+	for _, c := range cases {
+		got, err := Number(c.raw, "sbtest", c.n)
+		if err != nil || strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("Number(%q, %d) = %q, %v; want %q", c.raw, c.n, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"postgres://u:secret@127.0.0.1:5432", "postgres://u:secret@127.0.0.1/a/b", "host=x dbname=y"} {
+		_, err := Number(bad, "sbtest", 4)
+		if !errors.Is(err, dialect.ErrBadTarget) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("Number(%q): %v; want ErrBadTarget without the password", bad, err)
+		}
+	}
+	if _, err := Number("sqlite:x.db", "sbtest", 0); !errors.Is(err, dialect.ErrBadTarget) {
+		t.Errorf("n = 0: %v", err)
+	}
+}

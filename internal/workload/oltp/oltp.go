@@ -225,6 +225,11 @@ func (w *Workload) Event() string { return "transaction" }
 // SQLite file under ./rightsize-data.
 func DefaultTarget(index int) string { return dbtarget.DefaultSQLite("sbtest", index) }
 
+// NumberTargets derives n targets from raw for --instances (dbtarget.Number).
+func (w *Workload) NumberTargets(raw string, n int) ([]string, error) {
+	return dbtarget.Number(raw, "sbtest", n)
+}
+
 // ParseTarget parses a database URL (any scheme in dialect/all); an empty raw
 // means DefaultTarget(index).
 func (w *Workload) ParseTarget(raw string, getenv func(string) string, index int) (workload.Target, error) {

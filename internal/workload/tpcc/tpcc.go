@@ -130,6 +130,11 @@ var counterNames = [numCounters]string{
 // DefaultTarget is the target of instance index when --target is empty.
 func DefaultTarget(index int) string { return dbtarget.DefaultSQLite("tpcc", index) }
 
+// NumberTargets derives n targets from raw for --instances (dbtarget.Number).
+func (w *Workload) NumberTargets(raw string, n int) ([]string, error) {
+	return dbtarget.Number(raw, "tpcc", n)
+}
+
 // ParseTarget parses a database URL; empty means DefaultTarget(index).
 func (w *Workload) ParseTarget(raw string, getenv func(string) string, index int) (workload.Target, error) {
 	return dbtarget.Parse(raw, DefaultTarget(index), getenv)
