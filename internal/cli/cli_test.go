@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
+	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/testenv"
 )
@@ -445,7 +447,7 @@ func TestSweepThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sw Sweep
+	var sw analysis.Sweep
 	if err := json.Unmarshal(b, &sw); err != nil {
 		t.Fatal(err)
 	}
@@ -488,4 +490,149 @@ func mustAtoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+func readSweep(t *testing.T, path string) analysis.Sweep {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sw analysis.Sweep
+	if err := json.Unmarshal(b, &sw); err != nil {
+		t.Fatal(err)
+	}
+	return sw
+}
+
+// A sweep over instances: numbered SQLite files in a directory, created and
+// loaded by --prepare auto; each step drives the first N at once; the sweep
+// file, its Markdown twin and analyze --format markdown agree.
+func TestSweepInstances(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "s.json")
+	o := run(t, context.Background(), "sweep", "oltp_point_select", "--target", "sqlite:"+dir+"/fleet/",
+		"--instances", "1,2,3", "--table-size", "500", "--time", "300ms", "--report-interval", "300ms", "--out", out)
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	for n := 1; n <= 3; n++ {
+		if _, err := os.Stat(filepath.Join(dir, "fleet", "sbtest-"+strconv.Itoa(n)+".db")); err != nil {
+			t.Errorf("numbered file %d: %v", n, err)
+		}
+		r := readResult(t, filepath.Join(dir, "s-instances"+strconv.Itoa(n)+".json"))
+		if len(r.Instances) != n || r.Summary.Count == 0 || (n > 1 && r.Fairness == nil) {
+			t.Errorf("step %d: %d instances, %d events, fairness %v", n, len(r.Instances), r.Summary.Count, r.Fairness)
+		}
+	}
+	sw := readSweep(t, filepath.Join(dir, "s-sweep.json"))
+	if sw.Axis != "instances" || len(sw.Steps) != 3 || sw.Steps[2].X != 3 || !sw.HostIsServer || len(sw.Verdict) == 0 {
+		t.Errorf("sweep file: %+v", sw)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "s-sweep.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# oltp_point_select sweep over instances", "| instances 3 |", "|---:|", "## Verdict", sw.Verdict[0]} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	a := run(t, context.Background(), "analyze", "--format", "markdown", filepath.Join(dir, "s-sweep.json"))
+	if a.code != ExitOK || a.stdout != string(md) {
+		t.Errorf("analyze --format markdown: exit %d, differs from the sweep's Markdown:\n%s\n---\n%s", a.code, a.stdout, md)
+	}
+	if a := run(t, context.Background(), "analyze", "--format", "html", filepath.Join(dir, "s-sweep.json")); a.code != ExitUsage {
+		t.Errorf("analyze --format html: exit %d", a.code)
+	}
+	// More instances than targets given, and a list outside sweep, are usage errors.
+	for _, args := range [][]string{
+		{"sweep", "oltp_point_select", "--target", "sqlite:" + dir + "/a.db", "--target", "sqlite:" + dir + "/b.db", "--instances", "1,3"},
+		{"run", "oltp_point_select", "--target", "sqlite:" + dir + "/a.db", "--instances", "1,2"},
+		{"run", "fileio", "--file", dir + "/f.dat", "--instances", "2"},
+		{"run", "oltp_point_select", "--target", "postgres://u:pw@127.0.0.1:1", "--instances", "2"},
+	} {
+		if o := run(t, context.Background(), args...); o.code != ExitUsage || strings.Contains(o.stderr, "pw@") {
+			t.Errorf("%v: exit %d, want %d\n%s", args, o.code, ExitUsage, o.stderr)
+		}
+	}
+}
+
+// --instances from one server URL numbers databases on that server: prepare
+// creates and loads NAME_1 and NAME_2, run drives both.
+func TestInstancesNumberedPostgres(t *testing.T) {
+	url := testenv.PostgresURL(t)
+	ctx := context.Background()
+	if o := run(t, ctx, "prepare", "oltp_point_select", "--target", url, "--instances", "2", "--table-size", "200"); o.code != ExitOK {
+		t.Fatalf("prepare: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	o := run(t, ctx, "run", "oltp_point_select", "--target", url, "--instances", "2", "--table-size", "200",
+		"--time", "300ms", "--report-interval", "300ms", "--prepare", "never", "--out", out)
+	if o.code != ExitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	r := readResult(t, out)
+	name := url[strings.LastIndex(url, "/")+1:]
+	name, _, _ = strings.Cut(name, "?")
+	if len(r.Instances) != 2 || !strings.Contains(r.Instances[0].Target, "/"+name+"_1?") || !strings.Contains(r.Instances[1].Target, "/"+name+"_2?") {
+		t.Fatalf("instances: %s, %s", r.Instances[0].Target, r.Instances[len(r.Instances)-1].Target)
+	}
+	for i, in := range r.Instances {
+		if in.Summary.Count == 0 || in.Dialect != "postgres" {
+			t.Errorf("instance %d: %+v", i+1, in)
+		}
+	}
+}
+
+// fileio's read mixes are a sweep's axis of their own: a step each, the
+// storage table with the host's columns, and no knee (the load did not vary).
+func TestSweepReadMixes(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "vol.dat")
+	out := filepath.Join(dir, "s.json")
+	o := run(t, context.Background(), "sweep", "fileio", "--file", file, "--size", "16m", "--pattern", "t1 o4 b4k",
+		"--read", "100,50", "--time", "300ms", "--report-interval", "300ms", "--out", out)
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	sw := readSweep(t, filepath.Join(dir, "s-sweep.json"))
+	if sw.Axis != "read %" || !sw.OwnSteps || len(sw.Steps) != 2 || sw.Steps[1].X != 50 || len(sw.Knees) != 0 || sw.USL != nil {
+		t.Errorf("sweep file: %+v", sw)
+	}
+	for _, want := range []string{"100% read", "50% read", "host iowait %", "not the load: no knee"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, o.stdout)
+		}
+	}
+}
+
+// --baseline-rate auto measures 1x first (closed loop, one thread per
+// instance) and runs each multiple of it.
+func TestSweepBaselineAuto(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "s.json")
+	o := run(t, context.Background(), "sweep", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite"),
+		"--prepare", "always", "--table-size", "500", "--threads", "4", "--rate", "0.1x,0.2x", "--baseline-rate", "auto",
+		"--time", "500ms", "--report-interval", "500ms", "--out", out)
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	base := readResult(t, filepath.Join(dir, "s-baseline.json"))
+	if base.Load.Threads != 1 || base.Load.Rate != 0 || base.Summary.Throughput <= 0 {
+		t.Fatalf("baseline: load %+v throughput %g", base.Load, base.Summary.Throughput)
+	}
+	sw := readSweep(t, filepath.Join(dir, "s-sweep.json"))
+	if sw.Axis != "rate" || sw.BaselineRate != base.Summary.Throughput || !strings.HasSuffix(sw.Baseline, "s-baseline.json") {
+		t.Errorf("sweep: axis %q baseline %g (measured %g) file %q", sw.Axis, sw.BaselineRate, base.Summary.Throughput, sw.Baseline)
+	}
+	for i, mult := range []float64{0.1, 0.2} {
+		r := readResult(t, filepath.Join(dir, "s-rate0"+strconv.Itoa(i+1)+"x.json"))
+		if math.Abs(r.Load.Rate-mult*sw.BaselineRate) > 1e-6*sw.BaselineRate || r.Load.RateMultiple != mult || r.Load.BaselineRate != sw.BaselineRate {
+			t.Errorf("step %gx: load %+v, baseline %g", mult, r.Load, sw.BaselineRate)
+		}
+	}
+	if o := run(t, context.Background(), "run", "oltp_point_select", "--baseline-rate", "auto", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite")); o.code != ExitUsage {
+		t.Errorf("auto without a multiple: exit %d\n%s", o.code, o.stderr)
+	}
 }

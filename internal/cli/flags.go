@@ -82,16 +82,57 @@ func (r *rateValue) Set(v string) error {
 
 func (r *rateValue) Type() string { return "rate" }
 
+// baselineValue is --baseline-rate: events per second, or auto.
+type baselineValue struct{ c *commonFlags }
+
+func (b baselineValue) String() string {
+	switch {
+	case b.c == nil:
+		return "0"
+	case b.c.baselineAuto:
+		return "auto"
+	}
+	return strconv.FormatFloat(b.c.baseline, 'g', -1, 64)
+}
+
+func (b baselineValue) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if strings.EqualFold(v, "auto") {
+		b.c.baseline, b.c.baselineAuto = 0, true
+		return nil
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n <= 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+		return fmt.Errorf("%q is not a baseline (a positive number of events per second, or auto)", v)
+	}
+	b.c.baseline, b.c.baselineAuto = n, false
+	return nil
+}
+
+func (b baselineValue) Type() string { return "rate" }
+
+// sweepsMultiples reports whether a sweep's --rate list holds a multiple.
+func (c *commonFlags) sweepsMultiples() bool {
+	for _, f := range strings.Split(c.rateList, ",") {
+		if strings.HasSuffix(strings.ToLower(strings.TrimSpace(f)), "x") {
+			return true
+		}
+	}
+	return false
+}
+
 // commonFlags are the flags every workload's run, prepare and cleanup share.
 type commonFlags struct {
-	targets []string
+	targets      []string
+	instanceList string // --instances: one count, or a list to sweep
 
 	// run
-	threads  int
-	duration time.Duration
-	warmup   time.Duration
-	rate     rateValue
-	baseline float64
+	threads      int
+	duration     time.Duration
+	warmup       time.Duration
+	rate         rateValue
+	baseline     float64 // --baseline-rate, or the measured one with auto
+	baselineAuto bool    // --baseline-rate auto: measure it first
 
 	// sweep
 	threadList, rateList string
@@ -113,12 +154,18 @@ type commonFlags struct {
 	force   bool
 	loaders int
 
-	fs *pflag.FlagSet // to tell flags given from defaults
+	fs    *pflag.FlagSet // to tell flags given from defaults
+	phase string         // run, sweep, prepare, cleanup, check
 }
 
 func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
-	c.fs = fs
+	c.fs, c.phase = fs, phase
 	fs.StringArrayVar(&c.targets, "target", nil, "database URL (postgres://, mysql://, sqlite:PATH), or for fileio a file or block device; repeat for several instances at once; default: an embedded SQLite file under ./rightsize-data/ (fileio: --file)")
+	if phase == "sweep" {
+		fs.StringVar(&c.instanceList, "instances", "", "instances driven at once, a list to sweep (1,2,4,8): from one --target, numbered databases NAME_1..NAME_N on its server (SQLite: numbered files; a sqlite: path ending in / numbers files in that directory), created and loaded by --prepare auto; from several --target, the first N (default: one per --target)")
+	} else {
+		fs.StringVar(&c.instanceList, "instances", "", "instances at once: from one --target, the numbered databases NAME_1..NAME_N on its server (SQLite: numbered files; a sqlite: path ending in / numbers files in that directory); from several --target, the first N (default: one per --target)")
+	}
 	switch phase {
 	case "run", "sweep":
 		if phase == "sweep" {
@@ -134,7 +181,7 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 		if phase == "run" {
 			fs.Var(&c.rate, "rate", "open loop: start this many events per second per instance on a fixed schedule, or a multiple of --baseline-rate such as 2x (0 = closed loop); latency then counts from the intended start")
 		}
-		fs.Float64Var(&c.baseline, "baseline-rate", 0, "events per second per instance that --rate Nx multiplies (e.g. the rate a known-good configuration sustains)")
+		fs.Var(baselineValue{c}, "baseline-rate", "events per second per instance that --rate Nx multiplies (e.g. the rate a known-good configuration sustains), or auto: measure it first, closed loop with one virtual user per instance for --warmup and --time, and use its throughput per instance")
 		fs.StringVar(&c.arrival, "arrival", "constant", "open-loop arrivals: constant (evenly spaced) or poisson (random, same mean)")
 		durVar(fs, &c.think, "think-time", 0, "closed loop: pause between a virtual user's events (not timed)")
 		fs.StringVar(&c.thinkDist, "think-dist", "fixed", "think-time distribution: fixed or exponential (mean --think-time)")
@@ -171,17 +218,16 @@ func (c *commonFlags) runnerConfig() (runner.Config, error) {
 	}
 	var errs []error
 	switch {
+	case c.rate.multiple > 0 && c.baselineAuto:
+		// Measured before the first step, which sets cfg.Rate.
 	case c.rate.multiple > 0 && c.baseline <= 0:
-		errs = append(errs, fmt.Errorf("rate %s is a multiple: give --baseline-rate, the events per second that 1x means", c.rate.String()))
+		errs = append(errs, fmt.Errorf("rate %s is a multiple: give --baseline-rate, the events per second that 1x means (or auto)", c.rate.String()))
 	case c.rate.multiple > 0:
 		cfg.Rate = c.rate.multiple * c.baseline
-	case c.baseline != 0:
-		errs = append(errs, fmt.Errorf("baseline-rate %g: only used with --rate given as a multiple (e.g. --rate 2x)", c.baseline))
+	case (c.baseline != 0 || c.baselineAuto) && !c.sweepsMultiples():
+		errs = append(errs, fmt.Errorf("baseline-rate %s: only used with --rate given as a multiple (e.g. --rate 2x)", baselineValue{c}.String()))
 	default:
 		cfg.Rate = c.rate.perSec
-	}
-	if c.baseline < 0 || math.IsNaN(c.baseline) || math.IsInf(c.baseline, 0) {
-		errs = append(errs, fmt.Errorf("baseline-rate %g: want a positive number of events per second", c.baseline))
 	}
 	if c.interval == 0 {
 		errs = append(errs, errors.New("report-interval 0s: want a positive duration"))
@@ -224,4 +270,20 @@ func (c *commonFlags) runnerConfig() (runner.Config, error) {
 		return cfg, usageError{errors.Join(errs...)}
 	}
 	return cfg, nil
+}
+
+// instanceCounts parses --instances: nil when not given; a list only for
+// sweep.
+func (c *commonFlags) instanceCounts() ([]int, error) {
+	if strings.TrimSpace(c.instanceList) == "" {
+		return nil, nil
+	}
+	ns, err := intList(c.instanceList)
+	if err != nil {
+		return nil, fmt.Errorf("instances %q: %v", c.instanceList, err)
+	}
+	if len(ns) > 1 && c.phase != "sweep" {
+		return nil, fmt.Errorf("instances %q: a list is for sweep; give one number", c.instanceList)
+	}
+	return ns, nil
 }

@@ -14,8 +14,8 @@ import (
 
 // eachInstance parses and opens every target, then calls fn for each in turn.
 func eachInstance(ctx context.Context, env *Env, w workload.Workload, c *commonFlags,
-	fn func(i int, t workload.Target, in workload.Instance) error) error {
-	ts, err := parseTargets(w, c, env)
+	fn func(i, n int, t workload.Target, in workload.Instance) error) error {
+	ts, _, err := parseTargets(w, c, env)
 	if err != nil {
 		return err
 	}
@@ -25,7 +25,7 @@ func eachInstance(ctx context.Context, env *Env, w workload.Workload, c *commonF
 	}
 	defer closeAll(ins)
 	for i, in := range ins {
-		if err := fn(i, ts[i], in); err != nil {
+		if err := fn(i, len(ins), ts[i], in); err != nil {
 			return err
 		}
 	}
@@ -38,8 +38,7 @@ func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFla
 	if c.loaders < 0 {
 		return usagef("threads %d: want 0 (automatic) or more", c.loaders)
 	}
-	n := max(len(c.targets), 1)
-	return eachInstance(ctx, env, w, c, func(i int, t workload.Target, in workload.Instance) error {
+	return eachInstance(ctx, env, w, c, func(i, n int, t workload.Target, in workload.Instance) error {
 		start := time.Now()
 		fmt.Fprintf(env.Stderr, "preparing %s (instance %d of %d)\n", t, i+1, n)
 		if err := in.Prepare(ctx, workload.PrepareOptions{Force: c.force, Threads: c.loaders, Seed: c.seed}, newProgress(env, t.String())); err != nil {
@@ -51,7 +50,7 @@ func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFla
 }
 
 func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
-	return eachInstance(ctx, env, w, c, func(i int, t workload.Target, in workload.Instance) error {
+	return eachInstance(ctx, env, w, c, func(i, _ int, t workload.Target, in workload.Instance) error {
 		if err := in.Cleanup(ctx, workload.PrepareOptions{Force: c.force}); err != nil {
 			return err
 		}
@@ -129,7 +128,7 @@ func checkCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 		return usagef("check: %s has no consistency checks", w.Name())
 	}
 	var failed []string
-	err := eachInstance(ctx, env, w, c, func(i int, t workload.Target, in workload.Instance) error {
+	err := eachInstance(ctx, env, w, c, func(i, _ int, t workload.Target, in workload.Instance) error {
 		fmt.Fprintf(env.Stdout, "checking %s for %s\n", t, w.Name())
 		results, err := ck.Check(ctx, in, newProgress(env, t.String()))
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,8 +22,10 @@ import (
 )
 
 // parseTargets validates the workload's options and every --target without
-// opening anything, returning every problem at once.
-func parseTargets(w workload.Workload, c *commonFlags, env *Env) ([]workload.Target, error) {
+// opening anything, returning every problem at once. With --instances N it
+// gives N targets: the first N of several --target, or N numbered from one
+// (numbered is then true).
+func parseTargets(w workload.Workload, c *commonFlags, env *Env) (ts []workload.Target, numbered bool, err error) {
 	var errs []error
 	if err := w.Validate(); err != nil {
 		errs = append(errs, err)
@@ -31,7 +34,27 @@ func parseTargets(w workload.Workload, c *commonFlags, env *Env) ([]workload.Tar
 	if len(raws) == 0 {
 		raws = []string{""}
 	}
-	var ts []workload.Target
+	counts, err := c.instanceCounts()
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if n := slices.Max(append(counts, 0)); n > 0 {
+		switch nb, ok := w.(workload.Numberer); {
+		case len(c.targets) > 1 && n > len(c.targets):
+			errs = append(errs, fmt.Errorf("instances %d: only %d --target given (give one, to number databases from it, or at least %d)", n, len(c.targets), n))
+		case len(c.targets) > 1:
+			raws = raws[:n]
+		case !ok && n > 1:
+			errs = append(errs, fmt.Errorf("instances %d: %s cannot number targets from one; give one --target per instance", n, w.Name()))
+		case ok:
+			nr, err := nb.NumberTargets(raws[0], n)
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				raws, numbered = nr, n > 1
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for i, raw := range raws {
 		t, err := w.ParseTarget(raw, env.Getenv, i)
@@ -46,9 +69,9 @@ func parseTargets(w workload.Workload, c *commonFlags, env *Env) ([]workload.Tar
 		ts = append(ts, t)
 	}
 	if len(errs) > 0 {
-		return nil, usageError{errors.Join(errs...)}
+		return nil, false, usageError{errors.Join(errs...)}
 	}
-	return ts, nil
+	return ts, numbered, nil
 }
 
 // openAll opens every target; on error it closes what it opened.
@@ -82,10 +105,10 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) 
 }
 
 // runSteps runs a workload once per step: the workload's own steps (fileio's
-// read mixes) or a sweep's axis (axis non-nil), writing one result each.
-func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags, axis []axisStep) error {
-	if len(axis) > 0 {
-		c.threads, c.rate = axis[0].threads, axis[0].rate
+// read mixes) or a sweep's (plan non-nil), writing one result each.
+func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags, plan *sweepPlan) error {
+	if plan != nil {
+		c.threads, c.rate = plan.steps[0].threads, plan.steps[0].rate
 	}
 	cfg, cfgErr := c.runnerConfig()
 	if _, ok := w.(workload.ThreadCounter); ok && c.fs != nil {
@@ -95,7 +118,7 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 			}
 		}
 	}
-	ts, tErr := parseTargets(w, c, env)
+	ts, numbered, tErr := parseTargets(w, c, env)
 	if err := errors.Join(cfgErr, tErr); err != nil {
 		return usageError{err}
 	}
@@ -106,7 +129,9 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 	defer closeAll(ins)
 
 	for i, in := range ins {
-		auto := len(c.targets) == 0
+		// auto: the default embedded target, and databases numbered by
+		// --instances (prepare keeps what is already loaded).
+		auto := len(c.targets) == 0 || numbered
 		if pc, ok := in.(workload.PrepareChecker); ok {
 			auto = pc.NeedsPrepare()
 		}
@@ -157,8 +182,9 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 			fmt.Fprintf(env.Stderr, "rightsize: host metrics not available: %v\n", err)
 		}
 	}
+	live := len(ins) // instances in the step running now
 	cfg.OnTick = func(agg result.Interval, per []result.Interval) {
-		_ = report.ProgressLine(env.Stdout, agg, cfg.Threads*len(ins), unit)
+		_ = report.ProgressLine(env.Stdout, agg, cfg.Threads*live, unit)
 	}
 	// Virtual users doing blocking I/O each need a Go processor of their own,
 	// plus a few for the ticker and the runtime.
@@ -167,8 +193,10 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 		blocking = blocking || in.Info().BlockingIO
 	}
 	most := cfg.Threads
-	for _, a := range axis {
-		most = max(most, a.threads)
+	if plan != nil {
+		for _, a := range plan.steps {
+			most = max(most, a.threads)
+		}
 	}
 	if need := most*len(ins) + 2; blocking && need > env.MaxProcs && env.SetMaxProcs != nil {
 		env.SetMaxProcs(need)
@@ -189,17 +217,6 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 		}
 	}
 
-	mode := fmt.Sprintf("closed loop, %d threads per instance", cfg.Threads)
-	if cfg.Rate > 0 {
-		mode = fmt.Sprintf("open loop, %g/s per instance (%s), up to %d in flight", cfg.Rate, cfg.Arrival, cfg.Threads)
-		if c.rate.multiple > 0 {
-			mode = fmt.Sprintf("open loop, %s of %g/s = %g/s per instance (%s), up to %d in flight",
-				c.rate.String(), c.baseline, cfg.Rate, cfg.Arrival, cfg.Threads)
-		}
-	}
-	fmt.Fprintf(env.Stdout, "rightsize %s: %s on %d instance(s); %s; warm-up %v, measured %v, report every %v\n",
-		Version(), w.Name(), len(ins), mode, cfg.Warmup, cfg.Duration, cfg.Interval)
-
 	if c.cpuprof != "" {
 		f, err := os.Create(c.cpuprof)
 		if err != nil {
@@ -215,15 +232,51 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 	if st, ok := w.(workload.Stepper); ok {
 		steps = st.Steps()
 	}
-	if len(axis) > 0 {
-		if len(steps) > 1 {
-			return usagef("sweep: %s already runs %d steps of its own (%s, ...); sweep one axis at a time", w.Name(), len(steps), steps[0].Label)
+	var stepPlan []axisStep // per step: threads, rate, instances
+	switch {
+	case plan == nil:
+		for range steps {
+			stepPlan = append(stepPlan, axisStep{threads: c.threads, rate: c.rate})
 		}
+	case plan.own:
+		stepPlan = plan.steps
+	case len(steps) > 1:
+		return usagef("sweep: %s already runs %d steps of its own (%s, ...); sweep one axis at a time", w.Name(), len(steps), steps[0].Label)
+	default:
 		steps = steps[:0]
-		for _, a := range axis {
-			steps = append(steps, workload.Step{Label: a.label, Options: map[string]any{"sweep_step": a.label}})
+		for _, a := range plan.steps {
+			steps = append(steps, workload.Step{Label: a.label, X: a.x, Options: map[string]any{"sweep_step": a.label}})
 		}
+		stepPlan = plan.steps
 	}
+
+	var baseline *result.Run
+	if c.baselineAuto {
+		first := stepPlan[0].instances
+		if first == 0 {
+			first = len(ins)
+		}
+		live = first
+		bcfg := cfg
+		bcfg.Rate, bcfg.Threads = 0, 1
+		if tc, ok := w.(workload.ThreadCounter); ok {
+			bcfg.Threads = tc.VUs()
+		}
+		fmt.Fprintf(env.Stdout, "rightsize %s: %s on %d instance(s); measuring the baseline rate: closed loop, %d thread(s) per instance; warm-up %v, measured %v\n",
+			Version(), w.Name(), first, bcfg.Threads, cfg.Warmup, cfg.Duration)
+		c.rate = rateValue{}
+		res, err := runStep(ctx, env, w, c, bcfg, specs[:first], ins[:first], id, workload.Step{Label: "baseline"}, 2)
+		if err != nil {
+			return err
+		}
+		c.baseline = res.Summary.Throughput / float64(first)
+		if c.baseline <= 0 {
+			return runError{fmt.Errorf("baseline: no %ss completed at one thread per instance; cannot multiply a zero rate", w.Event())}
+		}
+		fmt.Fprintf(env.Stdout, "baseline rate: %.4g/s per instance (1x)\n", c.baseline)
+		baseline = res
+	}
+
 	var results []*result.Run
 	for k, step := range steps {
 		for _, in := range ins {
@@ -231,20 +284,32 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 				ss.SetStep(k)
 			}
 		}
-		if len(axis) > 0 {
-			a := axis[k]
-			c.threads, c.rate = a.threads, a.rate
-			if tc, ok := w.(workload.ThreadCounter); !ok {
-				cfg.Threads = a.threads
-			} else {
-				cfg.Threads = tc.VUs()
-			}
-			cfg.Rate = a.rateFor(c.baseline)
+		a := stepPlan[k]
+		c.threads, c.rate = a.threads, a.rate
+		if tc, ok := w.(workload.ThreadCounter); ok {
+			cfg.Threads = tc.VUs()
+		} else {
+			cfg.Threads = a.threads
+		}
+		cfg.Rate = a.rateFor(c.baseline)
+		live = len(ins)
+		if a.instances > 0 {
+			live = a.instances
 		}
 		if len(steps) > 1 {
 			fmt.Fprintf(env.Stdout, "\n== step %d of %d: %s\n", k+1, len(steps), step.Label)
 		}
-		res, err := runStep(ctx, env, w, c, cfg, specs, ins, id, step, len(steps))
+		mode := fmt.Sprintf("closed loop, %d threads per instance", cfg.Threads)
+		if cfg.Rate > 0 {
+			mode = fmt.Sprintf("open loop, %g/s per instance (%s), up to %d in flight", cfg.Rate, cfg.Arrival, cfg.Threads)
+			if c.rate.multiple > 0 {
+				mode = fmt.Sprintf("open loop, %s of %.4g/s = %.4g/s per instance (%s), up to %d in flight",
+					c.rate.String(), c.baseline, cfg.Rate, cfg.Arrival, cfg.Threads)
+			}
+		}
+		fmt.Fprintf(env.Stdout, "rightsize %s: %s on %d instance(s); %s; warm-up %v, measured %v, report every %v\n",
+			Version(), w.Name(), live, mode, cfg.Warmup, cfg.Duration, cfg.Interval)
+		res, err := runStep(ctx, env, w, c, cfg, specs[:live], ins[:live], id, step, len(steps))
 		if res != nil {
 			results = append(results, res)
 		}
@@ -257,8 +322,8 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 			return err
 		}
 	}
-	if len(axis) > 0 {
-		return sweepAnalysis(env, w, c, id, axis, results)
+	if plan != nil {
+		return sweepAnalysis(env, w, c, id, plan, results, baseline)
 	}
 	return nil
 }

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,24 +15,36 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
 func sweepCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
-	axis, err := c.sweepAxis()
+	if err := w.Validate(); err != nil { // the workload's own steps come from its options
+		return usageError{err}
+	}
+	plan, err := c.sweepAxis(w)
 	if err != nil {
 		return err
 	}
-	return runSteps(ctx, env, w, c, axis)
+	return runSteps(ctx, env, w, c, plan)
 }
 
-// axisStep is one step of a sweep: its threads and rate.
+// sweepPlan is a sweep's axis and its steps.
+type sweepPlan struct {
+	axis  string // "threads", "rate", "instances", or the workload's own (fileio's "read %")
+	own   bool   // the workload's own steps (Stepper)
+	steps []axisStep
+}
+
+// axisStep is one step of a sweep: its threads, rate and instances.
 type axisStep struct {
-	label   string
-	threads int
-	rate    rateValue
-	x       float64 // the swept value, for the analysis
+	label     string
+	threads   int
+	rate      rateValue
+	instances int     // how many of the instances run (0: all)
+	x         float64 // the swept value, for the analysis
 }
 
 func (a axisStep) rateFor(baseline float64) float64 {
@@ -40,9 +54,10 @@ func (a axisStep) rateFor(baseline float64) float64 {
 	return a.rate.perSec
 }
 
-// sweepAxis parses --threads and --rate lists; exactly one may have several
-// values.
-func (c *commonFlags) sweepAxis() ([]axisStep, error) {
+// sweepAxis parses --threads, --rate and --instances lists, of which exactly
+// one may have several values; with none, the workload's own steps (fileio's
+// --read list) are the axis.
+func (c *commonFlags) sweepAxis(w workload.Workload) (*sweepPlan, error) {
 	threads, err := intList(c.threadList)
 	if err != nil {
 		return nil, usagef("threads %q: %v", c.threadList, err)
@@ -60,27 +75,62 @@ func (c *commonFlags) sweepAxis() ([]axisStep, error) {
 	if len(rates) == 0 {
 		rates = []rateValue{{}}
 	}
-	switch {
-	case len(threads) > 1 && len(rates) > 1:
-		return nil, usagef("sweep one axis at a time: --threads and --rate both list several values")
-	case len(threads) > 1:
-		var out []axisStep
-		for _, n := range threads {
-			out = append(out, axisStep{label: fmt.Sprintf("threads %d", n), threads: n, rate: rates[0], x: float64(n)})
-		}
-		return out, nil
-	case len(rates) > 1:
-		var out []axisStep
-		for _, r := range rates {
-			x := r.perSec
-			if r.multiple > 0 {
-				x = r.multiple
-			}
-			out = append(out, axisStep{label: "rate " + r.String(), threads: threads[0], rate: r, x: x})
-		}
-		return out, nil
+	counts, err := c.instanceCounts()
+	if err != nil {
+		return nil, usageError{err}
 	}
-	return nil, usagef("sweep: give several values to --threads (1,2,4,8) or --rate (1x,2x,3x or 100,200)")
+	var own []workload.Step
+	st, isStepper := w.(workload.Stepper)
+	if isStepper {
+		own = st.Steps()
+	}
+	lists := 0
+	for _, n := range []int{len(threads), len(rates), len(counts), len(own)} {
+		if n > 1 {
+			lists++
+		}
+	}
+	if lists > 1 {
+		return nil, usagef("sweep one axis at a time: more than one of --threads, --rate, --instances (and %s's own steps) list several values", w.Name())
+	}
+	one := axisStep{threads: threads[0], rate: rates[0]}
+	plan := &sweepPlan{}
+	switch {
+	case len(threads) > 1:
+		plan.axis = "threads"
+		for _, n := range threads {
+			s := one
+			s.label, s.threads, s.x = fmt.Sprintf("threads %d", n), n, float64(n)
+			plan.steps = append(plan.steps, s)
+		}
+	case len(rates) > 1:
+		plan.axis = "rate"
+		for _, r := range rates {
+			s := one
+			s.label, s.rate, s.x = "rate "+r.String(), r, r.perSec
+			if r.multiple > 0 {
+				s.x = r.multiple
+			}
+			plan.steps = append(plan.steps, s)
+		}
+	case len(counts) > 1:
+		plan.axis = "instances"
+		for _, n := range counts {
+			s := one
+			s.label, s.instances, s.x = fmt.Sprintf("instances %d", n), n, float64(n)
+			plan.steps = append(plan.steps, s)
+		}
+	case len(own) > 1:
+		plan.axis, plan.own = st.StepAxis(), true
+		for _, o := range own {
+			s := one
+			s.label, s.x = o.Label, o.X
+			plan.steps = append(plan.steps, s)
+		}
+	default:
+		return nil, usagef("sweep: give several values to --threads (1,2,4,8), --rate (1x,2x,3x or 100,200) or --instances (1,2,4)")
+	}
+	return plan, nil
 }
 
 func intList(s string) ([]int, error) {
@@ -95,51 +145,36 @@ func intList(s string) ([]int, error) {
 	return out, nil
 }
 
-// Sweep is the sweep file: the steps' result files and the analysis.
-type Sweep struct {
-	SchemaVersion int              `json:"schema_version"`
-	ID            string           `json:"id"`
-	Workload      string           `json:"workload"`
-	Axis          string           `json:"axis"` // "threads" or "rate"
-	Steps         []SweepStep      `json:"steps"`
-	Knees         []analysis.Knee  `json:"knees"`
-	USL           *analysis.USL    `json:"usl,omitempty"`
-	USLError      string           `json:"usl_error,omitempty"`
-	SLOMs         float64          `json:"slo_ms,omitempty"`
-	CPUTargetPct  float64          `json:"cpu_target_pct,omitempty"`
-	Demand        *analysis.Demand `json:"demand,omitempty"`
-	DemandError   string           `json:"demand_error,omitempty"`
-}
-
-// SweepStep is one step's headline and its result file.
-type SweepStep struct {
-	Label      string       `json:"label"`
-	X          float64      `json:"x"`
-	Throughput float64      `json:"throughput"`
-	P99Ms      float64      `json:"p99_ms"`
-	AvgMs      float64      `json:"avg_ms"`
-	Errors     int64        `json:"errors"`
-	Host       *result.Host `json:"host,omitempty"`
-	Result     string       `json:"result,omitempty"`
-}
-
 // sweepAnalysis builds the sweep from its steps' results, analyses it,
 // prints the verdict and writes the sweep file.
-func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, axis []axisStep, runs []*result.Run) error {
-	sw := Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: w.Name(), Axis: "threads", SLOMs: c.slo, CPUTargetPct: c.cpuTarget}
-	if axis[0].threads == axis[len(axis)-1].threads {
-		sw.Axis = "rate"
+func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, plan *sweepPlan, runs []*result.Run, baseline *result.Run) error {
+	sw := analysis.Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: w.Name(), Axis: plan.axis, OwnSteps: plan.own,
+		SLOMs: c.slo, CPUTargetPct: c.cpuTarget}
+	if c.rate.multiple > 0 || c.sweepsMultiples() {
+		sw.BaselineRate = c.baseline
+	}
+	if baseline != nil && c.out != "-" {
+		sw.Baseline = resultPath(c, id, w, workload.Step{Label: "baseline"}, 2)
+	}
+	sw.HostIsServer = len(runs) > 0
+	for _, in := range runs[len(runs)-1:] {
+		for _, ri := range in.Instances {
+			sw.HostIsServer = sw.HostIsServer && onThisHost(ri.Dialect, ri.Target, env.Hostname)
+		}
 	}
 	for i, r := range runs {
-		st := SweepStep{Label: axis[i].label, X: axis[i].x, Throughput: r.Summary.Throughput, P99Ms: r.Summary.Latency.P99Ms,
+		a := plan.steps[i]
+		st := analysis.SweepStep{Label: a.label, X: a.x, Throughput: r.Summary.Throughput, P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms,
 			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host}
 		if c.out != "-" {
-			st.Result = resultPath(c, id, w, workload.Step{Label: axis[i].label}, len(axis))
+			st.Result = resultPath(c, id, w, workload.Step{Label: a.label}, len(plan.steps))
 		}
 		sw.Steps = append(sw.Steps, st)
 	}
-	analyze(&sw)
-	printVerdict(env, &sw)
+	sw.Analyze()
+	if err := report.SweepVerdict(env.Stdout, &sw, report.Text); err != nil {
+		return err
+	}
 	if c.out == "-" {
 		return nil
 	}
@@ -157,84 +192,42 @@ func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, axi
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	fmt.Fprintf(env.Stdout, "sweep: %s\n", path)
+	var md bytes.Buffer
+	if err := report.SweepReport(&md, &sw, report.Markdown); err != nil {
+		return err
+	}
+	mdPath := strings.TrimSuffix(path, ".json") + ".md"
+	if err := os.WriteFile(mdPath, md.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "sweep: %s (Markdown: %s)\n", path, mdPath)
 	return nil
 }
 
-// analyze finds the knees (and, over threads, fits the USL) from the steps.
-func analyze(sw *Sweep) {
-	var ps []analysis.Point
-	var xs, ys []float64
-	for _, st := range sw.Steps {
-		ps = append(ps, analysis.Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms})
-		xs, ys = append(xs, st.X), append(ys, st.Throughput)
+// onThisHost reports whether an instance's database runs on this host: an
+// embedded or file target, or a server on loopback, a socket or this
+// host's own name.
+func onThisHost(dialect, target, hostname string) bool {
+	switch dialect {
+	case "sqlite", "file":
+		return true
 	}
-	sw.Knees = []analysis.Knee{analysis.MarginalKnee(ps, 0.2), analysis.Kneedle(ps)}
-	if sw.SLOMs > 0 {
-		sw.Knees = append(sw.Knees, analysis.SLOKnee(ps, sw.SLOMs))
+	u, err := url.Parse(target)
+	if err != nil {
+		return false
 	}
-	sw.Demand, sw.DemandError = nil, ""
-	var ls []analysis.Load
-	cpus := 0
-	for _, st := range sw.Steps {
-		if st.Host == nil {
-			ls = nil
-			break
-		}
-		cpus = st.Host.CPUs
-		ls = append(ls, analysis.Load{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, BusyPct: st.Host.CPU.Busy()})
+	h := u.Hostname()
+	if h == "" || strings.EqualFold(h, "localhost") || (hostname != "" && strings.EqualFold(h, hostname)) {
+		return true
 	}
-	if ls == nil {
-		sw.DemandError = "no host CPU figures for every step"
-	} else if d, err := analysis.ServiceDemand(ls, cpus, sw.CPUTargetPct); err != nil {
-		sw.DemandError = err.Error()
-	} else {
-		sw.Demand = &d
-	}
-	sw.USL, sw.USLError = nil, ""
-	if sw.Axis == "threads" {
-		if u, err := analysis.FitUSL(xs, ys, 200, 1); err == nil {
-			sw.USL = &u
-		} else {
-			sw.USLError = err.Error()
-		}
-	}
-}
-
-// printVerdict writes the knees, the host at each, and the USL fit.
-func printVerdict(env *Env, sw *Sweep) {
-	fmt.Fprintf(env.Stdout, "\nsweep verdict (%s):\n", sw.Axis)
-	for _, k := range sw.Knees {
-		fmt.Fprintf(env.Stdout, "  %-8s %s\n", k.Method+":", k.Reason)
-		if k.Index >= 0 && k.Index < len(sw.Steps) && sw.Steps[k.Index].Host != nil {
-			h := sw.Steps[k.Index].Host
-			fmt.Fprintf(env.Stdout, "           host at that step: CPU user %.0f%% sys %.0f%% iowait %.0f%% steal %.0f%% idle %.0f%%, run queue %d\n",
-				h.CPU.User, h.CPU.System, h.CPU.Iowait, h.CPU.Steal, h.CPU.Idle, h.RunQueue)
-		}
-	}
-	if d := sw.Demand; d != nil {
-		fmt.Fprintf(env.Stdout, "  demand:  %s\n", d.SweetSpot.Reason)
-	}
-	if u := sw.USL; u != nil {
-		fmt.Fprintf(env.Stdout, "  usl:     λ %.4g/s per thread, σ %.4f (contention), κ %.5f (coherency), R² %.3f; ",
-			u.Lambda, u.Sigma, u.Kappa, u.R2)
-		if math.IsInf(u.Peak, 1) {
-			fmt.Fprintf(env.Stdout, "no peak: with κ = 0 throughput levels off towards %.4g/s without turning down", u.PeakX)
-		} else {
-			fmt.Fprintf(env.Stdout, "peak at %.1f threads, %.4g/s (95%% interval %.1f to %.1f threads)", u.Peak, u.PeakX, u.PeakCI[0], u.PeakCI[1])
-		}
-		if u.Retrograde {
-			fmt.Fprintf(env.Stdout, "; retrograde: throughput falls past the peak")
-		}
-		fmt.Fprintln(env.Stdout)
-	} else if sw.USLError != "" {
-		fmt.Fprintf(env.Stdout, "  usl:     not fitted: %s\n", sw.USLError)
-	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // analyzeCommand re-runs a sweep's analysis from its file, with no database.
 func analyzeCommand(env *Env) *cobra.Command {
 	var slo, cpuTarget float64
+	var format string
 	cmd := &cobra.Command{
 		Use:   "analyze SWEEP.json",
 		Short: "Re-run a sweep's analysis (knees, USL) from its sweep file, with no database",
@@ -249,7 +242,7 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if err != nil {
 				return runError{fmt.Errorf("analyze: %w", err)}
 			}
-			var sw Sweep
+			var sw analysis.Sweep
 			if err := json.Unmarshal(b, &sw); err != nil {
 				return runError{fmt.Errorf("analyze: %s is not a sweep file: %w", args[0], err)}
 			}
@@ -259,19 +252,26 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if len(sw.Steps) == 0 {
 				return runError{fmt.Errorf("analyze: %s holds no steps", args[0])}
 			}
+			var f report.Format
+			switch format {
+			case "text":
+			case "markdown", "md":
+				f = report.Markdown
+			default:
+				return usagef("format %q: want text or markdown", format)
+			}
 			if c.Flags().Changed("slo") {
 				sw.SLOMs = slo
 			}
 			if c.Flags().Changed("cpu-target") || sw.CPUTargetPct == 0 {
 				sw.CPUTargetPct = cpuTarget
 			}
-			analyze(&sw)
-			fmt.Fprintf(env.Stdout, "%s sweep %s over %s, %d steps\n", sw.Workload, sw.ID, sw.Axis, len(sw.Steps))
-			printVerdict(env, &sw)
-			return nil
+			sw.Analyze()
+			return report.SweepReport(env.Stdout, &sw, f)
 		},
 	}
 	cmd.Flags().Float64Var(&slo, "slo", 0, "p99 objective in ms for the SLO knee (default: the sweep's)")
+	cmd.Flags().StringVar(&format, "format", "text", "text, or markdown (the table and verdict as a Markdown document, as sweep writes beside the sweep file)")
 	cmd.Flags().Float64Var(&cpuTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (default: the sweep's, else 80)")
 	return cmd
 }

@@ -152,10 +152,13 @@ var (
 func (w *Workload) Steps() []workload.Step {
 	var out []workload.Step
 	for _, pct := range w.opt.mixes {
-		out = append(out, workload.Step{Label: fmt.Sprintf("read %d%%", pct), Options: map[string]any{"read": pct}})
+		out = append(out, workload.Step{Label: fmt.Sprintf("read %d%%", pct), X: float64(pct), Options: map[string]any{"read": pct}})
 	}
 	return out
 }
+
+// StepAxis is "read %": the steps are read mixes.
+func (w *Workload) StepAxis() string { return "read %" }
 
 // SetStep selects the read mix the next VUs run.
 func (in *instance) SetStep(i int) {

@@ -1,0 +1,86 @@
+package analysis
+
+import "github.com/rightsize/rightsize/internal/result"
+
+// Sweep is the sweep file: the steps' result files and the
+type Sweep struct {
+	SchemaVersion int         `json:"schema_version"`
+	ID            string      `json:"id"`
+	Workload      string      `json:"workload"`
+	Axis          string      `json:"axis"`                // "threads", "rate", "instances" or the workload's own ("read %")
+	OwnSteps      bool        `json:"own_steps,omitempty"` // the workload's steps (not a load axis: no knee, no fit)
+	BaselineRate  float64     `json:"baseline_rate,omitempty"`
+	Baseline      string      `json:"baseline_result,omitempty"`
+	HostIsServer  bool        `json:"host_is_server"` // every database ran on the measured host (embedded or loopback)
+	Steps         []SweepStep `json:"steps"`
+	Verdict       []string    `json:"verdict,omitempty"`
+	Knees         []Knee      `json:"knees"`
+	USL           *USL        `json:"usl,omitempty"`
+	USLError      string      `json:"usl_error,omitempty"`
+	SLOMs         float64     `json:"slo_ms,omitempty"`
+	CPUTargetPct  float64     `json:"cpu_target_pct,omitempty"`
+	Demand        *Demand     `json:"demand,omitempty"`
+	DemandError   string      `json:"demand_error,omitempty"`
+}
+
+// SweepStep is one step's headline and its result file.
+type SweepStep struct {
+	Label      string       `json:"label"`
+	X          float64      `json:"x"`
+	Throughput float64      `json:"throughput"`
+	P95Ms      float64      `json:"p95_ms"`
+	P99Ms      float64      `json:"p99_ms"`
+	AvgMs      float64      `json:"avg_ms"`
+	Errors     int64        `json:"errors"`
+	Host       *result.Host `json:"host,omitempty"`
+	Result     string       `json:"result,omitempty"`
+}
+
+// Analyze finds the knees, the service demand and sweet spot, and (over
+// threads or instances) the USL fit from the steps, and writes the verdict.
+// Steps that vary the work rather than the load (OwnSteps) get none.
+func (sw *Sweep) Analyze() {
+	var ps []Point
+	var xs, ys []float64
+	for _, st := range sw.Steps {
+		ps = append(ps, Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms})
+		xs, ys = append(xs, st.X), append(ys, st.Throughput)
+	}
+	sw.Knees, sw.Demand, sw.DemandError, sw.USL, sw.USLError = nil, nil, "", nil, ""
+	if sw.OwnSteps {
+		return // the steps vary the work, not the load
+	}
+	sw.Knees = []Knee{MarginalKnee(ps, 0.2), Kneedle(ps)}
+	if sw.SLOMs > 0 {
+		sw.Knees = append(sw.Knees, SLOKnee(ps, sw.SLOMs))
+	}
+	var ls []Load
+	cpus := 0
+	for _, st := range sw.Steps {
+		if st.Host == nil {
+			ls = nil
+			break
+		}
+		cpus = st.Host.CPUs
+		ls = append(ls, Load{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, BusyPct: st.Host.CPU.Busy()})
+	}
+	if ls == nil {
+		sw.DemandError = "no host CPU figures for every step"
+	} else if d, err := ServiceDemand(ls, cpus, sw.CPUTargetPct); err != nil {
+		sw.DemandError = err.Error()
+	} else {
+		sw.Demand = &d
+	}
+	if sw.Axis == "threads" || sw.Axis == "instances" {
+		if u, err := FitUSL(xs, ys, 200, 1); err == nil {
+			sw.USL = &u
+		} else {
+			sw.USLError = err.Error()
+		}
+	}
+	hosts := make([]*result.Host, len(sw.Steps))
+	for i, st := range sw.Steps {
+		hosts[i] = st.Host
+	}
+	sw.Verdict = Verdict(sw.Axis, ps, hosts, sw.Knees, sw.HostIsServer)
+}
