@@ -178,7 +178,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		phaseCommand(ctx, env, "run", "Run a workload and measure it", runCmd),
 		phaseCommand(ctx, env, "prepare", "Create and load a workload's tables", prepareCmd),
 		phaseCommand(ctx, env, "cleanup", "Drop the tables rightsize created for a workload", cleanupCmd),
-		phaseCommand(ctx, env, "sweep", "Run a workload at several thread counts or rates and find the knee", sweepCmd),
+		phaseCommand(ctx, env, "sweep", "Run a workload at several thread counts, rates or instance counts (or fileio read mixes) and find the knee", sweepCmd),
 		phaseCommand(ctx, env, "check", "Check a prepared or run database for consistency (exit 1 when a condition fails)", checkCmd),
 		analyzeCommand(env),
 		listCommand(env),

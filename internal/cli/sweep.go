@@ -230,7 +230,7 @@ func analyzeCommand(env *Env) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "analyze SWEEP.json",
-		Short: "Re-run a sweep's analysis (knees, USL) from its sweep file, with no database",
+		Short: "Re-run a sweep's analysis (knees, USL, sweet spot, verdict) from its sweep file, with no database; as text or Markdown",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("analyze: name one sweep file (results/<id>-<workload>-sweep.json)")
