@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/hist"
@@ -79,6 +80,8 @@ type Load struct {
 	Arrival   string  `json:"arrival,omitempty"` // "constant" or "poisson" (open)
 	ThinkS    float64 `json:"think_s,omitempty"`
 	ThinkDist string  `json:"think_dist,omitempty"`
+	// WarmupS is the configured warm-up: with SteadyState, the longest one
+	// (the warm-up summary's duration_s is how long it lasted).
 	WarmupS   float64 `json:"warmup_s"`
 	DurationS float64 `json:"duration_s"`
 	IntervalS float64 `json:"interval_s"`
@@ -91,6 +94,69 @@ type Load struct {
 	// --baseline-rate; Rate is their product.
 	RateMultiple float64 `json:"rate_multiple,omitempty"`
 	BaselineRate float64 `json:"baseline_rate,omitempty"`
+	// SteadyState is what the steady-state detector found (absent when it
+	// was off).
+	SteadyState *SteadyState `json:"steady_state,omitempty"`
+}
+
+// SteadyState is the outcome of the steady-state detector, which ends the
+// warm-up once the aggregate throughput and p99 latency have settled. A
+// series' drift is how far a least-squares line through its warm-up
+// intervals within the window moves over the window, in percent of the
+// series' mean.
+type SteadyState struct {
+	WindowS      float64 `json:"window_s"`
+	TolerancePct float64 `json:"tolerance_pct"`
+	// Reached tells whether both drifts fell under the tolerance before the
+	// longest warm-up (Load.WarmupS) was over.
+	Reached bool `json:"reached"`
+	// AtS is when the measured window started, in seconds of warm-up
+	// (reached only).
+	AtS float64 `json:"at_s,omitempty"`
+	// ThroughputDriftPct and P99DriftPct are the drifts of the window found
+	// steady, or of the warm-up's last full window when none was. NaN (null
+	// in JSON) when no full window was seen, e.g. the run was interrupted
+	// early; +Inf (also null) for a series of mean 0 that is not all 0.
+	ThroughputDriftPct float64 `json:"throughput_drift_pct"`
+	P99DriftPct        float64 `json:"p99_drift_pct"`
+}
+
+// steadyJSON is SteadyState with its drifts as pointers, nil for null.
+type steadyJSON struct {
+	plainSteady
+	ThroughputDriftPct *float64 `json:"throughput_drift_pct"`
+	P99DriftPct        *float64 `json:"p99_drift_pct"`
+}
+
+type plainSteady SteadyState // without the methods
+
+// MarshalJSON writes drifts that are not finite as null, which JSON has in
+// their place (as package analysis does).
+func (s SteadyState) MarshalJSON() ([]byte, error) {
+	finite := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	return json.Marshal(steadyJSON{plainSteady(s), finite(s.ThroughputDriftPct), finite(s.P99DriftPct)})
+}
+
+// UnmarshalJSON reads a null (or missing) drift as NaN: not measured.
+func (s *SteadyState) UnmarshalJSON(data []byte) error {
+	var v steadyJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	orNaN := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	*s = SteadyState(v.plainSteady)
+	s.ThroughputDriftPct, s.P99DriftPct = orNaN(v.ThroughputDriftPct), orNaN(v.P99DriftPct)
+	return nil
 }
 
 // Latency is a latency distribution in milliseconds.

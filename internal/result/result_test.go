@@ -88,7 +88,8 @@ func fullRun(t testing.TB) *result.Run {
 		Event:         "transaction",
 		Options:       map[string]any{"tables": 4.0, "table-size": 10000.0, "range-selects": true, "rand-type": "uniform"},
 		Load: result.Load{Mode: "open", Threads: 16, Rate: 2000, Arrival: "poisson", ThinkS: 0.5, ThinkDist: "exponential",
-			WarmupS: 10, DurationS: 60, IntervalS: 1, GraceS: 5, Seed: math.MaxUint64},
+			WarmupS: 10, DurationS: 60, IntervalS: 1, GraceS: 5, Seed: math.MaxUint64,
+			SteadyState: &result.SteadyState{WindowS: 5, TolerancePct: 5, Reached: true, AtS: 7, ThroughputDriftPct: 1.25, P99DriftPct: 3.5}},
 		Started:       time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.UTC),
 		Ended:         time.Date(2025, 1, 2, 3, 5, 15, 0, time.UTC),
 		Partial:       true,
@@ -308,5 +309,50 @@ func TestFairnessOf(t *testing.T) {
 	f = result.FairnessOf([]float64{50, 150})
 	if f.Min != 50 || f.Max != 150 || f.CoVPct != 50 {
 		t.Errorf("50 and 150: %+v, want CoV 50 %%", f)
+	}
+}
+
+// Drifts that are not finite (no full window, a series of mean 0) are null in
+// the file, so that it can always be written, and read back as NaN.
+func TestSteadyStateNonFiniteDrifts(t *testing.T) {
+	r := fullRun(t)
+	r.Load.SteadyState = &result.SteadyState{WindowS: 10, TolerancePct: 5, ThroughputDriftPct: math.NaN(), P99DriftPct: math.Inf(1)}
+	var buf bytes.Buffer
+	if err := result.Encode(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Load struct {
+			SteadyState map[string]any `json:"steady_state"`
+		} `json:"load"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	ss := raw.Load.SteadyState
+	for _, k := range []string{"throughput_drift_pct", "p99_drift_pct"} {
+		if v, ok := ss[k]; !ok || v != nil {
+			t.Errorf("%s = %v (present %v), want null", k, v, ok)
+		}
+	}
+	if _, ok := ss["at_s"]; ok || ss["reached"] != false || ss["window_s"] != 10.0 || ss["tolerance_pct"] != 5.0 {
+		t.Errorf("steady_state = %v", ss)
+	}
+	got, err := result.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := got.Load.SteadyState
+	if g == nil || !math.IsNaN(g.ThroughputDriftPct) || !math.IsNaN(g.P99DriftPct) || g.WindowS != 10 || g.TolerancePct != 5 || g.Reached {
+		t.Errorf("decoded %+v", g)
+	}
+	// Without the detector there is no steady_state at all.
+	r.Load.SteadyState = nil
+	buf.Reset()
+	if err := result.Encode(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "steady_state") {
+		t.Error("steady_state written for a run without the detector")
 	}
 }

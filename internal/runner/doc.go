@@ -15,6 +15,12 @@
 // warm-up or the measured phase by their (intended) start time, so warm-up
 // events never leak into the headline figures.
 //
+// With Config.SteadyState, the warm-up ends early once the aggregate
+// throughput and p99 latency have stopped drifting: the ticker moves the
+// warm-up's end (an atomic offset from the start that VUs read) to the next
+// tick, never to one that has passed, so an event's phase is final when it
+// starts.
+//
 // The runner uses time.Now and timers directly, so tests run it in virtual
 // time with testing/synctest.
 package runner

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
@@ -49,7 +50,11 @@ type Config struct {
 	// Think is the closed loop's pause between a VU's events (not timed).
 	Think pace.Think
 	// Warmup precedes the measured window and is reported apart from it.
+	// With SteadyState on it is the longest warm-up.
 	Warmup time.Duration
+	// SteadyState, when its Window is > 0, ends the warm-up early once the
+	// load has settled (fio's ss=).
+	SteadyState SteadyState
 	// Duration is the measured window. Must be > 0.
 	Duration time.Duration
 	// Interval is the report interval (a tick); zero means 1 s; at least MinInterval.
@@ -92,6 +97,23 @@ type Config struct {
 	CPUTime func() (user, sys time.Duration)
 	// Backoff bounds the pause between reconnect attempts; defaults 100 ms and 5 s.
 	BackoffMin, BackoffMax time.Duration
+}
+
+// SteadyState ends the warm-up as soon as the aggregate throughput and p99
+// latency have settled. At every report tick of the warm-up, the runner fits
+// a least-squares line through each of the two series over the warm-up
+// intervals that lie within the last Window (the window must be full); the
+// drift of a series is |slope × Window| / its mean. When both drifts are
+// below Tolerance, the measured window starts at the next tick (a decision
+// made at a tick takes effect at the next one, so that no event is counted in
+// the wrong phase) and lasts Duration. Otherwise the warm-up lasts Warmup.
+type SteadyState struct {
+	// Window is the span the drifts are measured over: 0 (off) or at least
+	// three report intervals, at most Warmup.
+	Window time.Duration
+	// Tolerance is the largest drift that counts as steady, a fraction in
+	// (0, 1): 0.05 is 5 %.
+	Tolerance float64
 }
 
 // Instance is what the runner needs of one opened target.
@@ -148,10 +170,39 @@ func (c *Config) Validate() error {
 	if slices.Contains(c.Retry, errclass.Connection) {
 		errs = append(errs, errors.New("retry: connection errors are not retried (the virtual user reconnects)"))
 	}
+	errs = append(errs, c.SteadyState.problems(c.Warmup, c.Interval)...)
 	if len(errs) > 0 {
 		return &ConfigError{Problems: errs}
 	}
 	return nil
+}
+
+// problems lists what is wrong with s for a warm-up of warmup and a report
+// interval of interval (0 meaning the default, 1 s).
+func (s SteadyState) problems(warmup, interval time.Duration) []error {
+	if s.Window < 0 {
+		return []error{fmt.Errorf("steady-state window %v: want 0 (off) or more", s.Window)}
+	}
+	if s.Window == 0 {
+		return nil
+	}
+	var errs []error
+	if interval == 0 {
+		interval = time.Second
+	}
+	switch {
+	case warmup <= 0:
+		errs = append(errs, errors.New("steady-state needs --warmup, the longest warm-up"))
+	case s.Window > warmup:
+		errs = append(errs, fmt.Errorf("steady-state window %v: longer than the warm-up (%v)", s.Window, warmup))
+	}
+	if interval > 0 && s.Window < 3*interval {
+		errs = append(errs, fmt.Errorf("steady-state window %v: want at least three report intervals (%v)", s.Window, 3*interval))
+	}
+	if !(s.Tolerance > 0 && s.Tolerance < 1) {
+		errs = append(errs, fmt.Errorf("steady-state tolerance %v: want a fraction between 0 and 1 (0.05 is 5 %%)", s.Tolerance))
+	}
+	return errs
 }
 
 // defaults validates c and fills in the defaults of zero fields.
@@ -260,10 +311,14 @@ func (v *vu) Retrying() bool { return v.attempt > 1 }
 var _ workload.Meter = (*vu)(nil)
 
 // pacer hands out intended starts of one instance's open-loop schedule.
+// Starts are put in a phase only at the end of the run (drain), when the
+// warm-up's end can no longer move.
 type pacer struct {
-	mu      sync.Mutex
-	sched   pace.Schedule
-	claimed [2]int64 // intended starts handed out, by phase
+	mu    sync.Mutex
+	sched pace.Schedule
+	// missed are intended starts handed out that never began (the VU was
+	// stopped while waiting for them): at most one per VU.
+	missed []time.Time
 }
 
 // inst is one instance during a run.
@@ -362,7 +417,18 @@ type run struct {
 	open  bool
 	insts []*inst
 
-	start, measureStart, end time.Time
+	start time.Time
+	// warmup is the length of the warm-up (a time.Duration from start):
+	// Config.Warmup, or less once steady state is reached. Only the ticker
+	// moves it (checkSteady), once, earlier, and only to a tick that is still
+	// ahead: so the phase of an instant that has passed never changes, and
+	// a VU can put an event in its phase when it starts. (A start that is
+	// still to come, an open-loop one handed out early, can change phase; the
+	// pacer counts those at the end.) Everyone reads it through measureStart
+	// and end, so comparisons stay on the monotonic clock.
+	warmup atomic.Int64
+	// steady is the steady-state detector (Config.SteadyState on); ticker only.
+	steady *detector
 	// stopped is closed when VUs must stop starting events (end of window or signal).
 	stopped chan struct{}
 	stopAt  time.Time // when stop happened; read only after stopped is closed
@@ -374,6 +440,12 @@ type run struct {
 	series  []result.Interval
 	cpu     [2][2]time.Duration // user, sys at the measured window's start and at the stop
 }
+
+// measureStart returns when the measured window starts.
+func (r *run) measureStart() time.Time { return r.start.Add(time.Duration(r.warmup.Load())) }
+
+// end returns when the measured window ends.
+func (r *run) end() time.Time { return r.measureStart().Add(r.cfg.Duration) }
 
 func (r *run) seed(i, j int) uint64 {
 	return r.cfg.Seed*0x9e3779b97f4a7c15 + uint64(i+1)<<32 + uint64(j+2)
@@ -389,8 +461,10 @@ func (r *run) readCPU(at int) {
 func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, error) {
 	cfg := r.cfg
 	r.start = time.Now()
-	r.measureStart = r.start.Add(cfg.Warmup)
-	r.end = r.measureStart.Add(cfg.Duration)
+	r.warmup.Store(int64(cfg.Warmup))
+	if cfg.SteadyState.Window > 0 {
+		r.steady = newDetector(cfg.SteadyState, cfg.Interval)
+	}
 	r.stopped = make(chan struct{})
 	if cfg.Warmup == 0 {
 		r.readCPU(0)
@@ -440,12 +514,15 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 			ctxDone = nil
 			stop("interrupted: " + context.Cause(ctx).Error())
 		case <-timer.C:
-			if tickAt.Equal(r.measureStart) && cfg.Warmup > 0 {
+			if tickAt.Equal(r.measureStart()) && cfg.Warmup > 0 {
 				r.readCPU(0)
 			}
 			r.tick(lastTick, tickAt)
+			if r.steady != nil && !stopping {
+				r.checkSteady(tickAt)
+			}
 			lastTick = tickAt
-			if !tickAt.Before(r.end) {
+			if !tickAt.Before(r.end()) {
 				stop("")
 			} else {
 				tickAt = r.nextTick(tickAt)
@@ -474,7 +551,7 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 				continue
 			}
 			if !stopping {
-				if time.Now().Before(r.end) {
+				if time.Now().Before(r.end()) {
 					// Closed-loop VUs only leave early when stopped or failed.
 					stop("every virtual user stopped")
 				} else {
@@ -503,12 +580,13 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 // from the start during warm-up, from the warm-up end after it, and the end.
 func (r *run) nextTick(t time.Time) time.Time {
 	iv := r.cfg.Interval
-	if t.Before(r.measureStart) {
+	ms := r.measureStart()
+	if t.Before(ms) {
 		n := t.Sub(r.start)/iv + 1
-		return minTime(r.start.Add(n*iv), r.measureStart)
+		return minTime(r.start.Add(n*iv), ms)
 	}
-	n := t.Sub(r.measureStart)/iv + 1
-	return minTime(r.measureStart.Add(n*iv), r.end)
+	n := t.Sub(ms)/iv + 1
+	return minTime(ms.Add(n*iv), ms.Add(r.cfg.Duration))
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -525,8 +603,11 @@ func maxTime(a, b time.Time) time.Time {
 	return b
 }
 
+// phaseOf returns the phase of an event that starts (or was meant to start)
+// at t. Safe for concurrent use; for a t that has passed the answer is final
+// (see run.warmup).
 func (r *run) phaseOf(t time.Time) int {
-	if t.Before(r.measureStart) {
+	if t.Before(r.measureStart()) {
 		return warm
 	}
 	return meas
@@ -540,7 +621,7 @@ func (r *run) phaseOf(t time.Time) int {
 func (r *run) tick(from, to time.Time) {
 	nops := len(r.cfg.Ops)
 	phase := r.phaseOf(from)
-	tail := !from.Before(r.end) || !to.After(from) // merged into totals, not an interval
+	tail := !from.Before(r.end()) || !to.After(from) // merged into totals, not an interval
 	agg := newStats(nops, len(r.cfg.Counters))
 	per := make([]result.Interval, len(r.insts))
 	for i, in := range r.insts {
@@ -580,6 +661,9 @@ func (r *run) tick(from, to time.Time) {
 		return
 	}
 	a := r.interval(agg, from, to, phase)
+	if r.steady != nil && phase == warm {
+		r.steady.add(from.Sub(r.start), to.Sub(r.start), a)
+	}
 	if r.cfg.Sample != nil {
 		a.Host = r.cfg.Sample(to.Sub(from).Seconds())
 	}
@@ -610,7 +694,7 @@ func (r *run) stoppedNow() bool {
 	case <-r.stopped:
 		return true
 	default:
-		return !time.Now().Before(r.end)
+		return !time.Now().Before(r.end())
 	}
 }
 
@@ -642,15 +726,9 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 				return
 			}
 			if !r.sleepUntil(tm, intended) {
-				// Stopped while waiting: the start is dropped, unless it was
-				// not even due when an interrupt stopped the run.
-				select {
-				case <-r.stopped:
-					if !intended.Before(r.stopAt) {
-						in.pacer.unclaim(r, intended)
-					}
-				default:
-				}
+				// Stopped while waiting: the start is dropped if it was due
+				// in the window (drain decides).
+				in.pacer.miss(intended)
 				return
 			}
 			actual = time.Now()
@@ -670,7 +748,6 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 		v.mu.Lock()
 		v.cur = phase
 		if r.open {
-			v.st[phase].started++
 			if actual.Sub(intended) > r.cfg.LateThreshold {
 				v.st[phase].late++
 			}
@@ -804,9 +881,10 @@ func (r *run) sleepUntil(tm *time.Timer, t time.Time) bool {
 	if d <= 0 {
 		return true
 	}
-	past := !t.Before(r.end)
+	end := r.end()
+	past := !t.Before(end)
 	if past {
-		d = time.Until(r.end)
+		d = time.Until(end)
 	}
 	tm.Reset(d)
 	defer tm.Stop()
@@ -819,36 +897,45 @@ func (r *run) sleepUntil(tm *time.Timer, t time.Time) bool {
 }
 
 // claim returns the next intended start of the instance's schedule, or false
-// once it lies at or past the window's end.
+// once it lies at or past the window's end. (The end may move earlier after
+// a start was handed out; drain does not count such a start.)
 func (p *pacer) claim(r *run) (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t := r.start.Add(p.sched.Next())
-	if !t.Before(r.end) {
+	if !t.Before(r.end()) {
 		return t, false
 	}
-	p.claimed[r.phaseOf(t)]++
 	return t, true
 }
 
-// unclaim gives back a start that was handed out but not yet due at the stop.
-func (p *pacer) unclaim(r *run, t time.Time) {
+// miss records a start that was handed out but never began.
+func (p *pacer) miss(t time.Time) {
 	p.mu.Lock()
-	p.claimed[r.phaseOf(t)]--
+	p.missed = append(p.missed, t)
 	p.mu.Unlock()
 }
 
-// drain counts the intended starts still unclaimed before cutoff (the
-// window's end, or the stop when the run was interrupted).
-func (p *pacer) drain(r *run, cutoff time.Time) {
+// drain returns, by phase, the intended starts before cutoff (the window's
+// end, or the stop when the run was interrupted) that never began: those
+// handed out and missed, and those never handed out. It is called once the
+// run has stopped, when the phases can no longer move.
+func (p *pacer) drain(r *run, cutoff time.Time) [2]int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var dropped [2]int64
+	for _, t := range p.missed {
+		if t.Before(cutoff) {
+			dropped[r.phaseOf(t)]++
+		}
+	}
 	for _, ph := range []struct {
 		phase int
 		until time.Time
-	}{{warm, minTime(r.measureStart, cutoff)}, {meas, cutoff}} {
-		p.claimed[ph.phase] += p.sched.Skip(ph.until.Sub(r.start))
+	}{{warm, minTime(r.measureStart(), cutoff)}, {meas, cutoff}} {
+		dropped[ph.phase] += p.sched.Skip(ph.until.Sub(r.start))
 	}
+	return dropped
 }
 
 func (r *run) finish() (*result.Run, error) {
@@ -861,18 +948,22 @@ func (r *run) finish() (*result.Run, error) {
 		Intervals: r.series,
 		Load:      r.load(),
 	}
-	cut := minTime(r.end, r.stopAt)
-	warmSecs := clampSecs(cut.Sub(r.start), cfg.Warmup)
-	measSecs := clampSecs(cut.Sub(r.measureStart), cfg.Duration)
+	ms := r.measureStart() // final: the ticker moves it during the warm-up only
+	cut := minTime(ms.Add(cfg.Duration), r.stopAt)
+	warmSecs := clampSecs(cut.Sub(r.start), ms.Sub(r.start))
+	measSecs := clampSecs(cut.Sub(ms), cfg.Duration)
+	if r.steady != nil {
+		ss := r.steady.res
+		out.Load.SteadyState = &ss
+	}
 
 	aggTotal := [2]*stats{newStats(len(cfg.Ops), len(cfg.Counters)), newStats(len(cfg.Ops), len(cfg.Counters))}
 	var aggDropped [2]int64
 	for i, in := range r.insts {
 		var dropped [2]int64
 		if in.pacer != nil {
-			in.pacer.drain(r, cut)
+			dropped = in.pacer.drain(r, cut)
 			for p := range dropped {
-				dropped[p] = max(0, in.pacer.claimed[p]-in.total[p].started)
 				aggDropped[p] += dropped[p]
 			}
 		}

@@ -13,17 +13,16 @@ import (
 // per instance per interval and phase after them. Histograms are allocated on
 // first use, since each costs about 200 KB.
 type stats struct {
-	ev      *hist.Histogram // response time of successful events
-	svc     *hist.Histogram // service time of successful events (open loop only)
-	evErr   errclass.Counts
-	retry   errclass.Counts   // failed attempts of events that were re-run
-	ops     []*hist.Histogram // one per workload op, nil until used
-	opErr   []errclass.Counts
-	kinds   [3]int64 // sub-operations by workload.OpKind (ok or not)
-	reconn  int64
-	late    int64
-	started int64   // open loop: intended starts that began
-	counts  []int64 // the workload's own counters (Meter.Count)
+	ev     *hist.Histogram // response time of successful events
+	svc    *hist.Histogram // service time of successful events (open loop only)
+	evErr  errclass.Counts
+	retry  errclass.Counts   // failed attempts of events that were re-run
+	ops    []*hist.Histogram // one per workload op, nil until used
+	opErr  []errclass.Counts
+	kinds  [3]int64 // sub-operations by workload.OpKind (ok or not)
+	reconn int64
+	late   int64
+	counts []int64 // the workload's own counters (Meter.Count)
 }
 
 func newStats(nops, ncounters int) *stats {
@@ -83,7 +82,6 @@ func (s *stats) merge(o *stats) {
 	}
 	s.reconn += o.reconn
 	s.late += o.late
-	s.started += o.started
 	for i := range o.counts {
 		s.counts[i] += o.counts[i]
 	}
@@ -102,7 +100,7 @@ func (s *stats) reset() {
 		s.opErr[i] = errclass.Counts{}
 	}
 	s.kinds = [3]int64{}
-	s.reconn, s.late, s.started = 0, 0, 0
+	s.reconn, s.late = 0, 0
 	clear(s.counts)
 }
 
