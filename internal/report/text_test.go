@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -436,5 +437,39 @@ func TestStepsTableWithHost(t *testing.T) {
 	}
 	if row := strings.Fields(lineWith(t, out, "threads 1")); row[len(row)-1] != "-" {
 		t.Errorf("a step without host figures: %q", row)
+	}
+}
+
+func TestSummarySteadyState(t *testing.T) {
+	r := closedRun()
+	r.Load.WarmupS = 60
+	r.Warmup.DurationS = 12
+	r.Load.SteadyState = &result.SteadyState{WindowS: 10, TolerancePct: 5, Reached: true, AtS: 12, ThroughputDriftPct: 1.234, P99DriftPct: 3.35}
+	out := render(t, r)
+	if want := "oltp_read_write: 60 s measured after 12 s warm-up (excluded); closed loop, 8 threads; 1 instance(s)"; lineWith(t, out, "oltp_read_write") != want {
+		t.Errorf("title line = %q, want %q", lineWith(t, out, "oltp_read_write"), want)
+	}
+	want := "steady state: reached after 12 s of warm-up (throughput drift 1.2 %, p99 drift 3.4 % over 10 s; tolerance 5 %)"
+	if got := lineWith(t, out, "steady state"); got != want {
+		t.Errorf("reached:\n got %q\nwant %q", got, want)
+	}
+
+	r.Warmup.DurationS = 60
+	*r.Load.SteadyState = result.SteadyState{WindowS: 10, TolerancePct: 2.5, ThroughputDriftPct: 8.06, P99DriftPct: 2}
+	want = "steady state: not reached in 60 s of warm-up (throughput drift 8.1 %, p99 drift 2.0 % over 10 s; tolerance 2.5 %); measured anyway"
+	if got := lineWith(t, render(t, r), "steady state"); got != want {
+		t.Errorf("not reached:\n got %q\nwant %q", got, want)
+	}
+
+	// Interrupted before a full window: no drifts to show.
+	r.Warmup.DurationS = 4.5
+	*r.Load.SteadyState = result.SteadyState{WindowS: 10, TolerancePct: 5, ThroughputDriftPct: math.NaN(), P99DriftPct: math.NaN()}
+	want = "steady state: not reached in 4.5 s of warm-up (no full 10 s window; tolerance 5 %); measured anyway"
+	if got := lineWith(t, render(t, r), "steady state"); got != want {
+		t.Errorf("no full window:\n got %q\nwant %q", got, want)
+	}
+
+	if out := render(t, closedRun()); strings.Contains(out, "steady state") {
+		t.Errorf("steady state line without the detector:\n%s", out)
 	}
 }
