@@ -107,10 +107,23 @@ func Summary(w io.Writer, r *result.Run) error {
 			}
 		}
 	}
+	// A note shared by several instances (the same dialect's) is printed
+	// once, naming them all.
+	var order []string
+	who, dialect := map[string][]string{}, map[string]string{}
 	for _, in := range r.Instances {
 		for _, n := range in.Notes {
-			ew.printf("note (#%d %s): %s\n", in.Index+1, in.Dialect, n)
+			if _, ok := who[n]; !ok {
+				order = append(order, n)
+			}
+			if _, ok := dialect[n]; !ok {
+				dialect[n] = in.Dialect
+			}
+			who[n] = append(who[n], fmt.Sprintf("#%d", in.Index+1))
 		}
+	}
+	for _, n := range order {
+		ew.printf("note (%s %s): %s\n", strings.Join(who[n], ","), dialect[n], n)
 	}
 	if r.Host != nil {
 		hostLine(ew, r.Host)

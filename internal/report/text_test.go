@@ -189,7 +189,7 @@ func multiRun() *result.Run {
 	b.Errors, b.ErrorsByClass = 3, map[string]int64{"connection": 3}
 	b.Reconnects = 3
 	r.Instances = []result.Instance{
-		{Index: 0, Target: "mysql://bench@db1/bench", Dialect: "mysql", Summary: a, Notes: []string{"binlog is on"}},
+		{Index: 0, Target: "mysql://bench@db1/bench", Dialect: "mysql", Summary: a, Notes: []string{"binlog is on", "no TLS"}},
 		{Index: 1, Target: "mysql://bench@db2/bench", Dialect: "mysql", Summary: b, Notes: []string{"innodb_flush_log_at_trx_commit=2", "no TLS"}},
 	}
 	return r
@@ -273,8 +273,8 @@ func TestSummaryPartialMultiInstance(t *testing.T) {
 		"\n  #1 mysql://bench@db1/bench: 1000.00 transaction/s (60000 transactions), latency ms avg 2.20 p95 3.02 p99 4.11 max 12.25; qps 36064.00",
 		"\n  #2 mysql://bench@db2/bench: 803.20 transaction/s (48192 transactions), latency ms avg 2.20",
 		"\n  #2 mysql://bench@db2/bench:   errors 3 (connection 3), reconnects 3\n",
-		"\nnote (#1 mysql): binlog is on\n",
-		"\nnote (#2 mysql): innodb_flush_log_at_trx_commit=2\nnote (#2 mysql): no TLS\n",
+		// A note both instances share is printed once, naming both.
+		"\nnote (#1 mysql): binlog is on\nnote (#1,#2 mysql): no TLS\nnote (#2 mysql): innodb_flush_log_at_trx_commit=2\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
