@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/analysis"
+	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/testenv"
 )
@@ -634,5 +634,41 @@ func TestSweepBaselineAuto(t *testing.T) {
 	}
 	if o := run(t, context.Background(), "run", "oltp_point_select", "--baseline-rate", "auto", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite")); o.code != ExitUsage {
 		t.Errorf("auto without a multiple: exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+// --steady-state ends the warm-up when throughput and p99 settle: a point
+// select on a warm SQLite file settles well within a 20 s limit, the result
+// records when, and the run takes far less than the whole warm-up.
+func TestSteadyState(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	start := time.Now()
+	o := run(t, context.Background(), "run", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite"),
+		"--prepare", "always", "--table-size", "500", "--warmup", "20s", "--steady-state", "600ms", "--steady-tolerance", "30",
+		"--time", "300ms", "--report-interval", "100ms", "--out", out)
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	r := readResult(t, out)
+	ss := r.Load.SteadyState
+	if ss == nil || !ss.Reached || ss.AtS <= 0 || ss.AtS >= 20 || ss.WindowS != 0.6 || ss.TolerancePct != 30 {
+		t.Fatalf("steady state: %+v", ss)
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("the run took %v: the warm-up did not end early", took)
+	}
+	if !strings.Contains(o.stdout, "steady state: reached after") {
+		t.Errorf("stdout lacks the steady-state line:\n%s", o.stdout)
+	}
+	for _, args := range [][]string{
+		{"--steady-state", "1s"}, // no warm-up
+		{"--warmup", "2s", "--steady-state", "1s", "--steady-tolerance", "100"}, // tolerance out of range
+		{"--warmup", "2s", "--steady-state", "3s"},                              // window longer than the warm-up
+	} {
+		a := append([]string{"run", "oltp_point_select", "--target", "sqlite:" + filepath.Join(dir, "db.sqlite")}, args...)
+		if o := run(t, context.Background(), a...); o.code != ExitUsage || !strings.Contains(o.stderr, "steady-state") {
+			t.Errorf("%v: exit %d\n%s", args, o.code, o.stderr)
+		}
 	}
 }

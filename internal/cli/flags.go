@@ -130,6 +130,8 @@ type commonFlags struct {
 	threads      int
 	duration     time.Duration
 	warmup       time.Duration
+	steady       time.Duration // --steady-state window
+	steadyTol    float64       // --steady-tolerance, percent
 	rate         rateValue
 	baseline     float64 // --baseline-rate, or the measured one with auto
 	baselineAuto bool    // --baseline-rate auto: measure it first
@@ -178,6 +180,8 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 		}
 		durVar(fs, &c.duration, "time", 10*time.Second, "length of the measured window (30s, 2m, or seconds)")
 		durVar(fs, &c.warmup, "warmup", 0, "warm-up before the measured window, reported apart and excluded from the headline figures")
+		durVar(fs, &c.steady, "steady-state", 0, "end the warm-up early once throughput and p99 are steady over this window (fio's ss=): the least-squares line through the window's intervals drifts less than --steady-tolerance; --warmup is then the longest warm-up, and the result records when steady state was reached or that it was not (0: off)")
+		fs.Float64Var(&c.steadyTol, "steady-tolerance", 5, "steady state: the most throughput and p99 may drift over the --steady-state window, in percent of their mean")
 		if phase == "run" {
 			fs.Var(&c.rate, "rate", "open loop: start this many events per second per instance on a fixed schedule, or a multiple of --baseline-rate such as 2x (0 = closed loop); latency then counts from the intended start")
 		}
@@ -209,6 +213,7 @@ func (c *commonFlags) runnerConfig() (runner.Config, error) {
 	cfg := runner.Config{
 		Threads: c.threads, Warmup: c.warmup, Duration: c.duration,
 		Interval: c.interval, Grace: c.grace, LateThreshold: c.late, Seed: c.seed,
+		SteadyState: runner.SteadyState{Window: c.steady, Tolerance: c.steadyTol / 100},
 	}
 	if c.grace == 0 {
 		cfg.Grace = -1 // --grace 0: cancel events in flight at once

@@ -200,7 +200,7 @@ func (s SteadyState) problems(warmup, interval time.Duration) []error {
 		errs = append(errs, fmt.Errorf("steady-state window %v: want at least three report intervals (%v)", s.Window, 3*interval))
 	}
 	if !(s.Tolerance > 0 && s.Tolerance < 1) {
-		errs = append(errs, fmt.Errorf("steady-state tolerance %v: want a fraction between 0 and 1 (0.05 is 5 %%)", s.Tolerance))
+		errs = append(errs, fmt.Errorf("steady-state tolerance %g%%: want more than 0 and less than 100 %%", 100*s.Tolerance))
 	}
 	return errs
 }
