@@ -276,14 +276,15 @@ func TestMySQLAuthFailureHidesPassword(t *testing.T) {
 }
 
 // TestBlockingIORaisesMaxProcs: virtual users on a network database do
-// blocking I/O and get a Go processor each; an embedded SQLite run does not.
+// blocking I/O and get a Go processor each, up to 4 per CPU; an embedded
+// SQLite run does not.
 func TestBlockingIORaisesMaxProcs(t *testing.T) {
 	url := testenv.PostgresURL(t)
 	dir := t.TempDir()
 	procs := func(args ...string) int {
 		var out, errb bytes.Buffer
 		got := 0
-		code := Main(context.Background(), Env{Args: args, Stdout: &out, Stderr: &errb, MaxProcs: 2,
+		code := Main(context.Background(), Env{Args: args, Stdout: &out, Stderr: &errb, MaxProcs: 2, NumCPU: 2,
 			Getenv: func(string) string { return "" }, SetMaxProcs: func(n int) { got = n }})
 		if code != ExitOK {
 			t.Fatalf("exit %d\n%s", code, errb.String())
@@ -293,6 +294,10 @@ func TestBlockingIORaisesMaxProcs(t *testing.T) {
 	procs("prepare", "oltp_point_select", "--target", url, "--table-size", "100")
 	if got := procs("run", "oltp_point_select", "--target", url, "--table-size", "100", "--threads", "3", "--time", "1s", "--out", "-"); got != 5 {
 		t.Errorf("postgres with 3 threads: GOMAXPROCS set to %d, want 5", got)
+	}
+	// Past 4 per CPU (at least 8) more processors starve the ticker.
+	if got := procs("run", "oltp_point_select", "--target", url, "--table-size", "100", "--threads", "20", "--time", "1s", "--out", "-"); got != 8 {
+		t.Errorf("postgres with 20 threads on 2 CPUs: GOMAXPROCS set to %d, want 8", got)
 	}
 	if got := procs("run", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "a.db"), "--prepare", "always",
 		"--table-size", "100", "--threads", "3", "--time", "1s", "--out", "-"); got != 0 {

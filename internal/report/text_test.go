@@ -473,3 +473,16 @@ func TestSummarySteadyState(t *testing.T) {
 		t.Errorf("steady state line without the detector:\n%s", out)
 	}
 }
+
+func TestSummaryTickerLag(t *testing.T) {
+	r := multiRun()
+	out := render(t, r)
+	if strings.Contains(out, "fell behind") {
+		t.Errorf("a run without lag warns of it:\n%s", out)
+	}
+	r.TickerLag = &result.TickerLag{Ticks: 40, Late: 3, MaxS: 2.5}
+	out = render(t, r)
+	if !strings.Contains(out, "WARNING: the load generator fell behind its report ticks: 3 of 40 fired more than an interval late (worst 2.5 s)") {
+		t.Errorf("no lag warning:\n%s", out)
+	}
+}

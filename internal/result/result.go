@@ -57,6 +57,10 @@ type Run struct {
 	TPCC *TPCC `json:"tpcc,omitempty"`
 	// Fairness compares the instances' throughput (several instances only).
 	Fairness *Fairness `json:"fairness,omitempty"`
+	// TickerLag is present when the load generator fell behind its own
+	// report ticks (a starved client): the per-interval series and host
+	// samples then cover more than their nominal span, the totals are exact.
+	TickerLag *TickerLag `json:"ticker_lag,omitempty"`
 	// Host is the load generator's host over the measured window: the mean
 	// of the measured intervals' host figures.
 	Host *Host `json:"host,omitempty"`
@@ -267,6 +271,13 @@ type Client struct {
 	NumCPU        int     `json:"num_cpu"`
 	GoMaxProcs    int     `json:"gomaxprocs"`
 	Hostname      string  `json:"hostname,omitempty"`
+}
+
+// TickerLag counts report ticks that fired more than one interval late.
+type TickerLag struct {
+	Ticks int     `json:"ticks"` // ticks in the run
+	Late  int     `json:"late"`  // of them, late by more than an interval
+	MaxS  float64 `json:"max_s"` // the worst lateness, seconds
 }
 
 // Ms converts a duration to float milliseconds.

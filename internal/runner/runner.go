@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/hist"
 	"github.com/rightsize/rightsize/internal/pace"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -252,11 +253,15 @@ const (
 // and the ticker swaps with spare (so merging happens outside the lock and
 // never stalls the VU).
 type vu struct {
-	mu       sync.Mutex
-	st       [2]*stats
-	spare    [2]*stats // owned by the ticker
-	cur      int       // phase of the event in flight, for sub-operations
-	attempt  int       // attempt of the event in flight (VU goroutine only)
+	mu    sync.Mutex
+	st    [2]*stats
+	spare [2]*stats // owned by the ticker
+	// opHist holds the sub-operations' latencies per phase for the whole
+	// run (not swapped at ticks: intervals report events only); the ticker
+	// takes the warm-up's at the warm-up's end, finish the rest.
+	opHist   [2][]*hist.Histogram
+	cur      int // phase of the event in flight, for sub-operations
+	attempt  int // attempt of the event in flight (VU goroutine only)
 	phaseOf  func(time.Time) int
 	ctx      context.Context
 	ops      []workload.Op
@@ -266,10 +271,24 @@ type vu struct {
 func newVU(spec Instance, ops []workload.Op, nc int) *vu {
 	n := len(ops)
 	return &vu{
-		st:    [2]*stats{newStats(n, nc), newStats(n, nc)},
-		spare: [2]*stats{newStats(n, nc), newStats(n, nc)},
-		ops:   ops, classify: spec.Classify,
+		st:     [2]*stats{newStats(n, nc), newStats(n, nc)},
+		spare:  [2]*stats{newStats(n, nc), newStats(n, nc)},
+		opHist: [2][]*hist.Histogram{make([]*hist.Histogram, n), make([]*hist.Histogram, n)},
+		ops:    ops, classify: spec.Classify,
 	}
+}
+
+// takeOps returns the VU's op histograms of phase p and leaves it empty ones
+// (nil when it has none).
+func (v *vu) takeOps(p int) []*hist.Histogram {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	hs := v.opHist[p]
+	if !slices.ContainsFunc(hs, func(h *hist.Histogram) bool { return h != nil }) {
+		return nil
+	}
+	v.opHist[p] = make([]*hist.Histogram, len(hs))
+	return hs
 }
 
 // Start implements workload.Meter.
@@ -291,7 +310,7 @@ func (v *vu) End(s workload.Span, err error) {
 		kind = v.ops[s.Op].Kind
 	}
 	v.mu.Lock()
-	v.st[v.cur].recordOp(s.Op, kind, d, class)
+	v.st[v.cur].recordOp(s.Op, kind, d, class, v.opHist[v.cur])
 	v.mu.Unlock()
 }
 
@@ -417,6 +436,11 @@ type run struct {
 	open  bool
 	insts []*inst
 
+	// ticks, lateTicks and maxLag count the ticker's report ticks and those
+	// that fired more than an interval late (ticker goroutine only).
+	ticks, lateTicks int
+	maxLag           time.Duration
+
 	start time.Time
 	// warmup is the length of the warm-up (a time.Duration from start):
 	// Config.Warmup, or less once steady state is reached. Only the ticker
@@ -514,6 +538,11 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 			ctxDone = nil
 			stop("interrupted: " + context.Cause(ctx).Error())
 		case <-timer.C:
+			r.ticks++
+			if lag := time.Since(tickAt); lag > cfg.Interval {
+				r.lateTicks++
+				r.maxLag = max(r.maxLag, lag)
+			}
 			if tickAt.Equal(r.measureStart()) && cfg.Warmup > 0 {
 				r.readCPU(0)
 			}
@@ -644,6 +673,11 @@ func (r *run) tick(from, to time.Time) {
 				} else {
 					s.reset()
 				}
+			}
+			if phase == meas {
+				// The warm-up's sub-operations join its totals now, and
+				// their histograms go.
+				in.total[warm].mergeOps(v.takeOps(warm))
 			}
 		}
 		if phase == meas {
@@ -841,13 +875,14 @@ func (v *vu) Event(op int, start, end time.Time, err error) {
 		kind = v.ops[op].Kind
 	}
 	v.mu.Lock()
-	st := v.st[v.phaseOf(start)]
+	ph := v.phaseOf(start)
+	st := v.st[ph]
 	if class == errclass.None {
 		st.recordEvent(d, d, false)
 	} else {
 		st.evErr.Add(class)
 	}
-	st.recordOp(op, kind, d, class)
+	st.recordOp(op, kind, d, class, v.opHist[ph])
 	v.mu.Unlock()
 }
 
@@ -957,6 +992,13 @@ func (r *run) finish() (*result.Run, error) {
 		out.Load.SteadyState = &ss
 	}
 
+	for _, in := range r.insts {
+		for _, v := range in.vus {
+			for p := range in.total {
+				in.total[p].mergeOps(v.takeOps(p))
+			}
+		}
+	}
 	aggTotal := [2]*stats{newStats(len(cfg.Ops), len(cfg.Counters)), newStats(len(cfg.Ops), len(cfg.Counters))}
 	var aggDropped [2]int64
 	for i, in := range r.insts {
@@ -1006,6 +1048,9 @@ func (r *run) finish() (*result.Run, error) {
 		}
 	}
 	out.Host = result.MeanHost(measured)
+	if r.lateTicks > 0 {
+		out.TickerLag = &result.TickerLag{Ticks: r.ticks, Late: r.lateTicks, MaxS: r.maxLag.Seconds()}
+	}
 	if cfg.CPUTime != nil {
 		u := (r.cpu[1][0] - r.cpu[0][0]).Seconds()
 		s := (r.cpu[1][1] - r.cpu[0][1]).Seconds()

@@ -807,3 +807,39 @@ func TestAggregateHistogramIsTheCombinedSamples(t *testing.T) {
 		}
 	})
 }
+
+// A ticker held up past its next tick (here by a slow OnTick, in the field
+// by a client starved of CPU) is reported, with how late it fired.
+func TestTickerLag(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		res, err := Run(context.Background(), Config{
+			Threads: 1, Duration: time.Second, Interval: 100 * time.Millisecond, Ops: ops,
+			Event: "transaction", Unit: "transactions",
+			OnTick: func(agg result.Interval, per []result.Interval) {
+				if n++; n == 2 {
+					time.Sleep(350 * time.Millisecond) // ticks at 300 and 400 ms fire late
+				}
+			},
+		}, []Instance{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := res.TickerLag
+		if l == nil || l.Late != 2 || l.Ticks < 8 {
+			t.Fatalf("ticker lag %+v, want 2 late ticks", l)
+		}
+		within(t, "worst lag s", l.MaxS, 0.25, 0.001)
+		if res.Summary.Count < 95 {
+			t.Errorf("events %d: the totals must stay exact", res.Summary.Count)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: 500 * time.Millisecond, Interval: 100 * time.Millisecond,
+			Ops: ops, Event: "transaction", Unit: "transactions"},
+			[]Instance{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
+		if err != nil || res.TickerLag != nil {
+			t.Errorf("a punctual run reports lag %+v (%v)", res.TickerLag, err)
+		}
+	})
+}

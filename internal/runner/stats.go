@@ -42,8 +42,12 @@ func (s *stats) recordEvent(resp, svc time.Duration, open bool) {
 	}
 }
 
-func (s *stats) recordOp(op int, kind workload.OpKind, d time.Duration, class errclass.Class) {
-	if op < 0 || op >= len(s.ops) {
+// recordOp counts a sub-operation in s and records its latency in hs[op]:
+// a VU's op histograms live apart from the stats the ticker swaps every
+// interval (intervals report events only), so that a tick merges one
+// histogram per VU rather than one per operation.
+func (s *stats) recordOp(op int, kind workload.OpKind, d time.Duration, class errclass.Class, hs []*hist.Histogram) {
+	if op < 0 || op >= len(s.ops) || op >= len(hs) {
 		return
 	}
 	s.kinds[kind]++
@@ -51,10 +55,19 @@ func (s *stats) recordOp(op int, kind workload.OpKind, d time.Duration, class er
 		s.opErr[op].Add(class)
 		return
 	}
-	if s.ops[op] == nil {
-		s.ops[op] = hist.New()
+	if hs[op] == nil {
+		hs[op] = hist.New()
 	}
-	s.ops[op].Record(d)
+	hs[op].Record(d)
+}
+
+// mergeOps adds op histograms into s's (and leaves hs as it was).
+func (s *stats) mergeOps(hs []*hist.Histogram) {
+	for i, h := range hs {
+		if i < len(s.ops) {
+			mergeHist(&s.ops[i], h)
+		}
+	}
 }
 
 func mergeHist(dst **hist.Histogram, src *hist.Histogram) {
