@@ -1,6 +1,11 @@
 package analysis
 
-import "github.com/rightsize/rightsize/internal/result"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
 
 // Sweep is the sweep file: the steps' result files and the
 type Sweep struct {
@@ -33,7 +38,9 @@ type SweepStep struct {
 	AvgMs      float64      `json:"avg_ms"`
 	Errors     int64        `json:"errors"`
 	Host       *result.Host `json:"host,omitempty"`
-	Result     string       `json:"result,omitempty"`
+	// TickerLag: the load generator fell behind its ticks in this step.
+	TickerLag *result.TickerLag `json:"ticker_lag,omitempty"`
+	Result    string            `json:"result,omitempty"`
 }
 
 // Analyze finds the knees, the service demand and sweet spot, and (over
@@ -83,4 +90,14 @@ func (sw *Sweep) Analyze() {
 		hosts[i] = st.Host
 	}
 	sw.Verdict = Verdict(sw.Axis, ps, hosts, sw.Knees, sw.HostIsServer)
+	var lagged []string
+	for _, st := range sw.Steps {
+		if l := st.TickerLag; l != nil {
+			lagged = append(lagged, fmt.Sprintf("%s (worst %.1f s)", st.Label, l.MaxS))
+		}
+	}
+	if len(lagged) > 0 {
+		sw.Verdict = append(sw.Verdict, "Caution: the load generator fell behind its report ticks at "+strings.Join(lagged, ", ")+
+			": it was starved of CPU there, so those steps' host figures are smeared and their throughput may understate the database's.")
+	}
 }

@@ -78,3 +78,23 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("linear verdict: %q", got)
 	}
 }
+
+// A step whose load generator fell behind is named in the verdict.
+func TestSweepVerdictCautionsLag(t *testing.T) {
+	sw := Sweep{Axis: "threads", HostIsServer: true, CPUTargetPct: 80, Steps: []SweepStep{
+		{Label: "threads 1", X: 1, Throughput: 100, P99Ms: 1},
+		{Label: "threads 2", X: 2, Throughput: 190, P99Ms: 1},
+		{Label: "threads 4", X: 4, Throughput: 200, P99Ms: 3},
+		{Label: "threads 8", X: 8, Throughput: 150, P99Ms: 9, TickerLag: &result.TickerLag{Ticks: 10, Late: 3, MaxS: 2.4}},
+	}}
+	sw.Analyze()
+	got := strings.Join(sw.Verdict, " ")
+	if !strings.Contains(got, "fell behind its report ticks at threads 8 (worst 2.4 s)") {
+		t.Errorf("verdict: %q", got)
+	}
+	sw.Steps[3].TickerLag = nil
+	sw.Analyze()
+	if got := strings.Join(sw.Verdict, " "); strings.Contains(got, "fell behind") {
+		t.Errorf("verdict without lag: %q", got)
+	}
+}

@@ -165,7 +165,7 @@ func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, pla
 	for i, r := range runs {
 		a := plan.steps[i]
 		st := analysis.SweepStep{Label: a.label, X: a.x, Throughput: r.Summary.Throughput, P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms,
-			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host}
+			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host, TickerLag: r.TickerLag}
 		if c.out != "-" {
 			st.Result = resultPath(c, id, w, workload.Step{Label: a.label}, len(plan.steps))
 		}
