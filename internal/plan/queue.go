@@ -1,0 +1,81 @@
+package plan
+
+import "math"
+
+// The M/M/c queue: Poisson arrivals, exponential service times, c identical
+// servers, one FIFO queue. Here a server is a physical CPU (a core, since the
+// capacity plan ignores hyperthreading at first) and a customer is a burst
+// of work of a runnable vCPU; the offered load a = λ/μ, in Erlangs, is the
+// number of CPUs the demand keeps busy on average (busy cores). Times are in
+// units of the mean service time.
+//
+// The model is an idealisation: real vCPUs are a finite population whose
+// next burst waits for the last one (fewer of them queue than Poisson
+// arrivals would), bursts are not exponential, and a hypervisor's scheduler
+// is not FIFO. Use it for the direction and the order of magnitude of CPU
+// ready time, and the small simulation (Simulate) for the rest.
+
+// ErlangC returns the probability that an arrival has to wait in an M/M/c
+// queue with c servers and offered load a Erlangs (a = λ/μ): 0 when a <= 0,
+// 1 when a >= c (the queue is saturated; every arrival waits, for ever in
+// the limit) or c <= 0, NaN for a NaN load.
+//
+// It is computed through the Erlang B recursion B(0) = 1,
+// B(k) = a·B(k−1) / (k + a·B(k−1)), then C = c·B / (c − a·(1 − B)): every
+// term lies in [0, 1], so it neither overflows nor loses precision for c in
+// the thousands (cost O(c)).
+func ErlangC(c int, a float64) float64 {
+	switch {
+	case math.IsNaN(a):
+		return math.NaN()
+	case a <= 0:
+		return 0
+	case c <= 0 || a >= float64(c):
+		return 1
+	}
+	b := 1.0
+	for k := 1; k <= c; k++ {
+		b = a * b / (float64(k) + a*b)
+	}
+	fc := float64(c)
+	p := fc * b / (fc - a*(1-b))
+	return math.Min(1, math.Max(0, p))
+}
+
+// MMcWait returns the mean time an arrival waits in the queue of an M/M/c
+// queue, Wq = C(c, a) / (c − a), in units of the mean service time: 0 when
+// a <= 0, +Inf when a >= c (saturated).
+func MMcWait(c int, a float64) float64 {
+	switch {
+	case math.IsNaN(a):
+		return math.NaN()
+	case a <= 0:
+		return 0
+	case c <= 0 || a >= float64(c):
+		return math.Inf(1)
+	}
+	return ErlangC(c, a) / (float64(c) - a)
+}
+
+// ReadyShare returns the share, 0..1, of a runnable vCPU's time spent
+// waiting for a physical CPU, Wq / (Wq + 1): the M/M/c model of %RDY (ready
+// time over ready plus run time). It is 0 when a <= 0 and 1 when a >= c
+// (saturated).
+//
+// esxtop's %RDY for a VM is the sum over its vCPUs and is relative to wall
+// time, idle included; to compare, multiply by the vCPUs' busy share and
+// their number.
+func ReadyShare(c int, a float64) float64 {
+	w := MMcWait(c, a)
+	if math.IsInf(w, 1) {
+		return 1
+	}
+	return w / (w + 1)
+}
+
+// MMcResponse returns the mean response time (queueing wait plus service)
+// of an M/M/c queue in units of the mean service time, Wq + 1: 1 when
+// a <= 0, +Inf when a >= c (saturated).
+func MMcResponse(c int, a float64) float64 {
+	return MMcWait(c, a) + 1
+}
