@@ -1,0 +1,171 @@
+package topology
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// fileKeys are the keys of a host description file, in the order the
+// documentation gives them.
+var fileKeys = []string{"name", "sockets", "cores_per_socket", "threads_per_core", "numa_nodes", "memory_per_node", "memory_total"}
+
+// Parse reads a host description file (YAML); name is the file's name, used
+// in errors and as the Host's Source. The keys:
+//
+//	name: db-host-1            # optional
+//	sockets: 2                 # required, ≥ 1
+//	cores_per_socket: 12       # required, ≥ 1: physical cores
+//	threads_per_core: 2        # default 1 (no hyperthreading/SMT)
+//	numa_nodes: 2              # default: one per socket
+//	memory_per_node: 128GiB    # or memory_total: 256GiB, split evenly over the nodes
+//
+// Memory sizes are read by ParseBytes: decimal units (GB = 10^9 bytes, MB,
+// TB) and binary units (GiB = 2^30 bytes, MiB, TiB) are both accepted, and a
+// plain number is bytes. Note that a server sold with "256 GB" of DIMMs
+// has 256 GiB. Give at most one of memory_per_node and memory_total; with
+// neither, memory is unknown (0) and a note says so. memory_total must split
+// evenly (to the byte) over the nodes.
+//
+// Unknown keys are an error naming the key, as are duplicate keys. Every
+// problem is reported at once (errors.Join), each naming the file, the line
+// and the key; the Host must then pass Validate.
+func Parse(yamlBytes []byte, name string) (Host, error) {
+	h := Host{Source: name}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(yamlBytes))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return h, fmt.Errorf("%s: empty host description; want at least sockets and cores_per_socket", name)
+		}
+		return h, fmt.Errorf("%s: %w", name, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return h, fmt.Errorf("%s: want one YAML document describing one host", name)
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return h, fmt.Errorf("%s: line %d: want a mapping of keys (%s)", name, root.Line, strings.Join(fileKeys, ", "))
+	}
+
+	var errs []error
+	bad := func(n *yaml.Node, key, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%s: line %d: %s: %s", name, n.Line, key, fmt.Sprintf(format, a...)))
+	}
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k := root.Content[i]
+		if prev, dup := seen[k.Value]; dup {
+			bad(k, k.Value, "given twice (first on line %d)", prev.Line)
+			continue
+		}
+		seen[k.Value] = k
+		known := false
+		for _, f := range fileKeys {
+			known = known || f == k.Value
+		}
+		if !known {
+			errs = append(errs, fmt.Errorf("%s: line %d: unknown key %q (known keys: %s)", name, k.Line, k.Value, strings.Join(fileKeys, ", ")))
+		}
+	}
+	value := func(key string) *yaml.Node {
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if root.Content[i].Value == key {
+				return root.Content[i+1]
+			}
+		}
+		return nil
+	}
+	count := func(key string, def int, required bool) int {
+		v := value(key)
+		if v == nil {
+			if required {
+				errs = append(errs, fmt.Errorf("%s: %s is required", name, key))
+			}
+			return def
+		}
+		n, err := strconv.Atoi(v.Value)
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil {
+			bad(v, key, "want a whole number, got %q", v.Value)
+			return def
+		}
+		if n < 1 {
+			bad(v, key, "must be at least 1, got %d", n)
+		}
+		return n
+	}
+	size := func(key string) (int64, bool) {
+		v := value(key)
+		if v == nil {
+			return 0, false
+		}
+		if v.Kind != yaml.ScalarNode || (v.Tag != "!!str" && v.Tag != "!!int") {
+			bad(v, key, "want a size such as 128GiB or 128GB, got %q", v.Value)
+			return 0, true
+		}
+		b, err := ParseBytes(v.Value)
+		if err != nil {
+			bad(v, key, "%v", err)
+			return 0, true
+		}
+		if b == 0 {
+			bad(v, key, "must be more than 0")
+		}
+		return b, true
+	}
+
+	if v := value("name"); v != nil {
+		if v.Kind != yaml.ScalarNode {
+			bad(v, "name", "want a string")
+		}
+		h.Name = v.Value
+	}
+	h.Sockets = count("sockets", 0, true)
+	h.CoresPerSocket = count("cores_per_socket", 0, true)
+	h.ThreadsPerCore = count("threads_per_core", 1, false)
+	h.NUMANodes = count("numa_nodes", h.Sockets, false)
+	perNode, hasPerNode := size("memory_per_node")
+	total, hasTotal := size("memory_total")
+	switch {
+	case hasPerNode && hasTotal:
+		bad(value("memory_total"), "memory_total", "give memory_per_node or memory_total, not both")
+	case hasPerNode:
+		h.MemoryPerNode = perNode
+	case hasTotal && h.NUMANodes > 0:
+		if total%int64(h.NUMANodes) != 0 {
+			bad(value("memory_total"), "memory_total", "%s (%d bytes) does not split evenly over %d NUMA nodes; give memory_per_node", FormatBytes(total), total, h.NUMANodes)
+		}
+		h.MemoryPerNode = total / int64(h.NUMANodes)
+	case !hasTotal:
+		h.Notes = append(h.Notes, "the description gives no memory: memory per node unknown")
+	}
+	if len(errs) > 0 {
+		return h, errors.Join(errs...)
+	}
+	if err := h.Validate(); err != nil {
+		return h, prefixEach(name+": ", err)
+	}
+	return h, nil
+}
+
+// prefixEach puts prefix before each of the errors joined in err.
+func prefixEach(prefix string, err error) error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return fmt.Errorf("%s%w", prefix, err)
+	}
+	var errs []error
+	for _, e := range j.Unwrap() {
+		errs = append(errs, prefixEach(prefix, e))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,290 @@
+package topology
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// maxCPU bounds CPU numbers in a list, so that a corrupt "0-4294967295"
+// cannot allocate gigabytes.
+const maxCPU = 1 << 16
+
+// parseCPUList reads the kernel's CPU list format ("0-11,24-35", "0", "";
+// spaces and a trailing newline ignored) into ascending, distinct CPU
+// numbers.
+func parseCPUList(s string) ([]int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	var cpus []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 || a > maxCPU {
+			return nil, fmt.Errorf("CPU list %q: bad CPU %q", s, lo)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a || b > maxCPU {
+				return nil, fmt.Errorf("CPU list %q: bad range %q", s, part)
+			}
+		}
+		for c := a; c <= b; c++ {
+			cpus = append(cpus, c)
+		}
+	}
+	slices.Sort(cpus)
+	return slices.Compact(cpus), nil
+}
+
+// FromSys discovers the host's topology from a sysfs tree: fsys is rooted
+// at /sys (the CLI passes os.DirFS("/sys"), tests a fixture tree). It reads
+//
+//   - devices/system/cpu/online: the online CPUs;
+//   - devices/system/cpu/cpuN/topology/{physical_package_id, die_id,
+//     core_id, thread_siblings_list} for each online CPU (die_id is
+//     optional);
+//   - devices/system/node/nodeN/{cpulist, meminfo} for each NUMA node.
+//
+// A physical core is a distinct (package, die, core_id) triple; when those
+// triples disagree with the kernel's sibling lists (core_id repeating within
+// a die, as on some clustered CPUs), the sibling lists decide and a note
+// says so. Threads per core is the largest sibling count. Nodes without
+// online CPUs (memory-only: CXL, HBM) are left out, with a note. When sysfs
+// has no node directory, FromSys assumes one node per socket, leaves memory
+// per node unknown (0) and says so in a note: it never makes a number up.
+// When the nodes' memory differs, MemoryPerNode is the smallest, with a
+// note. The result is validated; Source is "sysfs".
+func FromSys(fsys fs.FS) (Host, error) {
+	h := Host{Source: "sysfs"}
+	note := func(format string, a ...any) { h.Notes = append(h.Notes, fmt.Sprintf(format, a...)) }
+
+	onlineText, err := fs.ReadFile(fsys, "devices/system/cpu/online")
+	if err != nil {
+		return h, fmt.Errorf("topology from sysfs: %w", err)
+	}
+	online, err := parseCPUList(string(onlineText))
+	if err != nil {
+		return h, fmt.Errorf("topology from sysfs: devices/system/cpu/online: %w", err)
+	}
+	if len(online) == 0 {
+		return h, errors.New("topology from sysfs: devices/system/cpu/online lists no CPU")
+	}
+	isOnline := map[int]bool{}
+	for _, c := range online {
+		isOnline[c] = true
+	}
+
+	// Per CPU: its core key and its siblings.
+	type coreKey struct{ pkg, die, core int }
+	keyOf := map[int]coreKey{}
+	siblingsOf := map[int]string{} // the online siblings, as a list, to compare
+	byKey := map[coreKey][]int{}
+	bySiblings := map[string][]int{}
+	maxSiblings := 0
+	for _, c := range online {
+		dir := fmt.Sprintf("devices/system/cpu/cpu%d/topology/", c)
+		var k coreKey
+		if k.pkg, err = readInt(fsys, dir+"physical_package_id"); err != nil {
+			return h, err
+		}
+		if k.core, err = readInt(fsys, dir+"core_id"); err != nil {
+			return h, err
+		}
+		if k.die, err = readInt(fsys, dir+"die_id"); errors.Is(err, fs.ErrNotExist) {
+			k.die = 0
+		} else if err != nil {
+			return h, err
+		}
+		sibText, err := fs.ReadFile(fsys, dir+"thread_siblings_list")
+		if err != nil {
+			return h, fmt.Errorf("topology from sysfs: %w", err)
+		}
+		sibs, err := parseCPUList(string(sibText))
+		if err != nil {
+			return h, fmt.Errorf("topology from sysfs: %s: %w", dir+"thread_siblings_list", err)
+		}
+		sibs = slices.DeleteFunc(sibs, func(s int) bool { return !isOnline[s] })
+		if !slices.Contains(sibs, c) {
+			return h, fmt.Errorf("topology from sysfs: %sthread_siblings_list %q does not list CPU %d itself", dir, strings.TrimSpace(string(sibText)), c)
+		}
+		keyOf[c] = k
+		sib := fmt.Sprint(sibs)
+		siblingsOf[c] = sib
+		byKey[k] = append(byKey[k], c)
+		bySiblings[sib] = append(bySiblings[sib], c)
+		maxSiblings = max(maxSiblings, len(sibs))
+	}
+
+	// Group CPUs into cores by key, unless the key groups disagree with the
+	// sibling lists.
+	var cores [][]int
+	agree := true
+	for _, cpus := range byKey {
+		for _, c := range cpus {
+			if siblingsOf[c] != fmt.Sprint(cpus) {
+				agree = false
+			}
+		}
+	}
+	if agree {
+		for _, cpus := range byKey {
+			cores = append(cores, cpus)
+		}
+	} else {
+		for _, cpus := range bySiblings {
+			cores = append(cores, cpus)
+		}
+		note("core_id does not tell the cores apart on this host (it repeats within a die, or disagrees with thread_siblings_list); cores are counted from the sibling lists: %d, not %d", len(bySiblings), len(byKey))
+	}
+	sort.Slice(cores, func(i, j int) bool { return cores[i][0] < cores[j][0] })
+	h.CoreCPUs = cores
+	h.ThreadsPerCore = maxSiblings
+
+	// Sockets: every socket must have as many cores as every other.
+	perSocket := map[int]int{}
+	for _, cpus := range cores {
+		perSocket[keyOf[cpus[0]].pkg]++
+	}
+	h.Sockets = len(perSocket)
+	pkgs := make([]int, 0, len(perSocket))
+	for p := range perSocket {
+		pkgs = append(pkgs, p)
+	}
+	slices.Sort(pkgs)
+	h.CoresPerSocket = perSocket[pkgs[0]]
+	for _, p := range pkgs[1:] {
+		if perSocket[p] != h.CoresPerSocket {
+			var counts []string
+			for _, q := range pkgs {
+				counts = append(counts, fmt.Sprintf("socket %d: %d", q, perSocket[q]))
+			}
+			return h, fmt.Errorf("topology from sysfs: the sockets have different numbers of online cores (%s); are some CPUs offline?", strings.Join(counts, ", "))
+		}
+	}
+	if n := len(online); n != h.Cores()*h.ThreadsPerCore {
+		h.LogicalCPUs = n
+		note("%d logical CPUs on %d cores: not every core has %d threads (a hybrid CPU, or SMT off on some cores)", n, h.Cores(), h.ThreadsPerCore)
+	}
+
+	if err := readNodes(fsys, &h, isOnline, note); err != nil {
+		return h, err
+	}
+	if err := h.Validate(); err != nil {
+		return h, prefixEach("topology from sysfs: ", err)
+	}
+	return h, nil
+}
+
+// readNodes fills the NUMA fields of h from devices/system/node.
+func readNodes(fsys fs.FS, h *Host, isOnline map[int]bool, note func(string, ...any)) error {
+	entries, err := fs.ReadDir(fsys, "devices/system/node")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("topology from sysfs: %w", err)
+	}
+	type node struct {
+		id   int
+		cpus []int
+		mem  int64 // bytes, -1 unknown
+	}
+	var nodes []node
+	for _, e := range entries {
+		id, err := strconv.Atoi(strings.TrimPrefix(e.Name(), "node"))
+		if !strings.HasPrefix(e.Name(), "node") || err != nil || id < 0 {
+			continue // online, possible, has_cpu, power, ...
+		}
+		dir := "devices/system/node/" + e.Name() + "/"
+		text, err := fs.ReadFile(fsys, dir+"cpulist")
+		if err != nil {
+			return fmt.Errorf("topology from sysfs: %w", err)
+		}
+		cpus, err := parseCPUList(string(text))
+		if err != nil {
+			return fmt.Errorf("topology from sysfs: %scpulist: %w", dir, err)
+		}
+		cpus = slices.DeleteFunc(cpus, func(c int) bool { return !isOnline[c] })
+		if len(cpus) == 0 {
+			note("NUMA node %d has no online CPU (memory only: CXL, HBM, or its CPUs are offline); left out", id)
+			continue
+		}
+		n := node{id: id, cpus: cpus, mem: -1}
+		if mi, err := fs.ReadFile(fsys, dir+"meminfo"); err == nil {
+			if n.mem, err = parseNodeMemTotal(mi); err != nil {
+				return fmt.Errorf("topology from sysfs: %smeminfo: %w", dir, err)
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("topology from sysfs: %w", err)
+		}
+		nodes = append(nodes, n)
+	}
+	if len(nodes) == 0 {
+		h.NUMANodes = h.Sockets
+		h.MemoryPerNode = 0
+		note("sysfs has no NUMA node (a kernel without NUMA support?): one node per socket assumed; memory per node unknown")
+		return nil
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].id < nodes[j].id })
+	h.NUMANodes = len(nodes)
+	lo, hi := nodes[0].mem, nodes[0].mem
+	for _, n := range nodes {
+		h.NodeCPUs = append(h.NodeCPUs, n.cpus)
+		lo, hi = min(lo, n.mem), max(hi, n.mem)
+	}
+	switch {
+	case lo < 0:
+		note("a NUMA node has no meminfo in sysfs: memory per node unknown")
+	case lo != hi:
+		h.MemoryPerNode = lo
+		note("the NUMA nodes' memory differs (%s to %s): memory per node is the smallest", FormatBytes(lo), FormatBytes(hi))
+	default:
+		h.MemoryPerNode = lo
+	}
+	return nil
+}
+
+// parseNodeMemTotal reads a node's MemTotal in bytes from its meminfo
+// ("Node 0 MemTotal:       131825796 kB").
+func parseNodeMemTotal(b []byte) (int64, error) {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || f[0] != "Node" || f[2] != "MemTotal:" {
+			continue
+		}
+		kb, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil || kb < 0 || kb > math.MaxInt64/1024 {
+			return 0, fmt.Errorf("bad MemTotal %q", f[3])
+		}
+		if len(f) > 4 && f[4] != "kB" {
+			return 0, fmt.Errorf("MemTotal in %q, not kB", f[4])
+		}
+		return kb * 1024, nil
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, errors.New("no MemTotal line")
+}
+
+// readInt reads a file holding one decimal integer.
+func readInt(fsys fs.FS, name string) (int, error) {
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return 0, fmt.Errorf("topology from sysfs: %w", err)
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("topology from sysfs: %s: %q is not a number", name, strings.TrimSpace(string(b)))
+	}
+	return v, nil
+}
