@@ -1,0 +1,132 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/topology"
+)
+
+// ReadyWarnPct is the share of a vCPU's time lost to contention (ready,
+// co-stop, a busy hyperthread sibling) above which the what-if warns: 5 %
+// per vCPU is where response times start to show it.
+const ReadyWarnPct = 5
+
+// VMOutcome is one VM's fate on a shared host.
+type VMOutcome struct {
+	Name        string  `json:"name"`
+	VCPU        int     `json:"vcpu"`
+	Busy        float64 `json:"busy"`         // demanded busy share of its vCPUs
+	DemandCores float64 `json:"demand_cores"` // VCPU × Busy
+	// ModelReadyPct is the Erlang C estimate of ready time (M/M/c over the
+	// host's capacity, the same for every VM).
+	ModelReadyPct float64 `json:"model_ready_pct"`
+	// The simulation's figures (see SimResult).
+	Sim SimResult `json:"sim"`
+}
+
+// Consolidation is the what-if of several VMs on one host.
+type Consolidation struct {
+	HTGainPct      float64     `json:"ht_gain_pct"`
+	VCPUs          int         `json:"vcpus"`
+	VCPUPerCore    float64     `json:"vcpu_per_core"`
+	VCPUPerThread  float64     `json:"vcpu_per_thread"`
+	DemandCores    float64     `json:"demand_cores"`   // Σ vCPU × busy
+	CapacityCores  float64     `json:"capacity_cores"` // cores × (1 + HT gain) with hyperthreading
+	UtilisationPct float64     `json:"utilisation_pct"`
+	VMs            []VMOutcome `json:"vms"`
+	Checks         []Check     `json:"checks"`
+}
+
+// Consolidate estimates what happens when vms share host h at their peak:
+// the overcommit ratios, total demand against capacity (physical cores,
+// plus htGain of a core for each busy sibling pair), the ready time by
+// Erlang C, and a simulation of the vCPUs (ready, co-stop, the throughput
+// each VM keeps and its response-time factor). A VM without a busy share is
+// taken as fully busy (the what-if of the seed's two busy VMs).
+func Consolidate(h topology.Host, vms []VM, htGain float64, seed uint64) (Consolidation, error) {
+	if len(vms) == 0 {
+		return Consolidation{}, errors.New("consolidate: no VMs")
+	}
+	if h.Cores() < 1 {
+		return Consolidation{}, errors.New("consolidate: the host has no cores")
+	}
+	if htGain < 0 || htGain > 1 || math.IsNaN(htGain) {
+		return Consolidation{}, fmt.Errorf("consolidate: hyperthreading gain %g: want 0 to 1", htGain)
+	}
+	c := Consolidation{HTGainPct: 100 * htGain}
+	add := func(rule string, s Status, detail, advice string) {
+		c.Checks = append(c.Checks, Check{Rule: rule, Status: s, Detail: detail, Advice: advice})
+	}
+	cores, threads := h.Cores(), h.Threads()
+	sims := make([]SimVM, len(vms))
+	for i, vm := range vms {
+		busy := vm.Busy
+		if busy == 0 {
+			busy = 1
+		}
+		if busy < 0 || busy > 1 || vm.VCPU < 1 {
+			return Consolidation{}, fmt.Errorf("consolidate: VM %s: want at least 1 vCPU and a busy share from 0 to 1", vm.Name)
+		}
+		c.VCPUs += vm.VCPU
+		c.DemandCores += float64(vm.VCPU) * busy
+		sims[i] = SimVM{Name: vm.Name, VCPUs: vm.VCPU, Busy: busy}
+		c.VMs = append(c.VMs, VMOutcome{Name: vm.Name, VCPU: vm.VCPU, Busy: busy, DemandCores: float64(vm.VCPU) * busy})
+	}
+	c.VCPUPerCore = float64(c.VCPUs) / float64(cores)
+	c.VCPUPerThread = float64(c.VCPUs) / float64(threads)
+	c.CapacityCores = float64(cores)
+	gain := 0.0
+	if h.ThreadsPerCore > 1 {
+		gain = htGain
+		c.CapacityCores *= 1 + htGain
+	}
+	c.UtilisationPct = 100 * c.DemandCores / c.CapacityCores
+
+	ratio := fmt.Sprintf("%d vCPUs on %d cores (%d logical CPUs): %.2f vCPUs per core, %.2f per logical CPU", c.VCPUs, cores, threads, c.VCPUPerCore, c.VCPUPerThread)
+	if c.VCPUPerCore > 1 {
+		add("overcommit", Info, ratio+"; busy VMs will wait for one another", "")
+	} else {
+		add("overcommit", Pass, ratio, "")
+	}
+	capWords := fmt.Sprintf("%.1f busy cores demanded at peak against %.1f of capacity", c.DemandCores, c.CapacityCores)
+	if gain > 0 {
+		capWords += fmt.Sprintf(" (%d cores + %.0f%% for hyperthreading)", cores, 100*gain)
+	}
+	switch {
+	case c.DemandCores > c.CapacityCores:
+		add("demand-within-capacity", Fail, fmt.Sprintf("%s: oversubscribed by %.0f%%; every VM loses throughput and response times grow", capWords, c.UtilisationPct-100),
+			"move VMs to another host or shrink their peaks")
+	case c.UtilisationPct > 80:
+		add("demand-within-capacity", Warn, fmt.Sprintf("%s: %.0f%%, above the 80 %% peak target", capWords, c.UtilisationPct),
+			"leave headroom: about 80 % at peak")
+	default:
+		add("demand-within-capacity", Pass, fmt.Sprintf("%s: %.0f%%", capWords, c.UtilisationPct), "")
+	}
+
+	// Erlang C over the capacity, in whole servers.
+	servers := max(int(math.Floor(c.CapacityCores)), 1)
+	model := 100 * ReadyShare(servers, c.DemandCores)
+	res, err := Simulate(SimConfig{Host: SimHost{Cores: cores, ThreadsPerCore: h.ThreadsPerCore, HTGain: gain}, Seed: seed,
+		Duration: 5 * time.Second}, sims)
+	if err != nil {
+		return Consolidation{}, fmt.Errorf("consolidate: %w", err)
+	}
+	for i := range c.VMs {
+		o := &c.VMs[i]
+		o.ModelReadyPct, o.Sim = model, res[i]
+		s := res[i]
+		detail := fmt.Sprintf("%s (%d vCPUs, %.0f%% busy): simulated ready %.1f%%, co-stop %.1f%%, lost to a busy hyperthread sibling %.1f%%; keeps %.0f%% of its throughput, response ×%.2f; Erlang C ready %.1f%%",
+			o.Name, o.VCPU, 100*o.Busy, s.ReadyPct, s.CoStopPct, s.HTLossPct, 100*s.Delivered, s.ResponseFactor, model)
+		switch {
+		case s.ReadyPct+s.CoStopPct+s.HTLossPct > ReadyWarnPct || s.Delivered < 0.95:
+			add("cpu-contention", Warn, detail+fmt.Sprintf(": ready, co-stop and sibling loss above %d %% of its time show in response times (guest CPU figures do not show them; steal does)", ReadyWarnPct),
+				"give the busiest VMs a host of their own, or fewer vCPUs (a busy small VM beats an idle large one)")
+		default:
+			add("cpu-contention", Pass, detail, "")
+		}
+	}
+	return c, nil
+}

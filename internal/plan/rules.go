@@ -1,0 +1,192 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/rightsize/rightsize/internal/topology"
+)
+
+// Status is a rule's verdict.
+type Status int
+
+const (
+	Pass Status = iota // the VM follows the rule
+	Info               // nothing wrong; something to know (a wide VM)
+	Warn               // allowed, but not advised
+	Fail               // breaks the rule: change the VM
+)
+
+func (s Status) String() string {
+	return [...]string{"pass", "info", "warn", "fail"}[s]
+}
+
+// MarshalText writes the status as its name in JSON.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Check is one rule applied to one VM: its verdict, the numbers behind it,
+// and what to do.
+type Check struct {
+	Rule   string `json:"rule"`
+	Status Status `json:"status"`
+	Detail string `json:"detail"`
+	Advice string `json:"advice,omitempty"`
+}
+
+// VM is a virtual machine to place on a host.
+type VM struct {
+	Name           string  `json:"name"`
+	VCPU           int     `json:"vcpu"`
+	Memory         int64   `json:"memory_bytes"`
+	CoresPerSocket int     `json:"cores_per_socket,omitempty"` // as configured (0: not given)
+	HotAdd         bool    `json:"cpu_hot_add,omitempty"`
+	Busy           float64 `json:"busy,omitempty"` // peak busy share of its vCPUs (0..1), for consolidation
+}
+
+// Layout is the virtual topology a VM should get.
+type Layout struct {
+	Wide           bool  `json:"wide"`             // larger than one NUMA node
+	VNUMANodes     int   `json:"vnuma_nodes"`      // nodes the VM spans
+	VCPUPerNode    int   `json:"vcpu_per_node"`    // vCPUs on each
+	MemoryPerNode  int64 `json:"memory_per_node"`  // bytes on each
+	Sockets        int   `json:"virtual_sockets"`  // virtual sockets
+	CoresPerSocket int   `json:"cores_per_socket"` // cores per virtual socket
+}
+
+// VMPlan is a VM with its layout and the rules' verdicts.
+type VMPlan struct {
+	VM     VM      `json:"vm"`
+	Layout Layout  `json:"layout"`
+	Checks []Check `json:"checks"`
+}
+
+// Worst is the most severe status among the checks.
+func (p VMPlan) Worst() Status {
+	w := Pass
+	for _, c := range p.Checks {
+		w = max(w, c.Status)
+	}
+	return w
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// CheckVM applies the seed study's rules (DOMAIN.md §1, rules 1 to 3) to vm
+// on host h and works out the layout the VM should get.
+func CheckVM(h topology.Host, vm VM) VMPlan {
+	p := VMPlan{VM: vm}
+	add := func(rule string, s Status, detail, advice string) {
+		p.Checks = append(p.Checks, Check{Rule: rule, Status: s, Detail: detail, Advice: advice})
+	}
+	cores, cpn, nodes := h.Cores(), h.CoresPerNode(), h.NUMANodes
+	mpn := h.MemoryPerNode
+
+	// Rule 1 and 3: never more vCPUs than physical cores.
+	if vm.VCPU > cores {
+		add("vcpu-within-cores", Fail,
+			fmt.Sprintf("%d vCPUs > %d physical cores (%d logical CPUs): hyperthreads are not cores; a sibling adds about 20 %%, not a core's worth", vm.VCPU, cores, h.Threads()),
+			fmt.Sprintf("give it at most %d vCPUs; more needs a host with more cores", cores))
+	} else {
+		add("vcpu-within-cores", Pass, fmt.Sprintf("%d vCPUs ≤ %d physical cores (one vCPU per core, hyperthreads not counted)", vm.VCPU, cores), "")
+	}
+
+	// Memory against the host.
+	if total := h.MemoryBytes(); total > 0 && vm.Memory > total {
+		add("memory-fits-host", Fail, fmt.Sprintf("%s of memory > the host's %s", topology.FormatBytes(vm.Memory), topology.FormatBytes(total)),
+			"reduce the VM's memory or use a larger host")
+	} else if total > 0 && vm.Memory > 0 {
+		add("memory-fits-host", Pass, fmt.Sprintf("%s ≤ the host's %s", topology.FormatBytes(vm.Memory), topology.FormatBytes(total)), "")
+	}
+
+	// Rule 2: fit one NUMA node where possible.
+	needCPU := ceilDiv(int64(vm.VCPU), int64(max(cpn, 1)))
+	needMem := int64(1)
+	if mpn > 0 && vm.Memory > 0 {
+		needMem = ceilDiv(vm.Memory, mpn)
+	}
+	span := int(max(needCPU, needMem, 1))
+	l := Layout{VNUMANodes: 1, VCPUPerNode: vm.VCPU, MemoryPerNode: vm.Memory, Sockets: 1, CoresPerSocket: vm.VCPU}
+	if span == 1 {
+		memNote := ""
+		if mpn > 0 {
+			memNote = fmt.Sprintf(" and %s ≤ %s per node", topology.FormatBytes(vm.Memory), topology.FormatBytes(mpn))
+		}
+		add("fits-numa-node", Pass, fmt.Sprintf("fits one NUMA node: %d vCPUs ≤ %d cores per node%s", vm.VCPU, cpn, memNote), "")
+	} else {
+		l.Wide = true
+		why := fmt.Sprintf("%d vCPUs > %d cores per node", vm.VCPU, cpn)
+		if needMem > needCPU {
+			why = fmt.Sprintf("%s > %s per node", topology.FormatBytes(vm.Memory), topology.FormatBytes(mpn))
+		}
+		add("fits-numa-node", Info, fmt.Sprintf("wide VM: %s, so it spans %d NUMA nodes; that is allowed, and the guest must see the same nodes (vNUMA)", why, span), "")
+	}
+
+	// Rule 3: a wide VM splits evenly over the fewest nodes.
+	if l.Wide {
+		switch {
+		case span > nodes:
+			add("wide-even-split", Fail, fmt.Sprintf("it needs %d NUMA nodes; the host has %d", span, nodes),
+				"shrink the VM to fit the host's nodes")
+		case vm.VCPU%span != 0:
+			// The nearest count that splits evenly and is even.
+			step := span
+			if step%2 != 0 {
+				step *= 2
+			}
+			n := (vm.VCPU + step - 1) / step * step
+			if n > cores {
+				n = vm.VCPU / step * step
+			}
+			advice := fmt.Sprintf("use %d vCPUs (%d per node)", n, n/span)
+			add("wide-even-split", Fail, fmt.Sprintf("%d vCPUs do not split evenly over %d nodes", vm.VCPU, span), advice)
+		default:
+			add("wide-even-split", Pass, fmt.Sprintf("%d vCPUs split evenly: %d vNUMA nodes of %d vCPUs", vm.VCPU, span, vm.VCPU/span), "")
+		}
+		if vm.VCPU%2 != 0 {
+			add("wide-even-vcpu", Fail, fmt.Sprintf("a wide VM with an odd vCPU count (%d) cannot be split evenly", vm.VCPU),
+				fmt.Sprintf("use %d vCPUs", evenNear(vm.VCPU, cores)))
+		} else {
+			add("wide-even-vcpu", Pass, fmt.Sprintf("even vCPU count (%d)", vm.VCPU), "")
+		}
+		l.VNUMANodes, l.Sockets = span, span
+		l.VCPUPerNode, l.CoresPerSocket = vm.VCPU/span, vm.VCPU/span
+		if vm.Memory > 0 {
+			l.MemoryPerNode = vm.Memory / int64(span)
+		}
+	}
+
+	// Rule 3: cores per socket matches the layout.
+	want := fmt.Sprintf("%d virtual socket(s) of %d cores", l.Sockets, l.CoresPerSocket)
+	switch {
+	case vm.CoresPerSocket == 0:
+		add("cores-per-socket", Pass, "set cores per socket to "+fmt.Sprint(l.CoresPerSocket)+": "+want+
+			map[bool]string{true: ", one per vNUMA node", false: ", so the guest sees one socket, as the VM fits one node"}[l.Wide], "")
+	case vm.CoresPerSocket != l.CoresPerSocket:
+		add("cores-per-socket", Warn, fmt.Sprintf("cores per socket is %d; the layout wants %d (%s)", vm.CoresPerSocket, l.CoresPerSocket, want),
+			fmt.Sprintf("set cores per socket to %d", l.CoresPerSocket))
+	default:
+		add("cores-per-socket", Pass, fmt.Sprintf("cores per socket %d matches the layout (%s)", vm.CoresPerSocket, want), "")
+	}
+
+	// Rule 3: CPU hot-add disables vNUMA.
+	switch {
+	case vm.HotAdd && l.Wide:
+		add("no-cpu-hot-add", Fail, "CPU hot-add is on for a wide VM: it disables vNUMA, so the guest sees one node and places memory badly",
+			"turn CPU hot-add off")
+	case vm.HotAdd:
+		add("no-cpu-hot-add", Warn, "CPU hot-add is on: harmless while the VM fits one node, but it disables vNUMA if the VM grows wide",
+			"turn it off before the VM grows past one node")
+	default:
+		add("no-cpu-hot-add", Pass, "CPU hot-add is off (it would disable vNUMA)", "")
+	}
+	p.Layout = l
+	return p
+}
+
+// evenNear is the even count next to n: n+1 when that is within limit,
+// else n−1.
+func evenNear(n, limit int) int {
+	if n+1 <= limit {
+		return n + 1
+	}
+	return n - 1
+}

@@ -1,0 +1,144 @@
+package plan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/rightsize/rightsize/internal/topology"
+)
+
+// ParseVMSpec parses a VM given on the command line:
+//
+//	NAME:vcpu=16,mem=96GB[,cps=8][,hotadd][,busy=0.85]
+//
+// mem takes the sizes topology.ParseBytes does (GB decimal, GiB binary);
+// cps is cores per socket as configured; hotadd means CPU hot-add is on;
+// busy is the peak busy share of its vCPUs (0..1, or a percentage such as
+// 85%) for the consolidation what-if.
+func ParseVMSpec(s string) (VM, error) {
+	name, rest, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return VM{}, fmt.Errorf("vm %q: want NAME:vcpu=N[,mem=SIZE][,cps=N][,hotadd][,busy=0.8]", s)
+	}
+	vm := VM{Name: name}
+	var errs []error
+	for _, kv := range strings.Split(rest, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+		if err := vm.set(strings.ToLower(k), v); err != nil {
+			errs = append(errs, fmt.Errorf("vm %s: %w", name, err))
+		}
+	}
+	if err := vm.valid(); err != nil {
+		errs = append(errs, fmt.Errorf("vm %s: %w", name, err))
+	}
+	return vm, errors.Join(errs...)
+}
+
+func (vm *VM) set(k, v string) error {
+	switch k {
+	case "vcpu", "vcpus":
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("vcpu %q: want a whole number", v)
+		}
+		vm.VCPU = n
+	case "mem", "memory":
+		b, err := topology.ParseBytes(v)
+		if err != nil {
+			return fmt.Errorf("mem: %w", err)
+		}
+		vm.Memory = b
+	case "cps", "cores_per_socket":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("cps %q: want a whole number of cores per socket", v)
+		}
+		vm.CoresPerSocket = n
+	case "hotadd", "cpu_hot_add":
+		vm.HotAdd = v == "" || v == "true" || v == "on" || v == "yes"
+		if !vm.HotAdd && v != "false" && v != "off" && v != "no" {
+			return fmt.Errorf("hotadd %q: want true or false", v)
+		}
+	case "busy":
+		pct := strings.HasSuffix(v, "%")
+		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if pct {
+			f /= 100
+		}
+		if err != nil || !(f >= 0 && f <= 1) {
+			return fmt.Errorf("busy %q: want a share from 0 to 1 (or 0%% to 100%%)", v)
+		}
+		vm.Busy = f
+	case "":
+		return errors.New("an empty setting")
+	default:
+		return fmt.Errorf("unknown setting %q (vcpu, mem, cps, hotadd, busy)", k)
+	}
+	return nil
+}
+
+func (vm VM) valid() error {
+	if vm.VCPU < 1 {
+		return fmt.Errorf("vcpu %d: want 1 or more", vm.VCPU)
+	}
+	return nil
+}
+
+// ParseVMs reads a VM list file (YAML): a sequence of mappings with the
+// keys name, vcpu, memory, cores_per_socket, cpu_hot_add and busy, as in
+//
+//   - name: db1
+//     vcpu: 24
+//     memory: 96GB
+//     busy: 0.85
+//
+// name names the file in errors.
+func ParseVMs(b []byte, name string) ([]VM, error) {
+	var raw []map[string]yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("%s: want a list of VMs (- name: db1, vcpu: 16, memory: 96GB): %w", name, err)
+	}
+	var vms []VM
+	var errs []error
+	seen := map[string]bool{}
+	for i, m := range raw {
+		vm := VM{Name: fmt.Sprintf("vm%d", i+1)}
+		if n, ok := m["name"]; ok {
+			vm.Name = n.Value
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			node := m[k]
+			if k == "name" {
+				continue
+			}
+			if err := vm.set(k, node.Value); err != nil {
+				errs = append(errs, fmt.Errorf("%s: line %d: %s: %w", name, node.Line, vm.Name, err))
+			}
+		}
+		if err := vm.valid(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s: %w", name, vm.Name, err))
+		}
+		if seen[vm.Name] {
+			errs = append(errs, fmt.Errorf("%s: VM %s is listed twice", name, vm.Name))
+		}
+		seen[vm.Name] = true
+		vms = append(vms, vm)
+	}
+	if len(vms) == 0 && len(errs) == 0 {
+		errs = append(errs, fmt.Errorf("%s: no VMs listed", name))
+	}
+	return vms, errors.Join(errs...)
+}
