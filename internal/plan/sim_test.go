@@ -100,6 +100,15 @@ func TestSimConsolidationWithoutHT(t *testing.T) {
 			t.Errorf("%s delivered %.3f, want just under 24/40.8 = 0.588", r.Name, r.Delivered)
 		}
 	}
+	// Without co-scheduling the same VMs wait but never co-stop.
+	free := simulate(t, SimConfig{Host: host, Seed: 1, SkewLimit: -1},
+		SimVM{Name: "db1", VCPUs: 24, Busy: 0.85}, SimVM{Name: "db2", VCPUs: 24, Busy: 0.85})
+	for _, r := range free {
+		t.Logf("no HT, no co-scheduling: %+v", r)
+		if r.CoStopPct != 0 || r.ReadyPct < 10 {
+			t.Errorf("%s without co-scheduling: co-stop %.3g%%, ready %.3g%%", r.Name, r.CoStopPct, r.ReadyPct)
+		}
+	}
 }
 
 // (c) The same seed gives the same result; another seed another one.
@@ -229,15 +238,15 @@ func TestSimEdgeVMs(t *testing.T) {
 	}
 }
 
-// Two 24-vCPU VMs over 10 s in well under a second (a generous bound, for
-// slow or race-instrumented builds).
+// Two 24-vCPU VMs over 10 s in well under a second: about 0.1 s here, 1.2 s
+// with -race; the bound is generous for slow or shared machines.
 func TestSimIsFast(t *testing.T) {
 	start := time.Now()
 	simulate(t, SimConfig{Host: seedHost, Seed: 9},
 		SimVM{Name: "a", VCPUs: 24, Busy: 0.85}, SimVM{Name: "b", VCPUs: 24, Busy: 0.85})
 	el := time.Since(start)
 	t.Logf("2 × 24 vCPUs, 10 s simulated: %v", el)
-	if el > 3*time.Second {
+	if el > 5*time.Second {
 		t.Errorf("took %v", el)
 	}
 }
