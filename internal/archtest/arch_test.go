@@ -58,14 +58,15 @@ var impureStd = []string{"os", "os/exec", "os/signal", "net", "net/http", "datab
 // forbidden lists, for each layer, the project packages it must not import
 // (directly or through others).
 var forbidden = map[string][]string{
-	"internal/dialect":  {"internal/workload", "internal/runner", "internal/cli", "internal/report"},
-	"internal/workload": {"internal/runner", "internal/cli", "internal/report"},
-	"internal/runner":   {"internal/cli", "internal/report", "internal/dialect"},
-	"internal/result":   {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
-	"internal/report":   {"internal/runner", "internal/workload", "internal/dialect", "internal/cli"},
-	"internal/plan":     {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
-	"internal/analysis": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
-	"internal/topology": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+	"internal/dialect":   {"internal/workload", "internal/runner", "internal/cli", "internal/report"},
+	"internal/workload":  {"internal/runner", "internal/cli", "internal/report"},
+	"internal/runner":    {"internal/cli", "internal/report", "internal/dialect"},
+	"internal/result":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+	"internal/report":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli"},
+	"internal/plan":      {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+	"internal/analysis":  {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+	"internal/topology":  {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+	"internal/htmeasure": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 }
 
 func TestImportRules(t *testing.T) {
