@@ -96,7 +96,7 @@ func Measure(ctx context.Context, cores [][]int, d time.Duration, rounds int) (R
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return r, fmt.Errorf("measure ht: %w", err)
+		return r, err
 	}
 	r.Cores, r.Threads = len(first), len(all)
 	if siblings == 0 {
@@ -117,7 +117,7 @@ func Measure(ctx context.Context, cores [][]int, d time.Duration, rounds int) (R
 		for i, cpus := range order {
 			p, err := runPhase(ctx, cpus, d)
 			if err != nil {
-				return r, fmt.Errorf("measure ht: %w", err)
+				return r, err
 			}
 			rate[i] = p.rate
 			r.CPUSharePct = min(r.CPUSharePct, p.sharePct)
@@ -128,7 +128,7 @@ func Measure(ctx context.Context, cores [][]int, d time.Duration, rounds int) (R
 			a, b = b, a
 		}
 		if !(a > 0) {
-			return r, errors.New("measure ht: phase A did no work")
+			return r, errors.New("phase A did no work")
 		}
 		r.PerRound = append(r.PerRound, (b/a-1)*100)
 	}
