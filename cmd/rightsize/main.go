@@ -43,6 +43,7 @@ func main() {
 		MaxProcs:    runtime.GOMAXPROCS(0),
 		SetMaxProcs: func(n int) { runtime.GOMAXPROCS(n) },
 		ProcRoot:    "/proc",
+		SysFS:       os.DirFS("/sys"),
 	})
 	os.Exit(code)
 }

@@ -9,23 +9,26 @@ import (
 
 // Sweep is the sweep file: the steps' result files and the
 type Sweep struct {
-	SchemaVersion int         `json:"schema_version"`
-	ID            string      `json:"id"`
-	Workload      string      `json:"workload"`
-	Axis          string      `json:"axis"`                // "threads", "rate", "instances" or the workload's own ("read %")
-	OwnSteps      bool        `json:"own_steps,omitempty"` // the workload's steps (not a load axis: no knee, no fit)
-	BaselineRate  float64     `json:"baseline_rate,omitempty"`
-	Baseline      string      `json:"baseline_result,omitempty"`
-	HostIsServer  bool        `json:"host_is_server"` // every database ran on the measured host (embedded or loopback)
-	Steps         []SweepStep `json:"steps"`
-	Verdict       []string    `json:"verdict,omitempty"`
-	Knees         []Knee      `json:"knees"`
-	USL           *USL        `json:"usl,omitempty"`
-	USLError      string      `json:"usl_error,omitempty"`
-	SLOMs         float64     `json:"slo_ms,omitempty"`
-	CPUTargetPct  float64     `json:"cpu_target_pct,omitempty"`
-	Demand        *Demand     `json:"demand,omitempty"`
-	DemandError   string      `json:"demand_error,omitempty"`
+	SchemaVersion int     `json:"schema_version"`
+	ID            string  `json:"id"`
+	Workload      string  `json:"workload"`
+	Axis          string  `json:"axis"`                // "threads", "rate", "instances" or the workload's own ("read %")
+	OwnSteps      bool    `json:"own_steps,omitempty"` // the workload's steps (not a load axis: no knee, no fit)
+	BaselineRate  float64 `json:"baseline_rate,omitempty"`
+	Baseline      string  `json:"baseline_result,omitempty"`
+	// Embedded: the database ran inside rightsize (SQLite), so the client's
+	// CPU includes the database's.
+	Embedded     bool        `json:"embedded,omitempty"`
+	HostIsServer bool        `json:"host_is_server"` // every database ran on the measured host (embedded or loopback)
+	Steps        []SweepStep `json:"steps"`
+	Verdict      []string    `json:"verdict,omitempty"`
+	Knees        []Knee      `json:"knees"`
+	USL          *USL        `json:"usl,omitempty"`
+	USLError     string      `json:"usl_error,omitempty"`
+	SLOMs        float64     `json:"slo_ms,omitempty"`
+	CPUTargetPct float64     `json:"cpu_target_pct,omitempty"`
+	Demand       *Demand     `json:"demand,omitempty"`
+	DemandError  string      `json:"demand_error,omitempty"`
 }
 
 // SweepStep is one step's headline and its result file.
@@ -38,6 +41,8 @@ type SweepStep struct {
 	AvgMs      float64      `json:"avg_ms"`
 	Errors     int64        `json:"errors"`
 	Host       *result.Host `json:"host,omitempty"`
+	// ClientCPUUs is the load generator's own CPU per event (0: unknown).
+	ClientCPUUs float64 `json:"client_cpu_per_event_us,omitempty"`
 	// TickerLag: the load generator fell behind its ticks in this step.
 	TickerLag *result.TickerLag `json:"ticker_lag,omitempty"`
 	Result    string            `json:"result,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -43,6 +44,9 @@ type Env struct {
 	// ProcRoot is where the host's /proc is mounted, for host metrics ("":
 	// none are sampled).
 	ProcRoot string
+	// SysFS is the host's /sys, for its CPU and NUMA topology (nil: not
+	// available).
+	SysFS fs.FS
 }
 
 // usageError marks errors that mean "the command line is wrong" (exit 2).
@@ -181,6 +185,8 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		phaseCommand(ctx, env, "sweep", "Run a workload at several thread counts, rates or instance counts (or fileio read mixes) and find the knee", sweepCmd),
 		phaseCommand(ctx, env, "check", "Check a prepared or run database for consistency (exit 1 when a condition fails)", checkCmd),
 		analyzeCommand(env),
+		planCommand(env),
+		measureCommand(env),
 		listCommand(env),
 	)
 	return root

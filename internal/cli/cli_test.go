@@ -32,6 +32,7 @@ func run(t *testing.T, ctx context.Context, args ...string) outcome {
 		Getenv:   func(string) string { return "" },
 		CPUTime:  func() (time.Duration, time.Duration) { return time.Second, time.Second },
 		ProcRoot: "/proc",
+		SysFS:    os.DirFS("/sys"),
 	}
 	code := Main(ctx, env)
 	return outcome{code, out.String(), errb.String()}

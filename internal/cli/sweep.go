@@ -160,12 +160,16 @@ func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, pla
 	for _, in := range runs[len(runs)-1:] {
 		for _, ri := range in.Instances {
 			sw.HostIsServer = sw.HostIsServer && onThisHost(ri.Dialect, ri.Target, env.Hostname)
+			sw.Embedded = sw.Embedded || ri.Dialect == "sqlite"
 		}
 	}
 	for i, r := range runs {
 		a := plan.steps[i]
 		st := analysis.SweepStep{Label: a.label, X: a.x, Throughput: r.Summary.Throughput, P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms,
 			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host, TickerLag: r.TickerLag}
+		if r.Client != nil {
+			st.ClientCPUUs = r.Client.CPUPerEventUs
+		}
 		if c.out != "-" {
 			st.Result = resultPath(c, id, w, workload.Step{Label: a.label}, len(plan.steps))
 		}

@@ -20,11 +20,14 @@ type VMOutcome struct {
 	VCPU        int     `json:"vcpu"`
 	Busy        float64 `json:"busy"`         // demanded busy share of its vCPUs
 	DemandCores float64 `json:"demand_cores"` // VCPU × Busy
-	// ModelReadyPct is the Erlang C estimate of ready time (M/M/c over the
-	// host's capacity, the same for every VM).
+	// ModelReadyPct is the Erlang C estimate of the share of a runnable
+	// vCPU's time spent waiting (M/M/c over the host's capacity in whole
+	// cores, the same for every VM); compare it with RunnableWaitPct.
 	ModelReadyPct float64 `json:"model_ready_pct"`
-	// The simulation's figures (see SimResult).
-	Sim SimResult `json:"sim"`
+	// The simulation's figures (see SimResult), and from them the share of
+	// runnable time spent ready or co-stopped.
+	Sim             SimResult `json:"sim"`
+	RunnableWaitPct float64   `json:"runnable_wait_pct"`
 }
 
 // Consolidation is the what-if of several VMs on one host.
@@ -118,8 +121,11 @@ func Consolidate(h topology.Host, vms []VM, htGain float64, seed uint64) (Consol
 		o := &c.VMs[i]
 		o.ModelReadyPct, o.Sim = model, res[i]
 		s := res[i]
-		detail := fmt.Sprintf("%s (%d vCPUs, %.0f%% busy): simulated ready %.1f%%, co-stop %.1f%%, lost to a busy hyperthread sibling %.1f%%; keeps %.0f%% of its throughput, response ×%.2f; Erlang C ready %.1f%%",
-			o.Name, o.VCPU, 100*o.Busy, s.ReadyPct, s.CoStopPct, s.HTLossPct, 100*s.Delivered, s.ResponseFactor, model)
+		if runnable := s.ReadyPct + s.CoStopPct + s.RunPct; runnable > 0 {
+			o.RunnableWaitPct = 100 * (s.ReadyPct + s.CoStopPct) / runnable
+		}
+		detail := fmt.Sprintf("%s (%d vCPUs, %.0f%% busy): simulated ready %.1f%%, co-stop %.1f%%, lost to a busy hyperthread sibling %.1f%%; keeps %.0f%% of its throughput, response ×%.2f; a runnable vCPU waits %.1f%% of its runnable time (Erlang C: %.1f%%)",
+			o.Name, o.VCPU, 100*o.Busy, s.ReadyPct, s.CoStopPct, s.HTLossPct, 100*s.Delivered, s.ResponseFactor, o.RunnableWaitPct, model)
 		switch {
 		case s.ReadyPct+s.CoStopPct+s.HTLossPct > ReadyWarnPct || s.Delivered < 0.95:
 			add("cpu-contention", Warn, detail+fmt.Sprintf(": ready, co-stop and sibling loss above %d %% of its time show in response times (guest CPU figures do not show them; steal does)", ReadyWarnPct),

@@ -9,3 +9,19 @@
 // The package is pure: it computes on a topology and on sweep results, and
 // never reads the machine.
 package plan
+
+import "github.com/rightsize/rightsize/internal/topology"
+
+// Report is everything one `rightsize plan` answers: the host, the VMs
+// checked against it, a right-sizing from a sweep, and a consolidation
+// what-if (each optional).
+type Report struct {
+	Host topology.Host `json:"host"`
+	// HTGainPct is the hyperthreading gain used; HTGainSource says where it
+	// came from ("default", "--ht-gain", "measured by measure ht").
+	HTGainPct     float64        `json:"ht_gain_pct"`
+	HTGainSource  string         `json:"ht_gain_source"`
+	VMs           []VMPlan       `json:"vms,omitempty"`
+	Sizing        *Sizing        `json:"sizing,omitempty"`
+	Consolidation *Consolidation `json:"consolidation,omitempty"`
+}

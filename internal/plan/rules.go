@@ -23,6 +23,17 @@ func (s Status) String() string {
 // MarshalText writes the status as its name in JSON.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText reads a status name back.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, n := range [...]string{"pass", "info", "warn", "fail"} {
+		if string(b) == n {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("status %q: want pass, info, warn or fail", b)
+}
+
 // Check is one rule applied to one VM: its verdict, the numbers behind it,
 // and what to do.
 type Check struct {

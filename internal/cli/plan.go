@@ -1,0 +1,364 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/htmeasure"
+	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/topology"
+)
+
+const planLong = `Plan VM sizes and vNUMA layouts against a host's topology, with every rule
+given as a reason (the first seed study's rules, DOMAIN.md §1):
+
+  1. one vCPU per physical core: hyperthreads are not cores (a sibling adds
+     about 20 %, --ht-gain), and no VM gets more vCPUs than the host has cores;
+  2. fit one NUMA node (vCPUs ≤ cores per node, memory ≤ memory per node)
+     where possible; a wider VM is allowed;
+  3. a wide VM splits evenly over the fewest nodes, has an even vCPU count,
+     cores per socket = vCPUs per node, and no CPU hot-add (it disables vNUMA);
+  4. right-size: the smallest VM that carries the target rate (--from a sweep,
+     --target-rate) at --cpu-target peak CPU (default 80 %);
+  5. consolidation (--consolidate): overcommit ratios, peak demand against
+     capacity (cores + the HT gain), and CPU contention per VM from an Erlang C
+     model and a small simulation of the vCPUs (ready, co-stop, a busy sibling).
+     Its limits: not ESX's scheduler; no NUMA locality, interrupts, shares or
+     limits; figures give direction and order of magnitude.
+
+The host: --host auto reads this machine's /sys; --host FILE reads a YAML
+description (sockets, cores_per_socket, threads_per_core, numa_nodes,
+memory_per_node such as 128GiB; see docs/planner.md).
+VMs: --vm NAME:vcpu=16,mem=96GB[,cps=8][,hotadd][,busy=0.85] (repeat), or
+--vms FILE (a YAML list of name, vcpu, memory, cores_per_socket, cpu_hot_add,
+busy).
+
+Exit status 1 when a VM fails a rule (or the what-if finds the host
+oversubscribed), so scripts can gate on it.`
+
+func planCommand(env *Env) *cobra.Command {
+	var (
+		hostArg, vmsFile, from, targetRate, format, memArg string
+		vmSpecs                                            []string
+		cpuTarget, htGain                                  float64
+		consolidate                                        bool
+		seed                                               uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Plan VM sizes and vNUMA layouts against a host, right-size from a sweep, and what-if consolidation",
+		Long:  planLong,
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			var f report.Format
+			switch format {
+			case "text":
+			case "markdown", "md":
+				f = report.Markdown
+			case "json":
+				f = report.JSON
+			default:
+				return usagef("format %q: want text, markdown or json", format)
+			}
+			if !(htGain >= 0 && htGain <= 100) {
+				return usagef("ht-gain %g: want a percentage from 0 to 100", htGain)
+			}
+			if !(cpuTarget > 0 && cpuTarget <= 100) {
+				return usagef("cpu-target %g: want more than 0 and at most 100", cpuTarget)
+			}
+			h, err := loadHost(env, hostArg)
+			if err != nil {
+				return err
+			}
+			r := &plan.Report{Host: h, HTGainPct: htGain, HTGainSource: "default"}
+			if c.Flags().Changed("ht-gain") {
+				r.HTGainSource = "--ht-gain"
+			}
+			var vms []plan.VM
+			var errs []error
+			for _, s := range vmSpecs {
+				vm, err := plan.ParseVMSpec(s)
+				if err != nil {
+					errs = append(errs, err)
+				}
+				vms = append(vms, vm)
+			}
+			if vmsFile != "" {
+				b, err := os.ReadFile(vmsFile)
+				if err != nil {
+					return runError{fmt.Errorf("vms: %w", err)}
+				}
+				more, err := plan.ParseVMs(b, vmsFile)
+				if err != nil {
+					errs = append(errs, err)
+				}
+				vms = append(vms, more...)
+			}
+			var mem int64
+			if memArg != "" {
+				if mem, err = topology.ParseBytes(memArg); err != nil {
+					errs = append(errs, fmt.Errorf("mem: %w", err))
+				}
+			}
+			if (from == "") != (targetRate == "") {
+				errs = append(errs, errors.New("right-sizing needs both --from SWEEP.json and --target-rate"))
+			}
+			if consolidate && len(vms) < 1 {
+				errs = append(errs, errors.New("consolidate: give the VMs (--vm or --vms)"))
+			}
+			if len(errs) > 0 {
+				return usageError{errors.Join(errs...)}
+			}
+			if len(vms) == 0 && from == "" {
+				// Nothing to plan: describe the host alone.
+				return report.Plan(env.Stdout, r, f)
+			}
+			for _, vm := range vms {
+				r.VMs = append(r.VMs, plan.CheckVM(h, vm))
+			}
+			if from != "" {
+				s, err := sizeFromSweep(h, from, targetRate, cpuTarget, mem)
+				if err != nil {
+					return err
+				}
+				r.Sizing = &s
+			}
+			if consolidate {
+				cons, err := plan.Consolidate(h, vms, htGain/100, seed)
+				if err != nil {
+					return usageError{err}
+				}
+				r.Consolidation = &cons
+			}
+			if err := report.Plan(env.Stdout, r, f); err != nil {
+				return err
+			}
+			if planFails(r) {
+				return runError{errPlanFails}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&hostArg, "host", "auto", "the host: auto (this machine, from /sys) or a YAML host description file")
+	fl.StringArrayVar(&vmSpecs, "vm", nil, "a VM: NAME:vcpu=N[,mem=SIZE][,cps=N][,hotadd][,busy=0.85] (repeat for several)")
+	fl.StringVar(&vmsFile, "vms", "", "a YAML file listing VMs (name, vcpu, memory, cores_per_socket, cpu_hot_add, busy)")
+	fl.StringVar(&from, "from", "", "right-size from this sweep file (its service demand, knee and response-time curve)")
+	fl.StringVar(&targetRate, "target-rate", "", "events per second the VM must carry, or a multiple of the sweep's baseline rate (3x)")
+	fl.Float64Var(&cpuTarget, "cpu-target", 80, "peak CPU % the right-sized VM should run at")
+	fl.StringVar(&memArg, "mem", "", "memory of the right-sized VM (e.g. 96GB), for the NUMA rules")
+	fl.Float64Var(&htGain, "ht-gain", 20, "what a hyperthread sibling adds to a busy core, in % (rightsize measure ht measures it)")
+	fl.BoolVar(&consolidate, "consolidate", false, "what if the VMs share this host at their peak (busy=): overcommit, capacity, contention")
+	fl.Uint64Var(&seed, "seed", 1, "seed of the consolidation simulation (the same seed repeats its figures)")
+	fl.StringVar(&format, "format", "text", "text, markdown or json")
+	return cmd
+}
+
+// errPlanFails: a VM breaks a rule (exit 1).
+var errPlanFails = errors.New("the plan has failing rules")
+
+func planFails(r *plan.Report) bool {
+	for _, p := range r.VMs {
+		if p.Worst() == plan.Fail {
+			return true
+		}
+	}
+	if r.Sizing != nil && r.Sizing.Plan.Worst() == plan.Fail {
+		return true
+	}
+	if r.Consolidation != nil {
+		for _, c := range r.Consolidation.Checks {
+			if c.Status == plan.Fail {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// loadHost reads the host's topology: this machine's /sys, or a file.
+func loadHost(env *Env, arg string) (topology.Host, error) {
+	if arg == "auto" {
+		if env.SysFS == nil {
+			return topology.Host{}, runError{errors.New("host: this machine's /sys is not available; describe the host in a file (--host host.yaml)")}
+		}
+		h, err := topology.FromSys(env.SysFS)
+		if err != nil {
+			return h, runError{fmt.Errorf("host: %w", err)}
+		}
+		if h.Name == "" {
+			h.Name = env.Hostname
+		}
+		return h, nil
+	}
+	b, err := os.ReadFile(arg)
+	if err != nil {
+		return topology.Host{}, runError{fmt.Errorf("host: %w", err)}
+	}
+	h, err := topology.Parse(b, arg)
+	if err != nil {
+		return h, usageError{err}
+	}
+	return h, nil
+}
+
+// sizeFromSweep right-sizes from a sweep file's service demand.
+func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem int64) (plan.Sizing, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return plan.Sizing{}, runError{fmt.Errorf("from: %w", err)}
+	}
+	var sw analysis.Sweep
+	if err := json.Unmarshal(b, &sw); err != nil || sw.SchemaVersion != result.SchemaVersion || len(sw.Steps) == 0 {
+		return plan.Sizing{}, runError{fmt.Errorf("from: %s is not a sweep file of schema version %d (%v)", path, result.SchemaVersion, err)}
+	}
+	sw.CPUTargetPct = cpuTarget
+	sw.Analyze()
+	if sw.Demand == nil {
+		return plan.Sizing{}, runError{fmt.Errorf("from: %s: no service demand: %s", path, sw.DemandError)}
+	}
+	req := plan.SizeRequest{Host: h, CoreSecondsPerEvent: sw.Demand.CoreSecondsPerEvent, CPUTargetPct: cpuTarget, Memory: mem, Event: "event"}
+	var pre []string
+	// With the load generator on the same host (and not embedded), its own
+	// CPU per event is not the database's: take it out.
+	if sw.HostIsServer && !sw.Embedded {
+		var sum float64
+		n := 0
+		for _, st := range sw.Steps {
+			if st.ClientCPUUs > 0 {
+				sum += st.ClientCPUUs
+				n++
+			}
+		}
+		if n == len(sw.Steps) {
+			client := sum / float64(n) / 1e6
+			if client < req.CoreSecondsPerEvent {
+				pre = append(pre, fmt.Sprintf("the sweep measured %.3g ms of host CPU per event, of which the load generator on the same host used %.3g ms: the database's share is %.3g ms",
+					1000*req.CoreSecondsPerEvent, 1000*client, 1000*(req.CoreSecondsPerEvent-client)))
+				req.CoreSecondsPerEvent -= client
+			}
+		}
+	}
+	num, mult := strings.CutSuffix(strings.ToLower(strings.TrimSpace(rateArg)), "x")
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return plan.Sizing{}, usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
+	}
+	if mult {
+		if sw.BaselineRate <= 0 {
+			return plan.Sizing{}, usagef("target-rate %s: %s has no baseline rate (it swept %s); give events per second", rateArg, path, sw.Axis)
+		}
+		req.Rate = v * sw.BaselineRate
+		req.RateText = fmt.Sprintf("%s of the baseline %.4g/s = %.4g/s", rateArg, sw.BaselineRate, req.Rate)
+	} else {
+		req.Rate = v
+	}
+	// The response-time curve: the steps up to the knee, while the host's
+	// CPU still rises with the load; past the knee a closed loop only
+	// queues, and its response time says nothing about CPU share.
+	last := len(sw.Steps) - 1
+	for _, k := range sw.Knees {
+		if k.Index >= 0 {
+			last = min(last, k.Index)
+		}
+	}
+	prev := -1.0
+	for _, st := range sw.Steps[:last+1] {
+		if st.Host == nil || st.Host.CPU.Busy() <= prev {
+			break
+		}
+		prev = st.Host.CPU.Busy()
+		req.Curve = append(req.Curve, plan.CurvePoint{BusyPct: prev, AvgMs: st.AvgMs, P99Ms: st.P99Ms})
+	}
+	s, err := plan.RightSize(req)
+	if err != nil {
+		return s, usageError{err}
+	}
+	var knee string
+	for _, k := range sw.Knees {
+		if k.Index >= 0 && k.Index < len(sw.Steps) {
+			st := sw.Steps[k.Index]
+			cpus := 0
+			if st.Host != nil {
+				cpus = st.Host.CPUs
+			}
+			knee = fmt.Sprintf("the sweep (%s %s) found its knee at %s: %.4g/s on %d CPUs (%s method)", sw.Workload, sw.ID, st.Label, st.Throughput, cpus, k.Method)
+			break
+		}
+	}
+	if knee != "" {
+		pre = append([]string{knee}, pre...)
+	}
+	s.Reasons = append(pre, s.Reasons...)
+	return s, nil
+}
+
+func measureCommand(env *Env) *cobra.Command {
+	m := &cobra.Command{Use: "measure", Short: "Measure a property of this machine (ht: the hyperthreading gain)"}
+	var d time.Duration
+	var rounds int
+	var asJSON bool
+	ht := &cobra.Command{
+		Use:   "ht",
+		Short: "Measure what a hyperthread sibling adds to a busy core on this machine",
+		Long: `Runs a CPU-bound loop on one thread per physical core, then on every logical
+CPU (both siblings of each core), each pinned to its CPU, for --time per phase
+and --rounds rounds, and reports the gain: the work of all siblings over the
+work of one thread per core, minus one, with its spread. Use the result as
+plan --ht-gain. On a host without hyperthreading (or with it off) there is
+no sibling, and it says so instead of giving a number.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if d <= 0 || rounds < 1 {
+				return usagef("measure ht: --time must be positive and --rounds at least 1")
+			}
+			if env.SysFS == nil {
+				return runError{errors.New("measure ht: this machine's /sys is not available")}
+			}
+			h, err := topology.FromSys(env.SysFS)
+			if err != nil {
+				return runError{fmt.Errorf("measure ht: %w", err)}
+			}
+			res, err := htmeasure.Measure(c.Context(), h.CoreCPUs, d, rounds)
+			if err != nil {
+				return runError{fmt.Errorf("measure ht: %w", err)}
+			}
+			if asJSON {
+				b, err := json.MarshalIndent(res, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "%d physical cores, %d logical CPUs\n", res.Cores, res.Threads)
+			if !res.Measured {
+				fmt.Fprintf(env.Stdout, "no hyperthreading gain measured: %s\n", res.Note)
+				return nil
+			}
+			fmt.Fprintf(env.Stdout, "hyperthreading gain %.1f%% (rounds %d: min %.1f%%, max %.1f%%, standard deviation %.1f%%)\n",
+				res.GainPct, res.Rounds, res.MinPct, res.MaxPct, res.StdDevPct)
+			if res.Note != "" {
+				fmt.Fprintf(env.Stdout, "note: %s\n", res.Note)
+			}
+			fmt.Fprintf(env.Stdout, "use: rightsize plan --ht-gain %.0f ...\n", res.GainPct)
+			return nil
+		},
+	}
+	ht.Flags().DurationVar(&d, "time", 2*time.Second, "how long each phase runs")
+	ht.Flags().IntVar(&rounds, "rounds", 3, "rounds of both phases")
+	ht.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	m.AddCommand(ht)
+	return m
+}

@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+const seedHostFile = "../topology/testdata/seed-host.yaml"
+
+// The planner on the seed study's host: the article's examples through the
+// command line, in text, JSON and Markdown, with exit 1 on a failing rule.
+func TestPlanSeedHost(t *testing.T) {
+	ctx := context.Background()
+	o := run(t, ctx, "plan", "--host", seedHostFile, "--vm", "db:vcpu=16,mem=96GiB")
+	if o.code != ExitOK {
+		t.Fatalf("16 vCPUs: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	for _, want := range []string{"Socket(s):           2", "NUMA node(s):        2", "VM db: 16 vCPUs, 96 GiB: INFO",
+		"layout: 2 vNUMA node(s) × 8 vCPUs × 48 GiB, 2 virtual socket(s) of 8 cores", "pass wide-even-split"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, o.stdout)
+		}
+	}
+	o = run(t, ctx, "plan", "--host", seedHostFile, "--vm", "db:vcpu=36", "--format", "json")
+	if o.code != ExitFailure {
+		t.Fatalf("36 vCPUs: exit %d, want %d\n%s", o.code, ExitFailure, o.stderr)
+	}
+	var r plan.Report
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
+		t.Fatalf("json: %v\n%s", err, o.stdout)
+	}
+	if len(r.VMs) != 1 || r.VMs[0].Worst() != plan.Fail || r.Host.Cores() != 24 || !strings.Contains(o.stdout, `"status": "fail"`) {
+		t.Errorf("json report %+v", r)
+	}
+	o = run(t, ctx, "plan", "--host", seedHostFile, "--vm", "db:vcpu=12", "--format", "markdown")
+	if o.code != ExitOK || !strings.Contains(o.stdout, "# Capacity plan") || !strings.Contains(o.stdout, "- **pass** fits-numa-node") {
+		t.Errorf("markdown: exit %d\n%s", o.code, o.stdout)
+	}
+	// The seed's example 3: two busy 24-vCPU VMs on the 24-core host.
+	o = run(t, ctx, "plan", "--host", seedHostFile, "--vm", "db1:vcpu=24,busy=0.85", "--vm", "db2:vcpu=24,busy=0.85", "--consolidate", "--format", "json")
+	if o.code != ExitFailure {
+		t.Fatalf("consolidation: exit %d\n%s", o.code, o.stderr)
+	}
+	r = plan.Report{}
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || r.Consolidation == nil {
+		t.Fatalf("json: %v\n%s", err, o.stdout)
+	}
+	if d := r.Consolidation.VMs[0].Sim.Delivered; !(d < 0.95) || r.Consolidation.VMs[0].Sim.ResponseFactor < 1.2 {
+		t.Errorf("two busy VMs keep %g of their throughput: want a loss", d)
+	}
+	for _, args := range [][]string{
+		{"plan", "--host", seedHostFile, "--vm", "db:cpus=4"},
+		{"plan", "--host", seedHostFile, "--consolidate"},
+		{"plan", "--host", seedHostFile, "--format", "html"},
+		{"plan", "--host", seedHostFile, "--target-rate", "100"},
+		{"plan", "--host", seedHostFile, "--ht-gain", "150"},
+	} {
+		if o := run(t, ctx, args...); o.code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d\n%s", args, o.code, ExitUsage, o.stderr)
+		}
+	}
+	if o := run(t, ctx, "plan", "--host", filepath.Join(t.TempDir(), "none.yaml")); o.code != ExitFailure {
+		t.Errorf("missing host file: exit %d", o.code)
+	}
+}
+
+// This machine's own topology from /sys, and measure ht, which must say
+// that there is no sibling to measure when there is none.
+func TestPlanThisMachineAndMeasureHT(t *testing.T) {
+	ctx := context.Background()
+	o := run(t, ctx, "plan", "--vm", "db:vcpu=64")
+	if o.code != ExitFailure || !strings.Contains(o.stdout, "(sysfs)") || !strings.Contains(o.stdout, "fail vcpu-within-cores") {
+		t.Errorf("plan --host auto: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	o = run(t, ctx, "measure", "ht", "--time", "100ms", "--rounds", "1")
+	if o.code != ExitOK {
+		t.Fatalf("measure ht: exit %d\n%s", o.code, o.stderr)
+	}
+	siblings := false
+	for _, l := range strings.Split(o.stdout, "\n") {
+		if strings.HasPrefix(l, "hyperthreading gain") {
+			siblings = true
+		}
+	}
+	if !siblings && !strings.Contains(o.stdout, "no hyperthreading gain measured") {
+		t.Errorf("measure ht says neither a gain nor why not:\n%s", o.stdout)
+	}
+}
+
+// Right-sizing from a sweep file: the service demand, the client's share
+// taken out, the knee and the response time from the curve.
+func TestPlanFromSweep(t *testing.T) {
+	host := func(busy float64) *result.Host {
+		return &result.Host{CPUs: 2, CPU: result.CPUPct{User: busy * 0.6, System: busy * 0.4, Idle: 100 - busy}}
+	}
+	// 2 CPUs, 5 ms of CPU per event: 100/s at 25 % (0.5 cores), 200/s at
+	// 50 %, 300/s at 75 %, then 380/s at 95 % for four times the threads
+	// (the knee is at 4); the client used 1 ms of each event.
+	sw := analysis.Sweep{SchemaVersion: result.SchemaVersion, ID: "s", Workload: "oltp_read_write", Axis: "threads", HostIsServer: true,
+		Steps: []analysis.SweepStep{
+			{Label: "threads 1", X: 1, Throughput: 100, AvgMs: 2, P99Ms: 3, Host: host(25), ClientCPUUs: 1000},
+			{Label: "threads 2", X: 2, Throughput: 200, AvgMs: 2.5, P99Ms: 4, Host: host(50), ClientCPUUs: 1000},
+			{Label: "threads 4", X: 4, Throughput: 300, AvgMs: 3, P99Ms: 5, Host: host(75), ClientCPUUs: 1000},
+			{Label: "threads 16", X: 16, Throughput: 380, AvgMs: 40, P99Ms: 90, Host: host(95), ClientCPUUs: 1000},
+		}}
+	path := filepath.Join(t.TempDir(), "s-sweep.json")
+	b, _ := json.Marshal(sw)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// 4 ms of the database's CPU per event × 3000/s = 12 cores; at 80 %: 15,
+	// wide on 12-core nodes: 16 (2 × 8) at 75 %.
+	o := run(t, context.Background(), "plan", "--host", seedHostFile, "--from", path, "--target-rate", "3000", "--format", "json")
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	var r plan.Report
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || r.Sizing == nil {
+		t.Fatalf("json: %v\n%s", err, o.stdout)
+	}
+	s := r.Sizing
+	if s.VCPU != 16 || s.Plan.Layout.VNUMANodes != 2 || s.ResponseBasis != "measured" || s.ResponseMs != 3 {
+		t.Errorf("sizing %+v", s)
+	}
+	words := strings.Join(s.Reasons, " ")
+	for _, want := range []string{"found its knee at threads 4", "of which the load generator on the same host used 1 ms", "keeps 12.00 cores busy", "needs 15 vCPU"} {
+		if !strings.Contains(words, want) {
+			t.Errorf("reasons lack %q: %s", want, words)
+		}
+	}
+	if o := run(t, context.Background(), "plan", "--host", seedHostFile, "--from", path, "--target-rate", "3x"); o.code != ExitUsage || !strings.Contains(o.stderr, "no baseline rate") {
+		t.Errorf("3x without a baseline: exit %d\n%s", o.code, o.stderr)
+	}
+}

@@ -1,0 +1,115 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/topology"
+)
+
+// JSON is a third format, for plan reports.
+const JSON Format = 2
+
+// Plan writes a planner report: the host like lscpu's summary, then for
+// each VM its layout and every rule with its verdict and reason, then the
+// right-sizing and the consolidation what-if.
+func Plan(w io.Writer, r *plan.Report, f Format) error {
+	if f == JSON {
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	}
+	ew := &errWriter{w: w}
+	md := f == Markdown
+	h := r.Host
+	title := "host"
+	if h.Name != "" {
+		title += " " + h.Name
+	}
+	if h.Source != "" {
+		title += " (" + h.Source + ")"
+	}
+	if md {
+		ew.printf("# Capacity plan\n\n## %s\n\n```\n%s```\n\n", title, topology.Summary(h))
+	} else {
+		ew.printf("%s:\n%s", title, indentLines(topology.Summary(h), "  "))
+	}
+	ew.printf("%shyperthreading gain %.0f%% (%s); plans count physical cores only\n", bullet(md), r.HTGainPct, r.HTGainSource)
+
+	for _, p := range r.VMs {
+		vmPlan(ew, p, md)
+	}
+	if s := r.Sizing; s != nil {
+		heading(ew, md, fmt.Sprintf("right-size: %d vCPUs", s.VCPU))
+		for _, reason := range s.Reasons {
+			ew.printf("%s%s\n", bullet(md), reason)
+		}
+		vmPlan(ew, s.Plan, md)
+	}
+	if c := r.Consolidation; c != nil {
+		heading(ew, md, fmt.Sprintf("consolidation what-if: %d VMs, %d vCPUs on this host", len(c.VMs), c.VCPUs))
+		checks(ew, c.Checks, md)
+		ew.printf("%smodel: Erlang C over the host's capacity, and a simulation of the vCPUs (FIFO ready queue, hyperthread sibling slowdown, relaxed co-scheduling); it shows direction and order of magnitude, not what esxtop will read\n", bullet(md))
+	}
+	return ew.err
+}
+
+func vmPlan(ew *errWriter, p plan.VMPlan, md bool) {
+	l := p.Layout
+	mem := ""
+	if p.VM.Memory > 0 {
+		mem = ", " + topology.FormatBytes(p.VM.Memory)
+	}
+	layout := fmt.Sprintf("%d vNUMA node(s) × %d vCPUs", l.VNUMANodes, l.VCPUPerNode)
+	if l.MemoryPerNode > 0 {
+		layout += " × " + topology.FormatBytes(l.MemoryPerNode)
+	}
+	layout += fmt.Sprintf(", %d virtual socket(s) of %d cores", l.Sockets, l.CoresPerSocket)
+	heading(ew, md, fmt.Sprintf("VM %s: %d vCPUs%s: %s", p.VM.Name, p.VM.VCPU, mem, strings.ToUpper(p.Worst().String())))
+	ew.printf("%slayout: %s\n", bullet(md), layout)
+	checks(ew, p.Checks, md)
+}
+
+func checks(ew *errWriter, cs []plan.Check, md bool) {
+	for _, c := range cs {
+		line := fmt.Sprintf("%-4s %s: %s", c.Status, c.Rule, c.Detail)
+		if md {
+			line = fmt.Sprintf("**%s** %s: %s", c.Status, c.Rule, c.Detail)
+		}
+		if c.Advice != "" {
+			line += " → " + c.Advice
+		}
+		ew.printf("%s%s\n", bullet(md), line)
+	}
+}
+
+func heading(ew *errWriter, md bool, s string) {
+	if md {
+		ew.printf("\n## %s\n\n", s)
+	} else {
+		ew.printf("\n%s\n", s)
+	}
+}
+
+func bullet(md bool) string {
+	if md {
+		return "- "
+	}
+	return "  "
+}
+
+func indentLines(s, pre string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if l != "" {
+			b.WriteString(pre + l)
+		}
+	}
+	return b.String()
+}
