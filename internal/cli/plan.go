@@ -49,11 +49,11 @@ oversubscribed), so scripts can gate on it.`
 
 func planCommand(env *Env) *cobra.Command {
 	var (
-		hostArg, vmsFile, from, targetRate, format, memArg string
-		vmSpecs                                            []string
-		cpuTarget, htGain                                  float64
-		consolidate                                        bool
-		seed                                               uint64
+		hostArg, vmsFile, from, targetRate, format, memArg, htArg string
+		vmSpecs                                                   []string
+		cpuTarget                                                 float64
+		consolidate                                               bool
+		seed                                                      uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -71,8 +71,19 @@ func planCommand(env *Env) *cobra.Command {
 			default:
 				return usagef("format %q: want text, markdown or json", format)
 			}
-			if !(htGain >= 0 && htGain <= 100) {
-				return usagef("ht-gain %g: want a percentage from 0 to 100", htGain)
+			htGain, htSource := 20.0, "default"
+			if htArg == "measure" && hostArg != "auto" {
+				return usagef("ht-gain measure measures this machine: it needs --host auto, not a described host")
+			}
+			if htArg != "measure" {
+				v, err := strconv.ParseFloat(strings.TrimSuffix(htArg, "%"), 64)
+				if err != nil || !(v >= 0 && v <= 100) {
+					return usagef("ht-gain %q: want a percentage from 0 to 100, or measure", htArg)
+				}
+				htGain = v
+				if c.Flags().Changed("ht-gain") {
+					htSource = "--ht-gain"
+				}
 			}
 			if !(cpuTarget > 0 && cpuTarget <= 100) {
 				return usagef("cpu-target %g: want more than 0 and at most 100", cpuTarget)
@@ -81,10 +92,18 @@ func planCommand(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := &plan.Report{Host: h, HTGainPct: htGain, HTGainSource: "default"}
-			if c.Flags().Changed("ht-gain") {
-				r.HTGainSource = "--ht-gain"
+			if htArg == "measure" {
+				res, err := htmeasure.Measure(c.Context(), h.CoreCPUs, time.Second, 3)
+				switch {
+				case err != nil:
+					return runError{fmt.Errorf("ht-gain measure: %w", err)}
+				case res.Measured:
+					htGain, htSource = res.GainPct, fmt.Sprintf("measured on this machine, %d rounds, %.1f to %.1f %%", res.Rounds, res.MinPct, res.MaxPct)
+				default:
+					htSource = "default; not measured: " + res.Note
+				}
 			}
+			r := &plan.Report{Host: h, HTGainPct: htGain, HTGainSource: htSource}
 			var vms []plan.VM
 			var errs []error
 			for _, s := range vmSpecs {
@@ -158,7 +177,7 @@ func planCommand(env *Env) *cobra.Command {
 	fl.StringVar(&targetRate, "target-rate", "", "events per second the VM must carry, or a multiple of the sweep's baseline rate (3x)")
 	fl.Float64Var(&cpuTarget, "cpu-target", 80, "peak CPU % the right-sized VM should run at")
 	fl.StringVar(&memArg, "mem", "", "memory of the right-sized VM (e.g. 96GB), for the NUMA rules")
-	fl.Float64Var(&htGain, "ht-gain", 20, "what a hyperthread sibling adds to a busy core, in % (rightsize measure ht measures it)")
+	fl.StringVar(&htArg, "ht-gain", "20", "what a hyperthread sibling adds to a busy core, in %, or measure: measure it on this machine now (--host auto; as rightsize measure ht does)")
 	fl.BoolVar(&consolidate, "consolidate", false, "what if the VMs share this host at their peak (busy=): overcommit, capacity, contention")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the consolidation simulation (the same seed repeats its figures)")
 	fl.StringVar(&format, "format", "text", "text, markdown or json")

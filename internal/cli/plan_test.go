@@ -62,6 +62,7 @@ func TestPlanSeedHost(t *testing.T) {
 		{"plan", "--host", seedHostFile, "--format", "html"},
 		{"plan", "--host", seedHostFile, "--target-rate", "100"},
 		{"plan", "--host", seedHostFile, "--ht-gain", "150"},
+		{"plan", "--host", seedHostFile, "--ht-gain", "measure"},
 	} {
 		if o := run(t, ctx, args...); o.code != ExitUsage {
 			t.Errorf("%v: exit %d, want %d\n%s", args, o.code, ExitUsage, o.stderr)
@@ -79,6 +80,10 @@ func TestPlanThisMachineAndMeasureHT(t *testing.T) {
 	o := run(t, ctx, "plan", "--vm", "db:vcpu=64")
 	if o.code != ExitFailure || !strings.Contains(o.stdout, "(sysfs)") || !strings.Contains(o.stdout, "fail vcpu-within-cores") {
 		t.Errorf("plan --host auto: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	o = run(t, ctx, "plan", "--ht-gain", "measure")
+	if o.code != ExitOK || !strings.Contains(o.stdout, "hyperthreading gain") || !(strings.Contains(o.stdout, "measured on this machine") || strings.Contains(o.stdout, "not measured: ")) {
+		t.Errorf("plan --ht-gain measure: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	o = run(t, ctx, "measure", "ht", "--time", "100ms", "--rounds", "1")
 	if o.code != ExitOK {
