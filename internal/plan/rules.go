@@ -55,6 +55,10 @@ type VM struct {
 
 // Layout is the virtual topology a VM should get.
 type Layout struct {
+	// Fits is false when the VM cannot be placed on the host at all (more
+	// vCPUs than cores, more memory or nodes than it has); the rest of the
+	// layout is then only what the VM would need.
+	Fits           bool  `json:"fits"`
 	Wide           bool  `json:"wide"`             // larger than one NUMA node
 	VNUMANodes     int   `json:"vnuma_nodes"`      // nodes the VM spans
 	VCPUPerNode    int   `json:"vcpu_per_node"`    // vCPUs on each
@@ -115,7 +119,8 @@ func CheckVM(h topology.Host, vm VM) VMPlan {
 		needMem = ceilDiv(vm.Memory, mpn)
 	}
 	span := int(max(needCPU, needMem, 1))
-	l := Layout{VNUMANodes: 1, VCPUPerNode: vm.VCPU, MemoryPerNode: vm.Memory, Sockets: 1, CoresPerSocket: vm.VCPU}
+	l := Layout{Fits: vm.VCPU <= cores && span <= max(nodes, 1) && (h.MemoryBytes() == 0 || vm.Memory <= h.MemoryBytes()),
+		VNUMANodes: 1, VCPUPerNode: vm.VCPU, MemoryPerNode: vm.Memory, Sockets: 1, CoresPerSocket: vm.VCPU}
 	if span == 1 {
 		memNote := ""
 		if mpn > 0 {
@@ -165,7 +170,13 @@ func CheckVM(h topology.Host, vm VM) VMPlan {
 		}
 	}
 
-	// Rule 3: cores per socket matches the layout.
+	// Rule 3: cores per socket matches the layout (when there is one).
+	if !l.Fits {
+		p.Layout = l
+		add("cores-per-socket", Info, "no layout: the VM does not fit this host", "")
+		p.Checks = append(p.Checks, hotAdd(vm, l))
+		return p
+	}
 	want := fmt.Sprintf("%d virtual socket(s) of %d cores", l.Sockets, l.CoresPerSocket)
 	switch {
 	case vm.CoresPerSocket == 0:
@@ -178,19 +189,25 @@ func CheckVM(h topology.Host, vm VM) VMPlan {
 		add("cores-per-socket", Pass, fmt.Sprintf("cores per socket %d matches the layout (%s)", vm.CoresPerSocket, want), "")
 	}
 
-	// Rule 3: CPU hot-add disables vNUMA.
-	switch {
-	case vm.HotAdd && l.Wide:
-		add("no-cpu-hot-add", Fail, "CPU hot-add is on for a wide VM: it disables vNUMA, so the guest sees one node and places memory badly",
-			"turn CPU hot-add off")
-	case vm.HotAdd:
-		add("no-cpu-hot-add", Warn, "CPU hot-add is on: harmless while the VM fits one node, but it disables vNUMA if the VM grows wide",
-			"turn it off before the VM grows past one node")
-	default:
-		add("no-cpu-hot-add", Pass, "CPU hot-add is off (it would disable vNUMA)", "")
-	}
+	p.Checks = append(p.Checks, hotAdd(vm, l))
 	p.Layout = l
 	return p
+}
+
+// hotAdd is rule 3's last part: CPU hot-add disables vNUMA.
+func hotAdd(vm VM, l Layout) Check {
+	c := Check{Rule: "no-cpu-hot-add"}
+	switch {
+	case vm.HotAdd && l.Wide:
+		c.Status, c.Detail, c.Advice = Fail, "CPU hot-add is on for a wide VM: it disables vNUMA, so the guest sees one node and places memory badly",
+			"turn CPU hot-add off"
+	case vm.HotAdd:
+		c.Status, c.Detail, c.Advice = Warn, "CPU hot-add is on: harmless while the VM fits one node, but it disables vNUMA if the VM grows wide",
+			"turn it off before the VM grows past one node"
+	default:
+		c.Status, c.Detail = Pass, "CPU hot-add is off (it would disable vNUMA)"
+	}
+	return c
 }
 
 // evenNear is the even count next to n: n+1 when that is within limit,

@@ -51,7 +51,7 @@ func TestSeedExamples(t *testing.T) {
 	check(t, p, "wide-even-split", Pass, "2 vNUMA nodes of 8 vCPUs")
 	check(t, p, "wide-even-vcpu", Pass)
 	check(t, p, "cores-per-socket", Pass, "2 virtual socket(s) of 8 cores")
-	if !p.Layout.Wide || p.Layout.VNUMANodes != 2 || p.Layout.VCPUPerNode != 8 || p.Layout.CoresPerSocket != 8 || p.Layout.MemoryPerNode != 48*gib {
+	if !p.Layout.Fits || !p.Layout.Wide || p.Layout.VNUMANodes != 2 || p.Layout.VCPUPerNode != 8 || p.Layout.CoresPerSocket != 8 || p.Layout.MemoryPerNode != 48*gib {
 		t.Errorf("16 vCPU layout %+v", p.Layout)
 	}
 	// 24 vCPUs: every physical core, 2 nodes of 12.
@@ -66,6 +66,10 @@ func TestSeedExamples(t *testing.T) {
 		p = CheckVM(h, VM{Name: "db", VCPU: n, Memory: 200 * gib})
 		check(t, p, "vcpu-within-cores", Fail, "> 24 physical cores", "48 logical CPUs", "hyperthreads are not cores", "at most 24 vCPUs")
 		check(t, p, "wide-even-split", Fail, "it needs "+nodes+" NUMA nodes; the host has 2")
+		check(t, p, "cores-per-socket", Info, "no layout: the VM does not fit this host")
+		if p.Layout.Fits {
+			t.Errorf("%d vCPUs: layout %+v fits", n, p.Layout)
+		}
 	}
 }
 

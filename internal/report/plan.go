@@ -72,6 +72,9 @@ func vmPlan(ew *errWriter, p plan.VMPlan, md bool) {
 	}
 	layout += fmt.Sprintf(", %d virtual socket(s) of %d cores", l.Sockets, l.CoresPerSocket)
 	heading(ew, md, fmt.Sprintf("VM %s: %d vCPUs%s: %s", p.VM.Name, p.VM.VCPU, mem, strings.ToUpper(p.Worst().String())))
+	if !l.Fits {
+		layout = "none: the VM does not fit this host"
+	}
 	ew.printf("%slayout: %s\n", bullet(md), layout)
 	checks(ew, p.Checks, md)
 }
