@@ -186,6 +186,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		phaseCommand(ctx, env, "check", "Check a prepared or run database for consistency (exit 1 when a condition fails)", checkCmd),
 		analyzeCommand(env),
 		planCommand(env),
+		reportCommand(env),
 		measureCommand(env),
 		listCommand(env),
 	)

@@ -126,6 +126,9 @@ func StepsAs(w io.Writer, runs []*result.Run, f Format) error {
 // StepTable writes one row per step: throughput, response times, errors and
 // the host's CPU user/system/iowait/steal and run queue.
 func StepTable(w io.Writer, rows []StepRow, f Format) error {
+	if f == CSV {
+		return StepCSV(w, rows)
+	}
 	ew := &errWriter{w: w}
 	if f == Text {
 		ew.printf("\nsteps:\n")

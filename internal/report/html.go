@@ -1,0 +1,212 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// Doc is what a report shows: runs (single runs, or a sweep's steps in
+// order), the sweep itself, and a plan, each optional.
+type Doc struct {
+	Title string
+	Runs  []*result.Run
+	Sweep *analysis.Sweep
+	Plan  *plan.Report
+	// Tool is the rightsize version that wrote the report.
+	Tool string
+}
+
+// HTML writes the report as one self-contained HTML file: inline CSS, the
+// charts as inline SVG (no script, no network). Every text that came from a
+// user or a database (labels, targets, error messages, options) is escaped
+// by html/template.
+func HTML(w io.Writer, d Doc) error {
+	v := htmlView{Title: d.Title, Tool: d.Tool}
+	if v.Title == "" {
+		v.Title = "rightsize report"
+	}
+	add := func(title, note string, svg string, err error) error {
+		if err != nil {
+			return fmt.Errorf("chart %q: %w", title, err)
+		}
+		if svg != "" {
+			v.Charts = append(v.Charts, chart{Title: title, Note: note, SVG: template.HTML(svg)})
+		}
+		return nil
+	}
+	if sw := d.Sweep; sw != nil {
+		v.Sweep = sw
+		v.Steps = sweepRows(sw)
+		svg, err := responseCPUChart(sw)
+		if err := add("Response time and host CPU by step", "bars: average and p99 response time; lines: the host's CPU", svg, err); err != nil {
+			return err
+		}
+		if !sw.OwnSteps {
+			svg, err = throughputChart(sw)
+			if err := add("Throughput by "+sw.Axis, "the USL fit dashed, the knee ringed", svg, err); err != nil {
+				return err
+			}
+		}
+	}
+	if len(d.Runs) > 0 {
+		v.RunRows = RunRows(d.Runs)
+	}
+	for _, r := range d.Runs {
+		name := r.Label
+		if name == "" {
+			name = r.ID
+		}
+		svg, err := timelineChart(r, "Per interval: "+name)
+		if err := add("Over time: "+name, "grey: the warm-up, excluded from the figures", svg, err); err != nil {
+			return err
+		}
+	}
+	for _, r := range d.Runs {
+		name := r.Label
+		if name == "" {
+			name = r.ID
+		}
+		svg, err := percentileChart(r)
+		if err := add("Latency percentiles: "+name, "each operation's HDR histogram", svg, err); err != nil {
+			return err
+		}
+	}
+	for _, r := range d.Runs {
+		v.Params = append(v.Params, paramsOf(r))
+	}
+	if p := d.Plan; p != nil {
+		var b bytes.Buffer
+		if err := Plan(&b, p, Text); err != nil {
+			return err
+		}
+		v.PlanText = b.String()
+	}
+	return page.Execute(w, v)
+}
+
+type chart struct {
+	Title, Note string
+	SVG         template.HTML
+}
+
+type params struct {
+	Name    string
+	Entries [][2]string
+	Notes   []string
+}
+
+type htmlView struct {
+	Title, Tool string
+	Sweep       *analysis.Sweep
+	Steps       []StepRow
+	RunRows     []RunRow
+	Charts      []chart
+	Params      []params
+	PlanText    string
+}
+
+func sweepRows(sw *analysis.Sweep) []StepRow {
+	rows := make([]StepRow, len(sw.Steps))
+	for i, st := range sw.Steps {
+		rows[i] = StepRow{Label: st.Label, Throughput: st.Throughput, AvgMs: st.AvgMs, P95Ms: st.P95Ms, P99Ms: st.P99Ms, Errors: st.Errors, Host: st.Host}
+	}
+	return rows
+}
+
+// paramsOf lists how a run was made: workload, options, load and targets
+// (results never hold passwords).
+func paramsOf(r *result.Run) params {
+	p := params{Name: r.Label}
+	if p.Name == "" {
+		p.Name = r.ID
+	}
+	add := func(k, v string) { p.Entries = append(p.Entries, [2]string{k, v}) }
+	add("run", r.ID)
+	add("workload", r.Workload)
+	add("tool", r.Tool.Name+" "+r.Tool.Version)
+	l := r.Load
+	load := fmt.Sprintf("%s loop, %d threads", l.Mode, l.Threads)
+	if l.Rate > 0 {
+		load += fmt.Sprintf(", %g/s (%s)", l.Rate, l.Arrival)
+	}
+	add("load", load)
+	add("window", fmt.Sprintf("warm-up %g s, measured %g s, interval %g s", l.WarmupS, l.DurationS, l.IntervalS))
+	for i, in := range r.Instances {
+		t := in.Target
+		if in.ServerVersion != "" {
+			t += " (" + in.Dialect + " " + in.ServerVersion + ")"
+		}
+		add(fmt.Sprintf("target #%d", i+1), t)
+		p.Notes = append(p.Notes, in.Notes...)
+	}
+	keys := make([]string, 0, len(r.Options))
+	for k := range r.Options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var opts []string
+	for _, k := range keys {
+		opts = append(opts, fmt.Sprintf("%s=%v", k, r.Options[k]))
+	}
+	add("options", strings.Join(opts, " "))
+	if r.Partial {
+		add("partial", r.PartialReason)
+	}
+	return p
+}
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"f2": func(v float64) string { return fmt.Sprintf("%.2f", v) },
+	"f3": func(v float64) string { return fmt.Sprintf("%.3f", v) },
+	"f0": func(v float64) string { return fmt.Sprintf("%.0f", v) },
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="{{.Tool}}">
+<title>{{.Title}}</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:60em;color:#222;padding:0 1em}
+h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.5em 0}th,td{padding:.25em .6em;border-bottom:1px solid #eee;text-align:right}
+th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}
+.chart{margin:1em 0}.chart svg{max-width:100%;height:auto}.note{color:#666;font-size:.9em}
+pre{background:#f8f8f8;padding:.8em;overflow-x:auto;white-space:pre-wrap}
+dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#555}dd{margin:0;word-break:break-all}
+</style></head><body>
+<h1>{{.Title}}</h1>
+{{with .Sweep}}
+<h2>Sweep {{.ID}}: {{.Workload}} over {{.Axis}}</h2>
+{{if .BaselineRate}}<p>1x = {{f2 .BaselineRate}}/s per instance{{if .Baseline}} (measured: {{.Baseline}}){{end}}</p>{{end}}
+{{if not .HostIsServer}}<p class="note">The database ran on another host: the host figures are the load generator's.</p>{{end}}
+{{end}}
+{{if .Steps}}
+<table><thead><tr><th>step</th><th>throughput/s</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th></tr></thead><tbody>
+{{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}</tr>
+{{end}}</tbody></table>
+{{end}}
+{{with .Sweep}}{{if .Verdict}}<h2>Verdict</h2>{{range .Verdict}}<p>{{.}}</p>{{end}}
+<ul>{{range .Knees}}<li><b>{{.Method}}</b>: {{.Reason}}</li>{{end}}{{with .Demand}}<li><b>service demand</b>: {{.SweetSpot.Reason}}</li>{{end}}</ul>{{end}}{{end}}
+{{if .RunRows}}
+<h2>Runs</h2>
+<table><thead><tr><th>label</th><th>workload</th><th>target</th><th>throughput</th><th>unit</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th></tr></thead><tbody>
+{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td>{{.Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
+{{end}}</tbody></table>
+{{end}}
+{{if .Charts}}<h2>Charts</h2>{{end}}
+{{range .Charts}}<figure class="chart"><figcaption><b>{{.Title}}</b> <span class="note">{{.Note}}</span></figcaption>{{.SVG}}</figure>
+{{end}}
+{{if .PlanText}}<h2>Capacity plan</h2><pre>{{.PlanText}}</pre>{{end}}
+{{if .Params}}<h2>Parameters</h2>{{end}}
+{{range .Params}}<h3>{{.Name}}</h3><dl>{{range .Entries}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
+{{range .Notes}}<p class="note">{{.}}</p>{{end}}{{end}}
+<p class="note">Written by {{.Tool}}. Figures from the result files; JSON stays the source of truth.</p>
+</body></html>
+`))
