@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// chromium finds a headless-capable Chromium; in CI a missing browser is a
+// failure (.ci/run installs Debian's chromium), elsewhere a skip.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no chromium on PATH (CI=true: the browser test must run; .ci/run installs it)")
+	}
+	t.Skip("no chromium on PATH (set CI=true to make this a failure)")
+	return ""
+}
+
+// The report of a real sweep, opened in headless Chromium: every chart is
+// drawn (SVG with visible size and many elements), the console shows no
+// error, and a screenshot is saved (RIGHTSIZE_SCREENSHOT names the file;
+// default in the test's temporary directory).
+func TestReportInBrowser(t *testing.T) {
+	browser := chromium(t)
+	dir := t.TempDir()
+	o := run(t, context.Background(), "sweep", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite"),
+		"--prepare", "always", "--table-size", "500", "--threads", "1,2,3,4", "--warmup", "300ms", "--time", "600ms",
+		"--report-interval", "100ms", "--label", `<b>sweep</b>`, "--out", filepath.Join(dir, "s.json"))
+	if o.code != ExitOK {
+		t.Fatalf("sweep: exit %d\n%s", o.code, o.stderr)
+	}
+	page := filepath.Join(dir, "report.html")
+	if o := run(t, context.Background(), "report", filepath.Join(dir, "s-sweep.json"), "-o", page); o.code != ExitOK {
+		t.Fatalf("report: exit %d\n%s", o.code, o.stderr)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.WindowSize(1200, 900))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	var mu sync.Mutex
+	var problems []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				problems = append(problems, fmt.Sprintf("console %s", e.Type))
+			}
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
+		}
+	}); err != nil {
+		t.Fatalf("chromium (%s): %v", browser, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page)); err != nil {
+		t.Fatalf("open the report: %v", err)
+	}
+	tctx, tcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer tcancel()
+	charts, err := chromedp.Run(tctx, chromedp.Evaluate[[]map[string]float64](`Array.from(document.querySelectorAll("figure.chart svg")).map(s => {
+		const r = s.getBoundingClientRect();
+		return {w: r.width, h: r.height, marks: s.querySelectorAll("path, text").length};
+	})`))
+	if err != nil {
+		t.Fatalf("count the charts: %v", err)
+	}
+	// 2 sweep charts, then a timeline and a percentile chart per step.
+	if want := 2 + 2*4; len(charts) != want {
+		t.Errorf("%d charts drawn, want %d", len(charts), want)
+	}
+	for i, c := range charts {
+		if c["w"] < 300 || c["h"] < 100 || c["marks"] < 20 {
+			t.Errorf("chart %d is not drawn: %v", i+1, c)
+		}
+	}
+	text, err := chromedp.Run(tctx, chromedp.Evaluate[string](`document.body.innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"oltp_point_select sweep over threads", "The knee is at", "Latency percentiles", "<b>sweep</b> threads 1"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the page does not show %q", want)
+		}
+	}
+	shot, err := chromedp.Run(tctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	path := os.Getenv("RIGHTSIZE_SCREENSHOT")
+	if path == "" {
+		path = filepath.Join(dir, "report.jpg")
+	}
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of %d bytes: %s", len(shot), path)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(problems) > 0 {
+		t.Errorf("console: %s", strings.Join(problems, "; "))
+	}
+}
