@@ -187,6 +187,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		analyzeCommand(env),
 		planCommand(env),
 		reportCommand(env),
+		quickstartCommand(ctx, env),
 		measureCommand(env),
 		listCommand(env),
 	)

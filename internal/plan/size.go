@@ -70,8 +70,9 @@ func RightSize(req SizeRequest) (Sizing, error) {
 	s.Reasons = append(s.Reasons, fmt.Sprintf("%s at %.3g ms of CPU per %s keeps %.2f cores busy; at %.0f%% peak CPU that needs %d vCPU(s)",
 		rateWords(req), 1000*req.CoreSecondsPerEvent, event, s.BusyCores, req.CPUTargetPct, need))
 	vcpu := need
-	if cpn := h.CoresPerNode(); cpn > 0 && vcpu > cpn {
-		// Wide: split evenly over the fewest nodes, with an even count.
+	if cpn := h.CoresPerNode(); cpn > 0 && vcpu > cpn && vcpu <= h.Cores() {
+		// Wide, within the host: split evenly over the fewest nodes, with an
+		// even count. (Past the host's cores no layout exists to round to.)
 		nodes := (vcpu + cpn - 1) / cpn
 		if r := vcpu % nodes; r != 0 {
 			vcpu += nodes - r

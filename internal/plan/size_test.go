@@ -41,7 +41,7 @@ func TestRightSize(t *testing.T) {
 
 	// Beyond one host: 30,000/s needs 120 busy cores, 150 vCPUs at 80 %: 6.25 hosts of 24 cores.
 	s, err = RightSize(SizeRequest{Host: seedTopology(), CoreSecondsPerEvent: 0.004, Rate: 30000, CPUTargetPct: 80})
-	if err != nil || math.Abs(s.HostsNeeded-6.25) > 1e-9 || s.Plan.Worst() != Fail || !strings.Contains(strings.Join(s.Reasons, " "), "needs 6.2 such hosts") {
+	if err != nil || s.VCPU != 150 || math.Abs(s.HostsNeeded-6.25) > 1e-9 || s.Plan.Worst() != Fail || !strings.Contains(strings.Join(s.Reasons, " "), "needs 6.2 such hosts") {
 		t.Errorf("too big: %+v, %v", s, err)
 	}
 
