@@ -145,3 +145,28 @@ func TestPlanFromSweep(t *testing.T) {
 		t.Errorf("3x without a baseline: exit %d\n%s", o.code, o.stderr)
 	}
 }
+
+// quickstart runs the whole story on the embedded default and ends with the
+// report's path.
+func TestQuickstart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "qs")
+	o := run(t, context.Background(), "quickstart", "--dir", dir, "--time", "1s")
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), "<svg"); n < 6 || !strings.Contains(string(page), "Capacity plan") {
+		t.Errorf("report has %d charts, plan %v", n, strings.Contains(string(page), "Capacity plan"))
+	}
+	for _, want := range []string{"$ rightsize sweep oltp_read_write", "$ rightsize plan --from", "$ rightsize report", "quickstart done. The report: "} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if !strings.HasSuffix(strings.TrimSpace(o.stdout), filepath.Join(dir, "report.html")) {
+		t.Errorf("the last line is not the report's path:\n%s", o.stdout[max(0, len(o.stdout)-300):])
+	}
+}
