@@ -1,0 +1,121 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// SchemaVersion is the catalog layout this build writes and reads. Open
+// creates the tables of a new catalog, upgrades an older one and refuses a
+// newer one.
+const SchemaVersion = 1
+
+// The tables carry a prefix: a team catalog may share its PostgreSQL
+// database with other applications.
+//
+// rightsize_schema_version: one row, the layout's version.
+//
+// rightsize_runs: one row per run. run_key is Key(run); the headline
+// columns copy the result's summary (latencies in ms, throughput per second
+// of the measured window, NULL for a figure that is not a number); targets is
+// a JSON array of the instances' password-free URLs; sweep_id and sweep_step
+// name the sweep the run was a step of ("" for none; "baseline" for the
+// measured 1x rate of a rate sweep); path is the result file's absolute path
+// when it was recorded ("" when it had none); result is the result JSON,
+// gzip-compressed.
+//
+// rightsize_sweeps: one row per sweep, sweep_key being SweepKey(sweep) and
+// sweep the sweep file's JSON, gzip-compressed.
+//
+// Times are UTC, to the microsecond: TIMESTAMPTZ in PostgreSQL,
+// fixed-width text ("2006-01-02T15:04:05.000000Z", sortable) in SQLite.
+var schemaV1 = []string{
+	`CREATE TABLE rightsize_runs (
+	run_key    TEXT NOT NULL PRIMARY KEY,
+	id         TEXT NOT NULL,
+	workload   TEXT NOT NULL,
+	label      TEXT NOT NULL,
+	started    {TIME} NOT NULL,
+	ended      {TIME} NOT NULL,
+	targets    TEXT NOT NULL,
+	unit       TEXT NOT NULL,
+	throughput {FLOAT},
+	avg_ms     {FLOAT},
+	p50_ms     {FLOAT},
+	p95_ms     {FLOAT},
+	p99_ms     {FLOAT},
+	p999_ms    {FLOAT},
+	errors     BIGINT NOT NULL,
+	partial    {BOOL} NOT NULL,
+	sweep_id   TEXT NOT NULL,
+	sweep_step TEXT NOT NULL,
+	path       TEXT NOT NULL,
+	recorded   {TIME} NOT NULL,
+	result     {BLOB} NOT NULL
+)`,
+	`CREATE INDEX rightsize_runs_started ON rightsize_runs (started)`,
+	`CREATE INDEX rightsize_runs_workload ON rightsize_runs (workload, started)`,
+	`CREATE INDEX rightsize_runs_label ON rightsize_runs (label, started)`,
+	`CREATE INDEX rightsize_runs_id ON rightsize_runs (id)`,
+	`CREATE TABLE rightsize_sweeps (
+	sweep_key TEXT NOT NULL PRIMARY KEY,
+	id        TEXT NOT NULL,
+	workload  TEXT NOT NULL,
+	axis      TEXT NOT NULL,
+	steps     INTEGER NOT NULL,
+	path      TEXT NOT NULL,
+	recorded  {TIME} NOT NULL,
+	sweep     {BLOB} NOT NULL
+)`,
+	`CREATE INDEX rightsize_sweeps_id ON rightsize_sweeps (id)`,
+}
+
+// types are the column types that differ between the two databases.
+var types = map[bool]*strings.Replacer{
+	false: strings.NewReplacer("{TIME}", "TEXT", "{FLOAT}", "REAL", "{BOOL}", "INTEGER", "{BLOB}", "BLOB"),
+	true:  strings.NewReplacer("{TIME}", "TIMESTAMPTZ", "{FLOAT}", "DOUBLE PRECISION", "{BOOL}", "BOOLEAN", "{BLOB}", "BYTEA"),
+}
+
+// migrate creates the schema of a new catalog, or checks an existing one's
+// version, in one transaction (serialized between processes: SQLite's write
+// lock, taken at BEGIN; an advisory lock in PostgreSQL).
+func (c *Catalog) migrate(ctx context.Context) error {
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if c.pg {
+		// 0x72696768 is "righ": any constant other applications are unlikely to use.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(1919510376)`); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS rightsize_schema_version (version INTEGER NOT NULL)`); err != nil {
+		return err
+	}
+	var v sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT MAX(version) FROM rightsize_schema_version`).Scan(&v); err != nil {
+		return err
+	}
+	switch {
+	case v.Valid && v.Int64 > SchemaVersion:
+		return fmt.Errorf("the catalog's schema version is %d; this rightsize reads up to %d (upgrade rightsize)", v.Int64, SchemaVersion)
+	case v.Valid && v.Int64 == SchemaVersion:
+		return nil
+	case v.Valid:
+		// Older layouts would be upgraded here, one version at a time.
+		return fmt.Errorf("the catalog's schema version %d is not one this rightsize knows", v.Int64)
+	}
+	for _, ddl := range schemaV1 {
+		if _, err := tx.ExecContext(ctx, types[c.pg].Replace(ddl)); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO rightsize_schema_version (version) VALUES (?)`), SchemaVersion); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
