@@ -1,0 +1,297 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// Verdicts of a comparison, per metric and overall.
+const (
+	Faster        = "faster"
+	Slower        = "slower"
+	NoDifference  = "no significant difference"
+	Mixed         = "mixed"           // overall only: one metric faster, the other slower
+	NotEnoughData = "not enough data" // no interval could be computed
+)
+
+// Bases of a comparison's confidence intervals.
+const (
+	BasisRuns      = "runs"      // each run is one sample (repeated runs on both sides)
+	BasisIntervals = "intervals" // each measured report interval is one sample
+)
+
+// DefaultRounds is the bootstrap's resampling rounds when Compare is given 0.
+const DefaultRounds = 10000
+
+// Comparison is a baseline against a candidate: for throughput and each
+// latency figure, the candidate's change relative to the baseline with a
+// bootstrap 95 % confidence interval, and verdicts.
+type Comparison struct {
+	// Basis is what the samples are: BasisRuns when both sides have at least
+	// two runs, else BasisIntervals (the measured intervals of each side's
+	// runs, pooled).
+	Basis              string
+	BaseRuns, CandRuns int
+	Rounds             int
+	Seed               uint64
+	// Metrics are throughput, then latency avg, p50, p95, p99 and p99.9.
+	Metrics []MetricChange
+	// Verdict is the overall verdict, on throughput and p99 together:
+	// Faster, Slower, NoDifference, Mixed or NotEnoughData; Reason says why
+	// in words.
+	Verdict, Reason string
+	// Notes qualify the comparison (different workloads, partial runs, the
+	// intervals basis's optimism).
+	Notes []string
+}
+
+// MetricChange is one metric's comparison.
+type MetricChange struct {
+	Name string // "throughput", "avg", "p50", "p95", "p99", "p99.9"
+	Unit string // "/s" (throughput: events per second) or "ms"
+	// HigherIsBetter is true for throughput, false for latency.
+	HigherIsBetter bool
+	// Base and Cand are the sides' means over their samples: the runs'
+	// summary figures (BasisRuns) or the measured intervals' figures
+	// (BasisIntervals; throughput weighted by interval length, which is the
+	// runs' events over their measured seconds).
+	Base, Cand float64
+	// BaseN and CandN are how many samples each side had.
+	BaseN, CandN int
+	// ChangePct is (Cand − Base) / Base in percent; NaN when Base is 0.
+	ChangePct float64
+	// CILowPct and CIHighPct bound the percentile bootstrap 95 % confidence
+	// interval of ChangePct; NaN when it could not be computed (fewer than
+	// two samples on a side, a baseline of 0).
+	CILowPct, CIHighPct float64
+	// Verdict is Faster, Slower, NoDifference (the interval contains 0) or
+	// NotEnoughData. For latency, lower is faster.
+	Verdict string
+}
+
+// sample is one observation with its weight in a mean.
+type sample struct{ v, w float64 }
+
+type metricDef struct {
+	name   string
+	higher bool
+	run    func(*result.Run) float64
+	iv     func(result.Interval) (float64, bool)
+}
+
+var metrics = []metricDef{
+	{"throughput", true, func(r *result.Run) float64 { return r.Summary.Throughput }, nil},
+	{"avg", false, func(r *result.Run) float64 { return r.Summary.Latency.AvgMs }, func(iv result.Interval) (float64, bool) { return iv.Latency.AvgMs, true }},
+	{"p50", false, func(r *result.Run) float64 { return r.Summary.Latency.P50Ms }, func(iv result.Interval) (float64, bool) { return iv.Latency.P50Ms, true }},
+	{"p95", false, func(r *result.Run) float64 { return r.Summary.Latency.P95Ms }, func(iv result.Interval) (float64, bool) { return iv.Latency.P95Ms, true }},
+	{"p99", false, func(r *result.Run) float64 { return r.Summary.Latency.P99Ms }, func(iv result.Interval) (float64, bool) { return iv.Latency.P99Ms, true }},
+	{"p99.9", false, func(r *result.Run) float64 { return r.Summary.Latency.P999Ms }, func(iv result.Interval) (float64, bool) { return iv.Latency.P999Ms, true }},
+}
+
+// samples returns one side's samples of a metric.
+func (m metricDef) samples(runs []*result.Run, basis string) []sample {
+	var out []sample
+	for _, r := range runs {
+		if basis == BasisRuns {
+			if v := m.run(r); !math.IsNaN(v) {
+				out = append(out, sample{v, 1})
+			}
+			continue
+		}
+		for _, iv := range r.Intervals {
+			if iv.Phase != "measure" || iv.DurationS <= 0 {
+				continue
+			}
+			if m.iv == nil { // throughput: a stalled interval counts, as 0/s
+				out = append(out, sample{iv.Rate, iv.DurationS})
+				continue
+			}
+			if iv.Events > 0 { // latency: an interval without events has none
+				v, _ := m.iv(iv)
+				out = append(out, sample{v, 1})
+			}
+		}
+	}
+	return out
+}
+
+func mean(s []sample) float64 {
+	var sum, w float64
+	for _, x := range s {
+		sum += x.v * x.w
+		w += x.w
+	}
+	if w == 0 {
+		return math.NaN()
+	}
+	return sum / w
+}
+
+// resampledMean is the mean of len(s) draws from s with replacement.
+func resampledMean(rng *rand.Rand, s []sample) float64 {
+	var sum, w float64
+	for range s {
+		x := s[rng.IntN(len(s))]
+		sum += x.v * x.w
+		w += x.w
+	}
+	if w == 0 {
+		return math.NaN()
+	}
+	return sum / w
+}
+
+// Compare compares candidate runs with baseline runs (at least one each;
+// several are repeated runs of the same configuration). For each metric the
+// change is the relative difference of the candidate's mean from the
+// baseline's, and its 95 % confidence interval is a percentile bootstrap:
+// rounds times (DefaultRounds when 0 or less), each side's samples are
+// resampled with replacement, independently, and the relative difference of
+// the resampled means is taken; the interval is the 2.5th to 97.5th
+// percentiles of those. With at least two runs on each side the samples are
+// the runs (BasisRuns); otherwise they are the measured intervals of each
+// side's runs (BasisIntervals), which vary less than whole runs do, so that
+// interval is narrower than repeated runs would give (said in Notes). The
+// result depends only on the inputs and seed.
+func Compare(base, cand []*result.Run, rounds int, seed uint64) Comparison {
+	if rounds <= 0 {
+		rounds = DefaultRounds
+	}
+	c := Comparison{Basis: BasisRuns, BaseRuns: len(base), CandRuns: len(cand), Rounds: rounds, Seed: seed}
+	if len(base) < 2 || len(cand) < 2 {
+		c.Basis = BasisIntervals
+		c.Notes = append(c.Notes, "with a single run on a side, the samples are the runs' measured report intervals: "+
+			"neighbouring intervals are alike, so the confidence intervals are narrower than repeated runs would give; repeat each run (3 or more) for a sounder verdict")
+	}
+	for i, m := range metrics {
+		mc := MetricChange{Name: m.name, Unit: "ms", HigherIsBetter: m.higher}
+		if m.higher {
+			mc.Unit = "/s"
+		}
+		bs, cs := m.samples(base, c.Basis), m.samples(cand, c.Basis)
+		mc.BaseN, mc.CandN = len(bs), len(cs)
+		mc.Base, mc.Cand = mean(bs), mean(cs)
+		mc.ChangePct = rel(mc.Base, mc.Cand)
+		mc.CILowPct, mc.CIHighPct = math.NaN(), math.NaN()
+		if len(bs) >= 2 && len(cs) >= 2 && !math.IsNaN(mc.ChangePct) {
+			// One stream per metric, so that a metric's interval does not
+			// depend on which metrics come before it.
+			rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15+uint64(i)))
+			diffs := make([]float64, 0, rounds)
+			for range rounds {
+				if d := rel(resampledMean(rng, bs), resampledMean(rng, cs)); !math.IsNaN(d) {
+					diffs = append(diffs, d)
+				}
+			}
+			if len(diffs) > rounds/2 {
+				sort.Float64s(diffs)
+				mc.CILowPct = stat.Quantile(0.025, stat.Empirical, diffs, nil)
+				mc.CIHighPct = stat.Quantile(0.975, stat.Empirical, diffs, nil)
+			}
+		}
+		mc.Verdict = verdict(mc)
+		c.Metrics = append(c.Metrics, mc)
+	}
+	workloads := map[string]bool{}
+	var names []string
+	for _, side := range [][]*result.Run{base, cand} {
+		for _, r := range side {
+			if !workloads[r.Workload] {
+				workloads[r.Workload] = true
+				names = append(names, r.Workload)
+			}
+			if r.Partial {
+				c.Notes = append(c.Notes, fmt.Sprintf("run %s %s is partial (%s)", r.ID, r.Label, r.PartialReason))
+			}
+		}
+	}
+	if len(names) > 1 {
+		c.Notes = append(c.Notes, fmt.Sprintf("the runs are of different workloads (%s): their figures count different events", strings.Join(names, ", ")))
+	}
+	c.Verdict, c.Reason = overall(c.Metric("throughput"), c.Metric("p99"))
+	return c
+}
+
+// rel is the relative change from a to b in percent, NaN when a is 0 or
+// either is not a number.
+func rel(a, b float64) float64 {
+	if a == 0 || math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return (b - a) / a * 100
+}
+
+func verdict(m MetricChange) string {
+	lo, hi := m.CILowPct, m.CIHighPct
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return NotEnoughData
+	}
+	if lo <= 0 && hi >= 0 {
+		return NoDifference
+	}
+	if (lo > 0) == m.HigherIsBetter {
+		return Faster
+	}
+	return Slower
+}
+
+// overall combines throughput's and p99's verdicts.
+func overall(tp, p99 MetricChange) (string, string) {
+	reason := fmt.Sprintf("throughput %s, p99 %s", tp.Verdict, p99.Verdict)
+	var faster, slower, known int
+	for _, v := range []string{tp.Verdict, p99.Verdict} {
+		switch v {
+		case Faster:
+			faster++
+		case Slower:
+			slower++
+		}
+		if v != NotEnoughData {
+			known++
+		}
+	}
+	switch {
+	case known == 0:
+		return NotEnoughData, reason
+	case faster > 0 && slower > 0:
+		return Mixed, reason
+	case slower > 0:
+		return Slower, reason
+	case faster > 0:
+		return Faster, reason
+	}
+	return NoDifference, reason
+}
+
+// Metric returns the comparison of the named metric ("throughput", "p99",
+// ...), or a zero MetricChange with NotEnoughData when there is none.
+func (c Comparison) Metric(name string) MetricChange {
+	for _, m := range c.Metrics {
+		if m.Name == name {
+			return m
+		}
+	}
+	nan := math.NaN()
+	return MetricChange{Name: name, Base: nan, Cand: nan, ChangePct: nan, CILowPct: nan, CIHighPct: nan, Verdict: NotEnoughData}
+}
+
+// Regressed reports whether the candidate is significantly worse than the
+// baseline by more than failIfSlowerPct percent on throughput or p99: the
+// whole confidence interval lies beyond the threshold on the bad side, i.e.
+// its bound closest to zero is worse than it. For throughput, the interval's
+// upper bound is below −P % (throughput fell by more than P % at 95 %
+// confidence); for p99, its lower bound is above +P %. A metric without an
+// interval (NotEnoughData) never counts as a regression. With P = 0 any
+// significant slowdown is one.
+func (c Comparison) Regressed(failIfSlowerPct float64) bool {
+	p := math.Abs(failIfSlowerPct)
+	tp, p99 := c.Metric("throughput"), c.Metric("p99")
+	return (!math.IsNaN(tp.CIHighPct) && tp.CIHighPct < -p) || (!math.IsNaN(p99.CILowPct) && p99.CILowPct > p)
+}
