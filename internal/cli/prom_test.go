@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+func TestStartPrometheus(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	e, addr, err := startPrometheus(ctx, "127.0.0.1:0", "oltp", "transaction")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Observe("1x", result.Interval{Phase: "measure", Events: 7, Rate: 7}, []result.Interval{{Rate: 7}})
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %d %v", resp.StatusCode, err)
+	}
+	want := `rightsize_events_total{event="transaction",phase="measure",step="1x",workload="oltp"} 7`
+	if !strings.Contains(string(body), want) {
+		t.Errorf("/metrics lacks %q", want)
+	}
+
+	// The same address again: a usage error (exit 2), naming the flag.
+	_, _, err = startPrometheus(ctx, addr, "oltp", "transaction")
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--prometheus") {
+		t.Errorf("address in use: %v, want a usage error naming --prometheus", err)
+	}
+}
+
+func TestBindPrometheus(t *testing.T) {
+	var addr string
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	bindPrometheus(fs, &addr)
+	if err := fs.Parse(nil); err != nil || addr != "" {
+		t.Fatalf("default: %q %v, want off", addr, err)
+	}
+	if err := fs.Parse([]string{"--prometheus", "127.0.0.1:9464"}); err != nil || addr != "127.0.0.1:9464" {
+		t.Errorf("--prometheus 127.0.0.1:9464: %q %v", addr, err)
+	}
+	if f := fs.Lookup("prometheus"); f == nil || !strings.Contains(f.Usage, "/metrics") {
+		t.Errorf("flag help: %+v", f)
+	}
+}
