@@ -14,31 +14,31 @@ import (
 //
 // A Host is a plain value; it is safe to copy and to share read-only.
 type Host struct {
-	Name           string // the host's name ("" when unknown)
-	Sockets        int    // physical packages, ≥ 1
-	CoresPerSocket int    // physical cores on each socket, ≥ 1
-	ThreadsPerCore int    // hardware threads per core: 1 without SMT/hyperthreading, 2 with
-	NUMANodes      int    // NUMA nodes with CPUs: a multiple or a divisor of Sockets
+	Name           string `json:"name,omitempty"`   // the host's name ("" when unknown)
+	Sockets        int    `json:"sockets"`          // physical packages, ≥ 1
+	CoresPerSocket int    `json:"cores_per_socket"` // physical cores on each socket, ≥ 1
+	ThreadsPerCore int    `json:"threads_per_core"` // hardware threads per core: 1 without SMT/hyperthreading, 2 with
+	NUMANodes      int    `json:"numa_nodes"`       // NUMA nodes with CPUs: a multiple or a divisor of Sockets
 	// MemoryPerNode is the memory of each NUMA node in bytes; 0 means unknown
 	// (sysfs without NUMA nodes), never "none".
-	MemoryPerNode int64
+	MemoryPerNode int64 `json:"memory_per_node"`
 	// LogicalCPUs is the number of logical CPUs when it is less than
 	// Sockets × CoresPerSocket × ThreadsPerCore: a hybrid CPU whose
 	// efficiency cores have no sibling, or SMT turned off on some cores.
 	// 0 means the product holds.
-	LogicalCPUs int
+	LogicalCPUs int `json:"logical_cpus,omitempty"`
 	// NodeCPUs lists each NUMA node's logical CPUs, by node, in ascending
 	// order (optional: nil in a description file).
-	NodeCPUs [][]int
+	NodeCPUs [][]int `json:"node_cpus,omitempty"`
 	// CoreCPUs lists each physical core's logical CPUs (the core's hardware
 	// threads, siblings), in ascending order (optional: nil in a
 	// description file). `measure ht` pins its workers by it.
-	CoreCPUs [][]int
+	CoreCPUs [][]int `json:"core_cpus,omitempty"`
 	// Source is where the description came from: "sysfs" or a file name.
-	Source string
+	Source string `json:"source,omitempty"`
 	// Notes say what could not be read or was assumed (one sentence each),
 	// such as memory per node being unknown. They are not errors.
-	Notes []string
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Cores is the number of physical cores.

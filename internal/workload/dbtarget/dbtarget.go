@@ -141,8 +141,10 @@ func Number(raw, base string, n int) ([]string, error) {
 	}
 	name := strings.Trim(u.Path, "/")
 	if name == "" || strings.Contains(name, "/") {
+		shown := *u // without the password, nor the parameters (they may hold one)
+		shown.RawQuery, shown.Fragment = "", ""
 		return nil, fmt.Errorf("%w: --instances %d from %s: name one database in the URL to number (e.g. .../sbtest gives sbtest_1 .. sbtest_%d)",
-			dialect.ErrBadTarget, n, u.Redacted(), n)
+			dialect.ErrBadTarget, n, shown.Redacted(), n)
 	}
 	for i := range out {
 		v := *u

@@ -86,7 +86,8 @@ func TestNumber(t *testing.T) {
 			t.Errorf("Number(%q, %d) = %q, %v; want %q", c.raw, c.n, got, err, c.want)
 		}
 	}
-	for _, bad := range []string{"postgres://u:secret@127.0.0.1:5432", "postgres://u:secret@127.0.0.1/a/b", "host=x dbname=y"} {
+	for _, bad := range []string{"postgres://u:secret@127.0.0.1:5432", "postgres://u:secret@127.0.0.1/a/b", "host=x dbname=y",
+		"postgres://u@127.0.0.1/a/b?sslmode=disable&password=secret", "mysql://u@127.0.0.1/?password=secret"} {
 		_, err := Number(bad, "sbtest", 4)
 		if !errors.Is(err, dialect.ErrBadTarget) || strings.Contains(err.Error(), "secret") {
 			t.Errorf("Number(%q): %v; want ErrBadTarget without the password", bad, err)
