@@ -68,9 +68,9 @@ func Consolidate(h topology.Host, vms []VM, htGain float64, seed uint64) (Consol
 	for i, vm := range vms {
 		busy := vm.Busy
 		if busy == 0 {
-			busy = 1
+			busy = 1 // not given: the what-if of busy VMs
 		}
-		if busy < 0 || busy > 1 || vm.VCPU < 1 {
+		if !(busy > 0 && busy <= 1) || vm.VCPU < 1 {
 			return Consolidation{}, fmt.Errorf("consolidate: VM %s: want at least 1 vCPU and a busy share from 0 to 1", vm.Name)
 		}
 		c.VCPUs += vm.VCPU
@@ -112,14 +112,31 @@ func Consolidate(h topology.Host, vms []VM, htGain float64, seed uint64) (Consol
 	// Erlang C over the capacity, in whole servers.
 	servers := max(int(math.Floor(c.CapacityCores)), 1)
 	model := 100 * ReadyShare(servers, c.DemandCores)
-	res, err := Simulate(SimConfig{Host: SimHost{Cores: cores, ThreadsPerCore: h.ThreadsPerCore, HTGain: gain}, Seed: seed,
-		Duration: 5 * time.Second}, sims)
-	if err != nil {
-		return Consolidation{}, fmt.Errorf("consolidate: %w", err)
+	// Simulate 5 s, or less for a large host so that it takes at most a few
+	// seconds (the work grows with events × (vCPUs + logical CPUs)).
+	perSec := (2*float64(c.VCPUs)/defaultMeanBurst.Seconds() + 1/defaultQuantum.Seconds()) * float64(c.VCPUs+threads)
+	dur := min(5*time.Second, time.Duration(0.9*maxSimCost/perSec*float64(time.Second)))
+	var res []SimResult
+	if dur >= 200*time.Millisecond {
+		var err error
+		res, err = Simulate(SimConfig{Host: SimHost{Cores: cores, ThreadsPerCore: h.ThreadsPerCore, HTGain: gain}, Seed: seed, Duration: dur}, sims)
+		if err != nil {
+			return Consolidation{}, fmt.Errorf("consolidate: %w", err)
+		}
+		if dur < 5*time.Second {
+			add("simulation", Info, fmt.Sprintf("%d vCPUs on %d logical CPUs: simulated %v rather than 5 s to keep it quick", c.VCPUs, threads, dur.Round(time.Millisecond)), "")
+		}
+	} else {
+		add("simulation", Info, fmt.Sprintf("%d vCPUs on %d logical CPUs are too many to simulate here: Erlang C only", c.VCPUs, threads), "")
 	}
 	for i := range c.VMs {
 		o := &c.VMs[i]
-		o.ModelReadyPct, o.Sim = model, res[i]
+		o.ModelReadyPct = model
+		if res == nil {
+			add("cpu-contention", Info, fmt.Sprintf("%s (%d vCPUs, %.0f%% busy): Erlang C: a runnable vCPU waits %.1f%% of its runnable time", o.Name, o.VCPU, 100*o.Busy, model), "")
+			continue
+		}
+		o.Sim = res[i]
 		s := res[i]
 		if runnable := s.ReadyPct + s.CoStopPct + s.RunPct; runnable > 0 {
 			o.RunnableWaitPct = 100 * (s.ReadyPct + s.CoStopPct) / runnable

@@ -83,7 +83,13 @@ func (p VMPlan) Worst() Status {
 	return w
 }
 
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+// ceilDiv is ⌈a/b⌉ for a, b > 0, without overflow near the int64 limit.
+func ceilDiv(a, b int64) int64 {
+	if a <= 0 {
+		return 0
+	}
+	return (a-1)/b + 1
+}
 
 // CheckVM applies the seed study's rules (DOMAIN.md §1, rules 1 to 3) to vm
 // on host h and works out the layout the VM should get.
@@ -123,7 +129,7 @@ func CheckVM(h topology.Host, vm VM) VMPlan {
 		VNUMANodes: 1, VCPUPerNode: vm.VCPU, MemoryPerNode: vm.Memory, Sockets: 1, CoresPerSocket: vm.VCPU}
 	if span == 1 {
 		memNote := ""
-		if mpn > 0 {
+		if mpn > 0 && vm.Memory > 0 {
 			memNote = fmt.Sprintf(" and %s ≤ %s per node", topology.FormatBytes(vm.Memory), topology.FormatBytes(mpn))
 		}
 		add("fits-numa-node", Pass, fmt.Sprintf("fits one NUMA node: %d vCPUs ≤ %d cores per node%s", vm.VCPU, cpn, memNote), "")
@@ -154,6 +160,7 @@ func CheckVM(h topology.Host, vm VM) VMPlan {
 			}
 			advice := fmt.Sprintf("use %d vCPUs (%d per node)", n, n/span)
 			add("wide-even-split", Fail, fmt.Sprintf("%d vCPUs do not split evenly over %d nodes", vm.VCPU, span), advice)
+			l.Fits = false
 		default:
 			add("wide-even-split", Pass, fmt.Sprintf("%d vCPUs split evenly: %d vNUMA nodes of %d vCPUs", vm.VCPU, span, vm.VCPU/span), "")
 		}

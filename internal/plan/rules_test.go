@@ -107,3 +107,48 @@ func TestManyNodesPerSocket(t *testing.T) {
 	p = CheckVM(h, VM{Name: "db", VCPU: 24, Memory: 64 * gib})
 	check(t, p, "wide-even-split", Pass, "3 vNUMA nodes of 8 vCPUs")
 }
+
+// Review findings: a wide VM that does not split has no layout; memory near
+// the int64 limit does not wrap round into a pass.
+func TestRulesEdges(t *testing.T) {
+	h := seedTopology()
+	p := CheckVM(h, VM{Name: "odd", VCPU: 13})
+	check(t, p, "wide-even-split", Fail, "use 14 vCPUs (7 per node)")
+	check(t, p, "cores-per-socket", Info, "no layout")
+	if p.Layout.Fits {
+		t.Errorf("13 vCPUs: layout %+v", p.Layout)
+	}
+	p = CheckVM(h, VM{Name: "huge", VCPU: 4, Memory: 1<<63 - 1})
+	for _, c := range p.Checks {
+		if c.Rule == "fits-numa-node" && c.Status == Pass {
+			t.Errorf("8 EiB fits a 128 GiB node: %s", c.Detail)
+		}
+	}
+	p = CheckVM(h, VM{Name: "nomem", VCPU: 4})
+	check(t, p, "fits-numa-node", Pass)
+	for _, c := range p.Checks {
+		if strings.Contains(c.Detail, "0 B") {
+			t.Errorf("no memory given, yet: %s", c.Detail)
+		}
+	}
+}
+
+// A large host is simulated for less time, not refused.
+func TestConsolidateLargeHost(t *testing.T) {
+	h := topology.Host{Sockets: 8, CoresPerSocket: 28, ThreadsPerCore: 2, NUMANodes: 8, MemoryPerNode: 768 * gib}
+	var vms []VM
+	for i := 0; i < 20; i++ {
+		vms = append(vms, VM{Name: "vm" + string(rune('a'+i)), VCPU: 32, Busy: 0.5})
+	}
+	c, err := Consolidate(h, vms, 0.2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, ch := range c.Checks {
+		found = found || ch.Rule == "simulation"
+	}
+	if !found || c.VMs[0].Sim.Name == "" {
+		t.Errorf("large host: checks %+v, first VM %+v", c.Checks, c.VMs[0])
+	}
+}

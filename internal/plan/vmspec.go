@@ -72,8 +72,8 @@ func (vm *VM) set(k, v string) error {
 		if pct {
 			f /= 100
 		}
-		if err != nil || !(f >= 0 && f <= 1) {
-			return fmt.Errorf("busy %q: want a share from 0 to 1 (or 0%% to 100%%)", v)
+		if err != nil || !(f > 0 && f <= 1) {
+			return fmt.Errorf("busy %q: want a share above 0 and at most 1 (or a percentage up to 100%%)", v)
 		}
 		vm.Busy = f
 	case "":
