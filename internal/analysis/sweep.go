@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/result"
@@ -41,6 +43,11 @@ type SweepStep struct {
 	AvgMs      float64      `json:"avg_ms"`
 	Errors     int64        `json:"errors"`
 	Host       *result.Host `json:"host,omitempty"`
+	// Instances is how many instances the step drove at once.
+	Instances int `json:"instances,omitempty"`
+	// Dropped counts open-loop starts due in the window that never ran (the
+	// system fell behind the schedule).
+	Dropped int64 `json:"dropped,omitempty"`
 	// ClientCPUUs is the load generator's own CPU per event (0: unknown).
 	ClientCPUUs float64 `json:"client_cpu_per_event_us,omitempty"`
 	// TickerLag: the load generator fell behind its ticks in this step.
@@ -52,6 +59,8 @@ type SweepStep struct {
 // threads or instances) the USL fit from the steps, and writes the verdict.
 // Steps that vary the work rather than the load (OwnSteps) get none.
 func (sw *Sweep) Analyze() {
+	// The methods read the steps in rising order of the axis.
+	slices.SortStableFunc(sw.Steps, func(a, b SweepStep) int { return cmp.Compare(a.X, b.X) })
 	var ps []Point
 	var xs, ys []float64
 	for _, st := range sw.Steps {
@@ -100,6 +109,16 @@ func (sw *Sweep) Analyze() {
 		if l := st.TickerLag; l != nil {
 			lagged = append(lagged, fmt.Sprintf("%s (worst %.1f s)", st.Label, l.MaxS))
 		}
+	}
+	var over []string
+	for _, st := range sw.Steps {
+		if st.Dropped > 0 {
+			over = append(over, fmt.Sprintf("%s (%d starts dropped)", st.Label, st.Dropped))
+		}
+	}
+	if len(over) > 0 {
+		sw.Verdict = append(sw.Verdict, "Overloaded: the open loop fell behind its schedule at "+strings.Join(over, ", ")+
+			": starts due in the window never ran, and events are counted by their intended start, so those steps' throughput understates what the system completed; the system could not take that rate.")
 	}
 	if len(lagged) > 0 {
 		sw.Verdict = append(sw.Verdict, "Caution: the load generator fell behind its report ticks at "+strings.Join(lagged, ", ")+

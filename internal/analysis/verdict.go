@@ -107,14 +107,21 @@ func Verdict(axis string, ps []Point, hosts []*result.Host, knees []Knee, hostIs
 		return out
 	}
 	s := fmt.Sprintf("The knee is at %g %s (%s method): %s/s, p99 %.3g ms", main.X, unit, main.Method, Num(ps[main.Index].Throughput), ps[main.Index].P99Ms)
-	if at != main.Index {
+	switch {
+	case at > main.Index:
 		s += fmt.Sprintf("; the most throughput, %s/s at %g %s, is %+.0f%% more for %+.0f%% more load", Num(best), ps[at].X, unit,
 			100*(best/ps[main.Index].Throughput-1), 100*(ps[at].X/main.X-1))
+	case at >= 0 && at < main.Index:
+		s += fmt.Sprintf("; the most throughput, %s/s, came at a lighter load (%g %s)", Num(best), ps[at].X, unit)
 	}
 	out = append(out, s+".")
-	var agree, differ []string
+	var agree, differ, none []string
 	for _, k := range knees {
-		if k.Method == main.Method || k.Index < 0 {
+		if k.Method == main.Method {
+			continue
+		}
+		if k.Index < 0 {
+			none = append(none, fmt.Sprintf("the %s method finds none (%s)", k.Method, k.Reason))
 			continue
 		}
 		if k.Index == main.Index {
@@ -132,6 +139,9 @@ func Verdict(axis string, ps []Point, hosts []*result.Host, knees []Knee, hostIs
 			line += "; the " + methods(agree) + " agree" + plural(len(agree))
 		}
 		out = append(out, line+".")
+	}
+	if len(none) > 0 {
+		out = append(out, upper(strings.Join(none, "; "))+".")
 	}
 	out = append(out, "Why: "+main.Reason+".")
 	if h := hostAt(hosts, main.Index); h != nil {
@@ -180,4 +190,12 @@ func Num(v float64) string {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// upper capitalises the first letter of a sentence.
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -98,3 +98,24 @@ func TestSweepVerdictCautionsLag(t *testing.T) {
 		t.Errorf("verdict without lag: %q", got)
 	}
 }
+
+// Review findings: the verdict names methods that found no knee, and a peak
+// before the knee is said plainly; steps out of order are sorted first.
+func TestVerdictWording(t *testing.T) {
+	ps := []Point{{1, 100, 2}, {2, 190, 3}, {4, 370, 4}, {8, 700, 6}}
+	got := strings.Join(Verdict("threads", ps, nil, []Knee{MarginalKnee(ps, 0.2), Kneedle(ps)}, true), " ")
+	if !strings.Contains(got, "The marginal method finds none (throughput still grows") {
+		t.Errorf("verdict %q does not say the marginal method found nothing", got)
+	}
+	peak := []Point{{1, 100, 2}, {2, 400, 3}, {4, 390, 4}, {8, 290, 20}}
+	got = strings.Join(Verdict("threads", peak, nil, []Knee{SLOKnee(peak, 10), MarginalKnee(peak, 0.2)}, true), " ")
+	if !strings.Contains(got, "came at a lighter load (2 threads)") || strings.Contains(got, "more load") {
+		t.Errorf("verdict %q", got)
+	}
+	sw := Sweep{Axis: "threads", Steps: []SweepStep{{Label: "threads 8", X: 8, Throughput: 300}, {Label: "threads 1", X: 1, Throughput: 100},
+		{Label: "threads 2", X: 2, Throughput: 190}, {Label: "threads 4", X: 4, Throughput: 290}}}
+	sw.Analyze()
+	if sw.Steps[0].X != 1 || sw.Steps[3].X != 8 || strings.Contains(strings.Join(sw.Verdict, " "), "does not grow past the first step") {
+		t.Errorf("unsorted sweep: steps %v, verdict %q", sw.Steps, sw.Verdict)
+	}
+}

@@ -482,6 +482,8 @@ func TestSweepUsage(t *testing.T) {
 		{"sweep", "oltp_point_select", "--threads", "4"},
 		{"sweep", "oltp_point_select", "--threads", "1,x"},
 		{"sweep", "fileio", "--file", "/tmp/none.dat", "--threads", "1,2"},
+		{"sweep", "oltp_point_select", "--rate", "0,100,200"},
+		{"sweep", "oltp_point_select", "--rate", "1x,2x,2000", "--baseline-rate", "100"},
 	} {
 		if o := run(t, context.Background(), append(args, "--target", "postgres://u@127.0.0.1:1/db")...); o.code != ExitUsage {
 			t.Errorf("%v: exit %d, want %d\n%s", args, o.code, ExitUsage, o.stderr)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,6 +73,19 @@ func (c *commonFlags) sweepAxis(w workload.Workload) (*sweepPlan, error) {
 			}
 			rates = append(rates, r)
 		}
+	}
+	if len(rates) > 1 {
+		mult := rates[0].multiple > 0
+		for _, r := range rates {
+			if r.multiple == 0 && r.perSec == 0 {
+				return nil, usagef("rate: 0 in a sweep list would be a closed-loop step; list open-loop rates only")
+			}
+			if (r.multiple > 0) != mult {
+				return nil, usagef("rate %q: give every step as a multiple (1x,2x) or every step per second (100,200), not both", c.rateList)
+			}
+		}
+		slices.SortFunc(rates, func(a, b rateValue) int { return cmp.Compare(a.multiple+a.perSec, b.multiple+b.perSec) })
+		rates = slices.CompactFunc(rates, func(a, b rateValue) bool { return a.multiple == b.multiple && a.perSec == b.perSec })
 	}
 	if len(rates) == 0 {
 		rates = []rateValue{{}}
@@ -142,7 +157,9 @@ func intList(s string) ([]int, error) {
 		}
 		out = append(out, n)
 	}
-	return out, nil
+	// A sweep's axis rises: the knee methods read the steps in order.
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // sweepAnalysis builds the sweep from its steps' results, analyses it,
@@ -170,6 +187,7 @@ func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, pla
 		if r.Client != nil {
 			st.ClientCPUUs = r.Client.CPUPerEventUs
 		}
+		st.Instances, st.Dropped = len(r.Instances), r.Summary.Dropped
 		if c.out != "-" {
 			st.Result = resultPath(c, id, w, workload.Step{Label: a.label}, len(plan.steps))
 		}
