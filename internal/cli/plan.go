@@ -239,8 +239,8 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 		return plan.Sizing{}, runError{fmt.Errorf("from: %w", err)}
 	}
 	var sw analysis.Sweep
-	if err := json.Unmarshal(b, &sw); err != nil || sw.SchemaVersion != result.SchemaVersion || len(sw.Steps) == 0 {
-		return plan.Sizing{}, runError{fmt.Errorf("from: %s is not a sweep file of schema version %d (%v)", path, result.SchemaVersion, err)}
+	if err := json.Unmarshal(b, &sw); err != nil || sw.SchemaVersion != result.SchemaVersion || len(sw.Steps) == 0 || sw.Axis == "" {
+		return plan.Sizing{}, runError{fmt.Errorf("from: %s is not a sweep file of schema version %d (rightsize sweep writes <id>-<workload>-sweep.json)", path, result.SchemaVersion)}
 	}
 	sw.CPUTargetPct = cpuTarget
 	sw.Analyze()
@@ -249,6 +249,7 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 	}
 	req := plan.SizeRequest{Host: h, CoreSecondsPerEvent: sw.Demand.CoreSecondsPerEvent, CPUTargetPct: cpuTarget, Memory: mem, Event: "event"}
 	var pre []string
+	client := 0.0 // the load generator's CPU seconds per event, when taken out
 	// With the load generator on the same host (and not embedded), its own
 	// CPU per event is not the database's: take it out.
 	if sw.HostIsServer && !sw.Embedded {
@@ -261,8 +262,8 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 			}
 		}
 		if n == len(sw.Steps) {
-			client := sum / float64(n) / 1e6
-			if client < req.CoreSecondsPerEvent {
+			if c := sum / float64(n) / 1e6; c < req.CoreSecondsPerEvent {
+				client = c
 				pre = append(pre, fmt.Sprintf("the sweep measured %.3g ms of host CPU per event, of which the load generator on the same host used %.3g ms: the database's share is %.3g ms",
 					1000*req.CoreSecondsPerEvent, 1000*client, 1000*(req.CoreSecondsPerEvent-client)))
 				req.CoreSecondsPerEvent -= client
@@ -278,8 +279,13 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 		if sw.BaselineRate <= 0 {
 			return plan.Sizing{}, usagef("target-rate %s: %s has no baseline rate (it swept %s); give events per second", rateArg, path, sw.Axis)
 		}
-		req.Rate = v * sw.BaselineRate
-		req.RateText = fmt.Sprintf("%s of the baseline %.4g/s = %.4g/s", rateArg, sw.BaselineRate, req.Rate)
+		// The baseline is per instance; the demand is of all the instances.
+		n := max(sw.Steps[0].Instances, 1)
+		req.Rate = v * sw.BaselineRate * float64(n)
+		req.RateText = fmt.Sprintf("%s of the baseline %.4g/s per instance = %.4g/s", rateArg, sw.BaselineRate, req.Rate)
+		if n > 1 {
+			req.RateText = fmt.Sprintf("%s of the baseline %.4g/s per instance × %d instances = %.4g/s", rateArg, sw.BaselineRate, n, req.Rate)
+		}
 	} else {
 		req.Rate = v
 	}
@@ -292,13 +298,19 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 			last = min(last, k.Index)
 		}
 	}
+	// With the client's CPU taken out of the demand, take it out of the
+	// curve's CPU too, so that both speak of the database alone.
 	prev := -1.0
 	for _, st := range sw.Steps[:last+1] {
-		if st.Host == nil || st.Host.CPU.Busy() <= prev {
+		if st.Host == nil || st.Host.CPUs < 1 {
 			break
 		}
-		prev = st.Host.CPU.Busy()
-		req.Curve = append(req.Curve, plan.CurvePoint{BusyPct: prev, AvgMs: st.AvgMs, P99Ms: st.P99Ms})
+		busy := st.Host.CPU.Busy() - 100*client*st.Throughput/float64(st.Host.CPUs)
+		if busy <= prev {
+			break
+		}
+		prev = busy
+		req.Curve = append(req.Curve, plan.CurvePoint{BusyPct: busy, AvgMs: st.AvgMs, P99Ms: st.P99Ms})
 	}
 	s, err := plan.RightSize(req)
 	if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,9 +122,11 @@ func TestPlanFromSweep(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// 4 ms of the database's CPU per event × 3000/s = 12 cores; at 80 %: 15,
-	// wide on 12-core nodes: 16 (2 × 8) at 75 %.
-	o := run(t, context.Background(), "plan", "--host", seedHostFile, "--from", path, "--target-rate", "3000", "--format", "json")
+	// 4 ms of the database's CPU per event × 3000/s = 12 cores; at 50 %: 24,
+	// 2 nodes of 12. The curve without the client's CPU (1 ms × rate over
+	// 2 CPUs) is 20 %, 40 %, 60 %: at 50 % the response is between the
+	// second and third steps, 2.75 ms.
+	o := run(t, context.Background(), "plan", "--host", seedHostFile, "--from", path, "--target-rate", "3000", "--cpu-target", "50", "--format", "json")
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
@@ -132,11 +135,11 @@ func TestPlanFromSweep(t *testing.T) {
 		t.Fatalf("json: %v\n%s", err, o.stdout)
 	}
 	s := r.Sizing
-	if s.VCPU != 16 || s.Plan.Layout.VNUMANodes != 2 || s.ResponseBasis != "measured" || s.ResponseMs != 3 {
+	if s.VCPU != 24 || s.Plan.Layout.VNUMANodes != 2 || s.ResponseBasis != "measured" || math.Abs(s.ResponseMs-2.75) > 1e-9 {
 		t.Errorf("sizing %+v", s)
 	}
 	words := strings.Join(s.Reasons, " ")
-	for _, want := range []string{"found its knee at threads 4", "of which the load generator on the same host used 1 ms", "keeps 12.00 cores busy", "needs 15 vCPU"} {
+	for _, want := range []string{"found its knee at threads 4", "of which the load generator on the same host used 1 ms", "keeps 12.00 cores busy", "needs 24 vCPU"} {
 		if !strings.Contains(words, want) {
 			t.Errorf("reasons lack %q: %s", want, words)
 		}
