@@ -105,7 +105,10 @@ func (r *run) checkSteady(at time.Time) {
 		return
 	}
 	next := r.nextTick(at) // the next warm-up tick, at most the planned end
-	if !time.Now().Before(next) {
+	// Half an interval of margin: the store below must land before any VU
+	// can read the clock past next, even if the ticker is descheduled in
+	// between; with less, the next tick decides again.
+	if time.Until(next) <= r.cfg.Interval/2 {
 		return
 	}
 	// Nothing has started at or after next yet, so nothing is in the
