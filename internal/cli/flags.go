@@ -150,6 +150,7 @@ type commonFlags struct {
 	seed                 uint64
 	prepare              string
 	cpuprof              string
+	prometheus           string
 	retry                string
 
 	// prepare, cleanup
@@ -196,7 +197,8 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 		fs.StringVar(&c.label, "label", "", "a name for this run, shown by reports and the history")
 		fs.Uint64Var(&c.seed, "seed", 0, "random seed (0 = from the clock); the same seed repeats the same key sequence")
 		fs.StringVar(&c.retry, "retry", "deadlock,serialization,lock_timeout,constraint", "error classes after which a transaction is run again and counted as a retry, not an error (sysbench 1.0 restarts events on PostgreSQL 40P01, 40001, 23505 and MySQL 1213, 1020, 1205); 'none' counts every failure as an error")
-		fs.StringVar(&c.prepare, "prepare", "auto", "prepare before running: auto (only the default embedded SQLite target, or a fileio file that does not exist yet), always, never")
+		fs.StringVar(&c.prepare, "prepare", "auto", "prepare before running: auto (the default embedded SQLite target, databases numbered by --instances, or a fileio file that does not exist yet; what is already loaded is kept), always, never")
+		bindPrometheus(fs, &c.prometheus)
 		fs.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof')")
 	case "prepare":
 		fs.IntVar(&c.loaders, "threads", 0, "parallel loaders per instance (0 = the workload's default: one per table for oltp, at most 4)")

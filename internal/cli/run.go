@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/host"
+	"github.com/rightsize/rightsize/internal/metrics"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/runner"
@@ -122,6 +123,18 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 	if err := errors.Join(cfgErr, tErr); err != nil {
 		return usageError{err}
 	}
+	var exp *metrics.Exporter
+	curStep := "" // the step the live metrics report
+	if c.prometheus != "" {
+		pctx, stopProm := context.WithCancel(ctx) // the server stops when the command ends
+		defer stopProm()
+		e, addr, err := startPrometheus(pctx, c.prometheus, w.Name(), w.Event())
+		if err != nil {
+			return err
+		}
+		exp = e
+		fmt.Fprintf(env.Stderr, "metrics: http://%s/metrics\n", addr)
+	}
 	ins, err := openAll(ctx, w, ts)
 	if err != nil {
 		return err
@@ -185,6 +198,9 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 	live := len(ins) // instances in the step running now
 	cfg.OnTick = func(agg result.Interval, per []result.Interval) {
 		_ = report.ProgressLine(env.Stdout, agg, cfg.Threads*live, unit)
+		if exp != nil {
+			exp.Observe(curStep, agg, per)
+		}
 	}
 	// Virtual users doing blocking I/O hold their Go processor while blocked,
 	// so a few virtual users do best with one processor each, plus two for
@@ -270,6 +286,7 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 		fmt.Fprintf(env.Stdout, "rightsize %s: %s on %d instance(s); measuring the baseline rate: closed loop, %d thread(s) per instance; warm-up %v, measured %v\n",
 			Version(), w.Name(), first, bcfg.Threads, cfg.Warmup, cfg.Duration)
 		c.rate = rateValue{}
+		curStep = "baseline"
 		res, err := runStep(ctx, env, w, c, bcfg, specs[:first], ins[:first], id, workload.Step{Label: "baseline"}, 2)
 		if err != nil {
 			return err
@@ -290,6 +307,7 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 			}
 		}
 		a := stepPlan[k]
+		curStep = step.Label
 		c.threads, c.rate = a.threads, a.rate
 		if tc, ok := w.(workload.ThreadCounter); ok {
 			cfg.Threads = tc.VUs()
