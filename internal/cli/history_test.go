@@ -1,0 +1,313 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/testenv"
+)
+
+// runHistory runs "rightsize history ARGS..." with an environment of vars,
+// mapping errors to exit codes as Main does.
+func runHistory(t *testing.T, vars map[string]string, args ...string) outcome {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] }}
+	root := &cobra.Command{Use: "rightsize", SilenceUsage: true, SilenceErrors: true}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(historyCommand(&env))
+	root.SetArgs(append([]string{"history"}, args...))
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	code := ExitOK
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		code = exitCode(err)
+		fmt.Fprintf(&errb, "rightsize: %s\n", err)
+	}
+	return outcome{code, out.String(), errb.String()}
+}
+
+// fakeRun is a synthetic result: tps events per second with a p99 of p99
+// ms, each figure off by up to ±1 % from run to run and interval to
+// interval (rng).
+func fakeRun(rng *rand.Rand, id, label string, started time.Time, tps, p99 float64) *result.Run {
+	j := func() float64 { return 1 + 0.01*(2*rng.Float64()-1) }
+	lat := func(p float64) result.Latency {
+		return result.Latency{AvgMs: p / 3, P50Ms: p / 4, P95Ms: p * 0.7, P99Ms: p, P999Ms: p * 2, MaxMs: p * 3}
+	}
+	tps, p99 = tps*j(), p99*j()
+	r := &result.Run{SchemaVersion: result.SchemaVersion, Tool: result.Tool{Name: "rightsize"}, ID: id, Label: label,
+		Workload: "oltp_read_write", Event: "transaction", Options: map[string]any{},
+		Load:    result.Load{Mode: "closed", Threads: 4, DurationS: 20, IntervalS: 1},
+		Started: started, Ended: started.Add(20 * time.Second),
+		Summary: result.Summary{Unit: "transactions", Throughput: tps, Count: int64(tps * 20), Latency: lat(p99), DurationS: 20},
+		Ops:     []result.Op{{Name: "transaction", Kind: "event", Count: int64(tps * 20), Rate: tps, Latency: lat(p99)}},
+		Instances: []result.Instance{{Target: "postgres://bob@db:5432/sbtest", Dialect: "postgres",
+			Summary: result.Summary{Unit: "transactions", Throughput: tps}}},
+	}
+	for i := range 20 {
+		it := tps * j()
+		r.Intervals = append(r.Intervals, result.Interval{EndS: float64(i + 1), DurationS: 1, Phase: "measure",
+			Events: int64(it), Rate: it, Latency: lat(p99 * j())})
+	}
+	return r
+}
+
+func writeRun(t *testing.T, dir string, r *result.Run) string {
+	t.Helper()
+	path := filepath.Join(dir, r.ID+"-"+r.Workload+".json")
+	var b bytes.Buffer
+	if err := result.Encode(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var hist0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// regression writes n baseline runs labelled "base" and n candidate runs
+// labelled "cand" with 10 % less throughput and a 10 % higher p99.
+func regression(t *testing.T, dir string, n int) (base, cand []string) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := range n {
+		at := hist0.Add(time.Duration(i) * time.Minute)
+		base = append(base, writeRun(t, dir, fakeRun(rng, fmt.Sprintf("20250301T12%02d00Z-b0000%d", i, i), "base", at, 1000, 10)))
+		cand = append(cand, writeRun(t, dir, fakeRun(rng, fmt.Sprintf("20250301T13%02d00Z-c0000%d", i, i), "cand", at.Add(time.Hour), 900, 11)))
+	}
+	return base, cand
+}
+
+func TestHistoryDSN(t *testing.T) {
+	for _, tc := range []struct {
+		flag string
+		vars map[string]string
+		want string
+	}{
+		{"postgres://h/db", map[string]string{"RIGHTSIZE_HISTORY": "sqlite:/x.db", "HOME": "/home/u"}, "postgres://h/db"},
+		{"", map[string]string{"RIGHTSIZE_HISTORY": "sqlite:/x.db", "XDG_DATA_HOME": "/d", "HOME": "/home/u"}, "sqlite:/x.db"},
+		{"", map[string]string{"XDG_DATA_HOME": "/d", "HOME": "/home/u"}, "sqlite:/d/rightsize/history.db"},
+		{"", map[string]string{"XDG_DATA_HOME": "relative", "HOME": "/home/u"}, "sqlite:/home/u/.local/share/rightsize/history.db"},
+		{"", map[string]string{"HOME": "/home/u"}, "sqlite:/home/u/.local/share/rightsize/history.db"},
+		{"", nil, ""},
+	} {
+		env := &Env{Getenv: func(k string) string { return tc.vars[k] }}
+		if got := historyDSN(env, tc.flag); got != tc.want {
+			t.Errorf("historyDSN(%q, %v) = %q, want %q", tc.flag, tc.vars, got, tc.want)
+		}
+	}
+}
+
+func TestHistoryImportListShowDelete(t *testing.T) {
+	dir := t.TempDir()
+	vars := map[string]string{"XDG_DATA_HOME": filepath.Join(dir, "data")}
+	base, cand := regression(t, dir, 1)
+
+	o := runHistory(t, vars, "import", base[0], cand[0])
+	if o.code != ExitOK || strings.Count(o.stdout, "imported run") != 2 {
+		t.Fatalf("import: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "rightsize", "history.db")); err != nil {
+		t.Errorf("the default catalog is not under XDG_DATA_HOME: %v", err)
+	}
+	o = runHistory(t, vars, "import", base[0])
+	if o.code != ExitOK || !strings.Contains(o.stdout, "already in the catalog: run 20250301T120000Z-b00000-oltp_read_write-base") {
+		t.Errorf("re-import: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"schema_version": 99}`), 0o644)
+	o = runHistory(t, vars, "import", bad, base[0])
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "bad.json") || !strings.Contains(o.stdout, "already") {
+		t.Errorf("import of a bad file: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+
+	o = runHistory(t, vars, "list")
+	bk, ck := "20250301T120000Z-b00000-oltp_read_write-base", "20250301T130000Z-c00000-oltp_read_write-cand"
+	if o.code != ExitOK || !strings.Contains(o.stdout, bk) || !strings.Contains(o.stdout, ck) || strings.Index(o.stdout, ck) > strings.Index(o.stdout, bk) {
+		t.Errorf("list (want both, newest first): exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	o = runHistory(t, vars, "list", "--label", "cand")
+	if o.code != ExitOK || strings.Contains(o.stdout, bk) || !strings.Contains(o.stdout, ck) {
+		t.Errorf("list --label cand: exit %d\n%s", o.code, o.stdout)
+	}
+
+	o = runHistory(t, vars, "show", "20250301T12")
+	if o.code != ExitOK || !strings.Contains(o.stdout, "run "+bk) || !strings.Contains(o.stdout, "oltp_read_write [base]") || !strings.Contains(o.stdout, "latency ms avg") {
+		t.Errorf("show: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	o = runHistory(t, vars, "show", "2025")
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "ambiguous") || !strings.Contains(o.stderr, bk) {
+		t.Errorf("show of an ambiguous prefix: exit %d\n%s", o.code, o.stderr)
+	}
+
+	o = runHistory(t, vars, "delete", "20250301T13")
+	if o.code != ExitOK || !strings.Contains(o.stdout, "deleted run "+ck) {
+		t.Errorf("delete: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	o = runHistory(t, vars, "list")
+	if strings.Contains(o.stdout, ck) || !strings.Contains(o.stdout, bk) {
+		t.Errorf("list after delete:\n%s", o.stdout)
+	}
+	o = runHistory(t, vars, "delete", ck)
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "not in the catalog") {
+		t.Errorf("delete again: exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+func TestHistoryCompareFailIfSlower(t *testing.T) {
+	dir := t.TempDir()
+	vars := map[string]string{"XDG_DATA_HOME": dir}
+	base, cand := regression(t, dir, 3)
+	if o := runHistory(t, vars, append([]string{"import"}, append(base, cand...)...)...); o.code != ExitOK {
+		t.Fatalf("import: exit %d\n%s", o.code, o.stderr)
+	}
+	// Labels: three runs a side, a bootstrap over runs.
+	o := runHistory(t, vars, "compare", "base", "cand", "--fail-if-slower", "5%")
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "slower than the baseline by more than 5%") {
+		t.Errorf("10 %% slower with --fail-if-slower 5%%: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	for _, want := range []string{`label "base": 3 run(s) of oltp_read_write`, "bootstrap over runs (3 baseline, 3 candidate)", "throughput /s", "p99 ms", "slower", "overall: slower"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, o.stdout)
+		}
+	}
+	o = runHistory(t, vars, "compare", "base", "cand", "--fail-if-slower", "20%")
+	if o.code != ExitOK || !strings.Contains(o.stdout, "no regression beyond 20%") {
+		t.Errorf("--fail-if-slower 20%%: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	o = runHistory(t, vars, "compare", "base", "cand")
+	if o.code != ExitOK {
+		t.Errorf("without --fail-if-slower: exit %d\n%s", o.code, o.stderr)
+	}
+	// Files and a key prefix: one run a side, a bootstrap over intervals.
+	o = runHistory(t, vars, "compare", base[0], "20250301T1300", "--fail-if-slower", "5")
+	if o.code != ExitFailure || !strings.Contains(o.stdout, "measured report intervals") {
+		t.Errorf("file vs key: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	// Files only need no catalog.
+	o = runHistory(t, nil, "compare", base[0], cand[0], "--fail-if-slower", "20%")
+	if o.code != ExitOK {
+		t.Errorf("files without a catalog: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	for _, args := range [][]string{
+		{"compare", "base"},
+		{"compare", "base", "cand", "--fail-if-slower", "much"},
+		{"compare", "base", "cand", "--rounds", "5"},
+	} {
+		if o := runHistory(t, vars, args...); o.code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d\n%s", args, o.code, ExitUsage, o.stderr)
+		}
+	}
+	if o := runHistory(t, vars, "compare", "base", "nothing-like-it"); o.code != ExitFailure || !strings.Contains(o.stderr, "nothing-like-it") {
+		t.Errorf("unknown side: exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+func TestRecordInHistoryTiesTheSweep(t *testing.T) {
+	dir := t.TempDir()
+	dsn := "sqlite:" + filepath.Join(dir, "h.db")
+	rng := rand.New(rand.NewPCG(1, 1))
+	id := "20250301T120000Z-5eeeee"
+	var runs []*result.Run
+	var paths []string
+	sw := &analysis.Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: "oltp_read_write", Axis: "threads"}
+	for i, n := range []int{1, 2} {
+		r := fakeRun(rng, id, fmt.Sprintf("threads %d", n), hist0.Add(time.Duration(i)*time.Minute), float64(100*n), 5)
+		r.Options["sweep_step"] = r.Label
+		runs = append(runs, r)
+		paths = append(paths, filepath.Join(dir, fmt.Sprintf("r%d.json", i)))
+		sw.Steps = append(sw.Steps, analysis.SweepStep{Label: r.Label, X: float64(n), Throughput: r.Summary.Throughput, P99Ms: 5})
+	}
+	sw.Analyze()
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Getenv: func(string) string { return "" }}
+	if err := recordInHistory(context.Background(), env, dsn, runs, paths, sw, filepath.Join(dir, "s.json")); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "history: 2 run(s) and the sweep recorded in "+dsn) {
+		t.Errorf("said %q", out.String())
+	}
+	// Again: nothing doubles.
+	if err := recordInHistory(context.Background(), env, dsn, runs, paths, sw, ""); err != nil {
+		t.Fatal(err)
+	}
+	o := runHistory(t, nil, "list", "--history", dsn)
+	if strings.Count(o.stdout, id) != 3 || !strings.Contains(o.stdout, "sweep step threads 2") || !strings.Contains(o.stdout, id+"-oltp_read_write-sweep") {
+		t.Errorf("list:\n%s\n%s", o.stdout, o.stderr)
+	}
+	o = runHistory(t, nil, "show", id+"-oltp_read_write-sweep", "--history", dsn)
+	if o.code != ExitOK || !strings.Contains(o.stdout, "oltp_read_write sweep "+id+" over threads") || !strings.Contains(o.stdout, id+"-oltp_read_write-threads2 (threads 2)") {
+		t.Errorf("show sweep: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	// No catalog location: nothing to do.
+	if err := recordInHistory(context.Background(), env, "", runs, paths, sw, ""); err != nil {
+		t.Error(err)
+	}
+	// Import of a sweep file.
+	b, _ := json.Marshal(sw)
+	swPath := filepath.Join(dir, "sweep.json")
+	os.WriteFile(swPath, b, 0o644)
+	o = runHistory(t, nil, "import", swPath, "--history", "sqlite:"+filepath.Join(dir, "other.db"))
+	if o.code != ExitOK || !strings.Contains(o.stdout, "imported sweep "+id+"-oltp_read_write-sweep") {
+		t.Errorf("import sweep: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+func TestHistoryOnPostgres(t *testing.T) {
+	url := testenv.PostgresURL(t)
+	dir := t.TempDir()
+	base, cand := regression(t, dir, 2)
+	hist := func(args ...string) outcome {
+		t.Helper()
+		return runHistory(t, nil, append(args, "--history", url)...)
+	}
+	if o := hist(append([]string{"import"}, append(base, cand...)...)...); o.code != ExitOK || strings.Count(o.stdout, "imported run") != 4 {
+		t.Fatalf("import: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if o := hist("list", "--label", "base"); o.code != ExitOK || strings.Count(o.stdout, "-base") != 2 || strings.Contains(o.stdout, "-cand") {
+		t.Errorf("list --label base: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if o := hist("show", "20250301T1201"); o.code != ExitOK || !strings.Contains(o.stdout, "oltp_read_write [base]") {
+		t.Errorf("show: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if o := hist("compare", "base", "cand", "--fail-if-slower", "5%"); o.code != ExitFailure {
+		t.Errorf("compare --fail-if-slower 5%%: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if o := hist("compare", "base", "cand", "--fail-if-slower", "20%"); o.code != ExitOK {
+		t.Errorf("compare --fail-if-slower 20%%: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if o := hist("delete", "20250301T1301"); o.code != ExitOK || !strings.Contains(o.stdout, "deleted run 20250301T130100Z-c00001-oltp_read_write-cand") {
+		t.Errorf("delete: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if o := hist("list"); strings.Count(o.stdout, "oltp_read_write-") != 3 {
+		t.Errorf("list after delete:\n%s", o.stdout)
+	}
+}
+
+func TestHistoryNeverPrintsThePassword(t *testing.T) {
+	// Port 1 refuses connections.
+	o := runHistory(t, nil, "list", "--history", "postgres://bob:hunter2@127.0.0.1:1/db?sslmode=disable")
+	if o.code != ExitFailure || strings.Contains(o.stdout+o.stderr, "hunter2") || !strings.Contains(o.stderr, "postgres://bob@127.0.0.1:1/db") {
+		t.Errorf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if o := runHistory(t, nil, "list", "--history", "mysql://bob:hunter2@h/db"); o.code != ExitUsage || strings.Contains(o.stderr, "hunter2") {
+		t.Errorf("unsupported catalog: exit %d\n%s", o.code, o.stderr)
+	}
+	if o := runHistory(t, nil, "list"); o.code != ExitUsage || !strings.Contains(o.stderr, "no catalog") {
+		t.Errorf("no catalog: exit %d\n%s", o.code, o.stderr)
+	}
+}
