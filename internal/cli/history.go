@@ -283,6 +283,9 @@ func historyShow(env *Env, open catalogOpener) *cobra.Command {
 					return wrapRun(err)
 				}
 				fmt.Fprintf(env.Stdout, "sweep %s, recorded %s%s\n\n", e.Key, e.Recorded.Format(time.RFC3339), fromFile(e.Path))
+				// As analyze and report do: the fit's unbounded peak is
+				// null in JSON, so the analysis is redone from the steps.
+				sw.Analyze()
 				if err := report.SweepReport(env.Stdout, sw, report.Text); err != nil {
 					return wrapRun(err)
 				}
