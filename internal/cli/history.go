@@ -48,7 +48,8 @@ would give (repeat runs for a sound verdict).
 
 With --fail-if-slower P%, the exit code is 1 when the candidate is slower
 beyond doubt by more than P %: throughput's whole interval below -P %, or
-p99's whole interval above +P %.`
+p99's whole interval above +P %; and when there are too few samples to tell
+(a single report interval a side).`
 
 // historyDSN is the catalog to use: the --history flag, else
 // $RIGHTSIZE_HISTORY, else the SQLite file under $XDG_DATA_HOME (when it is
@@ -528,6 +529,13 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 			}
 			if cmp.Regressed(failIf.pct) {
 				return runError{fmt.Errorf("history compare: the candidate is slower than the baseline by more than %s (--fail-if-slower)", failIf.String())}
+			}
+			// A gate that cannot see must not pass silently.
+			for _, name := range []string{"throughput", "p99"} {
+				if m := cmp.Metric(name); m.Verdict == analysis.NotEnoughData {
+					return runError{fmt.Errorf("history compare: --fail-if-slower cannot tell: %s has too few samples (%d baseline, %d candidate; 2 a side needed): repeat the runs, or run them longer than a few report intervals",
+						name, m.BaseN, m.CandN)}
+				}
 			}
 			fmt.Fprintf(env.Stdout, "no regression beyond %s\n", failIf.String())
 			return nil

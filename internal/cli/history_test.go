@@ -203,6 +203,18 @@ func TestHistoryCompareFailIfSlower(t *testing.T) {
 	if o.code != ExitOK {
 		t.Errorf("files without a catalog: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
+	// One interval a side: no interval can be computed, and the gate fails
+	// rather than pass blind.
+	short := func(r *result.Run) *result.Run { r.Intervals = r.Intervals[:1]; return r }
+	rng := rand.New(rand.NewPCG(1, 1))
+	a := writeRun(t, dir, short(fakeRun(rng, "20250302T000000Z-aaaaaa", "", hist0, 1000, 10)))
+	b := writeRun(t, dir, short(fakeRun(rng, "20250302T000000Z-bbbbbb", "", hist0, 500, 10)))
+	if o := runHistory(t, vars, "compare", a, b); o.code != ExitOK || !strings.Contains(o.stdout, "not enough data") {
+		t.Errorf("one interval a side: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if o := runHistory(t, vars, "compare", a, b, "--fail-if-slower", "5%"); o.code != ExitFailure || !strings.Contains(o.stderr, "cannot tell") {
+		t.Errorf("one interval a side, --fail-if-slower: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
 	for _, args := range [][]string{
 		{"compare", "base"},
 		{"compare", "base", "cand", "--fail-if-slower", "much"},
