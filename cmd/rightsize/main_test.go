@@ -29,6 +29,8 @@ func TestSIGTERMWritesPartialResult(t *testing.T) {
 		"--prepare", "always", "--table-size", "1000", "--threads", "2", "--warmup", "1s", "--time", "60s", "--out", out)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Its own history catalog, not the tester's.
+	cmd.Env = append(os.Environ(), "RIGHTSIZE_HISTORY=sqlite:"+filepath.Join(dir, "history.db"))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -63,5 +65,9 @@ func TestSIGTERMWritesPartialResult(t *testing.T) {
 	}
 	if r.Summary.Count == 0 || r.Summary.DurationS < 1 || r.Summary.DurationS > 30 {
 		t.Errorf("count %d over %v s", r.Summary.Count, r.Summary.DurationS)
+	}
+	// The partial run is in the history too.
+	if !strings.Contains(stdout.String(), "history: 1 run(s)") {
+		t.Errorf("the interrupted run was not recorded in the history:\n%s", stdout.String()[max(0, stdout.Len()-500):])
 	}
 }

@@ -59,8 +59,11 @@ type SweepStep struct {
 // threads or instances) the USL fit from the steps, and writes the verdict.
 // Steps that vary the work rather than the load (OwnSteps) get none.
 func (sw *Sweep) Analyze() {
-	// The methods read the steps in rising order of the axis.
-	slices.SortStableFunc(sw.Steps, func(a, b SweepStep) int { return cmp.Compare(a.X, b.X) })
+	// The methods read the steps in rising order of a load axis (a
+	// workload's own steps, such as read mixes, keep their order).
+	if !sw.OwnSteps {
+		slices.SortStableFunc(sw.Steps, func(a, b SweepStep) int { return cmp.Compare(a.X, b.X) })
+	}
 	var ps []Point
 	var xs, ys []float64
 	for _, st := range sw.Steps {

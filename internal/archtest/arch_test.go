@@ -66,6 +66,7 @@ var forbidden = map[string][]string{
 	"internal/plan":      {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/analysis":  {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/topology":  {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+	"internal/history":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/dialect"},
 	"internal/metrics":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/dialect"},
 	"internal/htmeasure": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 }

@@ -185,6 +185,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		phaseCommand(ctx, env, "sweep", "Run a workload at several thread counts, rates or instance counts (or fileio read mixes) and find the knee", sweepCmd),
 		phaseCommand(ctx, env, "check", "Check a prepared or run database for consistency (exit 1 when a condition fails)", checkCmd),
 		analyzeCommand(env),
+		historyCommand(env),
 		planCommand(env),
 		reportCommand(env),
 		quickstartCommand(ctx, env),

@@ -147,6 +147,8 @@ type commonFlags struct {
 	late                 time.Duration
 	out                  string
 	label                string
+	history              string // the catalog runs are recorded in (--history)
+	noHistory            bool
 	seed                 uint64
 	prepare              string
 	cpuprof              string
@@ -195,6 +197,8 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 		durVar(fs, &c.late, "late-threshold", time.Millisecond, "open loop: a start more than this after its intended time is counted late (0: any delay)")
 		fs.StringVar(&c.out, "out", "", "result JSON file (default results/<time>-<workload>.json; '-' for none)")
 		fs.StringVar(&c.label, "label", "", "a name for this run, shown by reports and the history")
+		fs.StringVar(&c.history, "history", "", "record the results in this catalog: sqlite:PATH or postgres://user@host:5432/db (default: $RIGHTSIZE_HISTORY, else $XDG_DATA_HOME/rightsize/history.db or ~/.local/share/rightsize/history.db)")
+		fs.BoolVar(&c.noHistory, "no-history", false, "do not record the results in the history catalog")
 		fs.Uint64Var(&c.seed, "seed", 0, "random seed (0 = from the clock); the same seed repeats the same key sequence")
 		fs.StringVar(&c.retry, "retry", "deadlock,serialization,lock_timeout,constraint", "error classes after which a transaction is run again and counted as a retry, not an error (sysbench 1.0 restarts events on PostgreSQL 40P01, 40001, 23505 and MySQL 1213, 1020, 1205); 'none' counts every failure as an error")
 		fs.StringVar(&c.prepare, "prepare", "auto", "prepare before running: auto (the default embedded SQLite target, databases numbered by --instances, or a fileio file that does not exist yet; what is already loaded is kept), always, never")

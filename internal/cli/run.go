@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/host"
 	"github.com/rightsize/rightsize/internal/metrics"
 	"github.com/rightsize/rightsize/internal/report"
@@ -127,11 +128,12 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 	curStep := "" // the step the live metrics report
 	if c.prometheus != "" {
 		pctx, stopProm := context.WithCancel(ctx) // the server stops when the command ends
-		defer stopProm()
 		e, addr, err := startPrometheus(pctx, c.prometheus, w.Name(), w.Event())
 		if err != nil {
+			stopProm()
 			return err
 		}
+		defer func() { stopProm(); <-e.Stopped() }()
 		exp = e
 		fmt.Fprintf(env.Stderr, "metrics: http://%s/metrics\n", addr)
 	}
@@ -300,6 +302,20 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 	}
 
 	var results []*result.Run
+	var paths []string // each result's file ("-": none)
+	record := func(sw *analysis.Sweep, swPath string) {
+		if c.noHistory {
+			return
+		}
+		runs, ps := results, paths
+		if baseline != nil {
+			runs = append([]*result.Run{baseline}, runs...)
+			ps = append([]string{resultPath(c, id, w, workload.Step{Label: "baseline"}, 2)}, ps...)
+		}
+		if err := recordInHistory(ctx, env, historyDSN(env, c.history), runs, ps, sw, swPath); err != nil {
+			fmt.Fprintf(env.Stderr, "rightsize: history: not recorded: %v\n", err)
+		}
+	}
 	for k, step := range steps {
 		for _, in := range ins {
 			if ss, ok := in.(workload.StepSetter); ok {
@@ -335,8 +351,12 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 		res, err := runStep(ctx, env, w, c, cfg, specs[:live], ins[:live], id, step, len(steps))
 		if res != nil {
 			results = append(results, res)
+			paths = append(paths, resultPath(c, id, w, step, len(steps)))
 		}
 		if err != nil {
+			if res != nil {
+				record(nil, "") // a partial result is recorded too
+			}
 			return err
 		}
 	}
@@ -346,8 +366,13 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 		}
 	}
 	if plan != nil {
-		return sweepAnalysis(env, w, c, id, plan, results, baseline)
+		sw, swPath, err := sweepAnalysis(env, w, c, id, plan, results, baseline)
+		if sw != nil {
+			record(sw, swPath)
+		}
+		return err
 	}
+	record(nil, "")
 	return nil
 }
 

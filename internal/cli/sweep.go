@@ -164,7 +164,7 @@ func intList(s string) ([]int, error) {
 
 // sweepAnalysis builds the sweep from its steps' results, analyses it,
 // prints the verdict and writes the sweep file.
-func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, plan *sweepPlan, runs []*result.Run, baseline *result.Run) error {
+func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, plan *sweepPlan, runs []*result.Run, baseline *result.Run) (*analysis.Sweep, string, error) {
 	sw := analysis.Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: w.Name(), Axis: plan.axis, OwnSteps: plan.own,
 		SLOMs: c.slo, CPUTargetPct: c.cpuTarget}
 	if c.rate.multiple > 0 || c.sweepsMultiples() {
@@ -195,10 +195,10 @@ func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, pla
 	}
 	sw.Analyze()
 	if err := report.SweepVerdict(env.Stdout, &sw, report.Text); err != nil {
-		return err
+		return &sw, "", err
 	}
 	if c.out == "-" {
-		return nil
+		return &sw, "", nil
 	}
 	path := filepath.Join("results", id+"-"+w.Name()+"-sweep.json")
 	if c.out != "" {
@@ -206,24 +206,24 @@ func sweepAnalysis(env *Env, w workload.Workload, c *commonFlags, id string, pla
 	}
 	b, err := json.MarshalIndent(sw, "", "  ")
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("sweep: %w", err)
+		return &sw, "", fmt.Errorf("sweep: %w", err)
 	}
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("sweep: %w", err)
+		return &sw, "", fmt.Errorf("sweep: %w", err)
 	}
 	var md bytes.Buffer
 	if err := report.SweepReport(&md, &sw, report.Markdown); err != nil {
-		return err
+		return &sw, path, err
 	}
 	mdPath := strings.TrimSuffix(path, ".json") + ".md"
 	if err := os.WriteFile(mdPath, md.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("sweep: %w", err)
+		return &sw, path, fmt.Errorf("sweep: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "sweep: %s (Markdown: %s)\n", path, mdPath)
-	return nil
+	return &sw, path, nil
 }
 
 // onThisHost reports whether an instance's database runs on this host: an

@@ -50,6 +50,8 @@ import (
 // overlap one another (the runner calls it from its single ticker).
 type Exporter struct {
 	reg *prometheus.Registry
+	// stopped is closed when the server Serve started has shut down.
+	stopped chan struct{}
 
 	events      *prometheus.CounterVec
 	errors      *prometheus.CounterVec

@@ -50,7 +50,9 @@ func (e *Exporter) Serve(ctx context.Context, addr string) (bound string, err er
 	// Serve closes ln when it returns: on Shutdown, or on an accept error,
 	// after which the run goes on without metrics.
 	go func() { _ = srv.Serve(ln) }()
+	e.stopped = make(chan struct{})
 	go func() {
+		defer close(e.stopped)
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
@@ -60,3 +62,7 @@ func (e *Exporter) Serve(ctx context.Context, addr string) (bound string, err er
 	}()
 	return ln.Addr().String(), nil
 }
+
+// Stopped returns a channel closed once the server that Serve started has
+// shut down after its context ended (nil before Serve).
+func (e *Exporter) Stopped() <-chan struct{} { return e.stopped }
