@@ -437,25 +437,14 @@ func resultPath(c *commonFlags, id string, w workload.Workload, step workload.St
 	if out == "" {
 		name := id + "-" + w.Name()
 		if nsteps > 1 {
-			name += "-" + fileSafe(step.Label)
+			name += "-" + result.FileSafe(step.Label)
 		}
 		return filepath.Join("results", name+".json")
 	}
 	if nsteps > 1 && out != "-" {
-		out = strings.TrimSuffix(out, ".json") + "-" + fileSafe(step.Label) + ".json"
+		out = strings.TrimSuffix(out, ".json") + "-" + result.FileSafe(step.Label) + ".json"
 	}
 	return out
-}
-
-// fileSafe turns a step label into a file-name part ("read 70%" → "read70").
-func fileSafe(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // writeResult writes the JSON atomically: a temporary file renamed into place,

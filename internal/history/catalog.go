@@ -284,23 +284,11 @@ func decompress(b []byte) ([]byte, error) {
 	return io.ReadAll(zr)
 }
 
-// fileSafe keeps the characters result file names keep from a label
-// ("read 70%" → "read70").
-func fileSafe(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 // Key is a run's catalog key: "<id>-<workload>", and "-<label>" (its
 // letters, digits, '-' and '_') when the run has a label.
 func Key(r *result.Run) string {
 	k := r.ID + "-" + r.Workload
-	if l := fileSafe(r.Label); l != "" {
+	if l := result.FileSafe(r.Label); l != "" {
 		k += "-" + l
 	}
 	return k
