@@ -61,15 +61,9 @@ func planCommand(env *Env) *cobra.Command {
 		Long:  planLong,
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var f report.Format
-			switch format {
-			case "text":
-			case "markdown", "md":
-				f = report.Markdown
-			case "json":
-				f = report.JSON
-			default:
-				return usagef("format %q: want text, markdown or json", format)
+			f, err := report.ParseFormat(format, report.Text, report.Markdown, report.JSON)
+			if err != nil {
+				return usageError{err}
 			}
 			htGain, htSource := 20.0, "default"
 			if htArg == "measure" && hostArg != "auto" {

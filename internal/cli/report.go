@@ -128,17 +128,9 @@ func reportCommand(env *Env) *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			var f report.Format
-			switch format {
-			case "html":
-				f = -1
-			case "text":
-			case "md", "markdown":
-				f = report.Markdown
-			case "csv":
-				f = report.CSV
-			default:
-				return usagef("format %q: want html, md, csv or text", format)
+			f, err := report.ParseFormat(format, report.HTMLPage, report.Markdown, report.CSV, report.Text)
+			if err != nil {
+				return usageError{err}
 			}
 			l, err := loadFiles(args)
 			if err != nil {
@@ -149,7 +141,7 @@ func reportCommand(env *Env) *cobra.Command {
 				return usageError{err}
 			}
 			var b bytes.Buffer
-			if f == -1 {
+			if f == report.HTMLPage {
 				if title == "" {
 					title = "rightsize report"
 					if sw := l.sweep; sw != nil {

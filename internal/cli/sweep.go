@@ -274,13 +274,9 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if len(sw.Steps) == 0 {
 				return runError{fmt.Errorf("analyze: %s holds no steps", args[0])}
 			}
-			var f report.Format
-			switch format {
-			case "text":
-			case "markdown", "md":
-				f = report.Markdown
-			default:
-				return usagef("format %q: want text or markdown", format)
+			f, err := report.ParseFormat(format, report.Text, report.Markdown)
+			if err != nil {
+				return usageError{err}
 			}
 			if c.Flags().Changed("slo") {
 				sw.SLOMs = slo

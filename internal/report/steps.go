@@ -17,6 +17,27 @@ const (
 	Markdown               // a GitHub-flavoured Markdown table
 )
 
+// HTMLPage is the self-contained HTML report (HTML), as a format name.
+const HTMLPage Format = 4
+
+// formatNames are the names --format takes, by format.
+var formatNames = map[Format][]string{Text: {"text"}, Markdown: {"markdown", "md"}, JSON: {"json"}, CSV: {"csv"}, HTMLPage: {"html"}}
+
+// ParseFormat reads a --format value, allowing only the given formats; the
+// error lists their names.
+func ParseFormat(name string, allowed ...Format) (Format, error) {
+	var names []string
+	for _, f := range allowed {
+		for _, n := range formatNames[f] {
+			if strings.EqualFold(name, n) {
+				return f, nil
+			}
+		}
+		names = append(names, formatNames[f][0])
+	}
+	return 0, fmt.Errorf("format %q: want %s", name, strings.Join(names, ", "))
+}
+
 // StepRow is one step of a sweep or of a command's steps: its headline
 // figures and the host's, as the seed studies tabulate them.
 type StepRow struct {
