@@ -166,6 +166,31 @@ func historyCommand(env *Env) *cobra.Command {
 
 type catalogOpener func(ctx context.Context) (*history.Catalog, error)
 
+// oneKey is the argument check of a subcommand that takes one key.
+func oneKey(verb string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usagef("history %s: name one run or sweep (its key or a unique prefix; see history list)", verb)
+		}
+		return nil
+	}
+}
+
+// resolve opens the catalog and finds the run or sweep a key or unique
+// prefix names; the caller closes the catalog.
+func resolve(ctx context.Context, open catalogOpener, verb, key string) (*history.Catalog, history.Ref, error) {
+	cat, err := open(ctx)
+	if err != nil {
+		return nil, history.Ref{}, wrapRun(err)
+	}
+	ref, err := cat.Resolve(ctx, key)
+	if err != nil {
+		cat.Close()
+		return nil, ref, runError{fmt.Errorf("history %s: %w", verb, err)}
+	}
+	return cat, ref, nil
+}
+
 func historyList(env *Env, open catalogOpener) *cobra.Command {
 	var f history.Filter
 	cmd := &cobra.Command{
@@ -261,23 +286,14 @@ func historyShow(env *Env, open catalogOpener) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show KEY",
 		Short: "Print a run's summary or a sweep's report from the catalog",
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("history show: name one run or sweep (its key or a unique prefix; see history list)")
-			}
-			return nil
-		},
+		Args:  oneKey("show"),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			cat, err := open(ctx)
+			cat, ref, err := resolve(ctx, open, "show", args[0])
 			if err != nil {
-				return wrapRun(err)
+				return err
 			}
 			defer cat.Close()
-			ref, err := cat.Resolve(ctx, args[0])
-			if err != nil {
-				return runError{fmt.Errorf("history show: %w", err)}
-			}
 			if ref.Kind == history.KindSweep {
 				sw, e, err := cat.GetSweep(ctx, ref.Key)
 				if err != nil {
@@ -329,23 +345,14 @@ func historyDelete(env *Env, open catalogOpener) *cobra.Command {
 	return &cobra.Command{
 		Use:   "delete KEY",
 		Short: "Delete one run or sweep from the catalog (its key or a unique prefix; a sweep's runs are kept)",
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("history delete: name one run or sweep (its key or a unique prefix; see history list)")
-			}
-			return nil
-		},
+		Args:  oneKey("delete"),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			cat, err := open(ctx)
+			cat, ref, err := resolve(ctx, open, "delete", args[0])
 			if err != nil {
-				return wrapRun(err)
+				return err
 			}
 			defer cat.Close()
-			ref, err := cat.Resolve(ctx, args[0])
-			if err != nil {
-				return runError{fmt.Errorf("history delete: %w", err)}
-			}
 			if err := cat.Delete(ctx, ref.Key); err != nil {
 				return wrapRun(err)
 			}
