@@ -525,25 +525,37 @@ func (c *Catalog) List(ctx context.Context, f Filter) ([]Entry, error) {
 		args = append(args, f.Label)
 	}
 	query += ` ORDER BY started DESC, run_key DESC`
-	if f.Limit > 0 {
-		query += ` LIMIT ` + strconv.Itoa(f.Limit)
+	return collect(ctx, c, query, args, f.Limit, func(rows *sql.Rows) (Entry, error) {
+		var e Entry
+		var tj string
+		if err := rows.Scan(e.dest(&tj)...); err != nil {
+			return e, err
+		}
+		if err := json.Unmarshal([]byte(tj), &e.Targets); err != nil {
+			return e, fmt.Errorf("targets of %s: %w", e.Key, err)
+		}
+		return e, nil
+	})
+}
+
+// collect runs query (with at most limit rows when limit > 0) and scans
+// each row into a value.
+func collect[T any](ctx context.Context, c *Catalog, query string, args []any, limit int, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	if limit > 0 {
+		query += ` LIMIT ` + strconv.Itoa(limit)
 	}
 	rows, err := c.db.QueryContext(ctx, c.q(query), args...)
 	if err != nil {
 		return nil, c.fail(err)
 	}
 	defer rows.Close()
-	var out []Entry
+	var out []T
 	for rows.Next() {
-		var e Entry
-		var tj string
-		if err := rows.Scan(e.dest(&tj)...); err != nil {
+		v, err := scan(rows)
+		if err != nil {
 			return nil, c.fail(err)
 		}
-		if err := json.Unmarshal([]byte(tj), &e.Targets); err != nil {
-			return nil, c.fail(fmt.Errorf("targets of %s: %w", e.Key, err))
-		}
-		out = append(out, e)
+		out = append(out, v)
 	}
 	return out, c.fail(rows.Err())
 }
@@ -558,23 +570,11 @@ func (c *Catalog) ListSweeps(ctx context.Context, f Filter) ([]SweepEntry, error
 		args = append(args, f.Workload)
 	}
 	query += ` ORDER BY id DESC, sweep_key DESC`
-	if f.Limit > 0 {
-		query += ` LIMIT ` + strconv.Itoa(f.Limit)
-	}
-	rows, err := c.db.QueryContext(ctx, c.q(query), args...)
-	if err != nil {
-		return nil, c.fail(err)
-	}
-	defer rows.Close()
-	var out []SweepEntry
-	for rows.Next() {
+	return collect(ctx, c, query, args, f.Limit, func(rows *sql.Rows) (SweepEntry, error) {
 		var e SweepEntry
-		if err := rows.Scan(e.dest()...); err != nil {
-			return nil, c.fail(err)
-		}
-		out = append(out, e)
-	}
-	return out, c.fail(rows.Err())
+		err := rows.Scan(e.dest()...)
+		return e, err
+	})
 }
 
 // maxShown bounds the keys an ambiguity error lists.
