@@ -143,7 +143,7 @@ func (c *commonFlags) sweepAxis(w workload.Workload) (*sweepPlan, error) {
 			plan.steps = append(plan.steps, s)
 		}
 	default:
-		return nil, usagef("sweep: give several values to --threads (1,2,4,8), --rate (1x,2x,3x or 100,200) or --instances (1,2,4)")
+		return nil, usagef("sweep: give several values to --threads (1,2,4,8), --rate (1x,2x,3x or 100,200), --instances (1,2,4), or to the workload's own list (fileio: --read 100,90,70)")
 	}
 	return plan, nil
 }
