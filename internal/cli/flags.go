@@ -29,7 +29,13 @@ func (s seconds) String() string {
 func (s seconds) Set(v string) error {
 	v = strings.TrimSpace(v)
 	if n, err := strconv.ParseFloat(v, 64); err == nil {
-		*s.d = time.Duration(n * float64(time.Second))
+		// NaN, ±Inf and more seconds than a Duration holds (about 292
+		// years) would convert to nonsense such as a negative duration.
+		ns := n * float64(time.Second)
+		if math.IsNaN(n) || ns >= math.MaxInt64 || ns <= math.MinInt64 {
+			return fmt.Errorf("%q is not a duration (use 30s, 2m, 1h or a number of seconds, at most %v)", v, time.Duration(math.MaxInt64).Truncate(time.Second))
+		}
+		*s.d = time.Duration(ns)
 		return nil
 	}
 	d, err := time.ParseDuration(v)
