@@ -131,6 +131,9 @@ func Summary(w io.Writer, r *result.Run) error {
 	if r.Client != nil {
 		ew.printf("client CPU: %.1f µs per %s (user %.2f s, sys %.2f s)\n", r.Client.CPUPerEventUs, r.Event, r.Client.CPUUserS, r.Client.CPUSysS)
 	}
+	if n := r.Summary.Clamped; n > 0 {
+		ew.printf("WARNING: %d %s(s) took longer than 1 h, the histograms' range, and were recorded as 1 h: the latency figures understate them.\n", n, r.Event)
+	}
 	if l := r.TickerLag; l != nil {
 		ew.printf("WARNING: the load generator fell behind its report ticks: %d of %d fired more than an interval late (worst %.1f s); the per-interval series and host figures are smeared over longer spans than they say, the totals are exact. The client is starved of CPU: give it its own cores or fewer virtual users per generator.\n",
 			l.Late, l.Ticks, l.MaxS)

@@ -67,6 +67,19 @@ type Run struct {
 	// FileIO holds the storage figures (IOPS, MB/s per direction, per VM and
 	// per GB); fileio runs only.
 	FileIO *FileIO `json:"fileio,omitempty"`
+	// Checkpoint is present in a checkpoint file only (the result path +
+	// ".partial", rewritten while the run goes on): who was writing it.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+}
+
+// Checkpoint identifies the process that wrote a checkpoint, so that a later
+// start can tell a run still going from one that was killed.
+type Checkpoint struct {
+	PID      int       `json:"pid"`
+	Hostname string    `json:"hostname,omitempty"`
+	Written  time.Time `json:"written"`
+	// Result is where the run's result was to be written.
+	Result string `json:"result"`
 }
 
 // Tool identifies the build that wrote the file.
@@ -207,6 +220,10 @@ type Summary struct {
 	// Counters are the workload's own counts (TPC-C: rolled-back New-Orders,
 	// remote order lines, ...), by name.
 	Counters map[string]int64 `json:"counters,omitempty"`
+	// Clamped counts successful events whose response time was above the
+	// histograms' range (hist.Highest, 1 h) and was recorded as 1 h: the
+	// latency figures understate them. Absent when none was.
+	Clamped int64 `json:"clamped,omitempty"`
 }
 
 // Op is one operation's figures.

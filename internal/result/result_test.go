@@ -56,6 +56,7 @@ func fullSummary() result.Summary {
 		DurationS:      60,
 		Partial:        true,
 		Counters:       map[string]int64{"new_order_rollbacks": 12},
+		Clamped:        1,
 	}
 }
 

@@ -168,6 +168,9 @@ func (s *stats) summary(unit string, secs float64, open bool, dropped int64, cou
 		l := latencyOf(s.svc)
 		sum.ServiceTime = &l
 	}
+	if s.ev != nil {
+		sum.Clamped = s.ev.Clamped() // service time ≤ response time: clamped only if this is
+	}
 	return sum
 }
 
