@@ -87,6 +87,19 @@ type Config struct {
 	// OnTick, if set, is called after every tick with the aggregate interval and
 	// each instance's, from the runner's ticker goroutine.
 	OnTick func(agg result.Interval, perInstance []result.Interval)
+	// Snapshot, if set, is called after OnTick at every tick but the measured
+	// window's last (the result follows it), from the ticker goroutine, with
+	// take: a function that builds the run's figures up to that tick, marked
+	// partial, as Run would return them had the run stopped there (Summary
+	// and Warmup from the whole HDR totals, Intervals, Instances, Client,
+	// Host, TickerLag), except that Ops holds the event alone (the
+	// sub-operations' histograms stay with the virtual users until the end)
+	// and open-loop Dropped counts only the starts virtual users gave up
+	// (those never handed out are counted at the end). take may be called
+	// only during Snapshot; it costs a few histogram merges and encodings,
+	// so a caller should use it about once a second at most. The returned
+	// Run shares nothing the run goes on to change.
+	Snapshot func(take func() (*result.Run, error))
 	// Sample, if set, returns the host's figures since its previous call
 	// (secs seconds of wall time); the ticker calls it at each tick and keeps
 	// them in the aggregate interval, and the run's Host is their mean over
@@ -705,6 +718,9 @@ func (r *run) tick(from, to time.Time) {
 	if r.cfg.OnTick != nil {
 		r.cfg.OnTick(a, per)
 	}
+	if r.cfg.Snapshot != nil && to.Before(r.end()) {
+		r.cfg.Snapshot(func() (*result.Run, error) { return r.snapshot(to) })
+	}
 }
 
 func (r *run) interval(s *stats, from, to time.Time, phase int) result.Interval {
@@ -951,6 +967,20 @@ func (p *pacer) miss(t time.Time) {
 	p.mu.Unlock()
 }
 
+// missedBefore returns, by phase, the starts handed out before at that
+// virtual users gave up so far (a checkpoint's part of drain's count).
+func (p *pacer) missedBefore(r *run, at time.Time) [2]int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var n [2]int64
+	for _, t := range p.missed {
+		if t.Before(at) {
+			n[r.phaseOf(t)]++
+		}
+	}
+	return n
+}
+
 // drain returns, by phase, the intended starts before cutoff (the window's
 // end, or the stop when the run was interrupted) that never began: those
 // handed out and missed, and those never handed out. It is called once the
@@ -975,23 +1005,8 @@ func (p *pacer) drain(r *run, cutoff time.Time) [2]int64 {
 
 func (r *run) finish() (*result.Run, error) {
 	cfg := r.cfg
-	out := &result.Run{
-		Event:   cfg.Event,
-		Started: r.start,
-		Ended:   time.Now(),
-		Partial: r.partial, PartialReason: r.reason,
-		Intervals: r.series,
-		Load:      r.load(),
-	}
 	ms := r.measureStart() // final: the ticker moves it during the warm-up only
 	cut := minTime(ms.Add(cfg.Duration), r.stopAt)
-	warmSecs := clampSecs(cut.Sub(r.start), ms.Sub(r.start))
-	measSecs := clampSecs(cut.Sub(ms), cfg.Duration)
-	if r.steady != nil {
-		ss := r.steady.res
-		out.Load.SteadyState = &ss
-	}
-
 	for _, in := range r.insts {
 		for _, v := range in.vus {
 			for p := range in.total {
@@ -999,26 +1014,102 @@ func (r *run) finish() (*result.Run, error) {
 			}
 		}
 	}
+	dropped := make([][2]int64, len(r.insts))
+	for i, in := range r.insts {
+		if in.pacer != nil {
+			dropped[i] = in.pacer.drain(r, cut)
+		}
+	}
+	out, err := r.figures(cut, dropped, cfg.Ops)
+	if err != nil {
+		return nil, err
+	}
+	out.Partial, out.PartialReason = r.partial, r.reason
+	out.Summary.Partial = r.partial
+	for i := range out.Instances {
+		out.Instances[i].Summary.Partial = r.partial
+	}
+	if cfg.CPUTime != nil {
+		out.Client = r.client(r.cpu[1], out.Summary.Count)
+	}
+	return out, nil
+}
+
+// snapshot returns the figures up to the tick at, marked partial (see
+// Config.Snapshot). Ticker goroutine only.
+func (r *run) snapshot(at time.Time) (*result.Run, error) {
+	dropped := make([][2]int64, len(r.insts))
+	for i, in := range r.insts {
+		if in.pacer != nil {
+			dropped[i] = in.pacer.missedBefore(r, at)
+		}
+	}
+	out, err := r.figures(at, dropped, nil)
+	if err != nil {
+		return nil, err
+	}
+	out.Partial, out.Summary.Partial = true, true
+	for i := range out.Instances {
+		out.Instances[i].Summary.Partial = true
+	}
+	// Slices the ticker goes on appending to are copied.
+	out.Intervals = slices.Clone(out.Intervals)
+	for i := range out.Instances {
+		out.Instances[i].Intervals = slices.Clone(out.Instances[i].Intervals)
+	}
+	if r.cfg.CPUTime != nil && at.After(r.measureStart()) {
+		u, s := r.cfg.CPUTime()
+		out.Client = r.client([2]time.Duration{u, s}, out.Summary.Count)
+	}
+	return out, nil
+}
+
+// client reports the CPU used from the measured window's start to now
+// (user, sys) over n events.
+func (r *run) client(now [2]time.Duration, n int64) *result.Client {
+	u := (now[0] - r.cpu[0][0]).Seconds()
+	s := (now[1] - r.cpu[0][1]).Seconds()
+	c := &result.Client{CPUUserS: u, CPUSysS: s}
+	if n > 0 {
+		c.CPUPerEventUs = (u + s) * 1e6 / float64(n)
+	}
+	return c
+}
+
+// figures renders the phase totals as a run cut at cut: dropped[i] is
+// instance i's dropped starts by phase; ops are the sub-operations listed
+// after the event. The totals are read, not changed.
+func (r *run) figures(cut time.Time, dropped [][2]int64, ops []workload.Op) (*result.Run, error) {
+	cfg := r.cfg
+	out := &result.Run{
+		Event:     cfg.Event,
+		Started:   r.start,
+		Ended:     time.Now(),
+		Intervals: r.series,
+		Load:      r.load(),
+	}
+	ms := r.measureStart()
+	warmSecs := clampSecs(cut.Sub(r.start), ms.Sub(r.start))
+	measSecs := clampSecs(cut.Sub(ms), cfg.Duration)
+	if r.steady != nil {
+		ss := r.steady.res
+		out.Load.SteadyState = &ss
+	}
 	aggTotal := [2]*stats{newStats(len(cfg.Ops), len(cfg.Counters)), newStats(len(cfg.Ops), len(cfg.Counters))}
 	var aggDropped [2]int64
 	for i, in := range r.insts {
-		var dropped [2]int64
-		if in.pacer != nil {
-			dropped = in.pacer.drain(r, cut)
-			for p := range dropped {
-				aggDropped[p] += dropped[p]
-			}
+		for p := range aggDropped {
+			aggDropped[p] += dropped[i][p]
 		}
 		ri := result.Instance{Index: i, Intervals: in.series}
-		ri.Summary = in.total[meas].summary(cfg.Unit, measSecs, r.open, dropped[meas], cfg.Counters)
-		ri.Summary.Partial = r.partial
-		ops, err := in.total[meas].opResults(cfg.Event, cfg.Ops, measSecs)
+		ri.Summary = in.total[meas].summary(cfg.Unit, measSecs, r.open, dropped[i][meas], cfg.Counters)
+		iops, err := in.total[meas].opResults(cfg.Event, ops, measSecs)
 		if err != nil {
 			return nil, err
 		}
-		ri.Ops = ops
+		ri.Ops = iops
 		if cfg.Warmup > 0 {
-			w := in.total[warm].summary(cfg.Unit, warmSecs, r.open, dropped[warm], cfg.Counters)
+			w := in.total[warm].summary(cfg.Unit, warmSecs, r.open, dropped[i][warm], cfg.Counters)
 			ri.Warmup = &w
 		}
 		out.Instances = append(out.Instances, ri)
@@ -1026,17 +1117,16 @@ func (r *run) finish() (*result.Run, error) {
 		aggTotal[meas].merge(in.total[meas])
 	}
 	out.Summary = aggTotal[meas].summary(cfg.Unit, measSecs, r.open, aggDropped[meas], cfg.Counters)
-	out.Summary.Partial = r.partial
 	var each []float64
 	for _, in := range out.Instances {
 		each = append(each, in.Summary.Throughput)
 	}
 	out.Fairness = result.FairnessOf(each)
-	ops, err := aggTotal[meas].opResults(cfg.Event, cfg.Ops, measSecs)
+	aops, err := aggTotal[meas].opResults(cfg.Event, ops, measSecs)
 	if err != nil {
 		return nil, err
 	}
-	out.Ops = ops
+	out.Ops = aops
 	if cfg.Warmup > 0 {
 		w := aggTotal[warm].summary(cfg.Unit, warmSecs, r.open, aggDropped[warm], cfg.Counters)
 		out.Warmup = &w
@@ -1050,14 +1140,6 @@ func (r *run) finish() (*result.Run, error) {
 	out.Host = result.MeanHost(measured)
 	if r.lateTicks > 0 {
 		out.TickerLag = &result.TickerLag{Ticks: r.ticks, Late: r.lateTicks, MaxS: r.maxLag.Seconds()}
-	}
-	if cfg.CPUTime != nil {
-		u := (r.cpu[1][0] - r.cpu[0][0]).Seconds()
-		s := (r.cpu[1][1] - r.cpu[0][1]).Seconds()
-		out.Client = &result.Client{CPUUserS: u, CPUSysS: s}
-		if n := out.Summary.Count; n > 0 {
-			out.Client.CPUPerEventUs = (u + s) * 1e6 / float64(n)
-		}
 	}
 	return out, nil
 }
