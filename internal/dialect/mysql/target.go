@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -59,6 +60,9 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 	}
 	if port == "" {
 		port = "3306"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+		return nil, fmt.Errorf("%w: mysql: port must be a number from 1 to 65535", dialect.ErrBadTarget)
 	}
 	cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
 
