@@ -29,13 +29,16 @@ func ParseVMSpec(s string) (VM, error) {
 	}
 	vm := VM{Name: name}
 	var errs []error
+	badVCPU := false // already reported: valid would add "vcpu 0"
 	for _, kv := range strings.Split(rest, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
-		if err := vm.set(strings.ToLower(k), v); err != nil {
+		k = strings.ToLower(k)
+		if err := vm.set(k, v); err != nil {
 			errs = append(errs, fmt.Errorf("vm %s: %w", name, err))
+			badVCPU = badVCPU || k == "vcpu" || k == "vcpus"
 		}
 	}
-	if err := vm.valid(); err != nil {
+	if err := vm.valid(); err != nil && !badVCPU {
 		errs = append(errs, fmt.Errorf("vm %s: %w", name, err))
 	}
 	return vm, errors.Join(errs...)
@@ -119,6 +122,7 @@ func ParseVMs(b []byte, name string) ([]VM, error) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		badVCPU := false
 		for _, k := range keys {
 			node := m[k]
 			if k == "name" {
@@ -126,9 +130,10 @@ func ParseVMs(b []byte, name string) ([]VM, error) {
 			}
 			if err := vm.set(k, node.Value); err != nil {
 				errs = append(errs, fmt.Errorf("%s: line %d: %s: %w", name, node.Line, vm.Name, err))
+				badVCPU = badVCPU || k == "vcpu" || k == "vcpus"
 			}
 		}
-		if err := vm.valid(); err != nil {
+		if err := vm.valid(); err != nil && !badVCPU {
 			errs = append(errs, fmt.Errorf("%s: %s: %w", name, vm.Name, err))
 		}
 		if seen[vm.Name] {
