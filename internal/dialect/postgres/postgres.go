@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -74,7 +75,7 @@ func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, e
 	admin.Database = "postgres"
 	c, err := pgx.ConnectConfig(ctx, admin)
 	if err != nil {
-		return false, fmt.Errorf("postgres: connect to maintenance database: %w", scrubErr(err, cfg))
+		return false, fmt.Errorf("postgres: connect to maintenance database: %w", connectErr(err, cfg))
 	}
 	defer c.Close(context.Background())
 	var exists bool
@@ -107,7 +108,7 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 	cfg.DialFunc = blockio.Dial
 	pc, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: connect: %w", scrubErr(err, cfg))
+		return nil, fmt.Errorf("postgres: connect: %w", connectErr(err, cfg))
 	}
 	c := &conn{pc: pc, rewrites: map[string]string{}}
 	c.info.ServerVersion = pc.PgConn().ParameterStatus("server_version")
@@ -116,6 +117,30 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 		c.info.TLSVersion = tls.VersionName(tc.ConnectionState().Version)
 	}
 	return c, nil
+}
+
+// connectErr is a failed connection's error without the password and on one
+// line: pgconn puts each attempt on a line of its own (each host, and TLS then
+// plain text with sslmode=prefer), often the same line twice, and the CLI
+// prints one line per failure. The chain is kept for Classify.
+func connectErr(err error, cfg *pgx.ConnConfig) error {
+	err = scrubErr(err, cfg)
+	msg := err.Error()
+	if !strings.Contains(msg, "\n") {
+		return err
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !seen[l] {
+			seen[l] = true
+			parts = append(parts, l)
+		}
+	}
+	if len(parts) == 0 {
+		return err
+	}
+	return &scrubbedError{msg: parts[0] + " " + strings.Join(parts[1:], "; "), err: err}
 }
 
 // Classify maps an error to its class from SQLSTATE codes and error types.
