@@ -232,10 +232,24 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 			if len(args) == 0 {
 				return usagef("%s: name a workload (one of: %s)", phase, strings.Join(names, ", "))
 			}
+			for _, w := range all.All() {
+				if w.Name() == args[0] { // a workload without this phase (check)
+					return usagef("%s: %s has nothing to %s (one of: %s)", phase, args[0], phase, strings.Join(names, ", "))
+				}
+			}
 			return usagef("%s: unknown workload %q (one of: %s)", phase, args[0], strings.Join(names, ", "))
 		},
 		RunE: func(c *cobra.Command, args []string) error { return nil },
 	}
+	// No workload matched, so the workload's flags are unknown here: for
+	// "run oltp_nope --target X" the mistake to report is the workload, not
+	// --target.
+	parent.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if c == parent && len(env.Args) > 1 && env.Args[0] == phase && !strings.HasPrefix(env.Args[1], "-") {
+			return parent.Args(parent, env.Args[1:2])
+		}
+		return usageError{err}
+	})
 	for _, w := range ws {
 		common := &commonFlags{}
 		sub := &cobra.Command{
