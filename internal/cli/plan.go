@@ -330,7 +330,19 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 }
 
 func measureCommand(env *Env) *cobra.Command {
-	m := &cobra.Command{Use: "measure", Short: "Measure a property of this machine (ht: the hyperthreading gain)"}
+	m := &cobra.Command{
+		Use:   "measure",
+		Short: "Measure a property of this machine (ht: the hyperthreading gain)",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("measure: unknown subcommand %q (one of: ht)", args[0])
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			return usagef("measure: name what to measure (one of: ht)")
+		},
+	}
 	var d time.Duration
 	var rounds int
 	var asJSON bool
