@@ -76,7 +76,7 @@ func loadFiles(paths []string) (loaded, error) {
 			}
 			l.plan = &pr
 		default:
-			return l, usagef("report: %s is neither a result, a sweep nor a plan (rightsize plan --format json)", p)
+			return l, runError{fmt.Errorf("report: %s is neither a result, a sweep nor a plan (rightsize plan --format json)", p)}
 		}
 	}
 	return l, nil
