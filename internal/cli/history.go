@@ -419,6 +419,9 @@ func historyImport(env *Env, open catalogOpener) *cobra.Command {
 					if ctx.Err() != nil {
 						return err
 					}
+					if len(args) == 1 { // one message for one file
+						return runError{fmt.Errorf("history import: %w", err)}
+					}
 					fmt.Fprintf(env.Stderr, "rightsize: history import: %v\n", err)
 					failed++
 				}
