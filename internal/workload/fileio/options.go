@@ -126,8 +126,10 @@ func (o *Options) Validate() error {
 	} else {
 		o.mixes = mixes
 	}
-	if n, err := ParseSize(o.Size); err != nil || n <= 0 {
+	if n, err := ParseSize(o.Size); err != nil {
 		errs = append(errs, fmt.Errorf("size %q: want a positive size such as 1G (%v)", o.Size, err))
+	} else if n <= 0 {
+		errs = append(errs, fmt.Errorf("size %q: want a positive size such as 1G", o.Size))
 	} else if n%4096 != 0 {
 		errs = append(errs, fmt.Errorf("size %q: want a multiple of 4 KiB (direct I/O writes whole aligned blocks)", o.Size))
 	} else {
