@@ -83,8 +83,11 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		return fmt.Errorf("%s: prepare: %w", in.Target, err)
 	}
 	defer admin.Close()
-	if err := objects.Ensure(ctx, admin, d); err != nil {
-		return fmt.Errorf("%s: prepare: create %s: %w", in.Target, metaTable, err)
+	// Survey first and create the record table only once prepare goes ahead:
+	// a refused prepare issues no DDL at all.
+	hasMeta, err := objects.Exists(ctx, admin)
+	if err != nil {
+		return fmt.Errorf("%s: prepare: %w", in.Target, err)
 	}
 
 	want := in.wantMeta()
@@ -101,9 +104,12 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 			todo = append(todo, n)
 			continue
 		}
-		m, owned, err := readMeta(ctx, admin, name)
-		if err != nil {
-			return fmt.Errorf("%s: prepare: read %s: %w", in.Target, metaTable, err)
+		var m meta
+		owned := false
+		if hasMeta {
+			if m, owned, err = readMeta(ctx, admin, name); err != nil {
+				return fmt.Errorf("%s: prepare: read %s: %w", in.Target, metaTable, err)
+			}
 		}
 		switch {
 		case !owned && !opt.Force:
@@ -137,6 +143,9 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 	}
 	if len(todo) == 0 {
 		return nil
+	}
+	if err := objects.Ensure(ctx, admin, d); err != nil {
+		return fmt.Errorf("%s: prepare: create %s: %w", in.Target, metaTable, err)
 	}
 	sp.Total(int64(len(todo)) * want.TableSize)
 
