@@ -181,8 +181,11 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 		return err
 	}
 	defer func() { admin.Close() }()
-	if err := objects.Ensure(ctx, admin, d); err != nil {
-		return fmt.Errorf("create %s: %w", objects.Table, err)
+	// Survey first and create the record table only once prepare goes ahead:
+	// a refused prepare issues no DDL at all.
+	hasMeta, err := objects.Exists(ctx, admin)
+	if err != nil {
+		return err
 	}
 
 	// Survey: what exists, what is ours, what it was loaded with.
@@ -199,9 +202,11 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		owned, err := objects.Read(ctx, admin, name, &sv[i].m)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", objects.Table, err)
+		owned := false
+		if hasMeta {
+			if owned, err = objects.Read(ctx, admin, name, &sv[i].m); err != nil {
+				return fmt.Errorf("read %s: %w", objects.Table, err)
+			}
 		}
 		sv[i].exists, sv[i].owned = exists, owned
 		if exists && !owned && !opt.Force {
@@ -211,6 +216,9 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 	if len(foreign) > 0 {
 		return fmt.Errorf("table(s) %s already exist and were %w (no row in %s); nothing was changed; use --force to drop and recreate them",
 			strings.Join(foreign, ", "), objects.ErrNotOwned, objects.Table)
+	}
+	if err := objects.Ensure(ctx, admin, d); err != nil {
+		return fmt.Errorf("create %s: %w", objects.Table, err)
 	}
 
 	seed := opt.Seed
