@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -137,6 +139,11 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 		exp = e
 		fmt.Fprintf(env.Stderr, "metrics: http://%s/metrics\n", addr)
 	}
+	ownPrefix := "" // the name this run's results start with, when not unique
+	if c.out != "" {
+		ownPrefix = strings.TrimSuffix(filepath.Base(c.out), ".json")
+	}
+	reportInterrupted(env, checkpointDir(c), ownPrefix)
 	ins, err := openAll(ctx, w, ts)
 	if err != nil {
 		return err
@@ -376,52 +383,72 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 	return nil
 }
 
-// runStep runs one step of a run command and writes its result.
+// runStep runs one step of a run command and writes its result, keeping a
+// checkpoint of it while it runs (see checkpoint.go).
 func runStep(ctx context.Context, env *Env, w workload.Workload, c *commonFlags, cfg runner.Config,
 	specs []runner.Instance, ins []workload.Instance, id string, step workload.Step, nsteps int) (*result.Run, error) {
 	out := resultPath(c, id, w, step, nsteps)
+	describe := func(res *result.Run) {
+		res.SchemaVersion = result.SchemaVersion
+		res.Tool = result.Tool{Name: "rightsize", Version: Version(), GoVersion: runtime.Version()}
+		res.ID = id
+		res.Label = c.label
+		if step.Label != "" {
+			res.Label = strings.TrimSpace(c.label + " " + step.Label)
+		}
+		res.Workload = w.Name()
+		res.Options = w.Options()
+		for k, v := range step.Options {
+			res.Options[k] = v
+		}
+		if c.rate.multiple > 0 {
+			res.Load.RateMultiple, res.Load.BaselineRate = c.rate.multiple, c.baseline
+		}
+		for i, in := range ins {
+			info := in.Info()
+			ri := &res.Instances[i]
+			ri.Target, ri.Dialect, ri.ServerVersion = info.Target, info.Dialect, info.ServerVersion
+			ri.Encrypted, ri.TLS, ri.Notes = info.Encrypted, info.TLS, info.Notes
+		}
+		if res.Client != nil {
+			res.Client.NumCPU, res.Client.GoMaxProcs, res.Client.Hostname = env.NumCPU, env.MaxProcs, env.Hostname
+		}
+	}
+	cp := newCheckpointer(env, out, cfg.Interval, describe)
+	if cp != nil {
+		cfg.Snapshot = cp.snapshot
+	}
 	res, err := runner.Run(ctx, cfg, specs)
 	if err != nil {
+		cp.stop(false)
 		return nil, err
 	}
-	res.SchemaVersion = result.SchemaVersion
-	res.Tool = result.Tool{Name: "rightsize", Version: Version(), GoVersion: runtime.Version()}
-	res.ID = id
-	res.Label = c.label
-	if step.Label != "" {
-		res.Label = strings.TrimSpace(c.label + " " + step.Label)
-	}
-	res.Workload = w.Name()
-	res.Options = w.Options()
-	for k, v := range step.Options {
-		res.Options[k] = v
-	}
-	if c.rate.multiple > 0 {
-		res.Load.RateMultiple, res.Load.BaselineRate = c.rate.multiple, c.baseline
-	}
-	for i, in := range ins {
-		info := in.Info()
-		ri := &res.Instances[i]
-		ri.Target, ri.Dialect, ri.ServerVersion = info.Target, info.Dialect, info.ServerVersion
-		ri.Encrypted, ri.TLS, ri.Notes = info.Encrypted, info.TLS, info.Notes
-	}
-	if res.Client != nil {
-		res.Client.NumCPU, res.Client.GoMaxProcs, res.Client.Hostname = env.NumCPU, env.MaxProcs, env.Hostname
-	}
+	describe(res)
 	if sw, ok := w.(workload.Summarizer); ok {
 		if err := sw.Summarize(res); err != nil {
 			// The measurements are intact: keep them and say what is missing.
 			fmt.Fprintf(env.Stderr, "rightsize: %s figures not computed: %v\n", w.Name(), err)
 		}
 	}
-	if err := report.Summary(env.Stdout, res); err != nil {
-		return res, err
-	}
+	// The result is written even when the summary cannot be printed (stdout
+	// closed, or a file on a full disk): the measurements are what counts.
+	sumErr := report.Summary(env.Stdout, res)
 	if out != "-" {
 		if err := writeResult(out, res); err != nil {
-			return res, err
+			if kept := cp.stop(false); kept != "" {
+				err = fmt.Errorf("%w; the checkpoint %s of the run so far is kept", err, kept)
+			}
+			return res, errors.Join(err, sumErr)
 		}
-		fmt.Fprintf(env.Stdout, "result: %s\n", out)
+		cp.stop(true)
+		if sumErr == nil {
+			fmt.Fprintf(env.Stdout, "result: %s\n", out)
+		} else {
+			fmt.Fprintf(env.Stderr, "rightsize: result: %s\n", out)
+		}
+	}
+	if sumErr != nil {
+		return res, sumErr
 	}
 	if res.Partial {
 		fmt.Fprintf(env.Stderr, "rightsize: run %s; partial result written\n", res.PartialReason)
@@ -447,32 +474,66 @@ func resultPath(c *commonFlags, id string, w workload.Workload, step workload.St
 	return out
 }
 
-// writeResult writes the JSON atomically: a temporary file renamed into place,
-// so an interrupted write never leaves half a result.
+// writeResult writes the JSON atomically: a temporary file beside it,
+// synced and renamed into place, so an interrupted write never leaves half a
+// result and a full or failing disk is reported here, not after the rename.
+// Errors name the result's path (the temporary file's name means nothing to
+// the user), and the temporary file is removed on failure.
 func writeResult(path string, r *result.Run) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("result: %w", err)
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimSuffix(filepath.Base(path), ".json")+"-*.tmp")
-	if err != nil {
-		return fmt.Errorf("result: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := result.Encode(tmp, r); err != nil {
-		tmp.Close()
-		return fmt.Errorf("result: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("result: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("result: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("result: %w", err)
+	if _, err := writeAtomic(path, r, true); err != nil {
+		return fmt.Errorf("result %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeAtomic writes r as JSON to a temporary file in path's directory,
+// fsyncs it when sync is true, and renames it to path, returning the bytes
+// written; on failure the temporary file is removed and path is as it was.
+func writeAtomic(path string, r *result.Run, sync bool) (n int64, err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	tmp, err := os.CreateTemp(dir, "."+strings.TrimSuffix(filepath.Base(path), ".json")+"-*.tmp")
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			var pe *fs.PathError
+			if errors.As(err, &pe) && pe.Path == tmp.Name() {
+				err = fmt.Errorf("%s: %w", pe.Op, pe.Err)
+			}
+		}
+	}()
+	cw := &countingWriter{w: tmp}
+	if err := result.Encode(cw, r); err != nil {
+		return cw.n, err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return cw.n, err
+	}
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			return cw.n, err
+		}
+	}
+	if err := tmp.Close(); err != nil {
+		return cw.n, err
+	}
+	return cw.n, os.Rename(tmp.Name(), path)
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -1,0 +1,257 @@
+package cli
+
+// Checkpoints: the partial result of a run in progress, rewritten while it
+// goes on, so that a run killed outright (SIGKILL, the OOM killer, a crash)
+// still leaves its figures so far.
+//
+//   - File: the result's path + ".partial" (results/<id>-<workload>.json.partial,
+//     or --out + ".partial"), beside where the result goes; none with --out -.
+//     Written like the result: a temporary file renamed into place, so a
+//     reader sees a whole checkpoint or the previous one (not fsynced: it is
+//     meant to survive the process, not the machine).
+//   - Timing: at the report ticks (runner.Config.Snapshot), every tick but
+//     the measured window's last (the result follows it), at most once a
+//     second: with --report-interval under 1 s, ticks closer than that to the
+//     previous checkpoint are skipped, so the file is at most
+//     max(--report-interval, 1 s) old, plus the time to write it. The
+//     checkpoint grows with the run's series (about 2 KB per interval with
+//     one instance); past 1 MiB, the next one waits a second per MiB, so
+//     checkpoints never write more than 1 MiB/s (a run of many hours is
+//     checkpointed every few seconds to minutes). The file is written by its
+//     own goroutine, so a slow disk never delays a tick; a tick that finds the
+//     previous write still going skips.
+//   - Content: a result file (result.Decode reads it) of the run up to the
+//     checkpoint's last interval: the summary and warm-up from the runner's
+//     HDR totals of the event, the intervals, the instances, the host and
+//     client figures; ops list the event alone (the sub-operations'
+//     histograms stay with the virtual users until the end) and no
+//     workload's own figures (tpcc, fileio) are computed. Marked partial with
+//     partial_reason starting "checkpoint (the run did not finish)", and a
+//     checkpoint object: pid, hostname, when written, the result's path.
+//   - End: removed once the result is written, after a complete run or a
+//     handled signal; kept when the result cannot be written (the error
+//     names it) or the process dies.
+//   - Staleness: run and sweep look for *.partial files in the directory their
+//     results go to before they open anything. A checkpoint whose pid is not
+//     alive on this host is stale: one line on stderr reports the interrupted
+//     run, and the file is left where it is (it is the user's data; it is
+//     reported again at the next start until it is deleted). One from another
+//     host, or whose pid is alive, is a run still going and is not reported
+//     (a pid reused since then hides it until that process ends). A stale
+//     checkpoint at a path this run will write to (the same --out) is first
+//     renamed, its run's id added to its name, rather than overwritten.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+const (
+	// checkpointSuffix is appended to the result's path.
+	checkpointSuffix = ".partial"
+	// CheckpointReason starts a checkpoint's partial_reason.
+	CheckpointReason = "checkpoint (the run did not finish)"
+	checkpointDetail = "; figures up to its last interval; ops list the event alone (sub-operations are totalled at the end)"
+	// checkpointEvery is the shortest time between two checkpoints.
+	checkpointEvery = time.Second
+	// checkpointRate bounds the bytes written per second: after a
+	// checkpoint of n bytes the next waits n/checkpointRate seconds or more.
+	checkpointRate = 1 << 20
+)
+
+// checkpointer writes one run step's checkpoints. snapshot is called from
+// the runner's ticker goroutine; stop from the goroutine that ran the step,
+// after runner.Run returned.
+type checkpointer struct {
+	path, result string
+	pid          int
+	host         string
+	slack        time.Duration // half a report interval: tick jitter
+	describe     func(*result.Run)
+	warn         io.Writer
+
+	last   time.Time // of the last checkpoint taken (ticker goroutine only)
+	warned bool      // a write error was reported (ticker goroutine, then stop)
+
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	writing bool
+	size    int64 // of the last checkpoint, bytes
+	err     error // of the last write
+	wrote   bool  // a checkpoint file is in place
+}
+
+// newCheckpointer returns the checkpointer of a step whose result goes to
+// out, or nil when it goes nowhere ("-").
+func newCheckpointer(env *Env, out string, interval time.Duration, describe func(*result.Run)) *checkpointer {
+	if out == "-" || out == "" {
+		return nil
+	}
+	return &checkpointer{
+		path: out + checkpointSuffix, result: out, pid: os.Getpid(), host: env.Hostname,
+		slack: interval / 2, describe: describe, warn: env.Stderr,
+	}
+}
+
+// snapshot is runner.Config.Snapshot: it takes and writes a checkpoint when
+// one is due.
+func (c *checkpointer) snapshot(take func() (*result.Run, error)) {
+	now := time.Now()
+	c.mu.Lock()
+	busy, size, err := c.writing, c.size, c.err
+	c.mu.Unlock()
+	if err != nil && !c.warned {
+		c.warned = true
+		fmt.Fprintf(c.warn, "rightsize: checkpoint not written: %v (the run goes on)\n", err)
+	}
+	gap := max(checkpointEvery, time.Duration(size)*time.Second/checkpointRate)
+	if busy || (!c.last.IsZero() && now.Sub(c.last) < gap-c.slack) {
+		return
+	}
+	r, err := take()
+	if err != nil {
+		c.mu.Lock()
+		c.err = err
+		c.mu.Unlock()
+		return
+	}
+	c.last = now
+	c.describe(r)
+	r.Partial, r.Summary.Partial = true, true
+	r.PartialReason = CheckpointReason + checkpointDetail
+	r.Checkpoint = &result.Checkpoint{PID: c.pid, Hostname: c.host, Written: now, Result: c.result}
+	c.mu.Lock()
+	c.writing = true
+	c.mu.Unlock()
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		n, err := writeAtomic(c.path, r, false)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.writing, c.size, c.err = false, n, err
+		if err == nil {
+			c.wrote = true
+		}
+	}()
+}
+
+// stop waits for a write in flight. With resultWritten it removes the
+// checkpoint and returns ""; otherwise it keeps it and returns its path ("" when
+// none was written).
+func (c *checkpointer) stop(resultWritten bool) string {
+	if c == nil {
+		return ""
+	}
+	c.wg.Wait()
+	c.mu.Lock()
+	wrote, err := c.wrote, c.err
+	c.mu.Unlock()
+	if err != nil && !c.warned {
+		c.warned = true
+		fmt.Fprintf(c.warn, "rightsize: checkpoint not written: %v\n", err)
+	}
+	if !wrote {
+		return ""
+	}
+	if !resultWritten {
+		return c.path
+	}
+	if err := os.Remove(c.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(c.warn, "rightsize: checkpoint not removed: %v\n", err)
+	}
+	return ""
+}
+
+// checkpointDir is where a run's results, and so its checkpoints, go ("":
+// nowhere, --out -).
+func checkpointDir(c *commonFlags) string {
+	switch c.out {
+	case "-":
+		return ""
+	case "":
+		return "results"
+	}
+	return filepath.Dir(c.out)
+}
+
+// reportInterrupted prints one line for each stale checkpoint in dir (see
+// the top of this file) and leaves it in place; one at a path this run may
+// write to (ownPrefix: the base name its results start with, "" when they
+// are unique) is renamed first.
+func reportInterrupted(env *Env, dir, ownPrefix string) {
+	if dir == "" {
+		return
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return // no results yet
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, checkpointSuffix) || strings.HasPrefix(name, ".") || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		r, err := readCheckpoint(p)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "rightsize: %s: not a readable checkpoint (%v); left in place\n", p, err)
+			continue
+		}
+		if running(r.Checkpoint, env.Hostname) {
+			continue
+		}
+		if ownPrefix != "" && strings.HasPrefix(name, ownPrefix) && r.ID != "" && !strings.Contains(name, r.ID) {
+			base := strings.TrimSuffix(p, checkpointSuffix)
+			ext := filepath.Ext(base)
+			aside := strings.TrimSuffix(base, ext) + "-" + result.FileSafe(r.ID) + ext + checkpointSuffix
+			if _, err := os.Lstat(aside); errors.Is(err, os.ErrNotExist) && os.Rename(p, aside) == nil {
+				p = aside
+			}
+		}
+		fmt.Fprintf(env.Stderr, "rightsize: an earlier run was interrupted: %s %s, checkpoint %s (measured %s s of %s s)\n",
+			r.ID, r.Workload, p, roundSecs(r.Summary.DurationS), roundSecs(r.Load.DurationS))
+	}
+}
+
+func readCheckpoint(path string) (*result.Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return result.Decode(f)
+}
+
+// running reports whether the process that wrote a checkpoint may still be
+// writing it: its pid is alive on this host, or the checkpoint is another
+// host's (which this one cannot tell).
+func running(c *result.Checkpoint, host string) bool {
+	if c == nil || c.PID <= 0 {
+		return false
+	}
+	if c.Hostname != "" && host != "" && c.Hostname != host {
+		return true
+	}
+	if c.PID == os.Getpid() {
+		return true
+	}
+	err := syscall.Kill(c.PID, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// roundSecs writes seconds to one decimal, without a trailing ".0".
+func roundSecs(s float64) string {
+	return strconv.FormatFloat(math.Round(s*10)/10, 'f', -1, 64)
+}
