@@ -62,8 +62,10 @@ func open(cfg *mysql.Config) (*sql.DB, error) {
 	return db, nil
 }
 
-// EnsureDatabase runs CREATE DATABASE IF NOT EXISTS over a connection that
-// names no database.
+// EnsureDatabase creates the target's database over a connection that names
+// no database, if the user cannot already see it: a database that exists
+// gets no statement at all (no DDL, and no "create database: access denied"
+// for a user with privileges on that database only).
 func (Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, error) {
 	cfg, err := configOf(t)
 	if err != nil {
@@ -79,6 +81,13 @@ func (Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, err
 		return false, err
 	}
 	defer db.Close()
+	var found int
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", cfg.DBName).Scan(&found); err != nil {
+		return false, fmt.Errorf("mysql: look up database: %w", scrubErr(err, cfg))
+	}
+	if found > 0 {
+		return false, nil
+	}
 	res, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(cfg.DBName))
 	if err != nil {
 		return false, fmt.Errorf("mysql: create database: %w", scrubErr(err, cfg))
