@@ -162,6 +162,8 @@ With no --target, workloads run on an embedded SQLite database under
 Targets are URLs: postgres://user@host:5432/db (libpq's PG* variables and
 sslmode are honoured), mysql://user@host:3306/db (MySQL 8, MariaDB), or
 sqlite:PATH. Give --target several times to drive several instances at once.
+--target env:VAR reads the URL from the environment variable VAR, so that a
+password is not on the command line, where ps shows it (docs/passwords.md).
 
 Exit codes: 0 success; 1 the command failed; 2 invalid usage or options
 (nothing was opened); 3 interrupted by a signal, or a run that could not

@@ -34,7 +34,12 @@ func parseTargets(w workload.Workload, c *commonFlags, env *Env) (ts []workload.
 	if err := w.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	raws := c.targets
+	raws := make([]string, len(c.targets))
+	for i, raw := range c.targets {
+		if raws[i], err = targetFromEnv(raw, env.Getenv); err != nil {
+			errs = append(errs, fmt.Errorf("--target #%d: %w", i+1, err))
+		}
+	}
 	if len(raws) == 0 {
 		raws = []string{""}
 	}
@@ -76,6 +81,35 @@ func parseTargets(w workload.Workload, c *commonFlags, env *Env) (ts []workload.
 		return nil, false, usageError{errors.Join(errs...)}
 	}
 	return ts, numbered, nil
+}
+
+// envTarget is the prefix of --target env:VAR: the target is the value of the
+// environment variable VAR, so that a password in the URL stays off the
+// command line, which ps shows to every user of the host.
+const envTarget = "env:"
+
+// targetFromEnv returns raw, or for env:VAR the value of VAR. Its errors
+// never quote the value.
+func targetFromEnv(raw string, getenv func(string) string) (string, error) {
+	name, ok := strings.CutPrefix(raw, envTarget)
+	if !ok {
+		return raw, nil
+	}
+	valid := name != ""
+	for i, r := range name {
+		valid = valid && (r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9')
+	}
+	if !valid {
+		return "", fmt.Errorf("%q: want env:VARIABLE, the name of an environment variable that holds the target URL", raw)
+	}
+	v := strings.TrimSpace(getenv(name))
+	switch {
+	case v == "":
+		return "", fmt.Errorf("env:%s: the environment variable %s is not set or empty", name, name)
+	case strings.HasPrefix(v, envTarget):
+		return "", fmt.Errorf("env:%s: the variable holds another env: reference, not a target URL", name)
+	}
+	return v, nil
 }
 
 // openAll opens every target; on error it closes what it opened.
