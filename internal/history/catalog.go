@@ -123,15 +123,15 @@ func sqlitePath(dsn string) (string, error) {
 // Redact returns a catalog location safe to print: the URL's password, and
 // password parameters, removed.
 func Redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" || u.Opaque != "" {
-		if hasPrefixFold(dsn, "sqlite:") {
+	u, ok := parseURL(dsn)
+	if !ok {
+		// Not a URL with an authority: a file path is safe to show; a
+		// libpq keyword string (password=...) or an opaque or malformed
+		// URL with user info (postgres:bob:pw@host) may hold a password.
+		if hasPrefixFold(dsn, "sqlite:") || !strings.ContainsAny(dsn, "@=") {
 			return dsn
 		}
-		if err != nil {
-			return "(unparsable location)"
-		}
-		return dsn
+		return "(unparsable location)"
 	}
 	if u.User != nil {
 		if _, ok := u.User.Password(); ok {
@@ -149,31 +149,68 @@ func Redact(dsn string) string {
 	if changed {
 		u.RawQuery = q.Encode()
 	}
+	u.Fragment, u.RawFragment = "", ""
 	return u.String()
+}
+
+// parseURL parses dsn as a URL with an authority. ok is false when it is
+// not one, or when an '@' after the authority says that a '/', '?' or '#'
+// typed unescaped in the user info cut it short (the rest of a password
+// would then be in the path, query or fragment).
+func parseURL(dsn string) (*url.URL, bool) {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" || u.Opaque != "" || strings.Contains(u.Path+u.RawQuery+u.Fragment, "@") {
+		return nil, false
+	}
+	return u, true
 }
 
 // scrub returns err's text with the dsn's passwords replaced, for drivers
 // whose errors might quote their connection string.
 func scrub(err error, dsn string) string {
 	s := err.Error()
-	u, perr := url.Parse(dsn)
-	if perr != nil {
-		return s
-	}
 	var secrets []string
-	if u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			secrets = append(secrets, p, url.QueryEscape(p), url.PathEscape(p))
+	if u, ok := parseURL(dsn); ok {
+		if u.User != nil {
+			if p, ok := u.User.Password(); ok {
+				secrets = append(secrets, p)
+			}
 		}
-	}
-	for k, vs := range u.Query() {
-		if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
-			secrets = append(secrets, vs...)
+		for k, vs := range u.Query() {
+			if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
+				secrets = append(secrets, vs...)
+			}
+		}
+	} else {
+		// Malformed, opaque or keyword/value: the whole location, and what
+		// a password can be told to be: the user info's after its first
+		// ':' (to the first or the last '@'), a password= value.
+		s = strings.ReplaceAll(s, dsn, Redact(dsn))
+		rest := dsn
+		if _, after, ok := strings.Cut(dsn, "://"); ok {
+			rest = after
+		} else if _, after, ok := strings.Cut(dsn, ":"); ok {
+			rest = after
+		}
+		for _, at := range []int{strings.Index(rest, "@"), strings.LastIndex(rest, "@")} {
+			if at >= 0 {
+				if _, p, ok := strings.Cut(rest[:at], ":"); ok {
+					secrets = append(secrets, p)
+				}
+			}
+		}
+		for _, f := range strings.Fields(dsn) {
+			if k, v, ok := strings.Cut(f, "="); ok && (strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword")) {
+				secrets = append(secrets, v, strings.Trim(v, "'"))
+			}
 		}
 	}
 	for _, p := range secrets {
-		if p != "" {
-			s = strings.ReplaceAll(s, p, "xxxxx")
+		if p == "" {
+			continue
+		}
+		for _, form := range []string{p, url.QueryEscape(p), url.PathEscape(p)} {
+			s = strings.ReplaceAll(s, form, "xxxxx")
 		}
 	}
 	return s
