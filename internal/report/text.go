@@ -248,6 +248,9 @@ func headline(ew *errWriter, prefix, event string, s result.Summary) {
 	if s.Retries > 0 {
 		ew.printf("%s  retried after %d errors (%s); each event's latency spans its attempts\n", prefix, s.Retries, classes(s.RetriesByClass))
 	}
+	if s.Cancelled > 0 {
+		ew.printf("%s  cancelled %d %ss still in flight when the run stopped (neither successes nor errors)\n", prefix, s.Cancelled, event)
+	}
 }
 
 func classes(m map[string]int64) string {

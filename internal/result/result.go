@@ -211,6 +211,10 @@ type Summary struct {
 	Retries        int64            `json:"retries"`
 	RetriesByClass map[string]int64 `json:"retries_by_class,omitempty"`
 	Reconnects     int64            `json:"reconnects"`
+	// Cancelled counts events still in flight when the run stopped (its
+	// window's end, or a signal) that were cancelled once --grace had
+	// passed: cut short by rightsize, they are neither successes nor errors.
+	Cancelled int64 `json:"cancelled,omitempty"`
 	// Dropped counts intended starts in the window that never started (open loop).
 	Dropped int64 `json:"dropped"`
 	// Late counts starts that began more than LateThreshold after their intended time.

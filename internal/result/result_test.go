@@ -51,6 +51,7 @@ func fullSummary() result.Summary {
 		Retries:        4,
 		RetriesByClass: map[string]int64{"deadlock": 3, "constraint": 1},
 		Reconnects:     1,
+		Cancelled:      2,
 		Dropped:        3,
 		Late:           11,
 		DurationS:      60,

@@ -818,7 +818,12 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			}
 			class = in.spec.Classify(err)
 			if ctx.Err() != nil {
-				return // the run ended this event; it is neither a success nor an error
+				// The run ended this event: neither a success nor an error,
+				// it is counted as cancelled.
+				v.mu.Lock()
+				v.st[phase].cancel++
+				v.mu.Unlock()
+				return
 			}
 			if !r.retryable(class) || attempt > r.cfg.MaxRetries || r.stoppedNow() {
 				break
@@ -886,7 +891,10 @@ func (v *vu) Event(op int, start, end time.Time, err error) {
 	var class errclass.Class
 	if err != nil {
 		if v.ctx != nil && v.ctx.Err() != nil {
-			return // cancelled by the run's end, like a Step
+			v.mu.Lock()
+			v.st[v.phaseOf(start)].cancel++ // cancelled by the run's end, like a Step
+			v.mu.Unlock()
+			return
 		}
 		class = v.classify(err)
 	}

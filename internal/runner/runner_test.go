@@ -279,6 +279,9 @@ func TestGraceCancelsStuckEvents(t *testing.T) {
 		if res.Summary.Errors != 0 {
 			t.Errorf("the event cancelled at the end counted as an error: %v", res.Summary.ErrorsByClass)
 		}
+		if res.Summary.Cancelled != 1 {
+			t.Errorf("cancelled %d, want the one event stuck at the end reported", res.Summary.Cancelled)
+		}
 		within(t, "count", float64(res.Summary.Count), 6, 0)
 	})
 }

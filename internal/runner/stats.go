@@ -21,6 +21,7 @@ type stats struct {
 	opErr  []errclass.Counts
 	kinds  [3]int64 // sub-operations by workload.OpKind (ok or not)
 	reconn int64
+	cancel int64 // events cancelled by the run's end (see result.Summary.Cancelled)
 	late   int64
 	counts []int64 // the workload's own counters (Meter.Count)
 }
@@ -94,6 +95,7 @@ func (s *stats) merge(o *stats) {
 		s.kinds[i] += o.kinds[i]
 	}
 	s.reconn += o.reconn
+	s.cancel += o.cancel
 	s.late += o.late
 	for i := range o.counts {
 		s.counts[i] += o.counts[i]
@@ -113,7 +115,7 @@ func (s *stats) reset() {
 		s.opErr[i] = errclass.Counts{}
 	}
 	s.kinds = [3]int64{}
-	s.reconn, s.late = 0, 0
+	s.reconn, s.late, s.cancel = 0, 0, 0
 	clear(s.counts)
 }
 
@@ -153,6 +155,7 @@ func (s *stats) summary(unit string, secs float64, open bool, dropped int64, cou
 		Retries:        s.retry.Total(),
 		RetriesByClass: nilIfEmpty(s.retry.Map()),
 		Reconnects:     s.reconn,
+		Cancelled:      s.cancel,
 		Dropped:        dropped,
 		Late:           s.late,
 		DurationS:      secs,
