@@ -117,7 +117,11 @@ func sqlitePath(dsn string) (string, error) {
 	if rest == "" || rest == ":memory:" || strings.ContainsAny(rest, "?#\x00") || strings.HasSuffix(rest, "/") {
 		return "", fmt.Errorf("%w: %q: want sqlite:PATH to a file, with no query parameters", ErrBadDSN, dsn)
 	}
-	return filepath.Clean(rest), nil
+	p := filepath.Clean(rest)
+	if b := filepath.Base(p); b == "." || b == ".." || b == "/" {
+		return "", fmt.Errorf("%w: %q names a directory: want sqlite:PATH to a file", ErrBadDSN, dsn)
+	}
+	return p, nil
 }
 
 // Redact returns a catalog location safe to print: the URL's password, and
