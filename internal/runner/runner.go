@@ -70,6 +70,7 @@ type Config struct {
 	// Retry lists the error classes after which an event is run again, as
 	// sysbench restarts events on the errors it ignores; the event's latency
 	// spans every attempt and the failed attempts are counted as retries.
+	// An event in flight at the stop is retried within Grace too.
 	// Connection errors are never retried (the VU reconnects instead).
 	Retry []errclass.Class
 	// MaxRetries bounds the attempts of one event; zero means 100.
@@ -825,7 +826,11 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 				v.mu.Unlock()
 				return
 			}
-			if !r.retryable(class) || attempt > r.cfg.MaxRetries || r.stoppedNow() {
+			// A retry is part of the event: after the stop it goes on
+			// within --grace, like any event in flight, and is cancelled with
+			// it (had it stopped here, a failure the event would have
+			// retried past would count as a final one).
+			if !r.retryable(class) || attempt > r.cfg.MaxRetries {
 				break
 			}
 			v.mu.Lock()

@@ -446,6 +446,48 @@ func TestRetryableErrorsRerunTheEvent(t *testing.T) {
 	})
 }
 
+// TestRetryWithinGrace: an event in flight at the end of the window that
+// fails with a retryable error is retried within the grace period, as the
+// event it is part of; its failure is not a final one.
+func TestRetryWithinGrace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		errDeadlock := errors.New("deadlock")
+		start := time.Now()
+		var failed atomic.Bool
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				return &fakeVU{work: func(ctx context.Context) error {
+					if err := sleepCtx(ctx, 300*time.Millisecond); err != nil {
+						return err
+					}
+					if time.Since(start) > time.Second && failed.CompareAndSwap(false, true) {
+						return errDeadlock // the event started at 0.9 s fails at 1.2 s, once
+					}
+					return nil
+				}}, nil
+			},
+			Classify: func(err error) errclass.Class {
+				if errors.Is(err, errDeadlock) {
+					return errclass.Deadlock
+				}
+				return errclass.Generic(err)
+			},
+		}
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Grace: 2 * time.Second, Ops: ops,
+			Retry: []errclass.Class{errclass.Deadlock}}, []Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if s.Errors != 0 || s.Retries != 1 || s.Count != 4 || s.Cancelled != 0 {
+			t.Errorf("count %d, errors %d %v, retries %d, cancelled %d; want 4, 0, 1 and 0", s.Count, s.Errors, s.ErrorsByClass, s.Retries, s.Cancelled)
+		}
+		if got := time.Since(start); got != 1500*time.Millisecond {
+			t.Errorf("run took %v, want 1.5 s: the retry ends within the grace period", got)
+		}
+	})
+}
+
 func TestRateBounds(t *testing.T) {
 	for _, r := range []float64{math.NaN(), math.Inf(1), -1, 1e-12, 1e12} {
 		_, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Rate: r}, []Instance{instance(nil)})
