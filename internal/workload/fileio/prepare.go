@@ -74,7 +74,9 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		case owned && rec.Complete && rec.Size == size && st.Size() == size:
 			p.Message(fmt.Sprintf("already laid out with %s, kept", FormatSize(size)))
 			return nil
-		case st.Size() > size && !opt.Force:
+		// An incomplete layout (a prepare that failed, on a full disk say)
+		// holds nothing to keep: a smaller one replaces it without --force.
+		case st.Size() > size && !opt.Force && !(owned && !rec.Complete):
 			return fmt.Errorf("%s is %s; refusing to shrink it to --size %s without --force", in.path, FormatSize(st.Size()), FormatSize(size))
 		}
 	}
