@@ -115,7 +115,11 @@ func ParseVMs(b []byte, name string) ([]VM, error) {
 	for i, m := range raw {
 		vm := VM{Name: fmt.Sprintf("vm%d", i+1)}
 		if n, ok := m["name"]; ok {
-			vm.Name = n.Value
+			if nm := strings.TrimSpace(n.Value); n.Kind == yaml.ScalarNode && nm != "" {
+				vm.Name = nm
+			} else {
+				errs = append(errs, fmt.Errorf("%s: line %d: %s: name: want a name (or no name key: %s)", name, n.Line, vm.Name, vm.Name))
+			}
 		}
 		keys := make([]string, 0, len(m))
 		for k := range m {
