@@ -1,6 +1,9 @@
 package analysis
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Load is one step's throughput, response time and host CPU.
 type Load struct {
@@ -34,6 +37,10 @@ func ServiceDemand(ls []Load, cpus int, cpuTargetPct float64) (Demand, error) {
 		return Demand{}, fmt.Errorf("service demand: no throughput in any step")
 	}
 	d := Demand{CoreSecondsPerEvent: sxy / sxx}
+	if math.IsNaN(d.CoreSecondsPerEvent) || math.IsInf(d.CoreSecondsPerEvent, 0) {
+		// Figures past float64's range (a damaged file): no number to give.
+		return Demand{}, fmt.Errorf("service demand: throughput or CPU figures out of range")
+	}
 	if d.CoreSecondsPerEvent > 0 {
 		d.EventsPerCore = 1 / d.CoreSecondsPerEvent
 	}
