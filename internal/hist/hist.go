@@ -17,10 +17,12 @@
 // Cost: the HDR counts take about 256 KB and merging them walks every bucket
 // up to the largest value (about 20,000 for values of a second), so a
 // Histogram keeps its first values in a small buffer and allocates the
-// counts only past smallMax values. A virtual user's histogram of one report
-// interval usually holds a few values: merging it costs a few records, not a
-// walk (with 1,000 virtual users, a tick took about 1 s of CPU without the
-// buffer).
+// counts only past smallMax values; Reset lets counts go that stayed unused
+// for idleResets resets. A virtual user's histogram of one report interval
+// usually holds a few values: merging it costs a few records, not a walk
+// (with 1,000 virtual users, a tick took about 1 s of CPU without the
+// buffer), and it holds no 256 KB for long (a burst of values once does not
+// keep them allocated for the rest of a run).
 package hist
 
 import (
@@ -45,15 +47,23 @@ const (
 // ErrSnapshot wraps every problem decoding a snapshot.
 var ErrSnapshot = errors.New("bad histogram snapshot")
 
-// smallMax is how many values a Histogram buffers before it allocates its
-// HDR counts.
-const smallMax = 128
+const (
+	// smallMax is how many values a Histogram buffers before it allocates
+	// its HDR counts (the buffer grows to 32 KB at most, an eighth of the
+	// counts). A virtual user's histogram of one report interval stays under
+	// it up to about 4,000 events a second.
+	smallMax = 4096
+	// idleResets is how many resets in a row HDR counts may stay empty
+	// before Reset lets them go.
+	idleResets = 8
+)
 
 // Histogram is a latency histogram of the package's fixed geometry.
 type Histogram struct {
 	h       *hdr.Histogram // nil until more than smallMax values were held
 	small   []int64        // values not yet in h, at most smallMax
 	clamped int64
+	idle    int // resets since h last held a value
 }
 
 // New returns an empty histogram.
@@ -79,7 +89,7 @@ func (h *Histogram) add(v int64) {
 		h.flush()
 	}
 	if h.small == nil {
-		h.small = make([]int64, 0, smallMax)
+		h.small = make([]int64, 0, 64)
 	}
 	h.small = append(h.small, v)
 }
@@ -121,10 +131,16 @@ func (h *Histogram) Merge(o *Histogram) {
 	h.clamped += o.clamped
 }
 
-// Reset empties h, keeping its memory.
+// Reset empties h, keeping its memory unless its HDR counts were left
+// unused for idleResets resets in a row.
 func (h *Histogram) Reset() {
-	if h.h != nil && h.h.TotalCount() > 0 {
-		h.h.Reset()
+	if h.h != nil {
+		if h.h.TotalCount() > 0 {
+			h.h.Reset()
+			h.idle = 0
+		} else if h.idle++; h.idle >= idleResets {
+			h.h, h.idle = nil, 0
+		}
 	}
 	h.small = h.small[:0]
 	h.clamped = 0
@@ -196,7 +212,7 @@ func (h *Histogram) Clone() *Histogram {
 		c.h = h.h.Clone()
 	}
 	if len(h.small) > 0 {
-		c.small = append(make([]int64, 0, smallMax), h.small...)
+		c.small = append([]int64(nil), h.small...)
 	}
 	return c
 }

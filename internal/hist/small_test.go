@@ -7,11 +7,11 @@ import (
 	"github.com/rightsize/rightsize/internal/hist"
 )
 
-// TestFewValuesBufferedExactly: histograms around the buffer's size (128
+// TestFewValuesBufferedExactly: histograms around the buffer's size (4096
 // values) and merges between buffered and counted ones give the same
 // figures as recording every value into one.
 func TestFewValuesBufferedExactly(t *testing.T) {
-	for _, n := range []int{1, 2, 127, 128, 129, 255, 256, 257, 1000} {
+	for _, n := range []int{1, 2, 100, 4095, 4096, 4097, 8192, 8193, 20000} {
 		vals := sample(uint64(n), n)
 		sameHist(t, "recorded", record(vals), record(vals[:n/2], vals[n/2:]))
 		for _, split := range []int{0, 1, n / 3, n - 1, n} {
@@ -71,4 +71,49 @@ func TestFewValuesAreCheap(t *testing.T) {
 	if total.Count() != 10000+1000*15 {
 		t.Errorf("Count %d", total.Count())
 	}
+}
+
+// TestIdleCountsLetGo: a burst that allocated the HDR counts does not keep
+// them for good: after resets with few values they are let go, and the
+// histogram still gives exact figures.
+func TestIdleCountsLetGo(t *testing.T) {
+	h := hist.New()
+	burst := sample(5, 10000)
+	for _, v := range burst {
+		h.Record(v)
+	}
+	few := sample(6, 10)
+	for range 20 {
+		h.Reset()
+		for _, v := range few {
+			h.Record(v)
+		}
+	}
+	sameHist(t, "after the counts were let go", h, record(few))
+	allocs := testing.AllocsPerRun(10, func() {
+		h.Reset()
+		for _, v := range few {
+			h.Record(v)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per interval of 10 values", allocs)
+	}
+	// A steady stream past the buffer keeps its counts (no allocation per reset).
+	for range 3 {
+		h.Reset()
+		for _, v := range burst {
+			h.Record(v)
+		}
+	}
+	allocs = testing.AllocsPerRun(10, func() {
+		h.Reset()
+		for _, v := range burst {
+			h.Record(v)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per interval of 10,000 values", allocs)
+	}
+	sameHist(t, "steady stream", h, record(burst))
 }
