@@ -21,11 +21,11 @@ package cli
 //     own goroutine, so a slow disk never delays a tick; a tick that finds the
 //     previous write still going skips.
 //   - Content: a result file (result.Decode reads it) of the run up to the
-//     checkpoint's last interval: the summary and warm-up from the runner's
-//     HDR totals of the event, the intervals, the instances, the host and
-//     client figures; ops list the event alone (the sub-operations'
-//     histograms stay with the virtual users until the end) and no
-//     workload's own figures (tpcc, fileio) are computed. Marked partial with
+//     checkpoint's last interval, from the runner's HDR totals
+//     (runner.Config.Snapshot): summary, warm-up, ops with their histograms,
+//     intervals, instances, host and client figures; open-loop dropped
+//     starts only as far as virtual users gave them up, and no workload's
+//     own figures (tpcc, fileio: computed at the end). Marked partial with
 //     partial_reason starting "checkpoint (the run did not finish)", and a
 //     checkpoint object: pid, hostname, when written, the result's path.
 //   - End: removed once the result is written, after a complete run or a
@@ -62,7 +62,7 @@ const (
 	checkpointSuffix = ".partial"
 	// CheckpointReason starts a checkpoint's partial_reason.
 	CheckpointReason = "checkpoint (the run did not finish)"
-	checkpointDetail = "; figures up to its last interval; ops list the event alone (sub-operations are totalled at the end)"
+	checkpointDetail = "; figures up to its last interval, without the workload's own (tpcc, fileio)"
 	// checkpointEvery is the shortest time between two checkpoints.
 	checkpointEvery = time.Second
 	// checkpointRate bounds the bytes written per second: after a

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
-	"github.com/rightsize/rightsize/internal/hist"
 	"github.com/rightsize/rightsize/internal/pace"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -92,14 +91,13 @@ type Config struct {
 	// window's last (the result follows it), from the ticker goroutine, with
 	// take: a function that builds the run's figures up to that tick, marked
 	// partial, as Run would return them had the run stopped there (Summary
-	// and Warmup from the whole HDR totals, Intervals, Instances, Client,
-	// Host, TickerLag), except that Ops holds the event alone (the
-	// sub-operations' histograms stay with the virtual users until the end)
-	// and open-loop Dropped counts only the starts virtual users gave up
-	// (those never handed out are counted at the end). take may be called
-	// only during Snapshot; it costs a few histogram merges and encodings,
-	// so a caller should use it about once a second at most. The returned
-	// Run shares nothing the run goes on to change.
+	// and Warmup, Ops with their histograms, from the HDR totals, Intervals,
+	// Instances, Client, Host, TickerLag), except that open-loop Dropped
+	// counts only the starts virtual users gave up (those never handed out
+	// are counted at the end). take may be called only during Snapshot; it
+	// costs a few histogram merges and encodings, so a caller should use it
+	// about once a second at most. The returned Run shares nothing the run
+	// goes on to change.
 	Snapshot func(take func() (*result.Run, error))
 	// Sample, if set, returns the host's figures since its previous call
 	// (secs seconds of wall time); the ticker calls it at each tick and keeps
@@ -271,15 +269,11 @@ const (
 // and the ticker swaps with spare (so merging happens outside the lock and
 // never stalls the VU).
 type vu struct {
-	mu    sync.Mutex
-	st    [2]*stats
-	spare [2]*stats // owned by the ticker
-	// opHist holds the sub-operations' latencies per phase for the whole
-	// run (not swapped at ticks: intervals report events only); the ticker
-	// takes the warm-up's at the warm-up's end, finish the rest.
-	opHist   [2][]*hist.Histogram
-	cur      int // phase of the event in flight, for sub-operations
-	attempt  int // attempt of the event in flight (VU goroutine only)
+	mu       sync.Mutex
+	st       [2]*stats
+	spare    [2]*stats // owned by the ticker
+	cur      int       // phase of the event in flight, for sub-operations
+	attempt  int       // attempt of the event in flight (VU goroutine only)
 	phaseOf  func(time.Time) int
 	ctx      context.Context
 	ops      []workload.Op
@@ -289,24 +283,10 @@ type vu struct {
 func newVU(spec Instance, ops []workload.Op, nc int) *vu {
 	n := len(ops)
 	return &vu{
-		st:     [2]*stats{newStats(n, nc), newStats(n, nc)},
-		spare:  [2]*stats{newStats(n, nc), newStats(n, nc)},
-		opHist: [2][]*hist.Histogram{make([]*hist.Histogram, n), make([]*hist.Histogram, n)},
-		ops:    ops, classify: spec.Classify,
+		st:    [2]*stats{newStats(n, nc), newStats(n, nc)},
+		spare: [2]*stats{newStats(n, nc), newStats(n, nc)},
+		ops:   ops, classify: spec.Classify,
 	}
-}
-
-// takeOps returns the VU's op histograms of phase p and leaves it empty ones
-// (nil when it has none).
-func (v *vu) takeOps(p int) []*hist.Histogram {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	hs := v.opHist[p]
-	if !slices.ContainsFunc(hs, func(h *hist.Histogram) bool { return h != nil }) {
-		return nil
-	}
-	v.opHist[p] = make([]*hist.Histogram, len(hs))
-	return hs
 }
 
 // Start implements workload.Meter.
@@ -328,7 +308,7 @@ func (v *vu) End(s workload.Span, err error) {
 		kind = v.ops[s.Op].Kind
 	}
 	v.mu.Lock()
-	v.st[v.cur].recordOp(s.Op, kind, d, class, v.opHist[v.cur])
+	v.st[v.cur].recordOp(s.Op, kind, d, class)
 	v.mu.Unlock()
 }
 
@@ -679,27 +659,24 @@ func (r *run) tick(from, to time.Time) {
 			v.mu.Unlock()
 			for p, s := range v.spare {
 				in.total[p].merge(s)
+				// Intervals report events: the sub-operations' histograms
+				// go to the totals only.
 				if phase == warm && p == meas {
-					in.carry.merge(s)
+					in.carry.mergeEvents(s)
 				} else {
-					iv.merge(s)
+					iv.mergeEvents(s)
 				}
 				if p == warm && phase == meas {
-					// The warm-up is over: let its histograms go (about
-					// 270 KB each); a late warm-up event allocates anew.
+					// The warm-up is over: let its histograms go; a late
+					// warm-up event allocates anew.
 					v.spare[p] = newStats(nops, len(r.cfg.Counters))
 				} else {
 					s.reset()
 				}
 			}
-			if phase == meas {
-				// The warm-up's sub-operations join its totals now, and
-				// their histograms go.
-				in.total[warm].mergeOps(v.takeOps(warm))
-			}
 		}
 		if phase == meas {
-			iv.merge(in.carry)
+			iv.mergeEvents(in.carry)
 			in.carry.reset()
 		}
 		if tail {
@@ -707,7 +684,7 @@ func (r *run) tick(from, to time.Time) {
 		}
 		per[i] = r.interval(iv, from, to, phase)
 		in.series = append(in.series, per[i])
-		agg.merge(iv)
+		agg.mergeEvents(iv)
 	}
 	if tail {
 		return
@@ -915,7 +892,7 @@ func (v *vu) Event(op int, start, end time.Time, err error) {
 	} else {
 		st.evErr.Add(class)
 	}
-	st.recordOp(op, kind, d, class, v.opHist[ph])
+	st.recordOp(op, kind, d, class)
 	v.mu.Unlock()
 }
 
@@ -1024,13 +1001,6 @@ func (r *run) finish() (*result.Run, error) {
 	cfg := r.cfg
 	ms := r.measureStart() // final: the ticker moves it during the warm-up only
 	cut := minTime(ms.Add(cfg.Duration), r.stopAt)
-	for _, in := range r.insts {
-		for _, v := range in.vus {
-			for p := range in.total {
-				in.total[p].mergeOps(v.takeOps(p))
-			}
-		}
-	}
 	dropped := make([][2]int64, len(r.insts))
 	for i, in := range r.insts {
 		if in.pacer != nil {
@@ -1061,7 +1031,7 @@ func (r *run) snapshot(at time.Time) (*result.Run, error) {
 			dropped[i] = in.pacer.missedBefore(r, at)
 		}
 	}
-	out, err := r.figures(at, dropped, nil)
+	out, err := r.figures(at, dropped, r.cfg.Ops)
 	if err != nil {
 		return nil, err
 	}

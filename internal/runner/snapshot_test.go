@@ -11,7 +11,8 @@ import (
 
 // TestSnapshotAtEveryTickButTheLast checks Config.Snapshot: called after each
 // tick but the window's last, it gives the figures so far from the HDR
-// totals, partial, and they agree with the final result up to that tick.
+// totals (sub-operations included), partial, and they agree with the final
+// result up to that tick.
 func TestSnapshotAtEveryTickButTheLast(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
@@ -42,8 +43,8 @@ func TestSnapshotAtEveryTickButTheLast(t *testing.T) {
 			if len(s.Intervals) != i+1 || len(s.Instances[0].Intervals) != i+1 {
 				t.Errorf("snapshot %d: %d intervals, want %d", i, len(s.Intervals), i+1)
 			}
-			if len(s.Ops) != 1 || s.Ops[0].Kind != "event" || (i > 0 && s.Ops[0].Histogram == "") {
-				t.Errorf("snapshot %d ops: %+v, want the event alone with its histogram", i, s.Ops)
+			if i > 0 && (len(s.Ops) != 2 || s.Ops[0].Kind != "event" || s.Ops[1].Name != "query" || s.Ops[1].Histogram == "" || s.Ops[1].Count != s.Summary.Count) {
+				t.Errorf("snapshot %d ops: %+v, want the event and the query with their histograms", i, s.Ops)
 			}
 		}
 		// The first snapshot is at the warm-up's end: nothing measured yet.

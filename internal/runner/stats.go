@@ -43,12 +43,12 @@ func (s *stats) recordEvent(resp, svc time.Duration, open bool) {
 	}
 }
 
-// recordOp counts a sub-operation in s and records its latency in hs[op]:
-// a VU's op histograms live apart from the stats the ticker swaps every
-// interval (intervals report events only), so that a tick merges one
-// histogram per VU rather than one per operation.
-func (s *stats) recordOp(op int, kind workload.OpKind, d time.Duration, class errclass.Class, hs []*hist.Histogram) {
-	if op < 0 || op >= len(s.ops) || op >= len(hs) {
+// recordOp counts a sub-operation in s and records its latency. A virtual
+// user's few values of an interval stay in its histograms' small buffers
+// (package hist), so the tick merging them costs a few records per value and
+// a virtual user holds no HDR counts of its own for long.
+func (s *stats) recordOp(op int, kind workload.OpKind, d time.Duration, class errclass.Class) {
+	if op < 0 || op >= len(s.ops) {
 		return
 	}
 	s.kinds[kind]++
@@ -56,19 +56,10 @@ func (s *stats) recordOp(op int, kind workload.OpKind, d time.Duration, class er
 		s.opErr[op].Add(class)
 		return
 	}
-	if hs[op] == nil {
-		hs[op] = hist.New()
+	if s.ops[op] == nil {
+		s.ops[op] = hist.New()
 	}
-	hs[op].Record(d)
-}
-
-// mergeOps adds op histograms into s's (and leaves hs as it was).
-func (s *stats) mergeOps(hs []*hist.Histogram) {
-	for i, h := range hs {
-		if i < len(s.ops) {
-			mergeHist(&s.ops[i], h)
-		}
-	}
+	s.ops[op].Record(d)
 }
 
 func mergeHist(dst **hist.Histogram, src *hist.Histogram) {
@@ -83,12 +74,20 @@ func mergeHist(dst **hist.Histogram, src *hist.Histogram) {
 
 // merge adds o into s.
 func (s *stats) merge(o *stats) {
+	for i := range o.ops {
+		mergeHist(&s.ops[i], o.ops[i])
+	}
+	s.mergeEvents(o)
+}
+
+// mergeEvents adds o into s but for the sub-operations' histograms (an
+// interval reports events only).
+func (s *stats) mergeEvents(o *stats) {
 	mergeHist(&s.ev, o.ev)
 	mergeHist(&s.svc, o.svc)
 	s.evErr.Merge(&o.evErr)
 	s.retry.Merge(&o.retry)
-	for i := range o.ops {
-		mergeHist(&s.ops[i], o.ops[i])
+	for i := range o.opErr {
 		s.opErr[i].Merge(&o.opErr[i])
 	}
 	for i := range s.kinds {
