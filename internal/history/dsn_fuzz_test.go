@@ -1,0 +1,79 @@
+package history
+
+import (
+	"errors"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzRedact: whatever form a catalog location takes (a postgres:// URL,
+// well formed or not, with the password in its user info or its query, a
+// libpq keyword string, an opaque URL), neither Redact nor scrub (applied
+// to a driver error that quotes the location) shows the password.
+func FuzzRedact(f *testing.F) {
+	for _, s := range [][5]string{
+		{"bob", "hunter2", "127.0.0.1:5432", "db", "0"},
+		{"bob", "hun%ter2", "h", "db?sslmode=disable", "0"},
+		{"bob", "p@ss:w/rd", "[::1]:5432", "db", "1"},
+		{"", "x", "h", "sslmode=require", "2"},
+		{"bob", "hunter2", "127.0.0.1", "dbname=x", "3"},
+		{"bob", "hunter2", "127.0.0.1", "", "4"},
+		{"bob", "hunter2", "h:99999", "db", "1"},
+	} {
+		f.Add(s[0], s[1], s[2], s[3], s[4][0]-'0')
+	}
+	f.Fuzz(func(t *testing.T, user, pass, host, rest string, form uint8) {
+		secret := "PW{" + pass + "}"
+		if strings.Contains(user+host+rest, "PW{") {
+			t.Skip()
+		}
+		var dsn string
+		switch form % 5 {
+		case 0: // as typed, perhaps not a valid URL
+			dsn = "postgres://" + user + ":" + secret + "@" + host + "/" + rest
+		case 1:
+			dsn = "postgres://" + url.UserPassword(user, secret).String() + "@" + host + "/" + rest
+		case 2:
+			dsn = "postgresql://" + user + "@" + host + "/db?password=" + url.QueryEscape(secret) + "&" + rest
+		case 3: // libpq keyword/value
+			dsn = "host=" + host + " user=" + user + " password=" + secret + " " + rest
+		case 4: // opaque
+			dsn = "postgres:" + user + ":" + secret + "@" + host + rest
+		}
+		check := func(what, s string) {
+			for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
+				if strings.Contains(s, form) {
+					t.Fatalf("%s of %q shows the password: %q", what, dsn, s)
+				}
+			}
+		}
+		check("Redact", Redact(dsn))
+		check("scrub", scrub(errors.New("cannot open "+dsn+": refused"), dsn))
+	})
+}
+
+// FuzzSQLitePath: no panic; an accepted location gives a clean path with no
+// query, fragment or NUL.
+func FuzzSQLitePath(f *testing.F) {
+	for _, s := range []string{"sqlite:h.db", "sqlite:///abs/h.db", "sqlite://rel/h.db", "sqlite:", "sqlite::memory:",
+		"sqlite:a?b", "sqlite:%2Ftmp%2Fx.db", "sqlite:dir/", "SQLite:x%00y", "sqlite:%zz", "sqlite:.", "sqlite:/.."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !hasPrefixFold(s, "sqlite:") {
+			s = "sqlite:" + s
+		}
+		p, err := sqlitePath(s)
+		if err != nil {
+			if !errors.Is(err, ErrBadDSN) || p != "" {
+				t.Fatalf("sqlitePath(%q) = %q, %v", s, p, err)
+			}
+			return
+		}
+		if b := filepath.Base(p); p == "" || p != filepath.Clean(p) || strings.ContainsAny(p, "?#\x00") || b == "." || b == ".." || b == "/" {
+			t.Fatalf("sqlitePath(%q) = %q", s, p)
+		}
+	})
+}
