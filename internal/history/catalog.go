@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
 
@@ -51,11 +52,12 @@ type Catalog struct {
 // is an error: where the default catalog lives is the command line's
 // decision (it reads the environment; this package does not).
 func Open(ctx context.Context, dsn string) (*Catalog, error) {
+	if err := Validate(dsn); err != nil {
+		return nil, err
+	}
 	c := &Catalog{name: Redact(dsn)}
 	var driver, source string
 	switch {
-	case dsn == "":
-		return nil, fmt.Errorf("%w: no location given", ErrBadDSN)
 	case hasPrefixFold(dsn, "sqlite:"):
 		path, err := sqlitePath(dsn)
 		if err != nil {
@@ -69,11 +71,9 @@ func Open(ctx context.Context, dsn string) (*Catalog, error) {
 		// _txlock=immediate: a transaction takes the write lock at BEGIN, so
 		// two read-then-write transactions never deadlock on the upgrade.
 		driver, source = "sqlite", path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	case hasPrefixFold(dsn, "postgres://"), hasPrefixFold(dsn, "postgresql://"):
+	default: // postgres:// or postgresql://, as Validate checked
 		c.pg = true
 		driver, source = "pgx", dsn
-	default:
-		return nil, fmt.Errorf("%w: %s: want sqlite:PATH or postgres://user@host/db", ErrBadDSN, Redact(dsn))
 	}
 	db, err := sql.Open(driver, source)
 	if err != nil {
@@ -89,6 +89,27 @@ func Open(ctx context.Context, dsn string) (*Catalog, error) {
 		return nil, fmt.Errorf("history: %s: schema: %s", c.name, scrub(err, dsn))
 	}
 	return c, nil
+}
+
+// Validate checks the form of a catalog location as Open does, without
+// opening anything, so that a command can refuse a malformed one before it
+// starts: an empty location, another scheme, a sqlite: path that names no
+// file, or a postgres:// URL pgx cannot parse (a bad port, a bad escape).
+// Errors wrap ErrBadDSN and never contain a password.
+func Validate(dsn string) error {
+	switch {
+	case dsn == "":
+		return fmt.Errorf("%w: no location given", ErrBadDSN)
+	case hasPrefixFold(dsn, "sqlite:"):
+		_, err := sqlitePath(dsn)
+		return err
+	case hasPrefixFold(dsn, "postgres://"), hasPrefixFold(dsn, "postgresql://"):
+		if _, err := pgconn.ParseConfig(dsn); err != nil {
+			return fmt.Errorf("%w: %s: %s", ErrBadDSN, Redact(dsn), scrub(err, dsn))
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: %s: want sqlite:PATH or postgres://user@host/db", ErrBadDSN, Redact(dsn))
 }
 
 // Close closes the catalog's connections.
