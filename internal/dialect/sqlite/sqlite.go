@@ -100,7 +100,7 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 		return nil, fmt.Errorf("%w: sqlite path %q is a directory", dialect.ErrBadTarget, rest)
 	}
 	path := filepath.Clean(rest)
-	if b := filepath.Base(path); b == "." || b == ".." || b == "/" {
+	if b, cb := filepath.Base(rest), filepath.Base(path); b == "." || b == ".." || cb == "." || cb == ".." || cb == "/" {
 		return nil, fmt.Errorf("%w: sqlite path %q is a directory", dialect.ErrBadTarget, rest)
 	}
 	return &dialect.Target{
