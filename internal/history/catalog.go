@@ -139,7 +139,7 @@ func sqlitePath(dsn string) (string, error) {
 		return "", fmt.Errorf("%w: %q: want sqlite:PATH to a file, with no query parameters", ErrBadDSN, dsn)
 	}
 	p := filepath.Clean(rest)
-	if b := filepath.Base(p); b == "." || b == ".." || b == "/" {
+	if b, cb := filepath.Base(rest), filepath.Base(p); b == "." || b == ".." || cb == "." || cb == ".." || cb == "/" {
 		return "", fmt.Errorf("%w: %q names a directory: want sqlite:PATH to a file", ErrBadDSN, dsn)
 	}
 	return p, nil
