@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/host"
 	"github.com/rightsize/rightsize/internal/metrics"
 	"github.com/rightsize/rightsize/internal/report"
@@ -154,6 +155,12 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 			if c.fs.Changed(f) {
 				cfgErr = errors.Join(cfgErr, usagef("--%s does not apply to %s: its options set the threads and their queue depth (closed loop)", f, w.Name()))
 			}
+		}
+	}
+	if dsn := historyDSN(env, c.history); !c.noHistory && dsn != "" {
+		// Refused now, not after a run of hours that then is not recorded.
+		if err := history.Validate(dsn); err != nil {
+			cfgErr = errors.Join(cfgErr, err)
 		}
 	}
 	ts, numbered, tErr := parseTargets(w, c, env)
