@@ -232,6 +232,11 @@ func TestBadInput(t *testing.T) {
 		{"report format", []string{"report", "--format", "pdf", notJSON}, 2, `format "pdf"`},
 		{"analyze no file", []string{"analyze"}, 2, "name one sweep file"},
 		{"history bad catalog", []string{"history", "list", "--history", "ftp://x"}, 2, "invalid history catalog"},
+		{"history catalog port", []string{"history", "list", "--history", "postgres://bob:hunter2@127.0.0.1:99999/db"}, 2, "invalid port"},
+		{"run with a bad catalog", []string{"run", "oltp_read_write", "--target", pg, "--history", "ftp://x"}, 2, "invalid history catalog"},
+		{"run with a catalog that is a directory", []string{"run", "oltp_read_write", "--target", pg, "--history", "sqlite:" + dir + "/.."}, 2, "names a directory"},
+		{"sweep with a bad catalog", []string{"sweep", "oltp_read_write", "--threads", "1,2", "--target", pg, "--history", "postgres://bob:hunter2@h:0/db"}, 2, "invalid history catalog"},
+		{"url sqlite directory", []string{"run", "oltp_read_write", "--target", "sqlite:" + dir + "/.."}, 2, "is a directory"},
 		{"history compare one side", []string{"history", "compare", "a", "--history", hist}, 2, "name a baseline and a candidate"},
 		{"history fail-if-slower", []string{"history", "compare", "a", "b", "--fail-if-slower", "abc", "--history", hist}, 2, "not a percentage"},
 	}

@@ -10,8 +10,9 @@ import (
 
 // FuzzRedact: whatever form a catalog location takes (a postgres:// URL,
 // well formed or not, with the password in its user info or its query, a
-// libpq keyword string, an opaque URL), neither Redact nor scrub (applied
-// to a driver error that quotes the location) shows the password.
+// libpq keyword string, an opaque URL), neither Redact, nor scrub (applied
+// to a driver error that quotes the location), nor Validate's error shows
+// the password.
 func FuzzRedact(f *testing.F) {
 	for _, s := range [][5]string{
 		{"bob", "hunter2", "127.0.0.1:5432", "db", "0"},
@@ -50,6 +51,14 @@ func FuzzRedact(f *testing.F) {
 			}
 		}
 		check("Redact", Redact(dsn))
+		if !strings.Contains(dsn, "/dev") && !strings.Contains(dsn, "/proc") {
+			if err := Validate(dsn); err != nil {
+				if !errors.Is(err, ErrBadDSN) {
+					t.Fatalf("Validate(%q) = %v, does not wrap ErrBadDSN", dsn, err)
+				}
+				check("Validate", err.Error())
+			}
+		}
 		check("scrub", scrub(errors.New("cannot open "+dsn+": refused"), dsn))
 	})
 }

@@ -17,7 +17,7 @@ func FuzzParseTarget(f *testing.F) {
 	for _, s := range []string{
 		"sqlite:bench.db", "sqlite:./data/bench.db", "sqlite://data/bench.db", "sqlite:///abs/bench.db",
 		"SQLite:x.db", "sqlite:with%20space.db", "sqlite:", "sqlite::memory:", "sqlite:x.db?mode=ro",
-		"sqlite:dir/", "sqlite:file:x.db", "sqlite:a#b", "sqlite:%00", "sqlite:a/../..", "sqlite:%2e%2e/", "sqlite:////x", "sqlite:.", "sqlite:a/..",
+		"sqlite:dir/", "sqlite:file:x.db", "sqlite:a#b", "sqlite:%00", "sqlite:a/../..", "sqlite:%2e%2e/", "sqlite:////x", "sqlite:.", "sqlite:a/..", "sqlite:/tmp/x/..", "sqlite:/tmp/.",
 	} {
 		f.Add(s)
 	}
@@ -38,6 +38,9 @@ func FuzzParseTarget(f *testing.F) {
 		}
 		if _, err := targetConfig(tg); err != nil {
 			t.Fatal(err)
+		}
+		if b := filepath.Base(strings.TrimPrefix(strings.TrimPrefix(raw[len("sqlite:"):], "//"), "/")); b == "." || b == ".." {
+			t.Fatalf("ParseTarget(%q) = %q: the path ends in a directory", raw, p)
 		}
 		if strings.ContainsAny(p, "%?#") {
 			return // printed as is, not escaped: a second parse would decode it
