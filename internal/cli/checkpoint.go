@@ -11,15 +11,17 @@ package cli
 //     meant to survive the process, not the machine).
 //   - Timing: at the report ticks (runner.Config.Snapshot), every tick but
 //     the measured window's last (the result follows it), at most once a
-//     second: with --report-interval under 1 s, ticks closer than that to the
-//     previous checkpoint are skipped, so the file is at most
-//     max(--report-interval, 1 s) old, plus the time to write it. The
+//     second of the ticks' nominal times: with --report-interval under 1 s,
+//     ticks closer than that to the previous checkpoint's are skipped, so the
+//     file is at most max(--report-interval, 1 s) old, plus the time to
+//     write it (a tick that fires late makes it later still). The
 //     checkpoint grows with the run's series (about 2 KB per interval with
 //     one instance); past 1 MiB, the next one waits a second per MiB, so
 //     checkpoints never write more than 1 MiB/s (a run of many hours is
 //     checkpointed every few seconds to minutes). The file is written by its
-//     own goroutine, so a slow disk never delays a tick; a tick that finds the
-//     previous write still going skips.
+//     own goroutine, so a slow disk never delays a tick; a checkpoint taken
+//     while the previous one is still being written waits for it, and only
+//     the newest waits.
 //   - Content: a result file (result.Decode reads it) of the run up to the
 //     checkpoint's last interval, from the runner's HDR totals
 //     (runner.Config.Snapshot): summary, warm-up, ops with their histograms,
@@ -81,15 +83,16 @@ type checkpointer struct {
 	describe     func(*result.Run)
 	warn         io.Writer
 
-	last   time.Time // of the last checkpoint taken (ticker goroutine only)
+	last   time.Time // nominal tick of the last checkpoint taken (ticker goroutine only)
 	warned bool      // a write error was reported (ticker goroutine, then stop)
 
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	writing bool
-	size    int64 // of the last checkpoint, bytes
-	err     error // of the last write
-	wrote   bool  // a checkpoint file is in place
+	pending *result.Run // taken while another was being written; the newest only
+	size    int64       // of the last checkpoint, bytes
+	err     error       // of the last write
+	wrote   bool        // a checkpoint file is in place
 }
 
 // newCheckpointer returns the checkpointer of a step whose result goes to
@@ -105,18 +108,17 @@ func newCheckpointer(env *Env, out string, interval time.Duration, describe func
 }
 
 // snapshot is runner.Config.Snapshot: it takes and writes a checkpoint when
-// one is due.
-func (c *checkpointer) snapshot(take func() (*result.Run, error)) {
-	now := time.Now()
+// one is due at the tick at.
+func (c *checkpointer) snapshot(at time.Time, take func() (*result.Run, error)) {
 	c.mu.Lock()
-	busy, size, err := c.writing, c.size, c.err
+	size, err := c.size, c.err
 	c.mu.Unlock()
 	if err != nil && !c.warned {
 		c.warned = true
 		fmt.Fprintf(c.warn, "rightsize: checkpoint not written: %v (the run goes on)\n", err)
 	}
 	gap := max(checkpointEvery, time.Duration(size)*time.Second/checkpointRate)
-	if busy || (!c.last.IsZero() && now.Sub(c.last) < gap-c.slack) {
+	if !c.last.IsZero() && at.Sub(c.last) < gap-c.slack {
 		return
 	}
 	r, err := take()
@@ -126,25 +128,36 @@ func (c *checkpointer) snapshot(take func() (*result.Run, error)) {
 		c.mu.Unlock()
 		return
 	}
-	c.last = now
+	c.last = at
 	c.describe(r)
 	r.Partial, r.Summary.Partial = true, true
 	r.PartialReason = CheckpointReason + checkpointDetail
-	r.Checkpoint = &result.Checkpoint{PID: c.pid, Hostname: c.host, Written: now, Result: c.result}
+	r.Checkpoint = &result.Checkpoint{PID: c.pid, Hostname: c.host, Written: time.Now(), Result: c.result}
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.writing {
+		c.pending = r
+		return
+	}
 	c.writing = true
-	c.mu.Unlock()
 	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
+	go c.write(r)
+}
+
+// write writes r, then whatever checkpoint was taken meanwhile.
+func (c *checkpointer) write(r *result.Run) {
+	defer c.wg.Done()
+	for r != nil {
 		n, err := writeAtomic(c.path, r, false)
 		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.writing, c.size, c.err = false, n, err
+		c.size, c.err = n, err
 		if err == nil {
 			c.wrote = true
 		}
-	}()
+		r, c.pending = c.pending, nil
+		c.writing = r != nil
+		c.mu.Unlock()
+	}
 }
 
 // stop waits for a write in flight. With resultWritten it removes the

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -96,29 +97,29 @@ func noTempFiles(t *testing.T, dir string) {
 }
 
 // TestCheckpointerOncePerSecond drives the checkpointer with ticks 100 ms
-// apart: it takes a snapshot once a second, not at every tick.
+// apart: it takes a snapshot once a second of the ticks' times, not at
+// every tick, and writes the newest.
 func TestCheckpointerOncePerSecond(t *testing.T) {
 	dir := t.TempDir()
 	env := &Env{Stderr: os.Stderr, Hostname: "h"}
 	c := newCheckpointer(env, filepath.Join(dir, "r.json"), 100*time.Millisecond, func(*result.Run) {})
 	var takes atomic.Int64
 	take := func() (*result.Run, error) {
-		takes.Add(1)
-		return &result.Run{SchemaVersion: result.SchemaVersion}, nil
+		n := takes.Add(1)
+		return &result.Run{SchemaVersion: result.SchemaVersion, ID: strconv.FormatInt(n, 10)}, nil
 	}
 	start := time.Now()
 	for i := 0; i <= 25; i++ {
-		time.Sleep(time.Until(start.Add(time.Duration(i) * 100 * time.Millisecond)))
-		c.snapshot(take)
+		c.snapshot(start.Add(time.Duration(i)*100*time.Millisecond), take)
 	}
-	if n := takes.Load(); n < 2 || n > 3 {
+	if n := takes.Load(); n != 3 {
 		t.Errorf("%d checkpoints over 2.5 s of 100 ms ticks, want 3 (at 0, 1 and 2 s)", n)
 	}
 	if kept := c.stop(false); kept != filepath.Join(dir, "r.json.partial") {
 		t.Errorf("stop(false) kept %q", kept)
 	}
-	if _, err := readCheckpoint(filepath.Join(dir, "r.json.partial")); err != nil {
-		t.Errorf("the kept checkpoint: %v", err)
+	if r, err := readCheckpoint(filepath.Join(dir, "r.json.partial")); err != nil || r.Checkpoint == nil || r.ID != "3" {
+		t.Errorf("the kept checkpoint: %v, %+v, want the third", err, r)
 	}
 	if newCheckpointer(env, "-", time.Second, nil) != nil {
 		t.Error("a checkpointer for --out -")

@@ -89,7 +89,8 @@ type Config struct {
 	OnTick func(agg result.Interval, perInstance []result.Interval)
 	// Snapshot, if set, is called after OnTick at every tick but the measured
 	// window's last (the result follows it), from the ticker goroutine, with
-	// take: a function that builds the run's figures up to that tick, marked
+	// the tick's nominal time (Interval multiples, however late the tick
+	// fired) and take: a function that builds the run's figures up to that tick, marked
 	// partial, as Run would return them had the run stopped there (Summary
 	// and Warmup, Ops with their histograms, from the HDR totals, Intervals,
 	// Instances, Client, Host, TickerLag), except that open-loop Dropped
@@ -98,7 +99,7 @@ type Config struct {
 	// costs a few histogram merges and encodings, so a caller should use it
 	// about once a second at most. The returned Run shares nothing the run
 	// goes on to change.
-	Snapshot func(take func() (*result.Run, error))
+	Snapshot func(at time.Time, take func() (*result.Run, error))
 	// Sample, if set, returns the host's figures since its previous call
 	// (secs seconds of wall time); the ticker calls it at each tick and keeps
 	// them in the aggregate interval, and the run's Host is their mean over
@@ -701,7 +702,7 @@ func (r *run) tick(from, to time.Time) {
 		r.cfg.OnTick(a, per)
 	}
 	if r.cfg.Snapshot != nil && to.Before(r.end()) {
-		r.cfg.Snapshot(func() (*result.Run, error) { return r.snapshot(to) })
+		r.cfg.Snapshot(to, func() (*result.Run, error) { return r.snapshot(to) })
 	}
 }
 

@@ -17,11 +17,15 @@ func TestSnapshotAtEveryTickButTheLast(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
 		var snaps []*result.Run
+		start := time.Now()
 		res, err := Run(context.Background(), Config{
 			Threads: 2, Warmup: time.Second, Duration: 3 * time.Second, Ops: ops,
 			Event: "transaction", Unit: "transactions",
 			CPUTime: func() (time.Duration, time.Duration) { return time.Second, 0 },
-			Snapshot: func(take func() (*result.Run, error)) {
+			Snapshot: func(at time.Time, take func() (*result.Run, error)) {
+				if want := time.Duration(len(snaps)+1) * time.Second; at.Sub(start) != want {
+					t.Errorf("snapshot %d at %v, want %v", len(snaps), at.Sub(start), want)
+				}
 				s, err := take()
 				if err != nil {
 					t.Fatal(err)
