@@ -258,7 +258,11 @@ type Interval struct {
 	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
 	Retries       int64            `json:"retries"`
 	Reconnects    int64            `json:"reconnects"`
-	Latency       Latency          `json:"latency"`
+	// ActiveVUs is how many virtual users completed at least one event in
+	// the interval: fewer than the threads means some were held (by a
+	// lock, a stalled network, a lost connection being re-opened).
+	ActiveVUs int64   `json:"active_vus,omitempty"`
+	Latency   Latency `json:"latency"`
 	// Host is the load generator's host during the interval (/proc).
 	Host *Host `json:"host,omitempty"`
 }

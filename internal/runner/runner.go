@@ -658,6 +658,9 @@ func (r *run) tick(from, to time.Time) {
 			v.mu.Lock()
 			v.st, v.spare = v.spare, v.st
 			v.mu.Unlock()
+			if v.spare[warm].events()+v.spare[meas].events() > 0 {
+				iv.active++
+			}
 			for p, s := range v.spare {
 				in.total[p].merge(s)
 				// Intervals report events: the sub-operations' histograms
@@ -717,7 +720,7 @@ func (r *run) interval(s *stats, from, to time.Time, phase int) result.Interval 
 		Events: s.events(), Rate: rate(s.events(), secs),
 		Reads: s.kinds[workload.Read], Writes: s.kinds[workload.Write], Other: s.kinds[workload.Other],
 		Errors: s.evErr.Total(), ErrorsByClass: nilIfEmpty(s.evErr.Map()), Retries: s.retry.Total(),
-		Reconnects: s.reconn, Latency: latencyOf(s.ev),
+		Reconnects: s.reconn, ActiveVUs: s.active, Latency: latencyOf(s.ev),
 	}
 }
 

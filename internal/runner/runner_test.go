@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -484,6 +485,37 @@ func TestRetryWithinGrace(t *testing.T) {
 		}
 		if got := time.Since(start); got != 1500*time.Millisecond {
 			t.Errorf("run took %v, want 1.5 s: the retry ends within the grace period", got)
+		}
+	})
+}
+
+// TestActiveVUs: an interval counts the virtual users that completed an
+// event in it; one held by a slow event is missing from it.
+func TestActiveVUs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				d := 100 * time.Millisecond
+				if id == 0 {
+					d = 2500 * time.Millisecond // one event, ending at 2.5 s
+				}
+				return &fakeVU{work: func(ctx context.Context) error { return sleepCtx(ctx, d) }}, nil
+			},
+			Classify: classify,
+		}
+		res, err := Run(context.Background(), Config{Threads: 3, Duration: 3 * time.Second, Grace: -1, Ops: ops}, []Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, iv := range res.Intervals {
+			got = append(got, iv.ActiveVUs)
+		}
+		if !slices.Equal(got, []int64{2, 2, 3}) {
+			t.Errorf("active virtual users per interval %v, want [2 2 3]", got)
+		}
+		if a := res.Instances[0].Intervals[2].ActiveVUs; a != 3 {
+			t.Errorf("the instance's last interval has %d active, want 3", a)
 		}
 	})
 }

@@ -22,6 +22,7 @@ type stats struct {
 	kinds  [3]int64 // sub-operations by workload.OpKind (ok or not)
 	reconn int64
 	cancel int64 // events cancelled by the run's end (see result.Summary.Cancelled)
+	active int64 // intervals only: VUs that completed an event in it
 	late   int64
 	counts []int64 // the workload's own counters (Meter.Count)
 }
@@ -96,6 +97,7 @@ func (s *stats) mergeEvents(o *stats) {
 	s.reconn += o.reconn
 	s.cancel += o.cancel
 	s.late += o.late
+	s.active += o.active
 	for i := range o.counts {
 		s.counts[i] += o.counts[i]
 	}
@@ -114,7 +116,7 @@ func (s *stats) reset() {
 		s.opErr[i] = errclass.Counts{}
 	}
 	s.kinds = [3]int64{}
-	s.reconn, s.late, s.cancel = 0, 0, 0
+	s.reconn, s.late, s.cancel, s.active = 0, 0, 0, 0
 	clear(s.counts)
 }
 
