@@ -535,7 +535,13 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 		select {
 		case <-ctxDone:
 			ctxDone = nil
-			stop("interrupted: " + context.Cause(ctx).Error())
+			if time.Now().Before(r.end()) {
+				stop("interrupted: " + context.Cause(ctx).Error())
+			} else {
+				// The window is over, its last tick not yet run (a late
+				// ticker): the run is complete, not interrupted.
+				stop("")
+			}
 		case <-timer.C:
 			r.ticks++
 			if lag := time.Since(tickAt); lag > cfg.Interval {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -107,4 +108,32 @@ func TestClampedEventsAreReported(t *testing.T) {
 			t.Errorf("max %v ms, want 1 h (the clamp)", res.Summary.Latency.MaxMs)
 		}
 	})
+}
+
+// TestSignalAfterTheWindowIsNotAnInterruption: a signal that arrives once
+// the measured window is over, while a late ticker has not yet run its last
+// tick, leaves a complete result (exit 0 in the CLI), not a partial one.
+func TestSignalAfterTheWindowIsNotAnInterruption(t *testing.T) {
+	for i := range 10 { // the select picks the signal or the tick at random
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			time.AfterFunc(2200*time.Millisecond, func() { cancel(errors.New("SIGTERM")) })
+			work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
+			res, err := Run(ctx, Config{
+				Threads: 1, Duration: 2 * time.Second, Ops: ops,
+				OnTick: func(agg result.Interval, per []result.Interval) {
+					if agg.EndS == 1 {
+						time.Sleep(1500 * time.Millisecond) // the ticker falls behind the window's end
+					}
+				},
+			}, []Instance{instance(work)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Partial || res.Summary.Partial || res.Summary.DurationS != 2 {
+				t.Errorf("#%d: partial %v (%s), %g s measured", i, res.Partial, res.PartialReason, res.Summary.DurationS)
+			}
+		})
+	}
 }
