@@ -160,6 +160,18 @@ func measured(r *result.Run) []result.Interval {
 	return out
 }
 
+// tickSlack is how much later than its nominal end an interval's last
+// events may have completed: an interval holds the events its tick found,
+// and a tick fires a little late (more than an interval late only when the
+// result reports ticker_lag), so one interval, plus the worst reported lag.
+func tickSlack(r *result.Run) float64 {
+	s := r.Load.IntervalS
+	if r.TickerLag != nil {
+		s += r.TickerLag.MaxS
+	}
+	return s
+}
+
 // span returns an interval's start and end, seconds from the run's start.
 func span(iv result.Interval) (from, to float64) { return iv.EndS - iv.DurationS, iv.EndS }
 
