@@ -60,13 +60,13 @@ wait:
 		if len(r.Intervals) == 0 || len(r.Instances) != 1 || r.Instances[0].Target == "" {
 			t.Errorf("checkpoint %d: %d intervals, instances %+v", i, len(r.Intervals), r.Instances)
 		}
-		if i > 0 {
-			// Intervals of 200 ms, checkpoints once a second.
-			gap := c.Written.Sub(seen[i-1].Checkpoint.Written)
-			if gap < 800*time.Millisecond {
-				t.Errorf("checkpoints %d and %d are %v apart, want about 1 s", i-1, i, gap)
-			}
-		}
+	}
+	// Intervals of 200 ms, checkpoints at most once a second by the ticks'
+	// nominal times: a late tick's checkpoint may be written closer to the
+	// next, so count them rather than measure the gaps (5 s of run, at most
+	// 5 plus the first and a catch-up).
+	if len(seen) > 7 {
+		t.Errorf("%d checkpoints in a 5 s run, want at most about one a second", len(seen))
 	}
 	last := seen[len(seen)-1]
 	if last.Summary.Count == 0 || last.Summary.DurationS == 0 || last.Summary.Throughput == 0 {
