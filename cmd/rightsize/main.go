@@ -24,7 +24,7 @@ func main() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		sig := <-sigs
-		cancel(fmt.Errorf("received %v", sig))
+		cancel(cli.Interrupt{Signal: sig, Received: time.Now()})
 		// A second signal while the result is being written ends the process.
 		sig = <-sigs
 		fmt.Fprintf(os.Stderr, "rightsize: received %v again; exiting without waiting\n", sig)

@@ -49,6 +49,18 @@ type Env struct {
 	SysFS fs.FS
 }
 
+// Interrupt is the cancellation cause main gives the context when a signal
+// arrives: it names the signal and the moment it was received, so that the
+// runner judges a stop by when it was asked for (runner.Stamped), not by when
+// a busy ticker got to it.
+type Interrupt struct {
+	Signal   fmt.Stringer
+	Received time.Time
+}
+
+func (i Interrupt) Error() string { return "received " + i.Signal.String() }
+func (i Interrupt) At() time.Time { return i.Received }
+
 // usageError marks errors that mean "the command line is wrong" (exit 2).
 type usageError struct{ err error }
 

@@ -134,6 +134,16 @@ type SteadyState struct {
 	Tolerance float64
 }
 
+// A Stamped cancellation cause knows when it happened. When the context a
+// run is driven with is cancelled with such a cause (context.CancelCauseFunc),
+// the runner judges the stop by that moment: a signal received before the
+// window's end interrupts the run even when a busy ticker sees it only after
+// the end. Other causes are judged when the runner sees them.
+type Stamped interface {
+	error
+	At() time.Time
+}
+
 // Instance is what the runner needs of one opened target.
 type Instance struct {
 	NewVU    func(ctx context.Context, id int, seed uint64) (workload.VU, error)
@@ -385,6 +395,24 @@ func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error)
 	return r.drive(ctx, vus)
 }
 
+// interruption is the partial reason of a run whose context was cancelled
+// before the window's end, judged by the cause's stamp when it has one (else
+// by now); "" when the context is live or was cancelled after the end.
+func (r *run) interruption(ctx context.Context) string {
+	if ctx.Err() == nil {
+		return ""
+	}
+	cause := context.Cause(ctx)
+	at := time.Now()
+	if st, ok := errors.AsType[Stamped](cause); ok && st.At().Before(at) {
+		at = st.At()
+	}
+	if !at.Before(r.end()) {
+		return ""
+	}
+	return "interrupted: " + cause.Error()
+}
+
 // connect opens every VU before the clock starts, so connection time is not
 // measured, at most connectParallel at a time.
 func (r *run) connect(ctx context.Context) ([][]workload.VU, error) {
@@ -535,13 +563,9 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 		select {
 		case <-ctxDone:
 			ctxDone = nil
-			if time.Now().Before(r.end()) {
-				stop("interrupted: " + context.Cause(ctx).Error())
-			} else {
-				// The window is over, its last tick not yet run (a late
-				// ticker): the run is complete, not interrupted.
-				stop("")
-			}
+			// Once the window is over (its last tick not yet run: a late
+			// ticker), the run is complete, not interrupted.
+			stop(r.interruption(ctx))
 		case <-timer.C:
 			r.ticks++
 			if lag := time.Since(tickAt); lag > cfg.Interval {
@@ -557,7 +581,9 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 			}
 			lastTick = tickAt
 			if !tickAt.Before(r.end()) {
-				stop("")
+				// A signal received before the end and not yet seen (both
+				// ready at once) still interrupts the run.
+				stop(r.interruption(ctx))
 			} else {
 				tickAt = r.nextTick(tickAt)
 				timer.Reset(time.Until(tickAt))
@@ -590,7 +616,7 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 					stop("every virtual user stopped")
 				} else {
 					// The VUs saw the end before the ticker's last tick fired.
-					stop("")
+					stop(r.interruption(ctx))
 				}
 			}
 		}

@@ -372,6 +372,53 @@ func TestEndRaceIsNotPartial(t *testing.T) {
 	}
 }
 
+// stamped is a cancellation cause that says when it happened (Stamped).
+type stamped struct{ at time.Time }
+
+func (s stamped) Error() string  { return "received terminated" }
+func (s stamped) At() time.Time { return s.at }
+
+// TestLateSeenSignalInterrupts: a signal received before the window's end,
+// while the ticker is busy until after the end, still marks the run partial
+// when its cause carries the moment it was received; a cause without a stamp
+// is judged when the runner sees it, after the end, and the run is complete.
+// The busy ticker is a Snapshot that takes the window's last second; the
+// runner then finds both the cancelled context and its last tick ready, and
+// must give the same answer whichever it takes first.
+func TestLateSeenSignalInterrupts(t *testing.T) {
+	for _, withStamp := range []bool{true, false} {
+		for i := range 20 {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancelCause(context.Background())
+				busy := false
+				snap := func(at time.Time, take func() (*result.Run, error)) {
+					if busy {
+						return
+					}
+					busy = true
+					var cause error = errors.New("received terminated")
+					if withStamp {
+						cause = stamped{time.Now()}
+					}
+					cancel(cause)
+					time.Sleep(1500 * time.Millisecond) // past the window's end
+				}
+				work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
+				res, err := Run(ctx, Config{Threads: 1, Duration: 2 * time.Second, Ops: ops, Snapshot: snap}, []Instance{instance(work)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if withStamp && (!res.Partial || !strings.Contains(res.PartialReason, "interrupted: received terminated")) {
+					t.Errorf("stamped #%d: partial %v, reason %q", i, res.Partial, res.PartialReason)
+				}
+				if !withStamp && res.Partial {
+					t.Errorf("unstamped #%d: partial, reason %q", i, res.PartialReason)
+				}
+			})
+		}
+	}
+}
+
 func TestIntervalsOnNominalBoundaries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 7*time.Millisecond) }
