@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/cli"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/testenv"
 )
 
 // The binary is built once for the tests that run it (TestMain removes it).
@@ -58,28 +58,10 @@ func binary(t *testing.T) string {
 	return binPath
 }
 
-// syncBuffer is a bytes.Buffer the process writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // proc is a running rightsize.
 type proc struct {
 	cmd            *exec.Cmd
-	stdout, stderr syncBuffer
+	stdout, stderr testenv.SyncBuffer
 	started        time.Time
 	done           chan struct{} // closed at exit
 	exitedAt       time.Time

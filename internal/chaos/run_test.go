@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/cli"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/testenv"
 )
 
 // outcome is what one rightsize command did.
@@ -26,31 +26,13 @@ type outcome struct {
 	took           time.Duration // wall time of cli.Main
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a concurrent reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // procsMu serialises the commands' changes of GOMAXPROCS (cli raises it for
 // virtual users doing blocking I/O, as cmd/rightsize lets it).
 var procsMu sync.Mutex
 
 // running is a rightsize command running in the background.
 type running struct {
-	stdout, stderr syncBuffer
+	stdout, stderr testenv.SyncBuffer
 	begun          time.Time
 	done           chan outcome
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/url"
@@ -293,7 +292,7 @@ func TestCommandLineShowsOnlyWhatIsOnIt(t *testing.T) {
 		cmd := exec.Command(bin, "run", "oltp_point_select", "--target", target, "--prepare", "always", "--table-size", "100",
 			"--time", "2s", "--out", "-", "--no-history")
 		cmd.Env = append(os.Environ(), "RS_TARGET="+withPW)
-		var stdout, stderr bytes.Buffer
+		var stdout, stderr testenv.SyncBuffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
