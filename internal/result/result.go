@@ -67,6 +67,12 @@ type Run struct {
 	// FileIO holds the storage figures (IOPS, MB/s per direction, per VM and
 	// per GB); fileio runs only.
 	FileIO *FileIO `json:"fileio,omitempty"`
+	// Shard is present in the result of one shard of a distributed run
+	// (run --shard I/N): which part of the run this generator drove.
+	Shard *Shard `json:"shard,omitempty"`
+	// Generators is present in a merged result (rightsize merge): one entry
+	// per shard, with the figures that belong to its generator's host.
+	Generators []Generator `json:"generators,omitempty"`
 	// Checkpoint is present in a checkpoint file only (the result path +
 	// ".partial", rewritten while the run goes on): who was writing it.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
@@ -80,6 +86,56 @@ type Checkpoint struct {
 	Written  time.Time `json:"written"`
 	// Result is where the run's result was to be written.
 	Result string `json:"result"`
+}
+
+// Shard says which part of a distributed run one generator drove. A run of
+// Threads virtual users per instance on Instances instances is split either
+// by instances (each shard drives every virtual user of its instances) or by
+// virtual users (each shard drives its range of every instance's virtual
+// users); virtual users keep their number in the whole run, so TPC-C
+// terminals keep their home warehouse and every virtual user its random
+// stream: the shards together drive what one process would.
+type Shard struct {
+	// RunID is shared by the shards of one run; the result's own ID is
+	// RunID with the shard appended.
+	RunID string `json:"run_id"`
+	Index int    `json:"index"` // 0 .. Count-1
+	Count int    `json:"count"`
+	// FirstInstance and Instances: this shard's instances of the run's
+	// TotalInstances (by instance: a range; by virtual user: all).
+	FirstInstance  int `json:"first_instance"`
+	Instances      int `json:"instances"`
+	TotalInstances int `json:"total_instances"`
+	// FirstVU and VUs: this shard's virtual users of each instance's
+	// TotalVUs.
+	FirstVU  int `json:"first_vu"`
+	VUs      int `json:"vus"`
+	TotalVUs int `json:"total_vus"`
+	// StartAt is the wall-clock moment the warm-up was to start (--start-at
+	// or the barrier's); Waited is how long the generator waited for it
+	// after connecting, and Late how far past it the warm-up started.
+	StartAt *time.Time `json:"start_at,omitempty"`
+	WaitedS float64    `json:"waited_s"`
+	LateS   float64    `json:"late_s"`
+	// Barrier says how the start was agreed: "history" (every shard
+	// registered as connected in the history catalog), "time" (--start-at
+	// alone) or "none" (started when ready).
+	Barrier string `json:"barrier"`
+}
+
+// Generator is one shard's own figures in a merged result: what belongs to
+// the machine that generated the load, not to the database.
+type Generator struct {
+	Shard      Shard      `json:"shard"`
+	ResultID   string     `json:"result_id"`
+	Started    time.Time  `json:"started"`
+	Partial    bool       `json:"partial"`
+	Reason     string     `json:"partial_reason,omitempty"`
+	Count      int64      `json:"count"`
+	Throughput float64    `json:"throughput"`
+	Client     *Client    `json:"client,omitempty"`
+	Host       *Host      `json:"host,omitempty"`
+	TickerLag  *TickerLag `json:"ticker_lag,omitempty"`
 }
 
 // Tool identifies the build that wrote the file.
@@ -228,6 +284,12 @@ type Summary struct {
 	// histograms' range (hist.Highest, 1 h) and was recorded as 1 h: the
 	// latency figures understate them. Absent when none was.
 	Clamped int64 `json:"clamped,omitempty"`
+	// Histogram and ServiceTimeHistogram are the HDR histograms (ns) of
+	// Latency and ServiceTime, kept in a shard's result (run --shard) so
+	// that a merge adds them; absent otherwise (the measured window's event
+	// histogram is always in Ops[0]).
+	Histogram            string `json:"histogram,omitempty"`
+	ServiceTimeHistogram string `json:"service_time_histogram,omitempty"`
 }
 
 // Op is one operation's figures.
@@ -265,6 +327,10 @@ type Interval struct {
 	Latency   Latency `json:"latency"`
 	// Host is the load generator's host during the interval (/proc).
 	Host *Host `json:"host,omitempty"`
+	// Histogram is the HDR histogram (ns) of the interval's successful
+	// events, kept in a shard's result so that a merge can add them
+	// (absent otherwise).
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // Instance is one target's part of a run.

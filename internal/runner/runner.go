@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/hist"
 	"github.com/rightsize/rightsize/internal/pace"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -84,6 +85,18 @@ type Config struct {
 	// Counters names the workload's own counters (workload.Counting); VUs
 	// add to them by index through Meter.Count.
 	Counters []string
+	// Part, when set, makes this run one shard of a larger one (run
+	// --shard): its instances are the run's FirstInstance.., its Threads
+	// virtual users per instance are the run's FirstVU... Virtual users get
+	// their number in the whole run (NewVU's id) and the random streams
+	// that number has in it, so that the shards together drive what one
+	// process would; the result numbers the instances in the whole run and
+	// keeps the histograms of every summary and interval for the merge.
+	Part *Part
+	// Ready, if set, is called once every virtual user has connected and
+	// returns when the warm-up is to start (the zero time: at once); the
+	// runner waits until then (a start barrier for shards).
+	Ready func(ctx context.Context) (time.Time, error)
 	// OnTick, if set, is called after every tick with the aggregate interval and
 	// each instance's, from the runner's ticker goroutine.
 	OnTick func(agg result.Interval, perInstance []result.Interval)
@@ -132,6 +145,12 @@ type SteadyState struct {
 	// Tolerance is the largest drift that counts as steady, a fraction in
 	// (0, 1): 0.05 is 5 %.
 	Tolerance float64
+}
+
+// Part is a shard's place in the whole run (Config.Part).
+type Part struct {
+	FirstInstance int
+	FirstVU       int
 }
 
 // A Stamped cancellation cause knows when it happened. When the context a
@@ -380,7 +399,10 @@ func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error)
 			in.vus = append(in.vus, v)
 		}
 		if r.open {
-			s, err := pace.New(cfg.Arrival, cfg.Rate, r.seed(i, -1))
+			fi, fv := r.firsts()
+			// A shard of an instance's virtual users has a schedule of its
+			// own (its share of the rate), seeded apart from the others'.
+			s, err := pace.New(cfg.Arrival, cfg.Rate, r.seed(fi+i, -1-fv))
 			if err != nil {
 				return nil, &ConfigError{Problems: []error{err}}
 			}
@@ -391,6 +413,12 @@ func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error)
 	vus, err := r.connect(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Ready != nil {
+		if err := r.await(ctx); err != nil {
+			closeVUs(vus)
+			return nil, err
+		}
 	}
 	return r.drive(ctx, vus)
 }
@@ -434,7 +462,8 @@ func (r *run) connect(ctx context.Context) ([][]workload.VU, error) {
 				if failed {
 					return
 				}
-				v, err := in.spec.NewVU(ctx, j, r.seed(i, j))
+				fi, fv := r.firsts()
+				v, err := in.spec.NewVU(ctx, fv+j, r.seed(fi+i, fv+j))
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil && firstErr == nil {
@@ -446,16 +475,38 @@ func (r *run) connect(ctx context.Context) ([][]workload.VU, error) {
 	}
 	wg.Wait()
 	if firstErr != nil {
-		for _, row := range vus {
-			for _, v := range row {
-				if v != nil {
-					_ = v.Close()
-				}
-			}
-		}
+		closeVUs(vus)
 		return nil, firstErr
 	}
 	return vus, nil
+}
+
+func closeVUs(vus [][]workload.VU) {
+	for _, row := range vus {
+		for _, v := range row {
+			if v != nil {
+				_ = v.Close()
+			}
+		}
+	}
+}
+
+// await asks Config.Ready when to start and waits until then.
+func (r *run) await(ctx context.Context) error {
+	at, err := r.cfg.Ready(ctx)
+	if err != nil {
+		return err
+	}
+	if d := time.Until(at); !at.IsZero() && d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting to start at %s: %w", at.Format(time.RFC3339), context.Cause(ctx))
+		case <-t.C:
+		}
+	}
+	return nil
 }
 
 type run struct {
@@ -498,8 +549,19 @@ func (r *run) measureStart() time.Time { return r.start.Add(time.Duration(r.warm
 // end returns when the measured window ends.
 func (r *run) end() time.Time { return r.measureStart().Add(r.cfg.Duration) }
 
+// seed is the seed of the run's instance i, virtual user j (-1: the
+// instance's arrival schedule), numbered in the whole run.
 func (r *run) seed(i, j int) uint64 {
 	return r.cfg.Seed*0x9e3779b97f4a7c15 + uint64(i+1)<<32 + uint64(j+2)
+}
+
+// firsts returns the number of this run's first instance and virtual user
+// in the whole run (0, 0 unless it is a shard).
+func (r *run) firsts() (inst, vu int) {
+	if p := r.cfg.Part; p != nil {
+		return p.FirstInstance, p.FirstVU
+	}
+	return 0, 0
 }
 
 func (r *run) readCPU(at int) {
@@ -741,6 +803,27 @@ func (r *run) tick(from, to time.Time) {
 	}
 }
 
+// summary summarises a phase's totals; a shard keeps their histograms.
+func (r *run) summary(s *stats, secs float64, dropped int64) (result.Summary, error) {
+	sum := s.summary(r.cfg.Unit, secs, r.open, dropped, r.cfg.Counters)
+	if r.cfg.Part == nil {
+		return sum, nil
+	}
+	var err error
+	if sum.Histogram, err = snapshot(s.ev); err == nil && r.open {
+		sum.ServiceTimeHistogram, err = snapshot(s.svc)
+	}
+	return sum, err
+}
+
+// snapshot encodes h, nil being empty.
+func snapshot(h *hist.Histogram) (string, error) {
+	if h == nil {
+		h = hist.New()
+	}
+	return h.Snapshot()
+}
+
 func (r *run) interval(s *stats, from, to time.Time, phase int) result.Interval {
 	name := "measure"
 	if phase == warm {
@@ -753,7 +836,18 @@ func (r *run) interval(s *stats, from, to time.Time, phase int) result.Interval 
 		Reads: s.kinds[workload.Read], Writes: s.kinds[workload.Write], Other: s.kinds[workload.Other],
 		Errors: s.evErr.Total(), ErrorsByClass: nilIfEmpty(s.evErr.Map()), Retries: s.retry.Total(),
 		Reconnects: s.reconn, ActiveVUs: s.active, Latency: latencyOf(s.ev),
+		Histogram: r.intervalHistogram(s),
 	}
+}
+
+// intervalHistogram is a shard's interval histogram ("" otherwise, or when
+// it cannot be encoded: the merge then says the interval lacks it).
+func (r *run) intervalHistogram(s *stats) string {
+	if r.cfg.Part == nil {
+		return ""
+	}
+	h, _ := snapshot(s.ev)
+	return h
 }
 
 // stoppedNow reports whether VUs must stop starting events.
@@ -776,7 +870,8 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 		r.pipeline(ctx, v, id, p)
 		return
 	}
-	rng := rand.New(rand.NewPCG(r.seed(len(r.insts)+1, id), uint64(id)))
+	fi, fv := r.firsts()
+	rng := rand.New(rand.NewPCG(r.seed(fi+len(r.insts)+1, fv+id), uint64(fv+id)))
 	defer func() {
 		if w != nil {
 			_ = w.Close()
@@ -1120,26 +1215,35 @@ func (r *run) figures(cut time.Time, dropped [][2]int64, ops []workload.Op) (*re
 	}
 	aggTotal := [2]*stats{newStats(len(cfg.Ops), len(cfg.Counters)), newStats(len(cfg.Ops), len(cfg.Counters))}
 	var aggDropped [2]int64
+	var err error
 	for i, in := range r.insts {
 		for p := range aggDropped {
 			aggDropped[p] += dropped[i][p]
 		}
-		ri := result.Instance{Index: i, Intervals: in.series}
-		ri.Summary = in.total[meas].summary(cfg.Unit, measSecs, r.open, dropped[i][meas], cfg.Counters)
+		fi, _ := r.firsts()
+		ri := result.Instance{Index: fi + i, Intervals: in.series}
+		if ri.Summary, err = r.summary(in.total[meas], measSecs, dropped[i][meas]); err != nil {
+			return nil, err
+		}
 		iops, err := in.total[meas].opResults(cfg.Event, ops, measSecs)
 		if err != nil {
 			return nil, err
 		}
 		ri.Ops = iops
 		if cfg.Warmup > 0 {
-			w := in.total[warm].summary(cfg.Unit, warmSecs, r.open, dropped[i][warm], cfg.Counters)
+			w, err := r.summary(in.total[warm], warmSecs, dropped[i][warm])
+			if err != nil {
+				return nil, err
+			}
 			ri.Warmup = &w
 		}
 		out.Instances = append(out.Instances, ri)
 		aggTotal[warm].merge(in.total[warm])
 		aggTotal[meas].merge(in.total[meas])
 	}
-	out.Summary = aggTotal[meas].summary(cfg.Unit, measSecs, r.open, aggDropped[meas], cfg.Counters)
+	if out.Summary, err = r.summary(aggTotal[meas], measSecs, aggDropped[meas]); err != nil {
+		return nil, err
+	}
 	var each []float64
 	for _, in := range out.Instances {
 		each = append(each, in.Summary.Throughput)
@@ -1151,7 +1255,10 @@ func (r *run) figures(cut time.Time, dropped [][2]int64, ops []workload.Op) (*re
 	}
 	out.Ops = aops
 	if cfg.Warmup > 0 {
-		w := aggTotal[warm].summary(cfg.Unit, warmSecs, r.open, aggDropped[warm], cfg.Counters)
+		w, err := r.summary(aggTotal[warm], warmSecs, aggDropped[warm])
+		if err != nil {
+			return nil, err
+		}
 		out.Warmup = &w
 	}
 	var measured []*result.Host
