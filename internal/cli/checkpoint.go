@@ -217,7 +217,7 @@ func reportInterrupted(env *Env, dir, ownPrefix string) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		r, err := readCheckpoint(p)
+		r, err := readResult(p)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "rightsize: %s: not a readable checkpoint (%v); left in place\n", p, err)
 			continue
@@ -236,15 +236,6 @@ func reportInterrupted(env *Env, dir, ownPrefix string) {
 		fmt.Fprintf(env.Stderr, "rightsize: an earlier run was interrupted: %s %s, checkpoint %s (measured %s s of %s s)\n",
 			r.ID, r.Workload, p, roundSecs(r.Summary.DurationS), roundSecs(r.Load.DurationS))
 	}
-}
-
-func readCheckpoint(path string) (*result.Run, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return result.Decode(f)
 }
 
 // running reports whether the process that wrote a checkpoint may still be

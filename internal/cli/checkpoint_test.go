@@ -37,7 +37,7 @@ wait:
 			break wait
 		case <-time.After(150 * time.Millisecond):
 		}
-		if r, err := readCheckpoint(cp); err == nil {
+		if r, err := readResult(cp); err == nil {
 			if n := len(seen); n == 0 || !r.Checkpoint.Written.Equal(seen[n-1].Checkpoint.Written) {
 				seen = append(seen, r)
 			}
@@ -75,7 +75,7 @@ wait:
 	if _, err := os.Stat(cp); !os.IsNotExist(err) {
 		t.Errorf("the checkpoint is still there after the result was written: %v", err)
 	}
-	r := readResult(t, out)
+	r := mustReadResult(t, out)
 	if r.Partial || r.Checkpoint != nil || len(r.Ops) < 2 {
 		t.Errorf("result: partial %v, checkpoint %+v, %d ops", r.Partial, r.Checkpoint, len(r.Ops))
 	}
@@ -118,7 +118,7 @@ func TestCheckpointerOncePerSecond(t *testing.T) {
 	if kept := c.stop(false); kept != filepath.Join(dir, "r.json.partial") {
 		t.Errorf("stop(false) kept %q", kept)
 	}
-	if r, err := readCheckpoint(filepath.Join(dir, "r.json.partial")); err != nil || r.Checkpoint == nil || r.ID != "3" {
+	if r, err := readResult(filepath.Join(dir, "r.json.partial")); err != nil || r.Checkpoint == nil || r.ID != "3" {
 		t.Errorf("the kept checkpoint: %v, %+v, want the third", err, r)
 	}
 	if newCheckpointer(env, "-", time.Second, nil) != nil {
@@ -195,7 +195,7 @@ func TestInterruptedRunReported(t *testing.T) {
 			t.Errorf("%s was not kept: %v", p, err)
 		}
 	}
-	if r, err := readCheckpoint(aside); err != nil || r.ID != "20260101T000000Z-dddddd" {
+	if r, err := readResult(aside); err != nil || r.ID != "20260101T000000Z-dddddd" {
 		t.Errorf("the renamed checkpoint: %v, %v", r, err)
 	}
 	if _, err := os.Stat(mine); !os.IsNotExist(err) {

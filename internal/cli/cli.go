@@ -203,6 +203,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		planCommand(env),
 		reportCommand(env),
 		quickstartCommand(ctx, env),
+		mergeCommand(ctx, env),
 		measureCommand(env),
 		listCommand(env),
 	)

@@ -38,14 +38,9 @@ func run(t *testing.T, ctx context.Context, args ...string) outcome {
 	return outcome{code, out.String(), errb.String()}
 }
 
-func readResult(t *testing.T, path string) *result.Run {
+func mustReadResult(t *testing.T, path string) *result.Run {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := result.Decode(f)
+	r, err := readResult(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +94,7 @@ func TestRunSQLiteWritesResult(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	r := readResult(t, out)
+	r := mustReadResult(t, out)
 	if r.SchemaVersion != result.SchemaVersion || r.Workload != "oltp_read_only" || r.Label != "smoke" || r.Partial {
 		t.Errorf("header: %+v", r)
 	}
@@ -150,7 +145,7 @@ func TestDefaultTargetPreparesEmbeddedSQLite(t *testing.T) {
 	if len(m) != 1 {
 		t.Fatalf("results/: %v", m)
 	}
-	if r := readResult(t, m[0]); r.Summary.Count == 0 {
+	if r := mustReadResult(t, m[0]); r.Summary.Count == 0 {
 		t.Error("no transactions")
 	}
 }
@@ -164,7 +159,7 @@ func TestSeveralTargetsAreSeveralInstances(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\n%s", o.code, o.stderr)
 	}
-	r := readResult(t, out)
+	r := mustReadResult(t, out)
 	if len(r.Instances) != 2 {
 		t.Fatalf("%d instances", len(r.Instances))
 	}
@@ -187,7 +182,7 @@ func TestInterruptWritesPartialResult(t *testing.T) {
 	if o.code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d\n%s", o.code, ExitInterrupted, o.stderr)
 	}
-	r := readResult(t, out)
+	r := mustReadResult(t, out)
 	if !r.Partial || !r.Summary.Partial || !strings.Contains(r.PartialReason, "terminated") {
 		t.Errorf("partial %v %v %q", r.Partial, r.Summary.Partial, r.PartialReason)
 	}
@@ -225,7 +220,7 @@ func TestPostgresPasswordNeverShown(t *testing.T) {
 	if strings.Contains(all, "S3cretPW") {
 		t.Error("the password appears in output or in the result file")
 	}
-	res := readResult(t, out)
+	res := mustReadResult(t, out)
 	if res.Instances[0].Dialect != "postgres" || res.Instances[0].ServerVersion == "" || res.Summary.Count == 0 {
 		t.Errorf("instance %+v", res.Instances[0])
 	}
@@ -243,7 +238,7 @@ func TestOpenLoopOnMySQL(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("run: exit %d\n%s", o.code, o.stderr)
 	}
-	r := readResult(t, out)
+	r := mustReadResult(t, out)
 	if r.Load.Mode != "open" || r.Summary.ServiceTime == nil {
 		t.Fatalf("load %+v", r.Load)
 	}
@@ -344,7 +339,7 @@ func TestTPCCCycleOnMySQL(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("run: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	r := readResult(t, out)
+	r := mustReadResult(t, out)
 	if r.Load.Mode != "open" || r.Load.Rate != 10 || r.Load.RateMultiple != 2 || r.Load.BaselineRate != 5 {
 		t.Errorf("load %+v: want open loop at 2 x 5 = 10/s", r.Load)
 	}
@@ -414,7 +409,7 @@ func TestFileioReadMixesSideBySide(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	for _, step := range []string{"read100", "read70"} {
-		r := readResult(t, filepath.Join(dir, "r-"+step+".json"))
+		r := mustReadResult(t, filepath.Join(dir, "r-"+step+".json"))
 		if r.FileIO == nil || r.FileIO.Total.IOPS <= 0 || r.FileIO.Derived == nil || r.FileIO.Derived.IOPSPerGB <= 0 {
 			t.Errorf("%s: fileio section %+v", step, r.FileIO)
 		}
@@ -447,7 +442,7 @@ func TestSweepThreads(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	for _, n := range []string{"1", "2", "3", "4"} {
-		r := readResult(t, filepath.Join(dir, "s-threads"+n+".json"))
+		r := mustReadResult(t, filepath.Join(dir, "s-threads"+n+".json"))
 		if r.Load.Threads != mustAtoi(t, n) || r.Summary.Count == 0 {
 			t.Errorf("step threads %s: load %+v count %d", n, r.Load, r.Summary.Count)
 		}
@@ -531,7 +526,7 @@ func TestSweepInstances(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "fleet", "sbtest-"+strconv.Itoa(n)+".db")); err != nil {
 			t.Errorf("numbered file %d: %v", n, err)
 		}
-		r := readResult(t, filepath.Join(dir, "s-instances"+strconv.Itoa(n)+".json"))
+		r := mustReadResult(t, filepath.Join(dir, "s-instances"+strconv.Itoa(n)+".json"))
 		if len(r.Instances) != n || r.Summary.Count == 0 || (n > 1 && r.Fairness == nil) {
 			t.Errorf("step %d: %d instances, %d events, fairness %v", n, len(r.Instances), r.Summary.Count, r.Fairness)
 		}
@@ -583,7 +578,7 @@ func TestInstancesNumberedPostgres(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("run: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	r := readResult(t, out)
+	r := mustReadResult(t, out)
 	name := url[strings.LastIndex(url, "/")+1:]
 	name, _, _ = strings.Cut(name, "?")
 	if len(r.Instances) != 2 || !strings.Contains(r.Instances[0].Target, "/"+name+"_1?") || !strings.Contains(r.Instances[1].Target, "/"+name+"_2?") {
@@ -629,7 +624,7 @@ func TestSweepBaselineAuto(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	base := readResult(t, filepath.Join(dir, "s-baseline.json"))
+	base := mustReadResult(t, filepath.Join(dir, "s-baseline.json"))
 	if base.Load.Threads != 1 || base.Load.Rate != 0 || base.Summary.Throughput <= 0 {
 		t.Fatalf("baseline: load %+v throughput %g", base.Load, base.Summary.Throughput)
 	}
@@ -638,7 +633,7 @@ func TestSweepBaselineAuto(t *testing.T) {
 		t.Errorf("sweep: axis %q baseline %g (measured %g) file %q", sw.Axis, sw.BaselineRate, base.Summary.Throughput, sw.Baseline)
 	}
 	for i, mult := range []float64{0.1, 0.2} {
-		r := readResult(t, filepath.Join(dir, "s-rate0"+strconv.Itoa(i+1)+"x.json"))
+		r := mustReadResult(t, filepath.Join(dir, "s-rate0"+strconv.Itoa(i+1)+"x.json"))
 		if math.Abs(r.Load.Rate-mult*sw.BaselineRate) > 1e-6*sw.BaselineRate || r.Load.RateMultiple != mult || r.Load.BaselineRate != sw.BaselineRate {
 			t.Errorf("step %gx: load %+v, baseline %g", mult, r.Load, sw.BaselineRate)
 		}
@@ -661,7 +656,7 @@ func TestSteadyState(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	r := readResult(t, out)
+	r := mustReadResult(t, out)
 	ss := r.Load.SteadyState
 	if ss == nil || !ss.Reached || ss.AtS <= 0 || ss.AtS >= 20 || ss.WindowS != 0.6 || ss.TolerancePct != 30 {
 		t.Fatalf("steady state: %+v", ss)

@@ -87,7 +87,7 @@ func intact(t *testing.T, dir string, before map[string][]byte) {
 			continue
 		}
 		if strings.HasSuffix(name, ".json") {
-			readResult(t, p)
+			mustReadResult(t, p)
 		}
 	}
 }
@@ -113,7 +113,7 @@ func TestResultsUntilTheDiskIsFull(t *testing.T) {
 		o := run(t, context.Background(), "run", "oltp_point_select", "--target", db, "--prepare", prepare, "--table-size", "500",
 			"--time", "1s", "--report-interval", "250ms", "--out", out, "--no-history")
 		if o.code == ExitOK {
-			readResult(t, out)
+			mustReadResult(t, out)
 			noTempFiles(t, fs)
 			continue
 		}
@@ -130,7 +130,7 @@ func TestResultsUntilTheDiskIsFull(t *testing.T) {
 		noTempFiles(t, fs)
 		intact(t, fs, before)
 		if cp := out + checkpointSuffix; strings.Contains(o.stderr, "the checkpoint "+cp+" of the run so far is kept") {
-			r, err := readCheckpoint(cp)
+			r, err := readResult(cp)
 			if err != nil || !r.Partial {
 				t.Errorf("the kept checkpoint: %v", err)
 			}
@@ -169,7 +169,7 @@ func TestResultWrittenWhenStdoutIsFull(t *testing.T) {
 	if !strings.Contains(errb.String(), "no space left on device") || !strings.Contains(errb.String(), "result: "+out) {
 		t.Errorf("stderr:\n%s", errb.String())
 	}
-	if r := readResult(t, out); r.Partial || r.Summary.Count == 0 {
+	if r := mustReadResult(t, out); r.Partial || r.Summary.Count == 0 {
 		t.Errorf("result: partial %v, count %d", r.Partial, r.Summary.Count)
 	}
 	noTempFiles(t, dir)
@@ -230,7 +230,7 @@ func TestFileioOnAFullDisk(t *testing.T) {
 	o = fio("--size", "128k", "--prepare", "always")
 	if o.code != ExitOK {
 		t.Errorf("a 128 KiB layout after the failed one: exit %d\n%s", o.code, o.stderr)
-	} else if r := readResult(t, filepath.Join(elsewhere, "fio.json")); r.Partial || r.Summary.Count == 0 {
+	} else if r := mustReadResult(t, filepath.Join(elsewhere, "fio.json")); r.Partial || r.Summary.Count == 0 {
 		t.Errorf("fileio on the 128 KiB layout: partial %v, %d I/Os", r.Partial, r.Summary.Count)
 	}
 	intact(t, fs, before)
@@ -251,7 +251,7 @@ func TestFileioOnAFullDisk(t *testing.T) {
 	if o.code != ExitInterrupted {
 		t.Errorf("writes on a full disk: exit %d, want %d\n%s", o.code, ExitInterrupted, o.stderr)
 	}
-	r := readResult(t, out)
+	r := mustReadResult(t, out)
 	if !r.Partial || !strings.Contains(r.PartialReason, "the disk is full") || !strings.Contains(r.PartialReason, "no space left on device") || r.Summary.Errors == 0 {
 		t.Errorf("result: partial %v (%s), %d errors", r.Partial, r.PartialReason, r.Summary.Errors)
 	}

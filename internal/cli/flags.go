@@ -161,6 +161,12 @@ type commonFlags struct {
 	prometheus           string
 	retry                string
 
+	// distributed runs (run only)
+	shard   string // --shard I/N
+	runID   string // --run-id
+	startAt string // --start-at
+	barrier time.Duration
+
 	// prepare, cleanup
 	force   bool
 	loaders int
@@ -209,6 +215,12 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 		fs.StringVar(&c.retry, "retry", "deadlock,serialization,lock_timeout,constraint", "error classes after which a transaction is run again and counted as a retry, not an error (sysbench 1.0 restarts events on PostgreSQL 40P01, 40001, 23505 and MySQL 1213, 1020, 1205); 'none' counts every failure as an error")
 		fs.StringVar(&c.prepare, "prepare", "auto", "prepare before running: auto (the default embedded SQLite target, databases numbered by --instances, or a fileio file that does not exist yet; what is already loaded is kept), always, never")
 		bindPrometheus(fs, &c.prometheus)
+		if phase == "run" {
+			fs.StringVar(&c.shard, "shard", "", "drive shard I (from 0) of N of a run spread over N generators (I/N, e.g. $(JOB_COMPLETION_INDEX)/8): by instances when there are at least N, else by virtual users, each keeping its number in the whole run (TPC-C terminals keep their warehouses); the result carries the run id and the shard, and 'rightsize merge' adds the shards' results")
+			fs.StringVar(&c.runID, "run-id", "", "with --shard: the id every shard of the run shares (default: derived from --start-at, the workload and the options, so shards started alike agree)")
+			fs.StringVar(&c.startAt, "start-at", "", "start the warm-up at this wall-clock time (RFC 3339, e.g. 2026-12-01T10:00:00Z), after connecting; with --shard and a history catalog, also not before every shard has connected")
+			durVar(fs, &c.barrier, "barrier-timeout", 10*time.Minute, "with --shard and a history catalog: how long to wait for every shard to connect before giving up")
+		}
 		fs.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof')")
 	case "prepare":
 		fs.IntVar(&c.loaders, "threads", 0, "parallel loaders per instance (0 = the workload's default: one per table for oltp, at most 4)")

@@ -163,9 +163,23 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 			cfgErr = errors.Join(cfgErr, err)
 		}
 	}
+	dist, dErr := c.parseDistributed()
+	if dist != nil && plan != nil {
+		dErr = errors.Join(dErr, usagef("--shard, --run-id and --start-at are run options, not sweep options"))
+	}
 	ts, numbered, tErr := parseTargets(w, c, env)
-	if err := errors.Join(cfgErr, tErr); err != nil {
+	if err := errors.Join(cfgErr, dErr, tErr); err != nil {
 		return usageError{err}
+	}
+	if dist != nil {
+		vus := c.threads
+		if tc, ok := w.(workload.ThreadCounter); ok {
+			vus = tc.VUs()
+		}
+		var sErr error
+		if ts, sErr = dist.split(ts, vus); sErr != nil {
+			return sErr
+		}
 	}
 	var exp *metrics.Exporter
 	curStep := "" // the step the live metrics report
@@ -198,6 +212,11 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 		if pc, ok := in.(workload.PrepareChecker); ok {
 			auto = pc.NeedsPrepare()
 		}
+		if dist != nil && dist.sharded {
+			// Shards never prepare (refused for always): the tables are
+			// loaded once, before the shards start.
+			break
+		}
 		if c.prepare == "always" || (c.prepare == "auto" && auto) {
 			fmt.Fprintf(env.Stderr, "preparing %s (instance %d)...\n", ts[i], i+1)
 			if err := in.Prepare(ctx, workload.PrepareOptions{}, newProgress(env, ts[i].String())); err != nil {
@@ -211,6 +230,20 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 	}
 	started := time.Now()
 	id := newRunID(started)
+	if dist != nil {
+		id = dist.resultID()
+		dsn := "" // the start barrier's register, when the results are recorded
+		if !c.noHistory {
+			dsn = historyDSN(env, c.history)
+		}
+		cfg.Ready = dist.ready(env, dsn, c.barrier)
+		if cfg.Seed == 0 && dist.sharded {
+			// Every shard must draw the same run-wide values (TPC-C's C
+			// constants) and its virtual users the streams they would have
+			// in one process.
+			cfg.Seed = dist.seed()
+		}
+	}
 	unit := "tps"
 	if w.Event() != "transaction" {
 		unit = w.Event() + "/s"
@@ -337,7 +370,7 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 			Version(), w.Name(), first, bcfg.Threads, cfg.Warmup, cfg.Duration)
 		c.rate = rateValue{}
 		curStep = "baseline"
-		res, err := runStep(ctx, env, w, c, bcfg, specs[:first], ins[:first], id, workload.Step{Label: "baseline"}, 2)
+		res, err := runStep(ctx, env, w, c, bcfg, specs[:first], ins[:first], id, workload.Step{Label: "baseline"}, 2, nil)
 		if err != nil {
 			return err
 		}
@@ -379,6 +412,9 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 			cfg.Threads = a.threads
 		}
 		cfg.Rate = a.rateFor(c.baseline)
+		if dist != nil {
+			dist.apply(&cfg)
+		}
 		live = len(ins)
 		if a.instances > 0 {
 			live = a.instances
@@ -396,7 +432,12 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 		}
 		fmt.Fprintf(env.Stdout, "rightsize %s: %s on %d instance(s); %s; warm-up %v, measured %v, report every %v\n",
 			Version(), w.Name(), live, mode, cfg.Warmup, cfg.Duration, cfg.Interval)
-		res, err := runStep(ctx, env, w, c, cfg, specs[:live], ins[:live], id, step, len(steps))
+		if dist != nil && dist.sharded {
+			p := dist.part
+			fmt.Fprintf(env.Stdout, "shard %s of run %s: instances %d..%d of %d, virtual users %d..%d of %d on each\n",
+				dist.spec, dist.runID, p.FirstInstance+1, p.FirstInstance+p.Instances, dist.total[0], p.FirstVU+1, p.FirstVU+p.VUs, dist.total[1])
+		}
+		res, err := runStep(ctx, env, w, c, cfg, specs[:live], ins[:live], id, step, len(steps), dist)
 		if res != nil {
 			results = append(results, res)
 			paths = append(paths, resultPath(c, id, w, step, len(steps)))
@@ -427,7 +468,7 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 // runStep runs one step of a run command and writes its result, keeping a
 // checkpoint of it while it runs (see checkpoint.go).
 func runStep(ctx context.Context, env *Env, w workload.Workload, c *commonFlags, cfg runner.Config,
-	specs []runner.Instance, ins []workload.Instance, id string, step workload.Step, nsteps int) (*result.Run, error) {
+	specs []runner.Instance, ins []workload.Instance, id string, step workload.Step, nsteps int, dist *distributed) (*result.Run, error) {
 	out := resultPath(c, id, w, step, nsteps)
 	describe := func(res *result.Run) {
 		res.SchemaVersion = result.SchemaVersion
@@ -453,6 +494,9 @@ func runStep(ctx context.Context, env *Env, w workload.Workload, c *commonFlags,
 		}
 		if res.Client != nil {
 			res.Client.NumCPU, res.Client.GoMaxProcs, res.Client.Hostname = env.NumCPU, env.MaxProcs, env.Hostname
+		}
+		if dist != nil {
+			dist.describe(res)
 		}
 	}
 	cp := newCheckpointer(env, out, cfg.Interval, describe)
@@ -520,6 +564,20 @@ func resultPath(c *commonFlags, id string, w workload.Workload, step workload.St
 // result and a full or failing disk is reported here, not after the rename.
 // Errors name the result's path (the temporary file's name means nothing to
 // the user), and the temporary file is removed on failure.
+// readResult reads a result file.
+func readResult(path string) (*result.Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := result.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
 func writeResult(path string, r *result.Run) error {
 	if _, err := writeAtomic(path, r, true); err != nil {
 		return fmt.Errorf("result %s: %w", path, err)

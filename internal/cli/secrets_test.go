@@ -156,7 +156,7 @@ func TestPasswordNeverShownPostgres(t *testing.T) {
 		lc.run(c.name+" report html", nil, ExitOK, "report", out, "--format", "html", "--out", filepath.Join(lc.dir, c.name+".html"))
 		lc.run(c.name+" report md", nil, ExitOK, "report", out, "--format", "md", "--out", filepath.Join(lc.dir, c.name+".md"))
 		lc.run(c.name+" report text", nil, ExitOK, "report", out, "--format", "text")
-		r := readResult(t, out)
+		r := mustReadResult(t, out)
 		if got := r.Instances[0].Target; !strings.HasPrefix(got, "postgres://"+role+"@127.0.0.1:5432/") {
 			t.Errorf("%s: result target %q", c.name, got)
 		}
@@ -264,7 +264,7 @@ func TestTargetFromEnv(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\n%s", o.code, o.stderr)
 	}
-	if r := readResult(t, filepath.Join(dir, "r.json")); len(r.Instances) != 2 || !strings.HasPrefix(r.Instances[1].Target, "sqlite:"+dir) {
+	if r := mustReadResult(t, filepath.Join(dir, "r.json")); len(r.Instances) != 2 || !strings.HasPrefix(r.Instances[1].Target, "sqlite:"+dir) {
 		t.Errorf("instances %+v", r.Instances)
 	}
 }

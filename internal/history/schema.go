@@ -10,7 +10,7 @@ import (
 // SchemaVersion is the catalog layout this build writes and reads. Open
 // creates the tables of a new catalog, upgrades an older one and refuses a
 // newer one.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // The tables carry a prefix: a team catalog may share its PostgreSQL
 // database with other applications.
@@ -72,6 +72,20 @@ var schemaV1 = []string{
 	`CREATE INDEX rightsize_sweeps_id ON rightsize_sweeps (id)`,
 }
 
+// schemaV2 adds rightsize_shards: one row per shard of a distributed run
+// (run --shard) that has connected its virtual users, the start barrier's
+// register: the shard's index and count, its host, and when it was ready.
+var schemaV2 = []string{
+	`CREATE TABLE rightsize_shards (
+	run_id   TEXT NOT NULL,
+	shard    INTEGER NOT NULL,
+	shards   INTEGER NOT NULL,
+	hostname TEXT NOT NULL,
+	ready    {TIME} NOT NULL,
+	PRIMARY KEY (run_id, shard)
+)`,
+}
+
 // types are the column types that differ between the two databases.
 var types = map[bool]*strings.Replacer{
 	false: strings.NewReplacer("{TIME}", "TEXT", "{FLOAT}", "REAL", "{BOOL}", "INTEGER", "{BLOB}", "BLOB"),
@@ -105,11 +119,17 @@ func (c *Catalog) migrate(ctx context.Context) error {
 		return fmt.Errorf("the catalog's schema version is %d; this rightsize reads up to %d (upgrade rightsize)", v.Int64, SchemaVersion)
 	case v.Valid && v.Int64 == SchemaVersion:
 		return nil
-	case v.Valid:
-		// Older layouts would be upgraded here, one version at a time.
+	case v.Valid && v.Int64 != 1:
 		return fmt.Errorf("the catalog's schema version %d is not one this rightsize knows", v.Int64)
 	}
-	for _, ddl := range schemaV1 {
+	// A new catalog gets every layout in turn; an older one the layouts
+	// after its own.
+	var ddls []string
+	if !v.Valid {
+		ddls = append(ddls, schemaV1...)
+	}
+	ddls = append(ddls, schemaV2...)
+	for _, ddl := range ddls {
 		if _, err := tx.ExecContext(ctx, types[c.pg].Replace(ddl)); err != nil {
 			return err
 		}

@@ -131,6 +131,24 @@ func Summary(w io.Writer, r *result.Run) error {
 	if r.Client != nil {
 		ew.printf("client CPU: %.1f µs per %s (user %.2f s, sys %.2f s)\n", r.Client.CPUPerEventUs, r.Event, r.Client.CPUUserS, r.Client.CPUSysS)
 	}
+	if s := r.Shard; s != nil {
+		ew.printf("shard %d/%d of run %s: instances %d..%d of %d, virtual users %d..%d of %d on each; start barrier: %s, waited %.1f s, started %.3f s late\n",
+			s.Index, s.Count, s.RunID, s.FirstInstance+1, s.FirstInstance+s.Instances, s.TotalInstances, s.FirstVU+1, s.FirstVU+s.VUs, s.TotalVUs,
+			s.Barrier, s.WaitedS, s.LateS)
+	}
+	for _, g := range r.Generators {
+		line := fmt.Sprintf("generator %d/%d (%s): %d %ss, %.2f/s", g.Shard.Index, g.Shard.Count, g.ResultID, g.Count, r.Event, g.Throughput)
+		if g.Client != nil {
+			line += fmt.Sprintf("; client CPU %.1f µs per %s on %s", g.Client.CPUPerEventUs, r.Event, g.Client.Hostname)
+		}
+		if g.Host != nil {
+			line += fmt.Sprintf("; host CPU busy %.1f %%", g.Host.CPU.Busy())
+		}
+		if g.Partial {
+			line += "; PARTIAL: " + g.Reason
+		}
+		ew.printf("%s\n", line)
+	}
 	if n := r.Summary.Clamped; n > 0 {
 		ew.printf("WARNING: %d %s(s) took longer than 1 h, the histograms' range, and were recorded as 1 h: the latency figures understate them.\n", n, r.Event)
 	}

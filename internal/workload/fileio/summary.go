@@ -2,6 +2,7 @@ package fileio
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/result"
@@ -16,6 +17,7 @@ var _ workload.Summarizer = (*Workload)(nil)
 // result and the options.
 func (w *Workload) Summarize(r *result.Run) error {
 	o := w.opt
+	o.fromMap(r.Options)
 	if err := o.Validate(); err != nil {
 		return err
 	}
@@ -65,6 +67,44 @@ func (w *Workload) Summarize(r *result.Run) error {
 	}
 	r.FileIO = f
 	return nil
+}
+
+// fromMap reads the options a result recorded (Options; JSON numbers are
+// float64), so that a saved or merged result is summarised with the options
+// it ran with.
+func (o *Options) fromMap(m map[string]any) {
+	num := func(k string) (int64, bool) {
+		switch v := m[k].(type) {
+		case int:
+			return int64(v), true
+		case int64:
+			return v, true
+		case float64:
+			return int64(v), true
+		}
+		return 0, false
+	}
+	if v, ok := m["pattern"].(string); ok {
+		o.PatternText, o.NumJobs, o.IODepth, o.BS = v, 0, 0, ""
+	}
+	if v, ok := m["random"].(bool); ok {
+		o.Random, o.Sequential, o.RW = v, !v, ""
+	}
+	if v, ok := m["direct"].(bool); ok {
+		o.Buffered = !v
+	}
+	if v, ok := m["read"]; ok {
+		o.Read = fmt.Sprint(v)
+	}
+	if v, ok := num("vms"); ok {
+		o.VMs = int(v)
+	}
+	if v, ok := num("capacity"); ok {
+		o.Capacity = strconv.FormatInt(v, 10) + "b"
+	}
+	if v, ok := num("size"); ok && v > 0 {
+		o.Size = strconv.FormatInt(v, 10)
+	}
 }
 
 // readPctOf is the read percentage the run used: the options' "read" entry

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/internal/history"
+	"github.com/rightsize/rightsize/internal/merge"
+	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/all"
+)
+
+const mergeLong = `Merge the results of the shards of one distributed run (run --shard I/N on
+several generators) into the result of the whole run: HDR histograms are
+added (percentiles are never averaged), counts, errors and retries summed,
+report intervals aligned by wall clock; each generator's own CPU, host
+figures and ticker are kept under "generators". Shards of different runs or
+options are refused, and missing shards are named.
+
+  rightsize merge results/*-shard*of4-tpcc.json -o merged.json
+  rightsize merge --run 20261201T100000Z-1a2b3c4d --history postgres://rs@history/rs
+
+The merged result is recorded in the history catalog (--no-history: not).`
+
+func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
+	var runID, out, dsnFlag string
+	var noHistory bool
+	cmd := &cobra.Command{
+		Use:   "merge [SHARD.json ...]",
+		Short: "Merge the results of a distributed run's shards into one exact result",
+		Long:  mergeLong,
+		Args: func(c *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0 && runID == "":
+				return usagef("merge: name the shards' result files, or a run in the history catalog with --run ID")
+			case len(args) > 0 && runID != "":
+				return usagef("merge: give result files or --run, not both")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			dsn := historyDSN(env, dsnFlag)
+			if runID != "" && dsn == "" {
+				return usagef("merge --run: no history catalog (--history or $RIGHTSIZE_HISTORY)")
+			}
+			if dsn != "" && (runID != "" || !noHistory) {
+				if err := history.Validate(dsn); err != nil {
+					return usageError{err}
+				}
+			}
+			var shards []*result.Run
+			if runID != "" {
+				cat, err := history.Open(ctx, dsn)
+				if err != nil {
+					return runError{err}
+				}
+				shards, err = cat.ShardResults(ctx, runID)
+				cat.Close()
+				if err != nil {
+					return runError{err}
+				}
+				if len(shards) == 0 {
+					return runError{fmt.Errorf("merge: no shard of run %s in %s", runID, history.Redact(dsn))}
+				}
+			}
+			for _, p := range args {
+				r, err := readResult(p)
+				if err != nil {
+					return runError{fmt.Errorf("merge: %w", err)}
+				}
+				shards = append(shards, r)
+			}
+			m, notes, err := merge.Merge(shards)
+			if err != nil {
+				return runError{err}
+			}
+			for _, n := range notes {
+				fmt.Fprintf(env.Stderr, "rightsize: merge: %s\n", n)
+			}
+			if err := summarizeMerged(m); err != nil {
+				fmt.Fprintf(env.Stderr, "rightsize: %s figures not computed: %v\n", m.Workload, err)
+			}
+			fmt.Fprintf(env.Stdout, "merged %d shards of run %s\n", len(m.Generators), m.ID)
+			if err := report.Summary(env.Stdout, m); err != nil {
+				return err
+			}
+			if out == "" {
+				out = filepath.Join("results", result.FileSafe(m.ID+"-"+m.Workload)+".json")
+			}
+			if out != "-" {
+				if err := writeResult(out, m); err != nil {
+					return runError{err}
+				}
+				fmt.Fprintf(env.Stdout, "result: %s\n", out)
+			}
+			if !noHistory && dsn != "" {
+				if err := recordInHistory(ctx, env, dsn, []*result.Run{m}, []string{out}, nil, ""); err != nil {
+					fmt.Fprintf(env.Stderr, "rightsize: history: not recorded: %v\n", err)
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&runID, "run", "", "merge the shards of this run recorded in the history catalog (the run id every shard printed)")
+	f.StringVarP(&out, "out", "o", "", "the merged result file (default results/<run id>-<workload>.json; '-' for none)")
+	f.StringVar(&dsnFlag, "history", "", "the history catalog (default: $RIGHTSIZE_HISTORY, else the local one): where --run is looked up and the merged result recorded")
+	f.BoolVar(&noHistory, "no-history", false, "do not record the merged result in the history catalog")
+	return cmd
+}
+
+// summarizeMerged recomputes the workload's own figures (TPC-C's tpmC and
+// limits, fileio's IOPS per VM) from the merged result.
+func summarizeMerged(m *result.Run) error {
+	for _, w := range all.All() {
+		if w.Name() != m.Workload {
+			continue
+		}
+		if s, ok := w.(workload.Summarizer); ok {
+			return s.Summarize(m)
+		}
+		return nil
+	}
+	return errors.New("unknown workload")
+}
