@@ -152,6 +152,13 @@ func Summary(w io.Writer, r *result.Run) error {
 	if n := r.Summary.Clamped; n > 0 {
 		ew.printf("WARNING: %d %s(s) took longer than 1 h, the histograms' range, and were recorded as 1 h: the latency figures understate them.\n", n, r.Event)
 	}
+	if s := r.Summary; r.Load.Mode == "open" && s.Dropped > 0 {
+		intended := s.Count + s.Errors + s.Cancelled + s.Dropped
+		if pct := 100 * float64(s.Dropped) / float64(intended); pct >= DroppedWarnPct {
+			ew.printf("WARNING: overloaded: %d of %d intended starts (%.1f %%) were dropped, every one of the %d virtual users per instance being busy: the system did not sustain the offered %g/s per instance; the throughput is what it did sustain. More --threads queue more of them (and show the queueing in the response time); a lower --rate finds the rate it sustains.\n",
+				s.Dropped, intended, pct, r.Load.Threads, r.Load.Rate)
+		}
+	}
 	if l := r.TickerLag; l != nil {
 		ew.printf("WARNING: the load generator fell behind its report ticks: %d of %d fired more than an interval late (worst %.1f s); the per-interval series and host figures are smeared over longer spans than they say, the totals are exact. The client is starved of CPU: give it its own cores or fewer virtual users per generator.\n",
 			l.Late, l.Ticks, l.MaxS)
@@ -246,6 +253,10 @@ func hostLine(ew *errWriter, h *result.Host) {
 		ew.printf("warning: steal %.0f%%: the hypervisor ran other guests on this VM's CPUs for that share of the time, so the guest's CPU figures understate the load on the host (the VM waited for a physical CPU, as VMware's %%Ready shows)\n", c.Steal)
 	}
 }
+
+// DroppedWarnPct is the share of an open-loop run's intended starts that,
+// dropped, makes the summary call the run overloaded.
+const DroppedWarnPct = 1.0
 
 func seconds(s float64) string { return trimFloat(s) + " s" }
 

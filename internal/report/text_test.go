@@ -486,3 +486,18 @@ func TestSummaryTickerLag(t *testing.T) {
 		t.Errorf("no lag warning:\n%s", out)
 	}
 }
+
+func TestSummaryOverloadedOpenLoop(t *testing.T) {
+	r := openRun() // 90 dropped of 120007: 0.07 %
+	if out := render(t, r); strings.Contains(out, "overloaded") {
+		t.Errorf("a run that dropped 0.07 %% of its starts is called overloaded:\n%s", out)
+	}
+	r.Summary.Dropped = 40000
+	out := render(t, r)
+	if !strings.Contains(out, "WARNING: overloaded: 40000 of 159917 intended starts (25.0 %) were dropped, every one of the 64 virtual users per instance being busy: the system did not sustain the offered 2000/s per instance") {
+		t.Errorf("no overload warning:\n%s", out)
+	}
+	if out := render(t, closedRun()); strings.Contains(out, "overloaded") {
+		t.Errorf("a closed-loop run is called overloaded:\n%s", out)
+	}
+}
