@@ -202,9 +202,9 @@ func phaseAt(stdout, stderr string) string {
 func TestSIGTERMAtRandomMoments(t *testing.T) {
 	if os.Getenv("RIGHTSIZE_FAULTS") != "1" {
 		// Timing-bound (exit codes by the moment of the signal, the
-		// checkpoint's age): met on this machine, missed while other heavy
-		// tests shared its 2 cores; on demand until shown stable in CI.
-		t.Skip("runs with RIGHTSIZE_FAULTS=1 (RIGHTSIZE_FAULTS=1 bash .ci/run)")
+		// checkpoint's age): missed while other heavy tests shared the 2
+		// cores, so .ci/run runs it alone, after them.
+		t.Skip("runs with RIGHTSIZE_FAULTS=1 (.ci/run runs it alone after the other tests)")
 	}
 	n := 20
 	if testing.Short() {
@@ -383,9 +383,9 @@ func TestSecondSIGINTExitsAtOnce(t *testing.T) {
 func TestSIGKILLLeavesACheckpoint(t *testing.T) {
 	if os.Getenv("RIGHTSIZE_FAULTS") != "1" {
 		// Timing-bound (exit codes by the moment of the signal, the
-		// checkpoint's age): met on this machine, missed while other heavy
-		// tests shared its 2 cores; on demand until shown stable in CI.
-		t.Skip("runs with RIGHTSIZE_FAULTS=1 (RIGHTSIZE_FAULTS=1 bash .ci/run)")
+		// checkpoint's age): missed while other heavy tests shared the 2
+		// cores, so .ci/run runs it alone, after them.
+		t.Skip("runs with RIGHTSIZE_FAULTS=1 (.ci/run runs it alone after the other tests)")
 	}
 	const interval = time.Second
 	dir := t.TempDir()

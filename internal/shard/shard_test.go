@@ -89,3 +89,26 @@ func TestSplitByWhat(t *testing.T) {
 		t.Errorf("4 shards of 2×3: %v", err)
 	}
 }
+
+// FuzzParse: no input panics; an accepted one is a valid shard that prints
+// back to itself and splits any run it can without an empty part.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"0/1", "3/8", " 7 / 8 ", "8/8", "-1/4", "1/0", "3", "a/4", "9999/10000", "1/99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sp, err := Parse(s)
+		if err != nil {
+			return
+		}
+		if sp.Count < 1 || sp.Count > MaxCount || sp.Index < 0 || sp.Index >= sp.Count {
+			t.Fatalf("Parse(%q) = %+v", s, sp)
+		}
+		if back, err := Parse(sp.String()); err != nil || back != sp {
+			t.Fatalf("Parse(%q) = %v; its String %q parses to %v, %v", s, sp, sp.String(), back, err)
+		}
+		if p, err := sp.Split(1, sp.Count); err != nil || p.VUs != 1 || p.FirstVU != sp.Index {
+			t.Fatalf("%v of 1×%d: %+v, %v", sp, sp.Count, p, err)
+		}
+	})
+}
