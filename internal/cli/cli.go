@@ -205,6 +205,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		quickstartCommand(ctx, env),
 		mergeCommand(ctx, env),
 		measureCommand(env),
+		k8sCommand(ctx, env),
 		listCommand(env),
 	)
 	return root

@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/rightsize/rightsize/internal/k8sjob"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+const k8sJobLong = `Print (on stdout) a Kubernetes manifest: an Indexed Job that runs WORKLOAD
+over --generators N pods, pod I running
+
+  rightsize run WORKLOAD <the options given here> --target env:RIGHTSIZE_TARGET \
+    --shard $(JOB_COMPLETION_INDEX)/N --run-id ID --out -
+
+Every run and workload option given here is passed to each shard as given.
+The shards wait for each other and record their results in the history
+catalog, a PostgreSQL database every pod must reach; merge them once the Job
+has completed. Neither URL is in the manifest: the pods read both from a
+Kubernetes Secret (--secret), so --target and --history are refused here.
+
+  kubectl create secret generic rightsize \
+    --from-literal=target='postgres://USER:PASSWORD@HOST:5432/DB' \
+    --from-literal=history='postgres://USER:PASSWORD@HOST:5432/HISTORY_DB'
+  rightsize prepare tpcc --warehouses 30 --target env:TARGET   # once, beforehand
+  rightsize k8s job tpcc --warehouses 30 --threads 20 --generators 4 \
+    --secret rightsize --image registry.example.com/rightsize:1.0 > job.yaml
+  kubectl apply -f job.yaml
+  rightsize merge --run ID --history "$RIGHTSIZE_HISTORY"
+
+Each generator's --cpu and --memory are both its requests and its limits
+(Guaranteed QoS): a generator throttled or evicted first would measure
+itself, not the database. A failed shard fails the Job, which stops the
+others (backoffLimit 0): run again, it would measure another window than
+theirs. See docs/kubernetes.md for the container image.`
+
+// k8sCommand is "rightsize k8s": Kubernetes manifests for distributed runs.
+func k8sCommand(ctx context.Context, env *Env) *cobra.Command {
+	k8s := &cobra.Command{
+		Use:   "k8s",
+		Short: "Print Kubernetes manifests for distributed runs (k8s job)",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("k8s: name the manifest to print: job")
+			}
+			return usagef("k8s: unknown manifest %q (want: job)", args[0])
+		},
+		RunE: func(c *cobra.Command, args []string) error { return nil },
+	}
+	k8s.AddCommand(k8sJobCommand(ctx, env))
+	return k8s
+}
+
+// k8sOptions are the flags of 'k8s job WORKLOAD' besides the run's.
+type k8sOptions struct {
+	fs                            *pflag.FlagSet
+	generators                    int
+	image, name, namespace        string
+	secret, targetKey, historyKey string
+	cpu, memory                   string
+}
+
+func (o *k8sOptions) bind() {
+	fs := pflag.NewFlagSet("k8s job", pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.IntVar(&o.generators, "generators", 0, fmt.Sprintf("load generators, one pod each, over which the run is split in shards (1 to %d; required)", k8sjob.MaxGenerators))
+	fs.StringVar(&o.secret, "secret", "", "the Kubernetes Secret holding the database's URL and the history catalog's (required): kubectl create secret generic NAME --from-literal=target=URL --from-literal=history=URL")
+	fs.StringVar(&o.targetKey, "target-key", "target", "the key of the database's URL in --secret (the shards read it with --target env:RIGHTSIZE_TARGET)")
+	fs.StringVar(&o.historyKey, "history-key", "history", "the key of the history catalog's URL in --secret (the shards get it as $RIGHTSIZE_HISTORY): a PostgreSQL database every pod reaches, the shards' start barrier and where their results are recorded")
+	fs.StringVar(&o.image, "image", "rightsize:latest", "container image of rightsize (docs/kubernetes.md)")
+	fs.StringVar(&o.cpu, "cpu", "2", "CPU of each generator, as a Kubernetes quantity (2, 1500m), both requested and limited: Guaranteed QoS, so that a generator is not throttled or evicted first and does not become the bottleneck")
+	fs.StringVar(&o.memory, "memory", "2Gi", "memory of each generator (2Gi, 512Mi), both requested and limited, as --cpu")
+	fs.StringVar(&o.name, "name", "", "the Job's name (default: rightsize- and the run id)")
+	fs.StringVar(&o.namespace, "namespace", "", "the Job's namespace (default: kubectl's)")
+	o.fs = fs
+}
+
+// k8sJobCommand is "rightsize k8s job WORKLOAD": the workloads' subcommands
+// of "run", with their flags and the run's, and the k8s flags added.
+func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
+	opts := map[string]*k8sOptions{}
+	job := phaseCommand(ctx, env, "run", "", func(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
+		return k8sJob(env, w, c, opts[w.Name()])
+	})
+	job.Use = "job WORKLOAD"
+	job.Short = "Print a Kubernetes Indexed Job running WORKLOAD over N load generators (a distributed run)"
+	job.Long = k8sJobLong
+	var names []string
+	for _, sub := range job.Commands() {
+		names = append(names, sub.Name())
+		o := &k8sOptions{}
+		o.bind()
+		sub.Flags().AddFlagSet(o.fs)
+		sub.Long = k8sJobLong
+		// Refused here (see k8sJob): kept, to say why, but not shown.
+		for _, f := range []string{"target", "history", "no-history", "shard", "out"} {
+			_ = sub.Flags().MarkHidden(f)
+		}
+		sub.Flags().Lookup("run-id").Usage = "the id the shards of the run share, and the Job's name (default: a fresh one such as 20261201T100000Z-1a2b3c)"
+		opts[sub.Name()] = o
+	}
+	job.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usagef("k8s job: name a workload (one of: %s)", strings.Join(names, ", "))
+		}
+		return usagef("k8s job: unknown workload %q (one of: %s)", args[0], strings.Join(names, ", "))
+	}
+	// As for run: with an unknown workload its flags are unknown too, and
+	// the mistake to report is the workload.
+	job.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if c == job && len(env.Args) > 2 && env.Args[0] == "k8s" && env.Args[1] == "job" && !strings.HasPrefix(env.Args[2], "-") {
+			return job.Args(job, env.Args[2:3])
+		}
+		return usageError{err}
+	})
+	return job
+}
+
+// k8sJob checks the options, prints the manifest on stdout and what to do
+// with it on stderr.
+func k8sJob(env *Env, w workload.Workload, c *commonFlags, o *k8sOptions) error {
+	var errs []error
+	// The URLs carry passwords: refused without echoing them.
+	var urls []string
+	for _, f := range []string{"target", "history"} {
+		if c.fs.Changed(f) {
+			urls = append(urls, "--"+f)
+		}
+	}
+	if len(urls) > 0 {
+		secret := "NAME"
+		if o.secret != "" && len(validation.IsDNS1123Subdomain(o.secret)) == 0 {
+			secret = o.secret
+		}
+		errs = append(errs, fmt.Errorf("%s: refused, a manifest must not hold a URL and its password; put the database's URL and the history catalog's in a Kubernetes Secret, "+
+			"kubectl create secret generic %s --from-literal=%s='postgres://USER:PASSWORD@HOST:5432/DB' --from-literal=%s='postgres://USER:PASSWORD@HOST:5432/HISTORY_DB', and pass --secret %s",
+			strings.Join(urls, " and "), secret, o.targetKey, o.historyKey, secret))
+	}
+	if c.fs.Changed("shard") {
+		errs = append(errs, errors.New("--shard: refused, the manifest gives each pod its shard, $(JOB_COMPLETION_INDEX)/N with N from --generators"))
+	}
+	if c.fs.Changed("out") {
+		errs = append(errs, errors.New("--out: refused, a pod's files go with it: the shards record their results in the history catalog, and 'rightsize merge --run ID' merges them"))
+	}
+	if c.noHistory {
+		errs = append(errs, errors.New("--no-history: refused, the shards start together and record their results through the history catalog"))
+	}
+	if !c.fs.Changed("run-id") {
+		c.runID = newRunID(time.Now())
+	}
+	// What every shard will check of its options, checked now rather than
+	// in N pods' logs: the workload's and the run's options, and those a
+	// shard refuses (--prepare always, --steady-state, ...).
+	if err := w.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := c.runnerConfig(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := c.instanceCounts(); err != nil {
+		errs = append(errs, err)
+	}
+	c.shard = "0/" + strconv.Itoa(min(max(o.generators, 1), k8sjob.MaxGenerators)) // --generators is checked by k8sjob
+	if _, err := c.parseDistributed(); err != nil {
+		errs = append(errs, err)
+	}
+
+	// Every other run and workload option the user gave, as --name=value
+	// (not those refused above, nor those the manifest sets).
+	var args []string
+	c.fs.VisitAll(func(f *pflag.Flag) {
+		switch f.Name {
+		case "help", "target", "history", "no-history", "shard", "out", "run-id", "start-at":
+			return
+		}
+		if !f.Changed || o.fs.Lookup(f.Name) != nil {
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		args = append(args, "--"+f.Name+"="+f.Value.String())
+	})
+	job, err := k8sjob.Build(k8sjob.Spec{
+		Name: o.name, Namespace: o.namespace, Image: o.image,
+		Workload: w.Name(), Args: args, Generators: o.generators,
+		RunID: c.runID, StartAt: c.startAt,
+		Secret: o.secret, TargetKey: o.targetKey, HistoryKey: o.historyKey,
+		CPU: o.cpu, Memory: o.memory,
+	})
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return usageError{fmt.Errorf("k8s job: %w", errors.Join(errs...))}
+	}
+	manifest, err := k8sjob.Marshal(job)
+	if err != nil {
+		return runError{fmt.Errorf("k8s job: %w", err)}
+	}
+	if _, err := env.Stdout.Write(manifest); err != nil {
+		return runError{fmt.Errorf("k8s job: writing the manifest: %w", err)}
+	}
+	ns := ""
+	if o.namespace != "" {
+		ns = " -n " + o.namespace
+	}
+	fmt.Fprintf(env.Stderr, "Job %s: run %s of %s on %d generators. With the manifest saved (rightsize k8s job ... > job.yaml):\n", job.Name, c.runID, w.Name(), o.generators)
+	fmt.Fprintf(env.Stderr, "  kubectl apply%s -f job.yaml\n", ns)
+	fmt.Fprintf(env.Stderr, "  kubectl get pods%s -l %s=%s --watch\n", ns, k8sjob.LabelRun, job.Labels[k8sjob.LabelRun])
+	fmt.Fprintf(env.Stderr, "  %s   # once the Job has completed\n", k8sjob.MergeCommand(c.runID))
+	return nil
+}

@@ -1,0 +1,339 @@
+// Package k8sjob builds the Kubernetes manifest of a distributed run: one
+// Indexed Job (batch/v1) whose N pods each run one shard of the run,
+// 'rightsize run WORKLOAD ... --shard $(JOB_COMPLETION_INDEX)/N --run-id ID'.
+//
+// The manifest is built from the official API types (k8s.io/api) and
+// serialised with sigs.k8s.io/yaml, so that it is schema-valid by
+// construction. The database's and the history catalog's URLs, which carry
+// passwords, are never in it: the pods read them from a Secret through
+// secretKeyRef, and the shards are given --target env:RIGHTSIZE_TARGET (the
+// history catalog is read from $RIGHTSIZE_HISTORY).
+//
+// The package is pure: no I/O, no process state.
+package k8sjob
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rightsize/rightsize/internal/shard"
+)
+
+// Names the manifest gives the container, its environment and its labels.
+const (
+	Container = "rightsize"
+
+	// EnvIndex is the shard's index, from the pod's completion-index
+	// annotation. The Job controller also sets it on recent versions; it is
+	// defined explicitly so that $(JOB_COMPLETION_INDEX) in the arguments is
+	// expanded on every version.
+	EnvIndex = "JOB_COMPLETION_INDEX"
+	// EnvTarget holds the database URL (from the Secret), read by the shards
+	// through --target env:RIGHTSIZE_TARGET.
+	EnvTarget = "RIGHTSIZE_TARGET"
+	// EnvHistory holds the history catalog's URL (from the Secret), which
+	// rightsize reads when --history is not given.
+	EnvHistory = "RIGHTSIZE_HISTORY"
+
+	LabelName      = "app.kubernetes.io/name"
+	LabelComponent = "app.kubernetes.io/component"
+	// LabelRun carries the run id (sanitised as a label value): one Job, one
+	// run, as app.kubernetes.io/instance means.
+	LabelRun = "app.kubernetes.io/instance"
+
+	AnnotationRunID = "rightsize/run-id"
+	AnnotationMerge = "rightsize/merge"
+
+	// MaxGenerators bounds --generators as it bounds --shard's count.
+	MaxGenerators = shard.MaxCount
+)
+
+// Spec is what the Job runs.
+type Spec struct {
+	// Name is the Job's name; "" derives it from RunID (see JobName).
+	Name string
+	// Namespace is the Job's namespace; "": kubectl's current one.
+	Namespace string
+	// Image is the container image holding the rightsize binary.
+	Image string
+	// Workload is the workload each shard runs.
+	Workload string
+	// Args are the workload's and the run's options, given to every shard
+	// exactly as they are here, after "run WORKLOAD" (a '$' is escaped so
+	// that Kubernetes does not expand $(VAR) in them). They must not set
+	// what the manifest sets: --target, --history, --shard, --run-id, --out.
+	Args []string
+	// Generators is the number of shards, one pod each (1..MaxGenerators).
+	Generators int
+	// RunID is the id every shard of the run shares (run --run-id, which
+	// checks it): the Job's name and its label are made of it.
+	RunID string
+	// StartAt is run --start-at, given to every shard ("": none).
+	StartAt string
+	// Secret names the Secret holding the URLs; TargetKey and HistoryKey
+	// are their keys in it.
+	Secret, TargetKey, HistoryKey string
+	// CPU and Memory are each generator's resources, Kubernetes quantities
+	// ("2", "1500m"; "2Gi"), both its requests and its limits.
+	CPU, Memory string
+}
+
+// setByManifest are the run options the manifest gives every shard itself.
+var setByManifest = []string{"target", "history", "no-history", "shard", "run-id", "start-at", "out"}
+
+// Build returns the Job of spec, or every problem with spec at once.
+//
+// The Job is Indexed with parallelism = completions = Generators, and
+// backoffLimit 0: a failed shard fails the Job, whose other pods are then
+// stopped. A shard is not run again because a re-run would measure another
+// window than the others' (the shards start together, at the start barrier
+// of the history catalog, which a late shard finds passed); nor are the
+// other shards left to run on, since without the failed one the run is not
+// the load that was asked for. backoffLimit works on every Kubernetes
+// version (backoffLimitPerIndex would need 1.29 or later and let the others
+// run to their end).
+func Build(s Spec) (*batchv1.Job, error) {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if s.Generators < 1 || s.Generators > MaxGenerators {
+		bad("--generators %d: want 1 to %d shards", s.Generators, MaxGenerators)
+	}
+	// The run's own rule for the id is the run's to check (run --run-id):
+	// here it must only name the Job and label it.
+	if LabelValue(s.RunID) == "" {
+		bad("--run-id %q: want letters or digits in it", s.RunID)
+	}
+	if s.Workload == "" {
+		bad("no workload")
+	}
+	if s.Image == "" || strings.ContainsAny(s.Image, " \t\r\n") {
+		bad("--image %q: want an image reference such as registry.example.com/rightsize:1.0", s.Image)
+	}
+	if s.Secret == "" {
+		bad("--secret: name the Kubernetes Secret holding the target's and the history catalog's URLs")
+	} else if msgs := validation.IsDNS1123Subdomain(s.Secret); len(msgs) > 0 {
+		bad("--secret %q: not a Secret name: %s", s.Secret, strings.Join(msgs, "; "))
+	}
+	for _, k := range []struct{ flag, key string }{{"target-key", s.TargetKey}, {"history-key", s.HistoryKey}} {
+		if msgs := validation.IsConfigMapKey(k.key); len(msgs) > 0 {
+			bad("--%s %q: not a Secret key: %s", k.flag, k.key, strings.Join(msgs, "; "))
+		}
+	}
+	if s.Namespace != "" {
+		if msgs := validation.IsDNS1123Label(s.Namespace); len(msgs) > 0 {
+			bad("--namespace %q: not a namespace name: %s", s.Namespace, strings.Join(msgs, "; "))
+		}
+	}
+	cpu, err := quantity("cpu", s.CPU, "2, 1500m or 0.5")
+	if err != nil {
+		errs = append(errs, err)
+	}
+	mem, err := quantity("memory", s.Memory, "2Gi or 512Mi")
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, a := range s.Args {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		for _, set := range setByManifest {
+			if strings.HasPrefix(a, "--") && name == set {
+				// Not echoed: a --target or --history value holds a password.
+				bad("an argument sets --%s, which the manifest sets itself", set)
+			}
+		}
+	}
+	name := s.Name
+	if s.Generators >= 1 && s.Generators <= MaxGenerators {
+		if name == "" {
+			name = JobName(s.RunID, s.Generators)
+		} else if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+			bad("--name %q: not a Job name: %s", name, strings.Join(msgs, "; "))
+		} else if limit := maxNameLen(s.Generators); len(name) > limit {
+			// The Job controller names the pods' hosts NAME-INDEX, which must
+			// be a DNS label too.
+			bad("--name %q: at most %d characters with %d generators (the pods' hostnames are NAME-INDEX, at most 63 characters)", name, limit, s.Generators)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+
+	labels := map[string]string{
+		LabelName:      "rightsize",
+		LabelComponent: "generator",
+		LabelRun:       LabelValue(s.RunID),
+	}
+	n := int32(s.Generators)
+	args := []string{"run", Escape(s.Workload)}
+	for _, a := range s.Args {
+		args = append(args, Escape(a))
+	}
+	args = append(args,
+		"--target", "env:"+EnvTarget,
+		"--shard", "$("+EnvIndex+")/"+strconv.Itoa(s.Generators),
+		"--run-id", Escape(s.RunID),
+		// The container's filesystem goes with the pod: the results are
+		// recorded in the history catalog ($RIGHTSIZE_HISTORY), not in a file.
+		"--out", "-",
+	)
+	if s.StartAt != "" {
+		args = append(args, "--start-at", Escape(s.StartAt))
+	}
+	resources := func() corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem}
+	}
+	secret := func(key string) *corev1.EnvVarSource {
+		return &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: s.Secret},
+			Key:                  key,
+		}}
+	}
+	return &batchv1.Job{
+		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      name,
+			Namespace: s.Namespace,
+			Labels:    labels,
+			Annotations: map[string]string{
+				AnnotationRunID: s.RunID,
+				AnnotationMerge: MergeCommand(s.RunID),
+			},
+		},
+		Spec: batchv1.JobSpec{
+			CompletionMode: ptr(batchv1.IndexedCompletion),
+			Completions:    ptr(n),
+			Parallelism:    ptr(n),
+			BackoffLimit:   ptr(int32(0)),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					// The generators need no access to the Kubernetes API.
+					AutomountServiceAccountToken: ptr(false),
+					// Within the "restricted" Pod Security Standard.
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr(true),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name:  Container,
+						Image: s.Image,
+						Args:  args,
+						Env: []corev1.EnvVar{
+							{Name: EnvIndex, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
+								FieldPath: "metadata.annotations['" + batchv1.JobCompletionIndexAnnotation + "']",
+							}}},
+							{Name: EnvTarget, ValueFrom: secret(s.TargetKey)},
+							{Name: EnvHistory, ValueFrom: secret(s.HistoryKey)},
+						},
+						// Requests = limits: Guaranteed QoS, so that a
+						// generator is neither throttled below what it asked
+						// for nor evicted first, and measures the database,
+						// not itself.
+						Resources: corev1.ResourceRequirements{Requests: resources(), Limits: resources()},
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr(false),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+					}},
+				},
+			},
+		},
+	}, nil
+}
+
+// Marshal returns job as a YAML manifest.
+func Marshal(job *batchv1.Job) ([]byte, error) {
+	return yaml.Marshal(job)
+}
+
+// Manifest returns the YAML manifest of spec's Job.
+func Manifest(s Spec) ([]byte, error) {
+	job, err := Build(s)
+	if err != nil {
+		return nil, err
+	}
+	return Marshal(job)
+}
+
+// MergeCommand is the command that merges the shards' results once the Job
+// has completed.
+func MergeCommand(runID string) string {
+	return `rightsize merge --run ` + runID + ` --history "$` + EnvHistory + `"`
+}
+
+// JobName derives a Job's name from its run id: "rightsize-" and the id in
+// lower case, with what a DNS label cannot hold replaced by '-', cut so that
+// the pods' hostnames (NAME-INDEX, up to INDEX generators-1) stay within 63
+// characters, and trimmed of a trailing '-'.
+func JobName(runID string, generators int) string {
+	var b strings.Builder
+	b.WriteString("rightsize-")
+	for _, r := range strings.ToLower(runID) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	name := b.String()
+	if limit := maxNameLen(generators); len(name) > limit {
+		name = name[:limit]
+	}
+	return strings.TrimRight(name, "-")
+}
+
+// maxNameLen is the longest Job name whose pods' hostnames, NAME-INDEX, are
+// DNS labels (63 characters at most).
+func maxNameLen(generators int) int {
+	return validation.DNS1123LabelMaxLength - len("-"+strconv.Itoa(max(generators-1, 0)))
+}
+
+// LabelValue makes s a label value: characters other than letters, digits,
+// '-', '_' and '.' replaced by '-', at most 63 characters, starting and
+// ending with a letter or digit.
+func LabelValue(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			b[i] = '-'
+		}
+	}
+	notAlnum := func(c rune) bool { return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') }
+	v := strings.TrimLeftFunc(string(b), notAlnum)
+	if len(v) > 63 {
+		v = v[:63]
+	}
+	return strings.TrimRightFunc(v, notAlnum)
+}
+
+// Escape quotes an argument for a container's args, where Kubernetes
+// expands $(VAR) from the container's environment and reads $$ as $: with
+// every '$' doubled the process gets the argument as it is (an option such
+// as --label 'x $(RIGHTSIZE_TARGET)' would otherwise carry the password).
+func Escape(arg string) string {
+	return strings.ReplaceAll(arg, "$", "$$")
+}
+
+func quantity(name, v, examples string) (resource.Quantity, error) {
+	q, err := resource.ParseQuantity(strings.TrimSpace(v))
+	if err != nil {
+		return q, fmt.Errorf("--%s %q: not a Kubernetes quantity (e.g. %s)", name, v, examples)
+	}
+	if q.Sign() <= 0 {
+		return q, fmt.Errorf("--%s %q: want more than 0", name, v)
+	}
+	return q, nil
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,270 @@
+package k8sjob
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/yaml"
+)
+
+func testSpec() Spec {
+	return Spec{
+		Image: "registry.example.com/rightsize:1.0", Workload: "tpcc",
+		Args:       []string{"--warehouses=30", "--threads=20", "--time=10m0s"},
+		Generators: 4, RunID: "20261201T100000Z-1a2b3c",
+		Secret: "rs", TargetKey: "target", HistoryKey: "history",
+		CPU: "2", Memory: "2Gi",
+	}
+}
+
+func mustBuild(t *testing.T, s Spec) *batchv1.Job {
+	t.Helper()
+	j, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// TestManifestRoundTripsStrict decodes the YAML strictly (an unknown or
+// misspelt field is an error) into the API types and gets the Job back.
+func TestManifestRoundTripsStrict(t *testing.T) {
+	s := testSpec()
+	s.Namespace, s.StartAt = "bench", "2026-12-01T10:00:00Z"
+	job := mustBuild(t, s)
+	b, err := Manifest(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back batchv1.Job
+	if err := yaml.UnmarshalStrict(b, &back); err != nil {
+		t.Fatalf("strict decoding: %v\n%s", err, b)
+	}
+	if !apiequality.Semantic.DeepEqual(job, &back) {
+		t.Errorf("the decoded Job differs from the built one:\n%s", b)
+	}
+	for _, want := range []string{"apiVersion: batch/v1", "kind: Job", "completionMode: Indexed", "namespace: bench"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("manifest lacks %q:\n%s", want, b)
+		}
+	}
+}
+
+func TestJobIndexedShards(t *testing.T) {
+	s := testSpec()
+	s.StartAt = "2026-12-01T10:00:00Z"
+	job := mustBuild(t, s)
+	sp := job.Spec
+	if sp.CompletionMode == nil || *sp.CompletionMode != batchv1.IndexedCompletion {
+		t.Errorf("completionMode %v, want Indexed", sp.CompletionMode)
+	}
+	if sp.Parallelism == nil || sp.Completions == nil || *sp.Parallelism != 4 || *sp.Completions != 4 {
+		t.Errorf("parallelism %v, completions %v; want 4 and 4", sp.Parallelism, sp.Completions)
+	}
+	if sp.BackoffLimit == nil || *sp.BackoffLimit != 0 {
+		t.Errorf("backoffLimit %v, want 0 (a failed shard is not run again)", sp.BackoffLimit)
+	}
+	pod := sp.Template.Spec
+	if pod.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("restartPolicy %q", pod.RestartPolicy)
+	}
+	if len(pod.Containers) != 1 || pod.Containers[0].Name != "rightsize" || pod.Containers[0].Image != s.Image {
+		t.Fatalf("containers: %+v", pod.Containers)
+	}
+	c := pod.Containers[0]
+	want := []string{"run", "tpcc", "--warehouses=30", "--threads=20", "--time=10m0s",
+		"--target", "env:RIGHTSIZE_TARGET", "--shard", "$(JOB_COMPLETION_INDEX)/4", "--run-id", s.RunID,
+		"--out", "-", "--start-at", "2026-12-01T10:00:00Z"}
+	if !slices.Equal(c.Args, want) {
+		t.Errorf("args\n %q\nwant\n %q", c.Args, want)
+	}
+	if len(c.Command) != 0 {
+		t.Errorf("command %q: the image's entrypoint runs rightsize", c.Command)
+	}
+
+	env := map[string]corev1.EnvVar{}
+	for _, e := range c.Env {
+		env[e.Name] = e
+		if e.Value != "" {
+			t.Errorf("env %s has a literal value %q; every variable comes from the pod or the Secret", e.Name, e.Value)
+		}
+	}
+	idx := env["JOB_COMPLETION_INDEX"].ValueFrom
+	if idx == nil || idx.FieldRef == nil || idx.FieldRef.FieldPath != "metadata.annotations['batch.kubernetes.io/job-completion-index']" {
+		t.Errorf("JOB_COMPLETION_INDEX: %+v", idx)
+	}
+	for name, key := range map[string]string{"RIGHTSIZE_TARGET": "target", "RIGHTSIZE_HISTORY": "history"} {
+		v := env[name].ValueFrom
+		if v == nil || v.SecretKeyRef == nil || v.SecretKeyRef.Name != "rs" || v.SecretKeyRef.Key != key {
+			t.Errorf("%s: %+v, want secretKeyRef rs/%s", name, v, key)
+		}
+	}
+	if len(env) != 3 {
+		t.Errorf("env %v", c.Env)
+	}
+
+	r := c.Resources
+	for _, res := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, lim := r.Requests[res], r.Limits[res]
+		if req.IsZero() || req.Cmp(lim) != 0 {
+			t.Errorf("%s: requests %s, limits %s; want equal (Guaranteed QoS)", res, req.String(), lim.String())
+		}
+	}
+	if q := r.Limits[corev1.ResourceMemory]; q.Cmp(resource.MustParse("2Gi")) != 0 {
+		t.Errorf("memory %s", q.String())
+	}
+	if q := r.Limits[corev1.ResourceCPU]; q.Cmp(resource.MustParse("2")) != 0 {
+		t.Errorf("cpu %s", q.String())
+	}
+
+	for what, labels := range map[string]map[string]string{"job": job.Labels, "pod": sp.Template.Labels} {
+		if labels["app.kubernetes.io/name"] != "rightsize" || labels["app.kubernetes.io/component"] != "generator" || labels["app.kubernetes.io/instance"] != s.RunID {
+			t.Errorf("%s labels %v", what, labels)
+		}
+	}
+	if job.Annotations[AnnotationRunID] != s.RunID || !strings.Contains(job.Annotations[AnnotationMerge], "rightsize merge --run "+s.RunID) {
+		t.Errorf("annotations %v", job.Annotations)
+	}
+	if job.Name != "rightsize-20261201t100000z-1a2b3c" {
+		t.Errorf("name %q", job.Name)
+	}
+}
+
+// TestJobNameIsDNSLabel derives names from awkward run ids: each is a DNS
+// label, and so is each pod's hostname NAME-INDEX, up to 10000 generators.
+func TestJobNameIsDNSLabel(t *testing.T) {
+	ids := []string{
+		"20261201T100000Z-1a2b3c",
+		"Run.With_Dots_And_CAPS",
+		"a",
+		"9-",
+		"x" + strings.Repeat("Y.", 31) + "z",
+		strings.Repeat("long-", 12) + "1234",
+		strings.Repeat("a", 51) + "_____________",
+		"run 7 (Ünïcode)",
+		"-$(RIGHTSIZE_TARGET)-",
+		strings.Repeat("é", 40) + "x",
+	}
+	for _, id := range ids {
+		for _, n := range []int{1, 9, 10, 100, 10000} {
+			s := testSpec()
+			s.RunID, s.Generators = id, n
+			job := mustBuild(t, s)
+			if msgs := validation.IsDNS1123Label(job.Name); len(msgs) > 0 {
+				t.Errorf("run id %q: name %q: %v", id, job.Name, msgs)
+			}
+			host := job.Name + "-" + strconv.Itoa(n-1)
+			if msgs := validation.IsDNS1123Label(host); len(msgs) > 0 {
+				t.Errorf("run id %q, %d generators: hostname %q: %v", id, n, host, msgs)
+			}
+			if !strings.HasPrefix(job.Name, "rightsize-") {
+				t.Errorf("name %q", job.Name)
+			}
+			v := job.Labels[LabelRun]
+			if msgs := content.IsLabelValue(v); len(msgs) > 0 || v == "" {
+				t.Errorf("run id %q: label value %q: %v", id, v, msgs)
+			}
+		}
+	}
+}
+
+// TestManifestRunIDAsGiven: the shards get the run id as it is, whatever
+// its characters; the name and the label are made of it.
+func TestManifestRunIDAsGiven(t *testing.T) {
+	s := testSpec()
+	s.RunID = "Nightly $(RIGHTSIZE_HISTORY)"
+	job := mustBuild(t, s)
+	args := job.Spec.Template.Spec.Containers[0].Args
+	if i := slices.Index(args, "--run-id"); i < 0 || args[i+1] != "Nightly $$(RIGHTSIZE_HISTORY)" {
+		t.Errorf("args %q", args)
+	}
+	if job.Annotations[AnnotationRunID] != s.RunID {
+		t.Errorf("annotation %q", job.Annotations[AnnotationRunID])
+	}
+	if job.Name != "rightsize-nightly---rightsize-history" || job.Labels[LabelRun] != "Nightly---RIGHTSIZE_HISTORY" {
+		t.Errorf("name %q, label %q", job.Name, job.Labels[LabelRun])
+	}
+}
+
+func TestJobNameGiven(t *testing.T) {
+	s := testSpec()
+	s.Name = "tpcc-30w"
+	if job := mustBuild(t, s); job.Name != "tpcc-30w" {
+		t.Errorf("name %q", job.Name)
+	}
+}
+
+// TestManifestEscapesDollar: an option holding $(VAR) reaches the shard as
+// given, instead of being expanded by Kubernetes from the container's
+// environment (which holds the URLs with their passwords).
+func TestManifestEscapesDollar(t *testing.T) {
+	s := testSpec()
+	s.Args = []string{"--label=cost $(RIGHTSIZE_TARGET) $5"}
+	c := mustBuild(t, s).Spec.Template.Spec.Containers[0]
+	if !slices.Contains(c.Args, "--label=cost $$(RIGHTSIZE_TARGET) $$5") {
+		t.Errorf("args %q", c.Args)
+	}
+	if !slices.Contains(c.Args, "$(JOB_COMPLETION_INDEX)/4") {
+		t.Errorf("the shard's index is not expanded: %q", c.Args)
+	}
+}
+
+func TestJobSpecRefused(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(*Spec)
+		want string
+	}{
+		{"no generators", func(s *Spec) { s.Generators = 0 }, "--generators 0"},
+		{"too many generators", func(s *Spec) { s.Generators = 10001 }, "--generators 10001"},
+		{"bad cpu", func(s *Spec) { s.CPU = "two" }, `--cpu "two"`},
+		{"zero cpu", func(s *Spec) { s.CPU = "0" }, `--cpu "0"`},
+		{"negative memory", func(s *Spec) { s.Memory = "-1Gi" }, `--memory "-1Gi"`},
+		{"bad memory", func(s *Spec) { s.Memory = "2GB of RAM" }, `--memory "2GB of RAM"`},
+		{"no secret", func(s *Spec) { s.Secret = "" }, "--secret"},
+		{"bad secret", func(s *Spec) { s.Secret = "My Secret" }, `--secret "My Secret"`},
+		{"bad key", func(s *Spec) { s.TargetKey = "a/b" }, `--target-key "a/b"`},
+		{"bad namespace", func(s *Spec) { s.Namespace = "Bench" }, `--namespace "Bench"`},
+		{"bad name", func(s *Spec) { s.Name = "tpcc.30w" }, `--name "tpcc.30w"`},
+		{"name too long for hostnames", func(s *Spec) { s.Name = strings.Repeat("a", 62) }, "hostnames"},
+		{"run id without a letter or digit", func(s *Spec) { s.RunID = "._-" }, `--run-id "._-"`},
+		{"no run id", func(s *Spec) { s.RunID = "" }, `--run-id ""`},
+		{"no image", func(s *Spec) { s.Image = "" }, "--image"},
+		{"target in args", func(s *Spec) { s.Args = append(s.Args, "--target=postgres://u:CANARY@h/db") }, "sets --target"},
+		{"shard in args", func(s *Spec) { s.Args = append(s.Args, "--shard=0/2") }, "sets --shard"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testSpec()
+			tc.edit(&s)
+			job, err := Build(s)
+			if err == nil {
+				t.Fatalf("accepted: %+v", job)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not mention %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "CANARY") {
+				t.Errorf("error %q shows an argument's password", err)
+			}
+			if _, err := Manifest(s); err == nil {
+				t.Error("Manifest accepted it")
+			}
+		})
+	}
+	// Every problem at once.
+	s := testSpec()
+	s.CPU, s.Memory, s.Generators = "x", "y", 0
+	_, err := Build(s)
+	if err == nil || !strings.Contains(err.Error(), "--cpu") || !strings.Contains(err.Error(), "--memory") || !strings.Contains(err.Error(), "--generators") {
+		t.Errorf("error %v, want every problem", err)
+	}
+}
