@@ -51,7 +51,7 @@ func under(p, prefix string) bool { return p == prefix || strings.HasPrefix(p, p
 
 // pure packages compute on result data only: no database, network, files,
 // process state or other layers.
-var pure = []string{"internal/errclass", "internal/hist", "internal/pace", "internal/result", "internal/report", "internal/analysis", "internal/topology", "internal/plan", "internal/shard", "internal/merge"}
+var pure = []string{"internal/errclass", "internal/hist", "internal/pace", "internal/result", "internal/report", "internal/analysis", "internal/topology", "internal/plan", "internal/shard", "internal/merge", "internal/k8sjob"}
 
 var impureStd = []string{"os", "os/exec", "os/signal", "net", "net/http", "database/sql", "syscall", "golang.org/x/sys/unix"}
 
@@ -66,6 +66,7 @@ var forbidden = map[string][]string{
 	"internal/plan":      {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/shard":     {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/result"},
 	"internal/merge":     {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+	"internal/k8sjob":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/history"},
 	"internal/analysis":  {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/topology":  {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/history":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/dialect"},

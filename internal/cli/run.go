@@ -384,18 +384,20 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 
 	var results []*result.Run
 	var paths []string // each result's file ("-": none)
-	record := func(sw *analysis.Sweep, swPath string) {
+	record := func(sw *analysis.Sweep, swPath string) error {
 		if c.noHistory {
-			return
+			return nil
 		}
 		runs, ps := results, paths
 		if baseline != nil {
 			runs = append([]*result.Run{baseline}, runs...)
 			ps = append([]string{resultPath(c, id, w, workload.Step{Label: "baseline"}, 2)}, ps...)
 		}
-		if err := recordInHistory(ctx, env, historyDSN(env, c.history), runs, ps, sw, swPath); err != nil {
+		err := recordInHistory(ctx, env, historyDSN(env, c.history), runs, ps, sw, swPath)
+		if err != nil {
 			fmt.Fprintf(env.Stderr, "rightsize: history: not recorded: %v\n", err)
 		}
+		return err
 	}
 	for k, step := range steps {
 		for _, in := range ins {
@@ -444,7 +446,7 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 		}
 		if err != nil {
 			if res != nil {
-				record(nil, "") // a partial result is recorded too
+				_ = record(nil, "") // a partial result is recorded too
 			}
 			return err
 		}
@@ -457,11 +459,15 @@ func runSteps(ctx context.Context, env *Env, w workload.Workload, c *commonFlags
 	if plan != nil {
 		sw, swPath, err := sweepAnalysis(env, w, c, id, plan, results, baseline)
 		if sw != nil {
-			record(sw, swPath)
+			_ = record(sw, swPath) // a sweep's results are in its files too
 		}
 		return err
 	}
-	record(nil, "")
+	if err := record(nil, ""); err != nil && dist != nil && dist.sharded {
+		// A shard's result is for the merge, which reads it from the
+		// catalog (in a pod, --out - leaves no file): unrecorded, it is lost.
+		return runError{fmt.Errorf("shard %s: the result is not in the history catalog, so 'merge --run' will miss it: %w", dist.spec, err)}
+	}
 	return nil
 }
 
