@@ -239,6 +239,16 @@ func TestBadInput(t *testing.T) {
 		{"url sqlite directory", []string{"run", "oltp_read_write", "--target", "sqlite:" + dir + "/.."}, 2, "is a directory"},
 		{"history compare one side", []string{"history", "compare", "a", "--history", hist}, 2, "name a baseline and a candidate"},
 		{"history fail-if-slower", []string{"history", "compare", "a", "b", "--fail-if-slower", "abc", "--history", hist}, 2, "not a percentage"},
+		{"shard malformed", []string{"run", "oltp_read_write", "--target", pg, "--shard", "3", "--run-id", "r"}, 2, "want I/N"},
+		{"shard index past the count", []string{"run", "oltp_read_write", "--target", pg, "--shard", "4/4", "--run-id", "r"}, 2, "must be 0..3"},
+		{"shard without a run id", []string{"run", "oltp_read_write", "--target", pg, "--shard", "0/4"}, 2, "needs --run-id or --start-at"},
+		{"shard with steady state", []string{"run", "oltp_read_write", "--target", pg, "--shard", "0/2", "--run-id", "r", "--warmup", "20s", "--steady-state", "5s"}, 2, "--shard and --steady-state"},
+		{"shard with prepare always", []string{"run", "oltp_read_write", "--target", pg, "--shard", "0/2", "--run-id", "r", "--prepare", "always"}, 2, "--shard and --prepare always"},
+		{"shard with more shards than virtual users", []string{"run", "oltp_read_write", "--target", pg, "--shard", "0/4", "--run-id", "r", "--threads", "2"}, 2, "give at least 4 threads"},
+		{"run id with a slash", []string{"run", "oltp_read_write", "--target", pg, "--run-id", "a/b"}, 2, `--run-id "a/b"`},
+		{"start-at not a time", []string{"run", "oltp_read_write", "--target", pg, "--start-at", "tomorrow"}, 2, "RFC 3339"},
+		{"merge nothing", []string{"merge"}, 2, "name the shards' result files"},
+		{"merge files and a run", []string{"merge", "--run", "r", notJSON}, 2, "not both"},
 	}
 	runtime := []tc{
 		{"report missing file", []string{"report", missing}, 1, "no such file"},
@@ -258,6 +268,8 @@ func TestBadInput(t *testing.T) {
 		{"postgres unreachable", []string{"run", "oltp_read_write", "--target", "postgres://bob:hunter2@127.0.0.1:1/db?sslmode=prefer", "--time", "1s", "--out", "-", "--no-history"}, 1, "connection refused"},
 		{"mysql unreachable", []string{"prepare", "oltp_read_write", "--target", "mysql://bob:hunter2@127.0.0.1:1/db"}, 1, "connection refused"},
 		{"postgres server closes at once", []string{"cleanup", "oltp_read_write", "--target", pg}, 1, "postgres"},
+		{"merge a result that is not a shard's", []string{"merge", "--no-history", futureRun}, 1, "schema_version 99"},
+		{"merge a run the catalog lacks", []string{"merge", "--run", "nope", "--history", hist}, 1, "no shard of run nope"},
 	}
 	for _, c := range append(usage, runtime...) {
 		t.Run(c.name, func(t *testing.T) {
