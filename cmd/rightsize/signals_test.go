@@ -71,9 +71,15 @@ type proc struct {
 // start runs the binary with its own history catalog in dir.
 func start(t *testing.T, dir string, args ...string) *proc {
 	t.Helper()
+	return startEnv(t, dir, nil, args...)
+}
+
+// startEnv is start with more environment variables (NAME=value).
+func startEnv(t *testing.T, dir string, env []string, args ...string) *proc {
+	t.Helper()
 	p := &proc{cmd: exec.Command(binary(t), args...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	p.cmd.Env = append(os.Environ(), "RIGHTSIZE_HISTORY=sqlite:"+filepath.Join(dir, "history.db"))
+	p.cmd.Env = append(append(os.Environ(), "RIGHTSIZE_HISTORY=sqlite:"+filepath.Join(dir, "history.db")), env...)
 	p.started = time.Now()
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
