@@ -225,11 +225,11 @@ func (h *Histogram) Snapshot() (string, error) {
 	if c == nil {
 		c = newHdr()
 	}
-	b, err := c.Encode(hdr.V2CompressedEncodingCookieBase)
+	s, err := encodeV2(c.Export())
 	if err != nil {
 		return "", fmt.Errorf("encode histogram: %w", err)
 	}
-	return string(b), nil
+	return s, nil
 }
 
 // FromSnapshot decodes a Snapshot. The decoded histogram must have the

@@ -531,6 +531,9 @@ type run struct {
 	warmup atomic.Int64
 	// steady is the steady-state detector (Config.SteadyState on); ticker only.
 	steady *detector
+	// aggScratch holds the instances' totals added up, by figures (ticker
+	// goroutine only).
+	aggScratch [2]*stats
 	// stopped is closed when VUs must stop starting events (end of window or signal).
 	stopped chan struct{}
 	stopAt  time.Time // when stop happened; read only after stopped is closed
@@ -1213,7 +1216,16 @@ func (r *run) figures(cut time.Time, dropped [][2]int64, ops []workload.Op) (*re
 		ss := r.steady.res
 		out.Load.SteadyState = &ss
 	}
-	aggTotal := [2]*stats{newStats(len(cfg.Ops), len(cfg.Counters)), newStats(len(cfg.Ops), len(cfg.Counters))}
+	// The instances' totals added up, in stats kept from one call to the
+	// next: a checkpoint takes figures every second, and new ones would
+	// allocate every histogram's counts anew each time.
+	if r.aggScratch[0] == nil {
+		r.aggScratch = [2]*stats{newStats(len(cfg.Ops), len(cfg.Counters)), newStats(len(cfg.Ops), len(cfg.Counters))}
+	} else {
+		r.aggScratch[warm].reset()
+		r.aggScratch[meas].reset()
+	}
+	aggTotal := r.aggScratch
 	var aggDropped [2]int64
 	var err error
 	for i, in := range r.insts {
