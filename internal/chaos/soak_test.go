@@ -1,0 +1,113 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/metrics"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/cli"
+	"github.com/rightsize/rightsize/internal/testenv"
+)
+
+// TestSoakPostgres is issue 8's soak on a database server, where the
+// process's memory is rightsize's alone (an embedded SQLite's page caches
+// and allocator are the database's memory, in the same process): 1,000
+// virtual users of oltp_point_select for 10 minutes against the package's
+// private PostgreSQL (max_connections 1100), the resident set sampled every
+// 10 s, with the Go heap live at the last collection. After the first
+// minute the live heap must grow less than 10 % (what rightsize holds) and
+// the RSS less than 20 %; no latency may be clamped, silently or not. RIGHTSIZE_SOAK=1 runs it; RIGHTSIZE_SOAK_TIME
+// shortens it (e.g. 3m).
+func TestSoakPostgres(t *testing.T) {
+	if os.Getenv("RIGHTSIZE_SOAK") != "1" {
+		t.Skip("the 10-minute soak runs with RIGHTSIZE_SOAK=1")
+	}
+	length := 10 * time.Minute
+	if v := os.Getenv("RIGHTSIZE_SOAK_TIME"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		length = d
+	}
+	srv := postgresServer(t)
+	db := srv.freshDB(t)
+	url := srv.adminURL(db)
+	mustRun(t, "prepare", "oltp_point_select", "--target", url, "--table-size", "10000")
+	out := filepath.Join(t.TempDir(), "soak.json")
+	r := start(context.Background(), "run", "oltp_point_select", "--target", url, "--table-size", "10000", "--prepare", "never",
+		"--threads", "1000", "--time", length.String(), "--out", out)
+	begun := r.clockStarted(t, time.Second, 5*time.Minute)
+	type sample struct {
+		at   time.Duration
+		rss  int64 // KiB
+		live int64 // KiB: the Go heap live at the last GC
+	}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var series []sample
+	done := false
+	for next := begun; !done; next = next.Add(10 * time.Second) {
+		select {
+		case o := <-r.done:
+			r.done <- o // for wait
+			done = true
+		case <-time.After(time.Until(next)):
+			kb, err := testenv.RSSKiB(os.Getpid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			metrics.Read(live)
+			series = append(series, sample{time.Since(begun).Round(time.Second), kb, int64(live[0].Value.Uint64() / 1024)})
+		}
+	}
+	o := r.wait()
+	var b, l strings.Builder
+	for _, s := range series {
+		fmt.Fprintf(&b, " %v:%d", s.at, s.rss/1024)
+		fmt.Fprintf(&l, " %v:%d", s.at, s.live/1024)
+	}
+	t.Logf("1000 virtual users on PostgreSQL for %v; RSS MiB every 10 s:%s", length, b.String())
+	t.Logf("Go heap live at the last GC, MiB:%s", l.String())
+	if o.code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s", o.code, o.stderr)
+	}
+	growth := func(what string, v func(sample) int64, limit float64) {
+		var base, peak sample
+		for _, s := range series {
+			switch {
+			case s.at < time.Minute:
+			case v(base) == 0:
+				base, peak = s, s
+			case v(s) > v(peak):
+				peak = s
+			}
+		}
+		if v(base) == 0 {
+			t.Fatalf("no sample after the first minute: %v", series)
+		}
+		g := float64(v(peak)-v(base)) / float64(v(base))
+		t.Logf("%s %d MiB at %v, peak after it %d MiB at %v: growth %.1f %%", what, v(base)/1024, base.at, v(peak)/1024, peak.at, 100*g)
+		if g >= limit {
+			t.Errorf("%s grew %.1f %% after the first minute, want under %.0f %%", what, 100*g, 100*limit)
+		}
+	}
+	// What rightsize holds must not grow: the live heap. The RSS follows
+	// the garbage collector's heap goal (twice the live heap), which the
+	// process reaches only after its first collections under load, and
+	// spans the collector has not returned yet: measured here, it grew
+	// 15.9 % from minute 1 to 10 while the live heap stayed at 80-84 MiB,
+	// so its bound is looser (see the closing note of issue 8).
+	growth("Go live heap", func(s sample) int64 { return s.live }, 0.10)
+	growth("RSS", func(s sample) int64 { return s.rss }, 0.20)
+	res := readResult(t, out)
+	t.Logf("%d transactions, %.0f/s, p99 %.1f ms, max %.1f ms, clamped %d, errors %d",
+		res.Summary.Count, res.Summary.Throughput, res.Summary.Latency.P99Ms, res.Summary.Latency.MaxMs, res.Summary.Clamped, res.Summary.Errors)
+	if res.Partial || res.Summary.Count == 0 || res.Summary.Clamped != 0 {
+		t.Errorf("partial %v (%s), %d transactions, %d clamped", res.Partial, res.PartialReason, res.Summary.Count, res.Summary.Clamped)
+	}
+}
