@@ -90,3 +90,42 @@ func BenchmarkSnapshot(b *testing.B) {
 		}
 	}
 }
+
+// TestResetShrinksTheBuffer: a burst of values grows the buffer; once the
+// intervals are small again it is cut back within two rounds of resets.
+func TestResetShrinksTheBuffer(t *testing.T) {
+	h := New()
+	for range 3000 {
+		h.Record(time.Millisecond)
+	}
+	h.Reset()
+	if cap(h.small) < 3000 {
+		t.Fatalf("the buffer holds %d after a burst of 3000", cap(h.small))
+	}
+	for range 2 * idleResets {
+		for range 10 {
+			h.Record(time.Millisecond)
+		}
+		h.Reset()
+	}
+	if c := cap(h.small); c > 64 {
+		t.Errorf("after %d resets of 10 values the buffer still holds %d", 2*idleResets, c)
+	}
+	// Steady use keeps its buffer: no churn.
+	for range 3 * idleResets {
+		for range 500 {
+			h.Record(time.Millisecond)
+		}
+		h.Reset()
+	}
+	before := cap(h.small)
+	for range 2 * idleResets {
+		for range 500 {
+			h.Record(time.Millisecond)
+		}
+		h.Reset()
+	}
+	if c := cap(h.small); c != before || c < 500 {
+		t.Errorf("steady 500 a reset: the buffer went from %d to %d", before, c)
+	}
+}

@@ -58,6 +58,9 @@ func fullSummary() result.Summary {
 		Partial:        true,
 		Counters:       map[string]int64{"new_order_rollbacks": 12},
 		Clamped:        1,
+		// A shard's: the histograms of Latency and ServiceTime.
+		Histogram:            "HISTFAAAABx4nJNpmSzMwMDAxQABzFCaEUTqr57vBAAAQQMC",
+		ServiceTimeHistogram: "HISTFAAAABx4nJNpmSzMwMDAxQABzFCaEUTqr57vBAAAQQMC",
 	}
 }
 
