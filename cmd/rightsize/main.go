@@ -18,10 +18,14 @@ import (
 	"github.com/rightsize/rightsize/internal/cli"
 )
 
+// sigs receives SIGINT and SIGTERM from the earliest moment the program
+// runs: before signal.Notify, a SIGTERM kills the process outright.
+var sigs = make(chan os.Signal, 2)
+
+func init() { signal.Notify(sigs, os.Interrupt, syscall.SIGTERM) }
+
 func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		sig := <-sigs
 		cancel(cli.Interrupt{Signal: sig, Received: time.Now()})

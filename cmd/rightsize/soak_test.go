@@ -110,12 +110,14 @@ func liveHeapKB(trace string) (int64, bool) {
 // (25 % after 10 s). The table is small (1,000 rows, about 50 pages) so that
 // every connection's page cache is warm within seconds.
 //
-// Measured on the full soak (2 CPUs, 1,000 connections): the live heap stays
-// at 12 MB while the RSS grows 376 → 417 MiB (11 %) from minute 1 to 10, all
-// of it in 1 MiB mappings of SQLite's allocator outside the Go heap (346 of
-// them after 4 minutes, one more about every 10 s, decelerating); hence an
-// RSS bound of 15 % here. internal/chaos's TestSoakPostgres soaks a server
-// database, where the process is rightsize alone.
+// Measured on the full soak (2 CPUs, 1,000 connections), before the
+// histograms' buffers were cut back after bursts: the RSS grew 376 → 417 MiB
+// (11 %) from minute 1 to 10, most of it in 1 MiB mappings of SQLite's
+// allocator outside the Go heap (346 of them after 4 minutes, one more
+// about every 10 s, decelerating), and the live heap 12 → 18 MB in 4
+// minutes (the buffers' ratchet); hence an RSS bound of 15 % here.
+// internal/chaos's TestSoakPostgres soaks a server database, where the
+// process is rightsize alone.
 func TestSoak(t *testing.T) {
 	plan := soakMini
 	if os.Getenv("RIGHTSIZE_SOAK") == "1" {
