@@ -104,7 +104,10 @@ func TestSoakPostgres(t *testing.T) {
 	// measured here, it grew 14.8 % from minute 1 to 10 with the live heap
 	// at 80-83 MiB, and 29.7 % (173 → 198 MiB by minute 2, 225 at minute
 	// 10) with the live heap at 86-91 MiB once checkpoints made a quarter
-	// of the garbage. Issue 8 asks for under 10 %; that is not met, and
+	// of the garbage, and 19.7 % (190 → 227 MiB, live 86-92 MiB) once the
+	// histograms' buffers were cut back too; the live heap's slow rise is
+	// the run's own series (intervals kept for the result and rewritten
+	// into each checkpoint). Issue 8 asks for under 10 %; that is not met, and
 	// this bound only catches runaway growth (a leak of per-interval
 	// histograms would be several times the heap).
 	growth("Go live heap", func(s sample) int64 { return s.live }, 0.10)
