@@ -375,7 +375,7 @@ func TestEndRaceIsNotPartial(t *testing.T) {
 // stamped is a cancellation cause that says when it happened (Stamped).
 type stamped struct{ at time.Time }
 
-func (s stamped) Error() string  { return "received terminated" }
+func (s stamped) Error() string { return "received terminated" }
 func (s stamped) At() time.Time { return s.at }
 
 // TestLateSeenSignalInterrupts: a signal received before the window's end,
