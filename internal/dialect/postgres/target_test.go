@@ -239,3 +239,25 @@ func FuzzParseTargetRaw(f *testing.F) {
 		}
 	})
 }
+
+// TestParseTargetCacheSizes: pgx's statement caches are sized for the
+// ad-hoc statements rightsize sends (its workloads prepare theirs), unless
+// the URL sizes them.
+func TestParseTargetCacheSizes(t *testing.T) {
+	for _, tc := range []struct {
+		query       string
+		stmt, descr int
+	}{
+		{"", statementCacheCapacity, 0},
+		{"?statement_cache_capacity=100", 100, 0},
+		{"?description_cache_capacity=7", statementCacheCapacity, 7},
+		{"?default_query_exec_mode=cache_describe", statementCacheCapacity, statementCacheCapacity},
+		{"?default_query_exec_mode=cache_describe&statement_cache_capacity=0&description_cache_capacity=9", 0, 9},
+	} {
+		_, cfg := parse(t, "postgres://u@h/d"+tc.query, env(nil))
+		if cfg.StatementCacheCapacity != tc.stmt || cfg.DescriptionCacheCapacity != tc.descr {
+			t.Errorf("%q: statement cache %d, description cache %d; want %d, %d",
+				tc.query, cfg.StatementCacheCapacity, cfg.DescriptionCacheCapacity, tc.stmt, tc.descr)
+		}
+	}
+}
