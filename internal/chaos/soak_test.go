@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -48,8 +49,34 @@ func TestSoakPostgres(t *testing.T) {
 		at   time.Duration
 		rss  int64 // KiB
 		live int64 // KiB: the Go heap live at the last GC
+		// classes is where the runtime's memory is, in KiB, in the order
+		// of memClasses.
+		classes []int64
 	}
+	memClasses := []string{"/gc/heap/goal:bytes", "/memory/classes/heap/objects:bytes", "/memory/classes/heap/unused:bytes",
+		"/memory/classes/heap/free:bytes", "/memory/classes/heap/released:bytes", "/memory/classes/heap/stacks:bytes",
+		"/memory/classes/metadata/other:bytes", "/memory/classes/other:bytes"}
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	for _, c := range memClasses {
+		live = append(live, metrics.Sample{Name: c})
+	}
+	// RIGHTSIZE_SOAK_PPROF names a directory for heap profiles at minute 1
+	// and at the end, to compare (go tool pprof -base).
+	profile := func(name string) {
+		dir := os.Getenv("RIGHTSIZE_SOAK_PPROF")
+		if dir == "" {
+			return
+		}
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	profiled := false
 	var series []sample
 	done := false
 	for next := begun; !done; next = next.Add(10 * time.Second) {
@@ -63,10 +90,19 @@ func TestSoakPostgres(t *testing.T) {
 				t.Fatal(err)
 			}
 			metrics.Read(live)
-			series = append(series, sample{time.Since(begun).Round(time.Second), kb, int64(live[0].Value.Uint64() / 1024)})
+			s := sample{at: time.Since(begun).Round(time.Second), rss: kb, live: int64(live[0].Value.Uint64() / 1024)}
+			for _, c := range live[1:] {
+				s.classes = append(s.classes, int64(c.Value.Uint64()/1024))
+			}
+			series = append(series, s)
+			if s.at >= time.Minute && !profiled {
+				profile("heap-1m.pprof")
+				profiled = true
+			}
 		}
 	}
 	o := r.wait()
+	profile("heap-end.pprof")
 	var b, l strings.Builder
 	for _, s := range series {
 		fmt.Fprintf(&b, " %v:%d", s.at, s.rss/1024)
@@ -93,6 +129,9 @@ func TestSoakPostgres(t *testing.T) {
 		}
 		g := float64(v(peak)-v(base)) / float64(v(base))
 		t.Logf("%s %d MiB at %v, peak after it %d MiB at %v: growth %.1f %%", what, v(base)/1024, base.at, v(peak)/1024, peak.at, 100*g)
+		for i, c := range memClasses {
+			t.Logf("  %-40s %6d → %6d KiB", c, base.classes[i], peak.classes[i])
+		}
 		if g >= limit {
 			t.Errorf("%s grew %.1f %% after the first minute, want under %.0f %%", what, 100*g, 100*limit)
 		}
