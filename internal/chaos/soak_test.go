@@ -21,10 +21,9 @@ import (
 // virtual users of oltp_point_select for 10 minutes against the package's
 // private PostgreSQL (max_connections 1100), the resident set sampled every
 // 10 s, with the Go heap live at the last collection. After the first
-// minute the live heap must grow less than 10 % (what rightsize holds) and
-// the RSS less than 50 % (runaway growth); no latency may be clamped,
-// silently or not. RIGHTSIZE_SOAK=1 runs it; RIGHTSIZE_SOAK_TIME
-// shortens it (e.g. 3m).
+// minute neither the live heap (what rightsize holds) nor the RSS may grow
+// 10 %; no latency may be clamped, silently or not. RIGHTSIZE_SOAK=1 runs
+// it; RIGHTSIZE_SOAK_TIME shortens it (e.g. 3m).
 func TestSoakPostgres(t *testing.T) {
 	if os.Getenv("RIGHTSIZE_SOAK") != "1" {
 		t.Skip("the 10-minute soak runs with RIGHTSIZE_SOAK=1")
@@ -136,21 +135,17 @@ func TestSoakPostgres(t *testing.T) {
 			t.Errorf("%s grew %.1f %% after the first minute, want under %.0f %%", what, 100*g, 100*limit)
 		}
 	}
-	// What rightsize holds must not grow: the live heap. The RSS follows
-	// the garbage collector's heap goal (twice the live heap), which the
-	// process reaches only after its first collections under load (later
-	// the less garbage it makes), and spans the collector has not returned:
-	// measured here, it grew 14.8 % from minute 1 to 10 with the live heap
-	// at 80-83 MiB, and 29.7 % (173 → 198 MiB by minute 2, 225 at minute
-	// 10) with the live heap at 86-91 MiB once checkpoints made a quarter
-	// of the garbage, and 19.7 % (190 → 227 MiB, live 86-92 MiB) once the
-	// histograms' buffers were cut back too; the live heap's slow rise is
-	// the run's own series (intervals kept for the result and rewritten
-	// into each checkpoint). Issue 8 asks for under 10 %; that is not met, and
-	// this bound only catches runaway growth (a leak of per-interval
-	// histograms would be several times the heap).
+	// Issue 8's bar: after the first minute, neither what rightsize holds
+	// (the live heap) nor the process's memory (RSS) grows 10 %. Measured
+	// (10 minutes, 1,000 virtual users, 2 CPUs): RSS 111 → 119 MiB (7.1 %),
+	// live heap 34-38 MiB. Before pgx's statement caches were sized for
+	// what rightsize sends, the live heap was 86-92 MiB, 54 MB of it their
+	// empty maps, and the RSS grew 19.7 % (190 → 227 MiB): the heap took
+	// longer to reach the collector's goal (twice the live heap), which the
+	// RSS follows, plus up to a tenth more the runtime keeps before
+	// returning pages; the memory classes logged above show where it is.
 	growth("Go live heap", func(s sample) int64 { return s.live }, 0.10)
-	growth("RSS", func(s sample) int64 { return s.rss }, 0.50)
+	growth("RSS", func(s sample) int64 { return s.rss }, 0.10)
 	res := readResult(t, out)
 	t.Logf("%d transactions, %.0f/s, p99 %.1f ms, max %.1f ms, clamped %d, errors %d",
 		res.Summary.Count, res.Summary.Throughput, res.Summary.Latency.P99Ms, res.Summary.Latency.MaxMs, res.Summary.Clamped, res.Summary.Errors)
