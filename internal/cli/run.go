@@ -565,11 +565,6 @@ func resultPath(c *commonFlags, id string, w workload.Workload, step workload.St
 	return out
 }
 
-// writeResult writes the JSON atomically: a temporary file beside it,
-// synced and renamed into place, so an interrupted write never leaves half a
-// result and a full or failing disk is reported here, not after the rename.
-// Errors name the result's path (the temporary file's name means nothing to
-// the user), and the temporary file is removed on failure.
 // readResult reads a result file.
 func readResult(path string) (*result.Run, error) {
 	f, err := os.Open(path)
@@ -584,6 +579,11 @@ func readResult(path string) (*result.Run, error) {
 	return r, nil
 }
 
+// writeResult writes the JSON atomically: a temporary file beside it,
+// synced and renamed into place, so an interrupted write never leaves half a
+// result and a full or failing disk is reported here, not after the rename.
+// Errors name the result's path (the temporary file's name means nothing to
+// the user), and the temporary file is removed on failure.
 func writeResult(path string, r *result.Run) error {
 	if _, err := writeAtomic(path, r, true); err != nil {
 		return fmt.Errorf("result %s: %w", path, err)

@@ -1228,11 +1228,11 @@ func (r *run) figures(cut time.Time, dropped [][2]int64, ops []workload.Op) (*re
 	aggTotal := r.aggScratch
 	var aggDropped [2]int64
 	var err error
+	fi, _ := r.firsts()
 	for i, in := range r.insts {
 		for p := range aggDropped {
 			aggDropped[p] += dropped[i][p]
 		}
-		fi, _ := r.firsts()
 		ri := result.Instance{Index: fi + i, Intervals: in.series}
 		if ri.Summary, err = r.summary(in.total[meas], measSecs, dropped[i][meas]); err != nil {
 			return nil, err
