@@ -96,10 +96,16 @@ func TestReportInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"oltp_point_select sweep over threads", "The knee is at", "Latency percentiles", "<b>sweep</b> threads 1"} {
+	for _, want := range []string{"oltp_point_select sweep over threads", "Latency percentiles", "<b>sweep</b> threads 1"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page does not show %q", want)
 		}
+	}
+	// The verdict: a knee, or none in the range. Which one depends on the
+	// figures of 600 ms steps on a shared machine (CI saw both); the page
+	// must show one of them.
+	if !strings.Contains(text, "The knee is at") && !strings.Contains(text, "No knee in the range") {
+		t.Errorf("the page shows no verdict on the knee")
 	}
 	shot, err := chromedp.Run(tctx, chromedp.FullScreenshot(90))
 	if err != nil {

@@ -95,13 +95,24 @@ func resultEqual(a, b Result) bool {
 // gain must be near 0 %: the mechanism measures contention for the core,
 // not the number of workers. If another process takes the CPU meanwhile
 // (the workers' share of it falls), the phases are not comparable; the test
-// tries again, on the next CPU, then gives up saying why.
+// tries again, on the next CPU, then gives up saying why. A round outside
+// ±15 % is tried again too (CI saw one round at +16 % on a shared VM, the
+// workers at 96 % of the CPU): a mechanism that counted workers would be
+// near +100 % on every try.
 func TestSelfCheckSharedCPU(t *testing.T) {
 	allowed := allowedCPUs(t)
 	var (
 		r   Result
 		cpu int
 	)
+	near0 := func(r Result) bool {
+		for _, g := range append([]float64{r.GainPct}, r.PerRound...) {
+			if math.Abs(g) > 15 {
+				return false
+			}
+		}
+		return true
+	}
 	for try := range 3 {
 		cpu = allowed[try%len(allowed)]
 		var err error
@@ -110,7 +121,7 @@ func TestSelfCheckSharedCPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("try %d, CPU %d: %+v", try, cpu, r)
-		if r.CPUSharePct >= busyShareFloor {
+		if r.CPUSharePct >= busyShareFloor && near0(r) {
 			break
 		}
 	}
