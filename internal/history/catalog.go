@@ -179,22 +179,45 @@ func Redact(dsn string) string {
 }
 
 // parseURL parses dsn as a URL with an authority. ok is false when it is
-// not one, or when an '@' after the authority says that a '/', '?' or '#'
+// not one, when an '@' after the authority says that a '/', '?' or '#'
 // typed unescaped in the user info cut it short (the rest of a password
-// would then be in the path, query or fragment).
+// would then be in the path, query or fragment), or when it has a
+// fragment: a connection URL has none, and a '#' typed unescaped anywhere
+// puts what follows it, a password= parameter perhaps, out of the query.
 func parseURL(dsn string) (*url.URL, bool) {
 	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" || u.Opaque != "" || strings.Contains(u.Path+u.RawQuery+u.Fragment, "@") {
+	if err != nil || u.Scheme == "" || u.Opaque != "" || strings.Contains(dsn, "#") || strings.Contains(u.Path+u.RawQuery, "@") {
 		return nil, false
 	}
 	return u, true
 }
 
 // scrub returns err's text with the dsn's passwords replaced, for drivers
-// whose errors might quote their connection string.
+// whose errors might quote their connection string: the whole location,
+// what a password can be told to be as typed (the user info's after its
+// first ':', to the first or the last '@'; a password= value), and, in a
+// URL, its password and password= parameters decoded.
 func scrub(err error, dsn string) string {
-	s := err.Error()
+	s := strings.ReplaceAll(err.Error(), dsn, Redact(dsn))
 	var secrets []string
+	rest := dsn
+	if _, after, ok := strings.Cut(dsn, "://"); ok {
+		rest = after
+	} else if _, after, ok := strings.Cut(dsn, ":"); ok {
+		rest = after
+	}
+	for _, at := range []int{strings.Index(rest, "@"), strings.LastIndex(rest, "@")} {
+		if at >= 0 {
+			if _, p, ok := strings.Cut(rest[:at], ":"); ok {
+				secrets = append(secrets, p)
+			}
+		}
+	}
+	for _, f := range strings.Fields(dsn) {
+		if k, v, ok := strings.Cut(f, "="); ok && (strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword")) {
+			secrets = append(secrets, v, strings.Trim(v, "'"))
+		}
+	}
 	if u, ok := parseURL(dsn); ok {
 		if u.User != nil {
 			if p, ok := u.User.Password(); ok {
@@ -204,29 +227,6 @@ func scrub(err error, dsn string) string {
 		for k, vs := range u.Query() {
 			if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
 				secrets = append(secrets, vs...)
-			}
-		}
-	} else {
-		// Malformed, opaque or keyword/value: the whole location, and what
-		// a password can be told to be: the user info's after its first
-		// ':' (to the first or the last '@'), a password= value.
-		s = strings.ReplaceAll(s, dsn, Redact(dsn))
-		rest := dsn
-		if _, after, ok := strings.Cut(dsn, "://"); ok {
-			rest = after
-		} else if _, after, ok := strings.Cut(dsn, ":"); ok {
-			rest = after
-		}
-		for _, at := range []int{strings.Index(rest, "@"), strings.LastIndex(rest, "@")} {
-			if at >= 0 {
-				if _, p, ok := strings.Cut(rest[:at], ":"); ok {
-					secrets = append(secrets, p)
-				}
-			}
-		}
-		for _, f := range strings.Fields(dsn) {
-			if k, v, ok := strings.Cut(f, "="); ok && (strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword")) {
-				secrets = append(secrets, v, strings.Trim(v, "'"))
 			}
 		}
 	}
