@@ -166,7 +166,7 @@ func Redact(dsn string) string {
 	q := u.Query()
 	changed := false
 	for k := range q {
-		if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
+		if secretKey(k) {
 			q.Del(k)
 			changed = true
 		}
@@ -176,6 +176,13 @@ func Redact(dsn string) string {
 	}
 	u.Fragment, u.RawFragment = "", ""
 	return u.String()
+}
+
+// secretKey reports whether a parameter named k may hold a password:
+// password, sslpassword, and any name ending in either (a '?' typed in the
+// path makes postgresql://u@?/db?password=x's key "/db?password").
+func secretKey(k string) bool {
+	return strings.HasSuffix(strings.ToLower(k), "password")
 }
 
 // parseURL parses dsn as a URL with an authority. ok is false when it is
@@ -214,7 +221,7 @@ func scrub(err error, dsn string) string {
 		}
 	}
 	for _, f := range strings.Fields(dsn) {
-		if k, v, ok := strings.Cut(f, "="); ok && (strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword")) {
+		if k, v, ok := strings.Cut(f, "="); ok && secretKey(k) {
 			secrets = append(secrets, v, strings.Trim(v, "'"))
 		}
 	}
@@ -225,7 +232,7 @@ func scrub(err error, dsn string) string {
 			}
 		}
 		for k, vs := range u.Query() {
-			if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
+			if secretKey(k) {
 				secrets = append(secrets, vs...)
 			}
 		}
