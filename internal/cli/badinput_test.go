@@ -197,6 +197,7 @@ func TestBadInput(t *testing.T) {
 		{"arrival", []string{"run", "oltp_read_write", "--rate", "10", "--arrival", "bursty", "--target", pg}, 2, `arrival "bursty"`},
 		{"think-dist", []string{"run", "oltp_read_write", "--think-dist", "weird", "--target", pg}, 2, `think-dist "weird"`},
 		{"retry class", []string{"run", "oltp_read_write", "--retry", "bogus", "--target", pg}, 2, `retry "bogus"`},
+		{"max retries zero", []string{"run", "oltp_read_write", "--max-retries", "0", "--target", pg}, 2, `max-retries 0: want 1 or more`},
 		{"prepare mode", []string{"run", "oltp_read_write", "--prepare", "maybe", "--target", pg}, 2, `prepare "maybe"`},
 		{"rand-type", []string{"run", "oltp_read_write", "--rand-type", "bogus", "--target", pg}, 2, `"bogus"`},
 		{"seed negative", []string{"run", "oltp_read_write", "--seed", "-1", "--target", pg}, 2, "--seed"},

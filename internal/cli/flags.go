@@ -160,6 +160,7 @@ type commonFlags struct {
 	cpuprof              string
 	prometheus           string
 	retry                string
+	maxRetries           int
 
 	// distributed runs (run only)
 	shard   string // --shard I/N
@@ -213,6 +214,7 @@ func (c *commonFlags) bind(fs *pflag.FlagSet, phase string) {
 		fs.BoolVar(&c.noHistory, "no-history", false, "do not record the results in the history catalog")
 		fs.Uint64Var(&c.seed, "seed", 0, "random seed (0 = from the clock); the same seed repeats the same key sequence")
 		fs.StringVar(&c.retry, "retry", "deadlock,serialization,lock_timeout,constraint", "error classes after which a transaction is run again and counted as a retry, not an error (sysbench 1.0 restarts events on PostgreSQL 40P01, 40001, 23505 and MySQL 1213, 1020, 1205); 'none' counts every failure as an error")
+		fs.IntVar(&c.maxRetries, "max-retries", 100, "how many times one event is run again at most after errors of the --retry classes; an event whose last attempt fails counts as an error of that class and in the summary's gave_up")
 		fs.StringVar(&c.prepare, "prepare", "auto", "prepare before running: auto (the default embedded SQLite target, databases numbered by --instances, or a fileio file that does not exist yet; what is already loaded is kept), always, never")
 		bindPrometheus(fs, &c.prometheus)
 		if phase == "run" {
@@ -285,6 +287,11 @@ func (c *commonFlags) runnerConfig() (runner.Config, error) {
 			}
 			cfg.Retry = append(cfg.Retry, cl)
 		}
+	}
+	if c.maxRetries < 1 {
+		errs = append(errs, fmt.Errorf("max-retries %d: want 1 or more (--retry none retries nothing)", c.maxRetries))
+	} else {
+		cfg.MaxRetries = c.maxRetries
 	}
 	switch c.prepare {
 	case "auto", "always", "never":

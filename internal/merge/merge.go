@@ -183,7 +183,7 @@ func signature(r *result.Run) (map[string]string, error) {
 		"workload": r.Workload, "event": r.Event, "schema_version": fmt.Sprint(r.SchemaVersion),
 		"load mode": l.Mode, "arrival": l.Arrival, "warm-up": fmt.Sprint(l.WarmupS), "duration": fmt.Sprint(l.DurationS),
 		"report interval": fmt.Sprint(l.IntervalS), "grace": fmt.Sprint(l.GraceS), "seed": fmt.Sprint(l.Seed),
-		"think time": fmt.Sprint(l.ThinkS, l.ThinkDist), "retry": strings.Join(l.Retry, ","),
+		"think time": fmt.Sprint(l.ThinkS, l.ThinkDist), "retry": strings.Join(l.Retry, ","), "max retries": fmt.Sprint(l.MaxRetries),
 		"virtual users in the run": fmt.Sprint(s.TotalVUs), "instances in the run": fmt.Sprint(s.TotalInstances),
 		"split": fmt.Sprint(byInstance(s)),
 	}
@@ -275,6 +275,7 @@ func summaries(ss []result.Summary) (result.Summary, error) {
 		out.ErrorsByClass = addMap(out.ErrorsByClass, s.ErrorsByClass)
 		out.Retries += s.Retries
 		out.RetriesByClass = addMap(out.RetriesByClass, s.RetriesByClass)
+		out.GaveUp += s.GaveUp
 		out.Reconnects += s.Reconnects
 		out.Cancelled += s.Cancelled
 		out.Dropped += s.Dropped

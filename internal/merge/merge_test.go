@@ -33,7 +33,7 @@ func shardRun(t *testing.T, i, n int, start time.Time, lat []time.Duration, all 
 		return s
 	}
 	sum := result.Summary{Unit: "transactions", Count: h.Count(), Throughput: float64(h.Count()) / 3, Latency: result.LatencyOf(h),
-		Reads: 10 * h.Count(), Errors: int64(i), ErrorsByClass: map[string]int64{"deadlock": int64(i)},
+		Reads: 10 * h.Count(), Errors: int64(i), ErrorsByClass: map[string]int64{"deadlock": int64(i)}, GaveUp: int64(i),
 		Counters: map[string]int64{"rollbacks": 1}, DurationS: 3, Histogram: snap(h)}
 	var ivs []result.Interval
 	for k := range per {
@@ -90,8 +90,8 @@ func TestMergeAddsHistogramsExactly(t *testing.T) {
 	if d := avgP99 - want.P99Ms; d > -0.5 && d < 0.5 {
 		t.Fatalf("test data too tame: the mean of the shards' p99 (%.2f) is near the run's (%.2f)", avgP99, want.P99Ms)
 	}
-	if m.Summary.Errors != 0+1+2+3 || m.Summary.ErrorsByClass["deadlock"] != 6 || m.Summary.Counters["rollbacks"] != 4 || m.Summary.Reads != 10*all.Count() {
-		t.Errorf("sums: errors %d %v, counters %v, reads %d", m.Summary.Errors, m.Summary.ErrorsByClass, m.Summary.Counters, m.Summary.Reads)
+	if m.Summary.Errors != 0+1+2+3 || m.Summary.ErrorsByClass["deadlock"] != 6 || m.Summary.GaveUp != 6 || m.Summary.Counters["rollbacks"] != 4 || m.Summary.Reads != 10*all.Count() {
+		t.Errorf("sums: errors %d %v, gave up %d, counters %v, reads %d", m.Summary.Errors, m.Summary.ErrorsByClass, m.Summary.GaveUp, m.Summary.Counters, m.Summary.Reads)
 	}
 	if m.ID != "run1" || m.Shard != nil || len(m.Generators) != 4 || m.Generators[0].Shard.Index != 0 || m.Load.Threads != 8 {
 		t.Errorf("id %q, shard %v, %d generators, threads %d", m.ID, m.Shard, len(m.Generators), m.Load.Threads)

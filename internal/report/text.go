@@ -277,6 +277,9 @@ func headline(ew *errWriter, prefix, event string, s result.Summary) {
 	if s.Retries > 0 {
 		ew.printf("%s  retried after %d errors (%s); each event's latency spans its attempts\n", prefix, s.Retries, classes(s.RetriesByClass))
 	}
+	if s.GaveUp > 0 {
+		ew.printf("%s  %d %ss gave up after their last retry (--max-retries) and count among the errors\n", prefix, s.GaveUp, event)
+	}
 	if s.Cancelled > 0 {
 		ew.printf("%s  cancelled %d %ss still in flight when the run stopped (neither successes nor errors)\n", prefix, s.Cancelled, event)
 	}

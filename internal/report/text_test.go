@@ -339,6 +339,13 @@ func TestSummaryRetriesAndOpErrorClasses(t *testing.T) {
 	if !strings.Contains(out, "retried after 9 errors (constraint 2, deadlock 7)") {
 		t.Errorf("no retry line:\n%s", out)
 	}
+	if strings.Contains(out, "gave up") {
+		t.Errorf("a gave-up line with no event giving up:\n%s", out)
+	}
+	r.Summary.GaveUp = 2
+	if out := render(t, r); !strings.Contains(out, "2 transactions gave up after their last retry") {
+		t.Errorf("no gave-up line:\n%s", out)
+	}
 	if want := fmt.Sprintf("%d (serialization %d)", last.Errors, last.Errors); !strings.Contains(out, want) {
 		t.Errorf("op errors not split by class (%q):\n%s", want, out)
 	}

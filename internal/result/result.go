@@ -162,7 +162,9 @@ type Load struct {
 	LateS     float64 `json:"late_threshold_s,omitempty"`
 	// Retry lists the error classes whose events are re-run.
 	Retry []string `json:"retry,omitempty"`
-	Seed  uint64   `json:"seed"`
+	// MaxRetries is how many times an event is re-run at most (with Retry).
+	MaxRetries int    `json:"max_retries,omitempty"`
+	Seed       uint64 `json:"seed"`
 	// RateMultiple and BaselineRate: --rate was given as a multiple (2x) of
 	// --baseline-rate; Rate is their product.
 	RateMultiple float64 `json:"rate_multiple,omitempty"`
@@ -266,7 +268,11 @@ type Summary struct {
 	// latency spans all its attempts.
 	Retries        int64            `json:"retries"`
 	RetriesByClass map[string]int64 `json:"retries_by_class,omitempty"`
-	Reconnects     int64            `json:"reconnects"`
+	// GaveUp counts events that failed with a retried class on their last
+	// allowed attempt (after load.max_retries re-runs); they are among
+	// Errors too, under that class. Absent when none did.
+	GaveUp     int64 `json:"gave_up,omitempty"`
+	Reconnects int64 `json:"reconnects"`
 	// Cancelled counts events still in flight when the run stopped (its
 	// window's end, or a signal) that were cancelled once --grace had
 	// passed: cut short by rightsize, they are neither successes nor errors.

@@ -50,6 +50,7 @@ func fullSummary() result.Summary {
 		ErrorsByClass:  map[string]int64{"deadlock": 5, "serialization": 2},
 		Retries:        4,
 		RetriesByClass: map[string]int64{"deadlock": 3, "constraint": 1},
+		GaveUp:         1,
 		Reconnects:     1,
 		Cancelled:      2,
 		Dropped:        3,

@@ -73,7 +73,10 @@ type Config struct {
 	// An event in flight at the stop is retried within Grace too.
 	// Connection errors are never retried (the VU reconnects instead).
 	Retry []errclass.Class
-	// MaxRetries bounds the attempts of one event; zero means 100.
+	// MaxRetries bounds the re-runs of one event (at most MaxRetries+1
+	// attempts); zero means 100. An event whose last attempt fails with a
+	// retried class fails for good and is counted in the summary's GaveUp
+	// as well as among its errors.
 	MaxRetries int
 	// Seed seeds VU random sources and Poisson schedules.
 	Seed uint64
@@ -941,7 +944,13 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			// within --grace, like any event in flight, and is cancelled with
 			// it (had it stopped here, a failure the event would have
 			// retried past would count as a final one).
-			if !r.retryable(class) || attempt > r.cfg.MaxRetries {
+			if !r.retryable(class) {
+				break
+			}
+			if attempt > r.cfg.MaxRetries {
+				v.mu.Lock()
+				v.st[phase].gaveUp++
+				v.mu.Unlock()
 				break
 			}
 			v.mu.Lock()
@@ -1296,6 +1305,9 @@ func (r *run) load() result.Load {
 	}
 	for _, c := range cfg.Retry {
 		l.Retry = append(l.Retry, c.String())
+	}
+	if len(cfg.Retry) > 0 {
+		l.MaxRetries = cfg.MaxRetries
 	}
 	if r.open {
 		l.Mode, l.Rate, l.Arrival = "open", cfg.Rate, string(cfg.Arrival)

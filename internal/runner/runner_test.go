@@ -536,6 +536,48 @@ func TestRetryWithinGrace(t *testing.T) {
 	})
 }
 
+// TestRetriesRunOut: an event that keeps failing with a retried class is
+// run MaxRetries+1 times, then fails for good: one error of that class and
+// one gave-up event, its failed re-runs counted as retries.
+func TestRetriesRunOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		errSerial := errors.New("serialization")
+		var attempts atomic.Int64
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				return &fakeVU{work: func(ctx context.Context) error {
+					if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
+						return err
+					}
+					if attempts.Add(1) <= 8 { // two whole events fail, then all succeed
+						return errSerial
+					}
+					return nil
+				}}, nil
+			},
+			Classify: func(err error) errclass.Class {
+				if errors.Is(err, errSerial) {
+					return errclass.Serialization
+				}
+				return errclass.Generic(err)
+			},
+		}
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Ops: ops, MaxRetries: 3,
+			Retry: []errclass.Class{errclass.Serialization}}, []Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if s.GaveUp != 2 || s.Errors != 2 || s.ErrorsByClass["serialization"] != 2 || s.Retries != 6 {
+			t.Errorf("gave up %d, errors %d %v, retries %d; want 2, 2 serialization and 6", s.GaveUp, s.Errors, s.ErrorsByClass, s.Retries)
+		}
+		within(t, "count", float64(s.Count), 100-8, 0)
+		if res.Load.MaxRetries != 3 {
+			t.Errorf("load.max_retries = %d, want 3", res.Load.MaxRetries)
+		}
+	})
+}
+
 // TestActiveVUs: an interval counts the virtual users that completed an
 // event in it; one held by a slow event is missing from it.
 func TestActiveVUs(t *testing.T) {

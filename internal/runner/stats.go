@@ -17,6 +17,7 @@ type stats struct {
 	svc    *hist.Histogram // service time of successful events (open loop only)
 	evErr  errclass.Counts
 	retry  errclass.Counts   // failed attempts of events that were re-run
+	gaveUp int64             // events that failed after Config.MaxRetries re-runs
 	ops    []*hist.Histogram // one per workload op, nil until used
 	opErr  []errclass.Counts
 	kinds  [3]int64 // sub-operations by workload.OpKind (ok or not)
@@ -95,6 +96,7 @@ func (s *stats) mergeEvents(o *stats) {
 		s.kinds[i] += o.kinds[i]
 	}
 	s.reconn += o.reconn
+	s.gaveUp += o.gaveUp
 	s.cancel += o.cancel
 	s.late += o.late
 	s.active += o.active
@@ -116,7 +118,7 @@ func (s *stats) reset() {
 		s.opErr[i] = errclass.Counts{}
 	}
 	s.kinds = [3]int64{}
-	s.reconn, s.late, s.cancel, s.active = 0, 0, 0, 0
+	s.reconn, s.late, s.cancel, s.active, s.gaveUp = 0, 0, 0, 0, 0
 	clear(s.counts)
 }
 
@@ -155,6 +157,7 @@ func (s *stats) summary(unit string, secs float64, open bool, dropped int64, cou
 		ErrorsByClass:  s.evErr.Map(),
 		Retries:        s.retry.Total(),
 		RetriesByClass: nilIfEmpty(s.retry.Map()),
+		GaveUp:         s.gaveUp,
 		Reconnects:     s.reconn,
 		Cancelled:      s.cancel,
 		Dropped:        dropped,
