@@ -48,6 +48,25 @@ func classify(err error) errclass.Class {
 	return errclass.Generic(err)
 }
 
+// errTx is a transaction's failure that txInstance classifies as it is told.
+var errTx = errors.New("transaction failed")
+
+// txInstance is an instance of fake VUs doing work, whose errTx failures
+// are of class c.
+func txInstance(c errclass.Class, work func(ctx context.Context) error) Instance {
+	return Instance{
+		NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+			return &fakeVU{work: work}, nil
+		},
+		Classify: func(err error) errclass.Class {
+			if errors.Is(err, errTx) {
+				return c
+			}
+			return errclass.Generic(err)
+		},
+	}
+}
+
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -452,27 +471,16 @@ func TestIntervalsOnNominalBoundaries(t *testing.T) {
 
 func TestRetryableErrorsRerunTheEvent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		errDeadlock := errors.New("deadlock")
 		var n atomic.Int64
-		inst := Instance{
-			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
-				return &fakeVU{work: func(ctx context.Context) error {
-					if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
-						return err
-					}
-					if n.Add(1)%2 == 1 { // every other attempt deadlocks
-						return errDeadlock
-					}
-					return nil
-				}}, nil
-			},
-			Classify: func(err error) errclass.Class {
-				if errors.Is(err, errDeadlock) {
-					return errclass.Deadlock
-				}
-				return errclass.Generic(err)
-			},
-		}
+		inst := txInstance(errclass.Deadlock, func(ctx context.Context) error {
+			if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
+				return err
+			}
+			if n.Add(1)%2 == 1 { // every other attempt deadlocks
+				return errTx
+			}
+			return nil
+		})
 		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Ops: ops,
 			Retry: []errclass.Class{errclass.Deadlock}}, []Instance{inst})
 		if err != nil {
@@ -499,28 +507,17 @@ func TestRetryableErrorsRerunTheEvent(t *testing.T) {
 // event it is part of; its failure is not a final one.
 func TestRetryWithinGrace(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		errDeadlock := errors.New("deadlock")
 		start := time.Now()
 		var failed atomic.Bool
-		inst := Instance{
-			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
-				return &fakeVU{work: func(ctx context.Context) error {
-					if err := sleepCtx(ctx, 300*time.Millisecond); err != nil {
-						return err
-					}
-					if time.Since(start) > time.Second && failed.CompareAndSwap(false, true) {
-						return errDeadlock // the event started at 0.9 s fails at 1.2 s, once
-					}
-					return nil
-				}}, nil
-			},
-			Classify: func(err error) errclass.Class {
-				if errors.Is(err, errDeadlock) {
-					return errclass.Deadlock
-				}
-				return errclass.Generic(err)
-			},
-		}
+		inst := txInstance(errclass.Deadlock, func(ctx context.Context) error {
+			if err := sleepCtx(ctx, 300*time.Millisecond); err != nil {
+				return err
+			}
+			if time.Since(start) > time.Second && failed.CompareAndSwap(false, true) {
+				return errTx // the event started at 0.9 s fails at 1.2 s, once
+			}
+			return nil
+		})
 		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Grace: 2 * time.Second, Ops: ops,
 			Retry: []errclass.Class{errclass.Deadlock}}, []Instance{inst})
 		if err != nil {
@@ -541,27 +538,16 @@ func TestRetryWithinGrace(t *testing.T) {
 // one gave-up event, its failed re-runs counted as retries.
 func TestRetriesRunOut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		errSerial := errors.New("serialization")
 		var attempts atomic.Int64
-		inst := Instance{
-			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
-				return &fakeVU{work: func(ctx context.Context) error {
-					if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
-						return err
-					}
-					if attempts.Add(1) <= 8 { // two whole events fail, then all succeed
-						return errSerial
-					}
-					return nil
-				}}, nil
-			},
-			Classify: func(err error) errclass.Class {
-				if errors.Is(err, errSerial) {
-					return errclass.Serialization
-				}
-				return errclass.Generic(err)
-			},
-		}
+		inst := txInstance(errclass.Serialization, func(ctx context.Context) error {
+			if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
+				return err
+			}
+			if attempts.Add(1) <= 8 { // two whole events fail, then all succeed
+				return errTx
+			}
+			return nil
+		})
 		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Ops: ops, MaxRetries: 3,
 			Retry: []errclass.Class{errclass.Serialization}}, []Instance{inst})
 		if err != nil {
