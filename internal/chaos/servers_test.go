@@ -249,7 +249,7 @@ func startMariaDB() (*server, error) {
 		kind: "mariadb", dir: dir, port: port, cred: cred,
 		argv: append(append([]string{mariadbd}, opts...), "--port="+strconv.Itoa(port), "--bind-address=127.0.0.1",
 			"--socket="+filepath.Join(dir, "mysqld.sock"), "--pid-file="+filepath.Join(dir, "mysqld.pid"),
-			"--innodb-flush-log-at-trx-commit=0", "--max-connections=300", "--innodb-buffer-pool-dump-at-shutdown=0",
+			"--innodb-flush-log-at-trx-commit=0", "--max-connections=1100", "--innodb-buffer-pool-dump-at-shutdown=0",
 			"--innodb-buffer-pool-load-at-startup=0", "--log-warnings=1"),
 		stopSig: syscall.SIGTERM, dieSig: syscall.SIGKILL,
 		logPath: filepath.Join(dir, "server.log"),

@@ -8,14 +8,16 @@ package cli
 //     or --out + ".partial"), beside where the result goes; none with --out -.
 //     Written like the result: a temporary file renamed into place, so a
 //     reader sees a whole checkpoint or the previous one (not fsynced: it is
-//     meant to survive the process, not the machine).
+//     meant to survive the process, not the machine), but compact, not
+//     indented: its encoding then needs one copy of the document in memory,
+//     not two (a few MiB once a long run's series is large).
 //   - Timing: at the report ticks (runner.Config.Snapshot), every tick but
 //     the measured window's last (the result follows it), at most once a
 //     second of the ticks' nominal times: with --report-interval under 1 s,
 //     ticks closer than that to the previous checkpoint's are skipped, so the
 //     file is at most max(--report-interval, 1 s) old, plus the time to
 //     write it (a tick that fires late makes it later still). The
-//     checkpoint grows with the run's series (about 2 KB per interval with
+//     checkpoint grows with the run's series (about 1.2 KB per interval with
 //     one instance); past 1 MiB, the next one waits a second per MiB, so
 //     checkpoints never write more than 1 MiB/s (a run of many hours is
 //     checkpointed every few seconds to minutes). The file is written by its

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -41,6 +42,10 @@ wait:
 			if n := len(seen); n == 0 || !r.Checkpoint.Written.Equal(seen[n-1].Checkpoint.Written) {
 				seen = append(seen, r)
 			}
+			// Compact (one line and its newline), unlike the result.
+			if b, err := os.ReadFile(cp); err == nil && bytes.Count(b, []byte("\n")) > 1 {
+				t.Errorf("the checkpoint is %d lines, want one: compact JSON", bytes.Count(b, []byte("\n")))
+			}
 		}
 	}
 	if o.code != ExitOK {
@@ -76,6 +81,9 @@ wait:
 		t.Errorf("the checkpoint is still there after the result was written: %v", err)
 	}
 	r := mustReadResult(t, out)
+	if b, err := os.ReadFile(out); err != nil || bytes.Count(b, []byte("\n")) < 100 {
+		t.Errorf("the result is not indented: %d lines (%v)", bytes.Count(b, []byte("\n")), err)
+	}
 	if r.Partial || r.Checkpoint != nil || len(r.Ops) < 2 {
 		t.Errorf("result: partial %v, checkpoint %+v, %d ops", r.Partial, r.Checkpoint, len(r.Ops))
 	}

@@ -592,9 +592,11 @@ func writeResult(path string, r *result.Run) error {
 }
 
 // writeAtomic writes r as JSON to a temporary file in path's directory,
-// fsyncs it when sync is true, and renames it to path, returning the bytes
-// written; on failure the temporary file is removed and path is as it was.
-func writeAtomic(path string, r *result.Run, sync bool) (n int64, err error) {
+// and renames it to path, returning the bytes written; on failure the
+// temporary file is removed and path is as it was. A final result is
+// indented and fsynced; a checkpoint (final false) is compact, which halves
+// the memory its encoding takes, and not fsynced.
+func writeAtomic(path string, r *result.Run, final bool) (n int64, err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
@@ -614,13 +616,17 @@ func writeAtomic(path string, r *result.Run, sync bool) (n int64, err error) {
 		}
 	}()
 	cw := &countingWriter{w: tmp}
-	if err := result.Encode(cw, r); err != nil {
+	encode := result.EncodeCompact
+	if final {
+		encode = result.Encode
+	}
+	if err := encode(cw, r); err != nil {
 		return cw.n, err
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		return cw.n, err
 	}
-	if sync {
+	if final {
 		if err := tmp.Sync(); err != nil {
 			return cw.n, err
 		}

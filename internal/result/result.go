@@ -399,6 +399,13 @@ func Encode(w io.Writer, r *Run) error {
 	return enc.Encode(r)
 }
 
+// EncodeCompact writes r as JSON without indentation: the same document,
+// about a third smaller, and encoded in one buffer where Encode needs a
+// second for the indented copy.
+func EncodeCompact(w io.Writer, r *Run) error {
+	return json.NewEncoder(w).Encode(r)
+}
+
 // Decode reads a result file, refusing schema versions this build does not know.
 func Decode(rd io.Reader) (*Run, error) {
 	var probe struct {
