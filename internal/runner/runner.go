@@ -944,13 +944,7 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			// within --grace, like any event in flight, and is cancelled with
 			// it (had it stopped here, a failure the event would have
 			// retried past would count as a final one).
-			if !r.retryable(class) {
-				break
-			}
-			if attempt > r.cfg.MaxRetries {
-				v.mu.Lock()
-				v.st[phase].gaveUp++
-				v.mu.Unlock()
+			if !r.retryable(class) || attempt > r.cfg.MaxRetries {
 				break
 			}
 			v.mu.Lock()
@@ -963,6 +957,9 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			v.st[phase].recordEvent(done.Sub(intended), done.Sub(actual), r.open)
 		} else {
 			v.st[phase].evErr.Add(class)
+			if r.retryable(class) { // only its last allowed attempt ends the loop so
+				v.st[phase].gaveUp++
+			}
 		}
 		v.mu.Unlock()
 
