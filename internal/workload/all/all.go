@@ -3,6 +3,7 @@ package all
 import (
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/fileio"
+	"github.com/rightsize/rightsize/internal/workload/noop"
 	"github.com/rightsize/rightsize/internal/workload/oltp"
 	"github.com/rightsize/rightsize/internal/workload/tpcc"
 )
@@ -21,5 +22,6 @@ func All() []workload.Workload {
 		oltp.NewDelete(),
 		tpcc.New(),
 		fileio.New(),
+		noop.New(),
 	}
 }

@@ -9,7 +9,7 @@ import (
 func TestAll(t *testing.T) {
 	want := []string{
 		"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select",
-		"oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp_delete", "tpcc", "fileio",
+		"oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp_delete", "tpcc", "fileio", "noop",
 	}
 	a, b := All(), All()
 	if len(a) != len(want) {

@@ -1,0 +1,96 @@
+package noop
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// Name is the workload's name.
+const Name = "noop"
+
+// Workload is the no-op workload. It has no options; the field only makes
+// each New a distinct value (pointers to zero-size values may be equal), as
+// workload/all promises.
+type Workload struct{ name string }
+
+var (
+	_ workload.Workload = (*Workload)(nil)
+	_ workload.Instance = (*instance)(nil)
+	_ workload.VU       = vu{}
+
+	_ workload.PrepareChecker = (*instance)(nil)
+)
+
+// New returns the workload.
+func New() *Workload { return &Workload{name: Name} }
+
+func (w *Workload) Name() string { return w.name }
+func (w *Workload) Short() string {
+	return "an event that does nothing: the load generator's own ceiling (no database, no I/O)"
+}
+func (w *Workload) Long() string             { return long }
+func (w *Workload) BindFlags(*pflag.FlagSet) {}
+func (w *Workload) Validate() error          { return nil }
+func (w *Workload) Options() map[string]any  { return map[string]any{} }
+func (w *Workload) Event() string            { return "event" }
+func (w *Workload) Ops() []workload.Op       { return []workload.Op{{Name: "event", Kind: workload.Other}} }
+
+const long = `noop runs events that do nothing: no database, no I/O. Each virtual user
+returns from every event at once, so the figures are the load generator's own
+ceiling: what the runner, its HDR histograms (one per virtual user, merged on
+each report tick) and its pacing cost per event on this machine. Read a
+database workload's throughput and client CPU per event against it.
+
+  rightsize run noop --threads 2 --time 10s
+  rightsize run noop --rate 100000 --threads 4 --time 10s   # open loop
+
+It takes no --target: there is nothing to connect to.`
+
+// target is the only place noop runs: nowhere.
+type target struct{}
+
+func (target) String() string { return "noop" }
+
+// ParseTarget accepts only the default (no --target) or "noop".
+func (w *Workload) ParseTarget(raw string, _ func(string) string, _ int) (workload.Target, error) {
+	if raw != "" && raw != "noop" {
+		return nil, fmt.Errorf("noop takes no --target (it connects to nothing); got %q", raw)
+	}
+	return target{}, nil
+}
+
+// Open returns the instance; it opens nothing.
+func (w *Workload) Open(context.Context, workload.Target) (workload.Instance, error) {
+	return &instance{}, nil
+}
+
+type instance struct{}
+
+func (*instance) Info() workload.InstanceInfo {
+	return workload.InstanceInfo{Target: "noop", Dialect: "none"}
+}
+func (*instance) Prepare(context.Context, workload.PrepareOptions, workload.Progress) error {
+	return nil
+}
+
+// NeedsPrepare is false: there is nothing to load, so run's --prepare auto
+// does not announce a prepare.
+func (*instance) NeedsPrepare() bool { return false }
+
+func (*instance) Cleanup(context.Context, workload.PrepareOptions) error { return nil }
+func (*instance) NewVU(context.Context, int, uint64) (workload.VU, error) {
+	return vu{}, nil
+}
+func (*instance) Classify(err error) errclass.Class { return errclass.Generic(err) }
+func (*instance) Close() error                      { return nil }
+
+// vu is a virtual user whose every event succeeds at once.
+type vu struct{}
+
+func (vu) Step(context.Context, workload.Meter) error { return nil }
+func (vu) Close() error                               { return nil }
