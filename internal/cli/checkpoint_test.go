@@ -6,13 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/session"
 )
 
 // TestCheckpointWhileRunningRemovedAfterResult: while a run goes on its
@@ -22,7 +21,7 @@ import (
 func TestCheckpointWhileRunningRemovedAfterResult(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
-	cp := out + checkpointSuffix
+	cp := out + ".partial"
 	done := make(chan outcome, 1)
 	go func() {
 		done <- run(t, context.Background(), "run", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite"),
@@ -55,7 +54,7 @@ wait:
 		t.Fatalf("%d checkpoints seen during a 5 s run, want several", len(seen))
 	}
 	for i, r := range seen {
-		if !r.Partial || !r.Summary.Partial || !strings.HasPrefix(r.PartialReason, CheckpointReason) {
+		if !r.Partial || !r.Summary.Partial || !strings.HasPrefix(r.PartialReason, session.CheckpointReason) {
 			t.Errorf("checkpoint %d: partial %v, reason %q", i, r.Partial, r.PartialReason)
 		}
 		c := r.Checkpoint
@@ -104,36 +103,6 @@ func noTempFiles(t *testing.T, dir string) {
 	}
 }
 
-// TestCheckpointerOncePerSecond drives the checkpointer with ticks 100 ms
-// apart: it takes a snapshot once a second of the ticks' times, not at
-// every tick, and writes the newest.
-func TestCheckpointerOncePerSecond(t *testing.T) {
-	dir := t.TempDir()
-	env := &Env{Stderr: os.Stderr, Hostname: "h"}
-	c := newCheckpointer(env, filepath.Join(dir, "r.json"), 100*time.Millisecond, func(*result.Run) {})
-	var takes atomic.Int64
-	take := func() (*result.Run, error) {
-		n := takes.Add(1)
-		return &result.Run{SchemaVersion: result.SchemaVersion, ID: strconv.FormatInt(n, 10)}, nil
-	}
-	start := time.Now()
-	for i := 0; i <= 25; i++ {
-		c.snapshot(start.Add(time.Duration(i)*100*time.Millisecond), take)
-	}
-	if n := takes.Load(); n != 3 {
-		t.Errorf("%d checkpoints over 2.5 s of 100 ms ticks, want 3 (at 0, 1 and 2 s)", n)
-	}
-	if kept := c.stop(false); kept != filepath.Join(dir, "r.json.partial") {
-		t.Errorf("stop(false) kept %q", kept)
-	}
-	if r, err := readResult(filepath.Join(dir, "r.json.partial")); err != nil || r.Checkpoint == nil || r.ID != "3" {
-		t.Errorf("the kept checkpoint: %v, %+v, want the third", err, r)
-	}
-	if newCheckpointer(env, "-", time.Second, nil) != nil {
-		t.Error("a checkpointer for --out -")
-	}
-}
-
 // deadPID returns the pid of a process that has exited.
 func deadPID(t *testing.T) int {
 	t.Helper()
@@ -147,8 +116,8 @@ func deadPID(t *testing.T) int {
 func writeCheckpoint(t *testing.T, path, id string, c *result.Checkpoint) {
 	t.Helper()
 	r := &result.Run{SchemaVersion: result.SchemaVersion, ID: id, Workload: "oltp_read_write", Partial: true,
-		PartialReason: CheckpointReason, Load: result.Load{DurationS: 60}, Summary: result.Summary{DurationS: 12.04}, Checkpoint: c}
-	if _, err := writeAtomic(path, r, false); err != nil {
+		PartialReason: session.CheckpointReason, Load: result.Load{DurationS: 60}, Summary: result.Summary{DurationS: 12.04}, Checkpoint: c}
+	if err := session.WriteResult(path, r); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/runner"
+	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
@@ -69,8 +71,8 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// interrupted marks a run stopped by a signal after writing a partial result (exit 3).
-var errInterrupted = errors.New("interrupted")
+// errInterrupted marks a run stopped by a signal after writing a partial result (exit 3).
+var errInterrupted = session.ErrInterrupted
 
 // Version returns the build's version: the module version or VCS revision.
 func Version() string {
@@ -136,7 +138,7 @@ func exitCode(err error) int {
 	switch {
 	case errors.Is(err, errInterrupted):
 		return ExitInterrupted
-	case errors.As(err, &ue), errors.Is(err, dialect.ErrBadTarget), errors.Is(err, runner.ErrConfig):
+	case errors.As(err, &ue), errors.Is(err, config.ErrInvalid), errors.Is(err, dialect.ErrBadTarget), errors.Is(err, runner.ErrConfig):
 		return ExitUsage
 	case errors.As(err, &re):
 		return ExitFailure
@@ -157,7 +159,7 @@ func wrapRun(err error) error {
 		return nil
 	}
 	var ue usageError
-	if errors.Is(err, errInterrupted) || errors.As(err, &ue) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrConfig) {
+	if errors.Is(err, errInterrupted) || errors.As(err, &ue) || errors.Is(err, config.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrConfig) {
 		return err
 	}
 	return runError{err}
@@ -196,7 +198,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		phaseCommand(ctx, env, "run", "Run a workload and measure it", runCmd),
 		phaseCommand(ctx, env, "prepare", "Create and load a workload's tables", prepareCmd),
 		phaseCommand(ctx, env, "cleanup", "Drop the tables rightsize created for a workload", cleanupCmd),
-		phaseCommand(ctx, env, "sweep", "Run a workload at several thread counts, rates or instance counts (or fileio read mixes) and find the knee", sweepCmd),
+		phaseCommand(ctx, env, "sweep", "Run a workload at several thread counts, rates or instance counts (or fileio read mixes) and find the knee", runCmd),
 		phaseCommand(ctx, env, "check", "Check a prepared or run database for consistency (exit 1 when a condition fails)", checkCmd),
 		analyzeCommand(env),
 		historyCommand(env),
@@ -226,7 +228,7 @@ func listCommand(env *Env) *cobra.Command {
 }
 
 // phaseBody runs one phase (run, prepare, cleanup) of a workload.
-type phaseBody func(ctx context.Context, env *Env, w workload.Workload, common *commonFlags) error
+type phaseBody func(ctx context.Context, env *Env, w workload.Workload, common *config.Flags) error
 
 // phaseCommand builds "rightsize <phase> <workload>" with one subcommand per
 // workload, each with the workload's flags and the phase's common flags.
@@ -267,7 +269,7 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 		return usageError{err}
 	})
 	for _, w := range ws {
-		common := &commonFlags{}
+		common := &config.Flags{}
 		sub := &cobra.Command{
 			Use:   w.Name(),
 			Short: w.Short(),
@@ -278,7 +280,7 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 			},
 		}
 		w.BindFlags(sub.Flags())
-		common.bind(sub.Flags(), phase)
+		common.Bind(sub.Flags(), phase)
 		sub.Flags().SortFlags = false
 		parent.AddCommand(sub)
 	}

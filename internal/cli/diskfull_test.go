@@ -129,7 +129,7 @@ func TestResultsUntilTheDiskIsFull(t *testing.T) {
 		}
 		noTempFiles(t, fs)
 		intact(t, fs, before)
-		if cp := out + checkpointSuffix; strings.Contains(o.stderr, "the checkpoint "+cp+" of the run so far is kept") {
+		if cp := out + ".partial"; strings.Contains(o.stderr, "the checkpoint "+cp+" of the run so far is kept") {
 			r, err := readResult(cp)
 			if err != nil || !r.Partial {
 				t.Errorf("the kept checkpoint: %v", err)

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
@@ -55,21 +56,7 @@ p99's whole interval above +P %; and when there are too few samples to tell
 // $RIGHTSIZE_HISTORY, else the SQLite file under $XDG_DATA_HOME (when it is
 // an absolute path, as the XDG spec requires) or ~/.local/share; "" when
 // none of them is set.
-func historyDSN(env *Env, flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if v := env.Getenv("RIGHTSIZE_HISTORY"); v != "" {
-		return v
-	}
-	if d := env.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return "sqlite:" + filepath.Join(d, "rightsize", "history.db")
-	}
-	if h := env.Getenv("HOME"); h != "" {
-		return "sqlite:" + filepath.Join(h, ".local", "share", "rightsize", "history.db")
-	}
-	return ""
-}
+func historyDSN(env *Env, flag string) string { return config.HistoryDSN(env.Getenv, flag) }
 
 // recordTimeout bounds recording after a run: the run is over (perhaps
 // interrupted), and its result file is already written.

@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/k8sjob"
+	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -88,7 +90,7 @@ func (o *k8sOptions) bind() {
 // of "run", with their flags and the run's, and the k8s flags added.
 func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 	opts := map[string]*k8sOptions{}
-	job := phaseCommand(ctx, env, "run", "", func(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
+	job := phaseCommand(ctx, env, "run", "", func(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
 		return k8sJob(env, w, c, opts[w.Name()])
 	})
 	job.Use = "job WORKLOAD"
@@ -127,12 +129,12 @@ func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 
 // k8sJob checks the options, prints the manifest on stdout and what to do
 // with it on stderr.
-func k8sJob(env *Env, w workload.Workload, c *commonFlags, o *k8sOptions) error {
+func k8sJob(env *Env, w workload.Workload, c *config.Flags, o *k8sOptions) error {
 	var errs []error
 	// The URLs carry passwords: refused without echoing them.
 	var urls []string
 	for _, f := range []string{"target", "history"} {
-		if c.fs.Changed(f) {
+		if c.Changed(f) {
 			urls = append(urls, "--"+f)
 		}
 	}
@@ -145,17 +147,18 @@ func k8sJob(env *Env, w workload.Workload, c *commonFlags, o *k8sOptions) error 
 			"kubectl create secret generic %s --from-literal=%s='postgres://USER:PASSWORD@HOST:5432/DB' --from-literal=%s='postgres://USER:PASSWORD@HOST:5432/HISTORY_DB', and pass --secret %s",
 			strings.Join(urls, " and "), secret, o.targetKey, o.historyKey, secret))
 	}
-	if c.fs.Changed("shard") {
+	if c.Changed("shard") {
 		errs = append(errs, errors.New("--shard: refused, the manifest gives each pod its shard, $(JOB_COMPLETION_INDEX)/N with N from --generators"))
 	}
-	if c.fs.Changed("out") {
+	if c.Changed("out") {
 		errs = append(errs, errors.New("--out: refused, a pod's files go with it: the shards record their results in the history catalog, and 'rightsize merge --run ID' merges them"))
 	}
-	if c.noHistory {
+	if c.NoHistory {
 		errs = append(errs, errors.New("--no-history: refused, the shards start together and record their results through the history catalog"))
 	}
-	if !c.fs.Changed("run-id") {
-		c.runID = newRunID(time.Now())
+	runID := c.RunID
+	if !c.Changed("run-id") {
+		runID = session.NewRunID(time.Now())
 	}
 	// What every shard will check of its options, checked now rather than
 	// in N pods' logs: the workload's and the run's options, and those a
@@ -163,26 +166,26 @@ func k8sJob(env *Env, w workload.Workload, c *commonFlags, o *k8sOptions) error 
 	if err := w.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if _, err := c.runnerConfig(); err != nil {
+	if err := c.RunnerProblems(); err != nil {
 		errs = append(errs, err)
 	}
-	if _, err := c.instanceCounts(); err != nil {
+	if _, err := c.InstanceCounts(); err != nil {
 		errs = append(errs, err)
 	}
-	c.shard = "0/" + strconv.Itoa(min(max(o.generators, 1), k8sjob.MaxGenerators)) // --generators is checked by k8sjob
-	if _, err := c.parseDistributed(); err != nil {
+	spec := "0/" + strconv.Itoa(min(max(o.generators, 1), k8sjob.MaxGenerators)) // --generators is checked by k8sjob
+	if _, err := c.Distributed(spec, runID); err != nil {
 		errs = append(errs, err)
 	}
 
 	// Every other run and workload option the user gave, as --name=value
 	// (not those refused above, nor those the manifest sets).
 	var args []string
-	c.fs.VisitAll(func(f *pflag.Flag) {
+	c.VisitChanged(func(f *pflag.Flag) {
 		switch f.Name {
 		case "help", "target", "history", "no-history", "shard", "out", "run-id", "start-at":
 			return
 		}
-		if !f.Changed || o.fs.Lookup(f.Name) != nil {
+		if o.fs.Lookup(f.Name) != nil {
 			return
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
@@ -196,7 +199,7 @@ func k8sJob(env *Env, w workload.Workload, c *commonFlags, o *k8sOptions) error 
 	job, err := k8sjob.Build(k8sjob.Spec{
 		Name: o.name, Namespace: o.namespace, Image: o.image,
 		Workload: w.Name(), Args: args, Generators: o.generators,
-		RunID: c.runID, StartAt: c.startAt,
+		RunID: runID, StartAt: c.StartAt,
 		Secret: o.secret, TargetKey: o.targetKey, HistoryKey: o.historyKey,
 		CPU: o.cpu, Memory: o.memory,
 	})
@@ -217,9 +220,9 @@ func k8sJob(env *Env, w workload.Workload, c *commonFlags, o *k8sOptions) error 
 	if o.namespace != "" {
 		ns = " -n " + o.namespace
 	}
-	fmt.Fprintf(env.Stderr, "Job %s: run %s of %s on %d generators. With the manifest saved (rightsize k8s job ... > job.yaml):\n", job.Name, c.runID, w.Name(), o.generators)
+	fmt.Fprintf(env.Stderr, "Job %s: run %s of %s on %d generators. With the manifest saved (rightsize k8s job ... > job.yaml):\n", job.Name, runID, w.Name(), o.generators)
 	fmt.Fprintf(env.Stderr, "  kubectl apply%s -f job.yaml\n", ns)
 	fmt.Fprintf(env.Stderr, "  kubectl get pods%s -l %s=%s --watch\n", ns, k8sjob.LabelRun, job.Labels[k8sjob.LabelRun])
-	fmt.Fprintf(env.Stderr, "  %s   # once the Job has completed\n", k8sjob.MergeCommand(c.runID))
+	fmt.Fprintf(env.Stderr, "  %s   # once the Job has completed\n", k8sjob.MergeCommand(runID))
 	return nil
 }

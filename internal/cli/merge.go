@@ -12,6 +12,7 @@ import (
 	"github.com/rightsize/rightsize/internal/merge"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
@@ -94,7 +95,7 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 				out = filepath.Join("results", result.FileSafe(m.ID+"-"+m.Workload)+".json")
 			}
 			if out != "-" {
-				if err := writeResult(out, m); err != nil {
+				if err := session.WriteResult(out, m); err != nil {
 					return runError{err}
 				}
 				fmt.Fprintf(env.Stdout, "result: %s\n", out)

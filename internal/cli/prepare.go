@@ -9,21 +9,23 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/rightsize/rightsize/internal/config"
+	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
 // eachInstance parses and opens every target, then calls fn for each in turn.
-func eachInstance(ctx context.Context, env *Env, w workload.Workload, c *commonFlags,
+func eachInstance(ctx context.Context, env *Env, w workload.Workload, c *config.Flags,
 	fn func(i, n int, t workload.Target, in workload.Instance) error) error {
-	ts, _, err := parseTargets(w, c, env)
+	ts, _, err := c.ParseTargets(w, env.Getenv)
 	if err != nil {
 		return err
 	}
-	ins, err := openAll(ctx, w, ts)
+	ins, err := session.OpenAll(ctx, w, ts)
 	if err != nil {
 		return err
 	}
-	defer closeAll(ins)
+	defer session.CloseAll(ins)
 	for i, in := range ins {
 		if err := fn(i, len(ins), ts[i], in); err != nil {
 			return err
@@ -34,14 +36,14 @@ func eachInstance(ctx context.Context, env *Env, w workload.Workload, c *commonF
 
 // prepareCmd prepares instances one after another: they usually share a
 // server, and each already loads its tables in parallel.
-func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
-	if c.loaders < 0 {
-		return usagef("threads %d: want 0 (automatic) or more", c.loaders)
+func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
+	if c.Loaders < 0 {
+		return usagef("threads %d: want 0 (automatic) or more", c.Loaders)
 	}
 	return eachInstance(ctx, env, w, c, func(i, n int, t workload.Target, in workload.Instance) error {
 		start := time.Now()
 		fmt.Fprintf(env.Stderr, "preparing %s (instance %d of %d)\n", t, i+1, n)
-		if err := in.Prepare(ctx, workload.PrepareOptions{Force: c.force, Threads: c.loaders, Seed: c.seed}, newProgress(env, t.String())); err != nil {
+		if err := in.Prepare(ctx, workload.PrepareOptions{Force: c.Force, Threads: c.Loaders, Seed: c.Seed}, newProgress(env, t.String())); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "prepared %s for %s in %.1f s\n", t, w.Name(), time.Since(start).Seconds())
@@ -49,9 +51,9 @@ func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFla
 	})
 }
 
-func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
+func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
 	return eachInstance(ctx, env, w, c, func(i, _ int, t workload.Target, in workload.Instance) error {
-		if err := in.Cleanup(ctx, workload.PrepareOptions{Force: c.force}); err != nil {
+		if err := in.Cleanup(ctx, workload.PrepareOptions{Force: c.Force}); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "cleaned up %s for %s\n", t, w.Name())
@@ -122,7 +124,7 @@ func (p *progress) Message(s string) {
 
 // checkCmd runs the workload's consistency checks on every instance and
 // prints each condition; it fails (exit 1) when any condition fails.
-func checkCmd(ctx context.Context, env *Env, w workload.Workload, c *commonFlags) error {
+func checkCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
 	ck, ok := w.(workload.Checker)
 	if !ok {
 		return usagef("check: %s has no consistency checks", w.Name())

@@ -4,17 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/spf13/pflag"
-
 	"github.com/rightsize/rightsize/internal/metrics"
 )
-
-// bindPrometheus registers --prometheus ADDR on fs; an empty addr (the
-// default) serves nothing.
-func bindPrometheus(fs *pflag.FlagSet, addr *string) {
-	fs.StringVar(addr, "prometheus", "",
-		"serve live Prometheus metrics at ADDR (e.g. :9464 or 127.0.0.1:9464) during the run: /metrics")
-}
 
 // startPrometheus serves a run's live metrics at addr (host:port) until ctx
 // ends, and returns the exporter to feed from the runner's OnTick and the

@@ -3,16 +3,20 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/session"
+	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
 // quickstartCommand is the whole story on the embedded default: a short
@@ -44,71 +48,98 @@ changed by hand.`,
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return runError{fmt.Errorf("quickstart: %w", err)}
 			}
-			sub := func(out *bytes.Buffer, args ...string) error {
-				fmt.Fprintf(env.Stdout, "\n$ rightsize %s\n", shellJoin(args))
-				e := *env
-				e.Args = args
-				if out != nil {
-					e.Stdout = out
-				}
-				root := newRoot(ctx, &e)
-				root.SetArgs(args)
-				root.SetOut(e.Stdout)
-				root.SetErr(e.Stderr)
-				return root.ExecuteContext(ctx)
-			}
-			target := "sqlite:" + filepath.Join(dir, "sbtest.db")
-			out := filepath.Join(dir, "sweep.json")
-			warm := stepTime / 3
-			if err := sub(nil, "sweep", "oltp_read_write", "--target", target, "--prepare", "always", "--tables", "2", "--table-size", "20000",
-				"--threads", "1,2,4,8", "--warmup", warm.String(), "--time", stepTime.String(), "--label", "quickstart", "--out", out); err != nil {
-				return err
-			}
-			swPath := filepath.Join(dir, "sweep-sweep.json")
-			b, err := os.ReadFile(swPath)
-			if err != nil {
-				return runError{fmt.Errorf("quickstart: %w", err)}
-			}
-			var sw analysis.Sweep
-			if err := json.Unmarshal(b, &sw); err != nil {
-				return runError{fmt.Errorf("quickstart: %s: %w", swPath, err)}
-			}
-			sw.Analyze()
-			rate := sw.Steps[len(sw.Steps)-1].Throughput
-			for _, k := range sw.Knees {
-				if k.Index >= 0 && k.Index < len(sw.Steps) {
-					rate = sw.Steps[k.Index].Throughput
-					break
-				}
-			}
-			planPath := filepath.Join(dir, "plan.json")
-			var pj bytes.Buffer
-			err = sub(&pj, "plan", "--from", swPath, "--target-rate", fmt.Sprintf("%.0f", rate), "--format", "json")
-			if err != nil && pj.Len() == 0 {
-				return err
-			}
-			var pr plan.Report
-			if json.Unmarshal(pj.Bytes(), &pr) == nil && pr.Sizing != nil {
-				fmt.Fprintf(env.Stdout, "plan: %d vCPUs for %.0f transactions/s at 80 %% CPU on this machine's topology\n", pr.Sizing.VCPU, rate)
-				for _, r := range pr.Sizing.Reasons {
-					fmt.Fprintf(env.Stdout, "  %s\n", r)
-				}
-			}
-			if err := os.WriteFile(planPath, pj.Bytes(), 0o644); err != nil {
-				return runError{fmt.Errorf("quickstart: %w", err)}
-			}
-			page := filepath.Join(dir, "report.html")
-			if err := sub(nil, "report", swPath, planPath, "-o", page); err != nil {
-				return err
-			}
-			abs, _ := filepath.Abs(page)
-			fmt.Fprintf(env.Stdout, "\nquickstart done. The report: %s\n", abs)
-			return nil
+			return quickstart(ctx, env, dir, stepTime)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "rightsize-quickstart", "directory for the database, results, plan and report")
-	durVar(cmd.Flags(), &stepTime, "time", 15*time.Second, "measured time of each of the 4 steps")
+	config.DurationVar(cmd.Flags(), &stepTime, "time", 15*time.Second, "measured time of each of the 4 steps")
 	return cmd
+}
+
+// quickstart sweeps, plans and reports in dir; each stage is printed as
+// the command that does the same by hand, and run by the functions that
+// command runs.
+func quickstart(ctx context.Context, env *Env, dir string, stepTime time.Duration) error {
+	target := "sqlite:" + filepath.Join(dir, "sbtest.db")
+	sweepArgs := []string{"--target", target, "--prepare", "always", "--tables", "2", "--table-size", "20000",
+		"--threads", "1,2,4,8", "--warmup", (stepTime / 3).String(), "--time", stepTime.String(), "--label", "quickstart",
+		"--out", filepath.Join(dir, "sweep.json")}
+	printCommand(env, append([]string{"sweep", "oltp_read_write"}, sweepArgs...))
+	o, err := sweepWith(ctx, env, "oltp_read_write", sweepArgs)
+	if err != nil {
+		return err
+	}
+	sw, swPath := o.Sweep, o.SweepPath
+	rate := sw.Steps[len(sw.Steps)-1].Throughput
+	for _, k := range sw.Knees {
+		if k.Index >= 0 && k.Index < len(sw.Steps) {
+			rate = sw.Steps[k.Index].Throughput
+			break
+		}
+	}
+	rateArg := fmt.Sprintf("%.0f", rate)
+	printCommand(env, []string{"plan", "--from", swPath, "--target-rate", rateArg, "--format", "json"})
+	h, err := loadHost(env, "auto")
+	if err != nil {
+		return err
+	}
+	sizing, err := sizeFromSweep(h, swPath, rateArg, 80, 0)
+	if err != nil {
+		return err
+	}
+	pr := &plan.Report{Host: h, HTGainPct: 20, HTGainSource: "default", Sizing: &sizing}
+	var pj bytes.Buffer
+	if err := report.Plan(&pj, pr, report.JSON); err != nil {
+		return runError{fmt.Errorf("quickstart: %w", err)}
+	}
+	planPath := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(planPath, pj.Bytes(), 0o644); err != nil {
+		return runError{fmt.Errorf("quickstart: %w", err)}
+	}
+	fmt.Fprintf(env.Stdout, "plan: %d vCPUs for %.0f transactions/s at 80 %% CPU on this machine's topology\n", sizing.VCPU, rate)
+	for _, r := range sizing.Reasons {
+		fmt.Fprintf(env.Stdout, "  %s\n", r)
+	}
+	page := filepath.Join(dir, "report.html")
+	printCommand(env, []string{"report", swPath, planPath, "-o", page})
+	if err := writeReport(env, reportOptions{format: "html", out: page}, []string{swPath, planPath}); err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(page)
+	fmt.Fprintf(env.Stdout, "\nquickstart done. The report: %s\n", abs)
+	return nil
+}
+
+// sweepWith sweeps the named workload with the given options, as 'rightsize
+// sweep NAME args...' does.
+func sweepWith(ctx context.Context, env *Env, name string, args []string) (*session.Outcome, error) {
+	var w workload.Workload
+	for _, x := range all.All() {
+		if x.Name() == name {
+			w = x
+		}
+	}
+	if w == nil {
+		return nil, fmt.Errorf("no workload %s", name)
+	}
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	w.BindFlags(fs)
+	var f config.Flags
+	f.Bind(fs, config.PhaseSweep)
+	if err := fs.Parse(args); err != nil {
+		return nil, usageError{err}
+	}
+	p, err := f.Plan(w, env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	o, err := execute(ctx, env, p)
+	return o, wrapRun(err)
+}
+
+// printCommand prints a command line, as the user would type it.
+func printCommand(env *Env, args []string) {
+	fmt.Fprintf(env.Stdout, "\n$ rightsize %s\n", shellJoin(args))
 }
 
 // shellJoin quotes arguments that need it, for printing a command.

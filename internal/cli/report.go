@@ -103,6 +103,56 @@ func readRun(paths ...string) (*result.Run, error) {
 	return nil, runError{fmt.Errorf("report: %w", firstErr)}
 }
 
+// reportOptions are report's flags.
+type reportOptions struct{ format, out, sortBy, title string }
+
+// writeReport renders the result, sweep and plan files at paths to o.out
+// (standard output when "" or "-"), in o.format.
+func writeReport(env *Env, o reportOptions, paths []string) error {
+	f, err := report.ParseFormat(o.format, report.HTMLPage, report.Markdown, report.CSV, report.Text)
+	if err != nil {
+		return usageError{err}
+	}
+	l, err := loadFiles(paths)
+	if err != nil {
+		return err
+	}
+	rows := report.RunRows(l.runs)
+	if err := report.SortRuns(rows, o.sortBy); err != nil {
+		return usageError{err}
+	}
+	var b bytes.Buffer
+	if f == report.HTMLPage {
+		if err := report.HTML(&b, report.Doc{Title: reportTitle(o.title, l), Runs: l.runs, Sweep: l.sweep, Plan: l.plan, Tool: "rightsize " + Version()}); err != nil {
+			return runError{err}
+		}
+	} else if err := tables(&b, l, rows, f); err != nil {
+		return err
+	}
+	if o.out == "" || o.out == "-" {
+		_, err := env.Stdout.Write(b.Bytes())
+		return err
+	}
+	if err := os.WriteFile(o.out, b.Bytes(), 0o644); err != nil {
+		return runError{fmt.Errorf("report: %w", err)}
+	}
+	fmt.Fprintf(env.Stderr, "report: %s\n", o.out)
+	return nil
+}
+
+// reportTitle is the HTML page's title: --title, else what was loaded.
+func reportTitle(title string, l loaded) string {
+	switch {
+	case title != "":
+		return title
+	case l.sweep != nil:
+		return fmt.Sprintf("%s sweep over %s", l.sweep.Workload, l.sweep.Axis)
+	case len(l.runs) == 1:
+		return l.runs[0].Workload + " run " + l.runs[0].ID
+	}
+	return "rightsize report"
+}
+
 func reportCommand(env *Env) *cobra.Command {
 	var format, out, sortBy, title string
 	cmd := &cobra.Command{
@@ -128,45 +178,7 @@ func reportCommand(env *Env) *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := report.ParseFormat(format, report.HTMLPage, report.Markdown, report.CSV, report.Text)
-			if err != nil {
-				return usageError{err}
-			}
-			l, err := loadFiles(args)
-			if err != nil {
-				return err
-			}
-			rows := report.RunRows(l.runs)
-			if err := report.SortRuns(rows, sortBy); err != nil {
-				return usageError{err}
-			}
-			var b bytes.Buffer
-			if f == report.HTMLPage {
-				if title == "" {
-					title = "rightsize report"
-					if sw := l.sweep; sw != nil {
-						title = fmt.Sprintf("%s sweep over %s", sw.Workload, sw.Axis)
-					} else if len(l.runs) == 1 {
-						title = l.runs[0].Workload + " run " + l.runs[0].ID
-					}
-				}
-				if err := report.HTML(&b, report.Doc{Title: title, Runs: l.runs, Sweep: l.sweep, Plan: l.plan, Tool: "rightsize " + Version()}); err != nil {
-					return runError{err}
-				}
-			} else {
-				if err := tables(&b, l, rows, f); err != nil {
-					return err
-				}
-			}
-			if out == "" || out == "-" {
-				_, err := env.Stdout.Write(b.Bytes())
-				return err
-			}
-			if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
-				return runError{fmt.Errorf("report: %w", err)}
-			}
-			fmt.Fprintf(env.Stderr, "report: %s\n", out)
-			return nil
+			return writeReport(env, reportOptions{format: format, out: out, sortBy: sortBy, title: title}, args)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "html", "html, md, csv or text")

@@ -202,6 +202,13 @@ type InstanceInfo struct {
 	// BlockingIO: each virtual user holds an OS thread in blocking I/O and
 	// needs its own Go processor (see dialect.Capabilities).
 	BlockingIO bool `json:"-"`
+	// Embedded: the database runs inside this process, so the client's CPU
+	// includes the database's work (see dialect.Capabilities).
+	Embedded bool `json:"-"`
+	// Local: what the instance measures is on this host whatever its target
+	// says (an embedded database, a file), so the host's figures are the
+	// server's.
+	Local bool `json:"-"`
 }
 
 // Progress receives prepare progress; Total may be called again as work is found.

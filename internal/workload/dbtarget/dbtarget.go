@@ -75,6 +75,8 @@ func (in *Instance) Init(t *Target) {
 		Dialect:    t.D.Name(),
 		Notes:      append([]string(nil), caps.Notes...),
 		BlockingIO: caps.BlockingIO,
+		Embedded:   caps.Embedded,
+		Local:      caps.Embedded,
 	})
 }
 

@@ -111,7 +111,7 @@ func (w *Workload) Open(ctx context.Context, t workload.Target) (workload.Instan
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	in := &instance{o: o, path: tg.path}
-	in.SetInfo(workload.InstanceInfo{Target: tg.path, Dialect: "file"})
+	in.SetInfo(workload.InstanceInfo{Target: tg.path, Dialect: "file", Local: true})
 	return in, nil
 }
 

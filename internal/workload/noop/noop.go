@@ -72,7 +72,7 @@ func (w *Workload) Open(context.Context, workload.Target) (workload.Instance, er
 type instance struct{}
 
 func (*instance) Info() workload.InstanceInfo {
-	return workload.InstanceInfo{Target: "noop", Dialect: "none"}
+	return workload.InstanceInfo{Target: "noop", Dialect: "none", Local: true}
 }
 func (*instance) Prepare(context.Context, workload.PrepareOptions, workload.Progress) error {
 	return nil

@@ -1,4 +1,4 @@
-package cli
+package session
 
 // Checkpoints: the partial result of a run in progress, rewritten while it
 // goes on, so that a run killed outright (SIGKILL, the OOM killer, a crash)
@@ -47,8 +47,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -83,7 +81,7 @@ type checkpointer struct {
 	host         string
 	slack        time.Duration // half a report interval: tick jitter
 	describe     func(*result.Run)
-	warn         io.Writer
+	obs          observers
 
 	last   time.Time // nominal tick of the last checkpoint taken (ticker goroutine only)
 	warned bool      // a write error was reported (ticker goroutine, then stop)
@@ -98,14 +96,14 @@ type checkpointer struct {
 }
 
 // newCheckpointer returns the checkpointer of a step whose result goes to
-// out, or nil when it goes nowhere ("-").
-func newCheckpointer(env *Env, out string, interval time.Duration, describe func(*result.Run)) *checkpointer {
+// out, or nil when it goes nowhere ("-"); its warnings go to obs.
+func newCheckpointer(out, hostname string, interval time.Duration, describe func(*result.Run), obs observers) *checkpointer {
 	if out == "-" || out == "" {
 		return nil
 	}
 	return &checkpointer{
-		path: out + checkpointSuffix, result: out, pid: os.Getpid(), host: env.Hostname,
-		slack: interval / 2, describe: describe, warn: env.Stderr,
+		path: out + checkpointSuffix, result: out, pid: os.Getpid(), host: hostname,
+		slack: interval / 2, describe: describe, obs: obs,
 	}
 }
 
@@ -117,7 +115,7 @@ func (c *checkpointer) snapshot(at time.Time, take func() (*result.Run, error)) 
 	c.mu.Unlock()
 	if err != nil && !c.warned {
 		c.warned = true
-		fmt.Fprintf(c.warn, "rightsize: checkpoint not written: %v (the run goes on)\n", err)
+		c.obs.warn("checkpoint not written: %v (the run goes on)", err)
 	}
 	gap := max(checkpointEvery, time.Duration(size)*time.Second/checkpointRate)
 	if !c.last.IsZero() && at.Sub(c.last) < gap-c.slack {
@@ -175,7 +173,7 @@ func (c *checkpointer) stop(resultWritten bool) string {
 	c.mu.Unlock()
 	if err != nil && !c.warned {
 		c.warned = true
-		fmt.Fprintf(c.warn, "rightsize: checkpoint not written: %v\n", err)
+		c.obs.warn("checkpoint not written: %v", err)
 	}
 	if !wrote {
 		return ""
@@ -184,28 +182,16 @@ func (c *checkpointer) stop(resultWritten bool) string {
 		return c.path
 	}
 	if err := os.Remove(c.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintf(c.warn, "rightsize: checkpoint not removed: %v\n", err)
+		c.obs.warn("checkpoint not removed: %v", err)
 	}
 	return ""
-}
-
-// checkpointDir is where a run's results, and so its checkpoints, go ("":
-// nowhere, --out -).
-func checkpointDir(c *commonFlags) string {
-	switch c.out {
-	case "-":
-		return ""
-	case "":
-		return "results"
-	}
-	return filepath.Dir(c.out)
 }
 
 // reportInterrupted prints one line for each stale checkpoint in dir (see
 // the top of this file) and leaves it in place; one at a path this run may
 // write to (ownPrefix: the base name its results start with, "" when they
 // are unique) is renamed first.
-func reportInterrupted(env *Env, dir, ownPrefix string) {
+func reportInterrupted(dir, ownPrefix, hostname string, obs observers) {
 	if dir == "" {
 		return
 	}
@@ -219,12 +205,12 @@ func reportInterrupted(env *Env, dir, ownPrefix string) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		r, err := readResult(p)
+		r, err := ReadResult(p)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "rightsize: %s: not a readable checkpoint (%v); left in place\n", p, err)
+			obs.warn("%s: not a readable checkpoint (%v); left in place", p, err)
 			continue
 		}
-		if running(r.Checkpoint, env.Hostname) {
+		if running(r.Checkpoint, hostname) {
 			continue
 		}
 		if ownPrefix != "" && strings.HasPrefix(name, ownPrefix) && r.ID != "" && !strings.Contains(name, r.ID) {
@@ -235,7 +221,7 @@ func reportInterrupted(env *Env, dir, ownPrefix string) {
 				p = aside
 			}
 		}
-		fmt.Fprintf(env.Stderr, "rightsize: an earlier run was interrupted: %s %s, checkpoint %s (measured %s s of %s s)\n",
+		obs.warn("an earlier run was interrupted: %s %s, checkpoint %s (measured %s s of %s s)",
 			r.ID, r.Workload, p, roundSecs(r.Summary.DurationS), roundSecs(r.Load.DurationS))
 	}
 }

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rightsize/rightsize/internal/config"
+	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/session"
+)
+
+// console is what a run or sweep shows: a header before each step, the
+// live line every interval, the summary and where the result went, the
+// steps table and a sweep's verdict; the session's messages on stdout,
+// its warnings on stderr.
+type console struct {
+	env  *Env
+	plan *config.Plan
+	unit string // the live line's rate unit
+	// summaryFailed: the last summary could not be printed (stdout
+	// closed), so where its result went is told on stderr.
+	summaryFailed bool
+}
+
+var _ session.Observer = (*console)(nil)
+
+func newConsole(env *Env, p *config.Plan) *console {
+	unit := "tps"
+	if e := p.Workload.Event(); e != "transaction" {
+		unit = e + "/s"
+	}
+	return &console{env: env, plan: p, unit: unit}
+}
+
+func (c *console) Begin(*session.Outcome) error { return nil }
+
+func (c *console) Preparing(i int, target string) {
+	fmt.Fprintf(c.env.Stderr, "preparing %s (instance %d)...\n", target, i+1)
+}
+
+func (c *console) StepStart(s session.Step) {
+	out, cfg, name := c.env.Stdout, s.Config, c.plan.Workload.Name()
+	if s.IsBaseline() {
+		fmt.Fprintf(out, "rightsize %s: %s on %d instance(s); measuring the baseline rate: closed loop, %d thread(s) per instance; warm-up %v, measured %v\n",
+			Version(), name, s.Instances, cfg.Threads, cfg.Warmup, cfg.Duration)
+		return
+	}
+	if s.Count > 1 {
+		fmt.Fprintf(out, "\n== step %d of %d: %s\n", s.Index+1, s.Count, s.Level.Label)
+	}
+	mode := fmt.Sprintf("closed loop, %d threads per instance", cfg.Threads)
+	if cfg.Rate > 0 {
+		mode = fmt.Sprintf("open loop, %g/s per instance (%s), up to %d in flight", cfg.Rate, cfg.Arrival, cfg.Threads)
+		if r := s.Level.Rate; r.IsMultiple() {
+			mode = fmt.Sprintf("open loop, %s of %.4g/s = %.4g/s per instance (%s), up to %d in flight",
+				r, s.Baseline, cfg.Rate, cfg.Arrival, cfg.Threads)
+		}
+	}
+	fmt.Fprintf(out, "rightsize %s: %s on %d instance(s); %s; warm-up %v, measured %v, report every %v\n",
+		Version(), name, s.Instances, mode, cfg.Warmup, cfg.Duration, cfg.Interval)
+	if d := c.plan.Dist; d != nil && d.Sharded {
+		p := d.Part
+		fmt.Fprintf(out, "shard %s of run %s: instances %d..%d of %d, virtual users %d..%d of %d on each\n",
+			d.Spec, d.RunID, p.FirstInstance+1, p.FirstInstance+p.Instances, d.Total[0], p.FirstVU+1, p.FirstVU+p.VUs, d.Total[1])
+	}
+}
+
+func (c *console) Tick(s session.Step, agg result.Interval, _ []result.Interval) {
+	_ = report.ProgressLine(c.env.Stdout, agg, s.Config.Threads*s.Instances, c.unit)
+}
+
+func (c *console) StepEnd(_ session.Step, r *result.Run) error {
+	err := report.Summary(c.env.Stdout, r)
+	c.summaryFailed = err != nil
+	return err
+}
+
+func (c *console) Saved(_ session.Step, path string) {
+	if c.summaryFailed {
+		fmt.Fprintf(c.env.Stderr, "rightsize: result: %s\n", path)
+		return
+	}
+	fmt.Fprintf(c.env.Stdout, "result: %s\n", path)
+}
+
+func (c *console) Notice(msg string) { fmt.Fprintln(c.env.Stdout, msg) }
+func (c *console) Warn(msg string)   { fmt.Fprintf(c.env.Stderr, "rightsize: %s\n", msg) }
+
+// End shows the steps side by side and a sweep's verdict.
+func (c *console) End(o *session.Outcome) error {
+	if o.Failed {
+		return nil
+	}
+	if len(o.Runs) > 1 {
+		if err := report.Steps(c.env.Stdout, o.Runs); err != nil {
+			return err
+		}
+	}
+	if o.Sweep == nil {
+		return nil
+	}
+	if err := report.SweepVerdict(c.env.Stdout, o.Sweep, report.Text); err != nil {
+		return err
+	}
+	if o.SweepPath != "" {
+		fmt.Fprintf(c.env.Stdout, "sweep: %s (Markdown: %s)\n", o.SweepPath, session.MarkdownPath(o.SweepPath))
+	}
+	return nil
+}
+
+// recorder records a session's results in the history catalog.
+type recorder struct {
+	session.Base
+	ctx context.Context
+	env *Env
+	dsn string
+}
+
+// End records every result made, the baseline's first, and the sweep. A
+// shard's result that cannot be recorded fails the shard: the merge reads
+// it from the catalog (in a pod, --out - leaves no file), so unrecorded it
+// is lost.
+func (r *recorder) End(o *session.Outcome) error {
+	runs, paths := o.Runs, o.Paths
+	if o.Baseline != nil {
+		runs = append([]*result.Run{o.Baseline}, runs...)
+		paths = append([]string{o.BaselinePath}, paths...)
+	}
+	err := recordInHistory(r.ctx, r.env, r.dsn, runs, paths, o.Sweep, o.SweepPath)
+	if err == nil {
+		return nil
+	}
+	fmt.Fprintf(r.env.Stderr, "rightsize: history: not recorded: %v\n", err)
+	if d := o.Plan.Dist; d != nil && d.Sharded && !o.Failed {
+		return runError{fmt.Errorf("shard %s: the result is not in the history catalog, so 'merge --run' will miss it: %w", d.Spec, err)}
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Seconds is a duration flag that also takes a bare number of seconds, as
+// sysbench's --time=60 does.
+type Seconds struct{ D *time.Duration }
+
+func (s Seconds) String() string {
+	if s.D == nil {
+		return "0s"
+	}
+	return s.D.String()
+}
+
+func (s Seconds) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		// NaN, ±Inf and more seconds than a Duration holds (about 292
+		// years) would convert to nonsense such as a negative duration.
+		ns := n * float64(time.Second)
+		if math.IsNaN(n) || ns >= math.MaxInt64 || ns <= math.MinInt64 {
+			return fmt.Errorf("%q is not a duration (use 30s, 2m, 1h or a number of seconds, at most %v)", v, time.Duration(math.MaxInt64).Truncate(time.Second))
+		}
+		*s.D = time.Duration(ns)
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (use 30s, 2m, 1h or a number of seconds)", v)
+	}
+	*s.D = d
+	return nil
+}
+
+func (s Seconds) Type() string { return "duration" }
+
+// DurationVar binds a Seconds flag with a default.
+func DurationVar(fs *pflag.FlagSet, p *time.Duration, name string, def time.Duration, usage string) {
+	*p = def
+	fs.Var(Seconds{p}, name, usage)
+}
+
+// rateFlag is --rate of run: a Rate.
+type rateFlag struct{ r *Rate }
+
+func (f rateFlag) String() string {
+	if f.r == nil {
+		return "0"
+	}
+	return f.r.String()
+}
+
+func (f rateFlag) Set(v string) error {
+	r, err := ParseRate(v)
+	if err != nil {
+		return err
+	}
+	*f.r = r
+	return nil
+}
+
+func (f rateFlag) Type() string { return "rate" }
+
+// baselineFlag is --baseline-rate: a Baseline.
+type baselineFlag struct{ b *Baseline }
+
+func (f baselineFlag) String() string {
+	if f.b == nil {
+		return "0"
+	}
+	return f.b.String()
+}
+
+func (f baselineFlag) Set(v string) error {
+	b, err := ParseBaseline(v)
+	if err != nil {
+		return err
+	}
+	*f.b = b
+	return nil
+}
+
+func (f baselineFlag) Type() string { return "rate" }
+
+// Phases a Flags is bound for.
+const (
+	PhaseRun     = "run"
+	PhaseSweep   = "sweep"
+	PhasePrepare = "prepare"
+	PhaseCleanup = "cleanup"
+	PhaseCheck   = "check"
+)
+
+// Flags are the command-line values every workload's run, sweep, prepare,
+// cleanup and check share, as given. They are read by Plan (and the
+// prepare options) and never written after the command line is parsed.
+type Flags struct {
+	Targets   []string
+	Instances string // --instances: one count, or a list to sweep
+
+	// run
+	Threads     int
+	Duration    time.Duration
+	Warmup      time.Duration
+	Steady      time.Duration // --steady-state window
+	SteadyTol   float64       // --steady-tolerance, percent
+	Rate        Rate
+	Baseline    Baseline
+	Arrival     string
+	Think       time.Duration
+	ThinkDist   string
+	Interval    time.Duration
+	Grace       time.Duration
+	Late        time.Duration
+	Out         string
+	Label       string
+	History     string // the catalog runs are recorded in (--history)
+	NoHistory   bool
+	Seed        uint64
+	Prepare     string
+	CPUProfile  string
+	Prometheus  string
+	Retry       string
+	MaxRetries  int
+	SLO         float64 // sweep
+	CPUTarget   float64 // sweep
+	ThreadList  string  // sweep's --threads
+	RateList    string  // sweep's --rate
+	Shard       string  // --shard I/N (run only)
+	RunID       string  // --run-id
+	StartAt     string  // --start-at
+	BarrierWait time.Duration
+
+	// prepare, cleanup
+	Force   bool
+	Loaders int // prepare's --threads
+
+	fs    *pflag.FlagSet // to tell flags given from defaults
+	phase string
+}
+
+// Phase is what the flags were bound for (PhaseRun, ...).
+func (c *Flags) Phase() string { return c.phase }
+
+// Changed reports whether the flag name was given on the command line.
+func (c *Flags) Changed(name string) bool { return c.fs != nil && c.fs.Changed(name) }
+
+// VisitChanged calls fn for every flag given on the command line, in the
+// order the flags were defined (not the order they were given, so that two
+// command lines that differ only in their order visit alike).
+func (c *Flags) VisitChanged(fn func(*pflag.Flag)) {
+	if c.fs == nil {
+		return
+	}
+	c.fs.VisitAll(func(f *pflag.Flag) {
+		if f.Changed {
+			fn(f)
+		}
+	})
+}
+
+// BindPrometheus registers --prometheus ADDR on fs; an empty addr (the
+// default) serves nothing.
+func BindPrometheus(fs *pflag.FlagSet, addr *string) {
+	fs.StringVar(addr, "prometheus", "",
+		"serve live Prometheus metrics at ADDR (e.g. :9464 or 127.0.0.1:9464) during the run: /metrics")
+}
+
+// Bind registers the phase's flags on fs.
+func (c *Flags) Bind(fs *pflag.FlagSet, phase string) {
+	c.fs, c.phase = fs, phase
+	fs.StringArrayVar(&c.Targets, "target", nil, "database URL (postgres://, mysql://, sqlite:PATH), or for fileio a file or block device; env:VAR reads it from the environment variable VAR (keeps a password off the command line, see docs/passwords.md); repeat for several instances at once; default: an embedded SQLite file under ./rightsize-data/ (fileio: --file)")
+	if phase == PhaseSweep {
+		fs.StringVar(&c.Instances, "instances", "", "instances driven at once, a list to sweep (1,2,4,8): from one --target, numbered databases NAME_1..NAME_N on its server (SQLite: numbered files; a sqlite: path ending in / numbers files in that directory), created and loaded by --prepare auto; from several --target, the first N (default: one per --target)")
+	} else {
+		fs.StringVar(&c.Instances, "instances", "", "instances at once: from one --target, the numbered databases NAME_1..NAME_N on its server (SQLite: numbered files; a sqlite: path ending in / numbers files in that directory); from several --target, the first N (default: one per --target)")
+	}
+	switch phase {
+	case PhaseRun, PhaseSweep:
+		c.bindRun(fs, phase)
+	case PhasePrepare:
+		fs.IntVar(&c.Loaders, "threads", 0, "parallel loaders per instance (0 = the workload's default: one per table for oltp, at most 4)")
+		fs.Uint64Var(&c.Seed, "seed", 0, "random seed of the generated data (0 = from the clock; tpcc records it, so a load can be repeated)")
+		fs.BoolVar(&c.Force, "force", false, "replace tables of the same names that rightsize did not create (DESTROYS them)")
+	case PhaseCleanup:
+		fs.BoolVar(&c.Force, "force", false, "also drop workload tables that rightsize did not create (e.g. made by sysbench)")
+	}
+}
+
+func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
+	if phase == PhaseSweep {
+		fs.StringVar(&c.ThreadList, "threads", "1", "virtual users per instance, a list to sweep (1,2,4,8,16,32)")
+		fs.StringVar(&c.RateList, "rate", "", "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x)")
+		fs.Float64Var(&c.SLO, "slo", 0, "p99 objective in ms for the SLO knee (0: none)")
+		fs.Float64Var(&c.CPUTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (the highest step with flat response time below it)")
+	} else {
+		fs.IntVar(&c.Threads, "threads", 1, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")
+	}
+	DurationVar(fs, &c.Duration, "time", 10*time.Second, "length of the measured window (30s, 2m, or seconds)")
+	DurationVar(fs, &c.Warmup, "warmup", 0, "warm-up before the measured window, reported apart and excluded from the headline figures")
+	DurationVar(fs, &c.Steady, "steady-state", 0, "end the warm-up early once throughput and p99 are steady over this window (fio's ss=): the least-squares line through the window's intervals drifts less than --steady-tolerance; --warmup is then the longest warm-up, and the result records when steady state was reached or that it was not (0: off)")
+	fs.Float64Var(&c.SteadyTol, "steady-tolerance", 5, "steady state: the most throughput and p99 may drift over the --steady-state window, in percent of their mean")
+	if phase == PhaseRun {
+		fs.Var(rateFlag{&c.Rate}, "rate", "open loop: start this many events per second per instance on a fixed schedule, or a multiple of --baseline-rate such as 2x (0 = closed loop); latency then counts from the intended start")
+	}
+	fs.Var(baselineFlag{&c.Baseline}, "baseline-rate", "events per second per instance that --rate Nx multiplies (e.g. the rate a known-good configuration sustains), or auto: measure it first, closed loop with one virtual user per instance for --warmup and --time, and use its throughput per instance")
+	fs.StringVar(&c.Arrival, "arrival", "constant", "open-loop arrivals: constant (evenly spaced) or poisson (random, same mean)")
+	DurationVar(fs, &c.Think, "think-time", 0, "closed loop: pause between a virtual user's events (not timed)")
+	fs.StringVar(&c.ThinkDist, "think-dist", "fixed", "think-time distribution: fixed or exponential (mean --think-time)")
+	DurationVar(fs, &c.Interval, "report-interval", time.Second, "interval of the live progress line and of the per-interval series in the result (10ms or more)")
+	DurationVar(fs, &c.Grace, "grace", 5*time.Second, "at the end, how long events in flight may finish before they are cancelled (0 cancels them at once)")
+	DurationVar(fs, &c.Late, "late-threshold", time.Millisecond, "open loop: a start more than this after its intended time is counted late (0: any delay)")
+	fs.StringVar(&c.Out, "out", "", "result JSON file (default results/<time>-<workload>.json; '-' for none)")
+	fs.StringVar(&c.Label, "label", "", "a name for this run, shown by reports and the history")
+	fs.StringVar(&c.History, "history", "", "record the results in this catalog: sqlite:PATH or postgres://user@host:5432/db (default: $RIGHTSIZE_HISTORY, else $XDG_DATA_HOME/rightsize/history.db or ~/.local/share/rightsize/history.db)")
+	fs.BoolVar(&c.NoHistory, "no-history", false, "do not record the results in the history catalog")
+	fs.Uint64Var(&c.Seed, "seed", 0, "random seed (0 = from the clock); the same seed repeats the same key sequence")
+	fs.StringVar(&c.Retry, "retry", "deadlock,serialization,lock_timeout,constraint", "error classes after which a transaction is run again and counted as a retry, not an error (sysbench 1.0 restarts events on PostgreSQL 40P01, 40001, 23505 and MySQL 1213, 1020, 1205); 'none' counts every failure as an error")
+	fs.IntVar(&c.MaxRetries, "max-retries", 100, "how many times one event is run again at most after errors of the --retry classes; an event whose last attempt fails counts as an error of that class and in the summary's gave_up")
+	fs.StringVar(&c.Prepare, "prepare", "auto", "prepare before running: auto (the default embedded SQLite target, databases numbered by --instances, or a fileio file that does not exist yet; what is already loaded is kept), always, never")
+	BindPrometheus(fs, &c.Prometheus)
+	if phase == PhaseRun {
+		fs.StringVar(&c.Shard, "shard", "", "drive shard I (from 0) of N of a run spread over N generators (I/N, e.g. $(JOB_COMPLETION_INDEX)/8): by instances when there are at least N, else by virtual users, each keeping its number in the whole run (TPC-C terminals keep their warehouses); the result carries the run id and the shard, and 'rightsize merge' adds the shards' results")
+		fs.StringVar(&c.RunID, "run-id", "", "with --shard: the id every shard of the run shares (default: derived from --start-at, the workload and the options, so shards started alike agree)")
+		fs.StringVar(&c.StartAt, "start-at", "", "start the warm-up at this wall-clock time (RFC 3339, e.g. 2026-12-01T10:00:00Z), after connecting; with --shard and a history catalog, also not before every shard has connected")
+		DurationVar(fs, &c.BarrierWait, "barrier-timeout", 10*time.Minute, "with --shard and a history catalog: how long to wait for every shard to connect before giving up")
+	}
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof')")
+}

@@ -1,0 +1,466 @@
+package config
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/history"
+	"github.com/rightsize/rightsize/internal/pace"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/runner"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// Plan is a validated run or sweep: everything a session needs, parsed once.
+type Plan struct {
+	Workload workload.Workload
+	// Sweep is true for a sweep: its levels are an axis, analysed together.
+	Sweep bool
+	// Targets are this process's instances (a shard's part of the run's).
+	Targets []workload.Target
+	// AutoPrepare is what --prepare auto does for an instance that cannot
+	// tell itself (workload.PrepareChecker): prepare the default embedded
+	// target and databases numbered by --instances.
+	AutoPrepare bool
+	Prepare     string // auto, always, never
+	// Runner is the configuration every step shares; a step's Level sets
+	// its Threads and Rate.
+	Runner   runner.Config
+	Baseline Baseline
+	// Axis names what a sweep varies: "threads", "rate", "instances" or the
+	// workload's own ("read %"); OwnAxis when it is the workload's own steps.
+	Axis    string
+	OwnAxis bool
+	// Levels are the steps in order: a run's one step (or the workload's own
+	// steps, fileio's read mixes), a sweep's axis.
+	Levels []Level
+	// Dist is the shard of a distributed run (nil: none).
+	Dist *Distributed
+	Out  Output
+	// History is the catalog the results are recorded in, and a shard's
+	// start barrier registers in ("": none).
+	History    string
+	Prometheus string // --prometheus address ("": none)
+	CPUProfile string // --cpuprofile file ("": none)
+	Label      string
+	// SLO (p99 ms, 0: none) and CPUTarget (%) are a sweep's analysis options.
+	SLO, CPUTarget float64
+}
+
+// Level is one step of a plan.
+type Level struct {
+	Label string  // "threads 4", "rate 2x", "read 70%"; "" for a run's only step
+	X     float64 // the step's value on the axis, for the analysis
+	// Threads is the virtual users per instance (the workload's own count
+	// for a workload.ThreadCounter).
+	Threads int
+	Rate    Rate
+	// Instances is how many of the instances run (0: all).
+	Instances int
+	// Own is the workload's own step it runs (workload.StepSetter).
+	Own int
+	// Options are merged into the result's options.
+	Options map[string]any
+}
+
+// PerSecond is the level's rate in events per second per instance, a
+// multiple resolved against the baseline.
+func (l Level) PerSecond(baseline float64) float64 { return l.Rate.PerSecond(baseline) }
+
+// Multiples reports whether the plan's rates are multiples of the baseline.
+func (p *Plan) Multiples() bool {
+	for _, l := range p.Levels {
+		if l.Rate.IsMultiple() {
+			return true
+		}
+	}
+	return false
+}
+
+// MostThreads is the largest number of virtual users per instance of any
+// level.
+func (p *Plan) MostThreads() int {
+	most := 0
+	for _, l := range p.Levels {
+		most = max(most, l.Threads)
+	}
+	return most
+}
+
+// Output is where a plan's results go.
+type Output struct {
+	// Path is --out: "" for results/<id>-<workload>[-<step>].json, "-" for
+	// no files.
+	Path     string
+	Workload string
+}
+
+// None reports --out -: no result files.
+func (o Output) None() bool { return o.Path == "-" }
+
+// Result is where a step's result goes: --out (with the step appended when
+// there are several), or results/<id>-<workload>[-<step>].json; "-" for
+// none.
+func (o Output) Result(id, step string, nsteps int) string {
+	out := o.Path
+	if out == "" {
+		name := id + "-" + o.Workload
+		if nsteps > 1 {
+			name += "-" + result.FileSafe(step)
+		}
+		return filepath.Join("results", name+".json")
+	}
+	if nsteps > 1 && out != "-" {
+		out = strings.TrimSuffix(out, ".json") + "-" + result.FileSafe(step) + ".json"
+	}
+	return out
+}
+
+// Baseline is where a measured baseline's result goes.
+func (o Output) Baseline(id string) string { return o.Result(id, "baseline", 2) }
+
+// Sweep is where a sweep's own file goes (its Markdown beside it).
+func (o Output) Sweep(id string) string {
+	if o.Path != "" {
+		return strings.TrimSuffix(o.Path, ".json") + "-sweep.json"
+	}
+	return filepath.Join("results", id+"-"+o.Workload+"-sweep.json")
+}
+
+// Dir is where the results, and so the checkpoints, go ("": nowhere).
+func (o Output) Dir() string {
+	switch o.Path {
+	case "-":
+		return ""
+	case "":
+		return "results"
+	}
+	return filepath.Dir(o.Path)
+}
+
+// OwnPrefix is the name every result of this plan starts with when it is
+// not unique (--out given), else "".
+func (o Output) OwnPrefix() string {
+	if o.Path == "" {
+		return ""
+	}
+	return strings.TrimSuffix(filepath.Base(o.Path), ".json")
+}
+
+// HistoryDSN is the catalog to use: the --history flag, else
+// $RIGHTSIZE_HISTORY, else the SQLite file under $XDG_DATA_HOME (when it is
+// an absolute path, as the XDG spec requires) or ~/.local/share; "" when
+// none of them is set.
+func HistoryDSN(getenv func(string) string, flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if v := getenv("RIGHTSIZE_HISTORY"); v != "" {
+		return v
+	}
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return "sqlite:" + filepath.Join(d, "rightsize", "history.db")
+	}
+	if h := getenv("HOME"); h != "" {
+		return "sqlite:" + filepath.Join(h, ".local", "share", "rightsize", "history.db")
+	}
+	return ""
+}
+
+// Plan parses and checks the flags of run or sweep for workload w (whose
+// own flags are bound and parsed), with getenv for --target env:VAR,
+// libpq's variables and the default history catalog. It returns every
+// problem at once, as an Error.
+func (c *Flags) Plan(w workload.Workload, getenv func(string) string) (*Plan, error) {
+	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Out: Output{Path: c.Out, Workload: w.Name()},
+		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, Label: c.Label, SLO: c.SLO, CPUTarget: c.CPUTarget, Baseline: c.Baseline}
+	rate, flagThreads, multiples := c.Rate, c.Threads, c.Rate.IsMultiple()
+	if p.Sweep {
+		if err := w.Validate(); err != nil { // the workload's own steps come from its options
+			return nil, Error{err}
+		}
+		if err := c.sweepAxis(w, p); err != nil {
+			return nil, err
+		}
+		list, _ := IntList(c.ThreadList) // checked by sweepAxis
+		rate, flagThreads, multiples = p.Levels[0].Rate, list[0], p.Multiples()
+	}
+	cfg, cfgErr := c.runnerConfig(rate, flagThreads, multiples)
+	if _, ok := w.(workload.ThreadCounter); ok {
+		for _, f := range []string{"threads", "rate", "think-time"} {
+			if c.Changed(f) {
+				cfgErr = errors.Join(cfgErr, fmt.Errorf("--%s does not apply to %s: its options set the threads and their queue depth (closed loop)", f, w.Name()))
+			}
+		}
+	}
+	if dsn := HistoryDSN(getenv, c.History); !c.NoHistory && dsn != "" {
+		// Refused now, not after a run of hours that then is not recorded.
+		if err := history.Validate(dsn); err != nil {
+			cfgErr = errors.Join(cfgErr, err)
+		}
+		p.History = dsn
+	}
+	dist, dErr := c.Distributed(c.Shard, c.RunID)
+	if dist != nil && p.Sweep {
+		dErr = errors.Join(dErr, errors.New("--shard, --run-id and --start-at are run options, not sweep options"))
+	}
+	ts, numbered, tErr := c.ParseTargets(w, getenv)
+	if err := errors.Join(cfgErr, dErr, tErr); err != nil {
+		return nil, Error{err}
+	}
+	if !p.Sweep {
+		p.Levels = c.runLevels(w) // the workload's options are valid now
+	}
+	p.Runner, p.Targets, p.Dist = cfg, ts, dist
+	p.AutoPrepare = len(c.Targets) == 0 || numbered
+	if dist != nil {
+		var err error
+		if p.Targets, err = dist.split(ts, p.Levels[0].Threads); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// threads is the virtual users per instance of every level: the workload's
+// own count, or n.
+func threads(w workload.Workload, n int) int {
+	if tc, ok := w.(workload.ThreadCounter); ok {
+		return tc.VUs()
+	}
+	return n
+}
+
+// runLevels are a run's steps: one, or the workload's own (fileio's read
+// mixes).
+func (c *Flags) runLevels(w workload.Workload) []Level {
+	steps := []workload.Step{{}}
+	if st, ok := w.(workload.Stepper); ok {
+		steps = st.Steps()
+	}
+	levels := make([]Level, len(steps))
+	for k, s := range steps {
+		levels[k] = Level{Label: s.Label, X: s.X, Threads: threads(w, c.Threads), Rate: c.Rate, Own: k, Options: s.Options}
+	}
+	return levels
+}
+
+// runnerConfig turns the run flags into a runner configuration, the first
+// step's rate and threads in it, and returns every problem at once: the
+// runner's own checks and these. multiples tells that a sweep's rates are
+// multiples of the baseline.
+func (c *Flags) runnerConfig(rate Rate, threads int, multiples bool) (runner.Config, error) {
+	cfg := runner.Config{
+		Threads: threads, Warmup: c.Warmup, Duration: c.Duration,
+		Interval: c.Interval, Grace: c.Grace, LateThreshold: c.Late, Seed: c.Seed,
+		SteadyState: runner.SteadyState{Window: c.Steady, Tolerance: c.SteadyTol / 100},
+	}
+	if c.Grace == 0 {
+		cfg.Grace = -1 // --grace 0: cancel events in flight at once
+	}
+	if c.Late == 0 {
+		cfg.LateThreshold = time.Nanosecond // --late-threshold 0: any delay is late
+	}
+	var errs []error
+	switch {
+	case rate.IsMultiple() && c.Baseline.Auto:
+		// Measured before the first step, which sets the rate.
+	case rate.IsMultiple() && c.Baseline.PerSec <= 0:
+		errs = append(errs, fmt.Errorf("rate %s is a multiple: give --baseline-rate, the events per second that 1x means (or auto)", rate))
+	case rate.IsMultiple():
+		cfg.Rate = rate.PerSecond(c.Baseline.PerSec)
+	case !c.Baseline.IsZero() && !multiples:
+		errs = append(errs, fmt.Errorf("baseline-rate %s: only used with --rate given as a multiple (e.g. --rate 2x)", c.Baseline))
+	default:
+		cfg.Rate = rate.PerSecond(0)
+	}
+	errs = append(errs, c.loopProblems(&cfg)...)
+	var ce *runner.ConfigError
+	if err := cfg.Validate(); errors.As(err, &ce) {
+		errs = append(ce.Problems, errs...)
+	}
+	if len(errs) > 0 {
+		return cfg, Error{errors.Join(errs...)}
+	}
+	return cfg, nil
+}
+
+// loopProblems sets cfg's arrivals, think time and retries from the flags
+// and returns what is wrong with them.
+func (c *Flags) loopProblems(cfg *runner.Config) []error {
+	var errs []error
+	if c.Interval == 0 {
+		errs = append(errs, errors.New("report-interval 0s: want a positive duration"))
+	}
+	if c.Grace < 0 {
+		errs = append(errs, fmt.Errorf("grace %v: want 0 or more", c.Grace))
+	}
+	if a, err := pace.ParseArrival(c.Arrival); err != nil {
+		errs = append(errs, fmt.Errorf("arrival: %w", err))
+	} else {
+		cfg.Arrival = a
+	}
+	switch c.ThinkDist {
+	case "fixed", "exponential":
+		cfg.Think = pace.Think{Mean: c.Think, Exponential: c.ThinkDist == "exponential"}
+	default:
+		cfg.Think = pace.Think{Mean: c.Think}
+		errs = append(errs, fmt.Errorf("think-dist %q: want fixed or exponential", c.ThinkDist))
+	}
+	if c.Retry != "none" && c.Retry != "" {
+		for _, name := range strings.Split(c.Retry, ",") {
+			cl, ok := errclass.Parse(strings.TrimSpace(name))
+			if !ok || cl == errclass.None || cl == errclass.Connection || cl == errclass.Canceled {
+				errs = append(errs, fmt.Errorf("retry %q: want a list of deadlock, serialization, lock_timeout, constraint, timeout, other (or none)", name))
+				continue
+			}
+			cfg.Retry = append(cfg.Retry, cl)
+		}
+	}
+	if c.MaxRetries < 1 {
+		errs = append(errs, fmt.Errorf("max-retries %d: want 1 or more (--retry none retries nothing)", c.MaxRetries))
+	} else {
+		cfg.MaxRetries = c.MaxRetries
+	}
+	switch c.Prepare {
+	case "auto", "always", "never":
+	default:
+		errs = append(errs, fmt.Errorf("prepare %q: want auto, always or never", c.Prepare))
+	}
+	return errs
+}
+
+// RunnerProblems checks the run options as Plan does, for a command that
+// only needs them checked (the k8s manifest).
+func (c *Flags) RunnerProblems() error {
+	_, err := c.runnerConfig(c.Rate, c.Threads, false)
+	return err
+}
+
+// IntList parses a list of whole numbers from 1, sorted and without
+// repeats: a sweep's axis rises, as the knee methods read the steps in
+// order.
+func IntList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive whole number", f)
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// rateList parses sweep's --rate list: sorted, without repeats, every step
+// a multiple or every step per second; one value when not given.
+func (c *Flags) rateList() ([]Rate, error) {
+	var rates []Rate
+	if strings.TrimSpace(c.RateList) != "" {
+		for _, f := range strings.Split(c.RateList, ",") {
+			r, err := ParseRate(f)
+			if err != nil {
+				return nil, Invalidf("rate: %v", err)
+			}
+			rates = append(rates, r)
+		}
+	}
+	if len(rates) > 1 {
+		mult := rates[0].IsMultiple()
+		for _, r := range rates {
+			if r.IsZero() {
+				return nil, Invalidf("rate: 0 in a sweep list would be a closed-loop step; list open-loop rates only")
+			}
+			if r.IsMultiple() != mult {
+				return nil, Invalidf("rate %q: give every step as a multiple (1x,2x) or every step per second (100,200), not both", c.RateList)
+			}
+		}
+		slices.SortFunc(rates, func(a, b Rate) int { return cmp.Compare(a.axisValue(), b.axisValue()) })
+		rates = slices.CompactFunc(rates, func(a, b Rate) bool { return a.multiple == b.multiple && a.perSec == b.perSec })
+	}
+	if len(rates) == 0 {
+		rates = []Rate{{}}
+	}
+	return rates, nil
+}
+
+// sweepAxis parses --threads, --rate and --instances lists, of which exactly
+// one may have several values; with none, the workload's own steps (fileio's
+// --read list) are the axis.
+func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
+	threadList, err := IntList(c.ThreadList)
+	if err != nil {
+		return Invalidf("threads %q: %v", c.ThreadList, err)
+	}
+	rates, err := c.rateList()
+	if err != nil {
+		return err
+	}
+	counts, err := c.InstanceCounts()
+	if err != nil {
+		return Error{err}
+	}
+	var own []workload.Step
+	st, isStepper := w.(workload.Stepper)
+	if isStepper {
+		own = st.Steps()
+	}
+	lists := 0
+	for _, n := range []int{len(threadList), len(rates), len(counts), len(own)} {
+		if n > 1 {
+			lists++
+		}
+	}
+	if lists > 1 {
+		return Invalidf("sweep one axis at a time: more than one of --threads, --rate, --instances (and %s's own steps) list several values", w.Name())
+	}
+	one := Level{Threads: threads(w, threadList[0]), Rate: rates[0]}
+	add := func(l Level, label string, x float64) {
+		l.Label, l.X, l.Own = label, x, len(p.Levels)
+		if l.Options == nil {
+			l.Options = map[string]any{"sweep_step": label}
+		}
+		p.Levels = append(p.Levels, l)
+	}
+	switch {
+	case len(threadList) > 1:
+		p.Axis = "threads"
+		for _, n := range threadList {
+			l := one
+			l.Threads = threads(w, n)
+			add(l, fmt.Sprintf("threads %d", n), float64(n))
+		}
+	case len(rates) > 1:
+		p.Axis = "rate"
+		for _, r := range rates {
+			l := one
+			l.Rate = r
+			add(l, "rate "+r.String(), r.axisValue())
+		}
+	case len(counts) > 1:
+		p.Axis = "instances"
+		for _, n := range counts {
+			l := one
+			l.Instances = n
+			add(l, fmt.Sprintf("instances %d", n), float64(n))
+		}
+	case len(own) > 1:
+		p.Axis, p.OwnAxis = st.StepAxis(), true
+		for _, o := range own {
+			l := one
+			l.Options = o.Options
+			add(l, o.Label, o.X)
+		}
+	default:
+		return Invalidf("sweep: give several values to --threads (1,2,4,8), --rate (1x,2x,3x or 100,200), --instances (1,2,4), or to the workload's own list (fileio: --read 100,90,70)")
+	}
+	return nil
+}

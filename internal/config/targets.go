@@ -1,0 +1,113 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// EnvTarget is the prefix of --target env:VAR: the target is the value of
+// the environment variable VAR, so that a password in the URL stays off the
+// command line, which ps shows to every user of the host.
+const EnvTarget = "env:"
+
+// TargetFromEnv returns raw, or for env:VAR the value of VAR. Its errors
+// never quote the value.
+func TargetFromEnv(raw string, getenv func(string) string) (string, error) {
+	name, ok := strings.CutPrefix(raw, EnvTarget)
+	if !ok {
+		return raw, nil
+	}
+	valid := name != ""
+	for i, r := range name {
+		valid = valid && (r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9')
+	}
+	if !valid {
+		return "", fmt.Errorf("%q: want env:VARIABLE, the name of an environment variable that holds the target URL", raw)
+	}
+	v := strings.TrimSpace(getenv(name))
+	switch {
+	case v == "":
+		return "", fmt.Errorf("env:%s: the environment variable %s is not set or empty", name, name)
+	case strings.HasPrefix(v, EnvTarget):
+		return "", fmt.Errorf("env:%s: the variable holds another env: reference, not a target URL", name)
+	}
+	return v, nil
+}
+
+// ParseTargets validates the workload's options and every --target without
+// opening anything, returning every problem at once (as an Error). With
+// --instances N it gives N targets: the first N of several --target, or N
+// numbered from one (numbered is then true).
+func (c *Flags) ParseTargets(w workload.Workload, getenv func(string) string) (ts []workload.Target, numbered bool, err error) {
+	var errs []error
+	if err := w.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	raws := make([]string, len(c.Targets))
+	for i, raw := range c.Targets {
+		if raws[i], err = TargetFromEnv(raw, getenv); err != nil {
+			errs = append(errs, fmt.Errorf("--target #%d: %w", i+1, err))
+		}
+	}
+	if len(raws) == 0 {
+		raws = []string{""}
+	}
+	counts, err := c.InstanceCounts()
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if n := slices.Max(append(counts, 0)); n > 0 {
+		switch nb, ok := w.(workload.Numberer); {
+		case len(c.Targets) > 1 && n > len(c.Targets):
+			errs = append(errs, fmt.Errorf("instances %d: only %d --target given (give one, to number databases from it, or at least %d)", n, len(c.Targets), n))
+		case len(c.Targets) > 1:
+			raws = raws[:n]
+		case !ok && n > 1:
+			errs = append(errs, fmt.Errorf("instances %d: %s cannot number targets from one; give one --target per instance", n, w.Name()))
+		case ok:
+			nr, err := nb.NumberTargets(raws[0], n)
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				raws, numbered = nr, n > 1
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for i, raw := range raws {
+		t, err := w.ParseTarget(raw, getenv, i)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--target #%d: %w", i+1, err))
+			continue
+		}
+		if seen[t.String()] {
+			errs = append(errs, fmt.Errorf("--target #%d: %s is given twice; each instance needs its own database", i+1, t))
+		}
+		seen[t.String()] = true
+		ts = append(ts, t)
+	}
+	if len(errs) > 0 {
+		return nil, false, Error{errors.Join(errs...)}
+	}
+	return ts, numbered, nil
+}
+
+// InstanceCounts parses --instances: nil when not given; a list only for
+// sweep.
+func (c *Flags) InstanceCounts() ([]int, error) {
+	if strings.TrimSpace(c.Instances) == "" {
+		return nil, nil
+	}
+	ns, err := IntList(c.Instances)
+	if err != nil {
+		return nil, fmt.Errorf("instances %q: %v", c.Instances, err)
+	}
+	if len(ns) > 1 && c.phase != PhaseSweep {
+		return nil, fmt.Errorf("instances %q: a list is for sweep; give one number", c.Instances)
+	}
+	return ns, nil
+}

@@ -1,0 +1,97 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// ReadResult reads a result file.
+func ReadResult(path string) (*result.Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := result.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// WriteResult writes the JSON atomically: a temporary file beside it,
+// synced and renamed into place, so an interrupted write never leaves half a
+// result and a full or failing disk is reported here, not after the rename.
+// Errors name the result's path (the temporary file's name means nothing to
+// the user), and the temporary file is removed on failure.
+func WriteResult(path string, r *result.Run) error {
+	if _, err := writeAtomic(path, r, true); err != nil {
+		return fmt.Errorf("result %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeAtomic writes r as JSON to a temporary file in path's directory,
+// and renames it to path, returning the bytes written; on failure the
+// temporary file is removed and path is as it was. A final result is
+// indented and fsynced; a checkpoint (final false) is compact, which halves
+// the memory its encoding takes, and not fsynced.
+func writeAtomic(path string, r *result.Run, final bool) (n int64, err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	tmp, err := os.CreateTemp(dir, "."+strings.TrimSuffix(filepath.Base(path), ".json")+"-*.tmp")
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			var pe *fs.PathError
+			if errors.As(err, &pe) && pe.Path == tmp.Name() {
+				err = fmt.Errorf("%s: %w", pe.Op, pe.Err)
+			}
+		}
+	}()
+	cw := &countingWriter{w: tmp}
+	encode := result.EncodeCompact
+	if final {
+		encode = result.Encode
+	}
+	if err := encode(cw, r); err != nil {
+		return cw.n, err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return cw.n, err
+	}
+	if final {
+		if err := tmp.Sync(); err != nil {
+			return cw.n, err
+		}
+	}
+	if err := tmp.Close(); err != nil {
+		return cw.n, err
+	}
+	return cw.n, os.Rename(tmp.Name(), path)
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

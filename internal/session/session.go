@@ -1,0 +1,388 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/config"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/runner"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// ErrInterrupted is returned when a step ended early (a signal, a run that
+// could not complete its window) after its partial result was written.
+var ErrInterrupted = errors.New("interrupted")
+
+// Options are what a session takes from the process, and whom it tells.
+type Options struct {
+	Version  string // the build's version, recorded in results
+	Hostname string
+	NumCPU   int
+	// MaxProcs is GOMAXPROCS; SetMaxProcs sets it (nil: left alone).
+	MaxProcs    int
+	SetMaxProcs func(n int)
+	// CPUTime returns the process's user and system CPU time so far (nil:
+	// not measured).
+	CPUTime func() (user, sys time.Duration)
+	// Sample returns the host's figures over the last secs seconds (nil:
+	// no host figures).
+	Sample func(secs float64) *result.Host
+	// Progress returns the progress of preparing the named target (nil:
+	// none shown).
+	Progress func(target string) workload.Progress
+	// Register opens a distributed run's start barrier (nil: none; the
+	// shards start at --start-at).
+	Register OpenRegister
+	// Observers are told of each stage, in this order.
+	Observers []Observer
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Step is the step a session is at, as observers see it.
+type Step struct {
+	Index, Count int // 0-based; the baseline is Index -1
+	Level        config.Level
+	Config       runner.Config // what the runner was given
+	Instances    int           // instances the step drives
+	Baseline     float64       // the baseline rate per instance, once known
+	Path         string        // where the step's result goes ("-": nowhere)
+}
+
+// IsBaseline reports the baseline measurement that precedes the steps.
+func (s Step) IsBaseline() bool { return s.Index < 0 }
+
+// Outcome is what a session produced: every step's result that was made,
+// the baseline's, and for a sweep its analysis.
+type Outcome struct {
+	ID       string
+	Plan     *config.Plan
+	Runs     []*result.Run
+	Paths    []string // each run's file ("-": none)
+	Baseline *result.Run
+	// BaselinePath is the baseline's file ("" when none was measured).
+	BaselinePath string
+	// Sweep is the analysed sweep (sweeps only, once every step ran).
+	Sweep     *analysis.Sweep
+	SweepPath string // the sweep's file ("": none written)
+	// Failed is true when a step failed (Runs then ends with its partial
+	// result, if it made one).
+	Failed bool
+}
+
+// Observer is told of a session's stages. Its methods are called from the
+// goroutine that called Run, except Tick, which the runner's ticker calls;
+// an error from StepEnd or End is returned by Run after the result is
+// saved. Embed Base for the methods an observer does not need.
+type Observer interface {
+	// Begin is called once the instances are open and prepared, before the
+	// first step; an error stops the session before anything is measured.
+	Begin(o *Outcome) error
+	// Preparing is called before instance i (0-based) is prepared.
+	Preparing(i int, target string)
+	// StepStart is called before each step, the baseline included.
+	StepStart(s Step)
+	// Tick is called at each report interval of a step.
+	Tick(s Step, agg result.Interval, per []result.Interval)
+	// StepEnd is given a step's complete result, before it is saved.
+	StepEnd(s Step, r *result.Run) error
+	// Saved is called once a step's result file is written.
+	Saved(s Step, path string)
+	// Notice and Warn carry the session's messages: news, and what went
+	// wrong without stopping it.
+	Notice(msg string)
+	Warn(msg string)
+	// End is called once, after the last step or the one that failed.
+	End(o *Outcome) error
+}
+
+// Base is an Observer that does nothing; embed it.
+type Base struct{}
+
+func (Base) Begin(*Outcome) error                          { return nil }
+func (Base) Preparing(int, string)                         {}
+func (Base) StepStart(Step)                                {}
+func (Base) Tick(Step, result.Interval, []result.Interval) {}
+func (Base) StepEnd(Step, *result.Run) error               { return nil }
+func (Base) Saved(Step, string)                            {}
+func (Base) Notice(string)                                 {}
+func (Base) Warn(string)                                   {}
+func (Base) End(*Outcome) error                            { return nil }
+
+var _ Observer = Base{}
+
+// observers fans a call out to every observer.
+type observers []Observer
+
+func (os observers) notice(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for _, o := range os {
+		o.Notice(msg)
+	}
+}
+
+func (os observers) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for _, o := range os {
+		o.Warn(msg)
+	}
+}
+
+// session is one Run in progress.
+type session struct {
+	plan *config.Plan
+	opt  Options
+	obs  observers
+	ins  []workload.Instance
+	out  *Outcome
+	// base is the runner configuration of every step, before the step's
+	// threads, rate and shard; specs are the instances as the runner sees
+	// them.
+	base     runner.Config
+	specs    []runner.Instance
+	baseline float64
+	dist     *barrier
+}
+
+// NewRunID returns a fresh run id: the UTC time and 6 random hex digits.
+func NewRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// Run runs the plan: it opens and prepares the instances, measures the
+// baseline when asked, runs every level and, for a sweep, analyses it. The
+// Outcome holds what was made even when the error is not nil.
+func Run(ctx context.Context, p *config.Plan, opt Options) (*Outcome, error) {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	s := &session{plan: p, opt: opt, obs: opt.Observers, baseline: p.Baseline.PerSec}
+	s.out = &Outcome{Plan: p}
+	if p.Dist != nil {
+		s.dist = &barrier{Distributed: p.Dist, register: opt.Register, hostname: opt.Hostname, obs: s.obs}
+	}
+	reportInterrupted(p.Out.Dir(), p.Out.OwnPrefix(), opt.Hostname, s.obs)
+	ins, err := OpenAll(ctx, p.Workload, p.Targets)
+	if err != nil {
+		return s.out, err
+	}
+	defer CloseAll(ins)
+	s.ins = ins
+	if err := s.prepare(ctx); err != nil {
+		return s.out, err
+	}
+	s.configure()
+	for _, o := range s.obs {
+		if err := o.Begin(s.out); err != nil {
+			return s.out, err
+		}
+	}
+	err = s.steps(ctx)
+	s.out.Failed = err != nil
+	if err == nil && p.Sweep {
+		err = s.sweep()
+	}
+	for _, o := range s.obs {
+		err = errors.Join(err, o.End(s.out))
+	}
+	return s.out, err
+}
+
+// OpenAll opens every target; on error it closes what it opened.
+func OpenAll(ctx context.Context, w workload.Workload, ts []workload.Target) ([]workload.Instance, error) {
+	var out []workload.Instance
+	for _, t := range ts {
+		in, err := w.Open(ctx, t)
+		if err != nil {
+			CloseAll(out)
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+// CloseAll closes every instance.
+func CloseAll(ins []workload.Instance) {
+	for _, in := range ins {
+		_ = in.Close()
+	}
+}
+
+// prepare prepares the instances --prepare asks for: always, or with auto
+// those that say they need it (workload.PrepareChecker) or, for the rest,
+// the default embedded target and numbered databases. Shards never prepare
+// (refused for always): the tables are loaded once, before the shards
+// start.
+func (s *session) prepare(ctx context.Context) error {
+	p := s.plan
+	if p.Dist != nil && p.Dist.Sharded {
+		return nil
+	}
+	for i, in := range s.ins {
+		auto := p.AutoPrepare
+		if pc, ok := in.(workload.PrepareChecker); ok {
+			auto = pc.NeedsPrepare()
+		}
+		if p.Prepare != "always" && (p.Prepare != "auto" || !auto) {
+			continue
+		}
+		name := p.Targets[i].String()
+		for _, o := range s.obs {
+			o.Preparing(i, name)
+		}
+		var prog workload.Progress
+		if s.opt.Progress != nil {
+			prog = s.opt.Progress(name)
+		}
+		if err := in.Prepare(ctx, workload.PrepareOptions{}, prog); err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+	}
+	return nil
+}
+
+// configure fills the runner configuration every step shares, the run's
+// id and seed, and the instances as the runner sees them.
+func (s *session) configure() {
+	p, w := s.plan, s.plan.Workload
+	cfg := p.Runner
+	started := s.opt.Now()
+	s.out.ID = NewRunID(started)
+	if s.dist != nil {
+		s.out.ID = s.dist.ResultID()
+		cfg.Ready = s.dist.ready
+		if cfg.Seed == 0 && s.dist.Sharded {
+			// Every shard must draw the same run-wide values (TPC-C's C
+			// constants) and its virtual users the streams they would have
+			// in one process.
+			cfg.Seed = s.dist.Seed()
+		}
+	}
+	if cfg.Seed == 0 {
+		// Recorded in the result (load.seed), so the run can be repeated with --seed.
+		cfg.Seed = uint64(started.UnixNano())
+	}
+	for i, in := range s.ins {
+		if rs, ok := in.(workload.RunSeeder); ok {
+			rs.SeedRun(cfg.Seed + uint64(i))
+		}
+	}
+	cfg.Ops = w.Ops()
+	if cw, ok := w.(workload.Counting); ok {
+		cfg.Counters = cw.Counters()
+	}
+	cfg.Event, cfg.Unit = w.Event(), w.Event()+"s"
+	cfg.CPUTime, cfg.Sample = s.opt.CPUTime, s.opt.Sample
+	s.base = cfg
+	s.setMaxProcs()
+	s.specs = make([]runner.Instance, len(s.ins))
+	for i, in := range s.ins {
+		newVU, target := in.NewVU, p.Targets[i].String()
+		s.specs[i] = runner.Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				v, err := newVU(ctx, id, seed)
+				if err != nil && !strings.Contains(err.Error(), target) {
+					err = fmt.Errorf("%s: %w", target, err)
+				}
+				return v, err
+			},
+			Classify: in.Classify,
+		}
+	}
+}
+
+// setMaxProcs gives virtual users doing blocking I/O a Go processor each.
+// They hold their processor while blocked, so a few virtual users do best
+// with one processor each, plus two for the ticker and the runtime. Past 4
+// per CPU the processors' threads starve the ticker instead: measured on 2
+// CPUs with 64 PostgreSQL virtual users, 66 processors gave 255 tps with
+// report ticks up to 7.7 s late, 8 gave 334 tps (rightsize reports late
+// ticks as ticker_lag).
+func (s *session) setMaxProcs() {
+	blocking := false
+	for _, in := range s.ins {
+		blocking = blocking || in.Info().BlockingIO
+	}
+	most := max(s.base.Threads, s.plan.MostThreads())
+	need := min(most*len(s.ins)+2, max(8, 4*s.opt.NumCPU))
+	if blocking && need > s.opt.MaxProcs && s.opt.SetMaxProcs != nil {
+		s.opt.SetMaxProcs(need)
+		s.opt.MaxProcs = need
+	}
+}
+
+// steps measures the baseline when asked, then runs every level.
+func (s *session) steps(ctx context.Context) error {
+	p := s.plan
+	if p.Baseline.Auto {
+		if err := s.measureBaseline(ctx); err != nil {
+			return err
+		}
+	}
+	for k, l := range p.Levels {
+		for _, in := range s.ins {
+			if ss, ok := in.(workload.StepSetter); ok {
+				ss.SetStep(l.Own)
+			}
+		}
+		cfg := s.base
+		cfg.Threads, cfg.Rate = l.Threads, l.PerSecond(s.baseline)
+		p.Dist.Apply(&cfg)
+		st := Step{Index: k, Count: len(p.Levels), Level: l, Config: cfg, Instances: s.live(l), Baseline: s.baseline,
+			Path: p.Out.Result(s.out.ID, l.Label, len(p.Levels))}
+		res, err := s.runStep(ctx, st)
+		if res != nil {
+			s.out.Runs = append(s.out.Runs, res)
+			s.out.Paths = append(s.out.Paths, st.Path)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// live is how many instances a level drives.
+func (s *session) live(l config.Level) int {
+	if l.Instances > 0 {
+		return l.Instances
+	}
+	return len(s.ins)
+}
+
+// measureBaseline runs the baseline step (--baseline-rate auto): closed
+// loop, one virtual user per instance (the workload's own count for a
+// workload.ThreadCounter), on the first level's instances; its throughput
+// per instance is what 1x means.
+func (s *session) measureBaseline(ctx context.Context) error {
+	p, w := s.plan, s.plan.Workload
+	first := s.live(p.Levels[0])
+	cfg := s.base
+	cfg.Rate, cfg.Threads = 0, 1
+	if tc, ok := w.(workload.ThreadCounter); ok {
+		cfg.Threads = tc.VUs()
+	}
+	st := Step{Index: -1, Count: len(p.Levels), Level: config.Level{Label: "baseline", Threads: cfg.Threads}, Config: cfg,
+		Instances: first, Path: p.Out.Baseline(s.out.ID)}
+	res, err := s.runStep(ctx, st)
+	if err != nil {
+		return err
+	}
+	s.out.Baseline, s.out.BaselinePath = res, st.Path
+	s.baseline = res.Summary.Throughput / float64(first)
+	if s.baseline <= 0 {
+		return fmt.Errorf("baseline: no %ss completed at one thread per instance; cannot multiply a zero rate", w.Event())
+	}
+	s.obs.notice("baseline rate: %.4g/s per instance (1x)", s.baseline)
+	return nil
+}

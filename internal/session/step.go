@@ -1,0 +1,106 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/runner"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// runStep runs one step and writes its result, keeping a checkpoint of it
+// while it runs (see checkpoint.go). A partial result is written too, and
+// returned with ErrInterrupted.
+func (s *session) runStep(ctx context.Context, st Step) (*result.Run, error) {
+	for _, o := range s.obs {
+		o.StepStart(st)
+	}
+	cfg := st.Config
+	cfg.OnTick = func(agg result.Interval, per []result.Interval) {
+		for _, o := range s.obs {
+			o.Tick(st, agg, per)
+		}
+	}
+	describe := func(res *result.Run) { s.describe(res, st) }
+	cp := newCheckpointer(st.Path, s.opt.Hostname, cfg.Interval, describe, s.obs)
+	if cp != nil {
+		cfg.Snapshot = cp.snapshot
+	}
+	res, err := runner.Run(ctx, cfg, s.specs[:st.Instances])
+	if err != nil {
+		cp.stop(false)
+		return nil, err
+	}
+	describe(res)
+	if sw, ok := s.plan.Workload.(workload.Summarizer); ok {
+		if err := sw.Summarize(res); err != nil {
+			// The measurements are intact: keep them and say what is missing.
+			s.obs.warn("%s figures not computed: %v", s.plan.Workload.Name(), err)
+		}
+	}
+	// The result is written even when an observer fails (a summary that
+	// cannot be printed: stdout closed, or a file on a full disk): the
+	// measurements are what counts.
+	var obsErr error
+	for _, o := range s.obs {
+		obsErr = errors.Join(obsErr, o.StepEnd(st, res))
+	}
+	if st.Path != "-" {
+		if err := WriteResult(st.Path, res); err != nil {
+			if kept := cp.stop(false); kept != "" {
+				err = fmt.Errorf("%w; the checkpoint %s of the run so far is kept", err, kept)
+			}
+			return res, errors.Join(err, obsErr)
+		}
+		cp.stop(true)
+		for _, o := range s.obs {
+			o.Saved(st, st.Path)
+		}
+	}
+	if obsErr != nil {
+		return res, obsErr
+	}
+	if res.Partial {
+		s.obs.warn("run %s; partial result written", res.PartialReason)
+		return res, ErrInterrupted
+	}
+	return res, nil
+}
+
+// describe adds what the runner does not know to a step's result (or
+// checkpoint): the tool, the run's id and label, the workload and its
+// options, the instances' servers, the client's host, and the shard.
+func (s *session) describe(res *result.Run, st Step) {
+	p := s.plan
+	res.SchemaVersion = result.SchemaVersion
+	res.Tool = result.Tool{Name: "rightsize", Version: s.opt.Version, GoVersion: runtime.Version()}
+	res.ID = s.out.ID
+	res.Label = p.Label
+	if st.Level.Label != "" {
+		res.Label = strings.TrimSpace(p.Label + " " + st.Level.Label)
+	}
+	res.Workload = p.Workload.Name()
+	res.Options = p.Workload.Options()
+	for k, v := range st.Level.Options {
+		res.Options[k] = v
+	}
+	if st.Level.Rate.IsMultiple() {
+		res.Load.RateMultiple, res.Load.BaselineRate = st.Level.Rate.Multiple(), s.baseline
+	}
+	for i, in := range s.ins[:min(len(s.ins), len(res.Instances))] {
+		info := in.Info()
+		ri := &res.Instances[i]
+		ri.Target, ri.Dialect, ri.ServerVersion = info.Target, info.Dialect, info.ServerVersion
+		ri.Encrypted, ri.TLS, ri.Notes = info.Encrypted, info.TLS, info.Notes
+	}
+	if res.Client != nil {
+		res.Client.NumCPU, res.Client.GoMaxProcs, res.Client.Hostname = s.opt.NumCPU, s.opt.MaxProcs, s.opt.Hostname
+	}
+	if s.dist != nil {
+		s.dist.describe(res)
+	}
+}

@@ -1,0 +1,94 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// sweep assembles the sweep from its steps' results, analyses it and, unless
+// --out -, writes the sweep file and its Markdown beside it.
+func (s *session) sweep() error {
+	p, o := s.plan, s.out
+	sw := &analysis.Sweep{SchemaVersion: result.SchemaVersion, ID: o.ID, Workload: p.Workload.Name(), Axis: p.Axis, OwnSteps: p.OwnAxis,
+		SLOMs: p.SLO, CPUTargetPct: p.CPUTarget}
+	if p.Multiples() {
+		sw.BaselineRate = s.baseline
+	}
+	if o.Baseline != nil && !p.Out.None() {
+		sw.Baseline = o.BaselinePath
+	}
+	sw.HostIsServer = len(o.Runs) > 0
+	if len(o.Runs) > 0 {
+		for i, ri := range o.Runs[len(o.Runs)-1].Instances {
+			info := s.ins[min(i, len(s.ins)-1)].Info()
+			sw.HostIsServer = sw.HostIsServer && (info.Local || onThisHost(ri.Target, s.opt.Hostname))
+			sw.Embedded = sw.Embedded || info.Embedded
+		}
+	}
+	for i, r := range o.Runs {
+		l := p.Levels[i]
+		st := analysis.SweepStep{Label: l.Label, X: l.X, Throughput: r.Summary.Throughput, P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms,
+			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host, TickerLag: r.TickerLag}
+		if r.Client != nil {
+			st.ClientCPUUs = r.Client.CPUPerEventUs
+		}
+		st.Instances, st.Dropped = len(r.Instances), r.Summary.Dropped
+		if !p.Out.None() {
+			st.Result = o.Paths[i]
+		}
+		sw.Steps = append(sw.Steps, st)
+	}
+	sw.Analyze()
+	o.Sweep = sw
+	if p.Out.None() {
+		return nil
+	}
+	path := p.Out.Sweep(o.ID)
+	b, err := json.MarshalIndent(sw, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	o.SweepPath = path
+	var md bytes.Buffer
+	if err := report.SweepReport(&md, sw, report.Markdown); err != nil {
+		return err
+	}
+	if err := os.WriteFile(MarkdownPath(path), md.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	return nil
+}
+
+// MarkdownPath is where a sweep file's Markdown report goes.
+func MarkdownPath(sweepPath string) string { return strings.TrimSuffix(sweepPath, ".json") + ".md" }
+
+// onThisHost reports whether a server target runs on this host: on
+// loopback, a socket or this host's own name.
+func onThisHost(target, hostname string) bool {
+	u, err := url.Parse(target)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "" || strings.EqualFold(h, "localhost") || (hostname != "" && strings.EqualFold(h, hostname)) {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
