@@ -72,6 +72,12 @@ var forbidden = map[string][]string{
 	"internal/history":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/dialect"},
 	"internal/metrics":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/dialect"},
 	"internal/htmeasure": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+	// config turns a command line into a plan: it knows the workload and
+	// runner interfaces, never a database, the session, a report or the CLI.
+	"internal/config": {"internal/cli", "internal/session", "internal/report", "internal/dialect", "internal/metrics"},
+	// session runs a plan: it reaches databases only through the workloads,
+	// and what it shows or records through its observers (the CLI's).
+	"internal/session": {"internal/cli", "internal/dialect", "internal/metrics"},
 }
 
 func TestImportRules(t *testing.T) {
@@ -119,6 +125,43 @@ func TestImportRules(t *testing.T) {
 	}
 	if checked < 8 {
 		t.Errorf("only %d package/rule pairs checked; did the layout change?", checked)
+	}
+}
+
+// maxCLIFunc is the longest a function of internal/cli may be, in lines:
+// the CLI parses flags into a config, hands it to a session and maps
+// errors to exit codes; a longer function is deciding something that
+// belongs in config or session.
+const maxCLIFunc = 80
+
+func TestCLIFunctionsAreShort(t *testing.T) {
+	pkgs := listPackages(t)
+	funcs := 0
+	for _, p := range pkgs {
+		if rel(p.ImportPath) != "internal/cli" {
+			continue
+		}
+		for _, f := range p.GoFiles {
+			fset := token.NewFileSet()
+			af, err := parser.ParseFile(fset, filepath.Join(p.Dir, f), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range af.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok {
+					continue
+				}
+				funcs++
+				if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > maxCLIFunc {
+					t.Errorf("%s: %s is %d lines; internal/cli keeps functions to %d (move the decisions to config or session)",
+						fset.Position(fd.Pos()), fd.Name.Name, n, maxCLIFunc)
+				}
+			}
+		}
+	}
+	if funcs < 20 {
+		t.Errorf("only %d functions of internal/cli inspected", funcs)
 	}
 }
 

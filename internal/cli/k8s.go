@@ -130,32 +130,7 @@ func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 // k8sJob checks the options, prints the manifest on stdout and what to do
 // with it on stderr.
 func k8sJob(env *Env, w workload.Workload, c *config.Flags, o *k8sOptions) error {
-	var errs []error
-	// The URLs carry passwords: refused without echoing them.
-	var urls []string
-	for _, f := range []string{"target", "history"} {
-		if c.Changed(f) {
-			urls = append(urls, "--"+f)
-		}
-	}
-	if len(urls) > 0 {
-		secret := "NAME"
-		if o.secret != "" && len(validation.IsDNS1123Subdomain(o.secret)) == 0 {
-			secret = o.secret
-		}
-		errs = append(errs, fmt.Errorf("%s: refused, a manifest must not hold a URL and its password; put the database's URL and the history catalog's in a Kubernetes Secret, "+
-			"kubectl create secret generic %s --from-literal=%s='postgres://USER:PASSWORD@HOST:5432/DB' --from-literal=%s='postgres://USER:PASSWORD@HOST:5432/HISTORY_DB', and pass --secret %s",
-			strings.Join(urls, " and "), secret, o.targetKey, o.historyKey, secret))
-	}
-	if c.Changed("shard") {
-		errs = append(errs, errors.New("--shard: refused, the manifest gives each pod its shard, $(JOB_COMPLETION_INDEX)/N with N from --generators"))
-	}
-	if c.Changed("out") {
-		errs = append(errs, errors.New("--out: refused, a pod's files go with it: the shards record their results in the history catalog, and 'rightsize merge --run ID' merges them"))
-	}
-	if c.NoHistory {
-		errs = append(errs, errors.New("--no-history: refused, the shards start together and record their results through the history catalog"))
-	}
+	errs := k8sRefused(c, o)
 	runID := c.RunID
 	if !c.Changed("run-id") {
 		runID = session.NewRunID(time.Now())
@@ -177,25 +152,7 @@ func k8sJob(env *Env, w workload.Workload, c *config.Flags, o *k8sOptions) error
 		errs = append(errs, err)
 	}
 
-	// Every other run and workload option the user gave, as --name=value
-	// (not those refused above, nor those the manifest sets).
-	var args []string
-	c.VisitChanged(func(f *pflag.Flag) {
-		switch f.Name {
-		case "help", "target", "history", "no-history", "shard", "out", "run-id", "start-at":
-			return
-		}
-		if o.fs.Lookup(f.Name) != nil {
-			return
-		}
-		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			for _, v := range sv.GetSlice() {
-				args = append(args, "--"+f.Name+"="+v)
-			}
-			return
-		}
-		args = append(args, "--"+f.Name+"="+f.Value.String())
-	})
+	args := k8sArgs(c, o)
 	job, err := k8sjob.Build(k8sjob.Spec{
 		Name: o.name, Namespace: o.namespace, Image: o.image,
 		Workload: w.Name(), Args: args, Generators: o.generators,
@@ -225,4 +182,59 @@ func k8sJob(env *Env, w workload.Workload, c *config.Flags, o *k8sOptions) error
 	fmt.Fprintf(env.Stderr, "  kubectl get pods%s -l %s=%s --watch\n", ns, k8sjob.LabelRun, job.Labels[k8sjob.LabelRun])
 	fmt.Fprintf(env.Stderr, "  %s   # once the Job has completed\n", k8sjob.MergeCommand(runID))
 	return nil
+}
+
+// k8sRefused are the options a manifest refuses: URLs (they hold
+// passwords), and what the manifest gives each pod itself.
+func k8sRefused(c *config.Flags, o *k8sOptions) []error {
+	var errs []error
+	// The URLs carry passwords: refused without echoing them.
+	var urls []string
+	for _, f := range []string{"target", "history"} {
+		if c.Changed(f) {
+			urls = append(urls, "--"+f)
+		}
+	}
+	if len(urls) > 0 {
+		secret := "NAME"
+		if o.secret != "" && len(validation.IsDNS1123Subdomain(o.secret)) == 0 {
+			secret = o.secret
+		}
+		errs = append(errs, fmt.Errorf("%s: refused, a manifest must not hold a URL and its password; put the database's URL and the history catalog's in a Kubernetes Secret, "+
+			"kubectl create secret generic %s --from-literal=%s='postgres://USER:PASSWORD@HOST:5432/DB' --from-literal=%s='postgres://USER:PASSWORD@HOST:5432/HISTORY_DB', and pass --secret %s",
+			strings.Join(urls, " and "), secret, o.targetKey, o.historyKey, secret))
+	}
+	if c.Changed("shard") {
+		errs = append(errs, errors.New("--shard: refused, the manifest gives each pod its shard, $(JOB_COMPLETION_INDEX)/N with N from --generators"))
+	}
+	if c.Changed("out") {
+		errs = append(errs, errors.New("--out: refused, a pod's files go with it: the shards record their results in the history catalog, and 'rightsize merge --run ID' merges them"))
+	}
+	if c.NoHistory {
+		errs = append(errs, errors.New("--no-history: refused, the shards start together and record their results through the history catalog"))
+	}
+	return errs
+}
+
+// k8sArgs are every other run and workload option the user gave, as
+// --name=value (not those refused, nor those the manifest sets).
+func k8sArgs(c *config.Flags, o *k8sOptions) []string {
+	var args []string
+	c.VisitChanged(func(f *pflag.Flag) {
+		switch f.Name {
+		case "help", "target", "history", "no-history", "shard", "out", "run-id", "start-at":
+			return
+		}
+		if o.fs.Lookup(f.Name) != nil {
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		args = append(args, "--"+f.Name+"="+f.Value.String())
+	})
+	return args
 }

@@ -55,27 +55,9 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 					return usageError{err}
 				}
 			}
-			var shards []*result.Run
-			if runID != "" {
-				cat, err := history.Open(ctx, dsn)
-				if err != nil {
-					return runError{err}
-				}
-				shards, err = cat.ShardResults(ctx, runID)
-				cat.Close()
-				if err != nil {
-					return runError{err}
-				}
-				if len(shards) == 0 {
-					return runError{fmt.Errorf("merge: no shard of run %s in %s", runID, history.Redact(dsn))}
-				}
-			}
-			for _, p := range args {
-				r, err := readResult(p)
-				if err != nil {
-					return runError{fmt.Errorf("merge: %w", err)}
-				}
-				shards = append(shards, r)
+			shards, err := loadShards(ctx, dsn, runID, args)
+			if err != nil {
+				return err
 			}
 			m, notes, err := merge.Merge(shards)
 			if err != nil {
@@ -114,6 +96,34 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 	f.StringVar(&dsnFlag, "history", "", "the history catalog (default: $RIGHTSIZE_HISTORY, else the local one): where --run is looked up and the merged result recorded")
 	f.BoolVar(&noHistory, "no-history", false, "do not record the merged result in the history catalog")
 	return cmd
+}
+
+// loadShards reads the shards' results: those of the run recorded in the
+// catalog at dsn (runID given), or the files at paths.
+func loadShards(ctx context.Context, dsn, runID string, paths []string) ([]*result.Run, error) {
+	var shards []*result.Run
+	if runID != "" {
+		cat, err := history.Open(ctx, dsn)
+		if err != nil {
+			return nil, runError{err}
+		}
+		shards, err = cat.ShardResults(ctx, runID)
+		cat.Close()
+		if err != nil {
+			return nil, runError{err}
+		}
+		if len(shards) == 0 {
+			return nil, runError{fmt.Errorf("merge: no shard of run %s in %s", runID, history.Redact(dsn))}
+		}
+	}
+	for _, p := range paths {
+		r, err := readResult(p)
+		if err != nil {
+			return nil, runError{fmt.Errorf("merge: %w", err)}
+		}
+		shards = append(shards, r)
+	}
+	return shards, nil
 }
 
 // summarizeMerged recomputes the workload's own figures (TPC-C's tpmC and

@@ -1,10 +1,10 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/htmeasure"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
@@ -47,135 +48,164 @@ busy).
 Exit status 1 when a VM fails a rule (or the what-if finds the host
 oversubscribed), so scripts can gate on it.`
 
+// planOptions are plan's flags.
+type planOptions struct {
+	hostArg, vmsFile, from, targetRate, format, memArg, htArg string
+	vmSpecs                                                   []string
+	cpuTarget                                                 float64
+	consolidate                                               bool
+	seed                                                      uint64
+	htChanged                                                 bool // --ht-gain was given
+}
+
 func planCommand(env *Env) *cobra.Command {
-	var (
-		hostArg, vmsFile, from, targetRate, format, memArg, htArg string
-		vmSpecs                                                   []string
-		cpuTarget                                                 float64
-		consolidate                                               bool
-		seed                                                      uint64
-	)
+	var o planOptions
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "Plan VM sizes and vNUMA layouts against a host, right-size from a sweep, and what-if consolidation",
 		Long:  planLong,
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := report.ParseFormat(format, report.Text, report.Markdown, report.JSON)
-			if err != nil {
-				return usageError{err}
-			}
-			htGain, htSource := 20.0, "default"
-			if htArg == "measure" && hostArg != "auto" {
-				return usagef("ht-gain measure measures this machine: it needs --host auto, not a described host")
-			}
-			if htArg != "measure" {
-				v, err := strconv.ParseFloat(strings.TrimSuffix(htArg, "%"), 64)
-				if err != nil || !(v >= 0 && v <= 100) {
-					return usagef("ht-gain %q: want a percentage from 0 to 100, or measure", htArg)
-				}
-				htGain = v
-				if c.Flags().Changed("ht-gain") {
-					htSource = "--ht-gain"
-				}
-			}
-			if !(cpuTarget > 0 && cpuTarget <= 100) {
-				return usagef("cpu-target %g: want more than 0 and at most 100", cpuTarget)
-			}
-			h, err := loadHost(env, hostArg)
-			if err != nil {
-				return err
-			}
-			if htArg == "measure" {
-				res, err := htmeasure.Measure(c.Context(), h.CoreCPUs, time.Second, 3)
-				switch {
-				case err != nil:
-					return runError{fmt.Errorf("ht-gain measure: %w", err)}
-				case res.Measured:
-					htGain, htSource = res.GainPct, fmt.Sprintf("measured on this machine, %d rounds, %.1f to %.1f %%", res.Rounds, res.MinPct, res.MaxPct)
-				default:
-					htSource = "default; not measured: " + res.Note
-				}
-			}
-			r := &plan.Report{Host: h, HTGainPct: htGain, HTGainSource: htSource}
-			var vms []plan.VM
-			var errs []error
-			for _, s := range vmSpecs {
-				vm, err := plan.ParseVMSpec(s)
-				if err != nil {
-					errs = append(errs, err)
-				}
-				vms = append(vms, vm)
-			}
-			if vmsFile != "" {
-				b, err := os.ReadFile(vmsFile)
-				if err != nil {
-					return runError{fmt.Errorf("vms: %w", err)}
-				}
-				more, err := plan.ParseVMs(b, vmsFile)
-				if err != nil {
-					errs = append(errs, err)
-				}
-				vms = append(vms, more...)
-			}
-			var mem int64
-			if memArg != "" {
-				if mem, err = topology.ParseBytes(memArg); err != nil {
-					errs = append(errs, fmt.Errorf("mem: %w", err))
-				}
-			}
-			if (from == "") != (targetRate == "") {
-				errs = append(errs, errors.New("right-sizing needs both --from SWEEP.json and --target-rate"))
-			}
-			if consolidate && len(vms) < 1 {
-				errs = append(errs, errors.New("consolidate: give the VMs (--vm or --vms)"))
-			}
-			if len(errs) > 0 {
-				return usageError{errors.Join(errs...)}
-			}
-			if len(vms) == 0 && from == "" {
-				// Nothing to plan: describe the host alone.
-				return report.Plan(env.Stdout, r, f)
-			}
-			for _, vm := range vms {
-				r.VMs = append(r.VMs, plan.CheckVM(h, vm))
-			}
-			if from != "" {
-				s, err := sizeFromSweep(h, from, targetRate, cpuTarget, mem)
-				if err != nil {
-					return err
-				}
-				r.Sizing = &s
-			}
-			if consolidate {
-				cons, err := plan.Consolidate(h, vms, htGain/100, seed)
-				if err != nil {
-					return usageError{err}
-				}
-				r.Consolidation = &cons
-			}
-			if err := report.Plan(env.Stdout, r, f); err != nil {
-				return err
-			}
-			if planFails(r) {
-				return runError{errPlanFails}
-			}
-			return nil
+			o.htChanged = c.Flags().Changed("ht-gain")
+			return runPlan(c.Context(), env, o)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&hostArg, "host", "auto", "the host: auto (this machine, from /sys) or a YAML host description file")
-	fl.StringArrayVar(&vmSpecs, "vm", nil, "a VM: NAME:vcpu=N[,mem=SIZE][,cps=N][,hotadd][,busy=0.85] (repeat for several)")
-	fl.StringVar(&vmsFile, "vms", "", "a YAML file listing VMs (name, vcpu, memory, cores_per_socket, cpu_hot_add, busy)")
-	fl.StringVar(&from, "from", "", "right-size from this sweep file (its service demand, knee and response-time curve)")
-	fl.StringVar(&targetRate, "target-rate", "", "events per second the VM must carry, or a multiple of the sweep's baseline rate (3x)")
-	fl.Float64Var(&cpuTarget, "cpu-target", 80, "peak CPU % the right-sized VM should run at")
-	fl.StringVar(&memArg, "mem", "", "memory of the right-sized VM (e.g. 96GB), for the NUMA rules")
-	fl.StringVar(&htArg, "ht-gain", "20", "what a hyperthread sibling adds to a busy core, in %, or measure: measure it on this machine now (--host auto; as rightsize measure ht does)")
-	fl.BoolVar(&consolidate, "consolidate", false, "what if the VMs share this host at their peak (busy=): overcommit, capacity, contention")
-	fl.Uint64Var(&seed, "seed", 1, "seed of the consolidation simulation (the same seed repeats its figures)")
-	fl.StringVar(&format, "format", "text", "text, markdown or json")
+	fl.StringVar(&o.hostArg, "host", "auto", "the host: auto (this machine, from /sys) or a YAML host description file")
+	fl.StringArrayVar(&o.vmSpecs, "vm", nil, "a VM: NAME:vcpu=N[,mem=SIZE][,cps=N][,hotadd][,busy=0.85] (repeat for several)")
+	fl.StringVar(&o.vmsFile, "vms", "", "a YAML file listing VMs (name, vcpu, memory, cores_per_socket, cpu_hot_add, busy)")
+	fl.StringVar(&o.from, "from", "", "right-size from this sweep file (its service demand, knee and response-time curve)")
+	fl.StringVar(&o.targetRate, "target-rate", "", "events per second the VM must carry, or a multiple of the sweep's baseline rate (3x)")
+	fl.Float64Var(&o.cpuTarget, "cpu-target", 80, "peak CPU % the right-sized VM should run at")
+	fl.StringVar(&o.memArg, "mem", "", "memory of the right-sized VM (e.g. 96GB), for the NUMA rules")
+	fl.StringVar(&o.htArg, "ht-gain", "20", "what a hyperthread sibling adds to a busy core, in %, or measure: measure it on this machine now (--host auto; as rightsize measure ht does)")
+	fl.BoolVar(&o.consolidate, "consolidate", false, "what if the VMs share this host at their peak (busy=): overcommit, capacity, contention")
+	fl.Uint64Var(&o.seed, "seed", 1, "seed of the consolidation simulation (the same seed repeats its figures)")
+	fl.StringVar(&o.format, "format", "text", "text, markdown or json")
 	return cmd
+}
+
+// runPlan checks plan's options, builds the report and writes it.
+func runPlan(ctx context.Context, env *Env, o planOptions) error {
+	f, err := report.ParseFormat(o.format, report.Text, report.Markdown, report.JSON)
+	if err != nil {
+		return usageError{err}
+	}
+	htGain, htSource, err := o.htGain()
+	if err != nil {
+		return err
+	}
+	if !(o.cpuTarget > 0 && o.cpuTarget <= 100) {
+		return usagef("cpu-target %g: want more than 0 and at most 100", o.cpuTarget)
+	}
+	h, err := loadHost(env, o.hostArg)
+	if err != nil {
+		return err
+	}
+	if o.htArg == "measure" {
+		res, err := htmeasure.Measure(ctx, h.CoreCPUs, time.Second, 3)
+		switch {
+		case err != nil:
+			return runError{fmt.Errorf("ht-gain measure: %w", err)}
+		case res.Measured:
+			htGain, htSource = res.GainPct, fmt.Sprintf("measured on this machine, %d rounds, %.1f to %.1f %%", res.Rounds, res.MinPct, res.MaxPct)
+		default:
+			htSource = "default; not measured: " + res.Note
+		}
+	}
+	r := &plan.Report{Host: h, HTGainPct: htGain, HTGainSource: htSource}
+	vms, mem, err := o.vms()
+	if err != nil {
+		return err
+	}
+	if len(vms) == 0 && o.from == "" {
+		// Nothing to plan: describe the host alone.
+		return report.Plan(env.Stdout, r, f)
+	}
+	for _, vm := range vms {
+		r.VMs = append(r.VMs, plan.CheckVM(h, vm))
+	}
+	if o.from != "" {
+		s, err := sizeFromSweep(h, o.from, o.targetRate, o.cpuTarget, mem)
+		if err != nil {
+			return err
+		}
+		r.Sizing = &s
+	}
+	if o.consolidate {
+		cons, err := plan.Consolidate(h, vms, htGain/100, o.seed)
+		if err != nil {
+			return usageError{err}
+		}
+		r.Consolidation = &cons
+	}
+	if err := report.Plan(env.Stdout, r, f); err != nil {
+		return err
+	}
+	if planFails(r) {
+		return runError{errPlanFails}
+	}
+	return nil
+}
+
+// htGain reads --ht-gain: a percentage, or measure (on this machine, later).
+func (o planOptions) htGain() (float64, string, error) {
+	if o.htArg == "measure" {
+		if o.hostArg != "auto" {
+			return 0, "", usagef("ht-gain measure measures this machine: it needs --host auto, not a described host")
+		}
+		return 20, "default", nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimSuffix(o.htArg, "%"), 64)
+	if err != nil || !(v >= 0 && v <= 100) {
+		return 0, "", usagef("ht-gain %q: want a percentage from 0 to 100, or measure", o.htArg)
+	}
+	if o.htChanged {
+		return v, "--ht-gain", nil
+	}
+	return v, "default", nil
+}
+
+// vms reads the VMs of --vm and --vms and the right-sized VM's --mem, and
+// checks that the options go together; every problem at once.
+func (o planOptions) vms() ([]plan.VM, int64, error) {
+	var vms []plan.VM
+	var errs []error
+	for _, s := range o.vmSpecs {
+		vm, err := plan.ParseVMSpec(s)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		vms = append(vms, vm)
+	}
+	if o.vmsFile != "" {
+		b, err := os.ReadFile(o.vmsFile)
+		if err != nil {
+			return nil, 0, runError{fmt.Errorf("vms: %w", err)}
+		}
+		more, err := plan.ParseVMs(b, o.vmsFile)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		vms = append(vms, more...)
+	}
+	var mem int64
+	if o.memArg != "" {
+		var err error
+		if mem, err = topology.ParseBytes(o.memArg); err != nil {
+			errs = append(errs, fmt.Errorf("mem: %w", err))
+		}
+	}
+	if (o.from == "") != (o.targetRate == "") {
+		errs = append(errs, errors.New("right-sizing needs both --from SWEEP.json and --target-rate"))
+	}
+	if o.consolidate && len(vms) < 1 {
+		errs = append(errs, errors.New("consolidate: give the VMs (--vm or --vms)"))
+	}
+	if len(errs) > 0 {
+		return nil, 0, usageError{errors.Join(errs...)}
+	}
+	return vms, mem, nil
 }
 
 // errPlanFails: a VM breaks a rule (exit 1).
@@ -228,13 +258,9 @@ func loadHost(env *Env, arg string) (topology.Host, error) {
 
 // sizeFromSweep right-sizes from a sweep file's service demand.
 func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem int64) (plan.Sizing, error) {
-	b, err := os.ReadFile(path)
+	sw, err := readSweepFile(path)
 	if err != nil {
-		return plan.Sizing{}, runError{fmt.Errorf("from: %w", err)}
-	}
-	var sw analysis.Sweep
-	if err := json.Unmarshal(b, &sw); err != nil || sw.SchemaVersion != result.SchemaVersion || len(sw.Steps) == 0 || sw.Axis == "" {
-		return plan.Sizing{}, runError{fmt.Errorf("from: %s is not a sweep file of schema version %d (rightsize sweep writes <id>-<workload>-sweep.json)", path, result.SchemaVersion)}
+		return plan.Sizing{}, err
 	}
 	sw.CPUTargetPct = cpuTarget
 	sw.Analyze()
@@ -242,58 +268,96 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 		return plan.Sizing{}, runError{fmt.Errorf("from: %s: no service demand: %s", path, sw.DemandError)}
 	}
 	req := plan.SizeRequest{Host: h, CoreSecondsPerEvent: sw.Demand.CoreSecondsPerEvent, CPUTargetPct: cpuTarget, Memory: mem, Event: "event"}
-	var pre []string
-	client := 0.0 // the load generator's CPU seconds per event, when taken out
-	// With the load generator on the same host (and not embedded), its own
-	// CPU per event is not the database's: take it out.
-	if sw.HostIsServer && !sw.Embedded {
-		var sum float64
-		n := 0
-		for _, st := range sw.Steps {
-			if st.ClientCPUUs > 0 {
-				sum += st.ClientCPUUs
-				n++
-			}
-		}
-		if n == len(sw.Steps) {
-			if c := sum / float64(n) / 1e6; c < req.CoreSecondsPerEvent {
-				client = c
-				pre = append(pre, fmt.Sprintf("the sweep measured %.3g ms of host CPU per event, of which the load generator on the same host used %.3g ms: the database's share is %.3g ms",
-					1000*req.CoreSecondsPerEvent, 1000*client, 1000*(req.CoreSecondsPerEvent-client)))
-				req.CoreSecondsPerEvent -= client
-			}
+	pre, client := clientShare(sw, &req)
+	if req.Rate, req.RateText, err = targetRate(rateArg, sw, path); err != nil {
+		return plan.Sizing{}, err
+	}
+	req.Curve = responseCurve(sw, client)
+	s, err := plan.RightSize(req)
+	if err != nil {
+		return s, usageError{err}
+	}
+	if knee := kneeReason(sw); knee != "" {
+		pre = append([]string{knee}, pre...)
+	}
+	s.Reasons = append(pre, s.Reasons...)
+	return s, nil
+}
+
+// readSweepFile reads a sweep file for the planner.
+func readSweepFile(path string) (*analysis.Sweep, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, runError{fmt.Errorf("from: %w", err)}
+	}
+	var sw analysis.Sweep
+	if err := json.Unmarshal(b, &sw); err != nil || sw.SchemaVersion != result.SchemaVersion || len(sw.Steps) == 0 || sw.Axis == "" {
+		return nil, runError{fmt.Errorf("from: %s is not a sweep file of schema version %d (rightsize sweep writes <id>-<workload>-sweep.json)", path, result.SchemaVersion)}
+	}
+	return &sw, nil
+}
+
+// clientShare takes the load generator's own CPU per event out of the
+// demand when it ran on the database's host (and not embedded in it), and
+// returns the reason it gives and the CPU seconds per event it took out.
+func clientShare(sw *analysis.Sweep, req *plan.SizeRequest) ([]string, float64) {
+	if !sw.HostIsServer || sw.Embedded {
+		return nil, 0
+	}
+	var sum float64
+	n := 0
+	for _, st := range sw.Steps {
+		if st.ClientCPUUs > 0 {
+			sum += st.ClientCPUUs
+			n++
 		}
 	}
-	num, mult := strings.CutSuffix(strings.ToLower(strings.TrimSpace(rateArg)), "x")
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return plan.Sizing{}, usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
+	c := sum / float64(max(n, 1)) / 1e6
+	if n != len(sw.Steps) || c >= req.CoreSecondsPerEvent {
+		return nil, 0
 	}
-	if mult {
-		if sw.BaselineRate <= 0 {
-			return plan.Sizing{}, usagef("target-rate %s: %s has no baseline rate (it swept %s); give events per second", rateArg, path, sw.Axis)
-		}
-		// The baseline is per instance; the demand is of all the instances.
-		n := max(sw.Steps[0].Instances, 1)
-		req.Rate = v * sw.BaselineRate * float64(n)
-		req.RateText = fmt.Sprintf("%s of the baseline %.4g/s per instance = %.4g/s", rateArg, sw.BaselineRate, req.Rate)
-		if n > 1 {
-			req.RateText = fmt.Sprintf("%s of the baseline %.4g/s per instance × %d instances = %.4g/s", rateArg, sw.BaselineRate, n, req.Rate)
-		}
-	} else {
-		req.Rate = v
+	why := fmt.Sprintf("the sweep measured %.3g ms of host CPU per event, of which the load generator on the same host used %.3g ms: the database's share is %.3g ms",
+		1000*req.CoreSecondsPerEvent, 1000*c, 1000*(req.CoreSecondsPerEvent-c))
+	req.CoreSecondsPerEvent -= c
+	return []string{why}, c
+}
+
+// targetRate reads --target-rate, events per second or a multiple of the
+// sweep's baseline rate (config.ParseRate), as the events per second of all
+// the sweep's instances, and says how it was computed for a multiple.
+func targetRate(rateArg string, sw *analysis.Sweep, path string) (float64, string, error) {
+	r, err := config.ParseRate(rateArg)
+	if err != nil || r.IsZero() {
+		return 0, "", usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
 	}
-	// The response-time curve: the steps up to the knee, while the host's
-	// CPU still rises with the load; past the knee a closed loop only
-	// queues, and its response time says nothing about CPU share.
+	if !r.IsMultiple() {
+		return r.PerSecond(0), "", nil
+	}
+	if sw.BaselineRate <= 0 {
+		return 0, "", usagef("target-rate %s: %s has no baseline rate (it swept %s); give events per second", rateArg, path, sw.Axis)
+	}
+	// The baseline is per instance; the demand is of all the instances.
+	n := max(sw.Steps[0].Instances, 1)
+	rate := r.PerSecond(sw.BaselineRate) * float64(n)
+	if n > 1 {
+		return rate, fmt.Sprintf("%s of the baseline %.4g/s per instance × %d instances = %.4g/s", rateArg, sw.BaselineRate, n, rate), nil
+	}
+	return rate, fmt.Sprintf("%s of the baseline %.4g/s per instance = %.4g/s", rateArg, sw.BaselineRate, rate), nil
+}
+
+// responseCurve is the steps up to the knee, while the host's CPU still
+// rises with the load; past the knee a closed loop only queues, and its
+// response time says nothing about CPU share. With the client's CPU taken
+// out of the demand (client, CPU seconds per event), it is taken out of the
+// curve's CPU too, so that both speak of the database alone.
+func responseCurve(sw *analysis.Sweep, client float64) []plan.CurvePoint {
 	last := len(sw.Steps) - 1
 	for _, k := range sw.Knees {
 		if k.Index >= 0 {
 			last = min(last, k.Index)
 		}
 	}
-	// With the client's CPU taken out of the demand, take it out of the
-	// curve's CPU too, so that both speak of the database alone.
+	var curve []plan.CurvePoint
 	prev := -1.0
 	for _, st := range sw.Steps[:last+1] {
 		if st.Host == nil || st.Host.CPUs < 1 {
@@ -304,13 +368,13 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 			break
 		}
 		prev = busy
-		req.Curve = append(req.Curve, plan.CurvePoint{BusyPct: busy, AvgMs: st.AvgMs, P99Ms: st.P99Ms})
+		curve = append(curve, plan.CurvePoint{BusyPct: busy, AvgMs: st.AvgMs, P99Ms: st.P99Ms})
 	}
-	s, err := plan.RightSize(req)
-	if err != nil {
-		return s, usageError{err}
-	}
-	var knee string
+	return curve
+}
+
+// kneeReason says where the sweep found its knee ("" when it found none).
+func kneeReason(sw *analysis.Sweep) string {
 	for _, k := range sw.Knees {
 		if k.Index >= 0 && k.Index < len(sw.Steps) {
 			st := sw.Steps[k.Index]
@@ -318,15 +382,10 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 			if st.Host != nil {
 				cpus = st.Host.CPUs
 			}
-			knee = fmt.Sprintf("the sweep (%s %s) found its knee at %s: %.4g/s on %d CPUs (%s method)", sw.Workload, sw.ID, st.Label, st.Throughput, cpus, k.Method)
-			break
+			return fmt.Sprintf("the sweep (%s %s) found its knee at %s: %.4g/s on %d CPUs (%s method)", sw.Workload, sw.ID, st.Label, st.Throughput, cpus, k.Method)
 		}
 	}
-	if knee != "" {
-		pre = append([]string{knee}, pre...)
-	}
-	s.Reasons = append(pre, s.Reasons...)
-	return s, nil
+	return ""
 }
 
 func measureCommand(env *Env) *cobra.Command {
