@@ -22,6 +22,7 @@ func FuzzDecode(f *testing.F) {
 		`{"schema_version":1,"started":"2025-01-02T03:04:05+01:00","options":{"a":[1,{"b":null}]}}`,
 		`{"schema_version":1,"summary":{"errors_by_class":{"deadlock":1}},"warmup":null}`,
 		`[1,2,3]`, `"x"`,
+		`{"schema_version":1,"workload":"w","w":{"a":[1,"<b>"]},"instances":[{"w":2},{},{"w":null}],"figures":{"headline":[{"name":"x","value":null}]}}`,
 	} {
 		f.Add([]byte(s))
 	}

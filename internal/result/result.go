@@ -55,6 +55,10 @@ type Run struct {
 	Client *Client `json:"client,omitempty"`
 	// TPCC holds TPC-C's own figures (tpmC, NOPM, mix, limits); tpcc runs only.
 	TPCC *TPCC `json:"tpcc,omitempty"`
+	// Figures are the workload's own figures (TPC-C's tpmC, fileio's IOPS
+	// per VM) in the generic form reports render; absent for a workload
+	// without figures of its own, and in checkpoints.
+	Figures *Figures `json:"figures,omitempty"`
 	// Fairness compares the instances' throughput (several instances only).
 	Fairness *Fairness `json:"fairness,omitempty"`
 	// TickerLag is present when the load generator fell behind its own
@@ -76,6 +80,10 @@ type Run struct {
 	// Checkpoint is present in a checkpoint file only (the result path +
 	// ".partial", rewritten while the run goes on): who was writing it.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// Section is the workload's own figures in its own JSON form, written
+	// at the top level under the workload's name ("tpcc": {...}); see
+	// section.go. Figures is what reports read.
+	Section json.RawMessage `json:"-"`
 }
 
 // Checkpoint identifies the process that wrote a checkpoint, so that a later
@@ -353,6 +361,12 @@ type Instance struct {
 	Warmup        *Summary   `json:"warmup,omitempty"`
 	Intervals     []Interval `json:"intervals"`
 	TPCC          *TPCC      `json:"tpcc,omitempty"`
+	// Figures are the workload's own figures of this instance (TPC-C's
+	// tpmC), shown on its line of the summary.
+	Figures *Figures `json:"figures,omitempty"`
+	// Section is the workload's own figures of this instance in its own
+	// JSON form, written under the run's workload name ("tpcc": {...}).
+	Section json.RawMessage `json:"-"`
 }
 
 // Client is what the load generator itself cost, so that figures from a
@@ -394,16 +408,24 @@ func LatencyOf(h *hist.Histogram) Latency {
 
 // Encode writes r as indented JSON.
 func Encode(w io.Writer, r *Run) error {
+	v, err := r.jsonView()
+	if err != nil {
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // EncodeCompact writes r as JSON without indentation: the same document,
 // about a third smaller, and encoded in one buffer where Encode needs a
 // second for the indented copy.
 func EncodeCompact(w io.Writer, r *Run) error {
-	return json.NewEncoder(w).Encode(r)
+	v, err := r.jsonView()
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(w).Encode(v)
 }
 
 // Decode reads a result file, refusing schema versions this build does not know.
