@@ -9,6 +9,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/cli"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/workload/tpcc"
 )
 
 // restart is one server restart during a run.
@@ -242,8 +243,8 @@ func TestRestartPostgresDuringTPCC(t *testing.T) {
 		threads: 4, measured: scaled(24*time.Second, 60*time.Second),
 		downs: []time.Duration{time.Second, 3500 * time.Millisecond, 500 * time.Millisecond},
 	})
-	if r.TPCC == nil || r.TPCC.TpmC <= 0 {
-		t.Errorf("no TPC-C figures: %+v", r.TPCC)
+	if f, err := tpcc.FiguresOf(r.Section); err != nil || f == nil || f.TpmC <= 0 {
+		t.Errorf("no TPC-C figures: %+v (%v)", f, err)
 	}
 	o := rightsize(context.Background(), "check", "tpcc", "--target", target)
 	if o.code != cli.ExitOK || !strings.Contains(o.stdout, "all consistency conditions hold") {

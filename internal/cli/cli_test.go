@@ -17,6 +17,8 @@ import (
 	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/testenv"
+	"github.com/rightsize/rightsize/internal/workload/fileio"
+	"github.com/rightsize/rightsize/internal/workload/tpcc"
 )
 
 type outcome struct {
@@ -343,8 +345,8 @@ func TestTPCCCycleOnMySQL(t *testing.T) {
 	if r.Load.Mode != "open" || r.Load.Rate != 10 || r.Load.RateMultiple != 2 || r.Load.BaselineRate != 5 {
 		t.Errorf("load %+v: want open loop at 2 x 5 = 10/s", r.Load)
 	}
-	if r.TPCC == nil || r.TPCC.TpmC <= 0 || r.TPCC.Warehouses != 1 || len(r.TPCC.Mix) != 5 || len(r.TPCC.Limits) != 5 {
-		t.Fatalf("tpcc section: %+v", r.TPCC)
+	if f, err := tpcc.FiguresOf(r.Section); err != nil || f == nil || f.TpmC <= 0 || f.Warehouses != 1 || len(f.Mix) != 5 || len(f.Limits) != 5 {
+		t.Fatalf("tpcc section: %+v (%v)", f, err)
 	}
 	if r.Summary.Counters["order_lines"] == 0 {
 		t.Errorf("counters: %v", r.Summary.Counters)
@@ -410,8 +412,8 @@ func TestFileioReadMixesSideBySide(t *testing.T) {
 	}
 	for _, step := range []string{"read100", "read70"} {
 		r := mustReadResult(t, filepath.Join(dir, "r-"+step+".json"))
-		if r.FileIO == nil || r.FileIO.Total.IOPS <= 0 || r.FileIO.Derived == nil || r.FileIO.Derived.IOPSPerGB <= 0 {
-			t.Errorf("%s: fileio section %+v", step, r.FileIO)
+		if f, err := fileio.FiguresOf(r.Section); err != nil || f == nil || f.Total.IOPS <= 0 || f.Derived == nil || f.Derived.IOPSPerGB <= 0 {
+			t.Errorf("%s: fileio section %+v (%v)", step, f, err)
 		}
 	}
 	for _, want := range []string{"step 2 of 2: read 70%", "100% read", "70% read", "IOPS per VM", "IOPS per GB", "write p99 ms"} {

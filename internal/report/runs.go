@@ -23,15 +23,22 @@ type RunRow struct {
 }
 
 // RunRows turns results into comparison rows. A run with several instances
-// names them all as its target (e.g. "4 × postgres://db1/sbtest_1, …").
+// names them all as its target (e.g. "4 × postgres://db1/sbtest_1, …"). A
+// run whose workload names a primary figure (fileio's IOPS) shows it in
+// place of the throughput, its name as the unit.
 func RunRows(runs []*result.Run) []RunRow {
 	rows := make([]RunRow, 0, len(runs))
 	for _, r := range runs {
 		row := RunRow{Label: r.Label, Workload: r.Workload, Throughput: r.Summary.Throughput, AvgMs: r.Summary.Latency.AvgMs,
 			P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms, Errors: r.Summary.Errors, Instances: len(r.Instances), ID: r.ID}
+		var primary result.Figure
+		ok := false
+		if f := r.Figures; f != nil && f.Primary != "" {
+			primary, ok = f.Find(f.Primary)
+		}
 		switch {
-		case r.FileIO != nil:
-			row.Unit, row.Throughput = "IOPS", r.FileIO.Total.IOPS
+		case ok:
+			row.Unit, row.Throughput = primary.Name, primary.Value
 		case r.Event == "transaction":
 			row.Unit = "tps"
 		default:

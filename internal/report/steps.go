@@ -49,8 +49,10 @@ type StepRow struct {
 }
 
 // Steps writes the side-by-side table of a command's steps (fileio's read
-// mixes, a sweep's steps): for storage runs the seed studies' layout, one
-// row per metric and one column per step; for others one row per step.
+// mixes, a sweep's steps): for runs whose workload figures are meant to be
+// set side by side (result.Figures.Column, the seed studies' storage
+// layout) one row per figure and one column per step; for others one row
+// per step.
 func Steps(w io.Writer, runs []*result.Run) error {
 	return StepsAs(w, runs, Text)
 }
@@ -60,88 +62,18 @@ func StepsAs(w io.Writer, runs []*result.Run, f Format) error {
 	if len(runs) == 0 {
 		return nil
 	}
-	storage := true
-	for _, r := range runs {
-		storage = storage && r.FileIO != nil
+	if acrossSteps(runs) {
+		ew := &errWriter{w: w}
+		across(ew, runs, f)
+		return ew.err
 	}
-	if !storage {
-		rows := make([]StepRow, len(runs))
-		for i, r := range runs {
-			s := r.Summary
-			rows[i] = StepRow{Label: r.Label, Throughput: s.Throughput, AvgMs: s.Latency.AvgMs, P95Ms: s.Latency.P95Ms,
-				P99Ms: s.Latency.P99Ms, Errors: s.Errors, Host: r.Host}
-		}
-		return StepTable(w, rows, f)
+	rows := make([]StepRow, len(runs))
+	for i, r := range runs {
+		s := r.Summary
+		rows[i] = StepRow{Label: r.Label, Throughput: s.Throughput, AvgMs: s.Latency.AvgMs, P95Ms: s.Latency.P95Ms,
+			P99Ms: s.Latency.P99Ms, Errors: s.Errors, Host: r.Host}
 	}
-	ew := &errWriter{w: w}
-	f0 := runs[0].FileIO
-	scope := "one volume"
-	if n := len(runs[0].Instances); n > 1 {
-		scope = fmt.Sprintf("%d volumes added up (per VM and per GB: per volume)", n)
-	}
-	ew.printf("\n%s, %s, %s, engine %s, %s:\n", f0.Pattern, randomWord(f0.Random), directWord(f0.Direct), f0.Engine, scope)
-	t := table{head: []string{"metric"}}
-	for _, r := range runs {
-		t.head = append(t.head, fmt.Sprintf("%d%% read", r.FileIO.ReadPct))
-	}
-	row := func(name string, val func(r *result.Run) (float64, bool), format string) {
-		line, any := []string{name}, false
-		for _, r := range runs {
-			if v, ok := val(r); ok {
-				line = append(line, fmt.Sprintf(format, v))
-				any = true
-			} else {
-				line = append(line, "-")
-			}
-		}
-		if any {
-			t.rows = append(t.rows, line)
-		}
-	}
-	ioFig := func(get func(f *result.FileIO) (float64, bool)) func(r *result.Run) (float64, bool) {
-		return func(r *result.Run) (float64, bool) { return get(r.FileIO) }
-	}
-	has := func(n int64) bool { return n > 0 }
-	row("IOPS", ioFig(func(f *result.FileIO) (float64, bool) { return f.Total.IOPS, true }), "%.0f")
-	row("MB/s", ioFig(func(f *result.FileIO) (float64, bool) { return f.Total.MBps, true }), "%.1f")
-	row("MiB/s", ioFig(func(f *result.FileIO) (float64, bool) { return f.Total.MiBps, true }), "%.1f")
-	row("read avg ms", ioFig(func(f *result.FileIO) (float64, bool) { return f.Read.Latency.AvgMs, has(f.Read.Count) }), "%.3f")
-	row("read p99 ms", ioFig(func(f *result.FileIO) (float64, bool) { return f.Read.Latency.P99Ms, has(f.Read.Count) }), "%.3f")
-	row("write avg ms", ioFig(func(f *result.FileIO) (float64, bool) { return f.Write.Latency.AvgMs, has(f.Write.Count) }), "%.3f")
-	row("write p99 ms", ioFig(func(f *result.FileIO) (float64, bool) { return f.Write.Latency.P99Ms, has(f.Write.Count) }), "%.3f")
-	derived := func(get func(d *result.Derived) float64) func(r *result.Run) (float64, bool) {
-		return func(r *result.Run) (float64, bool) {
-			d := r.FileIO.Derived
-			if d == nil || get(d) == 0 {
-				return 0, false
-			}
-			return get(d), true
-		}
-	}
-	row("IOPS per VM", derived(func(d *result.Derived) float64 { return d.IOPSPerVM }), "%.0f")
-	row("MB/s per VM", derived(func(d *result.Derived) float64 { return d.MBpsPerVM }), "%.1f")
-	row("IOPS per GB", derived(func(d *result.Derived) float64 { return d.IOPSPerGB }), "%.1f")
-	row("CPU µs per I/O", ioFig(func(f *result.FileIO) (float64, bool) { return f.CPUPerIOUs, f.CPUPerIOUs > 0 }), "%.1f")
-	host := func(get func(h *result.Host) (float64, bool)) func(r *result.Run) (float64, bool) {
-		return func(r *result.Run) (float64, bool) {
-			if r.Host == nil {
-				return 0, false
-			}
-			return get(r.Host)
-		}
-	}
-	row("host CPU busy %", host(func(h *result.Host) (float64, bool) { return h.CPU.User + h.CPU.System, true }), "%.0f")
-	row("host iowait %", host(func(h *result.Host) (float64, bool) { return h.CPU.Iowait, true }), "%.0f")
-	row("host steal %", host(func(h *result.Host) (float64, bool) { return h.CPU.Steal, h.CPU.Steal > 0 }), "%.0f")
-	row("busiest disk util %", host(func(h *result.Host) (float64, bool) {
-		best, ok := 0.0, false
-		for _, d := range h.Disks {
-			best, ok = max(best, d.UtilPct), true
-		}
-		return best, ok
-	}), "%.0f")
-	t.write(ew, f, true)
-	return ew.err
+	return StepTable(w, rows, f)
 }
 
 // StepTable writes one row per step: throughput, response times, errors and
@@ -208,18 +140,4 @@ func (t table) write(ew *errWriter, f Format, firstLeft bool) {
 	if err := tw.Flush(); err != nil && ew.err == nil {
 		ew.err = err
 	}
-}
-
-func randomWord(random bool) string {
-	if random {
-		return "random"
-	}
-	return "sequential"
-}
-
-func directWord(direct bool) string {
-	if direct {
-		return "direct I/O"
-	}
-	return "buffered I/O"
 }

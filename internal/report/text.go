@@ -86,15 +86,7 @@ func Summary(w io.Writer, r *result.Run) error {
 	headline(ew, "", r.Event, s)
 	ew.printf("\n")
 	opsTable(ew, r.Ops)
-	if r.TPCC != nil {
-		tpcc(ew, r.TPCC, len(r.Instances))
-	}
-	if r.FileIO != nil {
-		ew.printf("\n")
-		if err := Steps(ew, []*result.Run{r}); err != nil {
-			return err
-		}
-	}
+	figures(ew, r)
 	if len(r.Instances) > 1 {
 		ew.printf("\nper instance:\n")
 		if f := r.Fairness; f != nil {
@@ -102,8 +94,8 @@ func Summary(w io.Writer, r *result.Run) error {
 		}
 		for _, in := range r.Instances {
 			headline(ew, fmt.Sprintf("  #%d %s: ", in.Index+1, in.Target), r.Event, in.Summary)
-			if in.TPCC != nil {
-				ew.printf("    tpmC %.0f, NOPM %.0f\n", in.TPCC.TpmC, in.TPCC.NOPM)
+			if f := in.Figures; f != nil && len(f.Headline) > 0 {
+				ew.printf("    %s\n", figureLine(f.Headline))
 			}
 		}
 	}
@@ -195,45 +187,6 @@ func pct(x float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.1f %%", x)
-}
-
-// tpcc writes TPC-C's figures: tpmC and NOPM, efficiency, the mix against
-// its minimums and each transaction's 90th percentile against its limit.
-func tpcc(ew *errWriter, t *result.TPCC, instances int) {
-	scale := fmt.Sprintf("%d warehouse(s)", t.Warehouses)
-	if instances > 1 {
-		scale = fmt.Sprintf("%d instances of %d warehouse(s)", instances, t.Warehouses)
-	}
-	ew.printf("\nTPC-C, %s, %d terminal(s), think scale %g: tpmC %.0f, NOPM %.0f, all transactions %.0f/min",
-		scale, t.Terminals, t.ThinkScale, t.TpmC, t.NOPM, t.TPM)
-	if t.CeilingTpmC > 0 {
-		ew.printf("; efficiency %.1f%% of %.0f", t.EfficiencyPct, t.CeilingTpmC)
-	}
-	ew.printf("\n")
-	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "transaction	count	mix %%	min %%	p90 ms	limit ms	\t\n")
-	for i, m := range t.Mix {
-		flag := ""
-		if !m.OK {
-			flag = "mix below minimum"
-		}
-		var p90, limit float64
-		if i < len(t.Limits) {
-			p90, limit = t.Limits[i].P90Ms, t.Limits[i].LimitMs
-			if !t.Limits[i].OK {
-				flag = strings.TrimPrefix(flag+"; p90 over limit", "; ")
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.0f\t%.2f\t%.0f\t%s\t\n", m.Name, m.Count, m.Pct, m.MinPct, p90, limit, flag)
-	}
-	if err := tw.Flush(); err != nil && ew.err == nil {
-		ew.err = err
-	}
-	ew.printf("rolled back New-Orders %.2f%%, remote order lines %.2f%%, remote Payments %.2f%%, by last name: Payment %.1f%%, Order-Status %.1f%%\n",
-		t.RollbackPct, t.RemoteOrderLinePct, t.RemotePaymentPct, t.PaymentByNamePct, t.OrderStatusByNamePct)
-	for _, n := range t.Notes {
-		ew.printf("note: %s\n", n)
-	}
 }
 
 // StealWarnPct is the steal share above which the report warns that the

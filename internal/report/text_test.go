@@ -355,59 +355,6 @@ func TestSummaryRetriesAndOpErrorClasses(t *testing.T) {
 	}
 }
 
-func tpccRun() *result.Run {
-	r := multiRun()
-	r.Partial, r.PartialReason = false, ""
-	r.Workload = "tpcc"
-	f := &result.TPCC{
-		Warehouses: 10, Terminals: 200, ThinkScale: 0.25, TpmC: 1210.4, NOPM: 1198.2, TPM: 2689.9,
-		CeilingTpmC: 1028.8 * 1.25, EfficiencyPct: 94.1,
-		Mix: []result.TPCCMix{
-			{Name: "new_order", Count: 12104, Pct: 45, OK: true},
-			{Name: "payment", Count: 11500, Pct: 42.75, MinPct: 43, OK: false},
-			{Name: "order_status", Count: 1076, Pct: 4, MinPct: 4, OK: true},
-			{Name: "delivery", Count: 1076, Pct: 4, MinPct: 4, OK: true},
-			{Name: "stock_level", Count: 1143, Pct: 4.25, MinPct: 4, OK: true},
-		},
-		RollbackPct: 1.02, RemoteOrderLinePct: 0.99, RemotePaymentPct: 15.1, PaymentByNamePct: 60.2, OrderStatusByNamePct: 59.8,
-		Limits: []result.TPCCLimit{
-			{Name: "new_order", P90Ms: 12.5, LimitMs: 5000, OK: true},
-			{Name: "payment", P90Ms: 8, LimitMs: 5000, OK: true},
-			{Name: "order_status", P90Ms: 4, LimitMs: 5000, OK: true},
-			{Name: "delivery", P90Ms: 5100, LimitMs: 5000, OK: false},
-			{Name: "stock_level", P90Ms: 15, LimitMs: 20000, OK: true},
-		},
-		Notes: []string{"Delivery runs inline"},
-	}
-	r.TPCC = f
-	for i := range r.Instances {
-		g := *f
-		g.TpmC, g.NOPM = f.TpmC/2, f.NOPM/2
-		r.Instances[i].TPCC = &g
-	}
-	return r
-}
-
-func TestSummaryTPCC(t *testing.T) {
-	out := render(t, tpccRun())
-	for _, want := range []string{
-		"\nTPC-C, 2 instances of 10 warehouse(s), 200 terminal(s), think scale 0.25: tpmC 1210, NOPM 1198, all transactions 2690/min; efficiency 94.1% of 1286\n",
-		"mix below minimum",
-		"p90 over limit",
-		"rolled back New-Orders 1.02%, remote order lines 0.99%, remote Payments 15.10%, by last name: Payment 60.2%, Order-Status 59.8%",
-		"\nnote: Delivery runs inline\n",
-		"\n    tpmC 605, NOPM 599\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("TPC-C summary lacks %q:\n%s", want, out)
-		}
-	}
-	if row := strings.Fields(lineWith(t, out, "delivery")); strings.Join(row, " ") != "delivery 1076 4.00 4 5100.00 5000 p90 over limit" {
-		t.Errorf("delivery row %q", row)
-	}
-	golden(t, "summary_tpcc.golden.txt", out)
-}
-
 func TestSummaryHostAndSteal(t *testing.T) {
 	r := closedRun()
 	r.Host = &result.Host{

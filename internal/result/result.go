@@ -53,8 +53,6 @@ type Run struct {
 	Instances []Instance `json:"instances"`
 	// Client is the load generator's own cost (absent when not measured).
 	Client *Client `json:"client,omitempty"`
-	// TPCC holds TPC-C's own figures (tpmC, NOPM, mix, limits); tpcc runs only.
-	TPCC *TPCC `json:"tpcc,omitempty"`
 	// Figures are the workload's own figures (TPC-C's tpmC, fileio's IOPS
 	// per VM) in the generic form reports render; absent for a workload
 	// without figures of its own, and in checkpoints.
@@ -68,9 +66,6 @@ type Run struct {
 	// Host is the load generator's host over the measured window: the mean
 	// of the measured intervals' host figures.
 	Host *Host `json:"host,omitempty"`
-	// FileIO holds the storage figures (IOPS, MB/s per direction, per VM and
-	// per GB); fileio runs only.
-	FileIO *FileIO `json:"fileio,omitempty"`
 	// Shard is present in the result of one shard of a distributed run
 	// (run --shard I/N): which part of the run this generator drove.
 	Shard *Shard `json:"shard,omitempty"`
@@ -360,7 +355,6 @@ type Instance struct {
 	Ops           []Op       `json:"ops"`
 	Warmup        *Summary   `json:"warmup,omitempty"`
 	Intervals     []Interval `json:"intervals"`
-	TPCC          *TPCC      `json:"tpcc,omitempty"`
 	// Figures are the workload's own figures of this instance (TPC-C's
 	// tpmC), shown on its line of the summary.
 	Figures *Figures `json:"figures,omitempty"`

@@ -126,7 +126,7 @@ func TestNoSectionNoKey(t *testing.T) {
 }
 
 func TestValidSectionName(t *testing.T) {
-	for _, name := range []string{"kv", "oltp_read_write", "noop", "kv-2"} {
+	for _, name := range []string{"tpcc", "fileio", "oltp_read_write", "noop", "kv-2"} {
 		if err := result.ValidSectionName(name); err != nil {
 			t.Errorf("%q: %v", name, err)
 		}

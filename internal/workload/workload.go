@@ -105,7 +105,13 @@ type Pacer interface {
 }
 
 // Summarizer is implemented by a workload that derives figures of its own
-// from a finished run (TPC-C's tpmC); it adds them to r and must be pure.
+// from a finished run (TPC-C's tpmC, fileio's IOPS per VM). Summarize sets
+// them on r and on each of its instances: result.Figures, the generic form
+// every report renders, and the workload's own typed figures as its section
+// (result.Run.Section, written under the workload's name: "tpcc": {...}).
+// It must be a pure function of the result's generic data (ops and their
+// histograms, counters, load, options, instances' notes), so that a saved
+// or merged result can be summarised again.
 type Summarizer interface {
 	Summarize(r *result.Run) error
 }

@@ -54,15 +54,16 @@ func ParseCapacity(s string) (int64, error) {
 
 // Derived are the seed study's figures derived from a volume's totals: per VM
 // (the volume divided among the VMs that share it) and per GB of capacity.
-// A figure that cannot be derived (no VMs, no capacity) is 0.
+// A figure that cannot be derived (no VMs, no capacity) is 0 (absent in
+// the result's fileio.derived).
 type Derived struct {
-	VMs        int     // VMs sharing the volume; 0 when not given
-	CapacityGB float64 // capacity in decimal GB (10^9 bytes); 0 when not given
+	VMs        int     `json:"vms,omitempty"`         // VMs sharing the volume; 0 when not given
+	CapacityGB float64 `json:"capacity_gb,omitempty"` // capacity in decimal GB (10^9 bytes); 0 when not given
 
-	IOPSPerVM float64 // IOPS / VMs
-	MBpsPerVM float64 // MB/s / VMs, in the unit of Derive's mbps
-	IOPSPerGB float64 // IOPS / CapacityGB
-	MBpsPerGB float64 // MB/s / CapacityGB, in the unit of Derive's mbps
+	IOPSPerVM float64 `json:"iops_per_vm,omitempty"` // IOPS / VMs
+	MBpsPerVM float64 `json:"mb_s_per_vm,omitempty"` // MB/s / VMs, in the unit of Derive's mbps
+	IOPSPerGB float64 `json:"iops_per_gb,omitempty"` // IOPS / CapacityGB
+	MBpsPerGB float64 `json:"mb_s_per_gb,omitempty"` // MB/s / CapacityGB, in the unit of Derive's mbps
 }
 
 // Derive divides a volume's IOPS and MB/s among vms VMs and over its capacity

@@ -174,7 +174,7 @@ func TestShortRunsOnARealFile(t *testing.T) {
 			o.PatternText, o.Read, o.Engine = "t2 o8 b4k", "70", engine
 			o.VMs, o.Capacity = 50, "2TB"
 		})
-		f := res.FileIO
+		f, _ := FiguresOf(res.Section)
 		if res.Partial || f == nil || f.Read.Count == 0 || f.Write.Count == 0 {
 			t.Fatalf("%s: partial %v (%s), figures %+v", engine, res.Partial, res.PartialReason, f)
 		}
@@ -198,8 +198,8 @@ func TestShortRunsOnARealFile(t *testing.T) {
 	}
 	// Sequential reads of 1 MiB.
 	_, _, res := runOn(t, path, 300*time.Millisecond, func(o *Options) { o.PatternText, o.Sequential = "t1 o4 b1m", true })
-	if res.FileIO.Read.Count == 0 || res.FileIO.Write.Count != 0 || res.FileIO.Random {
-		t.Errorf("sequential read: %+v", res.FileIO)
+	if f := section(t, res); f.Read.Count == 0 || f.Write.Count != 0 || f.Random {
+		t.Errorf("sequential read: %+v", f)
 	}
 }
 
@@ -249,8 +249,8 @@ func TestPreconditionWritesTheTargetFirst(t *testing.T) {
 	for _, n := range in.Info().Notes {
 		noted = noted || strings.HasPrefix(n, "preconditioned")
 	}
-	if !noted || res.FileIO.Write.Count != 0 {
-		t.Errorf("notes %v; writes counted %d (preconditioning is not measured)", in.Info().Notes, res.FileIO.Write.Count)
+	if f := section(t, res); !noted || f.Write.Count != 0 {
+		t.Errorf("notes %v; writes counted %d (preconditioning is not measured)", in.Info().Notes, f.Write.Count)
 	}
 }
 
@@ -279,7 +279,7 @@ func TestWritingRunOnAFileItDidNotLayOut(t *testing.T) {
 	}
 	// Reading it is fine.
 	_, _, res := runOn(t, path, 100*time.Millisecond, func(o *Options) { o.PatternText = "t1 o2 b4k" })
-	if res.FileIO.Read.Count == 0 {
+	if section(t, res).Read.Count == 0 {
 		t.Error("no reads from a user's file")
 	}
 }

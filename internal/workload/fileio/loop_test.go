@@ -44,7 +44,7 @@ func TestBlockDeviceWithAFilesystem(t *testing.T) {
 	dev := loopDevice(t, img)
 
 	_, _, res := runOn(t, dev, 200*time.Millisecond, func(o *Options) { o.PatternText = "t1 o4 b4k" })
-	if res.Partial || res.FileIO.Read.Count == 0 {
+	if res.Partial || section(t, res).Read.Count == 0 {
 		t.Fatalf("read-only run on %s: partial %v (%s)", dev, res.Partial, res.PartialReason)
 	}
 
@@ -56,8 +56,8 @@ func TestBlockDeviceWithAFilesystem(t *testing.T) {
 	_, in2, res := runOn(t, dev, 200*time.Millisecond, func(o *Options) {
 		o.Read, o.ForceDevice, o.PatternText, o.Precondition = "70", true, "t1 o4 b4k", true
 	})
-	if res.Partial || res.FileIO.Write.Count == 0 {
-		t.Errorf("--force-device-write --precondition: partial %v (%s), %d writes", res.Partial, res.PartialReason, res.FileIO.Write.Count)
+	if res.Partial || section(t, res).Write.Count == 0 {
+		t.Errorf("--force-device-write --precondition: partial %v (%s), %d writes", res.Partial, res.PartialReason, section(t, res).Write.Count)
 	}
 	if in2.size != 32<<20 {
 		t.Errorf("device size after preconditioning: %d", in2.size)

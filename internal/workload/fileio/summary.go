@@ -1,6 +1,7 @@
 package fileio
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,8 +14,10 @@ var _ workload.Summarizer = (*Workload)(nil)
 
 // Summarize adds the storage figures to a finished run: per direction IOPS,
 // MB/s and MiB/s and latency, the CPU per I/O, and with --vms and
-// --capacity the per-VM and per-GB figures of one volume. It reads only the
-// result and the options.
+// --capacity the per-VM and per-GB figures of one volume; as its section
+// ("fileio" in the result file, see Figures) and as the generic figures
+// reports render. It reads only the result (ops, client CPU, the instances'
+// engine notes) and the options.
 func (w *Workload) Summarize(r *result.Run) error {
 	o := w.opt
 	o.fromMap(r.Options)
@@ -22,17 +25,17 @@ func (w *Workload) Summarize(r *result.Run) error {
 		return err
 	}
 	bs := o.pattern.Block
-	f := &result.FileIO{
+	f := &Figures{
 		Pattern: o.pattern.String(), BlockBytes: bs, Random: o.random, Direct: !o.Buffered,
 		ReadPct: readPctOf(r, o),
 	}
 	secs := r.Summary.DurationS
-	fig := func(op *result.Op) result.IOFigures {
+	fig := func(op *result.Op) IOFigures {
 		if op == nil || secs <= 0 {
-			return result.IOFigures{}
+			return IOFigures{}
 		}
 		iops := float64(op.Count) / secs
-		return result.IOFigures{
+		return IOFigures{
 			Count: op.Count, IOPS: iops, Latency: op.Latency,
 			MBps: iops * float64(bs) / 1e6, MiBps: iops * float64(bs) / (1 << 20),
 		}
@@ -60,13 +63,27 @@ func (w *Workload) Summarize(r *result.Run) error {
 	if o.VMs > 0 || o.capacity > 0 {
 		volumes := float64(max(len(r.Instances), 1))
 		d := Derive(f.Total.IOPS/volumes, f.Total.MBps/volumes, o.VMs, o.capacity)
-		f.Derived = &result.Derived{
-			VMs: d.VMs, CapacityGB: d.CapacityGB,
-			IOPSPerVM: d.IOPSPerVM, MBpsPerVM: d.MBpsPerVM, IOPSPerGB: d.IOPSPerGB, MBpsPerGB: d.MBpsPerGB,
-		}
+		f.Derived = &d
 	}
-	r.FileIO = f
+	section, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("fileio: %w", err)
+	}
+	r.Section, r.Figures = section, f.generic(len(r.Instances))
 	return nil
+}
+
+// FiguresOf reads fileio's section of a result (result.Run.Section); nil
+// when there is none.
+func FiguresOf(section json.RawMessage) (*Figures, error) {
+	if len(section) == 0 {
+		return nil, nil
+	}
+	var f Figures
+	if err := json.Unmarshal(section, &f); err != nil {
+		return nil, fmt.Errorf("fileio: the result's fileio section: %w", err)
+	}
+	return &f, nil
 }
 
 // fromMap reads the options a result recorded (Options; JSON numbers are

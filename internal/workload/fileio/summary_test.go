@@ -7,6 +7,19 @@ import (
 	"github.com/rightsize/rightsize/internal/result"
 )
 
+// section reads the fileio section Summarize wrote.
+func section(t *testing.T, r *result.Run) *Figures {
+	t.Helper()
+	f, err := FiguresOf(r.Section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil {
+		t.Fatal("no fileio section")
+	}
+	return f
+}
+
 // TestSummarizeReadsTheRecordedOptions: a result summarised by a workload
 // with default options (a saved or merged result) gets the figures of the
 // options it ran with, which it records.
@@ -29,7 +42,7 @@ func TestSummarizeReadsTheRecordedOptions(t *testing.T) {
 	if err := New().Summarize(r); err != nil {
 		t.Fatal(err)
 	}
-	f := r.FileIO
+	f := section(t, r)
 	if f.Pattern != "t2 o8 b8k" || f.BlockBytes != 8192 || f.Random || f.Direct || f.ReadPct != 70 {
 		t.Errorf("figures %+v: not the recorded options", f)
 	}

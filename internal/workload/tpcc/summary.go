@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -10,27 +11,53 @@ import (
 
 // Summarize adds TPC-C's figures (clause 5.4: tpmC; the mix of 5.2.3; the
 // response-time limits of 5.2.5.3) to a finished run, for the whole run and
-// for each instance. It reads only the result, so it also works on a saved
-// file; the options are taken from r.Options when present.
+// for each instance: its section ("tpcc" in the result file, see Figures)
+// and the generic figures reports render. It reads only the result (ops
+// and their histograms, counters, load, options), so it also works on a
+// saved or merged file; the options are taken from r.Options when present.
 func (w *Workload) Summarize(r *result.Run) error {
 	o := w.opt
 	o.fromMap(r.Options)
 	if err := o.Validate(); err != nil {
 		return fmt.Errorf("tpcc: options in the result: %w", err)
 	}
-	terminals := r.Load.Threads * max(len(r.Instances), 1)
-	f, err := figures(r.Summary, r.Ops, r.Load, terminals, max(len(r.Instances), 1), &o)
+	instances := max(len(r.Instances), 1)
+	f, err := figures(r.Summary, r.Ops, r.Load, r.Load.Threads*instances, instances, &o)
 	if err != nil {
 		return err
 	}
-	r.TPCC = f
-	for i := range r.Instances {
-		in := &r.Instances[i]
-		if in.TPCC, err = figures(in.Summary, in.Ops, r.Load, r.Load.Threads, 1, &o); err != nil {
+	sections := make([]json.RawMessage, len(r.Instances))
+	each := make([]*Figures, len(r.Instances))
+	for i, in := range r.Instances {
+		if each[i], err = figures(in.Summary, in.Ops, r.Load, r.Load.Threads, 1, &o); err != nil {
 			return err
 		}
+		if sections[i], err = json.Marshal(each[i]); err != nil {
+			return fmt.Errorf("tpcc: %w", err)
+		}
+	}
+	section, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("tpcc: %w", err)
+	}
+	r.Section, r.Figures = section, f.generic(len(r.Instances))
+	for i := range r.Instances {
+		r.Instances[i].Section, r.Instances[i].Figures = sections[i], each[i].headline()
 	}
 	return nil
+}
+
+// FiguresOf reads TPC-C's section of a result or of an instance
+// (result.Run.Section, result.Instance.Section); nil when there is none.
+func FiguresOf(section json.RawMessage) (*Figures, error) {
+	if len(section) == 0 {
+		return nil, nil
+	}
+	var f Figures
+	if err := json.Unmarshal(section, &f); err != nil {
+		return nil, fmt.Errorf("tpcc: the result's tpcc section: %w", err)
+	}
+	return &f, nil
 }
 
 // fromMap reads the options a result recorded (JSON numbers are float64).
@@ -78,8 +105,8 @@ func pct(part, whole int64) float64 {
 
 // figures computes the TPC-C section from one summary and its ops, for
 // instances instances of o.Warehouses warehouses each.
-func figures(s result.Summary, ops []result.Op, load result.Load, terminals, instances int, o *Options) (*result.TPCC, error) {
-	f := &result.TPCC{Warehouses: o.Warehouses, Terminals: terminals, ThinkScale: o.ThinkScale}
+func figures(s result.Summary, ops []result.Op, load result.Load, terminals, instances int, o *Options) (*Figures, error) {
+	f := &Figures{Warehouses: o.Warehouses, Terminals: terminals, ThinkScale: o.ThinkScale}
 	byName := map[string]*result.Op{}
 	for i := range ops {
 		byName[ops[i].Name] = &ops[i]
@@ -119,7 +146,7 @@ func figures(s result.Summary, ops []result.Op, load result.Load, terminals, ins
 	}
 	for t := range numTx {
 		d := txDefs[t]
-		m := result.TPCCMix{Name: d.name, Count: count(t), Pct: pct(count(t), total), MinPct: d.minPct}
+		m := Mix{Name: d.name, Count: count(t), Pct: pct(count(t), total), MinPct: d.minPct}
 		// Each terminal deals within two transactions of every share (see
 		// deck): a shortfall smaller than that is the dealing's granularity.
 		m.OK = total == 0 || float64(m.Count)+2*float64(terminals) >= d.minPct/100*float64(total)
@@ -135,7 +162,7 @@ func figures(s result.Summary, ops []result.Op, load result.Load, terminals, ins
 	f.OrderStatusByNamePct = pct(c[counterNames[cntStatusByName]], count(orderStatus))
 	for t := range numTx {
 		d := txDefs[t]
-		lim := result.TPCCLimit{Name: d.name, LimitMs: d.p90Limit * 1000, OK: true}
+		lim := Limit{Name: d.name, LimitMs: d.p90Limit * 1000, OK: true}
 		if op := byName[d.name]; op != nil && op.Histogram != "" && op.Count > 0 {
 			h, err := hist.FromSnapshot(op.Histogram)
 			if err != nil {
