@@ -22,6 +22,7 @@ import (
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
 const historyLong = `The run catalog: every run and sweep is recorded in it (unless --no-history),
@@ -316,6 +317,7 @@ func historyShow(env *Env, open catalogOpener) *cobra.Command {
 			if e.SweepID != "" {
 				fmt.Fprintf(env.Stdout, "step %q of sweep %s\n", e.SweepStep, e.SweepID)
 			}
+			all.Upgrade(r)
 			return wrapRun(report.Summary(env.Stdout, r))
 		},
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
-	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
@@ -66,7 +64,7 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 			for _, n := range notes {
 				fmt.Fprintf(env.Stderr, "rightsize: merge: %s\n", n)
 			}
-			if err := summarizeMerged(m); err != nil {
+			if err := all.Summarize(m); err != nil {
 				fmt.Fprintf(env.Stderr, "rightsize: %s figures not computed: %v\n", m.Workload, err)
 			}
 			fmt.Fprintf(env.Stdout, "merged %d shards of run %s\n", len(m.Generators), m.ID)
@@ -124,19 +122,4 @@ func loadShards(ctx context.Context, dsn, runID string, paths []string) ([]*resu
 		shards = append(shards, r)
 	}
 	return shards, nil
-}
-
-// summarizeMerged recomputes the workload's own figures (TPC-C's tpmC and
-// limits, fileio's IOPS per VM) from the merged result.
-func summarizeMerged(m *result.Run) error {
-	for _, w := range all.All() {
-		if w.Name() != m.Workload {
-			continue
-		}
-		if s, ok := w.(workload.Summarizer); ok {
-			return s.Summarize(m)
-		}
-		return nil
-	}
-	return errors.New("unknown workload")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
 // loaded is what the report command read from its files.
@@ -98,6 +99,7 @@ func readRun(paths ...string) (*result.Run, error) {
 		if err != nil {
 			return nil, runError{fmt.Errorf("report: %s: %w", p, err)}
 		}
+		all.Upgrade(r)
 		return r, nil
 	}
 	return nil, runError{fmt.Errorf("report: %w", firstErr)}

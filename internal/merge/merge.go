@@ -31,8 +31,10 @@ func refuse(format string, args ...any) error {
 
 // Merge returns the result of the whole run from its shards' results, in
 // any order, and notes on the merge (shards that started apart, intervals
-// without a histogram). The shards' workload-specific sections (TPCC,
-// FileIO) are left out: the caller recomputes them from the merged figures.
+// without a histogram). The workload's own figures (result.Figures and its
+// section) are derived from the generic data merged here, so they are not
+// merged: the caller computes them again from the merged result with the
+// workload's summariser.
 func Merge(shards []*result.Run) (*result.Run, []string, error) {
 	rs, err := check(shards)
 	if err != nil {

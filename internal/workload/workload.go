@@ -111,7 +111,7 @@ type Pacer interface {
 // (result.Run.Section, written under the workload's name: "tpcc": {...}).
 // It must be a pure function of the result's generic data (ops and their
 // histograms, counters, load, options, instances' notes), so that a saved
-// or merged result can be summarised again.
+// or merged result can be summarised again (workload/all.Summarize).
 type Summarizer interface {
 	Summarize(r *result.Run) error
 }

@@ -1,6 +1,9 @@
 package all
 
 import (
+	"fmt"
+
+	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/fileio"
 	"github.com/rightsize/rightsize/internal/workload/noop"
@@ -23,5 +26,48 @@ func All() []workload.Workload {
 		tpcc.New(),
 		fileio.New(),
 		noop.New(),
+	}
+}
+
+// Summarize computes the own figures of r's workload (its section and
+// result.Figures, for the run and each instance) from r's generic data:
+// after a merge of shards' results, or for a result written before
+// workloads reported generic figures. A workload without figures of its
+// own (workload.Summarizer) leaves r as it is; an unknown workload is an
+// error.
+func Summarize(r *result.Run) error {
+	for _, w := range All() {
+		if w.Name() != r.Workload {
+			continue
+		}
+		if s, ok := w.(workload.Summarizer); ok {
+			return s.Summarize(r)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown workload %q", r.Workload)
+}
+
+// Upgrade gives a result read from a file written before workloads reported
+// generic figures (it has its workload's section but no result.Figures)
+// those figures, computed again from its measurements, so that reports show
+// what they showed for it then; the file's sections are kept as they are.
+// Other results are left as they are, and so is one whose figures cannot be
+// computed.
+func Upgrade(r *result.Run) {
+	if r == nil || r.Figures != nil || len(r.Section) == 0 {
+		return
+	}
+	keep := make([][]byte, len(r.Instances))
+	for i, in := range r.Instances {
+		keep[i] = in.Section
+	}
+	section := r.Section
+	if Summarize(r) != nil {
+		return
+	}
+	r.Section = section
+	for i := range r.Instances {
+		r.Instances[i].Section = keep[i]
 	}
 }
