@@ -15,11 +15,13 @@ import (
 const mod = "github.com/rightsize/rightsize"
 
 type pkg struct {
-	ImportPath string
-	Dir        string
-	GoFiles    []string
-	Imports    []string
-	Deps       []string
+	ImportPath   string
+	Dir          string
+	GoFiles      []string
+	Imports      []string
+	Deps         []string
+	TestImports  []string
+	XTestImports []string
 }
 
 func listPackages(t *testing.T) []pkg {
@@ -162,6 +164,79 @@ func TestCLIFunctionsAreShort(t *testing.T) {
 	}
 	if funcs < 20 {
 		t.Errorf("only %d functions of internal/cli inspected", funcs)
+	}
+}
+
+// shared are the packages every workload's results go through: they read
+// a workload's own figures in their generic form (result.Figures) and know
+// no workload, so that a new workload is one folder and one line in
+// workload/all.
+var shared = []string{"internal/result", "internal/analysis", "internal/report", "internal/merge"}
+
+// TestSharedPackagesKnowNoWorkload: result, analysis, report and merge
+// import no workload package, not even in their tests, and no identifier or
+// string in their code names a workload of workload/all (a TPCC field, a
+// "fileio" case): what was once hard-wired there travels in the result.
+func TestSharedPackagesKnowNoWorkload(t *testing.T) {
+	pkgs := listPackages(t)
+	var names []string
+	for _, p := range pkgs {
+		if rel(p.ImportPath) != "internal/workload/all" {
+			continue
+		}
+		for _, d := range p.Imports {
+			if r := rel(d); strings.HasPrefix(d, mod) && strings.HasPrefix(r, "internal/workload/") {
+				names = append(names, strings.ToLower(filepath.Base(r)))
+			}
+		}
+	}
+	if len(names) < 3 {
+		t.Fatalf("workload/all imports only %v: did the layout change?", names)
+	}
+	files := 0
+	for _, p := range pkgs {
+		r := rel(p.ImportPath)
+		isShared := false
+		for _, s := range shared {
+			isShared = isShared || under(r, s)
+		}
+		if !isShared {
+			continue
+		}
+		for _, d := range append(append(append([]string{}, p.Imports...), p.TestImports...), p.XTestImports...) {
+			if strings.HasPrefix(d, mod) && under(rel(d), "internal/workload") {
+				t.Errorf("%s imports %s: it must know no workload (tests included)", r, rel(d))
+			}
+		}
+		for _, f := range p.GoFiles {
+			path := filepath.Join(p.Dir, f)
+			fset := token.NewFileSet()
+			af, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files++
+			ast.Inspect(af, func(n ast.Node) bool {
+				var text string
+				switch n := n.(type) {
+				case *ast.Ident:
+					text = n.Name
+				case *ast.BasicLit:
+					if n.Kind == token.STRING {
+						text = n.Value
+					}
+				}
+				for _, w := range names {
+					if text != "" && strings.Contains(strings.ToLower(text), w) {
+						t.Errorf("%s: %s names workload %s: it belongs in the workload's package, reaching %s through result.Figures", fset.Position(n.Pos()), text, w, r)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if files < 20 {
+		t.Errorf("only %d files of %v inspected", files, shared)
 	}
 }
 
