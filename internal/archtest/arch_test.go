@@ -130,6 +130,21 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
+// goFiles parses p's Go files (its tests left out) with one file set.
+func goFiles(t *testing.T, p pkg) (*token.FileSet, []*ast.File) {
+	t.Helper()
+	fset := token.NewFileSet()
+	var afs []*ast.File
+	for _, f := range p.GoFiles {
+		af, err := parser.ParseFile(fset, filepath.Join(p.Dir, f), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		afs = append(afs, af)
+	}
+	return fset, afs
+}
+
 // maxCLIFunc is the longest a function of internal/cli may be, in lines:
 // the CLI parses flags into a config, hands it to a session and maps
 // errors to exit codes; a longer function is deciding something that
@@ -143,12 +158,8 @@ func TestCLIFunctionsAreShort(t *testing.T) {
 		if rel(p.ImportPath) != "internal/cli" {
 			continue
 		}
-		for _, f := range p.GoFiles {
-			fset := token.NewFileSet()
-			af, err := parser.ParseFile(fset, filepath.Join(p.Dir, f), nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+		fset, afs := goFiles(t, p)
+		for _, af := range afs {
 			for _, d := range af.Decls {
 				fd, ok := d.(*ast.FuncDecl)
 				if !ok {
@@ -208,13 +219,8 @@ func TestSharedPackagesKnowNoWorkload(t *testing.T) {
 				t.Errorf("%s imports %s: it must know no workload (tests included)", r, rel(d))
 			}
 		}
-		for _, f := range p.GoFiles {
-			path := filepath.Join(p.Dir, f)
-			fset := token.NewFileSet()
-			af, err := parser.ParseFile(fset, path, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+		fset, afs := goFiles(t, p)
+		for _, af := range afs {
 			files++
 			ast.Inspect(af, func(n ast.Node) bool {
 				var text string
@@ -256,13 +262,8 @@ func TestOnlyMainTouchesTheProcess(t *testing.T) {
 			// test environment (server URLs, CI) and are never linked into main.
 			continue
 		}
-		for _, f := range p.GoFiles {
-			path := filepath.Join(p.Dir, f)
-			fset := token.NewFileSet()
-			af, err := parser.ParseFile(fset, path, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+		fset, afs := goFiles(t, p)
+		for _, af := range afs {
 			files++
 			names := map[string]string{} // local name -> import path
 			for _, imp := range af.Imports {
