@@ -22,8 +22,8 @@ type Knee struct {
 
 func none(method, why string) Knee { return Knee{Method: method, Index: -1, Reason: why} }
 
-// maxThroughput returns the highest throughput and its index.
-func maxThroughput(ps []Point) (float64, int) {
+// MaxThroughput returns the highest throughput and its index (-1 when none).
+func MaxThroughput(ps []Point) (float64, int) {
 	best, at := math.Inf(-1), -1
 	for i, p := range ps {
 		if p.Throughput > best {
@@ -41,7 +41,7 @@ func SLOKnee(ps []Point, sloMs float64) Knee {
 	if len(ps) == 0 || sloMs <= 0 {
 		return none(method, "no steps, or no --slo given")
 	}
-	best, _ := maxThroughput(ps)
+	best, _ := MaxThroughput(ps)
 	at := -1
 	for i, p := range ps {
 		if p.P99Ms <= sloMs && p.Throughput >= 0.95*best {

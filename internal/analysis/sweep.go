@@ -2,85 +2,58 @@ package analysis
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/rightsize/rightsize/internal/result"
 )
 
-// Sweep is the sweep file: the steps' result files and the
-type Sweep struct {
-	SchemaVersion int     `json:"schema_version"`
-	ID            string  `json:"id"`
-	Workload      string  `json:"workload"`
-	Axis          string  `json:"axis"`                // "threads", "rate", "instances" or the workload's own ("read %")
-	OwnSteps      bool    `json:"own_steps,omitempty"` // the workload's steps (not a load axis: no knee, no fit)
-	BaselineRate  float64 `json:"baseline_rate,omitempty"`
-	Baseline      string  `json:"baseline_result,omitempty"`
-	// Embedded: the database ran inside rightsize (SQLite), so the client's
-	// CPU includes the database's.
-	Embedded     bool        `json:"embedded,omitempty"`
-	HostIsServer bool        `json:"host_is_server"` // every database ran on the measured host (embedded or loopback)
-	Steps        []SweepStep `json:"steps"`
-	Verdict      []string    `json:"verdict,omitempty"`
-	Knees        []Knee      `json:"knees"`
-	USL          *USL        `json:"usl,omitempty"`
-	USLError     string      `json:"usl_error,omitempty"`
-	SLOMs        float64     `json:"slo_ms,omitempty"`
-	CPUTargetPct float64     `json:"cpu_target_pct,omitempty"`
-	Demand       *Demand     `json:"demand,omitempty"`
-	DemandError  string      `json:"demand_error,omitempty"`
+// Options are the analysis's choices: the p99 objective of the SLO knee (0:
+// none) and the CPU the sweet spot must stay under (percent).
+type Options struct {
+	SLOMs        float64
+	CPUTargetPct float64
 }
 
-// SweepStep is one step's headline and its result file.
-type SweepStep struct {
-	Label      string       `json:"label"`
-	X          float64      `json:"x"`
-	Throughput float64      `json:"throughput"`
-	P95Ms      float64      `json:"p95_ms"`
-	P99Ms      float64      `json:"p99_ms"`
-	AvgMs      float64      `json:"avg_ms"`
-	Errors     int64        `json:"errors"`
-	Host       *result.Host `json:"host,omitempty"`
-	// Instances is how many instances the step drove at once.
-	Instances int `json:"instances,omitempty"`
-	// Dropped counts open-loop starts due in the window that never ran (the
-	// system fell behind the schedule).
-	Dropped int64 `json:"dropped,omitempty"`
-	// ClientCPUUs is the load generator's own CPU per event (0: unknown).
-	ClientCPUUs float64 `json:"client_cpu_per_event_us,omitempty"`
-	// TickerLag: the load generator fell behind its ticks in this step.
-	TickerLag *result.TickerLag `json:"ticker_lag,omitempty"`
-	Result    string            `json:"result,omitempty"`
+// OptionsOf are the options a sweep was run with.
+func OptionsOf(sw *result.Sweep) Options {
+	return Options{SLOMs: sw.SLOMs, CPUTargetPct: sw.CPUTargetPct}
+}
+
+// Result is a sweep as analysed: a copy of its data, its steps in the order
+// the methods read them (rising along a load axis; a workload's own steps
+// keep theirs) and the options applied, with what the methods found. Knee
+// indexes are into its Steps.
+type Result struct {
+	*result.Sweep
+	Knees       []Knee  `json:"knees"`
+	USL         *USL    `json:"usl,omitempty"`
+	USLError    string  `json:"usl_error,omitempty"`
+	Demand      *Demand `json:"demand,omitempty"`
+	DemandError string  `json:"demand_error,omitempty"`
 }
 
 // Analyze finds the knees, the service demand and sweet spot, and (over
-// threads or instances) the USL fit from the steps, and writes the verdict.
-// Steps that vary the work rather than the load (OwnSteps) get none.
-func (sw *Sweep) Analyze() {
-	// The methods read the steps in rising order of a load axis (a
-	// workload's own steps, such as read mixes, keep their order).
-	if !sw.OwnSteps {
-		slices.SortStableFunc(sw.Steps, func(a, b SweepStep) int { return cmp.Compare(a.X, b.X) })
+// threads or instances) the USL fit from the steps. Steps that vary the
+// work rather than the load (OwnSteps) get none. sw is not changed: the
+// Result holds its own copy.
+func Analyze(sw *result.Sweep, o Options) *Result {
+	cp := *sw
+	cp.Steps = slices.Clone(sw.Steps)
+	cp.SLOMs, cp.CPUTargetPct = o.SLOMs, o.CPUTargetPct
+	r := &Result{Sweep: &cp}
+	if cp.OwnSteps {
+		return r // the steps vary the work, not the load
 	}
-	var ps []Point
-	var xs, ys []float64
-	for _, st := range sw.Steps {
-		ps = append(ps, Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms})
-		xs, ys = append(xs, st.X), append(ys, st.Throughput)
-	}
-	sw.Knees, sw.Demand, sw.DemandError, sw.USL, sw.USLError = nil, nil, "", nil, ""
-	if sw.OwnSteps {
-		return // the steps vary the work, not the load
-	}
-	sw.Knees = []Knee{MarginalKnee(ps, 0.2), Kneedle(ps)}
-	if sw.SLOMs > 0 {
-		sw.Knees = append(sw.Knees, SLOKnee(ps, sw.SLOMs))
+	// The methods read the steps in rising order of the load axis.
+	slices.SortStableFunc(cp.Steps, func(a, b result.SweepStep) int { return cmp.Compare(a.X, b.X) })
+	ps := r.Points()
+	r.Knees = []Knee{MarginalKnee(ps, 0.2), Kneedle(ps)}
+	if o.SLOMs > 0 {
+		r.Knees = append(r.Knees, SLOKnee(ps, o.SLOMs))
 	}
 	var ls []Load
 	cpus := 0
-	for _, st := range sw.Steps {
+	for _, st := range cp.Steps {
 		if st.Host == nil {
 			ls = nil
 			break
@@ -89,42 +62,40 @@ func (sw *Sweep) Analyze() {
 		ls = append(ls, Load{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, BusyPct: st.Host.CPU.Busy()})
 	}
 	if ls == nil {
-		sw.DemandError = "no host CPU figures for every step"
-	} else if d, err := ServiceDemand(ls, cpus, sw.CPUTargetPct); err != nil {
-		sw.DemandError = err.Error()
+		r.DemandError = "no host CPU figures for every step"
+	} else if d, err := ServiceDemand(ls, cpus, o.CPUTargetPct); err != nil {
+		r.DemandError = err.Error()
 	} else {
-		sw.Demand = &d
+		r.Demand = &d
 	}
-	if sw.Axis == "threads" || sw.Axis == "instances" {
+	if cp.Axis == "threads" || cp.Axis == "instances" {
+		xs, ys := make([]float64, len(ps)), make([]float64, len(ps))
+		for i, p := range ps {
+			xs[i], ys[i] = p.X, p.Throughput
+		}
 		if u, err := FitUSL(xs, ys, 200, 1); err == nil {
-			sw.USL = &u
+			r.USL = &u
 		} else {
-			sw.USLError = err.Error()
+			r.USLError = err.Error()
 		}
 	}
-	hosts := make([]*result.Host, len(sw.Steps))
-	for i, st := range sw.Steps {
-		hosts[i] = st.Host
+	return r
+}
+
+// Points are the steps as the knee methods read them.
+func (r *Result) Points() []Point {
+	ps := make([]Point, len(r.Steps))
+	for i, st := range r.Steps {
+		ps[i] = Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms}
 	}
-	sw.Verdict = Verdict(sw.Axis, ps, hosts, sw.Knees, sw.HostIsServer)
-	var lagged []string
-	for _, st := range sw.Steps {
-		if l := st.TickerLag; l != nil {
-			lagged = append(lagged, fmt.Sprintf("%s (worst %.1f s)", st.Label, l.MaxS))
-		}
+	return ps
+}
+
+// Hosts are the steps' host figures (nil where none were sampled).
+func (r *Result) Hosts() []*result.Host {
+	hs := make([]*result.Host, len(r.Steps))
+	for i, st := range r.Steps {
+		hs[i] = st.Host
 	}
-	var over []string
-	for _, st := range sw.Steps {
-		if st.Dropped > 0 {
-			over = append(over, fmt.Sprintf("%s (%d starts dropped)", st.Label, st.Dropped))
-		}
-	}
-	if len(over) > 0 {
-		sw.Verdict = append(sw.Verdict, "Overloaded: the open loop fell behind its schedule at "+strings.Join(over, ", ")+
-			": starts due in the window never ran, and events are counted by their intended start, so those steps' throughput understates what the system completed; the system could not take that rate.")
-	}
-	if len(lagged) > 0 {
-		sw.Verdict = append(sw.Verdict, "Caution: the load generator fell behind its report ticks at "+strings.Join(lagged, ", ")+
-			": it was starved of CPU there, so those steps' host figures are smeared and their throughput may understate the database's.")
-	}
+	return hs
 }

@@ -71,12 +71,12 @@ var forbidden = map[string][]string{
 	"internal/k8sjob":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/history"},
 	"internal/analysis":  {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/topology":  {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
-	"internal/history":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/dialect"},
+	"internal/history":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/dialect", "internal/analysis", "internal/session", "internal/config"},
 	"internal/metrics":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/dialect"},
 	"internal/htmeasure": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	// config turns a command line into a plan: it knows the workload and
 	// runner interfaces, never a database, the session, a report or the CLI.
-	"internal/config": {"internal/cli", "internal/session", "internal/report", "internal/dialect", "internal/metrics"},
+	"internal/config": {"internal/cli", "internal/session", "internal/report", "internal/analysis", "internal/dialect", "internal/metrics"},
 	// session runs a plan: it reaches databases only through the workloads,
 	// and what it shows or records through its observers (the CLI's).
 	"internal/session": {"internal/cli", "internal/dialect", "internal/metrics"},

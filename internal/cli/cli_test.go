@@ -453,7 +453,7 @@ func TestSweepThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sw analysis.Sweep
+	var sw sweepFile
 	if err := json.Unmarshal(b, &sw); err != nil {
 		t.Fatal(err)
 	}
@@ -500,13 +500,23 @@ func mustAtoi(t *testing.T, s string) int {
 	return n
 }
 
-func readSweep(t *testing.T, path string) analysis.Sweep {
+// sweepFile is what a sweep file holds: the sweep's data, what the analysis
+// found and the verdict.
+type sweepFile struct {
+	result.Sweep
+	Knees    []analysis.Knee `json:"knees"`
+	USL      *analysis.USL   `json:"usl"`
+	USLError string          `json:"usl_error"`
+	Verdict  []string        `json:"verdict"`
+}
+
+func readSweep(t *testing.T, path string) sweepFile {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sw analysis.Sweep
+	var sw sweepFile
 	if err := json.Unmarshal(b, &sw); err != nil {
 		t.Fatal(err)
 	}
@@ -678,5 +688,30 @@ func TestSteadyState(t *testing.T) {
 		if o := run(t, context.Background(), a...); o.code != ExitUsage || !strings.Contains(o.stderr, "steady-state") {
 			t.Errorf("%v: exit %d\n%s", args, o.code, o.stderr)
 		}
+	}
+}
+
+// A sweep file written before the analysis moved out of the sweep's data
+// (knees, USL, demand and verdict stored beside the steps) still loads: its
+// data is read, the analysis done again, and it gives the verdict it
+// holds, in analyze, plan and report alike.
+func TestSweepFileOfTheFirstLayout(t *testing.T) {
+	const path = "testdata/sweep-written-by-v1.json"
+	old := readSweep(t, path)
+	if len(old.Verdict) == 0 || len(old.Knees) == 0 {
+		t.Fatalf("%s holds no analysis", path)
+	}
+	a := run(t, context.Background(), "analyze", path)
+	if a.code != ExitOK {
+		t.Fatalf("analyze: exit %d: %s", a.code, a.stderr)
+	}
+	for _, line := range old.Verdict {
+		if !strings.Contains(a.stdout, line) {
+			t.Errorf("analyze lacks the stored verdict %q:\n%s", line, a.stdout)
+		}
+	}
+	r := run(t, context.Background(), "report", "--format", "md", path)
+	if r.code != ExitOK || !strings.Contains(r.stdout, old.Verdict[0]) {
+		t.Errorf("report: exit %d, %s\n%s", r.code, r.stderr, r.stdout)
 	}
 }

@@ -127,7 +127,11 @@ func (r *recorder) End(o *session.Outcome) error {
 		runs = append([]*result.Run{o.Baseline}, runs...)
 		paths = append([]string{o.BaselinePath}, paths...)
 	}
-	err := recordInHistory(r.ctx, r.env, r.dsn, runs, paths, o.Sweep, o.SweepPath)
+	var sw *result.Sweep
+	if o.Sweep != nil {
+		sw = o.Sweep.Sweep
+	}
+	err := recordInHistory(r.ctx, r.env, r.dsn, runs, paths, sw, o.SweepPath)
 	if err == nil {
 		return nil
 	}

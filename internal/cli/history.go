@@ -69,7 +69,7 @@ const recordTimeout = 30 * time.Second
 // not nil. It runs even when ctx is cancelled (an interrupted run's partial
 // result is recorded too), for at most 30 s, and says what it recorded on
 // env.Stdout. Runs and sweeps already in the catalog are left as they are.
-func recordInHistory(ctx context.Context, env *Env, dsn string, runs []*result.Run, paths []string, sw *analysis.Sweep, swPath string) error {
+func recordInHistory(ctx context.Context, env *Env, dsn string, runs []*result.Run, paths []string, sw *result.Sweep, swPath string) error {
 	if dsn == "" || (len(runs) == 0 && sw == nil) {
 		return nil
 	}
@@ -288,10 +288,9 @@ func historyShow(env *Env, open catalogOpener) *cobra.Command {
 					return wrapRun(err)
 				}
 				fmt.Fprintf(env.Stdout, "sweep %s, recorded %s%s\n\n", e.Key, e.Recorded.Format(time.RFC3339), fromFile(e.Path))
-				// As analyze and report do: the fit's unbounded peak is
-				// null in JSON, so the analysis is redone from the steps.
-				sw.Analyze()
-				if err := report.SweepReport(env.Stdout, sw, report.Text); err != nil {
+				// As analyze and report do: the catalog keeps the data, and
+				// the analysis is done again from its steps.
+				if err := report.SweepReport(env.Stdout, analysis.Analyze(sw, analysis.OptionsOf(sw)), report.Text); err != nil {
 					return wrapRun(err)
 				}
 				steps, err := cat.List(ctx, history.Filter{Workload: sw.Workload})
@@ -357,7 +356,7 @@ func historyDelete(env *Env, open catalogOpener) *cobra.Command {
 
 // readResultOrSweep reads a result file or a sweep file (told apart by the
 // sweep's "axis" and "steps").
-func readResultOrSweep(path string) (*result.Run, *analysis.Sweep, error) {
+func readResultOrSweep(path string) (*result.Run, *result.Sweep, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
@@ -369,7 +368,7 @@ func readResultOrSweep(path string) (*result.Run, *analysis.Sweep, error) {
 	_, axis := keys["axis"]
 	_, steps := keys["steps"]
 	if axis && steps {
-		var sw analysis.Sweep
+		var sw result.Sweep
 		if err := json.Unmarshal(b, &sw); err != nil {
 			return nil, nil, fmt.Errorf("%s is not a sweep file: %w", path, err)
 		}

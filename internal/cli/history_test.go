@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/testenv"
 )
@@ -236,15 +235,14 @@ func TestRecordInHistoryTiesTheSweep(t *testing.T) {
 	id := "20250301T120000Z-5eeeee"
 	var runs []*result.Run
 	var paths []string
-	sw := &analysis.Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: "oltp_read_write", Axis: "threads"}
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: "oltp_read_write", Axis: "threads"}
 	for i, n := range []int{1, 2} {
 		r := fakeRun(rng, id, fmt.Sprintf("threads %d", n), hist0.Add(time.Duration(i)*time.Minute), float64(100*n), 5)
 		r.Options["sweep_step"] = r.Label
 		runs = append(runs, r)
 		paths = append(paths, filepath.Join(dir, fmt.Sprintf("r%d.json", i)))
-		sw.Steps = append(sw.Steps, analysis.SweepStep{Label: r.Label, X: float64(n), Throughput: r.Summary.Throughput, P99Ms: 5})
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: r.Label, X: float64(n), Throughput: r.Summary.Throughput, P99Ms: 5})
 	}
-	sw.Analyze()
 	var out bytes.Buffer
 	env := &Env{Stdout: &out, Getenv: func(string) string { return "" }}
 	if err := recordInHistory(context.Background(), env, dsn, runs, paths, sw, filepath.Join(dir, "s.json")); err != nil {

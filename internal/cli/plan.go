@@ -258,12 +258,11 @@ func loadHost(env *Env, arg string) (topology.Host, error) {
 
 // sizeFromSweep right-sizes from a sweep file's service demand.
 func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem int64) (plan.Sizing, error) {
-	sw, err := readSweepFile(path)
+	data, err := readSweepFile(path)
 	if err != nil {
 		return plan.Sizing{}, err
 	}
-	sw.CPUTargetPct = cpuTarget
-	sw.Analyze()
+	sw := analysis.Analyze(data, analysis.Options{SLOMs: data.SLOMs, CPUTargetPct: cpuTarget})
 	if sw.Demand == nil {
 		return plan.Sizing{}, runError{fmt.Errorf("from: %s: no service demand: %s", path, sw.DemandError)}
 	}
@@ -285,12 +284,12 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 }
 
 // readSweepFile reads a sweep file for the planner.
-func readSweepFile(path string) (*analysis.Sweep, error) {
+func readSweepFile(path string) (*result.Sweep, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, runError{fmt.Errorf("from: %w", err)}
 	}
-	var sw analysis.Sweep
+	var sw result.Sweep
 	if err := json.Unmarshal(b, &sw); err != nil || sw.SchemaVersion != result.SchemaVersion || len(sw.Steps) == 0 || sw.Axis == "" {
 		return nil, runError{fmt.Errorf("from: %s is not a sweep file of schema version %d (rightsize sweep writes <id>-<workload>-sweep.json)", path, result.SchemaVersion)}
 	}
@@ -300,7 +299,7 @@ func readSweepFile(path string) (*analysis.Sweep, error) {
 // clientShare takes the load generator's own CPU per event out of the
 // demand when it ran on the database's host (and not embedded in it), and
 // returns the reason it gives and the CPU seconds per event it took out.
-func clientShare(sw *analysis.Sweep, req *plan.SizeRequest) ([]string, float64) {
+func clientShare(sw *analysis.Result, req *plan.SizeRequest) ([]string, float64) {
 	if !sw.HostIsServer || sw.Embedded {
 		return nil, 0
 	}
@@ -325,7 +324,7 @@ func clientShare(sw *analysis.Sweep, req *plan.SizeRequest) ([]string, float64) 
 // targetRate reads --target-rate, events per second or a multiple of the
 // sweep's baseline rate (config.ParseRate), as the events per second of all
 // the sweep's instances, and says how it was computed for a multiple.
-func targetRate(rateArg string, sw *analysis.Sweep, path string) (float64, string, error) {
+func targetRate(rateArg string, sw *analysis.Result, path string) (float64, string, error) {
 	r, err := config.ParseRate(rateArg)
 	if err != nil || r.IsZero() {
 		return 0, "", usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
@@ -350,7 +349,7 @@ func targetRate(rateArg string, sw *analysis.Sweep, path string) (float64, strin
 // response time says nothing about CPU share. With the client's CPU taken
 // out of the demand (client, CPU seconds per event), it is taken out of the
 // curve's CPU too, so that both speak of the database alone.
-func responseCurve(sw *analysis.Sweep, client float64) []plan.CurvePoint {
+func responseCurve(sw *analysis.Result, client float64) []plan.CurvePoint {
 	last := len(sw.Steps) - 1
 	for _, k := range sw.Knees {
 		if k.Index >= 0 {
@@ -374,7 +373,7 @@ func responseCurve(sw *analysis.Sweep, client float64) []plan.CurvePoint {
 }
 
 // kneeReason says where the sweep found its knee ("" when it found none).
-func kneeReason(sw *analysis.Sweep) string {
+func kneeReason(sw *analysis.Result) string {
 	for _, k := range sw.Knees {
 		if k.Index >= 0 && k.Index < len(sw.Steps) {
 			st := sw.Steps[k.Index]

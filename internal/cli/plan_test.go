@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
 )
@@ -110,8 +109,8 @@ func TestPlanFromSweep(t *testing.T) {
 	// 2 CPUs, 5 ms of CPU per event: 100/s at 25 % (0.5 cores), 200/s at
 	// 50 %, 300/s at 75 %, then 380/s at 95 % for four times the threads
 	// (the knee is at 4); the client used 1 ms of each event.
-	sw := analysis.Sweep{SchemaVersion: result.SchemaVersion, ID: "s", Workload: "oltp_read_write", Axis: "threads", HostIsServer: true,
-		Steps: []analysis.SweepStep{
+	sw := result.Sweep{SchemaVersion: result.SchemaVersion, ID: "s", Workload: "oltp_read_write", Axis: "threads", HostIsServer: true,
+		Steps: []result.SweepStep{
 			{Label: "threads 1", X: 1, Throughput: 100, AvgMs: 2, P99Ms: 3, Host: host(25), ClientCPUUs: 1000},
 			{Label: "threads 2", X: 2, Throughput: 200, AvgMs: 2.5, P99Ms: 4, Host: host(50), ClientCPUUs: 1000},
 			{Label: "threads 4", X: 4, Throughput: 300, AvgMs: 3, P99Ms: 5, Host: host(75), ClientCPUUs: 1000},

@@ -21,7 +21,7 @@ import (
 // loaded is what the report command read from its files.
 type loaded struct {
 	runs  []*result.Run
-	sweep *analysis.Sweep
+	sweep *analysis.Result
 	plan  *plan.Report
 }
 
@@ -48,12 +48,12 @@ func loadFiles(paths []string) (loaded, error) {
 			if l.sweep != nil {
 				return l, usagef("report: one sweep file at a time (%s is a second)", p)
 			}
-			var sw analysis.Sweep
-			if err := json.Unmarshal(b, &sw); err != nil || sw.SchemaVersion != result.SchemaVersion {
+			var data result.Sweep
+			if err := json.Unmarshal(b, &data); err != nil || data.SchemaVersion != result.SchemaVersion {
 				return l, runError{fmt.Errorf("report: %s is not a sweep file of schema version %d", p, result.SchemaVersion)}
 			}
-			sw.Analyze()
-			l.sweep = &sw
+			sw := analysis.Analyze(&data, analysis.OptionsOf(&data))
+			l.sweep = sw
 			for _, st := range sw.Steps {
 				if st.Result == "" {
 					continue

@@ -30,7 +30,7 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if err != nil {
 				return runError{fmt.Errorf("analyze: %w", err)}
 			}
-			var sw analysis.Sweep
+			var sw result.Sweep
 			if err := json.Unmarshal(b, &sw); err != nil {
 				return runError{fmt.Errorf("analyze: %s is not a sweep file: %w", args[0], err)}
 			}
@@ -44,14 +44,14 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			o := analysis.OptionsOf(&sw)
 			if c.Flags().Changed("slo") {
-				sw.SLOMs = slo
+				o.SLOMs = slo
 			}
-			if c.Flags().Changed("cpu-target") || sw.CPUTargetPct == 0 {
-				sw.CPUTargetPct = cpuTarget
+			if c.Flags().Changed("cpu-target") || o.CPUTargetPct == 0 {
+				o.CPUTargetPct = cpuTarget
 			}
-			sw.Analyze()
-			return report.SweepReport(env.Stdout, &sw, f)
+			return report.SweepReport(env.Stdout, analysis.Analyze(&sw, o), f)
 		},
 	}
 	cmd.Flags().Float64Var(&slo, "slo", 0, "p99 objective in ms for the SLO knee (default: the sweep's)")

@@ -21,7 +21,6 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
 
-	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -364,7 +363,7 @@ func Key(r *result.Run) string {
 }
 
 // SweepKey is a sweep's catalog key: "<id>-<workload>-sweep".
-func SweepKey(sw *analysis.Sweep) string { return sw.ID + "-" + sw.Workload + "-sweep" }
+func SweepKey(sw *result.Sweep) string { return sw.ID + "-" + sw.Workload + "-sweep" }
 
 // Entry is a run's row in the catalog: its headline, without the result.
 type Entry struct {
@@ -495,7 +494,7 @@ ON CONFLICT (run_key) DO NOTHING`),
 // stepOf finds the sweep step a run's label belongs to: the step's label,
 // after the user's --label if there was one; "baseline" for the measured 1x
 // rate.
-func stepOf(sw *analysis.Sweep, label string) (string, bool) {
+func stepOf(sw *result.Sweep, label string) (string, bool) {
 	is := func(step string) bool { return label == step || strings.HasSuffix(label, " "+step) }
 	for _, st := range sw.Steps {
 		if st.Label != "" && is(st.Label) {
@@ -508,12 +507,12 @@ func stepOf(sw *analysis.Sweep, label string) (string, bool) {
 	return "", false
 }
 
-func decodeSweep(b []byte) (*analysis.Sweep, error) {
+func decodeSweep(b []byte) (*result.Sweep, error) {
 	js, err := decompress(b)
 	if err != nil {
 		return nil, fmt.Errorf("history: stored sweep: %w", err)
 	}
-	var sw analysis.Sweep
+	var sw result.Sweep
 	if err := json.Unmarshal(js, &sw); err != nil {
 		return nil, fmt.Errorf("history: stored sweep: %w", err)
 	}
@@ -523,7 +522,7 @@ func decodeSweep(b []byte) (*analysis.Sweep, error) {
 // RecordSweep adds a sweep, with the path of its sweep file, and ties the
 // runs of its steps already in the catalog to it. A sweep already in the
 // catalog is left as it is.
-func (c *Catalog) RecordSweep(ctx context.Context, sw *analysis.Sweep, path string) error {
+func (c *Catalog) RecordSweep(ctx context.Context, sw *result.Sweep, path string) error {
 	if sw.ID == "" || sw.Workload == "" {
 		return fmt.Errorf("history: a sweep without an id or workload cannot be recorded")
 	}
@@ -769,7 +768,7 @@ func (c *Catalog) Get(ctx context.Context, key string) (*result.Run, Entry, erro
 }
 
 // GetSweep returns a sweep (key or unique prefix) with its catalog entry.
-func (c *Catalog) GetSweep(ctx context.Context, key string) (*analysis.Sweep, SweepEntry, error) {
+func (c *Catalog) GetSweep(ctx context.Context, key string) (*result.Sweep, SweepEntry, error) {
 	ref, err := c.resolve(ctx, key, KindSweep)
 	if err != nil {
 		return nil, SweepEntry{}, err

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/testenv"
 )
@@ -240,13 +239,13 @@ func TestExactKeyWinsOverLongerOnes(t *testing.T) {
 	})
 }
 
-func sweep(id string) *analysis.Sweep {
-	return &analysis.Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: "oltp_read_write", Axis: "rate", BaselineRate: 50,
-		Steps: []analysis.SweepStep{
+func sweep(id string) *result.Sweep {
+	return &result.Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: "oltp_read_write", Axis: "rate", BaselineRate: 50,
+		Steps: []result.SweepStep{
 			{Label: "rate 1x", X: 1, Throughput: 50, P99Ms: 2, Result: "results/" + id + "-oltp_read_write-rate1x.json"},
 			{Label: "rate 2x", X: 2, Throughput: 99, P99Ms: 3},
 		},
-		Verdict: []string{"fine"}, Knees: []analysis.Knee{{Method: "marginal", Index: 1, Reason: "because"}}}
+		SLOMs: 7}
 }
 
 func TestSweeps(t *testing.T) {
@@ -302,7 +301,7 @@ func TestSweeps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.BaselineRate != 50 || len(got.Steps) != 2 || got.Steps[0].Result != sw.Steps[0].Result || got.Knees[0].Reason != "because" {
+		if got.BaselineRate != 50 || len(got.Steps) != 2 || got.Steps[0].Result != sw.Steps[0].Result || got.SLOMs != 7 || got.Steps[1].Throughput != 99 {
 			t.Errorf("sweep back: %+v", got)
 		}
 		// The id prefixes the runs and the sweep alike.

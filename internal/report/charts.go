@@ -90,7 +90,7 @@ func newPlot(title, x, y string) *plot.Plot {
 // responseCPUChart is the first seed's chart: the average and p99 response
 // time as bars per step, and under it the host's CPU (user, system,
 // iowait, steal) as lines, over the sweep's axis.
-func responseCPUChart(sw *analysis.Sweep) (string, error) {
+func responseCPUChart(sw *analysis.Result) (string, error) {
 	n := len(sw.Steps)
 	labels := make([]string, n)
 	avg, p99 := make(plotter.Values, n), make(plotter.Values, n)
@@ -156,7 +156,7 @@ func responseCPUChart(sw *analysis.Sweep) (string, error) {
 	return svgOf(chartH*1.6, top, cpu)
 }
 
-func axisLabel(sw *analysis.Sweep, i int) string {
+func axisLabel(sw *analysis.Result, i int) string {
 	st := sw.Steps[i]
 	switch sw.Axis {
 	case "threads", "instances":
@@ -172,7 +172,7 @@ func axisLabel(sw *analysis.Sweep, i int) string {
 
 // throughputChart is throughput against the swept concurrency with the
 // fitted USL curve and the knee marked.
-func throughputChart(sw *analysis.Sweep) (string, error) {
+func throughputChart(sw *analysis.Result) (string, error) {
 	p := newPlot("Throughput by "+sw.Axis, sw.Axis, "throughput (/s)")
 	var xys plotter.XYs
 	for _, st := range sw.Steps {

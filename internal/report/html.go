@@ -18,7 +18,7 @@ import (
 type Doc struct {
 	Title string
 	Runs  []*result.Run
-	Sweep *analysis.Sweep
+	Sweep *analysis.Result
 	Plan  *plan.Report
 	// Tool is the rightsize version that wrote the report.
 	Tool string
@@ -43,7 +43,7 @@ func HTML(w io.Writer, d Doc) error {
 		return nil
 	}
 	if sw := d.Sweep; sw != nil {
-		v.Sweep = sw
+		v.Sweep, v.Verdict = sw, SweepSentences(sw)
 		v.Steps = sweepRows(sw)
 		svg, err := responseCPUChart(sw)
 		if err := add("Response time and host CPU by step", "bars: average and p99 response time; lines: the host's CPU", svg, err); err != nil {
@@ -105,7 +105,8 @@ type params struct {
 
 type htmlView struct {
 	Title, Tool string
-	Sweep       *analysis.Sweep
+	Sweep       *analysis.Result
+	Verdict     []string // the sweep's, in sentences
 	Steps       []StepRow
 	RunRows     []RunRow
 	Charts      []chart
@@ -113,7 +114,7 @@ type htmlView struct {
 	PlanText    string
 }
 
-func sweepRows(sw *analysis.Sweep) []StepRow {
+func sweepRows(sw *analysis.Result) []StepRow {
 	rows := make([]StepRow, len(sw.Steps))
 	for i, st := range sw.Steps {
 		rows[i] = StepRow{Label: st.Label, Throughput: st.Throughput, AvgMs: st.AvgMs, P95Ms: st.P95Ms, P99Ms: st.P99Ms, Errors: st.Errors, Host: st.Host}
@@ -192,7 +193,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 {{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}</tr>
 {{end}}</tbody></table>
 {{end}}
-{{with .Sweep}}{{if .Verdict}}<h2>Verdict</h2>{{range .Verdict}}<p>{{.}}</p>{{end}}
+{{with .Sweep}}{{if $.Verdict}}<h2>Verdict</h2>{{range $.Verdict}}<p>{{.}}</p>{{end}}
 <ul>{{range .Knees}}<li><b>{{.Method}}</b>: {{.Reason}}</li>{{end}}{{with .Demand}}<li><b>service demand</b>: {{.SweetSpot.Reason}}</li>{{end}}</ul>{{end}}{{end}}
 {{if .RunRows}}
 <h2>Runs</h2>

@@ -41,15 +41,14 @@ func runWithSeries(label string) *result.Run {
 	return r
 }
 
-func sweepOf(runs ...*result.Run) *analysis.Sweep {
-	sw := &analysis.Sweep{SchemaVersion: result.SchemaVersion, ID: "sw1", Workload: "oltp_read_write", Axis: "threads", HostIsServer: true, CPUTargetPct: 80}
+func sweepOf(runs ...*result.Run) *analysis.Result {
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: "sw1", Workload: "oltp_read_write", Axis: "threads", HostIsServer: true, CPUTargetPct: 80}
 	for i, r := range runs {
 		x := float64(int(1) << i)
-		sw.Steps = append(sw.Steps, analysis.SweepStep{Label: r.Label, X: x, Throughput: 100 * x / (1 + 0.1*(x-1)), AvgMs: 1 + x, P95Ms: 2 + x, P99Ms: 3 * x,
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: r.Label, X: x, Throughput: 100 * x / (1 + 0.1*(x-1)), AvgMs: 1 + x, P95Ms: 2 + x, P99Ms: 3 * x,
 			Host: &result.Host{CPUs: 2, CPU: result.CPUPct{User: 10 * x, System: 5 * x, Iowait: 1, Steal: 0.5, Idle: 100 - 15*x - 1.5}}})
 	}
-	sw.Analyze()
-	return sw
+	return analysis.Analyze(sw, analysis.OptionsOf(sw))
 }
 
 // Every chart of a sweep report is present as inline SVG, with no script

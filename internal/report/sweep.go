@@ -10,7 +10,7 @@ import (
 )
 
 // SweepTable writes a sweep's step table from its sweep file.
-func SweepTable(w io.Writer, sw *analysis.Sweep, f Format) error {
+func SweepTable(w io.Writer, sw *analysis.Result, f Format) error {
 	rows := make([]StepRow, len(sw.Steps))
 	for i, st := range sw.Steps {
 		rows[i] = StepRow{Label: st.Label, Throughput: st.Throughput, AvgMs: st.AvgMs, P95Ms: st.P95Ms, P99Ms: st.P99Ms, Errors: st.Errors, Host: st.Host}
@@ -21,7 +21,7 @@ func SweepTable(w io.Writer, sw *analysis.Sweep, f Format) error {
 // SweepVerdict writes the analysis of a sweep: the verdict in sentences,
 // then each knee method with the host at its step, the sweet spot and the
 // USL fit.
-func SweepVerdict(w io.Writer, sw *analysis.Sweep, f Format) error {
+func SweepVerdict(w io.Writer, sw *analysis.Result, f Format) error {
 	ew := &errWriter{w: w}
 	md := f == Markdown
 	if md {
@@ -33,10 +33,11 @@ func SweepVerdict(w io.Writer, sw *analysis.Sweep, f Format) error {
 		ew.printf("%sthe steps vary the work (%s), not the load: no knee, scalability fit or sweet spot; compare the steps in the table\n", indent(md), sw.Axis)
 		return ew.err
 	}
+	verdict := SweepSentences(sw)
 	if md {
-		ew.printf("%s\n\n### Each method\n\n", strings.Join(sw.Verdict, " "))
+		ew.printf("%s\n\n### Each method\n\n", strings.Join(verdict, " "))
 	} else {
-		for _, line := range sw.Verdict {
+		for _, line := range verdict {
 			ew.printf("  %s\n", line)
 		}
 		ew.printf("\n  each method:\n")
@@ -82,7 +83,7 @@ func SweepVerdict(w io.Writer, sw *analysis.Sweep, f Format) error {
 
 // SweepReport writes a whole sweep as a document: a title, what was swept,
 // the step table and the verdict.
-func SweepReport(w io.Writer, sw *analysis.Sweep, f Format) error {
+func SweepReport(w io.Writer, sw *analysis.Result, f Format) error {
 	ew := &errWriter{w: w}
 	if f == Markdown {
 		ew.printf("# %s sweep over %s\n\nSweep %s, %d steps", sw.Workload, sw.Axis, sw.ID, len(sw.Steps))

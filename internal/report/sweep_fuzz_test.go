@@ -40,11 +40,11 @@ func FuzzSweepFile(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var sw analysis.Sweep
-		if err := json.Unmarshal(b, &sw); err != nil || sw.SchemaVersion != result.SchemaVersion {
+		var data result.Sweep
+		if err := json.Unmarshal(b, &data); err != nil || data.SchemaVersion != result.SchemaVersion {
 			return
 		}
-		sw.Analyze()
+		sw := *analysis.Analyze(&data, analysis.OptionsOf(&data))
 		for _, fm := range []report.Format{report.Text, report.Markdown} {
 			if err := report.SweepReport(io.Discard, &sw, fm); err != nil {
 				t.Logf("SweepReport: %v", err)

@@ -69,8 +69,9 @@ type Outcome struct {
 	Baseline *result.Run
 	// BaselinePath is the baseline's file ("" when none was measured).
 	BaselinePath string
-	// Sweep is the analysed sweep (sweeps only, once every step ran).
-	Sweep     *analysis.Sweep
+	// Sweep is the analysed sweep (sweeps only, once every step ran); its
+	// data is Sweep.Sweep.
+	Sweep     *analysis.Result
 	SweepPath string // the sweep's file ("": none written)
 	// Failed is true when a step failed (Runs then ends with its partial
 	// result, if it made one).

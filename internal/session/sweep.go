@@ -19,7 +19,7 @@ import (
 // --out -, writes the sweep file and its Markdown beside it.
 func (s *session) sweep() error {
 	p, o := s.plan, s.out
-	sw := &analysis.Sweep{SchemaVersion: result.SchemaVersion, ID: o.ID, Workload: p.Workload.Name(), Axis: p.Axis, OwnSteps: p.OwnAxis,
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: o.ID, Workload: p.Workload.Name(), Axis: p.Axis, OwnSteps: p.OwnAxis,
 		SLOMs: p.SLO, CPUTargetPct: p.CPUTarget}
 	if p.Multiples() {
 		sw.BaselineRate = s.baseline
@@ -37,7 +37,7 @@ func (s *session) sweep() error {
 	}
 	for i, r := range o.Runs {
 		l := p.Levels[i]
-		st := analysis.SweepStep{Label: l.Label, X: l.X, Throughput: r.Summary.Throughput, P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms,
+		st := result.SweepStep{Label: l.Label, X: l.X, Throughput: r.Summary.Throughput, P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms,
 			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host, TickerLag: r.TickerLag}
 		if r.Client != nil {
 			st.ClientCPUUs = r.Client.CPUPerEventUs
@@ -48,13 +48,18 @@ func (s *session) sweep() error {
 		}
 		sw.Steps = append(sw.Steps, st)
 	}
-	sw.Analyze()
-	o.Sweep = sw
+	a := analysis.Analyze(sw, analysis.OptionsOf(sw))
+	o.Sweep = a
 	if p.Out.None() {
 		return nil
 	}
 	path := p.Out.Sweep(o.ID)
-	b, err := json.MarshalIndent(sw, "", "  ")
+	// The file holds the data and, for whoever reads it without rightsize,
+	// what the analysis found and the verdict; rightsize analyses it again.
+	b, err := json.MarshalIndent(struct {
+		*analysis.Result
+		Verdict []string `json:"verdict,omitempty"`
+	}{a, report.SweepSentences(a)}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -66,7 +71,7 @@ func (s *session) sweep() error {
 	}
 	o.SweepPath = path
 	var md bytes.Buffer
-	if err := report.SweepReport(&md, sw, report.Markdown); err != nil {
+	if err := report.SweepReport(&md, a, report.Markdown); err != nil {
 		return err
 	}
 	if err := os.WriteFile(MarkdownPath(path), md.Bytes(), 0o644); err != nil {

@@ -1,9 +1,10 @@
-package analysis
+package report
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -52,10 +53,10 @@ func TestBottleneck(t *testing.T) {
 
 func TestVerdict(t *testing.T) {
 	// Throughput doubles to 4 threads, then gains little while p99 climbs.
-	ps := []Point{{1, 100, 2}, {2, 200, 2}, {4, 390, 3}, {8, 400, 9}, {16, 402, 25}}
+	ps := []analysis.Point{{X: 1, Throughput: 100, P99Ms: 2}, {X: 2, Throughput: 200, P99Ms: 2}, {X: 4, Throughput: 390, P99Ms: 3}, {X: 8, Throughput: 400, P99Ms: 9}, {X: 16, Throughput: 402, P99Ms: 25}}
 	busy := &result.Host{CPUs: 2, CPU: result.CPUPct{User: 85, System: 10}}
 	hosts := []*result.Host{nil, nil, busy, busy, busy}
-	knees := []Knee{MarginalKnee(ps, 0.2), Kneedle(ps)}
+	knees := []analysis.Knee{analysis.MarginalKnee(ps, 0.2), analysis.Kneedle(ps)}
 	if knees[0].Index != 2 {
 		t.Fatalf("marginal knee at %d, want 2 (4 threads): %s", knees[0].Index, knees[0].Reason)
 	}
@@ -66,14 +67,14 @@ func TestVerdict(t *testing.T) {
 		}
 	}
 	// An SLO that 8 threads still meets takes precedence, and the others differ.
-	knees = append(knees, SLOKnee(ps, 10))
+	knees = append(knees, analysis.SLOKnee(ps, 10))
 	got = strings.Join(Verdict("threads", ps, hosts, knees, true), " ")
 	if !strings.Contains(got, "The knee is at 8 threads (slo method)") || !strings.Contains(got, "Other methods put it at marginal at 4") {
 		t.Errorf("slo verdict: %q", got)
 	}
 	// Still scaling linearly: no knee, and the last step's host is described.
-	lin := []Point{{1, 100, 1}, {2, 200, 1}, {3, 300, 1}, {4, 400, 1}}
-	got = strings.Join(Verdict("instances", lin, []*result.Host{nil, nil, nil, busy}, []Knee{MarginalKnee(lin, 0.2), Kneedle(lin)}, true), " ")
+	lin := []analysis.Point{{X: 1, Throughput: 100, P99Ms: 1}, {X: 2, Throughput: 200, P99Ms: 1}, {X: 3, Throughput: 300, P99Ms: 1}, {X: 4, Throughput: 400, P99Ms: 1}}
+	got = strings.Join(Verdict("instances", lin, []*result.Host{nil, nil, nil, busy}, []analysis.Knee{analysis.MarginalKnee(lin, 0.2), analysis.Kneedle(lin)}, true), " ")
 	if !strings.Contains(got, "No knee in the range") || !strings.Contains(got, "4 instances") || !strings.Contains(got, "At the last step: CPU-bound") {
 		t.Errorf("linear verdict: %q", got)
 	}
@@ -81,20 +82,18 @@ func TestVerdict(t *testing.T) {
 
 // A step whose load generator fell behind is named in the verdict.
 func TestSweepVerdictCautionsLag(t *testing.T) {
-	sw := Sweep{Axis: "threads", HostIsServer: true, CPUTargetPct: 80, Steps: []SweepStep{
+	sw := &result.Sweep{Axis: "threads", HostIsServer: true, CPUTargetPct: 80, Steps: []result.SweepStep{
 		{Label: "threads 1", X: 1, Throughput: 100, P99Ms: 1},
 		{Label: "threads 2", X: 2, Throughput: 190, P99Ms: 1},
 		{Label: "threads 4", X: 4, Throughput: 200, P99Ms: 3},
 		{Label: "threads 8", X: 8, Throughput: 150, P99Ms: 9, TickerLag: &result.TickerLag{Ticks: 10, Late: 3, MaxS: 2.4}},
 	}}
-	sw.Analyze()
-	got := strings.Join(sw.Verdict, " ")
+	got := strings.Join(SweepSentences(analysis.Analyze(sw, analysis.OptionsOf(sw))), " ")
 	if !strings.Contains(got, "fell behind its report ticks at threads 8 (worst 2.4 s)") {
 		t.Errorf("verdict: %q", got)
 	}
 	sw.Steps[3].TickerLag = nil
-	sw.Analyze()
-	if got := strings.Join(sw.Verdict, " "); strings.Contains(got, "fell behind") {
+	if got := strings.Join(SweepSentences(analysis.Analyze(sw, analysis.OptionsOf(sw))), " "); strings.Contains(got, "fell behind") {
 		t.Errorf("verdict without lag: %q", got)
 	}
 }
@@ -102,20 +101,23 @@ func TestSweepVerdictCautionsLag(t *testing.T) {
 // Review findings: the verdict names methods that found no knee, and a peak
 // before the knee is said plainly; steps out of order are sorted first.
 func TestVerdictWording(t *testing.T) {
-	ps := []Point{{1, 100, 2}, {2, 190, 3}, {4, 370, 4}, {8, 700, 6}}
-	got := strings.Join(Verdict("threads", ps, nil, []Knee{MarginalKnee(ps, 0.2), Kneedle(ps)}, true), " ")
+	ps := []analysis.Point{{X: 1, Throughput: 100, P99Ms: 2}, {X: 2, Throughput: 190, P99Ms: 3}, {X: 4, Throughput: 370, P99Ms: 4}, {X: 8, Throughput: 700, P99Ms: 6}}
+	got := strings.Join(Verdict("threads", ps, nil, []analysis.Knee{analysis.MarginalKnee(ps, 0.2), analysis.Kneedle(ps)}, true), " ")
 	if !strings.Contains(got, "The marginal method finds none (throughput still grows") {
 		t.Errorf("verdict %q does not say the marginal method found nothing", got)
 	}
-	peak := []Point{{1, 100, 2}, {2, 400, 3}, {4, 390, 4}, {8, 290, 20}}
-	got = strings.Join(Verdict("threads", peak, nil, []Knee{SLOKnee(peak, 10), MarginalKnee(peak, 0.2)}, true), " ")
+	peak := []analysis.Point{{X: 1, Throughput: 100, P99Ms: 2}, {X: 2, Throughput: 400, P99Ms: 3}, {X: 4, Throughput: 390, P99Ms: 4}, {X: 8, Throughput: 290, P99Ms: 20}}
+	got = strings.Join(Verdict("threads", peak, nil, []analysis.Knee{analysis.SLOKnee(peak, 10), analysis.MarginalKnee(peak, 0.2)}, true), " ")
 	if !strings.Contains(got, "came at a lighter load (2 threads)") || strings.Contains(got, "more load") {
 		t.Errorf("verdict %q", got)
 	}
-	sw := Sweep{Axis: "threads", Steps: []SweepStep{{Label: "threads 8", X: 8, Throughput: 300}, {Label: "threads 1", X: 1, Throughput: 100},
+	sw := &result.Sweep{Axis: "threads", Steps: []result.SweepStep{{Label: "threads 8", X: 8, Throughput: 300}, {Label: "threads 1", X: 1, Throughput: 100},
 		{Label: "threads 2", X: 2, Throughput: 190}, {Label: "threads 4", X: 4, Throughput: 290}}}
-	sw.Analyze()
-	if sw.Steps[0].X != 1 || sw.Steps[3].X != 8 || strings.Contains(strings.Join(sw.Verdict, " "), "does not grow past the first step") {
-		t.Errorf("unsorted sweep: steps %v, verdict %q", sw.Steps, sw.Verdict)
+	r := analysis.Analyze(sw, analysis.OptionsOf(sw))
+	if v := SweepSentences(r); r.Steps[0].X != 1 || r.Steps[3].X != 8 || strings.Contains(strings.Join(v, " "), "does not grow past the first step") {
+		t.Errorf("unsorted sweep: steps %v, verdict %q", r.Steps, v)
+	}
+	if sw.Steps[0].X != 8 {
+		t.Errorf("Analyze sorted its input: %v", sw.Steps)
 	}
 }

@@ -1,4 +1,4 @@
-package analysis
+package report
 
 import (
 	"fmt"
@@ -6,17 +6,46 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
-// Thresholds of Bottleneck, in percent.
+// Thresholds of Bottleneck, in percent (steal: StealWarnPct).
 const (
 	CPUBoundPct    = 90 // host CPU busy (user + system) at or above: CPU-bound
 	IowaitPct      = 20 // iowait at or above: waiting on storage
 	DiskBusyPct    = 90 // a disk's utilisation at or above: that disk is saturated
-	StealWarnPct   = 10 // steal at or above: the guest's CPU figures understate the load
 	RunQueuePerCPU = 2  // run queue above this many per CPU: threads queue for CPU
 )
+
+// SweepSentences is the verdict of an analysed sweep in sentences: where
+// the knee is and why (Verdict), and the steps whose figures need a
+// caution: an open loop that fell behind its schedule, a load generator
+// that fell behind its ticks. A sweep of the workload's own steps has none.
+func SweepSentences(r *analysis.Result) []string {
+	if r.OwnSteps {
+		return nil
+	}
+	out := Verdict(r.Axis, r.Points(), r.Hosts(), r.Knees, r.HostIsServer)
+	var lagged, over []string
+	for _, st := range r.Steps {
+		if l := st.TickerLag; l != nil {
+			lagged = append(lagged, fmt.Sprintf("%s (worst %.1f s)", st.Label, l.MaxS))
+		}
+		if st.Dropped > 0 {
+			over = append(over, fmt.Sprintf("%s (%d starts dropped)", st.Label, st.Dropped))
+		}
+	}
+	if len(over) > 0 {
+		out = append(out, "Overloaded: the open loop fell behind its schedule at "+strings.Join(over, ", ")+
+			": starts due in the window never ran, and events are counted by their intended start, so those steps' throughput understates what the system completed; the system could not take that rate.")
+	}
+	if len(lagged) > 0 {
+		out = append(out, "Caution: the load generator fell behind its report ticks at "+strings.Join(lagged, ", ")+
+			": it was starved of CPU there, so those steps' host figures are smeared and their throughput may understate the database's.")
+	}
+	return out
+}
 
 // Bottleneck says, in one or two sentences, what a step's host figures point
 // to: CPU, storage, the hypervisor (steal), or none of them. hostIsServer
@@ -78,15 +107,15 @@ func Bottleneck(h *result.Host, hostIsServer bool) string {
 // the other methods agree, and what the host figures at that step say.
 // axis names the swept quantity ("threads", "instances", "rate"); hosts
 // holds each step's host figures (nil where none).
-func Verdict(axis string, ps []Point, hosts []*result.Host, knees []Knee, hostIsServer bool) []string {
+func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []analysis.Knee, hostIsServer bool) []string {
 	if len(ps) == 0 {
 		return []string{"no steps"}
 	}
-	by := map[string]Knee{}
+	by := map[string]analysis.Knee{}
 	for _, k := range knees {
 		by[k.Method] = k
 	}
-	var main Knee
+	var main analysis.Knee
 	found := false
 	for _, m := range []string{"slo", "marginal", "kneedle"} {
 		if k, ok := by[m]; ok && k.Index >= 0 && k.Index < len(ps) {
@@ -95,7 +124,7 @@ func Verdict(axis string, ps []Point, hosts []*result.Host, knees []Knee, hostIs
 		}
 	}
 	unit := axisUnit(axis)
-	best, at := maxThroughput(ps)
+	best, at := analysis.MaxThroughput(ps)
 	var out []string
 	if !found {
 		last := len(ps) - 1

@@ -1,0 +1,65 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Sweep is one sweep's data: what was swept and each step's headline and
+// result file. It is what a sweep file holds and the history catalog keeps;
+// what analysis finds in it (knees, the scalability fit, the service
+// demand) is computed from it again each time (package analysis).
+type Sweep struct {
+	SchemaVersion int     `json:"schema_version"`
+	ID            string  `json:"id"`
+	Workload      string  `json:"workload"`
+	Axis          string  `json:"axis"`                // "threads", "rate", "instances" or the workload's own ("read %")
+	OwnSteps      bool    `json:"own_steps,omitempty"` // the workload's steps (not a load axis: no knee, no fit)
+	BaselineRate  float64 `json:"baseline_rate,omitempty"`
+	Baseline      string  `json:"baseline_result,omitempty"`
+	// Embedded: the database ran inside rightsize (SQLite), so the client's
+	// CPU includes the database's.
+	Embedded     bool        `json:"embedded,omitempty"`
+	HostIsServer bool        `json:"host_is_server"` // every database ran on the measured host (embedded or loopback)
+	Steps        []SweepStep `json:"steps"`
+	// SLOMs (p99 objective, 0: none) and CPUTargetPct are the options the
+	// sweep was run with, the analysis's defaults.
+	SLOMs        float64 `json:"slo_ms,omitempty"`
+	CPUTargetPct float64 `json:"cpu_target_pct,omitempty"`
+}
+
+// SweepStep is one step's headline and its result file.
+type SweepStep struct {
+	Label      string  `json:"label"`
+	X          float64 `json:"x"`
+	Throughput float64 `json:"throughput"`
+	P95Ms      float64 `json:"p95_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	AvgMs      float64 `json:"avg_ms"`
+	Errors     int64   `json:"errors"`
+	Host       *Host   `json:"host,omitempty"`
+	// Instances is how many instances the step drove at once.
+	Instances int `json:"instances,omitempty"`
+	// Dropped counts open-loop starts due in the window that never ran (the
+	// system fell behind the schedule).
+	Dropped int64 `json:"dropped,omitempty"`
+	// ClientCPUUs is the load generator's own CPU per event (0: unknown).
+	ClientCPUUs float64 `json:"client_cpu_per_event_us,omitempty"`
+	// TickerLag: the load generator fell behind its ticks in this step.
+	TickerLag *TickerLag `json:"ticker_lag,omitempty"`
+	Result    string     `json:"result,omitempty"`
+}
+
+// DecodeSweep reads a sweep file (the analysis written beside the data is
+// ignored: it is computed again). Errors wrap ErrSchema.
+func DecodeSweep(r io.Reader) (*Sweep, error) {
+	var sw Sweep
+	if err := json.NewDecoder(r).Decode(&sw); err != nil {
+		return nil, fmt.Errorf("%w: not a sweep file: %v", ErrSchema, err)
+	}
+	if sw.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%w: schema version %d; this rightsize reads %d", ErrSchema, sw.SchemaVersion, SchemaVersion)
+	}
+	return &sw, nil
+}
