@@ -202,6 +202,7 @@ func TestBadInput(t *testing.T) {
 		{"rand-type", []string{"run", "oltp_read_write", "--rand-type", "bogus", "--target", pg}, 2, `"bogus"`},
 		{"seed negative", []string{"run", "oltp_read_write", "--seed", "-1", "--target", pg}, 2, "--seed"},
 		{"prepare loaders negative", []string{"prepare", "oltp_read_write", "--threads", "-1", "--target", pg}, 2, "threads -1"},
+		{"prepare --loaders negative", []string{"prepare", "oltp_read_write", "--loaders", "-1", "--target", pg}, 2, "loaders -1"},
 		{"instances 0", []string{"run", "oltp_read_write", "--instances", "0", "--target", pg}, 2, `instances "0"`},
 		{"instances list in run", []string{"run", "oltp_read_write", "--instances", "1,2", "--target", pg}, 2, "a list is for sweep"},
 		{"tpcc weights", []string{"run", "tpcc", "--weights", "1,2,3", "--target", pg}, 2, "weights"},

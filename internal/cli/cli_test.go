@@ -715,3 +715,15 @@ func TestSweepFileOfTheFirstLayout(t *testing.T) {
 		t.Errorf("report: exit %d, %s\n%s", r.code, r.stderr, r.stdout)
 	}
 }
+
+// prepare's --loaders is its parallel loaders, --threads the same flag
+// under sysbench's name: both load the tables.
+func TestPrepareLoaders(t *testing.T) {
+	for _, flag := range []string{"--loaders", "--threads"} {
+		db := filepath.Join(t.TempDir(), "db.sqlite")
+		o := run(t, context.Background(), "prepare", "oltp_point_select", "--target", "sqlite:"+db, "--tables", "2", "--table-size", "500", flag, "2")
+		if o.code != ExitOK || !strings.Contains(o.stdout, "prepared sqlite:"+db) {
+			t.Errorf("prepare %s 2: exit %d\n%s%s", flag, o.code, o.stdout, o.stderr)
+		}
+	}
+}

@@ -47,12 +47,12 @@ func (c *console) StepStart(s session.Step) {
 		return
 	}
 	if s.Count > 1 {
-		fmt.Fprintf(out, "\n== step %d of %d: %s\n", s.Index+1, s.Count, s.Level.Label)
+		fmt.Fprintf(out, "\n== step %d of %d: %s\n", s.Index+1, s.Count, s.Spec.Label)
 	}
 	mode := fmt.Sprintf("closed loop, %d threads per instance", cfg.Threads)
 	if cfg.Rate > 0 {
 		mode = fmt.Sprintf("open loop, %g/s per instance (%s), up to %d in flight", cfg.Rate, cfg.Arrival, cfg.Threads)
-		if r := s.Level.Rate; r.IsMultiple() {
+		if r := s.Spec.Rate; r.IsMultiple() {
 			mode = fmt.Sprintf("open loop, %s of %.4g/s = %.4g/s per instance (%s), up to %d in flight",
 				r, s.Baseline, cfg.Rate, cfg.Arrival, cfg.Threads)
 		}

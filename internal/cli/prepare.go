@@ -21,7 +21,7 @@ func eachInstance(ctx context.Context, env *Env, w workload.Workload, c *config.
 	if err != nil {
 		return err
 	}
-	ins, err := session.OpenAll(ctx, w, ts)
+	ins, err := session.OpenAll(ctx, ts)
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,11 @@ func eachInstance(ctx context.Context, env *Env, w workload.Workload, c *config.
 // server, and each already loads its tables in parallel.
 func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
 	if c.Loaders < 0 {
-		return usagef("threads %d: want 0 (automatic) or more", c.Loaders)
+		name := "threads"
+		if c.Changed("loaders") {
+			name = "loaders"
+		}
+		return usagef("%s %d: want 0 (automatic) or more", name, c.Loaders)
 	}
 	return eachInstance(ctx, env, w, c, func(i, n int, t workload.Target, in workload.Instance) error {
 		start := time.Now()

@@ -85,7 +85,7 @@ type promObserver struct {
 }
 
 func (o promObserver) Tick(s session.Step, agg result.Interval, per []result.Interval) {
-	o.e.Observe(s.Level.Label, agg, per)
+	o.e.Observe(s.Spec.Label, agg, per)
 }
 
 // profiler writes a Go CPU profile of the measured steps (--cpuprofile).

@@ -6,7 +6,7 @@
 // problem at once as an Error (the CLI exits 2, before anything is opened).
 // A Plan is what a session runs: the workload, its targets, the runner's
 // configuration, the steps (a run's one step or the workload's own steps, a
-// sweep's axis levels), the shard of a distributed run, and where results go.
+// sweep's axis points), the shard of a distributed run, and where results go.
 // Nothing writes back into Flags: a value given on the command line is
 // parsed here and travels on in the Plan.
 //

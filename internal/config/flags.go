@@ -188,7 +188,8 @@ func (c *Flags) Bind(fs *pflag.FlagSet, phase string) {
 	case PhaseRun, PhaseSweep:
 		c.bindRun(fs, phase)
 	case PhasePrepare:
-		fs.IntVar(&c.Loaders, "threads", 0, "parallel loaders per instance (0 = the workload's default: one per table for oltp, at most 4)")
+		fs.IntVar(&c.Loaders, "loaders", 0, "parallel loaders per instance (0 = the workload's default: one per table for oltp, at most 4)")
+		fs.IntVar(&c.Loaders, "threads", 0, "the same as --loaders (sysbench's name for prepare's parallelism)")
 		fs.Uint64Var(&c.Seed, "seed", 0, "random seed of the generated data (0 = from the clock; tpcc records it, so a load can be repeated)")
 		fs.BoolVar(&c.Force, "force", false, "replace tables of the same names that rightsize did not create (DESTROYS them)")
 	case PhaseCleanup:

@@ -21,7 +21,7 @@ import (
 // Plan is a validated run or sweep: everything a session needs, parsed once.
 type Plan struct {
 	Workload workload.Workload
-	// Sweep is true for a sweep: its levels are an axis, analysed together.
+	// Sweep is true for a sweep: its steps are an axis, analysed together.
 	Sweep bool
 	// Targets are this process's instances (a shard's part of the run's).
 	Targets []workload.Target
@@ -30,7 +30,7 @@ type Plan struct {
 	// target and databases numbered by --instances.
 	AutoPrepare bool
 	Prepare     string // auto, always, never
-	// Runner is the configuration every step shares; a step's Level sets
+	// Runner is the configuration every step shares; a Step sets
 	// its Threads and Rate.
 	Runner   runner.Config
 	Baseline Baseline
@@ -38,9 +38,9 @@ type Plan struct {
 	// workload's own ("read %"); OwnAxis when it is the workload's own steps.
 	Axis    string
 	OwnAxis bool
-	// Levels are the steps in order: a run's one step (or the workload's own
+	// Steps are the steps in order: a run's one step (or the workload's own
 	// steps, fileio's read mixes), a sweep's axis.
-	Levels []Level
+	Steps []Step
 	// Dist is the shard of a distributed run (nil: none).
 	Dist *Distributed
 	Out  Output
@@ -54,8 +54,9 @@ type Plan struct {
 	SLO, CPUTarget float64
 }
 
-// Level is one step of a plan.
-type Level struct {
+// Step is one step of a plan: a point of a sweep's axis, one of the
+// workload's own steps, or a run's only one.
+type Step struct {
 	Label string  // "threads 4", "rate 2x", "read 70%"; "" for a run's only step
 	X     float64 // the step's value on the axis, for the analysis
 	// Threads is the virtual users per instance (the workload's own count
@@ -70,13 +71,13 @@ type Level struct {
 	Options map[string]any
 }
 
-// PerSecond is the level's rate in events per second per instance, a
+// PerSecond is the step's rate in events per second per instance, a
 // multiple resolved against the baseline.
-func (l Level) PerSecond(baseline float64) float64 { return l.Rate.PerSecond(baseline) }
+func (l Step) PerSecond(baseline float64) float64 { return l.Rate.PerSecond(baseline) }
 
 // Multiples reports whether the plan's rates are multiples of the baseline.
 func (p *Plan) Multiples() bool {
-	for _, l := range p.Levels {
+	for _, l := range p.Steps {
 		if l.Rate.IsMultiple() {
 			return true
 		}
@@ -85,10 +86,10 @@ func (p *Plan) Multiples() bool {
 }
 
 // MostThreads is the largest number of virtual users per instance of any
-// level.
+// step.
 func (p *Plan) MostThreads() int {
 	most := 0
-	for _, l := range p.Levels {
+	for _, l := range p.Steps {
 		most = max(most, l.Threads)
 	}
 	return most
@@ -190,7 +191,7 @@ func (c *Flags) Plan(w workload.Workload, getenv func(string) string) (*Plan, er
 			return nil, err
 		}
 		list, _ := IntList(c.ThreadList) // checked by sweepAxis
-		rate, flagThreads, multiples = p.Levels[0].Rate, list[0], p.Multiples()
+		rate, flagThreads, multiples = p.Steps[0].Rate, list[0], p.Multiples()
 	}
 	cfg, cfgErr := c.runnerConfig(rate, flagThreads, multiples)
 	if _, ok := w.(workload.ThreadCounter); ok {
@@ -216,20 +217,20 @@ func (c *Flags) Plan(w workload.Workload, getenv func(string) string) (*Plan, er
 		return nil, Error{err}
 	}
 	if !p.Sweep {
-		p.Levels = c.runLevels(w) // the workload's options are valid now
+		p.Steps = c.runSteps(w) // the workload's options are valid now
 	}
 	p.Runner, p.Targets, p.Dist = cfg, ts, dist
 	p.AutoPrepare = len(c.Targets) == 0 || numbered
 	if dist != nil {
 		var err error
-		if p.Targets, err = dist.split(ts, p.Levels[0].Threads); err != nil {
+		if p.Targets, err = dist.split(ts, p.Steps[0].Threads); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
-// threads is the virtual users per instance of every level: the workload's
+// threads is the virtual users per instance of every step: the workload's
 // own count, or n.
 func threads(w workload.Workload, n int) int {
 	if tc, ok := w.(workload.ThreadCounter); ok {
@@ -238,18 +239,18 @@ func threads(w workload.Workload, n int) int {
 	return n
 }
 
-// runLevels are a run's steps: one, or the workload's own (fileio's read
+// runSteps are a run's steps: one, or the workload's own (fileio's read
 // mixes).
-func (c *Flags) runLevels(w workload.Workload) []Level {
+func (c *Flags) runSteps(w workload.Workload) []Step {
 	steps := []workload.Step{{}}
 	if st, ok := w.(workload.Stepper); ok {
 		steps = st.Steps()
 	}
-	levels := make([]Level, len(steps))
+	out := make([]Step, len(steps))
 	for k, s := range steps {
-		levels[k] = Level{Label: s.Label, X: s.X, Threads: threads(w, c.Threads), Rate: c.Rate, Own: k, Options: s.Options}
+		out[k] = Step{Label: s.Label, X: s.X, Threads: threads(w, c.Threads), Rate: c.Rate, Own: k, Options: s.Options}
 	}
-	return levels
+	return out
 }
 
 // runnerConfig turns the run flags into a runner configuration, the first
@@ -422,13 +423,13 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 	if lists > 1 {
 		return Invalidf("sweep one axis at a time: more than one of --threads, --rate, --instances (and %s's own steps) list several values", w.Name())
 	}
-	one := Level{Threads: threads(w, threadList[0]), Rate: rates[0]}
-	add := func(l Level, label string, x float64) {
-		l.Label, l.X, l.Own = label, x, len(p.Levels)
+	one := Step{Threads: threads(w, threadList[0]), Rate: rates[0]}
+	add := func(l Step, label string, x float64) {
+		l.Label, l.X, l.Own = label, x, len(p.Steps)
 		if l.Options == nil {
 			l.Options = map[string]any{"sweep_step": label}
 		}
-		p.Levels = append(p.Levels, l)
+		p.Steps = append(p.Steps, l)
 	}
 	switch {
 	case len(threadList) > 1:

@@ -80,7 +80,7 @@ type Config struct {
 	MaxRetries int
 	// Seed seeds VU random sources and Poisson schedules.
 	Seed uint64
-	// Ops are the workload's sub-operations; Event names one Step; Unit names
+	// Ops are the workload's sub-operations; Event names what one VU.Event runs; Unit names
 	// what throughput counts ("transactions", "ios").
 	Ops   []workload.Op
 	Event string
@@ -926,7 +926,7 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 		var class errclass.Class
 		for attempt := 1; ; attempt++ {
 			v.attempt = attempt
-			err := w.Step(ctx, v)
+			err := w.Event(ctx, v)
 			if err == nil {
 				class = errclass.None
 				break
@@ -1014,7 +1014,7 @@ func (v *vu) Event(op int, start, end time.Time, err error) {
 	if err != nil {
 		if v.ctx != nil && v.ctx.Err() != nil {
 			v.mu.Lock()
-			v.st[v.phaseOf(start)].cancel++ // cancelled by the run's end, like a Step
+			v.st[v.phaseOf(start)].cancel++ // cancelled by the run's end, like an event
 			v.mu.Unlock()
 			return
 		}

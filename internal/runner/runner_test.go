@@ -25,7 +25,7 @@ type fakeVU struct {
 	closed *atomic.Int64
 }
 
-func (f *fakeVU) Step(ctx context.Context, m workload.Meter) error {
+func (f *fakeVU) Event(ctx context.Context, m workload.Meter) error {
 	s := m.Start(0)
 	err := f.work(ctx)
 	m.End(s, err)
@@ -670,7 +670,7 @@ func TestClientCPUOverTheMeasuredWindow(t *testing.T) {
 // pacedVU counts one thing per step and asks for its own pause.
 type pacedVU struct{ pause time.Duration }
 
-func (p *pacedVU) Step(ctx context.Context, m workload.Meter) error {
+func (p *pacedVU) Event(ctx context.Context, m workload.Meter) error {
 	s := m.Start(0)
 	err := sleepCtx(ctx, 10*time.Millisecond)
 	m.End(s, err)
@@ -725,7 +725,7 @@ type retryingVU struct {
 
 var errDeadlockRetry = errors.New("deadlock")
 
-func (r *retryingVU) Step(ctx context.Context, m workload.Meter) error {
+func (r *retryingVU) Event(ctx context.Context, m workload.Meter) error {
 	r.mu.Lock()
 	*r.seen = append(*r.seen, m.Retrying())
 	r.mu.Unlock()
@@ -799,8 +799,8 @@ func TestOnePipelineVUFailingMakesThePartialReason(t *testing.T) {
 
 var errDiskFull = errors.New("no space left on device")
 
-func (p *pipeVU) Step(ctx context.Context, m workload.Meter) error { return nil }
-func (p *pipeVU) Close() error                                     { return nil }
+func (p *pipeVU) Event(ctx context.Context, m workload.Meter) error { return nil }
+func (p *pipeVU) Close() error                                      { return nil }
 func (p *pipeVU) Run(ctx context.Context, rec workload.Recorder, more func() bool) error {
 	var inflight []time.Time
 	done := 0

@@ -1,7 +1,7 @@
 // Package session runs a validated plan (config.Plan): it opens and
 // prepares the instances, measures the baseline rate when asked, runs each
 // step of the plan (a run's one step, the workload's own steps, a sweep's
-// axis levels, a shard's part of a distributed run), writes each step's
+// axis points, a shard's part of a distributed run), writes each step's
 // result and its checkpoints, and assembles a sweep from its steps.
 //
 // What a session shows or records is not its business: progress lines,

@@ -48,8 +48,8 @@ type Options struct {
 
 // Step is the step a session is at, as observers see it.
 type Step struct {
-	Index, Count int // 0-based; the baseline is Index -1
-	Level        config.Level
+	Index, Count int           // 0-based; the baseline is Index -1
+	Spec         config.Step   // what the step runs
 	Config       runner.Config // what the runner was given
 	Instances    int           // instances the step drives
 	Baseline     float64       // the baseline rate per instance, once known
@@ -160,7 +160,7 @@ func NewRunID(now time.Time) string {
 }
 
 // Run runs the plan: it opens and prepares the instances, measures the
-// baseline when asked, runs every level and, for a sweep, analyses it. The
+// baseline when asked, runs every step and, for a sweep, analyses it. The
 // Outcome holds what was made even when the error is not nil.
 func Run(ctx context.Context, p *config.Plan, opt Options) (*Outcome, error) {
 	if opt.Now == nil {
@@ -172,7 +172,7 @@ func Run(ctx context.Context, p *config.Plan, opt Options) (*Outcome, error) {
 		s.dist = &barrier{Distributed: p.Dist, register: opt.Register, hostname: opt.Hostname, obs: s.obs}
 	}
 	reportInterrupted(p.Out.Dir(), p.Out.OwnPrefix(), opt.Hostname, s.obs)
-	ins, err := OpenAll(ctx, p.Workload, p.Targets)
+	ins, err := OpenAll(ctx, p.Targets)
 	if err != nil {
 		return s.out, err
 	}
@@ -199,10 +199,10 @@ func Run(ctx context.Context, p *config.Plan, opt Options) (*Outcome, error) {
 }
 
 // OpenAll opens every target; on error it closes what it opened.
-func OpenAll(ctx context.Context, w workload.Workload, ts []workload.Target) ([]workload.Instance, error) {
+func OpenAll(ctx context.Context, ts []workload.Target) ([]workload.Instance, error) {
 	var out []workload.Instance
 	for _, t := range ts {
-		in, err := w.Open(ctx, t)
+		in, err := t.Open(ctx)
 		if err != nil {
 			CloseAll(out)
 			return nil, err
@@ -322,7 +322,7 @@ func (s *session) setMaxProcs() {
 	}
 }
 
-// steps measures the baseline when asked, then runs every level.
+// steps measures the baseline when asked, then runs every step.
 func (s *session) steps(ctx context.Context) error {
 	p := s.plan
 	if p.Baseline.Auto {
@@ -330,7 +330,7 @@ func (s *session) steps(ctx context.Context) error {
 			return err
 		}
 	}
-	for k, l := range p.Levels {
+	for k, l := range p.Steps {
 		for _, in := range s.ins {
 			if ss, ok := in.(workload.StepSetter); ok {
 				ss.SetStep(l.Own)
@@ -339,8 +339,8 @@ func (s *session) steps(ctx context.Context) error {
 		cfg := s.base
 		cfg.Threads, cfg.Rate = l.Threads, l.PerSecond(s.baseline)
 		p.Dist.Apply(&cfg)
-		st := Step{Index: k, Count: len(p.Levels), Level: l, Config: cfg, Instances: s.live(l), Baseline: s.baseline,
-			Path: p.Out.Result(s.out.ID, l.Label, len(p.Levels))}
+		st := Step{Index: k, Count: len(p.Steps), Spec: l, Config: cfg, Instances: s.live(l), Baseline: s.baseline,
+			Path: p.Out.Result(s.out.ID, l.Label, len(p.Steps))}
 		res, err := s.runStep(ctx, st)
 		if res != nil {
 			s.out.Runs = append(s.out.Runs, res)
@@ -353,8 +353,8 @@ func (s *session) steps(ctx context.Context) error {
 	return nil
 }
 
-// live is how many instances a level drives.
-func (s *session) live(l config.Level) int {
+// live is how many instances a step drives.
+func (s *session) live(l config.Step) int {
 	if l.Instances > 0 {
 		return l.Instances
 	}
@@ -363,17 +363,17 @@ func (s *session) live(l config.Level) int {
 
 // measureBaseline runs the baseline step (--baseline-rate auto): closed
 // loop, one virtual user per instance (the workload's own count for a
-// workload.ThreadCounter), on the first level's instances; its throughput
+// workload.ThreadCounter), on the first step's instances; its throughput
 // per instance is what 1x means.
 func (s *session) measureBaseline(ctx context.Context) error {
 	p, w := s.plan, s.plan.Workload
-	first := s.live(p.Levels[0])
+	first := s.live(p.Steps[0])
 	cfg := s.base
 	cfg.Rate, cfg.Threads = 0, 1
 	if tc, ok := w.(workload.ThreadCounter); ok {
 		cfg.Threads = tc.VUs()
 	}
-	st := Step{Index: -1, Count: len(p.Levels), Level: config.Level{Label: "baseline", Threads: cfg.Threads}, Config: cfg,
+	st := Step{Index: -1, Count: len(p.Steps), Spec: config.Step{Label: "baseline", Threads: cfg.Threads}, Config: cfg,
 		Instances: first, Path: p.Out.Baseline(s.out.ID)}
 	res, err := s.runStep(ctx, st)
 	if err != nil {

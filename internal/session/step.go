@@ -80,16 +80,16 @@ func (s *session) describe(res *result.Run, st Step) {
 	res.Tool = result.Tool{Name: "rightsize", Version: s.opt.Version, GoVersion: runtime.Version()}
 	res.ID = s.out.ID
 	res.Label = p.Label
-	if st.Level.Label != "" {
-		res.Label = strings.TrimSpace(p.Label + " " + st.Level.Label)
+	if st.Spec.Label != "" {
+		res.Label = strings.TrimSpace(p.Label + " " + st.Spec.Label)
 	}
 	res.Workload = p.Workload.Name()
 	res.Options = p.Workload.Options()
-	for k, v := range st.Level.Options {
+	for k, v := range st.Spec.Options {
 		res.Options[k] = v
 	}
-	if st.Level.Rate.IsMultiple() {
-		res.Load.RateMultiple, res.Load.BaselineRate = st.Level.Rate.Multiple(), s.baseline
+	if st.Spec.Rate.IsMultiple() {
+		res.Load.RateMultiple, res.Load.BaselineRate = st.Spec.Rate.Multiple(), s.baseline
 	}
 	for i, in := range s.ins[:min(len(s.ins), len(res.Instances))] {
 		info := in.Info()

@@ -25,7 +25,7 @@ func Open(t testing.TB, w workload.Workload, rawURL string, args ...string) work
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := w.Open(context.Background(), tg)
+	in, err := tg.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ type Meter interface {
 	// what only they know (TPC-C's rolled-back New-Orders) and should count
 	// an event's things only once it has succeeded.
 	Count(c int, n int64)
-	// Retrying reports whether this Step re-runs an event whose previous
+	// Retrying reports whether this Event call re-runs an event whose previous
 	// attempt failed with an error the runner retries (--retry). A VU then
 	// runs the same transaction again and may start its spans at the first
 	// attempt, so that they cover every attempt as the event's latency does.
@@ -79,7 +79,7 @@ type Recorder interface {
 // Pipeline is implemented by a VU that keeps several events in flight from
 // one goroutine (an I/O engine with a queue depth), where a goroutine per
 // event would cost more than the events. The runner then calls Run once
-// instead of Step in a loop: Run starts events while more() is true, reports
+// instead of Event in a loop: Run starts events while more() is true, reports
 // each through rec as it finishes, and returns when none is left in flight.
 // When ctx ends it must stop waiting as soon as it safely can. A non-nil
 // error means the VU cannot go on (a full disk, an I/O error): the runner
@@ -123,7 +123,8 @@ type ThreadCounter interface {
 	VUs() int
 }
 
-// Step is one of the runs a single command makes (fileio's read mixes).
+// Step is one of the runs a single command makes (fileio's read mixes): a
+// step of the plan, as a sweep's points are (config.Step).
 type Step struct {
 	Label   string         // e.g. "read 70%", used in file names and tables
 	X       float64        // the step's value on its axis (70), for a sweep's analysis
@@ -181,20 +182,25 @@ type Checker interface {
 	Check(ctx context.Context, in Instance, p Progress) ([]CheckResult, error)
 }
 
-// VU is one virtual user: one connection and its prepared statements. Step is
+// VU is one virtual user: one connection and its prepared statements. Event is
 // called by a single goroutine.
 type VU interface {
-	// Step runs one event (a transaction, an I/O) and returns its error, if any.
-	// The runner times the whole Step; sub-operations go through m.
-	Step(ctx context.Context, m Meter) error
+	// Event runs one event (a transaction, an I/O) and returns its error, if
+	// any. The runner times the whole call; sub-operations go through m.
+	Event(ctx context.Context, m Meter) error
 	// Close releases the VU's connection.
 	Close() error
 }
 
-// Target is a parsed, unopened place a workload runs against. String never
-// contains a password.
+// Target is a parsed, unopened place a workload runs against, bound to the
+// workload that parsed it (Workload.ParseTarget): it opens itself, so the
+// parsed value goes one way, from the parser to the instance, with no type
+// assertion on the way back. String never contains a password.
 type Target interface {
 	String() string
+	// Open binds the workload to the target. It does not connect: prepare
+	// may first have to create the database or the file.
+	Open(ctx context.Context) (Instance, error)
 }
 
 // InstanceInfo describes an opened instance for the result.
@@ -241,7 +247,7 @@ type Instance interface {
 	// NewVU opens one virtual user. id is unique within the instance; seed is
 	// the VU's random seed.
 	NewVU(ctx context.Context, id int, seed uint64) (VU, error)
-	// Classify maps an error from Step to its class.
+	// Classify maps an error from VU.Event to its class.
 	Classify(err error) errclass.Class
 	Close() error
 }
@@ -261,13 +267,12 @@ type Workload interface {
 	Options() map[string]any
 	// Ops lists the operations VUs report through their Meter.
 	Ops() []Op
-	// Event names what one Step is ("transaction", "io").
+	// Event names what one VU.Event runs ("transaction", "io").
 	Event() string
 	// ParseTarget validates a --target value without opening anything; an empty
 	// raw means the workload's default. index is the instance number (0-based).
+	// The target opens with the workload's options as they are then.
 	ParseTarget(raw string, getenv func(string) string, index int) (Target, error)
-	// Open connects to a parsed target.
-	Open(ctx context.Context, t Target) (Instance, error)
 }
 
 // SyncProgress returns a Progress that serialises calls into p, for parallel

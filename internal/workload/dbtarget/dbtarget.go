@@ -49,15 +49,6 @@ func Parse(raw, def string, getenv func(string) string) (*Target, error) {
 	return &Target{T: t, D: d}, nil
 }
 
-// Of returns t as parsed by Parse, or an error naming workload when it was not.
-func Of(workloadName string, t workload.Target) (*Target, error) {
-	tg, ok := t.(*Target)
-	if !ok || tg == nil {
-		return nil, fmt.Errorf("%s: target %v was not parsed by this workload", workloadName, t)
-	}
-	return tg, nil
-}
-
 // Instance is the part of a database workload's instance that knows its
 // target and reports it (workload.Instance's Info, Classify and Close). Embed
 // it by value and call Init before use; its methods are safe for concurrent use.

@@ -31,9 +31,6 @@ func TestParseAndDefaults(t *testing.T) {
 	if s := pg.String(); s == "" || strings.Contains(s, "secret") {
 		t.Errorf("String() = %q shows the password", s)
 	}
-	if _, err := Of("tpcc", nil); err == nil {
-		t.Error("Of(nil) accepted")
-	}
 }
 
 func TestLoaders(t *testing.T) {

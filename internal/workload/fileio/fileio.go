@@ -96,17 +96,13 @@ func (w *Workload) ParseTarget(raw string, getenv func(string) string, index int
 	if raw == "" {
 		return nil, fmt.Errorf("%w: give the file or block device to test with --file (or --target)", dialect.ErrBadTarget)
 	}
-	return &target{path: raw}, nil
+	return &target{w: w, path: raw}, nil
 }
 
-// Open binds the workload to a target; the file may not exist yet (prepare
-// creates it).
-func (w *Workload) Open(ctx context.Context, t workload.Target) (workload.Instance, error) {
-	tg, ok := t.(*target)
-	if !ok || tg == nil {
-		return nil, fmt.Errorf("%s: target %v was not parsed by this workload", Name, t)
-	}
-	o := w.opt
+// Open binds the workload to the target; the file may not exist yet
+// (prepare creates it).
+func (tg *target) Open(ctx context.Context) (workload.Instance, error) {
+	o := tg.w.opt
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}

@@ -74,7 +74,7 @@ func openIn(t *testing.T, path string, mod func(o *Options)) *instance {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := w.Open(context.Background(), tg)
+	in, err := tg.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func runOn(t *testing.T, path string, d time.Duration, mod func(o *Options)) (*W
 		t.Fatal(err)
 	}
 	tg, _ := w.ParseTarget("", nil, 0)
-	i, err := w.Open(context.Background(), tg)
+	i, err := tg.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// target is a file or block device path.
-type target struct{ path string }
+// target is a file or block device path, bound to the workload that
+// parsed it (w): it opens with w's options.
+type target struct {
+	w    *Workload
+	path string
+}
 
 func (t *target) String() string { return t.path }
 

@@ -195,8 +195,8 @@ func (v *vu) next(src *datagen.Source) (op int, off int64) {
 	return op, b * v.bs
 }
 
-// Step does one synchronous I/O (the runner calls Run instead).
-func (v *vu) Step(ctx context.Context, m workload.Meter) error {
+// Event does one synchronous I/O (the runner calls Run instead).
+func (v *vu) Event(ctx context.Context, m workload.Meter) error {
 	op, off := v.next(v.src)
 	s := m.Start(op)
 	err := v.syncIO(op, v.bufs[0], off)

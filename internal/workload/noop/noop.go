@@ -56,17 +56,15 @@ type target struct{}
 
 func (target) String() string { return "noop" }
 
+// Open returns the instance; it opens nothing.
+func (target) Open(context.Context) (workload.Instance, error) { return &instance{}, nil }
+
 // ParseTarget accepts only the default (no --target) or "noop".
 func (w *Workload) ParseTarget(raw string, _ func(string) string, _ int) (workload.Target, error) {
 	if raw != "" && raw != "noop" {
 		return nil, fmt.Errorf("noop takes no --target (it connects to nothing); got %q", raw)
 	}
 	return target{}, nil
-}
-
-// Open returns the instance; it opens nothing.
-func (w *Workload) Open(context.Context, workload.Target) (workload.Instance, error) {
-	return &instance{}, nil
 }
 
 type instance struct{}
@@ -92,5 +90,5 @@ func (*instance) Close() error                      { return nil }
 // vu is a virtual user whose every event succeeds at once.
 type vu struct{}
 
-func (vu) Step(context.Context, workload.Meter) error { return nil }
-func (vu) Close() error                               { return nil }
+func (vu) Event(context.Context, workload.Meter) error { return nil }
+func (vu) Close() error                                { return nil }

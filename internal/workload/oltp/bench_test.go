@@ -26,7 +26,7 @@ func BenchmarkStepSQLite(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			inst, err := w.Open(ctx, tg)
+			inst, err := tg.Open(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -40,7 +40,7 @@ func BenchmarkStepSQLite(b *testing.B) {
 			defer vu.Close()
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := vu.Step(ctx, nopMeter{}); err != nil {
+				if err := vu.Event(ctx, nopMeter{}); err != nil {
 					b.Fatal(err)
 				}
 			}

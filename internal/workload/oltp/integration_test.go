@@ -141,7 +141,7 @@ var perTxnKinds = map[string][3]int{ // read, write, other
 
 const steps = 50
 
-// runSteps runs every script's Step `steps` times on the prepared target and
+// runSteps runs every script's Event `steps` times on the prepared target and
 // checks the statements per event against sysbench's.
 func runSteps(t *testing.T, rawURL string, args ...string) {
 	ctx := context.Background()
@@ -157,7 +157,7 @@ func runSteps(t *testing.T, rawURL string, args ...string) {
 			defer vu.Close()
 			m := newMeter(w)
 			for i := range steps {
-				if err := vu.Step(ctx, m); err != nil {
+				if err := vu.Event(ctx, m); err != nil {
 					t.Fatalf("step %d: %v (class %v)", i, err, in.Classify(err))
 				}
 			}
@@ -282,7 +282,7 @@ func TestOptionsChangeStatements(t *testing.T) {
 		}
 		m := newMeter(w)
 		for range 10 {
-			if err := vu.Step(ctx, m); err != nil {
+			if err := vu.Event(ctx, m); err != nil {
 				t.Fatalf("%v: %v", tc.args, err)
 			}
 		}
@@ -302,7 +302,7 @@ func TestOptionsChangeStatements(t *testing.T) {
 	}
 	defer vu.Close()
 	m := newMeter(w)
-	if err := vu.Step(ctx, m); err != nil || m.counts[0] != 1 {
+	if err := vu.Event(ctx, m); err != nil || m.counts[0] != 1 {
 		t.Errorf("point select: %v, %d statements", err, m.counts[0])
 	}
 }
@@ -330,7 +330,7 @@ func TestInsertWithoutAutoInc(t *testing.T) {
 	m := newMeter(NewInsert())
 	for range 100 {
 		for _, vu := range vus {
-			if err := vu.Step(ctx, m); err != nil {
+			if err := vu.Event(ctx, m); err != nil {
 				t.Fatalf("insert: %v (ids must be unique across VUs)", err)
 			}
 		}
@@ -500,7 +500,7 @@ func TestRunOnForeignTables(t *testing.T) {
 	defer vu.Close()
 	m := newMeter(NewReadWrite())
 	for range 20 {
-		if err := vu.Step(ctx, m); err != nil {
+		if err := vu.Event(ctx, m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -532,7 +532,7 @@ func TestConcurrentVUsSQLite(t *testing.T) {
 			m := newMeter(w)
 			deadline := time.Now().Add(500 * time.Millisecond)
 			for time.Now().Before(deadline) {
-				if err := vu.Step(ctx, m); err != nil {
+				if err := vu.Event(ctx, m); err != nil {
 					errs <- fmt.Errorf("%s: %w (class %v)", w.Name(), err, inst.Classify(err))
 					return
 				}
@@ -560,7 +560,7 @@ func TestStepErrorRollsBack(t *testing.T) {
 	defer vu.Close()
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	err = vu.Step(cctx, newMeter(NewReadWrite()))
+	err = vu.Event(cctx, newMeter(NewReadWrite()))
 	if err == nil {
 		t.Fatal("step with a cancelled context succeeded")
 	}
@@ -568,7 +568,7 @@ func TestStepErrorRollsBack(t *testing.T) {
 		t.Errorf("class %s, want canceled", got)
 	}
 	// The VU is still usable: no transaction was left open.
-	if err := vu.Step(ctx, newMeter(NewReadWrite())); err != nil {
+	if err := vu.Event(ctx, newMeter(NewReadWrite())); err != nil {
 		t.Fatalf("step after a failed one: %v", err)
 	}
 }

@@ -233,19 +233,27 @@ func (w *Workload) NumberTargets(raw string, n int) ([]string, error) {
 // ParseTarget parses a database URL (any scheme in dialect/all); an empty raw
 // means DefaultTarget(index).
 func (w *Workload) ParseTarget(raw string, getenv func(string) string, index int) (workload.Target, error) {
-	return dbtarget.Parse(raw, DefaultTarget(index), getenv)
-}
-
-// Open binds the workload to a parsed target. It does not connect: prepare
-// may first have to create the database.
-func (w *Workload) Open(ctx context.Context, t workload.Target) (workload.Instance, error) {
-	tg, err := dbtarget.Of(w.Name(), t)
+	tg, err := dbtarget.Parse(raw, DefaultTarget(index), getenv)
 	if err != nil {
 		return nil, err
 	}
-	o := w.effective()
+	return target{w, tg}, nil
+}
+
+// target is a database target bound to the script that parsed it.
+type target struct {
+	w *Workload
+	*dbtarget.Target
+}
+
+var _ workload.Target = target{}
+
+// Open binds the workload to the target. It does not connect: prepare may
+// first have to create the database.
+func (t target) Open(ctx context.Context) (workload.Instance, error) {
+	o := t.w.effective()
 	if err := o.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", w.Name(), err)
+		return nil, fmt.Errorf("%s: %w", t.w.Name(), err)
 	}
-	return newInstance(w.v, o, tg)
+	return newInstance(t.w.v, o, t.Target)
 }

@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,8 +45,12 @@ func TestFlagsAndValidate(t *testing.T) {
 			t.Errorf("Validate error does not mention %s: %v", want, err)
 		}
 	}
-	if _, err := w.Open(context.Background(), nil); err == nil {
-		t.Error("Open(nil) accepted")
+	tg, err := w.ParseTarget("sqlite:"+filepath.Join(t.TempDir(), "x.db"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Open(context.Background()); err == nil || !strings.Contains(err.Error(), "--tables") {
+		t.Errorf("a target of a workload with bad options opened: %v", err)
 	}
 }
 

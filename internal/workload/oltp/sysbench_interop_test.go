@@ -83,7 +83,7 @@ func interop(t *testing.T, rawURL string) {
 	}
 	m2 := newMeter(NewReadWrite())
 	for i := 0; i < 20; i++ {
-		if err := vu.Step(ctx, m2); err != nil {
+		if err := vu.Event(ctx, m2); err != nil {
 			t.Fatalf("step %d on sysbench's tables: %v", i, err)
 		}
 	}

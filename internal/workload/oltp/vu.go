@@ -12,7 +12,7 @@ import (
 
 // vu is one virtual user: one connection, its statements prepared on every
 // table (sysbench prepares per connection per table), and its own random
-// source. Step is called by one goroutine at a time.
+// source. Event is called by one goroutine at a time.
 type vu struct {
 	in   *instance
 	o    *Options
@@ -82,8 +82,8 @@ func (v *vu) Close() error {
 	return errors.Join(v.closeStmts(), v.conn.Close())
 }
 
-// Step runs one sysbench event.
-func (v *vu) Step(ctx context.Context, m workload.Meter) error {
+// Event runs one sysbench event.
+func (v *vu) Event(ctx context.Context, m workload.Meter) error {
 	switch v.in.v {
 	case readWrite:
 		return v.transaction(ctx, m, true, true)

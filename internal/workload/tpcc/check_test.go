@@ -37,7 +37,7 @@ func openCheck(t *testing.T, rawURL string) (*Workload, *instance, dialect.Conn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wi, err := w.Open(ctx, tg)
+	wi, err := tg.Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +467,7 @@ func TestCheckPrepared(t *testing.T) {
 						// on a loaded machine) rolls the transaction back,
 						// as a deadlock does; runs retry both by default
 						// (--retry), so neither is a failure here.
-						if err := vu.Step(ctx, nopMeter{}); err != nil {
+						if err := vu.Event(ctx, nopMeter{}); err != nil {
 							if c := in.Classify(err); !c.Retryable() && c != errclass.LockTimeout {
 								errs <- err
 							}
@@ -482,7 +482,7 @@ func TestCheckPrepared(t *testing.T) {
 				distinct[err.Error()]++
 			}
 			for e, n := range distinct {
-				t.Errorf("Step failed %d times: %s", n, e)
+				t.Errorf("Event failed %d times: %s", n, e)
 			}
 
 			ran := time.Now()

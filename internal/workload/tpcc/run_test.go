@@ -73,7 +73,7 @@ func driveUntil(t *testing.T, in *instance, terminals int, n int64) *tallyMeter 
 			failures := 0
 			tm := &termMeter{tallyMeter: m}
 			for m.newOrders() < n && ctx.Err() == nil {
-				err := v.Step(ctx, tm)
+				err := v.Event(ctx, tm)
 				tm.retry = err != nil && in.Classify(err).Retryable() // the runner would retry it
 				if err != nil {
 					if tm.retry {

@@ -137,18 +137,26 @@ func (w *Workload) NumberTargets(raw string, n int) ([]string, error) {
 
 // ParseTarget parses a database URL; empty means DefaultTarget(index).
 func (w *Workload) ParseTarget(raw string, getenv func(string) string, index int) (workload.Target, error) {
-	return dbtarget.Parse(raw, DefaultTarget(index), getenv)
-}
-
-// Open binds the workload to a parsed target without connecting.
-func (w *Workload) Open(ctx context.Context, t workload.Target) (workload.Instance, error) {
-	tg, err := dbtarget.Of(Name, t)
+	tg, err := dbtarget.Parse(raw, DefaultTarget(index), getenv)
 	if err != nil {
 		return nil, err
 	}
-	o := w.opt
+	return target{w, tg}, nil
+}
+
+// target is a database target bound to the workload that parsed it.
+type target struct {
+	w *Workload
+	*dbtarget.Target
+}
+
+var _ workload.Target = target{}
+
+// Open binds the workload to the target without connecting.
+func (t target) Open(ctx context.Context) (workload.Instance, error) {
+	o := t.w.opt
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	return newInstance(o, tg), nil
+	return newInstance(o, t.Target), nil
 }

@@ -110,7 +110,7 @@ func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU
 	return v, nil
 }
 
-// vu is one terminal. Step is called by one goroutine at a time.
+// vu is one terminal. Event is called by one goroutine at a time.
 type vu struct {
 	in    *instance
 	conn  dialect.Conn
@@ -158,14 +158,14 @@ func newVU(ctx context.Context, in *instance, c dialect.Conn, id int, seed uint6
 // Close closes the statements and the connection.
 func (v *vu) Close() error { return errors.Join(v.st.close(), v.conn.Close()) }
 
-// Step runs one transaction, the next one dealt from the deck. When the
+// Event runs one transaction, the next one dealt from the deck. When the
 // runner re-runs a transaction that failed with a retryable error (deadlock,
 // serialization failure), the same transaction runs again and its span starts
 // at the first attempt, so that the per-transaction response times and the
 // 90th-percentile limits include the retries the terminal waited through
 // (clause 5.2.5.3). A transaction that failed for good is dropped (counted as
 // an error) and the next one is dealt.
-func (v *vu) Step(ctx context.Context, m workload.Meter) error {
+func (v *vu) Event(ctx context.Context, m workload.Meter) error {
 	if !v.dealt {
 		v.next, v.dealt = v.deck.deal(v.src), true
 	}
