@@ -74,8 +74,9 @@ func (Dialect) TableOptions() string { return "" }
 func (Dialect) ForUpdate() string { return "" }
 
 // ParseTarget accepts "sqlite:PATH", "sqlite://PATH" (relative) and
-// "sqlite:///abs/path". Query strings and in-memory databases are refused:
-// every virtual user opens its own connection, and they must share one file.
+// "sqlite:///abs/path", PATH percent-decoded. Query strings ('?' or '#',
+// typed or encoded) and in-memory databases are refused: every virtual user
+// opens its own connection, and they must share one file.
 func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, error) {
 	rest, ok := cutPrefixFold(raw, "sqlite:")
 	if !ok {
@@ -87,11 +88,14 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 	case strings.HasPrefix(rest, "//"):
 		rest = rest[2:] // relative path after sqlite://
 	}
-	if strings.ContainsAny(rest, "?#") {
-		return nil, fmt.Errorf("%w: sqlite path %q: '?' and '#' are not allowed (no query parameters)", dialect.ErrBadTarget, rest)
-	}
+	typed := rest
 	if p, err := url.PathUnescape(rest); err == nil {
 		rest = p
+	}
+	// Percent-encoded too: the driver reads what follows the first '?' of its
+	// DSN as parameters, so a path "a?b.db" would open the file "a".
+	if strings.ContainsAny(rest, "?#") {
+		return nil, fmt.Errorf("%w: sqlite path %q: '?' and '#' are not allowed (no query parameters)", dialect.ErrBadTarget, typed)
 	}
 	if rest == "" || rest == ":memory:" || strings.HasPrefix(rest, "file:") || strings.ContainsRune(rest, 0) {
 		return nil, fmt.Errorf("%w: sqlite target needs a file path, e.g. sqlite:./bench.db", dialect.ErrBadTarget)

@@ -61,6 +61,31 @@ func TestParseTarget(t *testing.T) {
 	}
 }
 
+// TestEscapedQueryCharacters: a '?' or '#' typed percent-encoded in the path
+// is refused as a typed one is. The driver reads everything after the first
+// '?' of its DSN as parameters: sqlite:a%3Fb.db would open the file "a",
+// without the busy timeout its pragmas set.
+func TestEscapedQueryCharacters(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, name := range []string{"a%3Fb.db", "a%3fb.db", "a%23b.db"} {
+		tg, err := Dialect{}.ParseTarget("sqlite:"+filepath.Join(dir, name), nil)
+		if err == nil {
+			_, err = Dialect{}.EnsureDatabase(ctx, tg)
+			entries, _ := os.ReadDir(dir)
+			var files []string
+			for _, e := range entries {
+				files = append(files, e.Name())
+			}
+			t.Errorf("sqlite:%s accepted as %q (EnsureDatabase: %v); the directory holds %q", name, tg.Database, err, files)
+			continue
+		}
+		if !errors.Is(err, dialect.ErrBadTarget) || !strings.Contains(err.Error(), "'?' and '#' are not allowed") {
+			t.Errorf("sqlite:%s: %v", name, err)
+		}
+	}
+}
+
 func TestEnsureDatabaseCreatesDirectory(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "a", "b", "x.db")

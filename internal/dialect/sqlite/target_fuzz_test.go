@@ -17,7 +17,7 @@ func FuzzParseTarget(f *testing.F) {
 	for _, s := range []string{
 		"sqlite:bench.db", "sqlite:./data/bench.db", "sqlite://data/bench.db", "sqlite:///abs/bench.db",
 		"SQLite:x.db", "sqlite:with%20space.db", "sqlite:", "sqlite::memory:", "sqlite:x.db?mode=ro",
-		"sqlite:dir/", "sqlite:file:x.db", "sqlite:a#b", "sqlite:%00", "sqlite:a/../..", "sqlite:%2e%2e/", "sqlite:////x", "sqlite:.", "sqlite:a/..", "sqlite:/tmp/x/..", "sqlite:/tmp/.",
+		"sqlite:dir/", "sqlite:file:x.db", "sqlite:a#b", "sqlite:a%3Fb", "sqlite:a%23b", "sqlite:%00", "sqlite:a/../..", "sqlite:%2e%2e/", "sqlite:////x", "sqlite:.", "sqlite:a/..", "sqlite:/tmp/x/..", "sqlite:/tmp/.",
 	} {
 		f.Add(s)
 	}
@@ -30,7 +30,7 @@ func FuzzParseTarget(f *testing.F) {
 			return
 		}
 		p := tg.Database
-		if b := filepath.Base(p); p == "" || p != filepath.Clean(p) || p == ":memory:" || strings.ContainsAny(p, "\x00") || b == "." || b == ".." || b == "/" {
+		if b := filepath.Base(p); p == "" || p != filepath.Clean(p) || p == ":memory:" || strings.ContainsAny(p, "?#\x00") || b == "." || b == ".." || b == "/" {
 			t.Fatalf("ParseTarget(%q): path %q", raw, p)
 		}
 		if tg.Dialect != "sqlite" || tg.String() != "sqlite:"+p {
@@ -42,7 +42,7 @@ func FuzzParseTarget(f *testing.F) {
 		if b := filepath.Base(strings.TrimPrefix(strings.TrimPrefix(raw[len("sqlite:"):], "//"), "/")); b == "." || b == ".." {
 			t.Fatalf("ParseTarget(%q) = %q: the path ends in a directory", raw, p)
 		}
-		if strings.ContainsAny(p, "%?#") {
+		if strings.Contains(p, "%") {
 			return // printed as is, not escaped: a second parse would decode it
 		}
 		back, err := Dialect{}.ParseTarget(tg.String(), nil)
