@@ -21,6 +21,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
 
+	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -145,107 +146,13 @@ func sqlitePath(dsn string) (string, error) {
 }
 
 // Redact returns a catalog location safe to print: the URL's password, and
-// password parameters, removed.
-func Redact(dsn string) string {
-	u, ok := parseURL(dsn)
-	if !ok {
-		// Not a URL with an authority: a file path is safe to show; a
-		// libpq keyword string (password=...) or an opaque or malformed
-		// URL with user info (postgres:bob:pw@host) may hold a password.
-		if hasPrefixFold(dsn, "sqlite:") || !strings.ContainsAny(dsn, "@=") {
-			return dsn
-		}
-		return "(unparsable location)"
-	}
-	if u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.User(u.User.Username())
-		}
-	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		if secretKey(k) {
-			q.Del(k)
-			changed = true
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
-	u.Fragment, u.RawFragment = "", ""
-	return u.String()
-}
+// password parameters, removed (dialect.Redact, the one implementation).
+func Redact(dsn string) string { return dialect.Redact(dsn) }
 
-// secretKey reports whether a parameter named k may hold a password:
-// password, sslpassword, and any name ending in either (a '?' typed in the
-// path makes postgresql://u@?/db?password=x's key "/db?password").
-func secretKey(k string) bool {
-	return strings.HasSuffix(strings.ToLower(k), "password")
-}
-
-// parseURL parses dsn as a URL with an authority. ok is false when it is
-// not one, when an '@' after the authority says that a '/', '?' or '#'
-// typed unescaped in the user info cut it short (the rest of a password
-// would then be in the path, query or fragment), or when it has a
-// fragment: a connection URL has none, and a '#' typed unescaped anywhere
-// puts what follows it, a password= parameter perhaps, out of the query.
-func parseURL(dsn string) (*url.URL, bool) {
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" || u.Opaque != "" || strings.Contains(dsn, "#") || strings.Contains(u.Path+u.RawQuery, "@") {
-		return nil, false
-	}
-	return u, true
-}
-
-// scrub returns err's text with the dsn's passwords replaced, for drivers
-// whose errors might quote their connection string: the whole location,
-// what a password can be told to be as typed (the user info's after its
-// first ':', to the first or the last '@'; a password= value), and, in a
-// URL, its password and password= parameters decoded.
-func scrub(err error, dsn string) string {
-	s := strings.ReplaceAll(err.Error(), dsn, Redact(dsn))
-	var secrets []string
-	rest := dsn
-	if _, after, ok := strings.Cut(dsn, "://"); ok {
-		rest = after
-	} else if _, after, ok := strings.Cut(dsn, ":"); ok {
-		rest = after
-	}
-	for _, at := range []int{strings.Index(rest, "@"), strings.LastIndex(rest, "@")} {
-		if at >= 0 {
-			if _, p, ok := strings.Cut(rest[:at], ":"); ok {
-				secrets = append(secrets, p)
-			}
-		}
-	}
-	for _, f := range strings.Fields(dsn) {
-		if k, v, ok := strings.Cut(f, "="); ok && secretKey(k) {
-			secrets = append(secrets, v, strings.Trim(v, "'"))
-		}
-	}
-	if u, ok := parseURL(dsn); ok {
-		if u.User != nil {
-			if p, ok := u.User.Password(); ok {
-				secrets = append(secrets, p)
-			}
-		}
-		for k, vs := range u.Query() {
-			if secretKey(k) {
-				secrets = append(secrets, vs...)
-			}
-		}
-	}
-	for _, p := range secrets {
-		if p == "" {
-			continue
-		}
-		for _, form := range []string{p, url.QueryEscape(p), url.PathEscape(p)} {
-			s = strings.ReplaceAll(s, form, "xxxxx")
-		}
-	}
-	return s
-}
+// scrub returns err's text with the dsn's passwords replaced (see
+// dialect.ScrubLocation), for drivers whose errors might quote their
+// connection string.
+func scrub(err error, dsn string) string { return dialect.ScrubLocation(err.Error(), dsn) }
 
 // q rewrites '?' placeholders to PostgreSQL's $1, $2, ... (the queries here
 // hold no '?' in literals).

@@ -52,7 +52,7 @@ func (Dialect) ForUpdate() string { return " FOR UPDATE" }
 func open(cfg *mysql.Config) (*sql.DB, error) {
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("mysql: %s", scrub(err.Error(), cfg.Passwd))
+		return nil, fmt.Errorf("mysql: %s", dialect.Scrub(err.Error(), cfg.Passwd))
 	}
 	db := sql.OpenDB(connector)
 	db.SetMaxOpenConns(1)
@@ -83,14 +83,14 @@ func (Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, err
 	defer db.Close()
 	var found int
 	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", cfg.DBName).Scan(&found); err != nil {
-		return false, fmt.Errorf("mysql: look up database: %w", scrubErr(err, cfg))
+		return false, fmt.Errorf("mysql: look up database: %w", dialect.ScrubError(err, cfg.Passwd))
 	}
 	if found > 0 {
 		return false, nil
 	}
 	res, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(cfg.DBName))
 	if err != nil {
-		return false, fmt.Errorf("mysql: create database: %w", scrubErr(err, cfg))
+		return false, fmt.Errorf("mysql: create database: %w", dialect.ScrubError(err, cfg.Passwd))
 	}
 	// One row affected when created, zero (and a warning) when it existed.
 	n, err := res.RowsAffected()
@@ -117,11 +117,11 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 	}
 	connector, err := mysql.NewConnector(dcfg)
 	if err != nil {
-		return nil, fmt.Errorf("mysql: %s", scrub(err.Error(), cfg.Passwd))
+		return nil, fmt.Errorf("mysql: %s", dialect.Scrub(err.Error(), cfg.Passwd))
 	}
 	dc, err := connector.Connect(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("mysql: connect: %w", scrubErr(err, cfg))
+		return nil, fmt.Errorf("mysql: connect: %w", dialect.ScrubError(err, cfg.Passwd))
 	}
 	var ok1, ok2 bool
 	c.prep, ok1 = dc.(driver.ConnPrepareContext)
@@ -139,7 +139,7 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 	if c.sc, err = c.db.Conn(ctx); err != nil {
 		c.db.Close()
 		dc.Close()
-		return nil, fmt.Errorf("mysql: connect: %w", scrubErr(err, cfg))
+		return nil, fmt.Errorf("mysql: connect: %w", dialect.ScrubError(err, cfg.Passwd))
 	}
 	if err := c.readInfo(ctx); err != nil {
 		c.Close()

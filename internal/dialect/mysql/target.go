@@ -89,7 +89,7 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 	}
 	parsed, err := mysql.ParseDSN(dsn + sep + query.Encode())
 	if err != nil {
-		return nil, fmt.Errorf("%w: mysql: %s", dialect.ErrBadTarget, scrub(err.Error(), password))
+		return nil, fmt.Errorf("%w: mysql: %s", dialect.ErrBadTarget, dialect.Scrub(err.Error(), password))
 	}
 	parsed.Passwd = password
 	parsed.InterpolateParams = false
@@ -130,37 +130,6 @@ func validHost(h string) bool {
 type quietLogger struct{}
 
 func (quietLogger) Print(...any) {}
-
-// scrub replaces every form of secret in msg.
-func scrub(msg, secret string) string {
-	if secret == "" {
-		return msg
-	}
-	for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
-		msg = strings.ReplaceAll(msg, form, "xxxxx")
-	}
-	return msg
-}
-
-// scrubErr hides the password in err's text but keeps its chain for Classify.
-func scrubErr(err error, cfg *mysql.Config) error {
-	if err == nil || cfg.Passwd == "" {
-		return err
-	}
-	msg := err.Error()
-	if s := scrub(msg, cfg.Passwd); s != msg {
-		return &scrubbedError{msg: s, err: err}
-	}
-	return err
-}
-
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }
 
 // configOf returns the target's driver configuration, checking its type.
 func configOf(t *dialect.Target) (*mysql.Config, error) {

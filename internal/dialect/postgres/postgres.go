@@ -124,7 +124,7 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 // plain text with sslmode=prefer), often the same line twice, and the CLI
 // prints one line per failure. The chain is kept for Classify.
 func connectErr(err error, cfg *pgx.ConnConfig) error {
-	err = scrubErr(err, cfg)
+	err = dialect.ScrubError(err, cfg.Password)
 	msg := err.Error()
 	if !strings.Contains(msg, "\n") {
 		return err
@@ -140,8 +140,17 @@ func connectErr(err error, cfg *pgx.ConnConfig) error {
 	if len(parts) == 0 {
 		return err
 	}
-	return &scrubbedError{msg: parts[0] + " " + strings.Join(parts[1:], "; "), err: err}
+	return &onelineError{msg: parts[0] + " " + strings.Join(parts[1:], "; "), err: err}
 }
+
+// onelineError is an error's text on one line, with the error's chain.
+type onelineError struct {
+	msg string
+	err error
+}
+
+func (e *onelineError) Error() string { return e.msg }
+func (e *onelineError) Unwrap() error { return e.err }
 
 // Classify maps an error to its class from SQLSTATE codes and error types.
 func (Dialect) Classify(err error) errclass.Class {

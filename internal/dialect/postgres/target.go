@@ -154,7 +154,7 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 	masked := applyDefaults(settings, getenv("HOME"))
 	cfg, err := pgx.ParseConfig(keywordDSN(settings))
 	if err != nil {
-		return nil, fmt.Errorf("%w: postgres: %s", dialect.ErrBadTarget, scrub(err.Error(), secrets...))
+		return nil, fmt.Errorf("%w: postgres: %s", dialect.ErrBadTarget, dialect.Scrub(err.Error(), secrets...))
 	}
 	if !strings.HasPrefix(cfg.Host, "/") && !validHost(cfg.Host) {
 		return nil, fmt.Errorf("%w: postgres: invalid host name", dialect.ErrBadTarget)
@@ -340,41 +340,6 @@ func redact(scheme string, cfg *pgx.ConnConfig, query url.Values, sslmode string
 	}
 	r.RawQuery = q.Encode()
 	return r.String()
-}
-
-// scrub replaces every form of each secret in msg. Over-redaction is accepted
-// (a one-letter password blanks that letter everywhere).
-func scrub(msg string, secrets ...string) string {
-	for _, s := range secrets {
-		if s == "" {
-			continue
-		}
-		for _, form := range []string{s, url.QueryEscape(s), url.PathEscape(s), kwEscape(s)} {
-			msg = strings.ReplaceAll(msg, form, "xxxxx")
-		}
-	}
-	return msg
-}
-
-// scrubbedError hides secrets in an error's text but keeps its chain, so that
-// Classify still sees the pgconn and net errors underneath.
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }
-
-func scrubErr(err error, cfg *pgx.ConnConfig) error {
-	if err == nil || cfg.Password == "" {
-		return err
-	}
-	msg := err.Error()
-	if s := scrub(msg, cfg.Password); s != msg {
-		return &scrubbedError{msg: s, err: err}
-	}
-	return err
 }
 
 // configOf returns the target's pgx configuration, checking its type.
