@@ -101,8 +101,9 @@ type Dialect interface {
 type Conn interface {
 	// Exec runs a statement and returns the rows it affected.
 	Exec(ctx context.Context, query string, args ...any) (int64, error)
-	// QueryRow runs a query and scans its first row into dest; it returns
-	// ErrNoRows when there is none.
+	// QueryRow runs a query and scans its first row into dest (at least
+	// the destinations Rows.Scan takes); it returns ErrNoRows when there is
+	// none.
 	QueryRow(ctx context.Context, query string, args []any, dest ...any) error
 	// Prepare returns a statement prepared on this connection (server-side where
 	// the database supports it).
@@ -154,14 +155,22 @@ type Rows interface {
 	// left or reading failed (see Err).
 	Next() bool
 	// Scan copies the current row's columns into dest, which may hold
-	// *int64, *int, *int32, *float64, *string or *[]byte. A *[]byte gets a
-	// copy, stored in the slice's own capacity when it is large enough. A
-	// NULL scans as the zero value (nil for *[]byte). Numbers in text form
+	// *int64, *int, *int32, *float64, *string, *[]byte or a Scanner. A
+	// *[]byte gets a copy, stored in the slice's own capacity when it is
+	// large enough. A NULL scans as the zero value (nil for *[]byte). Numbers in text form
 	// (DECIMAL, NUMERIC) parse into *float64 or copy into *string; integers
 	// go into any numeric dest (a float into an integer dest only when it
 	// has no fraction); a TIMESTAMP without fractional seconds scans into
 	// *string as "2006-01-02 15:04:05". The number of dest must equal the
 	// number of columns.
+	//
+	// A Scanner (a type with a method Scan(src any) error, as database/sql's
+	// Scanner) is handed the column's value as database/sql hands one to a
+	// Scanner: nil for NULL, else an int64, float64, bool, []byte, string or
+	// time.Time. Which of them a column type gives depends on the database
+	// (SQLite has no BOOLEAN; a DECIMAL may come as text); a []byte is valid
+	// only during the call. It costs more than the other destinations, for
+	// columns that need it (a NULL told from a zero, a time).
 	//
 	// Arguments to an interface method escape: a hot loop that builds its
 	// dest list once (dest := []any{&v.id, &v.name}) and calls Scan(dest...)

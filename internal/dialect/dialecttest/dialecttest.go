@@ -398,6 +398,67 @@ type queryRow struct {
 	ts     string
 }
 
+// valueScanner is a Scanner destination that keeps the value it is handed
+// (a []byte as a string: it is valid only during Scan).
+type valueScanner struct{ v any }
+
+func (s *valueScanner) Scan(src any) error {
+	if b, ok := src.([]byte); ok {
+		src = string(b)
+	}
+	s.v = src
+	return nil
+}
+
+// row checks that a row of rs_query scanned into Scanners holds values of
+// the types Rows.Scan promises (NULL as nil, integers as int64, the
+// DECIMAL as a float64 or its text, the TIMESTAMP as a time.Time or its
+// text) and returns it.
+func (id *valueScanner) row(t *testing.T, amount, name, opt, ts valueScanner) queryRow {
+	t.Helper()
+	var r queryRow
+	switch v := id.v.(type) {
+	case int64:
+		r.id = v
+	default:
+		t.Errorf("id: %T %v, want an int64", id.v, id.v)
+	}
+	if r.id < 1 || r.id > int64(len(queryRows)) {
+		return r
+	}
+	want := queryRows[r.id-1]
+	switch v := amount.v.(type) {
+	case float64:
+		r.amount, r.text = v, want.text
+	case string:
+		r.amount, r.text = want.amount, v
+	default:
+		t.Errorf("id %d: amount %T %v, want a float64 or text", r.id, amount.v, amount.v)
+	}
+	if v, ok := name.v.(string); ok {
+		r.name = v
+	} else {
+		t.Errorf("id %d: name %T %v, want text", r.id, name.v, name.v)
+	}
+	switch v := opt.v.(type) {
+	case nil:
+	case int64:
+		r.opt = v
+	default:
+		t.Errorf("id %d: opt %T %v, want nil or an int64", r.id, opt.v, opt.v)
+	}
+	switch v := ts.v.(type) {
+	case nil:
+	case time.Time:
+		r.ts = v.Format(time.DateTime)
+	case string:
+		r.ts = v
+	default:
+		t.Errorf("id %d: ts %T %v, want nil, a time.Time or text", r.id, ts.v, ts.v)
+	}
+	return r
+}
+
 // queryRows are rs_query's rows. The amounts have two significant decimals
 // so that every database prints them alike (SQLite stores DECIMAL 0.50 as
 // the REAL 0.5).
@@ -520,6 +581,30 @@ func testQuery(ctx context.Context, t *testing.T, d dialect.Dialect, c, c2 diale
 		}
 		if idI32 != 3 || amountF != 99999.99 || optF != -3 {
 			t.Errorf("QueryRow(3) = %d, %v, %v; want 3, 99999.99, -3", idI32, amountF, optF)
+		}
+	})
+
+	t.Run("Scanner", func(t *testing.T) {
+		var sid, samount, sname, sopt, sts valueScanner
+		got := scanAll(t, "Query", 1, 4, func(r dialect.Rows) (queryRow, error) {
+			if err := r.Scan(&sid, &samount, &sname, &sopt, &sts); err != nil {
+				return queryRow{}, err
+			}
+			return sid.row(t, samount, sname, sopt, sts), nil
+		})
+		wantRows(t, "Query", got, queryRows)
+		if err := sel.QueryRow(ctx, []any{2, 2}, &sid, &samount, &sname, &sopt, &sts); err != nil {
+			t.Fatal(err)
+		}
+		if got := sid.row(t, samount, sname, sopt, sts); got != queryRows[1] {
+			t.Errorf("Stmt.QueryRow(2) = %+v, want %+v", got, queryRows[1])
+		}
+		err := c.QueryRow(ctx, "SELECT id, amount, name, opt, ts FROM rs_query WHERE id = ?", []any{1}, &sid, &samount, &sname, &sopt, &sts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sid.row(t, samount, sname, sopt, sts); got != queryRows[0] {
+			t.Errorf("Conn.QueryRow(1) = %+v, want %+v", got, queryRows[0])
 		}
 	})
 

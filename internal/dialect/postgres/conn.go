@@ -503,9 +503,12 @@ func (r *rows) Scan(dest ...any) error {
 	fields := r.s.sd.Fields
 	for i, v := range r.vals {
 		var err error
-		if v != nil && i < len(fields) && fields[i].DataTypeOID == pgtype.ByteaOID {
+		switch s, ok := rowscan.AsScanner(dest[i]); {
+		case ok:
+			err = r.scanValue(s, i, v)
+		case v != nil && i < len(fields) && fields[i].DataTypeOID == pgtype.ByteaOID:
 			err = scanBytea(dest[i], v)
-		} else {
+		default:
 			err = rowscan.Text(dest[i], v)
 		}
 		if err != nil {
@@ -513,6 +516,31 @@ func (r *rows) Scan(dest ...any) error {
 		}
 	}
 	return nil
+}
+
+// scanValue hands s column i's value v (text) decoded by the column's type,
+// as pgx's database/sql driver decodes it: a TIMESTAMPTZ becomes a
+// time.Time, a BOOLEAN a bool, a BYTEA a []byte; a type pgx does not know
+// is its text.
+func (r *rows) scanValue(s rowscan.Scanner, i int, v []byte) error {
+	if v == nil {
+		return s.Scan(nil)
+	}
+	fields := r.s.sd.Fields
+	if i >= len(fields) {
+		return s.Scan(string(v))
+	}
+	oid := fields[i].DataTypeOID
+	m := r.s.c.pc.TypeMap()
+	typ, ok := m.TypeForOID(oid)
+	if !ok {
+		return s.Scan(string(v))
+	}
+	dv, err := typ.Codec.DecodeDatabaseSQLValue(m, oid, pgtype.TextFormatCode, v)
+	if err != nil {
+		return err
+	}
+	return s.Scan(dv)
 }
 
 func (r *rows) Err() error { return r.err }

@@ -145,3 +145,50 @@ func equal(a, b any) bool {
 	}
 	return a == b
 }
+
+// keep is a Scanner that records what it is handed.
+type keep struct{ got []any }
+
+func (k *keep) Scan(src any) error {
+	k.got = append(k.got, src)
+	return nil
+}
+
+func TestScanner(t *testing.T) {
+	var k keep
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, v := range []any{nil, int64(-1), 2.5, true, "s", []byte("b"), now} {
+		if err := Value(&k, v); err != nil {
+			t.Fatalf("Value(%T): %v", v, err)
+		}
+	}
+	if err := Text(&k, []byte("12")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Text(&k, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []any{nil, int64(-1), 2.5, true, "s", []byte("b"), now, "12", nil}
+	if len(k.got) != len(want) {
+		t.Fatalf("got %v, want %v", k.got, want)
+	}
+	for i := range want {
+		if !equal(k.got[i], want[i]) {
+			t.Errorf("value %d: %T %v, want %T %v", i, k.got[i], k.got[i], want[i], want[i])
+		}
+	}
+	var i64 int64
+	if _, ok := AsScanner(&i64); ok {
+		t.Error("AsScanner(*int64) = true")
+	}
+}
+
+func BenchmarkValueInt64(b *testing.B) {
+	var d int64
+	var v any = int64(42)
+	for b.Loop() {
+		if err := Value(&d, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
