@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
 )
@@ -198,6 +199,44 @@ var ErrNoRows = errors.New("no rows in result set")
 // transactions keep using Begin so that readers still run in parallel.
 type WriteBeginner interface {
 	BeginWrite(ctx context.Context) error
+}
+
+// Store is implemented by a Dialect whose database can keep rightsize's own
+// records (package history's run catalog): a few tables that several
+// rightsize processes read and write at the same time. Their SQL is the same
+// on every Store (ON CONFLICT upserts, substr, LIMIT, '?' placeholders);
+// what differs is here.
+type Store interface {
+	// ConnectStore opens one connection to t for such a store. A database
+	// that lives in a file is created, with its directory, when missing; a
+	// server's database must exist. The connection waits for locks other
+	// connections hold (SQLite: up to StoreLockWait); when it is a
+	// WriteBeginner, every transaction that writes must start with
+	// BeginWrite.
+	ConnectStore(ctx context.Context, t *Target) (Conn, error)
+	// StoreTypes are the column types of the values a store keeps.
+	StoreTypes() StoreTypes
+	// StoreTime is t as a StoreTypes.Time column takes it, in UTC; it
+	// keeps microseconds. Read back into a Scanner, such a column is a
+	// time.Time or its RFC 3339 text; its values sort in time order.
+	StoreTime(t time.Time) any
+	// StoreLock is a statement with one '?', an integer key: run first in
+	// a transaction, it waits until every other transaction that ran it
+	// with the same key has ended (what creating tables needs). It is ""
+	// where BeginWrite already makes writers wait for each other.
+	StoreLock() string
+}
+
+// StoreLockWait is how long a Store's connection waits for a lock another
+// holds, where the database does not queue lock waits itself (SQLite).
+const StoreLockWait = 10 * time.Second
+
+// StoreTypes are a Store's column types.
+type StoreTypes struct {
+	Time  string // an instant, as StoreTime writes it
+	Float string // a float64, or NULL
+	Bool  string
+	Blob  string // bytes
 }
 
 // WithContextErr adds the context's error to err's chain when the context

@@ -28,21 +28,49 @@ func ForURL(raw string, getenv func(string) string) (*dialect.Target, dialect.Di
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	scheme, _, ok := strings.Cut(raw, ":")
-	if !ok || scheme == "" || strings.ContainsAny(scheme, "/@?#") {
+	scheme, ok := schemeOf(raw)
+	if !ok {
 		return nil, nil, fmt.Errorf("%w: a target is a URL such as %s", dialect.ErrBadTarget, examples())
 	}
-	scheme = strings.ToLower(scheme)
+	d := forScheme(scheme)
+	if d == nil {
+		return nil, nil, fmt.Errorf("%w: unknown scheme %q (known: %s)", dialect.ErrBadTarget, scheme, strings.Join(Schemes(), ", "))
+	}
+	t, err := d.ParseTarget(raw, getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, d, nil
+}
+
+// ForScheme returns the dialect whose scheme raw starts with, as ForURL
+// finds it, without parsing the rest of raw; ok is false when there is none.
+func ForScheme(raw string) (d dialect.Dialect, ok bool) {
+	scheme, ok := schemeOf(raw)
+	if !ok {
+		return nil, false
+	}
+	d = forScheme(scheme)
+	return d, d != nil
+}
+
+// schemeOf returns raw's scheme in lower case: what comes before its first
+// ':', when that is a name.
+func schemeOf(raw string) (string, bool) {
+	scheme, _, ok := strings.Cut(raw, ":")
+	if !ok || scheme == "" || strings.ContainsAny(scheme, "/@?#") {
+		return "", false
+	}
+	return strings.ToLower(scheme), true
+}
+
+func forScheme(scheme string) dialect.Dialect {
 	for _, d := range All() {
 		if slices.Contains(d.Schemes(), scheme) {
-			t, err := d.ParseTarget(raw, getenv)
-			if err != nil {
-				return nil, nil, err
-			}
-			return t, d, nil
+			return d
 		}
 	}
-	return nil, nil, fmt.Errorf("%w: unknown scheme %q (known: %s)", dialect.ErrBadTarget, scheme, strings.Join(Schemes(), ", "))
+	return nil
 }
 
 // Schemes lists every scheme accepted by some dialect.

@@ -61,3 +61,19 @@ func TestForURL(t *testing.T) {
 		}
 	}
 }
+
+func TestForScheme(t *testing.T) {
+	for raw, want := range map[string]string{
+		"sqlite:x.db": "sqlite", "SQLite:///x.db": "sqlite", "postgres://h/db": "postgres", "postgresql:opaque": "postgres",
+		"mariadb://h/db": "mysql", "oracle://h/db": "", "": "", "x.db": "", "h/p:x": "", "user:pw@host/db": "",
+	} {
+		d, ok := ForScheme(raw)
+		got := ""
+		if ok {
+			got = d.Name()
+		}
+		if got != want || ok != (d != nil) {
+			t.Errorf("ForScheme(%q) = %v, %v; want %q", raw, d, ok, want)
+		}
+	}
+}

@@ -119,6 +119,26 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 	return c, nil
 }
 
+var _ dialect.Store = Dialect{}
+
+// ConnectStore is Connect: the server queues lock waits itself, and the
+// database must exist.
+func (d Dialect) ConnectStore(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
+	return d.Connect(ctx, t)
+}
+
+// StoreTypes are PostgreSQL's own types for times, floats, booleans and bytes.
+func (Dialect) StoreTypes() dialect.StoreTypes {
+	return dialect.StoreTypes{Time: "TIMESTAMPTZ", Float: "DOUBLE PRECISION", Bool: "BOOLEAN", Blob: "BYTEA"}
+}
+
+// StoreTime is t in UTC (a TIMESTAMPTZ keeps microseconds).
+func (Dialect) StoreTime(t time.Time) any { return t.UTC() }
+
+// StoreLock takes a transaction-level advisory lock: CREATE TABLE IF NOT
+// EXISTS run by two transactions at once can fail in the second one.
+func (Dialect) StoreLock() string { return "SELECT pg_advisory_xact_lock(?)" }
+
 // connectErr is a failed connection's error without the password and on one
 // line: pgconn puts each attempt on a line of its own (each host, and TLS then
 // plain text with sslmode=prefer), often the same line twice, and the CLI

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -101,11 +102,11 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 		return nil, fmt.Errorf("%w: sqlite target needs a file path, e.g. sqlite:./bench.db", dialect.ErrBadTarget)
 	}
 	if strings.HasSuffix(rest, "/") {
-		return nil, fmt.Errorf("%w: sqlite path %q is a directory", dialect.ErrBadTarget, rest)
+		return nil, fmt.Errorf("%w: sqlite path %q is a directory: it names a directory, not a database file", dialect.ErrBadTarget, rest)
 	}
 	path := filepath.Clean(rest)
 	if b, cb := filepath.Base(rest), filepath.Base(path); b == "." || b == ".." || cb == "." || cb == ".." || cb == "/" {
-		return nil, fmt.Errorf("%w: sqlite path %q is a directory", dialect.ErrBadTarget, rest)
+		return nil, fmt.Errorf("%w: sqlite path %q is a directory: it names a directory, not a database file", dialect.ErrBadTarget, rest)
 	}
 	return &dialect.Target{
 		Dialect:  "sqlite",
@@ -170,9 +171,54 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 	if _, err := os.Stat(filepath.Dir(c.path)); err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", c.path, err)
 	}
-	db, err := sql.Open("sqlite", c.dsn)
+	return connect(ctx, c.path, c.dsn)
+}
+
+// storePragmas are pragmas for a store's connection: other processes'
+// writers are waited for up to dialect.StoreLockWait.
+var storePragmas = fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)", dialect.StoreLockWait.Milliseconds())
+
+var _ dialect.Store = Dialect{}
+
+// ConnectStore opens a connection as Connect does, for a store that other
+// processes write too: it creates the file's directory when missing, and
+// waits up to dialect.StoreLockWait for another connection's lock. Its
+// transactions that write begin with BeginWrite (BEGIN IMMEDIATE), so two
+// that read and then write never deadlock on the upgrade to the write lock.
+func (Dialect) ConnectStore(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
+	c, err := targetConfig(t)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", c.path, err)
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	return connect(ctx, c.path, c.path+"?"+storePragmas)
+}
+
+// StoreTypes: SQLite has no time or boolean type; times are text (see
+// StoreTime) and booleans integers.
+func (Dialect) StoreTypes() dialect.StoreTypes {
+	return dialect.StoreTypes{Time: "TEXT", Float: "REAL", Bool: "INTEGER", Blob: "BLOB"}
+}
+
+// storeTimeLayout is how a store keeps times: fixed width, so that text
+// order is time order.
+const storeTimeLayout = "2006-01-02T15:04:05.000000Z"
+
+// StoreTime is t's RFC 3339 text in UTC, to the microsecond, fixed width.
+func (Dialect) StoreTime(t time.Time) any { return t.UTC().Format(storeTimeLayout) }
+
+// StoreLock is "": a transaction that writes holds the database's one write
+// lock from BeginWrite on.
+func (Dialect) StoreLock() string { return "" }
+
+// connect opens one connection to the file at path, dsn being the path and
+// the pragmas as the driver takes them.
+func connect(ctx context.Context, path, dsn string) (dialect.Conn, error) {
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
@@ -181,13 +227,13 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 	sc, err := db.Conn(ctx)
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", c.path, err)
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	cn := &conn{db: db, c: sc}
 	var version string
 	if err := sc.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version); err != nil {
 		cn.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", c.path, err)
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	cn.info = dialect.ConnInfo{ServerVersion: "SQLite " + version}
 	return cn, nil

@@ -86,6 +86,43 @@ func TestEscapedQueryCharacters(t *testing.T) {
 	}
 }
 
+// TestConnectStore: a store's connection creates the file and its
+// directory, waits dialect.StoreLockWait for locks, runs in WAL mode, and
+// its times are fixed-width text that sorts in time order.
+func TestConnectStore(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "a", "b", "store.db")
+	d := Dialect{}
+	tg, err := d.ParseTarget("sqlite:"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := d.ConnectStore(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	var busy int64
+	var mode string
+	if err := c.QueryRow(ctx, "PRAGMA busy_timeout", nil, &busy); err != nil || busy != dialect.StoreLockWait.Milliseconds() {
+		t.Errorf("busy_timeout = %d, %v; want %d", busy, err, dialect.StoreLockWait.Milliseconds())
+	}
+	if err := c.QueryRow(ctx, "PRAGMA journal_mode", nil, &mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v", mode, err)
+	}
+	if _, ok := c.(dialect.WriteBeginner); !ok {
+		t.Error("a store's connection is not a WriteBeginner")
+	}
+	t1 := time.Date(2025, 3, 1, 9, 0, 0, 0, time.FixedZone("x", 3600))
+	a, b := d.StoreTime(t1), d.StoreTime(t1.Add(1500*time.Nanosecond))
+	if a != "2025-03-01T08:00:00.000000Z" || b != "2025-03-01T08:00:00.000001Z" {
+		t.Errorf("StoreTime = %v, %v", a, b)
+	}
+}
+
 func TestEnsureDatabaseCreatesDirectory(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "a", "b", "x.db")
