@@ -62,7 +62,7 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 		port = "3306"
 	}
 	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-		return nil, fmt.Errorf("%w: mysql: port must be a number from 1 to 65535", dialect.ErrBadTarget)
+		return nil, fmt.Errorf("%w: mysql: invalid port: want a number from 1 to 65535", dialect.ErrBadTarget)
 	}
 	cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
 

@@ -140,7 +140,7 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 	}
 	if p := settings["port"]; p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
-			return nil, fmt.Errorf("%w: postgres: port must be a number from 1 to 65535", dialect.ErrBadTarget)
+			return nil, fmt.Errorf("%w: postgres: invalid port: want a number from 1 to 65535", dialect.ErrBadTarget)
 		}
 	}
 
