@@ -71,6 +71,21 @@ func parseURL(raw string) (*url.URL, bool) {
 	return u, true
 }
 
+// CutUserInfo reports whether raw, a URL with an authority
+// ("scheme://user:password@host"), has an '@' after that authority: a '/',
+// '?' or '#' typed unescaped in the password ended the authority early, and
+// the rest of the password is in the path, query or fragment, where a
+// parser would take it for a database or a parameter (and print it). A
+// dialect refuses such a URL, without quoting it.
+func CutUserInfo(raw string) bool {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return false
+	}
+	end := strings.IndexAny(rest, "/?#")
+	return end >= 0 && strings.Contains(rest[end:], "@")
+}
+
 // ScrubLocation returns msg, a text that may quote the location raw (a
 // driver's error), with raw's passwords replaced: the whole location by its
 // Redact form, and every form (see Scrub) of what a password can be told to

@@ -35,8 +35,11 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 	if u.Scheme != "mysql" && u.Scheme != "mariadb" {
 		return nil, fmt.Errorf("%w: mysql: scheme %q is not mysql or mariadb", dialect.ErrBadTarget, u.Scheme)
 	}
-	if u.Opaque != "" {
+	if u.Opaque != "" || !strings.HasPrefix(raw[len(u.Scheme)+1:], "//") {
 		return nil, fmt.Errorf("%w: mysql: URL must start with %s://", dialect.ErrBadTarget, u.Scheme)
+	}
+	if dialect.CutUserInfo(raw) {
+		return nil, fmt.Errorf("%w: mysql: malformed URL: an '@' after the host (percent-encode special characters in the user name and password)", dialect.ErrBadTarget)
 	}
 	var password string
 	cfg := mysql.NewConfig()

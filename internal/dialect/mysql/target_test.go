@@ -62,6 +62,14 @@ func TestParseTargetErrors(t *testing.T) {
 		"mysql://u:" + pw + "@h/d/e",
 		"mysql://u:Sup3r%zzSecretPW@h/d",
 		"mysql:u:" + pw,
+		// A '?', '#' or '/' typed in the password ends the authority: the
+		// rest of the password is in the query, fragment or path, and
+		// would be printed with the target.
+		"mysql://u:12?Sup3r=" + pw + "@h/d",
+		"mysql://u:12?x=1&Sup3r" + pw + "@h/d",
+		"mysql://u:12#Sup3r" + pw + "@h/d",
+		"mysql://u:12/Sup3r" + pw + "@h/d",
+		"mysql:?u:" + pw + "@h/d",
 	} {
 		_, err := Dialect{}.ParseTarget(raw, nil)
 		if err == nil {

@@ -87,8 +87,11 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
 		return nil, fmt.Errorf("%w: postgres: scheme %q is not postgres or postgresql", dialect.ErrBadTarget, u.Scheme)
 	}
-	if u.Opaque != "" {
+	if u.Opaque != "" || !strings.HasPrefix(raw[len(u.Scheme)+1:], "//") {
 		return nil, fmt.Errorf("%w: postgres: URL must start with %s://", dialect.ErrBadTarget, u.Scheme)
+	}
+	if dialect.CutUserInfo(raw) {
+		return nil, fmt.Errorf("%w: postgres: malformed URL: an '@' after the host (percent-encode special characters in the user name and password)", dialect.ErrBadTarget)
 	}
 
 	settings := map[string]string{}

@@ -159,6 +159,15 @@ func TestParseTargetErrors(t *testing.T) {
 		{raw: "postgres://u:" + pw + "/@h/d"},
 		{raw: "postgres:u:" + pw},
 		{raw: "::" + pw},
+		// No "//": the user info is in the query (history's FuzzValidate).
+		{raw: "postgres:?:" + pw + "@h"},
+		// A '?' typed in the password ends the authority: the rest of the
+		// password is in a parameter name.
+		{raw: "postgres://u:12?Sup3r-" + pw + "@h/d"},
+		{raw: "postgres://u@h:1/d?x=1&Sup3r" + pw + "@h"},
+		{raw: "postgres://u:12?application_name=Sup3r" + pw + "@h/d"},
+		{raw: "postgres://u:12#Sup3r" + pw + "@h/d"},
+		{raw: "postgres://u:12/Sup3r" + pw + "@h/d"},
 	} {
 		_, err := Dialect{}.ParseTarget(tc.raw, env(tc.env))
 		if err == nil {
