@@ -75,7 +75,7 @@ func recordInHistory(ctx context.Context, env *Env, dsn string, runs []*result.R
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	cat, err := history.Open(ctx, dsn)
+	cat, err := history.Open(ctx, dsn, env.Getenv)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func historyCommand(env *Env) *cobra.Command {
 		if dsn == "" {
 			return nil, usagef("history: no catalog: give --history, or set RIGHTSIZE_HISTORY, XDG_DATA_HOME or HOME")
 		}
-		cat, err := history.Open(ctx, dsn)
+		cat, err := history.Open(ctx, dsn, env.Getenv)
 		if errors.Is(err, history.ErrBadDSN) {
 			return nil, usageError{err}
 		}

@@ -49,11 +49,11 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 				return usagef("merge --run: no history catalog (--history or $RIGHTSIZE_HISTORY)")
 			}
 			if dsn != "" && (runID != "" || !noHistory) {
-				if err := history.Validate(dsn); err != nil {
+				if err := history.Validate(dsn, env.Getenv); err != nil {
 					return usageError{err}
 				}
 			}
-			shards, err := loadShards(ctx, dsn, runID, args)
+			shards, err := loadShards(ctx, dsn, env.Getenv, runID, args)
 			if err != nil {
 				return err
 			}
@@ -97,11 +97,12 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 }
 
 // loadShards reads the shards' results: those of the run recorded in the
-// catalog at dsn (runID given), or the files at paths.
-func loadShards(ctx context.Context, dsn, runID string, paths []string) ([]*result.Run, error) {
+// catalog at dsn (runID given; getenv is the environment its location may
+// use), or the files at paths.
+func loadShards(ctx context.Context, dsn string, getenv func(string) string, runID string, paths []string) ([]*result.Run, error) {
 	var shards []*result.Run
 	if runID != "" {
-		cat, err := history.Open(ctx, dsn)
+		cat, err := history.Open(ctx, dsn, getenv)
 		if err != nil {
 			return nil, runError{err}
 		}

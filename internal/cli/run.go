@@ -53,7 +53,7 @@ func execute(ctx context.Context, env *Env, p *config.Plan) (*session.Outcome, e
 		Observers: obs,
 	}
 	if p.History != "" {
-		opt.Register = func(ctx context.Context) (session.Register, error) { return history.Open(ctx, p.History) }
+		opt.Register = func(ctx context.Context) (session.Register, error) { return history.Open(ctx, p.History, env.Getenv) }
 	}
 	return session.Run(ctx, p, opt)
 }

@@ -84,7 +84,7 @@ func (lc *leakCheck) verify(dsns ...string) {
 	}
 	for _, dsn := range dsns {
 		ctx := context.Background()
-		cat, err := history.Open(ctx, dsn)
+		cat, err := history.Open(ctx, dsn, nil)
 		if err != nil {
 			t.Fatalf("catalog: %v", err)
 		}

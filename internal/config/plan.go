@@ -203,7 +203,7 @@ func (c *Flags) Plan(w workload.Workload, getenv func(string) string) (*Plan, er
 	}
 	if dsn := HistoryDSN(getenv, c.History); !c.NoHistory && dsn != "" {
 		// Refused now, not after a run of hours that then is not recorded.
-		if err := history.Validate(dsn); err != nil {
+		if err := history.Validate(dsn, getenv); err != nil {
 			cfgErr = errors.Join(cfgErr, err)
 		}
 		p.History = dsn

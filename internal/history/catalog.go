@@ -4,24 +4,18 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
-
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -33,12 +27,19 @@ var (
 	ErrBadDSN = errors.New("invalid history catalog")
 )
 
-// Catalog is an open run catalog. It is safe for concurrent use; several
-// processes may record into the same catalog at once.
+// errClosed is returned by a Catalog's methods after Close.
+var errClosed = errors.New("history: the catalog is closed")
+
+// Catalog is an open run catalog: one connection, through the dialect of
+// its location. It is safe for concurrent use (its methods take turns on
+// the connection); several processes may record into the same catalog at
+// once.
 type Catalog struct {
-	db   *sql.DB
-	pg   bool
-	name string // the location, password removed
+	store dialect.Store
+	name  string // the location, password removed
+
+	mu   sync.Mutex   // held by each method while it uses conn
+	conn dialect.Conn // nil once closed
 }
 
 // Open opens the catalog at dsn, creating its schema (and, for SQLite, the
@@ -47,145 +48,143 @@ type Catalog struct {
 //	sqlite:PATH, sqlite://PATH (relative), sqlite:///abs/path
 //	postgres://user@host:5432/db?sslmode=..., postgresql://...
 //
-// For PostgreSQL the database must exist; the connection string is read by
-// pgx, which also honours libpq's PG* variables and ~/.pgpass. An empty dsn
-// is an error: where the default catalog lives is the command line's
-// decision (it reads the environment; this package does not).
-func Open(ctx context.Context, dsn string) (*Catalog, error) {
-	if err := Validate(dsn); err != nil {
+// The location is a target of a dialect that is a dialect.Store, parsed by
+// that dialect; getenv supplies the environment it reads (for PostgreSQL,
+// libpq's PG* variables and ~/.pgpass through HOME; nil: none). For
+// PostgreSQL the database must exist. An empty dsn is an error: where the
+// default catalog lives is the command line's decision (it reads the
+// environment; this package does not).
+func Open(ctx context.Context, dsn string, getenv func(string) string) (*Catalog, error) {
+	t, store, err := parse(dsn, getenv)
+	if err != nil {
 		return nil, err
 	}
-	c := &Catalog{name: Redact(dsn)}
-	var driver, source string
-	switch {
-	case hasPrefixFold(dsn, "sqlite:"):
-		path, err := sqlitePath(dsn)
-		if err != nil {
-			return nil, err
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("history: %w", err)
-		}
-		c.name = "sqlite:" + path
-		// busy_timeout: writers of other processes are waited for;
-		// _txlock=immediate: a transaction takes the write lock at BEGIN, so
-		// two read-then-write transactions never deadlock on the upgrade.
-		driver, source = "sqlite", path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	default: // postgres:// or postgresql://, as Validate checked
-		c.pg = true
-		driver, source = "pgx", dsn
-	}
-	db, err := sql.Open(driver, source)
+	c := &Catalog{store: store, name: t.String()}
+	conn, err := store.ConnectStore(ctx, t)
 	if err != nil {
-		return nil, fmt.Errorf("history: open %s: %s", c.name, scrub(err, dsn))
+		return nil, fmt.Errorf("history: open %s: %s", c.name, dialect.ScrubLocation(err.Error(), dsn))
 	}
-	c.db = db
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("history: open %s: %s", c.name, scrub(err, dsn))
-	}
+	c.conn = conn
 	if err := c.migrate(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("history: %s: schema: %s", c.name, scrub(err, dsn))
+		conn.Close()
+		return nil, fmt.Errorf("history: %s: schema: %s", c.name, dialect.ScrubLocation(err.Error(), dsn))
 	}
 	return c, nil
 }
 
 // Validate checks the form of a catalog location as Open does, without
 // opening anything, so that a command can refuse a malformed one before it
-// starts: an empty location, another scheme, a sqlite: path that names no
-// file, or a postgres:// URL pgx cannot parse (a bad port, a bad escape).
+// starts: an empty location, a scheme of no database that can hold a
+// catalog, or a location its dialect refuses (a sqlite: path that names no
+// file, a postgres:// URL with a bad port or a bad escape). getenv is Open's.
 // Errors wrap ErrBadDSN and never contain a password.
-func Validate(dsn string) error {
-	switch {
-	case dsn == "":
-		return fmt.Errorf("%w: no location given", ErrBadDSN)
-	case hasPrefixFold(dsn, "sqlite:"):
-		_, err := sqlitePath(dsn)
-		return err
-	case hasPrefixFold(dsn, "postgres://"), hasPrefixFold(dsn, "postgresql://"):
-		if _, err := pgconn.ParseConfig(dsn); err != nil {
-			return fmt.Errorf("%w: %s: %s", ErrBadDSN, Redact(dsn), scrub(err, dsn))
-		}
+func Validate(dsn string, getenv func(string) string) error {
+	_, _, err := parse(dsn, getenv)
+	return err
+}
+
+// forms is what a refused location is told to be.
+const forms = "want sqlite:PATH or postgres://user@host/db"
+
+// parse finds the dialect of dsn, which must be a dialect.Store, and parses
+// dsn with it.
+func parse(dsn string, getenv func(string) string) (*dialect.Target, dialect.Store, error) {
+	if dsn == "" {
+		return nil, nil, fmt.Errorf("%w: no location given", ErrBadDSN)
+	}
+	d, _ := all.ForScheme(dsn)
+	store, ok := d.(dialect.Store)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: %s: %s", ErrBadDSN, dialect.Redact(dsn), forms)
+	}
+	t, err := d.ParseTarget(dsn, getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrBadDSN, dialect.Redact(dsn), err)
+	}
+	return t, store, nil
+}
+
+// Close closes the catalog's connection. Closing again does nothing.
+func (c *Catalog) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %s: want sqlite:PATH or postgres://user@host/db", ErrBadDSN, Redact(dsn))
+	err := c.conn.Close()
+	c.conn = nil
+	return err
 }
 
-// Close closes the catalog's connections.
-func (c *Catalog) Close() error { return c.db.Close() }
-
-// String is the catalog's location with any password removed.
+// String is the catalog's location with any password removed, as its
+// dialect prints it.
 func (c *Catalog) String() string { return c.name }
-
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
-}
-
-// sqlitePath takes the path out of a sqlite: location (the forms --target
-// accepts).
-func sqlitePath(dsn string) (string, error) {
-	rest := dsn[len("sqlite:"):]
-	switch {
-	case strings.HasPrefix(rest, "///"):
-		rest = rest[2:]
-	case strings.HasPrefix(rest, "//"):
-		rest = rest[2:]
-	}
-	if p, err := url.PathUnescape(rest); err == nil {
-		rest = p
-	}
-	if rest == "" || rest == ":memory:" || strings.ContainsAny(rest, "?#\x00") || strings.HasSuffix(rest, "/") {
-		return "", fmt.Errorf("%w: %q: want sqlite:PATH to a file, with no query parameters", ErrBadDSN, dsn)
-	}
-	p := filepath.Clean(rest)
-	if b, cb := filepath.Base(rest), filepath.Base(p); b == "." || b == ".." || cb == "." || cb == ".." || cb == "/" {
-		return "", fmt.Errorf("%w: %q names a directory: want sqlite:PATH to a file", ErrBadDSN, dsn)
-	}
-	return p, nil
-}
 
 // Redact returns a catalog location safe to print: the URL's password, and
 // password parameters, removed (dialect.Redact, the one implementation).
 func Redact(dsn string) string { return dialect.Redact(dsn) }
 
-// scrub returns err's text with the dsn's passwords replaced (see
-// dialect.ScrubLocation), for drivers whose errors might quote their
-// connection string.
-func scrub(err error, dsn string) string { return dialect.ScrubLocation(err.Error(), dsn) }
-
-// q rewrites '?' placeholders to PostgreSQL's $1, $2, ... (the queries here
-// hold no '?' in literals).
-func (c *Catalog) q(query string) string {
-	if !c.pg {
-		return query
+// do runs fn on the catalog's connection, which it has to itself meanwhile.
+func (c *Catalog) do(fn func(conn dialect.Conn) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == nil {
+		return errClosed
 	}
-	var b strings.Builder
-	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return fn(c.conn)
 }
 
-// timeFormat is how SQLite stores times: fixed width, so text order is time order.
-const timeFormat = "2006-01-02T15:04:05.000000Z"
+// tx runs fn in a transaction that writes (the caller holds mu): committed
+// when fn returns nil, rolled back otherwise.
+func (c *Catalog) tx(ctx context.Context, fn func() error) error {
+	var err error
+	if wb, ok := c.conn.(dialect.WriteBeginner); ok {
+		err = wb.BeginWrite(ctx)
+	} else {
+		err = c.conn.Begin(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if err = fn(); err == nil {
+		err = c.conn.Commit(ctx)
+	}
+	if err != nil {
+		_ = c.conn.Rollback(context.WithoutCancel(ctx))
+	}
+	return err
+}
+
+// queryAll runs query on conn and scans each row into a value.
+func queryAll[T any](ctx context.Context, conn dialect.Conn, query string, args []any, scan func(dialect.Rows) (T, error)) ([]T, error) {
+	st, err := conn.Prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	rows, err := st.Query(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Close()
+}
 
 // tv is a time as the database takes it, in UTC to the microsecond.
 func (c *Catalog) tv(t time.Time) any {
-	t = t.UTC().Truncate(time.Microsecond)
-	if c.pg {
-		return t
-	}
-	return t.Format(timeFormat)
+	return c.store.StoreTime(t.UTC().Truncate(time.Microsecond))
 }
 
-// timeScan reads a time column of either database.
+// timeScan reads a time column: a time.Time, or the RFC 3339 text a
+// dialect.Store keeps one as.
 type timeScan struct{ t *time.Time }
 
 func (s timeScan) Scan(v any) error {
@@ -226,13 +225,44 @@ func num(x float64) any {
 type numScan struct{ f *float64 }
 
 func (s numScan) Scan(v any) error {
-	var n sql.NullFloat64
-	if err := n.Scan(v); err != nil {
-		return err
+	switch x := v.(type) {
+	case nil:
+		*s.f = math.NaN()
+	case float64:
+		*s.f = x
+	case int64:
+		*s.f = float64(x)
+	case string:
+		return s.parse(x)
+	case []byte:
+		return s.parse(string(x))
+	default:
+		return fmt.Errorf("history: figure column holds %T", v)
 	}
-	*s.f = math.NaN()
-	if n.Valid {
-		*s.f = n.Float64
+	return nil
+}
+
+func (s numScan) parse(v string) error {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return fmt.Errorf("history: figure column: %w", err)
+	}
+	*s.f = f
+	return nil
+}
+
+// boolScan reads a boolean column: a bool, or an integer 0 or 1 where the
+// database has no boolean type.
+type boolScan struct{ b *bool }
+
+func (s boolScan) Scan(v any) error {
+	switch x := v.(type) {
+	case bool:
+		*s.b = x
+	case int64:
+		*s.b = x != 0
+	default:
+		return fmt.Errorf("history: boolean column holds %T", v)
 	}
 	return nil
 }
@@ -331,7 +361,7 @@ const runCols = `run_key, id, workload, label, started, ended, targets, unit, th
 func (e *Entry) dest(targets *string) []any {
 	return []any{&e.Key, &e.ID, &e.Workload, &e.Label, timeScan{&e.Started}, timeScan{&e.Ended}, targets, &e.Unit,
 		numScan{&e.Throughput}, numScan{&e.AvgMs}, numScan{&e.P50Ms}, numScan{&e.P95Ms}, numScan{&e.P99Ms}, numScan{&e.P999Ms},
-		&e.Errors, &e.Partial, &e.SweepID, &e.SweepStep, &e.Path, timeScan{&e.Recorded}}
+		&e.Errors, boolScan{&e.Partial}, &e.SweepID, &e.SweepStep, &e.Path, timeScan{&e.Recorded}}
 }
 
 const sweepCols = `sweep_key, id, workload, axis, steps, path, recorded`
@@ -360,42 +390,39 @@ func (c *Catalog) Record(ctx context.Context, r *result.Run, path string) error 
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer tx.Rollback()
 	sweepID, step := "", ""
 	if s, ok := r.Options["sweep_step"].(string); ok && s != "" {
 		sweepID, step = r.ID, s
-	} else {
-		var b []byte
-		err := tx.QueryRowContext(ctx, c.q(`SELECT sweep FROM rightsize_sweeps WHERE id = ? AND workload = ?`), r.ID, r.Workload).Scan(&b)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return c.fail(err)
-		default:
-			sw, err := decodeSweep(b)
-			if err != nil {
-				return err
-			}
-			if s, ok := stepOf(sw, r.Label); ok {
-				sweepID, step = sw.ID, s
-			}
-		}
 	}
 	l := r.Summary.Latency
-	_, err = tx.ExecContext(ctx, c.q(`INSERT INTO rightsize_runs (`+runCols+`, result)
+	return c.fail(c.do(func(conn dialect.Conn) error {
+		return c.tx(ctx, func() error {
+			if sweepID == "" {
+				var b []byte
+				err := conn.QueryRow(ctx, `SELECT sweep FROM rightsize_sweeps WHERE id = ? AND workload = ?`, []any{r.ID, r.Workload}, &b)
+				switch {
+				case errors.Is(err, dialect.ErrNoRows):
+				case err != nil:
+					return err
+				default:
+					sw, err := decodeSweep(b)
+					if err != nil {
+						return err
+					}
+					if s, ok := stepOf(sw, r.Label); ok {
+						sweepID, step = sw.ID, s
+					}
+				}
+			}
+			_, err := conn.Exec(ctx, `INSERT INTO rightsize_runs (`+runCols+`, result)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (run_key) DO NOTHING`),
-		Key(r), r.ID, r.Workload, r.Label, c.tv(r.Started), c.tv(r.Ended), string(tj), r.Summary.Unit,
-		num(r.Summary.Throughput), num(l.AvgMs), num(l.P50Ms), num(l.P95Ms), num(l.P99Ms), num(l.P999Ms),
-		r.Summary.Errors, r.Partial, sweepID, step, path, c.tv(time.Now()), blob)
-	if err != nil {
-		return c.fail(err)
-	}
-	return c.fail(tx.Commit())
+ON CONFLICT (run_key) DO NOTHING`,
+				Key(r), r.ID, r.Workload, r.Label, c.tv(r.Started), c.tv(r.Ended), string(tj), r.Summary.Unit,
+				num(r.Summary.Throughput), num(l.AvgMs), num(l.P50Ms), num(l.P95Ms), num(l.P99Ms), num(l.P999Ms),
+				r.Summary.Errors, r.Partial, sweepID, step, path, c.tv(time.Now()), blob)
+			return err
+		})
+	}))
 }
 
 // stepOf finds the sweep step a run's label belongs to: the step's label,
@@ -437,46 +464,37 @@ func (c *Catalog) RecordSweep(ctx context.Context, sw *result.Sweep, path string
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer tx.Rollback()
-	_, err = tx.ExecContext(ctx, c.q(`INSERT INTO rightsize_sweeps (`+sweepCols+`, sweep)
+	type untied struct{ key, label string }
+	return c.fail(c.do(func(conn dialect.Conn) error {
+		return c.tx(ctx, func() error {
+			_, err := conn.Exec(ctx, `INSERT INTO rightsize_sweeps (`+sweepCols+`, sweep)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (sweep_key) DO NOTHING`),
-		SweepKey(sw), sw.ID, sw.Workload, sw.Axis, len(sw.Steps), path, c.tv(time.Now()), blob)
-	if err != nil {
-		return c.fail(err)
-	}
-	rows, err := tx.QueryContext(ctx, c.q(`SELECT run_key, label FROM rightsize_runs WHERE id = ? AND workload = ? AND sweep_step = ''`), sw.ID, sw.Workload)
-	if err != nil {
-		return c.fail(err)
-	}
-	type tie struct{ key, step string }
-	var ties []tie
-	for rows.Next() {
-		var key, label string
-		if err := rows.Scan(&key, &label); err != nil {
-			rows.Close()
-			return c.fail(err)
-		}
-		if step, ok := stepOf(sw, label); ok {
-			ties = append(ties, tie{key, step})
-		}
-	}
-	if err := rows.Close(); err != nil {
-		return c.fail(err)
-	}
-	if err := rows.Err(); err != nil {
-		return c.fail(err)
-	}
-	for _, t := range ties {
-		if _, err := tx.ExecContext(ctx, c.q(`UPDATE rightsize_runs SET sweep_id = ?, sweep_step = ? WHERE run_key = ?`), sw.ID, t.step, t.key); err != nil {
-			return c.fail(err)
-		}
-	}
-	return c.fail(tx.Commit())
+ON CONFLICT (sweep_key) DO NOTHING`,
+				SweepKey(sw), sw.ID, sw.Workload, sw.Axis, len(sw.Steps), path, c.tv(time.Now()), blob)
+			if err != nil {
+				return err
+			}
+			runs, err := queryAll(ctx, conn, `SELECT run_key, label FROM rightsize_runs WHERE id = ? AND workload = ? AND sweep_step = ''`,
+				[]any{sw.ID, sw.Workload}, func(rows dialect.Rows) (untied, error) {
+					var u untied
+					err := rows.Scan(&u.key, &u.label)
+					return u, err
+				})
+			if err != nil {
+				return err
+			}
+			for _, u := range runs {
+				step, ok := stepOf(sw, u.label)
+				if !ok {
+					continue
+				}
+				if _, err := conn.Exec(ctx, `UPDATE rightsize_runs SET sweep_id = ?, sweep_step = ? WHERE run_key = ?`, sw.ID, step, u.key); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}))
 }
 
 // fail names the catalog in a database error.
@@ -500,7 +518,7 @@ func (c *Catalog) List(ctx context.Context, f Filter) ([]Entry, error) {
 		args = append(args, f.Label)
 	}
 	query += ` ORDER BY started DESC, run_key DESC`
-	return collect(ctx, c, query, args, f.Limit, func(rows *sql.Rows) (Entry, error) {
+	return collect(ctx, c, query, args, f.Limit, func(rows dialect.Rows) (Entry, error) {
 		var e Entry
 		var tj string
 		if err := rows.Scan(e.dest(&tj)...); err != nil {
@@ -515,24 +533,17 @@ func (c *Catalog) List(ctx context.Context, f Filter) ([]Entry, error) {
 
 // collect runs query (with at most limit rows when limit > 0) and scans
 // each row into a value.
-func collect[T any](ctx context.Context, c *Catalog, query string, args []any, limit int, scan func(*sql.Rows) (T, error)) ([]T, error) {
+func collect[T any](ctx context.Context, c *Catalog, q string, args []any, limit int, scan func(dialect.Rows) (T, error)) ([]T, error) {
 	if limit > 0 {
-		query += ` LIMIT ` + strconv.Itoa(limit)
+		q += ` LIMIT ` + strconv.Itoa(limit)
 	}
-	rows, err := c.db.QueryContext(ctx, c.q(query), args...)
-	if err != nil {
-		return nil, c.fail(err)
-	}
-	defer rows.Close()
 	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, c.fail(err)
-		}
-		out = append(out, v)
-	}
-	return out, c.fail(rows.Err())
+	err := c.do(func(conn dialect.Conn) error {
+		var err error
+		out, err = queryAll(ctx, conn, q, args, scan)
+		return err
+	})
+	return out, c.fail(err)
 }
 
 // ListSweeps returns the sweeps of f.Workload (all when empty), newest
@@ -545,7 +556,7 @@ func (c *Catalog) ListSweeps(ctx context.Context, f Filter) ([]SweepEntry, error
 		args = append(args, f.Workload)
 	}
 	query += ` ORDER BY id DESC, sweep_key DESC`
-	return collect(ctx, c, query, args, f.Limit, func(rows *sql.Rows) (SweepEntry, error) {
+	return collect(ctx, c, query, args, f.Limit, func(rows dialect.Rows) (SweepEntry, error) {
 		var e SweepEntry
 		err := rows.Scan(e.dest()...)
 		return e, err
@@ -559,28 +570,25 @@ const maxShown = 10
 // it (up to maxShown+1 of them).
 func (c *Catalog) matches(ctx context.Context, table, col, key string) ([]string, error) {
 	var exact string
-	err := c.db.QueryRowContext(ctx, c.q(`SELECT `+col+` FROM `+table+` WHERE `+col+` = ?`), key).Scan(&exact)
+	err := c.queryRow(ctx, `SELECT `+col+` FROM `+table+` WHERE `+col+` = ?`, []any{key}, &exact)
 	switch {
 	case err == nil:
 		return []string{exact}, nil
-	case !errors.Is(err, sql.ErrNoRows):
+	case !errors.Is(err, dialect.ErrNoRows):
 		return nil, c.fail(err)
 	}
-	rows, err := c.db.QueryContext(ctx, c.q(`SELECT `+col+` FROM `+table+` WHERE substr(`+col+`, 1, ?) = ? ORDER BY `+col+` LIMIT ?`),
-		len([]rune(key)), key, maxShown+1)
-	if err != nil {
-		return nil, c.fail(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, c.fail(err)
-		}
-		out = append(out, k)
-	}
-	return out, c.fail(rows.Err())
+	return collect(ctx, c, `SELECT `+col+` FROM `+table+` WHERE substr(`+col+`, 1, ?) = ? ORDER BY `+col, []any{len([]rune(key)), key}, maxShown+1,
+		func(rows dialect.Rows) (string, error) {
+			var k string
+			err := rows.Scan(&k)
+			return k, err
+		})
+}
+
+// queryRow runs a query and scans its first row into dest; it returns
+// dialect.ErrNoRows when there is none.
+func (c *Catalog) queryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	return c.do(func(conn dialect.Conn) error { return conn.QueryRow(ctx, query, args, dest...) })
 }
 
 // resolve turns a key or unique prefix into one entry of the given kinds.
@@ -632,11 +640,11 @@ func (c *Catalog) Resolve(ctx context.Context, key string) (Ref, error) {
 func (c *Catalog) Has(ctx context.Context, key string) (bool, error) {
 	for _, tc := range [][2]string{{"rightsize_runs", "run_key"}, {"rightsize_sweeps", "sweep_key"}} {
 		var k string
-		err := c.db.QueryRowContext(ctx, c.q(`SELECT `+tc[1]+` FROM `+tc[0]+` WHERE `+tc[1]+` = ?`), key).Scan(&k)
+		err := c.queryRow(ctx, `SELECT `+tc[1]+` FROM `+tc[0]+` WHERE `+tc[1]+` = ?`, []any{key}, &k)
 		switch {
 		case err == nil:
 			return true, nil
-		case !errors.Is(err, sql.ErrNoRows):
+		case !errors.Is(err, dialect.ErrNoRows):
 			return false, c.fail(err)
 		}
 	}
@@ -652,9 +660,8 @@ func (c *Catalog) Get(ctx context.Context, key string) (*result.Run, Entry, erro
 	var e Entry
 	var tj string
 	var blob []byte
-	err = c.db.QueryRowContext(ctx, c.q(`SELECT `+runCols+`, result FROM rightsize_runs WHERE run_key = ?`), ref.Key).
-		Scan(append(e.dest(&tj), &blob)...)
-	if errors.Is(err, sql.ErrNoRows) {
+	err = c.queryRow(ctx, `SELECT `+runCols+`, result FROM rightsize_runs WHERE run_key = ?`, []any{ref.Key}, append(e.dest(&tj), &blob)...)
+	if errors.Is(err, dialect.ErrNoRows) {
 		return nil, Entry{}, fmt.Errorf("%w: %s (deleted meanwhile)", ErrNotFound, ref.Key)
 	}
 	if err != nil {
@@ -682,9 +689,8 @@ func (c *Catalog) GetSweep(ctx context.Context, key string) (*result.Sweep, Swee
 	}
 	var e SweepEntry
 	var blob []byte
-	err = c.db.QueryRowContext(ctx, c.q(`SELECT `+sweepCols+`, sweep FROM rightsize_sweeps WHERE sweep_key = ?`), ref.Key).
-		Scan(append(e.dest(), &blob)...)
-	if errors.Is(err, sql.ErrNoRows) {
+	err = c.queryRow(ctx, `SELECT `+sweepCols+`, sweep FROM rightsize_sweeps WHERE sweep_key = ?`, []any{ref.Key}, append(e.dest(), &blob)...)
+	if errors.Is(err, dialect.ErrNoRows) {
 		return nil, SweepEntry{}, fmt.Errorf("%w: %s (deleted meanwhile)", ErrNotFound, ref.Key)
 	}
 	if err != nil {
@@ -708,11 +714,16 @@ func (c *Catalog) Delete(ctx context.Context, key string) error {
 	if ref.Kind == KindSweep {
 		query = `DELETE FROM rightsize_sweeps WHERE sweep_key = ?`
 	}
-	n, err := c.db.ExecContext(ctx, c.q(query), ref.Key)
+	var n int64
+	err = c.do(func(conn dialect.Conn) error {
+		var err error
+		n, err = conn.Exec(ctx, query, ref.Key)
+		return err
+	})
 	if err != nil {
 		return c.fail(err)
 	}
-	if k, err := n.RowsAffected(); err == nil && k == 0 {
+	if n == 0 {
 		return fmt.Errorf("%w: %s (deleted meanwhile)", ErrNotFound, ref.Key)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func catalogs(t *testing.T, test func(t *testing.T, c *Catalog)) {
 
 func open(t *testing.T, dsn string) *Catalog {
 	t.Helper()
-	c, err := Open(context.Background(), dsn)
+	c, err := Open(context.Background(), dsn, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +328,7 @@ func TestSweeps(t *testing.T) {
 func TestReopenKeepsData(t *testing.T) {
 	dsn := "sqlite:" + filepath.Join(t.TempDir(), "h.db")
 	ctx := context.Background()
-	c, err := Open(ctx, dsn)
+	c, err := Open(ctx, dsn, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,11 +341,11 @@ func TestReopenKeepsData(t *testing.T) {
 		t.Fatalf("after reopening: %+v, %v", es, err)
 	}
 	// A catalog from a newer rightsize is refused, not written to.
-	if _, err := c.db.Exec(`UPDATE rightsize_schema_version SET version = 99`); err != nil {
+	if _, err := c.conn.Exec(ctx, `UPDATE rightsize_schema_version SET version = 99`); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
-	if _, err := Open(ctx, dsn); err == nil || !strings.Contains(err.Error(), "schema version is 99") {
+	if _, err := Open(ctx, dsn, nil); err == nil || !strings.Contains(err.Error(), "schema version is 99") {
 		t.Errorf("newer schema: error %v", err)
 	}
 }
@@ -352,12 +353,12 @@ func TestReopenKeepsData(t *testing.T) {
 func TestOpenRefusesAndRedacts(t *testing.T) {
 	ctx := context.Background()
 	for _, dsn := range []string{"", "mysql://root@h/db", "sqlite:", "sqlite:x.db?mode=memory"} {
-		if _, err := Open(ctx, dsn); !errors.Is(err, ErrBadDSN) {
+		if _, err := Open(ctx, dsn, nil); !errors.Is(err, ErrBadDSN) {
 			t.Errorf("Open(%q) error %v, want ErrBadDSN", dsn, err)
 		}
 	}
 	// Port 1 refuses connections: the error names the catalog without its password.
-	_, err := Open(ctx, "postgres://bob:hunter2@127.0.0.1:1/db?sslmode=disable")
+	_, err := Open(ctx, "postgres://bob:hunter2@127.0.0.1:1/db?sslmode=disable", nil)
 	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "postgres://bob@127.0.0.1:1/db") {
 		t.Errorf("error %v: want the redacted location and no password", err)
 	}
@@ -389,7 +390,7 @@ func TestConcurrentOpenAndRecord(t *testing.T) {
 			for i := range n {
 				go func() {
 					// Each as its own process would: open a new catalog, record, close.
-					c, err := Open(ctx, url)
+					c, err := Open(ctx, url, nil)
 					if err != nil {
 						errs <- err
 						return
@@ -407,5 +408,97 @@ func TestConcurrentOpenAndRecord(t *testing.T) {
 				t.Errorf("List after %d concurrent records: %d entries, %v", n, len(es), err)
 			}
 		})
+	}
+}
+
+// TestConcurrentWriters: catalogs open at once (as processes would be) each
+// record runs and sweeps in transactions that read before they write; none
+// fails with a lock error (SQLite: a deferred BEGIN fails at once with
+// SQLITE_BUSY when another connection wrote in between; the catalog's write
+// transactions take the lock at BEGIN and wait for it), and none is lost.
+func TestConcurrentWriters(t *testing.T) {
+	for name, dsn := range map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "h.db") },
+		"postgres": func(t *testing.T) string { return testenv.PostgresURL(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			url := dsn(t)
+			ctx := context.Background()
+			const writers, each = 6, 10
+			errs := make(chan error, writers)
+			for w := range writers {
+				go func() {
+					c, err := Open(ctx, url, nil)
+					if err != nil {
+						errs <- err
+						return
+					}
+					defer c.Close()
+					for i := range each {
+						id := fmt.Sprintf("20250301T120000Z-w%di%02d", w, i)
+						if err := c.Record(ctx, synthetic(id, "oltp_read_write", "mine rate 2x", t0, 1), ""); err != nil {
+							errs <- err
+							return
+						}
+						if err := c.RecordSweep(ctx, sweep(id), ""); err != nil {
+							errs <- err
+							return
+						}
+					}
+					errs <- nil
+				}()
+			}
+			for range writers {
+				if err := <-errs; err != nil {
+					t.Error(err)
+				}
+			}
+			c := open(t, url)
+			es, err := c.List(ctx, Filter{})
+			if err != nil || len(es) != writers*each {
+				t.Fatalf("List: %d entries, %v; want %d", len(es), err, writers*each)
+			}
+			for _, e := range es {
+				if e.SweepStep != "rate 2x" {
+					t.Errorf("run %s not tied to its sweep: %q", e.Key, e.SweepStep)
+				}
+			}
+		})
+	}
+}
+
+// TestSharedCatalog: one Catalog used by several goroutines at once (they
+// take turns on its connection), and closed twice.
+func TestSharedCatalog(t *testing.T) {
+	c := open(t, "sqlite:"+filepath.Join(t.TempDir(), "h.db"))
+	ctx := context.Background()
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			id := fmt.Sprintf("20250301T120000Z-s%05d", i)
+			err := c.Record(ctx, synthetic(id, "w", "", t0, 1), "")
+			if err == nil {
+				_, err = c.List(ctx, Filter{Limit: 3})
+			}
+			if err == nil {
+				_, _, err = c.Get(ctx, id)
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := c.List(ctx, Filter{}); err == nil {
+		t.Error("List after Close succeeded")
 	}
 }

@@ -16,6 +16,16 @@
 // sweep's key is "<id>-<workload>-sweep" (SweepKey), its file's name. Any
 // unique prefix of a key names it too.
 //
+// Databases. A catalog's location is a target of a dialect that is a
+// dialect.Store (SQLite, PostgreSQL), found through dialect/all and parsed,
+// connected, printed without its password and told its column types by that
+// dialect: this package names no database and imports no driver. Several
+// processes may write one catalog at once: every write runs in a
+// transaction that takes its lock at BEGIN where the database needs that
+// (SQLite), and creating the tables is serialized (dialect.Store.StoreLock).
+//
 // The package is impure (it opens a database); it never reads the process
-// environment: the command line works out where the default catalog is.
+// environment: the command line works out where the default catalog is, and
+// hands Open the environment a PostgreSQL location may use (libpq's PG*
+// variables).
 package history

@@ -3,7 +3,6 @@ package history
 import (
 	"errors"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -52,36 +51,12 @@ func FuzzValidate(f *testing.F) {
 		}
 		check("Redact", Redact(dsn))
 		if !strings.Contains(dsn, "/dev") && !strings.Contains(dsn, "/proc") {
-			if err := Validate(dsn); err != nil {
+			if err := Validate(dsn, nil); err != nil {
 				if !errors.Is(err, ErrBadDSN) {
 					t.Fatalf("Validate(%q) = %v, does not wrap ErrBadDSN", dsn, err)
 				}
 				check("Validate", err.Error())
 			}
-		}
-	})
-}
-
-// FuzzSQLitePath: no panic; an accepted location gives a clean path with no
-// query, fragment or NUL.
-func FuzzSQLitePath(f *testing.F) {
-	for _, s := range []string{"sqlite:h.db", "sqlite:///abs/h.db", "sqlite://rel/h.db", "sqlite:", "sqlite::memory:",
-		"sqlite:a?b", "sqlite:%2Ftmp%2Fx.db", "sqlite:dir/", "SQLite:x%00y", "sqlite:%zz", "sqlite:.", "sqlite:/.."} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if !hasPrefixFold(s, "sqlite:") {
-			s = "sqlite:" + s
-		}
-		p, err := sqlitePath(s)
-		if err != nil {
-			if !errors.Is(err, ErrBadDSN) || p != "" {
-				t.Fatalf("sqlitePath(%q) = %q, %v", s, p, err)
-			}
-			return
-		}
-		if b := filepath.Base(p); p == "" || p != filepath.Clean(p) || strings.ContainsAny(p, "?#\x00") || b == "." || b == ".." || b == "/" {
-			t.Fatalf("sqlitePath(%q) = %q", s, p)
 		}
 	})
 }

@@ -2,9 +2,10 @@ package history
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/rightsize/rightsize/internal/dialect"
 )
 
 // SchemaVersion is the catalog layout this build writes and reads. Open
@@ -29,8 +30,10 @@ const SchemaVersion = 2
 // rightsize_sweeps: one row per sweep, sweep_key being SweepKey(sweep) and
 // sweep the sweep file's JSON, gzip-compressed.
 //
-// Times are UTC, to the microsecond: TIMESTAMPTZ in PostgreSQL,
-// fixed-width text ("2006-01-02T15:04:05.000000Z", sortable) in SQLite.
+// Times are UTC, to the microsecond, in the store's time type
+// (dialect.Store): TIMESTAMPTZ in PostgreSQL, fixed-width text
+// ("2006-01-02T15:04:05.000000Z", sortable) in SQLite. {TIME}, {FLOAT},
+// {BOOL} and {BLOB} are the store's types.
 var schemaV1 = []string{
 	`CREATE TABLE rightsize_runs (
 	run_key    TEXT NOT NULL PRIMARY KEY,
@@ -86,56 +89,53 @@ var schemaV2 = []string{
 )`,
 }
 
-// types are the column types that differ between the two databases.
-var types = map[bool]*strings.Replacer{
-	false: strings.NewReplacer("{TIME}", "TEXT", "{FLOAT}", "REAL", "{BOOL}", "INTEGER", "{BLOB}", "BLOB"),
-	true:  strings.NewReplacer("{TIME}", "TIMESTAMPTZ", "{FLOAT}", "DOUBLE PRECISION", "{BOOL}", "BOOLEAN", "{BLOB}", "BYTEA"),
-}
+// schemaLock is the key of the lock (dialect.Store.StoreLock) that
+// serializes migrations: 0x72696768 is "righ", a constant other applications
+// sharing a PostgreSQL database are unlikely to use.
+const schemaLock int64 = 1919510376
 
 // migrate creates the schema of a new catalog, or checks an existing one's
-// version, in one transaction (serialized between processes: SQLite's write
-// lock, taken at BEGIN; an advisory lock in PostgreSQL).
+// version, in one transaction, serialized between processes (a write
+// transaction, and the store's lock where it has one).
 func (c *Catalog) migrate(ctx context.Context) error {
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if c.pg {
-		// 0x72696768 is "righ": any constant other applications are unlikely to use.
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(1919510376)`); err != nil {
+	ts := c.store.StoreTypes()
+	types := strings.NewReplacer("{TIME}", ts.Time, "{FLOAT}", ts.Float, "{BOOL}", ts.Bool, "{BLOB}", ts.Blob)
+	return c.do(func(conn dialect.Conn) error {
+		return c.tx(ctx, func() error {
+			if lock := c.store.StoreLock(); lock != "" {
+				if _, err := conn.Exec(ctx, lock, schemaLock); err != nil {
+					return err
+				}
+			}
+			if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS rightsize_schema_version (version INTEGER NOT NULL)`); err != nil {
+				return err
+			}
+			var v int64 // 0: none yet (versions start at 1)
+			if err := conn.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM rightsize_schema_version`, nil, &v); err != nil {
+				return err
+			}
+			switch {
+			case v > SchemaVersion:
+				return fmt.Errorf("the catalog's schema version is %d; this rightsize reads up to %d (upgrade rightsize)", v, SchemaVersion)
+			case v == SchemaVersion:
+				return nil
+			case v != 0 && v != 1:
+				return fmt.Errorf("the catalog's schema version %d is not one this rightsize knows", v)
+			}
+			// A new catalog gets every layout in turn; an older one the
+			// layouts after its own.
+			var ddls []string
+			if v == 0 {
+				ddls = append(ddls, schemaV1...)
+			}
+			ddls = append(ddls, schemaV2...)
+			for _, ddl := range ddls {
+				if _, err := conn.Exec(ctx, types.Replace(ddl)); err != nil {
+					return err
+				}
+			}
+			_, err := conn.Exec(ctx, `INSERT INTO rightsize_schema_version (version) VALUES (?)`, SchemaVersion)
 			return err
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS rightsize_schema_version (version INTEGER NOT NULL)`); err != nil {
-		return err
-	}
-	var v sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT MAX(version) FROM rightsize_schema_version`).Scan(&v); err != nil {
-		return err
-	}
-	switch {
-	case v.Valid && v.Int64 > SchemaVersion:
-		return fmt.Errorf("the catalog's schema version is %d; this rightsize reads up to %d (upgrade rightsize)", v.Int64, SchemaVersion)
-	case v.Valid && v.Int64 == SchemaVersion:
-		return nil
-	case v.Valid && v.Int64 != 1:
-		return fmt.Errorf("the catalog's schema version %d is not one this rightsize knows", v.Int64)
-	}
-	// A new catalog gets every layout in turn; an older one the layouts
-	// after its own.
-	var ddls []string
-	if !v.Valid {
-		ddls = append(ddls, schemaV1...)
-	}
-	ddls = append(ddls, schemaV2...)
-	for _, ddl := range ddls {
-		if _, err := tx.ExecContext(ctx, types[c.pg].Replace(ddl)); err != nil {
-			return err
-		}
-	}
-	if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO rightsize_schema_version (version) VALUES (?)`), SchemaVersion); err != nil {
-		return err
-	}
-	return tx.Commit()
+		})
+	})
 }

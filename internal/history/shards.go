@@ -3,10 +3,10 @@ package history
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -21,17 +21,19 @@ type ShardReady struct {
 // ready (its host's clock). A shard registered again (a restarted pod)
 // replaces its row.
 func (c *Catalog) MarkReady(ctx context.Context, runID string, index, count int, hostname string, ready time.Time) error {
-	_, err := c.db.ExecContext(ctx, c.q(`INSERT INTO rightsize_shards (run_id, shard, shards, hostname, ready) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (run_id, shard) DO UPDATE SET shards = excluded.shards, hostname = excluded.hostname, ready = excluded.ready`),
-		runID, index, count, hostname, c.tv(ready))
-	return c.fail(err)
+	return c.fail(c.do(func(conn dialect.Conn) error {
+		_, err := conn.Exec(ctx, `INSERT INTO rightsize_shards (run_id, shard, shards, hostname, ready) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (run_id, shard) DO UPDATE SET shards = excluded.shards, hostname = excluded.hostname, ready = excluded.ready`,
+			runID, index, count, hostname, c.tv(ready))
+		return err
+	}))
 }
 
 // ReadyShards returns the shards of run runID registered as connected, by
 // index.
 func (c *Catalog) ReadyShards(ctx context.Context, runID string) ([]ShardReady, error) {
 	return collect(ctx, c, `SELECT shard, shards, hostname, ready FROM rightsize_shards WHERE run_id = ? ORDER BY shard`, []any{runID}, 0,
-		func(rows *sql.Rows) (ShardReady, error) {
+		func(rows dialect.Rows) (ShardReady, error) {
 			var s ShardReady
 			err := rows.Scan(&s.Shard, &s.Shards, &s.Hostname, timeScan{&s.Ready})
 			return s, err
@@ -43,7 +45,7 @@ func (c *Catalog) ReadyShards(ctx context.Context, runID string) ([]ShardReady, 
 func (c *Catalog) ShardResults(ctx context.Context, runID string) ([]*result.Run, error) {
 	prefix := runID + "-shard"
 	blobs, err := collect(ctx, c, `SELECT run_key, result FROM rightsize_runs WHERE substr(id, 1, ?) = ? ORDER BY id`, []any{len(prefix), prefix}, 0,
-		func(rows *sql.Rows) ([2][]byte, error) {
+		func(rows dialect.Rows) ([2][]byte, error) {
 			var key string
 			var blob []byte
 			err := rows.Scan(&key, &blob)

@@ -67,7 +67,7 @@ func TestUpgradeFromV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{`DROP TABLE rightsize_shards`, `DELETE FROM rightsize_schema_version`, `INSERT INTO rightsize_schema_version (version) VALUES (1)`} {
-		if _, err := c.db.Exec(q); err != nil {
+		if _, err := c.conn.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,7 +77,7 @@ func TestUpgradeFromV1(t *testing.T) {
 		t.Fatalf("after the upgrade: %v", err)
 	}
 	var v int
-	if err := c.db.QueryRow(`SELECT MAX(version) FROM rightsize_schema_version`).Scan(&v); err != nil || v != SchemaVersion {
+	if err := c.conn.QueryRow(ctx, `SELECT MAX(version) FROM rightsize_schema_version`, nil, &v); err != nil || v != SchemaVersion {
 		t.Errorf("version %d, %v", v, err)
 	}
 	if es, err := c.List(ctx, Filter{}); err != nil || len(es) != 1 {
