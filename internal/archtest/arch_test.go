@@ -292,6 +292,66 @@ func TestSharedPackagesKnowNoWorkload(t *testing.T) {
 	}
 }
 
+// drivers are the database drivers' import paths (and every package under
+// them): only the dialects may import one.
+var drivers = []string{"github.com/jackc/pgx", "github.com/go-sql-driver/mysql", "modernc.org/sqlite"}
+
+// driverTests are the packages outside internal/dialect whose tests, and
+// only their tests, may import a driver, with the reason.
+var driverTests = map[string]string{
+	// A black-box test of the binary holds the database's write lock
+	// itself while rightsize runs against it, with its own busy timeout.
+	"cmd/rightsize": "signals_test.go: TestSecondSIGINTExitsAtOnce locks the SQLite file under a running rightsize",
+}
+
+func isDriver(path string) bool {
+	for _, d := range drivers {
+		if path == d || strings.HasPrefix(path, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOnlyDialectsImportDrivers: every database is reached through
+// internal/dialect; no other package imports a driver (the run catalog
+// included: it opens its database through dialect/all).
+func TestOnlyDialectsImportDrivers(t *testing.T) {
+	pkgs := listPackages(t)
+	seen := map[string]bool{}
+	for _, p := range pkgs {
+		r := rel(p.ImportPath)
+		if under(r, "internal/dialect") {
+			for _, d := range p.Imports {
+				if isDriver(d) {
+					seen[r] = true
+				}
+			}
+			continue
+		}
+		for _, d := range p.Imports {
+			if isDriver(d) {
+				t.Errorf("%s imports %s: only internal/dialect may import a database driver", r, d)
+			}
+		}
+		if _, ok := driverTests[r]; ok {
+			continue
+		}
+		for _, d := range append(p.TestImports, p.XTestImports...) {
+			if isDriver(d) {
+				t.Errorf("%s's tests import %s: only internal/dialect may import a database driver", r, d)
+			}
+		}
+	}
+	// The rule holds because the drivers are where it says: a renamed
+	// driver path would make it pass vacuously.
+	for _, want := range []string{"internal/dialect/postgres", "internal/dialect/mysql", "internal/dialect/sqlite"} {
+		if !seen[want] {
+			t.Errorf("%s imports none of %v: update the driver list", want, drivers)
+		}
+	}
+}
+
 // processState are the selectors only main may use.
 var processState = map[string][]string{
 	"os":     {"Stdout", "Stderr", "Stdin", "Args", "Exit", "Getenv", "LookupEnv", "Environ", "Setenv", "Unsetenv", "Clearenv"},
