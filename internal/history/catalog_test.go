@@ -502,3 +502,26 @@ func TestSharedCatalog(t *testing.T) {
 		t.Error("List after Close succeeded")
 	}
 }
+
+// TestPostgresSessionSettings: a PostgreSQL catalog reads its times back
+// whatever DateStyle and TimeZone its URL (or the server) sets.
+func TestPostgresSessionSettings(t *testing.T) {
+	raw := testenv.PostgresURL(t)
+	sep := "?"
+	if strings.Contains(raw, "?") {
+		sep = "&"
+	}
+	c := open(t, raw+sep+"DateStyle=SQL,DMY&timezone=Asia/Kolkata")
+	ctx := context.Background()
+	r := synthetic("20250301T120000Z-aaaaaa", "w", "", t0, 1)
+	if err := c.Record(ctx, r, ""); err != nil {
+		t.Fatal(err)
+	}
+	es, err := c.List(ctx, Filter{})
+	if err != nil || len(es) != 1 || !es[0].Started.Equal(t0) {
+		t.Fatalf("List = %+v, %v; want one run started at %v", es, err, t0)
+	}
+	if _, e, err := c.Get(ctx, Key(r)); err != nil || !e.Started.Equal(t0) || !e.Ended.Equal(r.Ended) {
+		t.Errorf("Get: started %v ended %v, %v", e.Started, e.Ended, err)
+	}
+}

@@ -121,10 +121,28 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 
 var _ dialect.Store = Dialect{}
 
-// ConnectStore is Connect: the server queues lock waits itself, and the
-// database must exist.
+// ConnectStore is Connect (the server queues lock waits itself, and the
+// database must exist) with the session's DateStyle set to ISO, whatever the
+// server's or the URL's: a time read into a Scanner is decoded from its
+// text, which pgx parses in that style only.
 func (d Dialect) ConnectStore(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
-	return d.Connect(ctx, t)
+	cfg, err := configOf(t)
+	if err != nil {
+		return nil, err
+	}
+	cfg = cfg.Copy()
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	for k := range cfg.RuntimeParams {
+		if strings.EqualFold(k, "datestyle") {
+			delete(cfg.RuntimeParams, k)
+		}
+	}
+	cfg.RuntimeParams["datestyle"] = "ISO"
+	st := *t
+	st.Config = cfg
+	return d.Connect(ctx, &st)
 }
 
 // StoreTypes are PostgreSQL's own types for times, floats, booleans and bytes.

@@ -307,3 +307,47 @@ func TestDeferredBegin(t *testing.T) {
 	}
 	must(c.Rollback(ctx))
 }
+
+// timeScanner keeps the value a Scanner destination is handed.
+type timeScanner struct{ v any }
+
+func (s *timeScanner) Scan(src any) error { s.v = src; return nil }
+
+// TestConnectStoreDateStyle: a store's connection reads times into a
+// Scanner as time.Time whatever DateStyle and TimeZone the URL (or the
+// server) sets; pgx parses the text of ISO style only.
+func TestConnectStoreDateStyle(t *testing.T) {
+	ctx := context.Background()
+	d := postgres.Dialect{}
+	raw := testenv.PostgresURL(t)
+	sep := "?"
+	if strings.Contains(raw, "?") {
+		sep = "&"
+	}
+	target, err := d.ParseTarget(raw+sep+"DateStyle=SQL,DMY&timezone=Asia/Kolkata", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := d.ConnectStore(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var style string
+	if err := c.QueryRow(ctx, "SHOW DateStyle", nil, &style); err != nil || !strings.HasPrefix(style, "ISO") {
+		t.Errorf("DateStyle %q, %v; want ISO", style, err)
+	}
+	want := time.Date(2025, 3, 1, 12, 0, 0, 123456000, time.UTC)
+	st, err := c.Prepare(ctx, "SELECT CAST(? AS TIMESTAMPTZ)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var got timeScanner
+	if err := st.QueryRow(ctx, []any{want}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if tm, ok := got.v.(time.Time); !ok || !tm.Equal(want) {
+		t.Errorf("TIMESTAMPTZ into a Scanner: %T %v, want %v", got.v, got.v, want)
+	}
+}
