@@ -503,25 +503,33 @@ func TestSharedCatalog(t *testing.T) {
 	}
 }
 
-// TestPostgresSessionSettings: a PostgreSQL catalog reads its times back
-// whatever DateStyle and TimeZone its URL (or the server) sets.
+// TestPostgresSessionSettings: a PostgreSQL catalog reads its times, figures
+// and results back whatever DateStyle, TimeZone, bytea_output and
+// extra_float_digits its URL (or the server) sets.
 func TestPostgresSessionSettings(t *testing.T) {
 	raw := testenv.PostgresURL(t)
 	sep := "?"
 	if strings.Contains(raw, "?") {
 		sep = "&"
 	}
-	c := open(t, raw+sep+"DateStyle=SQL,DMY&timezone=Asia/Kolkata")
+	c := open(t, raw+sep+"DateStyle=SQL,DMY&timezone=Asia/Kolkata&bytea_output=escape&extra_float_digits=-3")
 	ctx := context.Background()
-	r := synthetic("20250301T120000Z-aaaaaa", "w", "", t0, 1)
+	a, b := 0.1, 0.2
+	tps := a + b // 0.30000000000000004: 17 significant digits
+	r := synthetic("20250301T120000Z-aaaaaa", "w", "", t0, tps)
+	r.Shard = &result.Shard{RunID: "20250301T120000Z", Index: 0, Count: 1}
+	r.ID = "20250301T120000Z-shard0of1"
 	if err := c.Record(ctx, r, ""); err != nil {
 		t.Fatal(err)
 	}
 	es, err := c.List(ctx, Filter{})
-	if err != nil || len(es) != 1 || !es[0].Started.Equal(t0) {
-		t.Fatalf("List = %+v, %v; want one run started at %v", es, err, t0)
+	if err != nil || len(es) != 1 || !es[0].Started.Equal(t0) || es[0].Throughput != tps {
+		t.Fatalf("List = %+v, %v; want one run started at %v, throughput %v", es, err, t0, tps)
 	}
 	if _, e, err := c.Get(ctx, Key(r)); err != nil || !e.Started.Equal(t0) || !e.Ended.Equal(r.Ended) {
 		t.Errorf("Get: started %v ended %v, %v", e.Started, e.Ended, err)
+	}
+	if rs, err := c.ShardResults(ctx, "20250301T120000Z"); err != nil || len(rs) != 1 {
+		t.Errorf("ShardResults: %d, %v", len(rs), err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"strings"
 	"time"
@@ -121,10 +122,14 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 
 var _ dialect.Store = Dialect{}
 
+// storeSession are the session settings of a store's connection, whatever
+// the server's or the URL's: a store reads values into Scanners from their
+// text, which must be exact and in the form pgx parses (ISO dates, hex
+// bytea, floats to the last digit).
+var storeSession = map[string]string{"datestyle": "ISO", "bytea_output": "hex", "extra_float_digits": "3"}
+
 // ConnectStore is Connect (the server queues lock waits itself, and the
-// database must exist) with the session's DateStyle set to ISO, whatever the
-// server's or the URL's: a time read into a Scanner is decoded from its
-// text, which pgx parses in that style only.
+// database must exist) with storeSession's settings.
 func (d Dialect) ConnectStore(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
 	cfg, err := configOf(t)
 	if err != nil {
@@ -135,11 +140,11 @@ func (d Dialect) ConnectStore(ctx context.Context, t *dialect.Target) (dialect.C
 		cfg.RuntimeParams = map[string]string{}
 	}
 	for k := range cfg.RuntimeParams {
-		if strings.EqualFold(k, "datestyle") {
+		if _, ok := storeSession[strings.ToLower(k)]; ok {
 			delete(cfg.RuntimeParams, k)
 		}
 	}
-	cfg.RuntimeParams["datestyle"] = "ISO"
+	maps.Copy(cfg.RuntimeParams, storeSession)
 	st := *t
 	st.Config = cfg
 	return d.Connect(ctx, &st)

@@ -315,7 +315,8 @@ func (s *timeScanner) Scan(src any) error { s.v = src; return nil }
 
 // TestConnectStoreDateStyle: a store's connection reads times into a
 // Scanner as time.Time whatever DateStyle and TimeZone the URL (or the
-// server) sets; pgx parses the text of ISO style only.
+// server) sets (pgx parses the text of ISO style only), bytes whatever
+// bytea_output, and floats exactly whatever extra_float_digits.
 func TestConnectStoreDateStyle(t *testing.T) {
 	ctx := context.Background()
 	d := postgres.Dialect{}
@@ -324,7 +325,7 @@ func TestConnectStoreDateStyle(t *testing.T) {
 	if strings.Contains(raw, "?") {
 		sep = "&"
 	}
-	target, err := d.ParseTarget(raw+sep+"DateStyle=SQL,DMY&timezone=Asia/Kolkata", nil)
+	target, err := d.ParseTarget(raw+sep+"DateStyle=SQL,DMY&timezone=Asia/Kolkata&bytea_output=escape&extra_float_digits=-3", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,5 +350,20 @@ func TestConnectStoreDateStyle(t *testing.T) {
 	}
 	if tm, ok := got.v.(time.Time); !ok || !tm.Equal(want) {
 		t.Errorf("TIMESTAMPTZ into a Scanner: %T %v, want %v", got.v, got.v, want)
+	}
+	a, b := 0.1, 0.2
+	blob := []byte{0, 1, '\\', 0xff}
+	st2, err := c.Prepare(ctx, "SELECT CAST(? AS DOUBLE PRECISION), CAST(? AS BYTEA)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	var f float64
+	var bs []byte
+	if err := st2.QueryRow(ctx, []any{a + b, blob}, &f, &bs); err != nil {
+		t.Fatal(err)
+	}
+	if f != a+b || string(bs) != string(blob) {
+		t.Errorf("float %v, bytes %q; want %v, %q", f, bs, a+b, blob)
 	}
 }
