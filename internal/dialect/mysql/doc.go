@@ -15,4 +15,9 @@
 // Targets are URLs: mysql://user:password@host:port/database?param=value,
 // where params are go-sql-driver/mysql DSN parameters; the scheme mariadb://
 // is accepted too. TLS defaults to the driver's "preferred" mode.
+//
+// The dialect is not a dialect.Store, so a MySQL database cannot hold the
+// history catalog: the catalog's SQL upserts with ON CONFLICT, which MySQL
+// spells INSERT ... ON DUPLICATE KEY UPDATE, and keys on TEXT columns, which
+// MySQL cannot index without a prefix length.
 package mysql
