@@ -129,7 +129,7 @@ func sweepWith(ctx context.Context, env *Env, name string, args []string) (*sess
 	if err := fs.Parse(args); err != nil {
 		return nil, usageError{err}
 	}
-	p, err := f.Plan(w, env.Getenv)
+	p, err := f.Plan(w, planEnv(env))
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 
 // runCmd is run and sweep: the flags become a plan, a session runs it.
 func runCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
-	p, err := c.Plan(w, env.Getenv)
+	p, err := c.Plan(w, planEnv(env))
 	if err != nil {
 		return err
 	}
@@ -53,9 +53,34 @@ func execute(ctx context.Context, env *Env, p *config.Plan) (*session.Outcome, e
 		Observers: obs,
 	}
 	if p.History != "" {
-		opt.Register = func(ctx context.Context) (session.Register, error) { return history.Open(ctx, p.History, env.Getenv) }
+		opt.Register = func(ctx context.Context) (session.Register, error) {
+			cat, err := history.Open(ctx, p.History, env.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			return catalogRegister{cat}, nil
+		}
 	}
 	return session.Run(ctx, p, opt)
+}
+
+// planEnv is what config.Plan reads from the process: the environment, and
+// the history catalog's check of a location.
+func planEnv(env *Env) config.Env {
+	return config.Env{Getenv: env.Getenv, CheckHistory: func(dsn string) error { return history.Validate(dsn, env.Getenv) }}
+}
+
+// catalogRegister is the history catalog as a distributed run's start
+// barrier.
+type catalogRegister struct{ *history.Catalog }
+
+func (c catalogRegister) ReadyShards(ctx context.Context, runID string) ([]session.ReadyShard, error) {
+	rows, err := c.Catalog.ReadyShards(ctx, runID)
+	out := make([]session.ReadyShard, len(rows))
+	for i, r := range rows {
+		out[i] = session.ReadyShard{Shard: r.Shard, Shards: r.Shards, Ready: r.Ready}
+	}
+	return out, err
 }
 
 // hostSampler samples the host's /proc for each interval (nil when there is

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
-	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/pace"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/runner"
@@ -175,11 +174,25 @@ func HistoryDSN(getenv func(string) string, flag string) string {
 	return ""
 }
 
+// Env is what Plan reads besides the flags.
+type Env struct {
+	// Getenv reads --target env:VAR, libpq's variables and the default
+	// history catalog's location.
+	Getenv func(string) string
+	// CheckHistory checks a history catalog's location without opening
+	// it, so that a malformed one is refused before a run of hours that
+	// then cannot be recorded (nil: not checked).
+	CheckHistory func(dsn string) error
+}
+
 // Plan parses and checks the flags of run or sweep for workload w (whose
-// own flags are bound and parsed), with getenv for --target env:VAR,
-// libpq's variables and the default history catalog. It returns every
-// problem at once, as an Error.
-func (c *Flags) Plan(w workload.Workload, getenv func(string) string) (*Plan, error) {
+// own flags are bound and parsed). It returns every problem at once, as an
+// Error.
+func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
 	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Out: Output{Path: c.Out, Workload: w.Name()},
 		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, Label: c.Label, SLO: c.SLO, CPUTarget: c.CPUTarget, Baseline: c.Baseline}
 	rate, flagThreads, multiples := c.Rate, c.Threads, c.Rate.IsMultiple()
@@ -203,8 +216,10 @@ func (c *Flags) Plan(w workload.Workload, getenv func(string) string) (*Plan, er
 	}
 	if dsn := HistoryDSN(getenv, c.History); !c.NoHistory && dsn != "" {
 		// Refused now, not after a run of hours that then is not recorded.
-		if err := history.Validate(dsn, getenv); err != nil {
-			cfgErr = errors.Join(cfgErr, err)
+		if env.CheckHistory != nil {
+			if err := env.CheckHistory(dsn); err != nil {
+				cfgErr = errors.Join(cfgErr, err)
+			}
 		}
 		p.History = dsn
 	}

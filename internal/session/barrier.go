@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/config"
-	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -26,12 +25,19 @@ const (
 )
 
 // Register is where the shards of a run say they have connected, and read
-// who has: the history catalog.
+// who has (the CLI's is the history catalog).
 type Register interface {
 	MarkReady(ctx context.Context, runID string, shard, shards int, host string, at time.Time) error
-	ReadyShards(ctx context.Context, runID string) ([]history.ShardReady, error)
+	ReadyShards(ctx context.Context, runID string) ([]ReadyShard, error)
 	String() string
 	Close() error
+}
+
+// ReadyShard is a shard registered as connected: shard Shard of Shards, at
+// Ready.
+type ReadyShard struct {
+	Shard, Shards int
+	Ready         time.Time
 }
 
 // OpenRegister opens a distributed run's register when its shard has
