@@ -169,6 +169,12 @@ func (Dialect) StoreLock() string { return "SELECT pg_advisory_xact_lock(?)" }
 func connectErr(err error, cfg *pgx.ConnConfig) error {
 	err = dialect.ScrubError(err, cfg.Password)
 	msg := err.Error()
+	if strings.Contains(msg, "received unexpected message") {
+		// Something answered the start-up message that is not PostgreSQL:
+		// pgx says "received unexpected message: %!w(<nil>)".
+		return &onelineError{msg: fmt.Sprintf("%s:%d does not speak PostgreSQL's protocol: it answered the start-up with something else (another database's port? MySQL and MariaDB listen on 3306; use mysql:// for them)",
+			cfg.Host, cfg.Port), err: err}
+	}
 	if !strings.Contains(msg, "\n") {
 		return err
 	}

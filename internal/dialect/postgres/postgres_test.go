@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -365,5 +366,33 @@ func TestConnectStoreDateStyle(t *testing.T) {
 	}
 	if f != a+b || string(bs) != string(blob) {
 		t.Errorf("float %v, bytes %q; want %v, %q", f, bs, a+b, blob)
+	}
+}
+
+// A postgres:// target that points at another database's port (MariaDB's)
+// fails with one message that says so, not pgx's "received unexpected
+// message: %!w(<nil>)".
+func TestConnectToAnotherDatabasesPort(t *testing.T) {
+	my := testenv.MySQLURL(t)
+	u, err := url.Parse(my)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := "postgres://postgres@" + u.Host + "/x?sslmode=disable"
+	for _, mode := range []string{"disable", "prefer"} {
+		tg, err := postgres.Dialect{}.ParseTarget(strings.Replace(raw, "disable", mode, 1), func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err = postgres.Dialect{}.Connect(ctx, tg)
+		cancel()
+		if err == nil {
+			t.Fatalf("sslmode=%s: connected to MariaDB's port %s as PostgreSQL", mode, u.Host)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "%!") || !strings.Contains(msg, "does not speak PostgreSQL's protocol") {
+			t.Errorf("sslmode=%s: %s", mode, msg)
+		}
 	}
 }
