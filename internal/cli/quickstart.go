@@ -15,7 +15,6 @@ import (
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/session"
-	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
@@ -113,12 +112,7 @@ func quickstart(ctx context.Context, env *Env, dir string, stepTime time.Duratio
 // sweepWith sweeps the named workload with the given options, as 'rightsize
 // sweep NAME args...' does.
 func sweepWith(ctx context.Context, env *Env, name string, args []string) (*session.Outcome, error) {
-	var w workload.Workload
-	for _, x := range all.All() {
-		if x.Name() == name {
-			w = x
-		}
-	}
+	w := all.ByName(name)
 	if w == nil {
 		return nil, fmt.Errorf("no workload %s", name)
 	}

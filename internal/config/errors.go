@@ -19,11 +19,3 @@ func (e Error) Is(target error) bool { return target == ErrInvalid }
 
 // Invalidf returns an Error with a formatted message.
 func Invalidf(format string, args ...any) error { return Error{fmt.Errorf(format, args...)} }
-
-// invalid wraps err (nil stays nil) as an Error.
-func invalid(err error) error {
-	if err == nil {
-		return nil
-	}
-	return Error{err}
-}

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/hist"
@@ -211,12 +210,6 @@ type plainSteady SteadyState // without the methods
 // MarshalJSON writes drifts that are not finite as null, which JSON has in
 // their place (as package analysis does).
 func (s SteadyState) MarshalJSON() ([]byte, error) {
-	finite := func(x float64) *float64 {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-		return &x
-	}
 	return json.Marshal(steadyJSON{plainSteady(s), finite(s.ThroughputDriftPct), finite(s.P99DriftPct)})
 }
 
@@ -225,12 +218,6 @@ func (s *SteadyState) UnmarshalJSON(data []byte) error {
 	var v steadyJSON
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
-	}
-	orNaN := func(p *float64) float64 {
-		if p == nil {
-			return math.NaN()
-		}
-		return *p
 	}
 	*s = SteadyState(v.plainSteady)
 	s.ThroughputDriftPct, s.P99DriftPct = orNaN(v.ThroughputDriftPct), orNaN(v.P99DriftPct)

@@ -1,11 +1,5 @@
 package result
 
-import (
-	"encoding/json"
-	"fmt"
-	"io"
-)
-
 // Sweep is one sweep's data: what was swept and each step's headline and
 // result file. It is what a sweep file holds and the history catalog keeps;
 // what analysis finds in it (knees, the scalability fit, the service
@@ -49,17 +43,4 @@ type SweepStep struct {
 	// TickerLag: the load generator fell behind its ticks in this step.
 	TickerLag *TickerLag `json:"ticker_lag,omitempty"`
 	Result    string     `json:"result,omitempty"`
-}
-
-// DecodeSweep reads a sweep file (the analysis written beside the data is
-// ignored: it is computed again). Errors wrap ErrSchema.
-func DecodeSweep(r io.Reader) (*Sweep, error) {
-	var sw Sweep
-	if err := json.NewDecoder(r).Decode(&sw); err != nil {
-		return nil, fmt.Errorf("%w: not a sweep file: %v", ErrSchema, err)
-	}
-	if sw.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%w: schema version %d; this rightsize reads %d", ErrSchema, sw.SchemaVersion, SchemaVersion)
-	}
-	return &sw, nil
 }

@@ -29,6 +29,16 @@ func All() []workload.Workload {
 	}
 }
 
+// ByName returns a fresh workload of that name (nil when there is none).
+func ByName(name string) workload.Workload {
+	for _, w := range All() {
+		if w.Name() == name {
+			return w
+		}
+	}
+	return nil
+}
+
 // Summarize computes the own figures of r's workload (its section and
 // result.Figures, for the run and each instance) from r's generic data:
 // after a merge of shards' results, or for a result written before
@@ -36,16 +46,14 @@ func All() []workload.Workload {
 // own (workload.Summarizer) leaves r as it is; an unknown workload is an
 // error.
 func Summarize(r *result.Run) error {
-	for _, w := range All() {
-		if w.Name() != r.Workload {
-			continue
-		}
-		if s, ok := w.(workload.Summarizer); ok {
-			return s.Summarize(r)
-		}
-		return nil
+	w := ByName(r.Workload)
+	if w == nil {
+		return fmt.Errorf("unknown workload %q", r.Workload)
 	}
-	return fmt.Errorf("unknown workload %q", r.Workload)
+	if s, ok := w.(workload.Summarizer); ok {
+		return s.Summarize(r)
+	}
+	return nil
 }
 
 // Upgrade gives a result read from a file written before workloads reported
