@@ -24,13 +24,18 @@ const (
 	Timeout                    // a statement or client-side timeout
 	Canceled                   // the run's context was cancelled (stop, signal)
 	Other                      // anything else
+	// The classes below cannot heal by retrying or reconnecting: a virtual
+	// user that fails to reconnect with one of them ends the run (Heals).
+	Auth       // authentication failed (wrong user or password)
+	Permission // the user lacks a privilege (permission denied)
+	Missing    // the database or an object it needs does not exist
 	numClasses
 )
 
 // All lists every error class except None, in a stable order (for tables and JSON).
-var All = []Class{Serialization, Deadlock, LockTimeout, Connection, Constraint, Timeout, Canceled, Other}
+var All = []Class{Serialization, Deadlock, LockTimeout, Connection, Constraint, Timeout, Canceled, Auth, Permission, Missing, Other}
 
-var names = [...]string{"none", "serialization", "deadlock", "lock_timeout", "connection", "constraint", "timeout", "canceled", "other"}
+var names = [...]string{"none", "serialization", "deadlock", "lock_timeout", "connection", "constraint", "timeout", "canceled", "other", "auth", "permission", "missing"}
 
 // String returns the class's stable snake_case name, used in JSON and output.
 func (c Class) String() string {
@@ -53,6 +58,12 @@ func Parse(s string) (Class, bool) {
 // Retryable reports whether a transaction that failed with this class can be
 // re-run as is (serialization failures and deadlocks).
 func (c Class) Retryable() bool { return c == Serialization || c == Deadlock }
+
+// Heals reports whether an attempt that failed with this class may succeed
+// when made again unchanged: false for a failed authentication, a missing
+// privilege and a database or object that does not exist, which only the
+// user can mend.
+func (c Class) Heals() bool { return c != Auth && c != Permission && c != Missing }
 
 // Generic classifies the errors every dialect shares: context cancellation and
 // deadlines. It returns None when err is nil and Other when it knows nothing more;

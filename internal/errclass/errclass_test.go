@@ -36,6 +36,7 @@ func TestStringParseRoundTrip(t *testing.T) {
 		errclass.None: "none", errclass.Serialization: "serialization", errclass.Deadlock: "deadlock",
 		errclass.LockTimeout: "lock_timeout", errclass.Connection: "connection", errclass.Constraint: "constraint",
 		errclass.Timeout: "timeout", errclass.Canceled: "canceled", errclass.Other: "other",
+		errclass.Auth: "auth", errclass.Permission: "permission", errclass.Missing: "missing",
 	}
 	for c, n := range want {
 		if c.String() != n {
@@ -60,7 +61,7 @@ func TestParseUnknown(t *testing.T) {
 }
 
 func TestOutOfRangeString(t *testing.T) {
-	for _, c := range []errclass.Class{errclass.Other + 1, 100, 255} {
+	for _, c := range []errclass.Class{errclass.Missing + 1, 100, 255} {
 		if got := c.String(); got != "other" {
 			t.Errorf("Class(%d).String() = %q, want \"other\"", c, got)
 		}
@@ -78,8 +79,8 @@ func TestAll(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	// Every class from None+1 to Other is listed.
-	for c := errclass.None + 1; c <= errclass.Other; c++ {
+	// Every class from None+1 to the last (Missing) is listed.
+	for c := errclass.None + 1; c <= errclass.Missing; c++ {
 		if !seen[c] {
 			t.Errorf("All misses %v", c)
 		}
@@ -91,6 +92,15 @@ func TestRetryable(t *testing.T) {
 		want := c == errclass.Serialization || c == errclass.Deadlock
 		if got := c.Retryable(); got != want {
 			t.Errorf("%v.Retryable() = %v, want %v", c, got, want)
+		}
+	}
+}
+
+func TestHeals(t *testing.T) {
+	for _, c := range every() {
+		want := c != errclass.Auth && c != errclass.Permission && c != errclass.Missing
+		if got := c.Heals(); got != want {
+			t.Errorf("%v.Heals() = %v, want %v", c, got, want)
 		}
 	}
 }
@@ -150,7 +160,7 @@ func TestCounts(t *testing.T) {
 	}
 	// None and out-of-range classes are not errors.
 	n.Add(errclass.None)
-	n.Add(errclass.Other + 1)
+	n.Add(errclass.Missing + 1)
 	n.Add(255)
 	if got := n.Total(); got != total {
 		t.Errorf("Total = %d, want %d", got, total)

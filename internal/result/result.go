@@ -237,9 +237,12 @@ type Latency struct {
 // Summary is the documented headline of a phase: what scripts read.
 type Summary struct {
 	Unit string `json:"unit"` // what Throughput counts: "transactions", "ios"
-	// Throughput is successful events per second of the measured window.
+	// Throughput is successful events per second of the measured window:
+	// Count over DurationS.
 	Throughput float64 `json:"throughput"`
-	// Count is the number of successful events.
+	// Count is the number of successful events that completed within the
+	// measured window (whenever they were meant to start): what the system
+	// did in it.
 	Count int64 `json:"count"`
 	// Latency is response time: from the intended start in open-loop runs
 	// (queueing included), from the actual start in closed-loop runs.
@@ -263,13 +266,27 @@ type Summary struct {
 	// Errors too, under that class. Absent when none did.
 	GaveUp     int64 `json:"gave_up,omitempty"`
 	Reconnects int64 `json:"reconnects"`
+	// ReconnectFailures counts reconnect attempts that failed, split by
+	// class in ReconnectFailuresByClass (absent when none did).
+	ReconnectFailures        int64            `json:"reconnect_failures,omitempty"`
+	ReconnectFailuresByClass map[string]int64 `json:"reconnect_failures_by_class,omitempty"`
 	// Cancelled counts events still in flight when the run stopped (its
 	// window's end, or a signal) that were cancelled once --grace had
 	// passed: cut short by rightsize, they are neither successes nor errors.
 	Cancelled int64 `json:"cancelled,omitempty"`
-	// Dropped counts intended starts in the window that never started (open loop).
+	// AfterWindow counts events that completed after the window's end (or
+	// an interrupted run's stop), within --grace: begun in time, they are
+	// not in Count. Absent when none did.
+	AfterWindow int64 `json:"after_window,omitempty"`
+	// Offered is the open loop's intended starts per second due in the
+	// window (those that began and those Dropped), however many completed:
+	// the load asked for, beside Throughput, the load served. Absent in the
+	// closed loop.
+	Offered float64 `json:"offered,omitempty"`
+	// Dropped counts intended starts due in the window that never began (open loop).
 	Dropped int64 `json:"dropped"`
-	// Late counts starts that began more than LateThreshold after their intended time.
+	// Late counts starts due in the window that began more than
+	// LateThreshold after their intended time (open loop).
 	Late      int64   `json:"late"`
 	DurationS float64 `json:"duration_s"`
 	Partial   bool    `json:"partial"`
@@ -316,6 +333,12 @@ type Interval struct {
 	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
 	Retries       int64            `json:"retries"`
 	Reconnects    int64            `json:"reconnects"`
+	// ReconnectFailures counts the interval's failed reconnect attempts.
+	ReconnectFailures int64 `json:"reconnect_failures,omitempty"`
+	// Offered is the open loop's schedule rate (intended starts per
+	// second) and Late the starts that began late in the interval.
+	Offered float64 `json:"offered,omitempty"`
+	Late    int64   `json:"late,omitempty"`
 	// ActiveVUs is how many virtual users completed at least one event in
 	// the interval: fewer than the threads means some were held (by a
 	// lock, a stalled network, a lost connection being re-opened).

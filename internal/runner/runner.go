@@ -293,9 +293,16 @@ func (c *Config) defaults() error {
 	return nil
 }
 
+// Phases. An event belongs to the phase in which it completes (the window
+// counts what the system did within it); its latency counts from its
+// intended start. A start's own figures (late, dropped, offered) belong to
+// the phase of its intended start.
 const (
 	warm = iota
 	meas
+	// tail is past the measured window's end (or an interrupted run's
+	// stop): an event completing there is counted in stats.after, apart.
+	tail
 )
 
 // vu is one virtual user's state. mu guards st, which the VU records into
@@ -305,9 +312,8 @@ type vu struct {
 	mu       sync.Mutex
 	st       [2]*stats
 	spare    [2]*stats // owned by the ticker
-	cur      int       // phase of the event in flight, for sub-operations
 	attempt  int       // attempt of the event in flight (VU goroutine only)
-	phaseOf  func(time.Time) int
+	phaseAt  func(time.Time) int
 	ctx      context.Context
 	ops      []workload.Op
 	classify func(error) errclass.Class
@@ -325,10 +331,21 @@ func newVU(spec Instance, ops []workload.Op, nc int) *vu {
 // Start implements workload.Meter.
 func (v *vu) Start(op int) workload.Span { return workload.Span{Op: op, Start: time.Now()} }
 
+// at returns the VU's stats of the phase an event completing at t belongs
+// to, nil past the window (the caller holds mu).
+func (v *vu) at(t time.Time) *stats {
+	if p := v.phaseAt(t); p != tail {
+		return v.st[p]
+	}
+	return nil
+}
+
 // End implements workload.Meter. A sub-operation that failed because the run
-// cancelled it is not counted, like its event.
+// cancelled it is not counted, like its event; one that ends past the
+// window is not counted either.
 func (v *vu) End(s workload.Span, err error) {
-	d := time.Since(s.Start)
+	now := time.Now()
+	d := now.Sub(s.Start)
 	var class errclass.Class
 	if err != nil {
 		if v.ctx != nil && v.ctx.Err() != nil {
@@ -341,15 +358,19 @@ func (v *vu) End(s workload.Span, err error) {
 		kind = v.ops[s.Op].Kind
 	}
 	v.mu.Lock()
-	v.st[v.cur].recordOp(s.Op, kind, d, class)
+	if st := v.at(now); st != nil {
+		st.recordOp(s.Op, kind, d, class)
+	}
 	v.mu.Unlock()
 }
 
 // Count implements workload.Meter: it adds n to counter c in the phase of
-// the event in flight. An unknown counter is ignored.
+// the moment it is counted (none past the window). An unknown counter is
+// ignored.
 func (v *vu) Count(c int, n int64) {
+	now := time.Now()
 	v.mu.Lock()
-	if s := v.st[v.cur]; c >= 0 && c < len(s.counts) {
+	if s := v.at(now); s != nil && c >= 0 && c < len(s.counts) {
 		s.counts[c] += n
 	}
 	v.mu.Unlock()
@@ -373,6 +394,7 @@ type pacer struct {
 
 // inst is one instance during a run.
 type inst struct {
+	idx    int // its number in this run (from 0)
 	spec   Instance
 	vus    []*vu
 	pacer  *pacer
@@ -395,10 +417,10 @@ func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error)
 	}
 	r := &run{cfg: cfg, open: cfg.Rate > 0}
 	for i, spec := range insts {
-		in := &inst{spec: spec, total: [2]*stats{newStats(len(cfg.Ops), len(cfg.Counters)), newStats(len(cfg.Ops), len(cfg.Counters))}, carry: newStats(len(cfg.Ops), len(cfg.Counters))}
+		in := &inst{idx: i, spec: spec, total: [2]*stats{newStats(len(cfg.Ops), len(cfg.Counters)), newStats(len(cfg.Ops), len(cfg.Counters))}, carry: newStats(len(cfg.Ops), len(cfg.Counters))}
 		for j := 0; j < cfg.Threads; j++ {
 			v := newVU(spec, cfg.Ops, len(cfg.Counters))
-			v.phaseOf = r.phaseOf
+			v.phaseAt = r.phaseAt
 			in.vus = append(in.vus, v)
 		}
 		if r.open {
@@ -540,13 +562,21 @@ type run struct {
 	// stopped is closed when VUs must stop starting events (end of window or signal).
 	stopped chan struct{}
 	stopAt  time.Time // when stop happened; read only after stopped is closed
-	partial bool
-	reason  string
+	// stopNs is stopAt as nanoseconds from start, for phaseAt (MaxInt64
+	// until the stop).
+	stopNs atomic.Int64
+	// aborted is closed (abortOnce) when a virtual user met an error no
+	// retry can heal: the run stops at once with failure as its reason.
+	aborted   chan struct{}
+	abortOnce sync.Once
+	partial   bool
+	reason    string
 	// failure is the first error a Pipeline VU stopped with (failMu).
-	failMu  sync.Mutex
-	failure string
-	series  []result.Interval
-	cpu     [2][2]time.Duration // user, sys at the measured window's start and at the stop
+	failMu   sync.Mutex
+	failure  string
+	aborting bool // failure is an abort's reason (abort)
+	series   []result.Interval
+	cpu      [2][2]time.Duration // user, sys at the measured window's start and at the stop
 }
 
 // measureStart returns when the measured window starts.
@@ -585,6 +615,8 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 		r.steady = newDetector(cfg.SteadyState, cfg.Interval)
 	}
 	r.stopped = make(chan struct{})
+	r.aborted = make(chan struct{})
+	r.stopNs.Store(math.MaxInt64)
 	if cfg.Warmup == 0 {
 		r.readCPU(0)
 	}
@@ -619,6 +651,7 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 		}
 		stopping = true
 		r.stopAt = time.Now()
+		r.stopNs.Store(int64(r.stopAt.Sub(r.start)))
 		r.readCPU(1)
 		if reason != "" {
 			r.partial, r.reason = true, reason
@@ -626,9 +659,15 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 		close(r.stopped)
 		graceTimer = time.After(cfg.Grace)
 	}
-	ctxDone := ctx.Done()
+	ctxDone, aborted := ctx.Done(), r.aborted
 	for {
 		select {
+		case <-aborted:
+			aborted = nil
+			r.failMu.Lock()
+			reason := r.failure
+			r.failMu.Unlock()
+			stop(reason)
 		case <-ctxDone:
 			ctxDone = nil
 			// Once the window is over (its last tick not yet run: a late
@@ -731,14 +770,44 @@ func maxTime(a, b time.Time) time.Time {
 	return b
 }
 
-// phaseOf returns the phase of an event that starts (or was meant to start)
-// at t. Safe for concurrent use; for a t that has passed the answer is final
-// (see run.warmup).
+// phaseOf returns the phase of a start intended at t (warm or meas). Safe
+// for concurrent use; for a t that has passed the answer is final (see
+// run.warmup).
 func (r *run) phaseOf(t time.Time) int {
 	if t.Before(r.measureStart()) {
 		return warm
 	}
 	return meas
+}
+
+// phaseAt returns the phase of an event completing at t: warm up to the
+// window's start, meas up to its end or the stop, whichever is first, tail
+// after it (each phase holds the instant it ends at, as its last tick
+// does). Safe for concurrent use;
+// for a t that has passed the answer is final.
+func (r *run) phaseAt(t time.Time) int {
+	cut := r.end()
+	if ns := r.stopNs.Load(); ns != math.MaxInt64 {
+		cut = minTime(cut, r.start.Add(time.Duration(ns)))
+	}
+	switch {
+	case t.After(cut):
+		return tail
+	case t.After(r.measureStart()) || r.cfg.Warmup == 0:
+		return meas
+	}
+	return warm
+}
+
+// abort stops the run because a virtual user met an error that does not
+// heal; the first reason given is kept.
+func (r *run) abort(reason string) {
+	r.failMu.Lock()
+	if r.failure == "" || !r.aborting {
+		r.failure, r.aborting = reason, true
+	}
+	r.failMu.Unlock()
+	r.abortOnce.Do(func() { close(r.aborted) })
 }
 
 // tick merges every VU's stats since the last tick into the phase totals and
@@ -794,6 +863,12 @@ func (r *run) tick(from, to time.Time) {
 		return
 	}
 	a := r.interval(agg, from, to, phase)
+	if r.open {
+		a.Offered = r.cfg.Rate * float64(len(r.insts))
+		for i := range per {
+			per[i].Offered = r.cfg.Rate
+		}
+	}
 	if r.steady != nil && phase == warm {
 		r.steady.add(from.Sub(r.start), to.Sub(r.start), a)
 	}
@@ -841,8 +916,8 @@ func (r *run) interval(s *stats, from, to time.Time, phase int) result.Interval 
 		Events: s.events(), Rate: rate(s.events(), secs),
 		Reads: s.kinds[workload.Read], Writes: s.kinds[workload.Write], Other: s.kinds[workload.Other],
 		Errors: s.evErr.Total(), ErrorsByClass: nilIfEmpty(s.evErr.Map()), Retries: s.retry.Total(),
-		Reconnects: s.reconn, ActiveVUs: s.active, Latency: latencyOf(s.ev),
-		Histogram: r.intervalHistogram(s),
+		Reconnects: s.reconn, ReconnectFailures: s.reconnFail.Total(), Late: s.late,
+		ActiveVUs: s.active, Latency: latencyOf(s.ev), Histogram: r.intervalHistogram(s),
 	}
 }
 
@@ -905,7 +980,7 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			actual = time.Now()
 			intended = actual
 		}
-		phase := r.phaseOf(intended)
+		phase := r.phaseOf(intended) // the start's phase
 		if actual.Sub(lastYield) > yieldEvery {
 			// Blocking I/O never parks the goroutine, so the scheduler sees no
 			// progress on its P; after 10 ms sysmon forces a hand-off of that
@@ -914,14 +989,14 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			runtime.Gosched()
 			lastYield = actual
 		}
-		v.mu.Lock()
-		v.cur = phase
 		if r.open {
+			v.mu.Lock()
+			v.st[phase].begun++
 			if actual.Sub(intended) > r.cfg.LateThreshold {
 				v.st[phase].late++
 			}
+			v.mu.Unlock()
 		}
-		v.mu.Unlock()
 
 		var class errclass.Class
 		for attempt := 1; ; attempt++ {
@@ -948,24 +1023,28 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 				break
 			}
 			v.mu.Lock()
-			v.st[phase].retry.Add(class)
+			if st := v.at(time.Now()); st != nil {
+				st.retry.Add(class)
+			}
 			v.mu.Unlock()
 		}
 		done := time.Now()
 		v.mu.Lock()
-		if class == errclass.None {
-			v.st[phase].recordEvent(done.Sub(intended), done.Sub(actual), r.open)
-		} else {
-			v.st[phase].evErr.Add(class)
+		switch st := v.at(done); {
+		case st == nil:
+			v.st[meas].after++
+		case class == errclass.None:
+			st.recordEvent(done.Sub(intended), done.Sub(actual), r.open)
+		default:
+			st.evErr.Add(class)
 			if r.retryable(class) { // only its last allowed attempt ends the loop so
-				v.st[phase].gaveUp++
+				st.gaveUp++
 			}
 		}
 		v.mu.Unlock()
 
 		if class == errclass.Connection {
-			_ = w.Close()
-			w = r.reconnect(ctx, in, id, v, tm)
+			w = r.reconnect(ctx, in, id, v, w, tm)
 			if w == nil {
 				return
 			}
@@ -1014,7 +1093,7 @@ func (v *vu) Event(op int, start, end time.Time, err error) {
 	if err != nil {
 		if v.ctx != nil && v.ctx.Err() != nil {
 			v.mu.Lock()
-			v.st[v.phaseOf(start)].cancel++ // cancelled by the run's end, like an event
+			v.st[min(v.phaseAt(start), meas)].cancel++ // cancelled by the run's end, like an event
 			v.mu.Unlock()
 			return
 		}
@@ -1025,8 +1104,12 @@ func (v *vu) Event(op int, start, end time.Time, err error) {
 		kind = v.ops[op].Kind
 	}
 	v.mu.Lock()
-	ph := v.phaseOf(start)
-	st := v.st[ph]
+	st := v.at(end)
+	if st == nil {
+		v.st[meas].after++
+		v.mu.Unlock()
+		return
+	}
 	if class == errclass.None {
 		st.recordEvent(d, d, false)
 	} else {
@@ -1036,20 +1119,58 @@ func (v *vu) Event(op int, start, end time.Time, err error) {
 	v.mu.Unlock()
 }
 
-// reconnect replaces a lost VU connection, backing off between attempts, until
-// it succeeds or the run stops (then it returns nil).
-func (r *run) reconnect(ctx context.Context, in *inst, id int, v *vu, tm *time.Timer) workload.VU {
-	backoff := r.cfg.BackoffMin
-	for attempt := 1; ; attempt++ {
-		if !r.sleepUntil(tm, time.Now().Add(backoff)) {
-			return nil
+// reconnect replaces w's lost connection, backing off between attempts,
+// until it succeeds or the run stops (then it returns nil, w closed). A VU
+// that can (workload.Reconnector) reconnects in place and keeps its state;
+// another is opened anew with the number and seed of its first connection.
+// Each failed attempt is counted by class; one that cannot heal (a failed
+// authentication, a missing privilege or database) ends the run.
+func (r *run) reconnect(ctx context.Context, in *inst, id int, v *vu, w workload.VU, tm *time.Timer) workload.VU {
+	fi, fv := r.firsts()
+	rc, inPlace := w.(workload.Reconnector)
+	if !inPlace {
+		_ = w.Close()
+		w = nil
+	}
+	giveUp := func() workload.VU {
+		if w != nil {
+			_ = w.Close()
 		}
-		w, err := in.spec.NewVU(ctx, id, r.seed(0, id)+uint64(attempt)<<48)
+		return nil
+	}
+	backoff := r.cfg.BackoffMin
+	for {
+		if !r.sleepUntil(tm, time.Now().Add(backoff)) {
+			return giveUp()
+		}
+		var err error
+		if inPlace {
+			err = rc.Reconnect(ctx)
+		} else {
+			w, err = in.spec.NewVU(ctx, fv+id, r.seed(fi+in.idx, fv+id))
+		}
+		class := errclass.None
+		if err != nil {
+			class = in.spec.Classify(err)
+		}
+		v.mu.Lock()
+		if st := v.at(time.Now()); st != nil {
+			if err == nil {
+				st.reconn++
+			} else {
+				st.reconnFail.Add(class)
+			}
+		}
+		v.mu.Unlock()
 		if err == nil {
-			v.mu.Lock()
-			v.st[r.phaseOf(time.Now())].reconn++
-			v.mu.Unlock()
 			return w
+		}
+		if ctx.Err() != nil {
+			return giveUp()
+		}
+		if !class.Heals() {
+			r.abort(fmt.Sprintf("instance %d, virtual user %d could not reconnect (%s, which retrying cannot mend): %v", fi+in.idx+1, fv+id+1, class, err))
+			return giveUp()
 		}
 		backoff = min(backoff*2, r.cfg.BackoffMax)
 	}

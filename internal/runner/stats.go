@@ -22,9 +22,16 @@ type stats struct {
 	opErr  []errclass.Counts
 	kinds  [3]int64 // sub-operations by workload.OpKind (ok or not)
 	reconn int64
-	cancel int64 // events cancelled by the run's end (see result.Summary.Cancelled)
-	active int64 // intervals only: VUs that completed an event in it
-	late   int64
+	// reconnFail counts failed reconnect attempts by class.
+	reconnFail errclass.Counts
+	cancel     int64 // events cancelled by the run's end (see result.Summary.Cancelled)
+	active     int64 // intervals only: VUs that completed an event in it
+	// begun and late count the open loop's starts that began, and those
+	// that began late, in the phase of their intended start.
+	begun, late int64
+	// after counts events that completed past the window (kept in the
+	// measured phase's stats; see result.Summary.AfterWindow).
+	after  int64
 	counts []int64 // the workload's own counters (Meter.Count)
 }
 
@@ -96,6 +103,9 @@ func (s *stats) mergeEvents(o *stats) {
 		s.kinds[i] += o.kinds[i]
 	}
 	s.reconn += o.reconn
+	s.reconnFail.Merge(&o.reconnFail)
+	s.begun += o.begun
+	s.after += o.after
 	s.gaveUp += o.gaveUp
 	s.cancel += o.cancel
 	s.late += o.late
@@ -119,6 +129,8 @@ func (s *stats) reset() {
 	}
 	s.kinds = [3]int64{}
 	s.reconn, s.late, s.cancel, s.active, s.gaveUp = 0, 0, 0, 0, 0
+	s.reconnFail = errclass.Counts{}
+	s.begun, s.after = 0, 0
 	clear(s.counts)
 }
 
@@ -146,23 +158,29 @@ func rate(n int64, secs float64) float64 {
 // summary renders s as a phase summary over secs seconds.
 func (s *stats) summary(unit string, secs float64, open bool, dropped int64, counters []string) result.Summary {
 	sum := result.Summary{
-		Unit:           unit,
-		Count:          s.events(),
-		Throughput:     rate(s.events(), secs),
-		Latency:        latencyOf(s.ev),
-		Reads:          s.kinds[workload.Read],
-		Writes:         s.kinds[workload.Write],
-		Other:          s.kinds[workload.Other],
-		Errors:         s.evErr.Total(),
-		ErrorsByClass:  s.evErr.Map(),
-		Retries:        s.retry.Total(),
-		RetriesByClass: nilIfEmpty(s.retry.Map()),
-		GaveUp:         s.gaveUp,
-		Reconnects:     s.reconn,
-		Cancelled:      s.cancel,
-		Dropped:        dropped,
-		Late:           s.late,
-		DurationS:      secs,
+		Unit:                     unit,
+		Count:                    s.events(),
+		Throughput:               rate(s.events(), secs),
+		Latency:                  latencyOf(s.ev),
+		Reads:                    s.kinds[workload.Read],
+		Writes:                   s.kinds[workload.Write],
+		Other:                    s.kinds[workload.Other],
+		Errors:                   s.evErr.Total(),
+		ErrorsByClass:            s.evErr.Map(),
+		Retries:                  s.retry.Total(),
+		RetriesByClass:           nilIfEmpty(s.retry.Map()),
+		GaveUp:                   s.gaveUp,
+		Reconnects:               s.reconn,
+		ReconnectFailures:        s.reconnFail.Total(),
+		ReconnectFailuresByClass: nilIfEmpty(s.reconnFail.Map()),
+		Cancelled:                s.cancel,
+		AfterWindow:              s.after,
+		Dropped:                  dropped,
+		Late:                     s.late,
+		DurationS:                secs,
+	}
+	if open {
+		sum.Offered = rate(s.begun+dropped, secs)
 	}
 	sum.QPS = rate(sum.Reads+sum.Writes+sum.Other, secs)
 	if len(counters) > 0 {

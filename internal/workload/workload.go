@@ -192,6 +192,18 @@ type VU interface {
 	Close() error
 }
 
+// Reconnector is a VU that replaces its lost connection in place, keeping
+// what makes it the virtual user it is: its number, its random stream
+// (continued, not restarted) and its state (a TPC-C terminal's home
+// warehouse and district, its deck). After an event fails with a
+// connection error the runner calls Reconnect, with back-off, until it
+// succeeds or the run stops; a VU that is not a Reconnector is closed and
+// opened anew with the number and seed of its first connection. The runner
+// still calls Close once at the end.
+type Reconnector interface {
+	Reconnect(ctx context.Context) error
+}
+
 // Target is a parsed, unopened place a workload runs against, bound to the
 // workload that parsed it (Workload.ParseTarget): it opens itself, so the
 // parsed value goes one way, from the parser to the instance, with no type

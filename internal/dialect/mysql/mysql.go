@@ -191,6 +191,12 @@ func (Dialect) Classify(err error) errclass.Class {
 			return errclass.Timeout
 		case 2006, 2013, 1053, 1927, 1040, 4031: // gone away, lost, shutdown, killed, too many, idle timeout
 			return errclass.Connection
+		case 1045, 1698: // ER_ACCESS_DENIED_ERROR (user or password), ER_ACCESS_DENIED_NO_PASSWORD_ERROR
+			return errclass.Auth
+		case 1044, 1142, 1143, 1227: // access denied to the database, a table, a column; a privilege needed
+			return errclass.Permission
+		case 1049, 1146: // ER_BAD_DB_ERROR (no such database), ER_NO_SUCH_TABLE
+			return errclass.Missing
 		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {

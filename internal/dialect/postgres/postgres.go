@@ -224,6 +224,12 @@ func (Dialect) Classify(err error) errclass.Class {
 			return errclass.Connection
 		case len(code) == 5 && code[:2] == "23":
 			return errclass.Constraint
+		case code == "28000", code == "28P01": // invalid_authorization_specification, invalid_password
+			return errclass.Auth
+		case code == "42501": // insufficient_privilege
+			return errclass.Permission
+		case code == "3D000", code == "42P01": // invalid_catalog_name (no such database), undefined_table
+			return errclass.Missing
 		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -243,7 +243,7 @@ func connect(ctx context.Context, path, dsn string) (dialect.Conn, error) {
 // LockTimeout (the busy_timeout expired), BUSY_SNAPSHOT to Serialization (a
 // read transaction's snapshot went stale before it wrote; retrying works),
 // CONSTRAINT to Constraint, INTERRUPT to Canceled, CANTOPEN and NOTADB to
-// Connection; everything else goes to errclass.Generic.
+// Connection, AUTH to Auth, PERM and READONLY to Permission; everything else goes to errclass.Generic.
 func (Dialect) Classify(err error) errclass.Class {
 	if err == nil {
 		return errclass.None
@@ -271,6 +271,10 @@ func (Dialect) Classify(err error) errclass.Class {
 		return errclass.Canceled
 	case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOTADB:
 		return errclass.Connection
+	case sqlite3.SQLITE_AUTH:
+		return errclass.Auth
+	case sqlite3.SQLITE_PERM, sqlite3.SQLITE_READONLY:
+		return errclass.Permission
 	}
 	return errclass.Other
 }

@@ -21,6 +21,7 @@ type vu struct {
 	src  *datagen.Source
 
 	opIdx  [numOps]int            // op -> index in Workload.Ops, -1 if not run
+	kinds  []op                   // the statements it prepares on each table
 	stmts  [][numOps]dialect.Stmt // [table-1][op]
 	args   [4]any                 // reused argument slots
 	cbuf   [128]byte              // c values
@@ -48,20 +49,43 @@ func newVU(ctx context.Context, in *instance, c dialect.Conn, seed uint64) (*vu,
 			kinds = append(kinds, o)
 		}
 	}
-	autoIncInsert := in.v == insert && in.o.AutoInc
-	v.stmts = make([][numOps]dialect.Stmt, in.o.Tables)
+	v.kinds = kinds
+	if err := v.prepare(ctx); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// prepare prepares the VU's statements on every table on its connection.
+func (v *vu) prepare(ctx context.Context) error {
+	autoIncInsert := v.in.v == insert && v.in.o.AutoInc
+	v.stmts = make([][numOps]dialect.Stmt, v.in.o.Tables)
 	for t := range v.stmts {
-		for _, k := range kinds {
+		for _, k := range v.kinds {
 			q := statementSQL(k, t+1, autoIncInsert)
-			s, err := c.Prepare(ctx, q)
+			s, err := v.conn.Prepare(ctx, q)
 			if err != nil {
 				v.closeStmts()
-				return nil, fmt.Errorf("prepare %q: %w", q, err)
+				return fmt.Errorf("prepare %q: %w", q, err)
 			}
 			v.stmts[t][k] = s
 		}
 	}
-	return v, nil
+	return nil
+}
+
+// Reconnect implements workload.Reconnector: a new connection, with its
+// statements, in place of the lost one; the VU keeps its random stream.
+func (v *vu) Reconnect(ctx context.Context) error {
+	c, err := v.in.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	_ = v.closeStmts()
+	_ = v.conn.Close()
+	v.conn = c
+	v.wb, _ = c.(dialect.WriteBeginner)
+	return v.prepare(ctx)
 }
 
 func (v *vu) closeStmts() error {

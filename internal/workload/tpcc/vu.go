@@ -158,6 +158,21 @@ func newVU(ctx context.Context, in *instance, c dialect.Conn, id int, seed uint6
 // Close closes the statements and the connection.
 func (v *vu) Close() error { return errors.Join(v.st.close(), v.conn.Close()) }
 
+// Reconnect implements workload.Reconnector: a new connection, with its
+// statements, in place of the lost one. The terminal keeps its home
+// warehouse and district, its deck and its random stream.
+func (v *vu) Reconnect(ctx context.Context) error {
+	c, err := v.in.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	_ = v.st.close()
+	_ = v.conn.Close()
+	v.conn = c
+	v.wb, _ = c.(dialect.WriteBeginner)
+	return v.st.prepare(ctx, c, v.forUp)
+}
+
 // Event runs one transaction, the next one dealt from the deck. When the
 // runner re-runs a transaction that failed with a retryable error (deadlock,
 // serialization failure), the same transaction runs again and its span starts

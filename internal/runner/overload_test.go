@@ -1,0 +1,246 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// server is a system of fixed capacity: one event at a time, each taking
+// service, so it completes at most 1/service events a second however many
+// virtual users queue on it. (A channel, not a mutex: synctest sees a
+// goroutine blocked on it as durably blocked.)
+type server struct {
+	slot    chan struct{}
+	service time.Duration
+}
+
+func newServer(capacity float64) *server {
+	return &server{slot: make(chan struct{}, 1), service: time.Duration(float64(time.Second) / capacity)}
+}
+
+func (s *server) work(ctx context.Context) error {
+	select {
+	case s.slot <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.slot }()
+	return sleepCtx(ctx, s.service)
+}
+
+// TestOverloadThroughputIsCapacity drives a server of capacity C at 3C:
+// the throughput is what it completed within the window, C (not the
+// starts due in the window that happened to complete), the latency counts
+// from the intended starts and so grows with the window, and the offered
+// rate, late and dropped starts say how far the load was beyond it.
+func TestOverloadThroughputIsCapacity(t *testing.T) {
+	const capacity = 1000.0
+	p99 := map[time.Duration]float64{}
+	for _, window := range []time.Duration{5 * time.Second, 10 * time.Second} {
+		synctest.Test(t, func(t *testing.T) {
+			srv := newServer(capacity)
+			res, err := Run(context.Background(), Config{
+				Threads: 8, Rate: 3 * capacity, Warmup: 2 * time.Second, Duration: window, Ops: ops,
+			}, []Instance{instance(srv.work)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Summary
+			t.Logf("window %v: throughput %.1f/s, offered %.1f/s, p99 %.0f ms, late %d, dropped %d, after the window %d",
+				window, s.Throughput, s.Offered, s.Latency.P99Ms, s.Late, s.Dropped, s.AfterWindow)
+			within(t, "throughput", s.Throughput, capacity, 0.05*capacity)
+			within(t, "offered", s.Offered, 3*capacity, 1)
+			secs := window.Seconds()
+			// Every start due in the window began late or was dropped (the
+			// backlog of the warm-up came first).
+			if got := s.Late + s.Dropped; float64(got) < 0.99*3*capacity*secs {
+				t.Errorf("late %d + dropped %d = %d, want about every one of the %.0f starts due", s.Late, s.Dropped, got, 3*capacity*secs)
+			}
+			for _, iv := range res.Intervals {
+				if iv.Phase == "measure" && (iv.Rate < 0.95*capacity || iv.Offered != 3*capacity) {
+					t.Errorf("interval at %.0f s: rate %.1f, offered %.1f; want about %v and %v", iv.EndS, iv.Rate, iv.Offered, capacity, 3*capacity)
+				}
+			}
+			p99[window] = s.Latency.P99Ms
+		})
+	}
+	// The backlog grows by 2C a second: at the window's end a start waits
+	// two thirds of the time elapsed since the schedule began.
+	if short, long := p99[5*time.Second], p99[10*time.Second]; !(long > 1.5*short && short > 2000) {
+		t.Errorf("p99 %.0f ms over 5 s and %.0f ms over 10 s: want it above 2 s and growing with the window", short, long)
+	}
+}
+
+// identity records what each NewVU call was given.
+type identity struct {
+	mu    sync.Mutex
+	calls []string // "instance:id:seed"
+}
+
+func (n *identity) instance(idx int, lose *atomic.Int64) Instance {
+	return Instance{
+		NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+			n.mu.Lock()
+			n.calls = append(n.calls, fmt.Sprintf("%d:%d:%d", idx, id, seed))
+			n.mu.Unlock()
+			return &fakeVU{work: func(ctx context.Context) error {
+				if lose.Add(-1) >= 0 {
+					return errLost
+				}
+				return sleepCtx(ctx, 10*time.Millisecond)
+			}}, nil
+		},
+		Classify: classify,
+	}
+}
+
+// TestReconnectKeepsIdentity: a virtual user that is opened anew after a
+// lost connection gets the number and seed of its first connection, in
+// every instance (the second instance's VUs used to come back as the
+// first's, with the first's random streams).
+func TestReconnectKeepsIdentity(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n identity
+		var lose [2]atomic.Int64
+		lose[0].Store(1)
+		lose[1].Store(2)
+		res, err := Run(context.Background(), Config{Threads: 2, Duration: time.Second, Ops: ops, Seed: 3},
+			[]Instance{n.instance(0, &lose[0]), n.instance(1, &lose[1])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Summary.Reconnects != 3 {
+			t.Errorf("reconnects %d, want 3", res.Summary.Reconnects)
+		}
+		first := map[string]bool{}
+		for _, c := range n.calls[:4] {
+			first[c] = true
+		}
+		if len(first) != 4 {
+			t.Fatalf("first connections %v, want 4 distinct", n.calls[:4])
+		}
+		for _, c := range n.calls[4:] {
+			if !first[c] {
+				t.Errorf("reconnect %s: not the number and seed of any first connection %v", c, n.calls[:4])
+			}
+		}
+	})
+}
+
+// reconnector is a VU that reconnects in place; Reconnect fails with errs
+// in turn, then succeeds.
+type reconnector struct {
+	fakeVU
+	errs     []error
+	attempts int
+}
+
+func (r *reconnector) Reconnect(ctx context.Context) error {
+	r.attempts++
+	if len(r.errs) > 0 {
+		err := r.errs[0]
+		r.errs = r.errs[1:]
+		return err
+	}
+	return nil
+}
+
+var errAuth = errors.New("password authentication failed")
+
+func classifyAuth(err error) errclass.Class {
+	if errors.Is(err, errAuth) {
+		return errclass.Auth
+	}
+	return classify(err)
+}
+
+// TestReconnectInPlaceCountsFailures: a Reconnector is reconnected in
+// place (no new VU), and its failed attempts are counted by class.
+func TestReconnectInPlaceCountsFailures(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var opened atomic.Int64
+		var lost atomic.Bool
+		var rc *reconnector
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				opened.Add(1)
+				rc = &reconnector{errs: []error{errLost, errLost}, fakeVU: fakeVU{work: func(ctx context.Context) error {
+					if lost.CompareAndSwap(false, true) {
+						return errLost
+					}
+					return sleepCtx(ctx, 10*time.Millisecond)
+				}}}
+				return rc, nil
+			},
+			Classify: classify,
+		}
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: 2 * time.Second, Ops: ops}, []Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if opened.Load() != 1 || rc.attempts != 3 {
+			t.Errorf("opened %d VUs and made %d reconnect attempts, want 1 and 3", opened.Load(), rc.attempts)
+		}
+		if s.Reconnects != 1 || s.ReconnectFailures != 2 || s.ReconnectFailuresByClass["connection"] != 2 {
+			t.Errorf("reconnects %d, failures %d %v; want 1, 2 {connection: 2}", s.Reconnects, s.ReconnectFailures, s.ReconnectFailuresByClass)
+		}
+		var inIntervals int64
+		for _, iv := range res.Intervals {
+			inIntervals += iv.ReconnectFailures
+		}
+		if inIntervals != 2 {
+			t.Errorf("intervals show %d failed reconnects, want 2", inIntervals)
+		}
+		if res.Partial {
+			t.Errorf("partial: %s", res.PartialReason)
+		}
+	})
+}
+
+// TestReconnectThatCannotHealEndsTheRun: a reconnect refused for a reason
+// retrying cannot mend (here a failed authentication) ends the run at
+// once, partial, with that reason, instead of retrying to the end.
+func TestReconnectThatCannotHealEndsTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var lost atomic.Bool
+		inst := Instance{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+				if lost.Load() {
+					return nil, fmt.Errorf("connect: %w", errAuth)
+				}
+				return &fakeVU{work: func(ctx context.Context) error {
+					if time.Since(start) > time.Second && lost.CompareAndSwap(false, true) {
+						return errLost
+					}
+					return sleepCtx(ctx, 10*time.Millisecond)
+				}}, nil
+			},
+			Classify: classifyAuth,
+		}
+		res, err := Run(context.Background(), Config{Threads: 4, Duration: time.Minute, Ops: ops}, []Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("the run went on %v after the reconnect failed", took)
+		}
+		if !res.Partial || !strings.Contains(res.PartialReason, "password authentication failed") || !strings.Contains(res.PartialReason, "auth") {
+			t.Errorf("partial %v, reason %q; want the authentication failure", res.Partial, res.PartialReason)
+		}
+		if s := res.Summary; s.ReconnectFailuresByClass["auth"] != 1 || s.Count == 0 {
+			t.Errorf("reconnect failures %v, count %d; want {auth: 1} and the events before", s.ReconnectFailuresByClass, s.Count)
+		}
+	})
+}
