@@ -97,9 +97,9 @@ func (in *instance) matchNotes(ctx context.Context, c dialect.Conn, foreign []in
 			}
 		}
 		for _, g := range ids.list {
-			notes = append(notes, fmt.Sprintf("%s no record in %s (made by sysbench, or by hand) and %s highest id is %s, --table-size asks %s: pass the --table-size %s were loaded with",
+			notes = append(notes, fmt.Sprintf("%s no record in %s (made by sysbench, or by hand) and %s highest id is %s, --table-size asks %s: pass the --table-size %s loaded with",
 				tables(g.tables, "has", "have"), metaTable, pick(g.tables, "its", "their"),
-				workload.Thousands(g.v), workload.Thousands(in.o.TableSize), pick(g.tables, "it", "they")))
+				workload.Thousands(g.v), workload.Thousands(in.o.TableSize), pick(g.tables, "it was", "they were")))
 		}
 	}
 	next := tableName(in.o.Tables + 1)
