@@ -129,7 +129,7 @@ func (in *instance) Match(ctx context.Context) ([]string, error) {
 		how = "laid out by prepare"
 	}
 	msg := fmt.Sprintf("%s holds %s (%s), --size asks %s", in.path, FormatSize(st.Size()), how, FormatSize(in.o.size))
-	in.Note(fmt.Sprintf("%s; run anyway (--force): the I/Os cover its %s", msg, FormatSize(st.Size())))
+	in.Note(fmt.Sprintf("%s (run with --force: the I/Os cover its %s)", msg, FormatSize(st.Size())))
 	return nil, workload.Mismatchf("%s", msg)
 }
 

@@ -75,7 +75,7 @@ func (in *instance) Match(ctx context.Context) ([]string, error) {
 	}
 	if len(problems) > 0 {
 		msg := strings.Join(problems, "; ")
-		in.Note(msg + "; run anyway (--force)")
+		in.Note(msg + " (run with --force)")
 		return notes, workload.Mismatchf("%s: %s", in.Target, msg)
 	}
 	return notes, nil

@@ -51,7 +51,7 @@ func (in *instance) Match(ctx context.Context) ([]string, error) {
 	}
 	if len(unfinished) > 0 {
 		msg := fmt.Sprintf("the TPC-C load did not finish (%s: prepare was interrupted)", strings.Join(unfinished, ", "))
-		in.Note(msg + "; run anyway (--force)")
+		in.Note(msg + " (run with --force)")
 		return notes, workload.Mismatchf("%s: %s", in.Target, msg)
 	}
 	return notes, nil
