@@ -366,7 +366,7 @@ func TestTPCCCycleOnMySQL(t *testing.T) {
 	if o.code != ExitFailure || !strings.Contains(o.stdout, "FAILED 3.3.2.1") || !strings.Contains(o.stderr, "consistency condition(s) failed") {
 		t.Fatalf("check of a corrupted database: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	if o := run(t, ctx, "run", "tpcc", "--warehouses", "3", "--time", "1s", "--target", url, "--out", "-"); o.code != ExitFailure || !strings.Contains(o.stderr, "has 1 warehouse(s), --warehouses is 3") {
+	if o := run(t, ctx, "run", "tpcc", "--warehouses", "3", "--time", "1s", "--target", url, "--out", "-"); o.code != ExitFailure || !strings.Contains(o.stderr, "holds 1 warehouse(s), --warehouses asks 3") {
 		t.Errorf("run with more warehouses than loaded: exit %d\n%s", o.code, o.stderr)
 	}
 	if o := run(t, ctx, "cleanup", "tpcc", "--target", url); o.code != ExitOK {

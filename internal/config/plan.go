@@ -29,6 +29,9 @@ type Plan struct {
 	// target and databases numbered by --instances.
 	AutoPrepare bool
 	Prepare     string // auto, always, never
+	// Force runs instances whose prepared data do not match the options
+	// (workload.ErrMismatch), with a warning, instead of refusing them.
+	Force bool
 	// Runner is the configuration every step shares; a Step sets
 	// its Threads and Rate.
 	Runner   runner.Config
@@ -193,7 +196,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Out: Output{Path: c.Out, Workload: w.Name()},
+	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Force: c.Force, Out: Output{Path: c.Out, Workload: w.Name()},
 		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, Label: c.Label, SLO: c.SLO, CPUTarget: c.CPUTarget, Baseline: c.Baseline}
 	rate, flagThreads, multiples := c.Rate, c.Threads, c.Rate.IsMultiple()
 	if p.Sweep {

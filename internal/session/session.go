@@ -181,6 +181,9 @@ func Run(ctx context.Context, p *config.Plan, opt Options) (*Outcome, error) {
 	if err := s.prepare(ctx); err != nil {
 		return s.out, err
 	}
+	if err := s.match(ctx); err != nil {
+		return s.out, err
+	}
 	s.configure()
 	for _, o := range s.obs {
 		if err := o.Begin(s.out); err != nil {
@@ -250,6 +253,35 @@ func (s *session) prepare(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// match compares what each instance holds with the options
+// (workload.Matcher), after prepare and before anything is measured. A
+// mismatch is refused unless --force, when it becomes a warning; anything
+// else Match finds is refused. Every instance is compared, and every
+// refusal returned at once.
+func (s *session) match(ctx context.Context) error {
+	var refused []error
+	for i, in := range s.ins {
+		m, ok := in.(workload.Matcher)
+		if !ok {
+			continue
+		}
+		notes, err := m.Match(ctx)
+		for _, n := range notes {
+			s.obs.warn("%s: %s", s.plan.Targets[i], n)
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, workload.ErrMismatch) && s.plan.Force:
+			s.obs.warn("%v; running anyway (--force)", err)
+		case errors.Is(err, workload.ErrMismatch):
+			refused = append(refused, fmt.Errorf("%w: prepare again or pass --force", err))
+		default:
+			refused = append(refused, err)
+		}
+	}
+	return errors.Join(refused...)
 }
 
 // configure fills the runner configuration every step shares, the run's

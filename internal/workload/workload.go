@@ -7,6 +7,10 @@ package workload
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -157,6 +161,58 @@ type Numberer interface {
 // Without it, auto prepares only the default embedded target.
 type PrepareChecker interface {
 	NeedsPrepare() bool
+}
+
+// ErrMismatch marks prepared data that differ from the options a run was
+// given: tables loaded with another --table-size, a file laid out with
+// another --size. run refuses such an instance unless --force (the run then
+// goes on with a warning). Make one with Mismatchf. What cannot run at all
+// (missing tables, fewer TPC-C warehouses than asked) is not a mismatch: it
+// is refused even with --force.
+var ErrMismatch = errors.New("the prepared data do not match the options")
+
+// Mismatchf returns an error wrapping ErrMismatch whose text is the
+// formatted message alone.
+func Mismatchf(format string, args ...any) error {
+	return mismatch(fmt.Sprintf(format, args...))
+}
+
+type mismatch string
+
+func (m mismatch) Error() string        { return string(m) }
+func (m mismatch) Is(target error) bool { return target == ErrMismatch }
+
+// Matcher is implemented by an Instance that can compare what prepare
+// loaded on its target (as prepare recorded it, or, without a record, what
+// can be counted cheaply) with the options it was opened with. run and sweep
+// call Match on every instance after --prepare and before the first virtual
+// user. An error wrapping ErrMismatch is refused unless --force; any other
+// error always is. notes are what the run should know that does not stop it
+// (tables made by another tool, fewer tables used than exist); Match also
+// adds them, and a mismatch it finds, to the instance's notes, so that the
+// result of a run forced past a mismatch records it. Match opens and closes
+// its own connection.
+type Matcher interface {
+	Match(ctx context.Context) (notes []string, err error)
+}
+
+// Thousands writes n with a comma between groups of three digits
+// ("1,000,000"), as messages that compare row counts show them.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // RunSeeder is implemented by an Instance that draws run-wide random values

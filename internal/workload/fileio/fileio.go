@@ -71,7 +71,11 @@ into the same HDR histograms as the database workloads, reads and writes
 apart; the run's event is one I/O.
 
 prepare lays the file out in full (written with random data, not sparse) and
-records it beside the file (.<name>.rightsize.json). It refuses to overwrite
+records it beside the file (.<name>.rightsize.json); a file already laid out
+with --size is kept, and one laid out again is said why ("the file holds
+1GiB (laid out by prepare), --size asks 20GiB: laying it out again"). run
+takes the file as it is; given --size, it refuses a file of another size
+(exit 1) unless --force. It refuses to overwrite
 or shrink a file it did not create unless --force; cleanup deletes only files
 it created, and a run that writes to a file prepare did not lay out needs
 --force-write. A block device needs no prepare and is never deleted; reads

@@ -21,7 +21,7 @@ const (
 // --iodepth, --bs, --rw, --rwmixread), which override its parts.
 type Options struct {
 	File         string // --file: the target (a regular file or a block device); --target works too
-	Size         string // --size: the file's size (prepare), e.g. 20G
+	Size         string // --size: the file's size, e.g. 20G ("": not given, prepare lays out DefaultSize)
 	PatternText  string // --pattern
 	NumJobs      int    // --numjobs (0: from --pattern)
 	IODepth      int    // --iodepth (0: from --pattern)
@@ -47,15 +47,19 @@ type Options struct {
 	capacity int64
 }
 
+// DefaultSize is the size prepare lays out when --size is not given.
+const DefaultSize = "1G"
+
 // DefaultOptions: "t1 o32 b16k", 100 % random read, direct I/O, the seed's
-// first pattern.
+// first pattern; no --size (prepare lays out DefaultSize, run takes the
+// file as it is).
 func DefaultOptions() Options {
-	return Options{PatternText: "t1 o32 b16k", Read: "100", Engine: EngineAuto, RWMixRead: 50, Size: "1G"}
+	return Options{PatternText: "t1 o32 b16k", Read: "100", Engine: EngineAuto, RWMixRead: 50}
 }
 
 func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.File, "file", o.File, "the file (laid out by prepare) or block device to test; --target does the same and can be repeated for several volumes")
-	fs.StringVar(&o.Size, "size", o.Size, "prepare: the file's size (k, m, g, t are powers of 1024, as in fio), written in full, not sparse")
+	fs.StringVar(&o.Size, "size", o.Size, "the file's size (k, m, g, t are powers of 1024, as in fio): prepare writes it in full, not sparse (default "+DefaultSize+"); run, when given, refuses a file of another size unless --force (default: the file as it is)")
 	fs.StringVar(&o.PatternText, "pattern", o.PatternText, `the seed's notation "t<threads> o<outstanding I/Os per thread> b<block size>"`)
 	fs.IntVar(&o.NumJobs, "numjobs", 0, "fio's threads (overrides t in --pattern)")
 	fs.IntVar(&o.IODepth, "iodepth", 0, "fio's I/Os in flight per thread (overrides o in --pattern)")
@@ -126,7 +130,11 @@ func (o *Options) Validate() error {
 	} else {
 		o.mixes = mixes
 	}
-	if n, err := ParseSize(o.Size); err != nil {
+	size := o.Size
+	if strings.TrimSpace(size) == "" {
+		size = DefaultSize
+	}
+	if n, err := ParseSize(size); err != nil {
 		errs = append(errs, fmt.Errorf("size %q: want a positive size such as 1G (%v)", o.Size, err))
 	} else if n <= 0 {
 		errs = append(errs, fmt.Errorf("size %q: want a positive size such as 1G", o.Size))

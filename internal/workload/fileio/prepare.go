@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -51,7 +52,8 @@ func writeRecord(path string, r record) error {
 // data, so that no read hits a hole the filesystem answers without the
 // device. It keeps a complete layout of the same size, refuses a file it did
 // not create (objects.ErrNotOwned) or one it would shrink unless
-// opt.Force, and records the file beside it before writing.
+// opt.Force, says why it lays out an existing file again, and records the
+// file beside it before writing.
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
 	p = workload.SyncProgress(p)
 	size := in.o.size
@@ -67,6 +69,7 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		return fmt.Errorf("%s is not a regular file or a block device", in.path)
 	default:
 		rec, owned := readRecord(in.path)
+		why := ""
 		switch {
 		case !owned && !opt.Force:
 			return fmt.Errorf("%s: the file exists and was %w (no %s); nothing was changed; use --force to overwrite it",
@@ -78,7 +81,14 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		// holds nothing to keep: a smaller one replaces it without --force.
 		case st.Size() > size && !opt.Force && !(owned && !rec.Complete):
 			return fmt.Errorf("%s is %s; refusing to shrink it to --size %s without --force", in.path, FormatSize(st.Size()), FormatSize(size))
+		case !owned:
+			why = "the file was not laid out by rightsize (--force)"
+		case !rec.Complete:
+			why = "its layout is incomplete (an interrupted prepare)"
+		default:
+			why = fmt.Sprintf("the file holds %s (laid out by prepare), --size asks %s", FormatSize(st.Size()), FormatSize(size))
 		}
+		p.Message(why + ": laying it out again")
 	}
 	if err := writeRecord(in.path, record{Size: size, Created: time.Now().UTC().Format(time.RFC3339)}); err != nil {
 		return fmt.Errorf("%s: record the layout: %w", in.path, err)
@@ -89,6 +99,38 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		return err
 	}
 	return writeRecord(in.path, record{Size: size, Complete: true, Created: time.Now().UTC().Format(time.RFC3339)})
+}
+
+var _ workload.Matcher = (*instance)(nil)
+
+// Match compares a given --size with the file (workload.Matcher): a regular
+// file of another size is a mismatch, whether prepare laid it out or not,
+// since its size is what the I/Os cover (with --force they cover the file
+// as it is). Without --size nothing is compared: run takes the file as it
+// is. A block device is never compared (--size does not apply to it, a
+// note says so); a missing or incomplete file is NewVU's to report.
+func (in *instance) Match(ctx context.Context) ([]string, error) {
+	if strings.TrimSpace(in.o.Size) == "" {
+		return nil, nil
+	}
+	st, err := os.Stat(in.path)
+	switch {
+	case err != nil:
+		return nil, nil
+	case st.Mode()&os.ModeDevice != 0:
+		note := "--size does not apply to a block device: the run covers the whole device"
+		in.Note(note)
+		return []string{note}, nil
+	case !st.Mode().IsRegular(), st.Size() == in.o.size:
+		return nil, nil
+	}
+	how := "not laid out by rightsize"
+	if _, owned := readRecord(in.path); owned {
+		how = "laid out by prepare"
+	}
+	msg := fmt.Sprintf("%s holds %s (%s), --size asks %s", in.path, FormatSize(st.Size()), how, FormatSize(in.o.size))
+	in.Note(fmt.Sprintf("%s (run with --force: the I/Os cover its %s)", msg, FormatSize(st.Size())))
+	return nil, workload.Mismatchf("%s", msg)
 }
 
 // layOut writes size bytes of random data to path from offset 0 and syncs;

@@ -181,7 +181,18 @@ prepare records the tables it creates in rightsize_objects; it refuses to touch
 sbtest tables it did not create unless --force, skips tables already fully
 loaded (so an interrupted prepare can be re-run), and loads tables in parallel.
 cleanup drops only recorded tables (and unrecorded sbtest tables with --force).
-Tables made by sysbench itself can be used by run as they are.
+Tables made by sysbench itself can be used by run as they are. A prepare that
+loads a recorded table again says why (e.g. "tables sbtest1..sbtest4 hold
+10,000 rows each, --table-size asks 1,000,000: dropping and loading again").
+
+run compares the tables with its options before the first virtual user: a
+table recorded with another --table-size, or whose prepare did not finish, is
+refused (exit 1) with a message naming both values, unless --force; more
+--tables than exist are refused as missing, even with --force; fewer are
+allowed, as in sysbench (the run uses sbtest1..N). Tables without a record
+(made by sysbench) are never refused: their highest id, which sysbench's
+prepare makes --table-size, is compared instead and a difference is a note.
+oltp_insert only adds rows: its tables' size is not compared.
 
 On SQLite, writing transactions start with BEGIN IMMEDIATE (SQLite has one
 writer at a time; write throughput does not grow with virtual users).`

@@ -69,7 +69,8 @@ const (
 // a table that exists but is not recorded in rightsize_objects stops prepare
 // before anything is changed (ErrNotOwned), unless opt.Force, which drops and
 // recreates it. A recorded table with the requested size, fully loaded, is
-// kept; any other recorded table is dropped and reloaded. Tables are loaded by
+// kept; any other recorded table is dropped and reloaded, and prepare says
+// why (its size, an interrupted load, ...) before it starts. Tables are loaded by
 // up to opt.Threads connections in parallel (default min(tables, 4); one for a
 // single-writer database, where parallel loaders would only queue).
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
@@ -91,56 +92,22 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 	}
 
 	want := in.wantMeta()
-	actions := make([]tableAction, in.o.Tables+1)
-	var foreign, todo []int
-	for n := 1; n <= in.o.Tables; n++ {
-		name := tableName(n)
-		exists, err := admin.TableExists(ctx, name)
-		if err != nil {
-			return fmt.Errorf("%s: prepare: %s: %w", in.Target, name, err)
-		}
-		if !exists {
-			actions[n] = actCreate
-			todo = append(todo, n)
-			continue
-		}
-		var m meta
-		owned := false
-		if hasMeta {
-			if m, owned, err = readMeta(ctx, admin, name); err != nil {
-				return fmt.Errorf("%s: prepare: read %s: %w", in.Target, metaTable, err)
-			}
-		}
-		switch {
-		case !owned && !opt.Force:
-			foreign = append(foreign, n)
-			continue
-		case !owned:
-			actions[n] = actRecreate
-		case m.Loaded && m.TableSize == want.TableSize && m.AutoInc == want.AutoInc && m.Secondary == want.Secondary:
-			var rows int64
-			if err := admin.QueryRow(ctx, countRowsSQL(name), nil, &rows); err != nil {
-				return fmt.Errorf("%s: prepare: count %s: %w", in.Target, name, err)
-			}
-			if rows == want.TableSize {
-				actions[n] = actSkip
-				sp.Message(fmt.Sprintf("%s: already loaded with %d rows, kept", name, rows))
-				continue
-			}
-			actions[n] = actRecreate
-		default:
-			actions[n] = actRecreate
-		}
-		todo = append(todo, n)
+	sv, err := in.survey(ctx, admin, hasMeta, opt.Force, sp)
+	if err != nil {
+		return err
 	}
-	if len(foreign) > 0 {
-		names := make([]string, len(foreign))
-		for i, n := range foreign {
+	if len(sv.foreign) > 0 {
+		names := make([]string, len(sv.foreign))
+		for i, n := range sv.foreign {
 			names[i] = tableName(n)
 		}
 		return fmt.Errorf("%s: prepare: table(s) %s already exist and were %w (no row in %s); nothing was changed; use --force to drop and recreate them",
 			in.Target, strings.Join(names, ", "), ErrNotOwned, metaTable)
 	}
+	for _, why := range sv.why.text(want.TableSize) {
+		sp.Message(why + ": dropping and loading again")
+	}
+	actions, todo := sv.actions, sv.todo
 	if len(todo) == 0 {
 		return nil
 	}
@@ -160,6 +127,124 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		return fmt.Errorf("%s: prepare: %w", in.Target, err)
 	}
 	return err
+}
+
+// survey is what prepare found: what to do with each table, the tables to
+// load, those it may not touch, and why recorded tables are loaded again.
+type survey struct {
+	actions       []tableAction // by table number
+	todo, foreign []int
+	why           reasons
+}
+
+// survey checks every table against the options: absent (create), owned
+// with the same options and every row (keep), anything else (recreate, or
+// refuse when not owned without force).
+func (in *instance) survey(ctx context.Context, admin dialect.Conn, hasMeta, force bool, sp workload.Progress) (*survey, error) {
+	want := in.wantMeta()
+	sv := &survey{actions: make([]tableAction, in.o.Tables+1)}
+	for n := 1; n <= in.o.Tables; n++ {
+		name := tableName(n)
+		exists, err := admin.TableExists(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: prepare: %s: %w", in.Target, name, err)
+		}
+		if !exists {
+			sv.actions[n] = actCreate
+			sv.todo = append(sv.todo, n)
+			continue
+		}
+		var m meta
+		owned := false
+		if hasMeta {
+			if m, owned, err = readMeta(ctx, admin, name); err != nil {
+				return nil, fmt.Errorf("%s: prepare: read %s: %w", in.Target, metaTable, err)
+			}
+		}
+		switch {
+		case !owned && !force:
+			sv.foreign = append(sv.foreign, n)
+			continue
+		case !owned:
+			sv.why.add(reasonForeign, 0, n)
+		case !m.Loaded:
+			sv.why.add(reasonPartial, 0, n)
+		case m.TableSize != want.TableSize:
+			sv.why.add(reasonSize, m.TableSize, n)
+		case m.AutoInc != want.AutoInc:
+			sv.why.add(reasonAutoInc, 0, n)
+		case m.Secondary != want.Secondary:
+			sv.why.add(reasonSecondary, 0, n)
+		default:
+			var rows int64
+			if err := admin.QueryRow(ctx, countRowsSQL(name), nil, &rows); err != nil {
+				return nil, fmt.Errorf("%s: prepare: count %s: %w", in.Target, name, err)
+			}
+			if rows == want.TableSize {
+				sv.actions[n] = actSkip
+				sp.Message(fmt.Sprintf("%s: already loaded with %d rows, kept", name, rows))
+				continue
+			}
+			sv.why.add(reasonRows, rows, n)
+		}
+		sv.actions[n] = actRecreate
+		sv.todo = append(sv.todo, n)
+	}
+	return sv, nil
+}
+
+// Why prepare loads a recorded table again.
+const (
+	reasonForeign   = iota // not created by rightsize (--force)
+	reasonPartial          // its load did not finish
+	reasonSize             // loaded with another --table-size (v: the recorded size)
+	reasonAutoInc          // made with another --auto-inc
+	reasonSecondary        // made with another --create-secondary
+	reasonRows             // recorded as loaded, but holds other rows (v: how many)
+)
+
+// reasons groups tables by why they are loaded again, in the order the
+// reasons were first seen.
+type reasons struct {
+	list []reason
+}
+
+type reason struct {
+	kind int
+	g    group
+}
+
+func (r *reasons) add(kind int, v int64, n int) {
+	for i := range r.list {
+		if r.list[i].kind == kind && r.list[i].g.v == v {
+			r.list[i].g.tables = append(r.list[i].g.tables, n)
+			return
+		}
+	}
+	r.list = append(r.list, reason{kind: kind, g: group{v: v, tables: []int{n}}})
+}
+
+// text words each reason for tables that should hold size rows.
+func (r *reasons) text(size int64) []string {
+	out := make([]string, len(r.list))
+	for i, x := range r.list {
+		ns := x.g.tables
+		switch x.kind {
+		case reasonForeign:
+			out[i] = tables(ns, "was", "were") + " not created by rightsize (--force)"
+		case reasonPartial:
+			out[i] = tables(ns, "was", "were") + " not fully loaded (an interrupted prepare)"
+		case reasonSize:
+			out[i] = holdRows(ns, x.g.v) + ", --table-size asks " + workload.Thousands(size)
+		case reasonAutoInc:
+			out[i] = tables(ns, "was", "were") + " made with the other --auto-inc"
+		case reasonSecondary:
+			out[i] = tables(ns, "was", "were") + " made with the other --create-secondary"
+		case reasonRows:
+			out[i] = holdRows(ns, x.g.v) + ", " + workload.Thousands(size) + " were loaded"
+		}
+	}
+	return out
 }
 
 // prepareTable (re)creates, loads and indexes one table, recording it first so

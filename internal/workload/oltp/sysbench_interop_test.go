@@ -77,6 +77,15 @@ func interop(t *testing.T, rawURL string) {
 
 	sysbench(t, "oltp_read_write", "prepare", sb...)
 	in = open(t, NewReadWrite(), rawURL, sizeArgs...)
+	// sysbench's tables have no record: never refused, their highest id is
+	// compared with --table-size.
+	if notes, err := in.Match(ctx); err != nil || len(notes) != 0 {
+		t.Errorf("Match on sysbench's tables of the same size: notes %q, %v", notes, err)
+	}
+	notes, err := open(t, NewReadWrite(), rawURL, "--tables=2", "--table-size=5000").Match(ctx)
+	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "their highest id is 1,000, --table-size asks 5,000") {
+		t.Errorf("Match on sysbench's tables with --table-size 5000: notes %q, %v", notes, err)
+	}
 	vu, err := in.NewVU(ctx, 0, 7)
 	if err != nil {
 		t.Fatalf("rightsize on sysbench's tables: %v", err)

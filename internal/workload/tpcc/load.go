@@ -240,7 +240,7 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 	// Plan each table: keep (resume) or (re)create.
 	l := &loader{in: in, seed: seed, now: time.Now().UTC().Truncate(time.Second), p: sp, plans: map[string]*tablePlan{}}
 	recreate := make(map[string]bool)
-	reasons := map[string][]string{}
+	why := &reasons{}
 	for i := range tables {
 		tb, s := &tables[i], sv[i]
 		pl := &tablePlan{t: tb, m: want, need: W, done: make([]bool, W+1)}
@@ -248,17 +248,21 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 			pl.need = 1
 		}
 		l.plans[tb.name] = pl
-		var why string
+		var because reason
 		switch {
 		case !s.exists:
 			recreate[tb.name] = true
 			continue
 		case !s.owned:
-			why = "not created by rightsize (--force)"
-		case s.m.Warehouses != W || s.m.Seed != seed:
-			why = fmt.Sprintf("loaded with %d warehouse(s) and seed %d, not %d and %d", s.m.Warehouses, s.m.Seed, W, seed)
+			because = reason{"was not created by rightsize (--force)", "were not created by rightsize (--force)"}
+		case s.m.Warehouses != W:
+			r := fmt.Sprintf(" %d warehouse(s), --warehouses asks %d", s.m.Warehouses, W)
+			because = reason{"holds" + r, "hold" + r}
+		case s.m.Seed != seed:
+			r := fmt.Sprintf(" loaded with seed %d, --seed asks %d", s.m.Seed, seed)
+			because = reason{"was" + r, "were" + r}
 		case s.m.Indexing:
-			why = "interrupted while indexing"
+			because = reason{"was interrupted while indexing", "were interrupted while indexing"}
 		default:
 			done, n, ok := parseRanges(s.m.Done, W+1)
 			if ok && n > 0 { // item records 0; the others 1..W
@@ -269,11 +273,11 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 				}
 			}
 			if !ok {
-				why = "its record is unreadable"
+				because = reason{"has an unreadable record", "have unreadable records"}
 				break
 			}
 			if s.m.Loaded && n != pl.need {
-				why = "its record is inconsistent"
+				because = reason{"has an inconsistent record", "have inconsistent records"}
 				break
 			}
 			pl.m = s.m
@@ -282,7 +286,7 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 			continue
 		}
 		recreate[tb.name] = true
-		reasons[why] = append(reasons[why], tb.name)
+		why.add(because, tb.name)
 	}
 	// A unit to load deletes its partial rows from each of its tables; a
 	// table already indexed cannot take them again: recreate it.
@@ -294,17 +298,16 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 			}
 			for _, name := range unitTables[u.k] {
 				if pl := l.plans[name]; !recreate[name] && pl.m.Loaded && len(pl.t.indexes) > 0 {
-					why := "other tables of its warehouses must be reloaded"
 					recreate[name] = true
-					reasons[why] = append(reasons[why], name)
+					why.add(reason{"shares warehouses with tables loaded again", "share warehouses with tables loaded again"}, name)
 					pl.done, pl.ndone = make([]bool, W+1), 0
 					changed = true
 				}
 			}
 		}
 	}
-	for why, names := range reasons {
-		sp.Message(fmt.Sprintf("%s: %s; dropping and reloading", strings.Join(names, ", "), why))
+	for _, m := range why.text() {
+		sp.Message(m + ": dropping and loading again")
 	}
 
 	// Everything kept and complete: nothing to do, after a sanity check.
@@ -315,7 +318,7 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 			sp.Message(fmt.Sprintf("already loaded: %d warehouse(s), seed %d; kept", W, seed))
 			return nil
 		}
-		sp.Message("tables recorded as loaded have other row counts; dropping and reloading")
+		sp.Message("the TPC-C tables recorded as loaded hold other row counts: dropping and loading again")
 		for i := range tables {
 			recreate[tables[i].name] = true
 		}
@@ -370,6 +373,45 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 		}
 	}
 	return ctx.Err()
+}
+
+// reason is why prepare loads tables again, worded for one table and for
+// several ("holds 2 warehouse(s), ...", "hold 2 warehouse(s), ...").
+type reason struct{ one, many string }
+
+// reasons groups tables by why they are loaded again, in the order the
+// reasons were first seen.
+type reasons struct {
+	list  []reason
+	names [][]string
+}
+
+func (r *reasons) add(why reason, table string) {
+	for i := range r.list {
+		if r.list[i] == why {
+			r.names[i] = append(r.names[i], table)
+			return
+		}
+	}
+	r.list = append(r.list, why)
+	r.names = append(r.names, []string{table})
+}
+
+// text words each reason with its tables: "the TPC-C tables hold ...",
+// "table stock was ...", "tables stock, order_line were ...".
+func (r *reasons) text() []string {
+	out := make([]string, len(r.list))
+	for i, why := range r.list {
+		switch names := r.names[i]; {
+		case len(names) == len(tables):
+			out[i] = "the TPC-C tables " + why.many
+		case len(names) == 1:
+			out[i] = "table " + names[0] + " " + why.one
+		default:
+			out[i] = "tables " + strings.Join(names, ", ") + " " + why.many
+		}
+	}
+	return out
 }
 
 // allUnits lists every unit of a load of W warehouses, the kinds that take

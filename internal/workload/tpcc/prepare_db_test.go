@@ -367,7 +367,7 @@ func TestPreparePostgresTwoWarehouses(t *testing.T) {
 	if err := in.Prepare(ctx, workload.PrepareOptions{Seed: 8, Threads: 3}, p); err != nil {
 		t.Fatal(err)
 	}
-	if !p.said("dropping and reloading") {
+	if !p.said("the TPC-C tables were loaded with seed 7, --seed asks 8: dropping and loading again") {
 		t.Errorf("reload with another seed said %q", p.messages)
 	}
 	ldVerify(t, c, 2, 8)

@@ -58,14 +58,19 @@ when the server allows it (local_infile), multi-row INSERT otherwise; batched
 transactions on SQLite); --seed makes it repeatable (without it, a re-run
 keeps the recorded seed). It records what it loaded in rightsize_objects,
 refuses tables it did not create (unless --force), and an interrupted prepare
-resumes where it stopped.
+resumes where it stopped. A prepare that loads recorded tables again says why
+("the TPC-C tables hold 2 warehouse(s), --warehouses asks 4: dropping and
+loading again").
 
 run binds each virtual user (terminal) to a home warehouse and district,
 round-robin, and deals the mix (--weights, default 45/43/4/4/4) by smooth
 weighted round robin from a random start, so that every terminal meets each
 share within two transactions at any moment, not only after whole passes of a
-shuffled deck. The warehouses must have been loaded: run checks that the
-database has at least --warehouses of them. With --think-scale above 0 each terminal
+shuffled deck. The warehouses must have been loaded: run counts them before
+the first terminal and refuses more --warehouses than the database holds
+(exit 1, even with --force: their rows do not exist); with fewer, the
+terminals use warehouses 1 to --warehouses and the result notes it. A load
+that prepare recorded as unfinished is refused unless --force. With --think-scale above 0 each terminal
 waits the spec's keying time before and think time after each transaction
 (negative exponential, truncated at 10 times the mean), scaled; --think-time
 does not apply. The intentional New-Order rollback counts as a completed

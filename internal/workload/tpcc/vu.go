@@ -28,7 +28,7 @@ func (in *instance) setupRun(ctx context.Context, c dialect.Conn, seed uint64) e
 			in.runErr = err
 			return
 		}
-		if err := in.checkWarehouses(ctx, c); err != nil {
+		if _, err := in.checkWarehouses(ctx, c); err != nil {
 			in.runErr = err
 			return
 		}
@@ -52,20 +52,24 @@ func (in *instance) setupRun(ctx context.Context, c dialect.Conn, seed uint64) e
 	return in.runErr
 }
 
-// checkWarehouses compares --warehouses with the warehouses the database has.
-func (in *instance) checkWarehouses(ctx context.Context, c dialect.Conn) error {
+// checkWarehouses compares --warehouses with the warehouses the database
+// has (counted: a load by another tool has no record). More than it has
+// cannot run (ErrMissingTables, whatever --force says); fewer are used as
+// they are, and note says so.
+func (in *instance) checkWarehouses(ctx context.Context, c dialect.Conn) (note string, err error) {
 	var n int64
 	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM warehouse", nil, &n); err != nil {
-		return fmt.Errorf("count warehouses: %w", err)
+		return "", fmt.Errorf("count warehouses: %w", err)
 	}
 	switch w := int64(in.o.Warehouses); {
 	case n < w:
-		return fmt.Errorf("%w: the database has %d warehouse(s), --warehouses is %d (run with --warehouses %d, or prepare %d)",
-			ErrMissingTables, n, w, n, w)
+		return "", fmt.Errorf("%w: the database holds %d warehouse(s), --warehouses asks %d: prepare again with --warehouses %d, or run with --warehouses %d (--force cannot run warehouses that do not exist)",
+			ErrMissingTables, n, w, w, n)
 	case n > w:
-		in.Note(fmt.Sprintf("tpcc: the database has %d warehouses; with --warehouses %d the terminals use only warehouses 1 to %d", n, w, w))
+		note = fmt.Sprintf("tpcc: the database has %d warehouses; with --warehouses %d the terminals use only warehouses 1 to %d", n, w, w)
+		in.Note(note)
 	}
-	return nil
+	return note, nil
 }
 
 // ErrMissingTables is returned by NewVU when the TPC-C tables do not exist.
