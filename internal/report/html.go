@@ -117,7 +117,7 @@ type htmlView struct {
 func sweepRows(sw *analysis.Result) []StepRow {
 	rows := make([]StepRow, len(sw.Steps))
 	for i, st := range sw.Steps {
-		rows[i] = StepRow{Label: st.Label, Throughput: st.Throughput, AvgMs: st.AvgMs, P95Ms: st.P95Ms, P99Ms: st.P99Ms, Errors: st.Errors, Host: st.Host}
+		rows[i] = StepRowOf(st)
 	}
 	return rows
 }
@@ -165,9 +165,11 @@ func paramsOf(r *result.Run) params {
 }
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"f2": func(v float64) string { return fmt.Sprintf("%.2f", v) },
-	"f3": func(v float64) string { return fmt.Sprintf("%.3f", v) },
-	"f0": func(v float64) string { return fmt.Sprintf("%.0f", v) },
+	"f2":        func(v float64) string { return fmt.Sprintf("%.2f", v) },
+	"openRows":  openRows,
+	"openCells": openCells,
+	"f3":        func(v float64) string { return fmt.Sprintf("%.3f", v) },
+	"f0":        func(v float64) string { return fmt.Sprintf("%.0f", v) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -189,8 +191,8 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 {{if not .HostIsServer}}<p class="note">The database ran on another host: the host figures are the load generator's.</p>{{end}}
 {{end}}
 {{if .Steps}}
-<table><thead><tr><th>step</th><th>throughput/s</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th></tr></thead><tbody>
-{{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}</tr>
+{{$open := openRows .Steps}}<table><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th></tr></thead><tbody>
+{{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}</tr>
 {{end}}</tbody></table>
 {{end}}
 {{with .Sweep}}{{if $.Verdict}}<h2>Verdict</h2>{{range $.Verdict}}<p>{{.}}</p>{{end}}

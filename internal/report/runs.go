@@ -128,12 +128,15 @@ func RunTable(w io.Writer, rows []RunRow, f Format) error {
 // CPU columns (the same figures as StepTable).
 func StepCSV(w io.Writer, rows []StepRow) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"step", "throughput", "avg ms", "p95 ms", "p99 ms", "errors", "cpu user %", "cpu sys %", "iowait %", "steal %", "run queue"})
+	_ = cw.Write([]string{"step", "throughput", "offered", "late", "dropped", "avg ms", "p95 ms", "p99 ms", "errors", "cpu user %", "cpu sys %", "iowait %", "steal %", "run queue"})
 	for _, r := range rows {
-		line := []string{r.Label, fmt.Sprintf("%.2f", r.Throughput), fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P95Ms),
+		line := []string{r.Label, fmt.Sprintf("%.2f", r.Throughput), "", "", "", fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P95Ms),
 			fmt.Sprintf("%.3f", r.P99Ms), fmt.Sprint(r.Errors), "", "", "", "", ""}
+		if r.Open {
+			line[2], line[3], line[4] = fmt.Sprintf("%.2f", r.Offered), fmt.Sprint(r.Late), fmt.Sprint(r.Dropped)
+		}
 		if h := r.Host; h != nil {
-			line[6], line[7], line[8], line[9], line[10] = fmt.Sprintf("%.1f", h.CPU.User), fmt.Sprintf("%.1f", h.CPU.System),
+			line[9], line[10], line[11], line[12], line[13] = fmt.Sprintf("%.1f", h.CPU.User), fmt.Sprintf("%.1f", h.CPU.System),
 				fmt.Sprintf("%.1f", h.CPU.Iowait), fmt.Sprintf("%.1f", h.CPU.Steal), fmt.Sprint(h.RunQueue)
 		}
 		_ = cw.Write(line)

@@ -46,6 +46,37 @@ type StepRow struct {
 	AvgMs, P95Ms, P99Ms float64
 	Errors              int64
 	Host                *result.Host
+	// Open: the step ran at a rate; Offered is its intended starts per
+	// second, Late and Dropped its starts that began late or never.
+	Open          bool
+	Offered       float64
+	Late, Dropped int64
+}
+
+// StepRowOf is a sweep step's row.
+func StepRowOf(st result.SweepStep) StepRow {
+	return StepRow{Label: st.Label, Throughput: st.Throughput, AvgMs: st.AvgMs, P95Ms: st.P95Ms, P99Ms: st.P99Ms, Errors: st.Errors,
+		Host: st.Host, Open: st.Offered > 0, Offered: st.Offered, Late: st.Late, Dropped: st.Dropped}
+}
+
+// openRows reports whether any row ran at a rate (the table then has the
+// offered, late and dropped columns).
+func openRows(rows []StepRow) bool {
+	for _, r := range rows {
+		if r.Open {
+			return true
+		}
+	}
+	return false
+}
+
+// openCells are a row's offered, late and dropped cells ("-" in the
+// closed loop).
+func openCells(r StepRow) []string {
+	if !r.Open {
+		return []string{"-", "-", "-"}
+	}
+	return []string{fmt.Sprintf("%.2f", r.Offered), fmt.Sprint(r.Late), fmt.Sprint(r.Dropped)}
 }
 
 // Steps writes the side-by-side table of a command's steps (fileio's read
@@ -71,13 +102,15 @@ func StepsAs(w io.Writer, runs []*result.Run, f Format) error {
 	for i, r := range runs {
 		s := r.Summary
 		rows[i] = StepRow{Label: r.Label, Throughput: s.Throughput, AvgMs: s.Latency.AvgMs, P95Ms: s.Latency.P95Ms,
-			P99Ms: s.Latency.P99Ms, Errors: s.Errors, Host: r.Host}
+			P99Ms: s.Latency.P99Ms, Errors: s.Errors, Host: r.Host,
+			Open: r.Load.Mode == "open", Offered: s.Offered, Late: s.Late, Dropped: s.Dropped}
 	}
 	return StepTable(w, rows, f)
 }
 
-// StepTable writes one row per step: throughput, response times, errors and
-// the host's CPU user/system/iowait/steal and run queue.
+// StepTable writes one row per step: throughput (and, when a step ran at a
+// rate, the offered rate and the late and dropped starts), response times,
+// errors and the host's CPU user/system/iowait/steal and run queue.
 func StepTable(w io.Writer, rows []StepRow, f Format) error {
 	if f == CSV {
 		return StepCSV(w, rows)
@@ -86,10 +119,18 @@ func StepTable(w io.Writer, rows []StepRow, f Format) error {
 	if f == Text {
 		ew.printf("\nsteps:\n")
 	}
-	t := table{head: []string{"step", "throughput/s", "avg ms", "p95 ms", "p99 ms", "errors", "cpu usr%", "sys%", "iowait%", "steal%", "run queue"}}
+	open := openRows(rows)
+	t := table{head: []string{"step", "throughput/s"}}
+	if open {
+		t.head = append(t.head, "offered/s", "late", "dropped")
+	}
+	t.head = append(t.head, "avg ms", "p95 ms", "p99 ms", "errors", "cpu usr%", "sys%", "iowait%", "steal%", "run queue")
 	for _, r := range rows {
-		line := []string{r.Label, fmt.Sprintf("%.2f", r.Throughput), fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P95Ms),
-			fmt.Sprintf("%.3f", r.P99Ms), fmt.Sprint(r.Errors)}
+		line := []string{r.Label, fmt.Sprintf("%.2f", r.Throughput)}
+		if open {
+			line = append(line, openCells(r)...)
+		}
+		line = append(line, fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P95Ms), fmt.Sprintf("%.3f", r.P99Ms), fmt.Sprint(r.Errors))
 		if h := r.Host; h != nil {
 			line = append(line, fmt.Sprintf("%.0f", h.CPU.User), fmt.Sprintf("%.0f", h.CPU.System), fmt.Sprintf("%.0f", h.CPU.Iowait),
 				fmt.Sprintf("%.0f", h.CPU.Steal), fmt.Sprint(h.RunQueue))

@@ -11,11 +11,7 @@ import (
 
 // SweepTable writes a sweep's step table from its sweep file.
 func SweepTable(w io.Writer, sw *analysis.Result, f Format) error {
-	rows := make([]StepRow, len(sw.Steps))
-	for i, st := range sw.Steps {
-		rows[i] = StepRow{Label: st.Label, Throughput: st.Throughput, AvgMs: st.AvgMs, P95Ms: st.P95Ms, P99Ms: st.P99Ms, Errors: st.Errors, Host: st.Host}
-	}
-	return StepTable(w, rows, f)
+	return StepTable(w, sweepRows(sw), f)
 }
 
 // SweepVerdict writes the analysis of a sweep: the verdict in sentences,

@@ -17,7 +17,10 @@ import (
 //	[ 10s ] thds: 4 tps: 1803.20 qps: 36064.00 (r/w/o: 25244.80/7212.80/3606.40) lat ms p95: 3.02 p99: 4.11 err/s: 0.00 reconn/s: 0.00
 //
 // Warm-up intervals are marked; errors per second are split by class when
-// there are any. unit is the event's short name for the rate ("tps", "iops").
+// there are any; an open-loop interval shows the offered rate beside the
+// rate done and its late starts per second; failed reconnect attempts show
+// beside the reconnects. unit is the event's short name for the rate
+// ("tps", "iops").
 func ProgressLine(w io.Writer, iv result.Interval, threads int, unit string) error {
 	secs := iv.DurationS
 	per := func(n int64) float64 {
@@ -31,8 +34,11 @@ func ProgressLine(w io.Writer, iv result.Interval, threads int, unit string) err
 		phase = " warmup"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "[ %ss%s ] thds: %d %s: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat ms p95: %.2f p99: %.2f err/s: %.2f",
-		trimFloat(iv.EndS), phase, threads, unit, iv.Rate,
+	fmt.Fprintf(&b, "[ %ss%s ] thds: %d %s: %.2f", trimFloat(iv.EndS), phase, threads, unit, iv.Rate)
+	if iv.Offered > 0 {
+		fmt.Fprintf(&b, " offered: %.2f late/s: %.2f", iv.Offered, per(iv.Late))
+	}
+	fmt.Fprintf(&b, " qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat ms p95: %.2f p99: %.2f err/s: %.2f",
 		per(iv.Reads+iv.Writes+iv.Other), per(iv.Reads), per(iv.Writes), per(iv.Other),
 		iv.Latency.P95Ms, iv.Latency.P99Ms, per(iv.Errors))
 	if len(iv.ErrorsByClass) > 0 {
@@ -49,7 +55,11 @@ func ProgressLine(w io.Writer, iv result.Interval, threads int, unit string) err
 	if iv.Retries > 0 {
 		fmt.Fprintf(&b, " retry/s: %.2f", per(iv.Retries))
 	}
-	fmt.Fprintf(&b, " reconn/s: %.2f\n", per(iv.Reconnects))
+	fmt.Fprintf(&b, " reconn/s: %.2f", per(iv.Reconnects))
+	if iv.ReconnectFailures > 0 {
+		fmt.Fprintf(&b, " (failed %.2f)", per(iv.ReconnectFailures))
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -145,7 +155,10 @@ func Summary(w io.Writer, r *result.Run) error {
 		ew.printf("WARNING: %d %s(s) took longer than 1 h, the histograms' range, and were recorded as 1 h: the latency figures understate them.\n", n, r.Event)
 	}
 	if s := r.Summary; r.Load.Mode == "open" && s.Dropped > 0 {
-		intended := s.Count + s.Errors + s.Cancelled + s.Dropped
+		intended := int64(math.Round(s.Offered * s.DurationS))
+		if s.Offered == 0 { // a result from before offered was recorded
+			intended = s.Count + s.Errors + s.Cancelled + s.Dropped
+		}
 		if pct := 100 * float64(s.Dropped) / float64(intended); pct >= DroppedWarnPct {
 			ew.printf("WARNING: overloaded: %d of %d intended starts (%.1f %%) were dropped, every one of the %d virtual users per instance being busy: the system did not sustain the offered %g/s per instance; the throughput is what it did sustain. More --threads queue more of them (and show the queueing in the response time); a lower --rate finds the rate it sustains.\n",
 				s.Dropped, intended, pct, r.Load.Threads, r.Load.Rate)
@@ -221,11 +234,19 @@ func headline(ew *errWriter, prefix, event string, s result.Summary) {
 	}
 	ew.printf("\n")
 	if s.ServiceTime != nil {
-		ew.printf("%s  response time counts from the intended start; service time ms avg %.2f p95 %.2f p99 %.2f; late starts %d, dropped %d\n",
-			prefix, s.ServiceTime.AvgMs, s.ServiceTime.P95Ms, s.ServiceTime.P99Ms, s.Late, s.Dropped)
+		ew.printf("%s  ", prefix)
+		if s.Offered > 0 {
+			ew.printf("offered %.2f %s/s; ", s.Offered, event)
+		}
+		ew.printf("response time counts from the intended start; service time ms avg %.2f p95 %.2f p99 %.2f; late starts %d, dropped %d\n",
+			s.ServiceTime.AvgMs, s.ServiceTime.P95Ms, s.ServiceTime.P99Ms, s.Late, s.Dropped)
 	}
-	if s.Errors > 0 || s.Reconnects > 0 {
-		ew.printf("%s  errors %d (%s), reconnects %d\n", prefix, s.Errors, classes(s.ErrorsByClass), s.Reconnects)
+	if s.Errors > 0 || s.Reconnects > 0 || s.ReconnectFailures > 0 {
+		ew.printf("%s  errors %d (%s), reconnects %d", prefix, s.Errors, classes(s.ErrorsByClass), s.Reconnects)
+		if s.ReconnectFailures > 0 {
+			ew.printf(", failed reconnect attempts %d (%s)", s.ReconnectFailures, classes(s.ReconnectFailuresByClass))
+		}
+		ew.printf("\n")
 	}
 	if s.Retries > 0 {
 		ew.printf("%s  retried after %d errors (%s); each event's latency spans its attempts\n", prefix, s.Retries, classes(s.RetriesByClass))

@@ -83,6 +83,15 @@ func TestProgressLine(t *testing.T) {
 			want: "[ 0s ] thds: 2 tps: 0.00 qps: 0.00 (r/w/o: 0.00/0.00/0.00) lat ms p95: 0.00 p99: 0.00 err/s: 0.00 reconn/s: 0.00\n",
 		},
 		{
+			// An open-loop tick beyond capacity: the rate done beside the
+			// rate offered, late starts and failed reconnect attempts.
+			name: "open loop, overloaded",
+			iv: result.Interval{EndS: 5, DurationS: 1, Phase: "measure", Events: 1000, Rate: 1000, Offered: 3000, Late: 1000,
+				Reads: 1000, Reconnects: 1, ReconnectFailures: 4},
+			threads: 8, unit: "tps",
+			want: "[ 5s ] thds: 8 tps: 1000.00 offered: 3000.00 late/s: 1000.00 qps: 1000.00 (r/w/o: 1000.00/0.00/0.00) lat ms p95: 0.00 p99: 0.00 err/s: 0.00 reconn/s: 1.00 (failed 4.00)\n",
+		},
+		{
 			// The tick time is shown to 0.1 s without a trailing ".0".
 			name:    "tick rounding",
 			iv:      result.Interval{EndS: 119.96, DurationS: 1, Phase: "measure", Events: 7, Rate: 7, Writes: 7},
@@ -164,7 +173,7 @@ func openRun() *result.Run {
 		Unit: "transactions", Throughput: 1998.5, Count: 119910, Latency: lat(5.5, 20, 45.5, 300),
 		ServiceTime: &[]result.Latency{lat(1.25, 2.5, 3.75, 100)}[0],
 		Errors:      7, ErrorsByClass: map[string]int64{"serialization": 2, "deadlock": 5}, Reconnects: 1,
-		Dropped: 90, Late: 345, DurationS: 60,
+		Dropped: 90, Late: 345, DurationS: 60, Offered: 2000.1,
 	}
 	return &result.Run{
 		SchemaVersion: result.SchemaVersion,
@@ -243,7 +252,7 @@ func TestSummaryOpenLoop(t *testing.T) {
 	for _, want := range []string{
 		"\noltp_point_select [pg17 tuned]: 60 s measured; open loop at 2000/s per instance (poisson arrivals), up to 64 in flight; 1 instance(s)\n",
 		"\n1998.50 transaction/s (119910 transactions), latency ms avg 5.50 p95 20.00 p99 45.50 max 300.00\n",
-		"\n  response time counts from the intended start; service time ms avg 1.25 p95 2.50 p99 3.75; late starts 345, dropped 90\n",
+		"\n  offered 2000.10 transaction/s; response time counts from the intended start; service time ms avg 1.25 p95 2.50 p99 3.75; late starts 345, dropped 90\n",
 		// classes sorted by name
 		"\n  errors 7 (deadlock 5, serialization 2), reconnects 1\n",
 		"\nclient CPU: 131.4 µs per transaction (user 12.50 s, sys 3.25 s)\n",
@@ -446,12 +455,51 @@ func TestSummaryOverloadedOpenLoop(t *testing.T) {
 	if out := render(t, r); strings.Contains(out, "overloaded") {
 		t.Errorf("a run that dropped 0.07 %% of its starts is called overloaded:\n%s", out)
 	}
-	r.Summary.Dropped = 40000
+	// The intended starts are the offered rate over the window.
+	r.Summary.Dropped, r.Summary.Offered = 40000, 2000
 	out := render(t, r)
-	if !strings.Contains(out, "WARNING: overloaded: 40000 of 159917 intended starts (25.0 %) were dropped, every one of the 64 virtual users per instance being busy: the system did not sustain the offered 2000/s per instance") {
+	if !strings.Contains(out, "WARNING: overloaded: 40000 of 120000 intended starts (33.3 %) were dropped, every one of the 64 virtual users per instance being busy: the system did not sustain the offered 2000/s per instance") {
 		t.Errorf("no overload warning:\n%s", out)
+	}
+	// A result from before offered was recorded: the starts that ran and
+	// those dropped.
+	r.Summary.Offered = 0
+	if out := render(t, r); !strings.Contains(out, "WARNING: overloaded: 40000 of 159917 intended starts (25.0 %)") {
+		t.Errorf("no overload warning for a result without offered:\n%s", out)
 	}
 	if out := render(t, closedRun()); strings.Contains(out, "overloaded") {
 		t.Errorf("a closed-loop run is called overloaded:\n%s", out)
+	}
+}
+
+// TestStepTableOpenLoop: steps run at a rate show the offered rate and
+// the late and dropped starts beside the throughput; closed-loop steps
+// have dashes there, and a table of closed-loop steps alone has no such
+// columns.
+func TestStepTableOpenLoop(t *testing.T) {
+	rows := []report.StepRow{
+		{Label: "1x", Throughput: 1000, Open: true, Offered: 1000, Late: 3, AvgMs: 1},
+		{Label: "3x", Throughput: 1010, Open: true, Offered: 3000, Late: 29000, Dropped: 1000, AvgMs: 900},
+		{Label: "closed", Throughput: 1200, AvgMs: 2},
+	}
+	var b strings.Builder
+	if err := report.StepTable(&b, rows, report.Markdown); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| step | throughput/s | offered/s | late | dropped | avg ms |",
+		"| 3x | 1010.00 | 3000.00 | 29000 | 1000 | 900.000 |",
+		"| closed | 1200.00 | - | - | - | 2.000 |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("step table lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := report.StepTable(&b, rows[2:], report.Markdown); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "offered") {
+		t.Errorf("closed-loop steps alone have an offered column:\n%s", b.String())
 	}
 }

@@ -35,9 +35,12 @@ type SweepStep struct {
 	Host       *Host   `json:"host,omitempty"`
 	// Instances is how many instances the step drove at once.
 	Instances int `json:"instances,omitempty"`
-	// Dropped counts open-loop starts due in the window that never ran (the
-	// system fell behind the schedule).
-	Dropped int64 `json:"dropped,omitempty"`
+	// Offered is an open-loop step's intended starts per second, Late and
+	// Dropped its starts that began late or never (the system fell behind
+	// the schedule): see Summary.
+	Offered float64 `json:"offered,omitempty"`
+	Late    int64   `json:"late,omitempty"`
+	Dropped int64   `json:"dropped,omitempty"`
 	// ClientCPUUs is the load generator's own CPU per event (0: unknown).
 	ClientCPUUs float64 `json:"client_cpu_per_event_us,omitempty"`
 	// TickerLag: the load generator fell behind its ticks in this step.

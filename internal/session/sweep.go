@@ -42,7 +42,7 @@ func (s *session) sweep() error {
 		if r.Client != nil {
 			st.ClientCPUUs = r.Client.CPUPerEventUs
 		}
-		st.Instances, st.Dropped = len(r.Instances), r.Summary.Dropped
+		st.Instances, st.Offered, st.Late, st.Dropped = len(r.Instances), r.Summary.Offered, r.Summary.Late, r.Summary.Dropped
 		if !p.Out.None() {
 			st.Result = o.Paths[i]
 		}
