@@ -53,6 +53,12 @@ func (t *Target) String() string { return t.Redacted }
 
 // ConnInfo describes an open connection, recorded in results.
 type ConnInfo struct {
+	// ServerProduct is the product the connection reached, as the server
+	// names itself: "PostgreSQL", "MariaDB", "MySQL", "SQLite".
+	ServerProduct string `json:"server_product"`
+	// ServerVersion is the server's version as it reports it, its number
+	// first ("15.20 (Debian 15.20-0+deb12u1)", "10.11.19-MariaDB-0+deb12u1",
+	// "3.46.1"); the product is ServerProduct.
 	ServerVersion string `json:"server_version"`
 	Encrypted     bool   `json:"encrypted"`     // TLS in use on this connection
 	TLSVersion    string `json:"tls,omitempty"` // e.g. "TLS 1.3"

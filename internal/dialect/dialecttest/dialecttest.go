@@ -67,6 +67,14 @@ func RunWith(t *testing.T, d dialect.Dialect, rawURL string, h Hooks) {
 		if info.ServerVersion == "" {
 			t.Errorf("Info().ServerVersion is empty")
 		}
+		// The product is named once, in Server; the version is the
+		// server's number (its build's suffix may follow).
+		if info.ServerProduct == "" {
+			t.Errorf("Info().ServerProduct is empty")
+		}
+		if v := info.ServerVersion; v != "" && (v[0] < '0' || v[0] > '9') {
+			t.Errorf("Info().ServerVersion = %q: want the version number first (the product is ServerProduct, %q)", v, info.ServerProduct)
+		}
 		if !info.Encrypted && info.TLSVersion != "" {
 			t.Errorf("Info() = %+v: TLS version without encryption", info)
 		}

@@ -235,7 +235,7 @@ func connect(ctx context.Context, path, dsn string) (dialect.Conn, error) {
 		cn.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	cn.info = dialect.ConnInfo{ServerVersion: "SQLite " + version}
+	cn.info = dialect.ConnInfo{ServerProduct: "SQLite", ServerVersion: version}
 	return cn, nil
 }
 

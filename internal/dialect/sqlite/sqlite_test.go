@@ -157,8 +157,8 @@ func TestEnsureDatabaseCreatesDirectory(t *testing.T) {
 	if err := c.QueryRow(ctx, "PRAGMA busy_timeout", nil, &busy); err != nil || busy != BusyTimeoutMS {
 		t.Errorf("busy_timeout = %d, %v", busy, err)
 	}
-	if !strings.HasPrefix(c.Info().ServerVersion, "SQLite 3.") {
-		t.Errorf("ServerVersion = %q", c.Info().ServerVersion)
+	if info := c.Info(); info.ServerProduct != "SQLite" || !strings.HasPrefix(info.ServerVersion, "3.") {
+		t.Errorf("Server %q, ServerVersion %q; want SQLite 3.x", info.ServerProduct, info.ServerVersion)
 	}
 }
 
