@@ -15,6 +15,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/analysis"
 	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
+	"github.com/rightsize/rightsize/internal/host"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/testenv"
 	"github.com/rightsize/rightsize/internal/workload/fileio"
@@ -126,6 +127,13 @@ func TestRunSQLiteWritesResult(t *testing.T) {
 	}
 	if r.Client == nil || r.Options["tables"] == nil || len(r.Instances) != 1 || r.Instances[0].Dialect != "sqlite" {
 		t.Errorf("client %+v options %v instances %+v", r.Client, r.Options, r.Instances)
+	}
+	// Where it ran: the server, and the generator's machine.
+	if s := r.Instances[0].Server(); !strings.HasPrefix(s, "SQLite 3.") || r.Instances[0].ServerProduct != "SQLite" {
+		t.Errorf("server %q (product %q)", s, r.Instances[0].ServerProduct)
+	}
+	if model, _ := host.CPUModel("/proc"); r.Machine == nil || r.Machine.CPUModel != model || model == "" {
+		t.Errorf("machine %+v, want the CPU model %q", r.Machine, model)
 	}
 	for _, w := range []string{"tps:", "warmup ]", "point_select", "p99", "result: " + out} {
 		if !strings.Contains(o.stdout, w) {

@@ -205,8 +205,9 @@ type Target interface {
 
 // InstanceInfo describes an opened instance for the result.
 type InstanceInfo struct {
-	Target        string   `json:"target"`  // redacted
-	Dialect       string   `json:"dialect"` // e.g. "postgres", "file"
+	Target        string   `json:"target"`                   // redacted
+	Dialect       string   `json:"dialect"`                  // e.g. "postgres", "file"
+	ServerProduct string   `json:"server_product,omitempty"` // e.g. "PostgreSQL", "MariaDB" (dialect.ConnInfo)
 	ServerVersion string   `json:"server_version,omitempty"`
 	Encrypted     bool     `json:"encrypted"`
 	TLS           string   `json:"tls,omitempty"`

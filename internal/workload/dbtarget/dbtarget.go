@@ -80,7 +80,7 @@ func (in *Instance) Connect(ctx context.Context) (dialect.Conn, error) {
 	ci := c.Info()
 	in.Update(func(i *workload.InstanceInfo) {
 		if i.ServerVersion == "" {
-			i.ServerVersion, i.Encrypted, i.TLS = ci.ServerVersion, ci.Encrypted, ci.TLSVersion
+			i.ServerProduct, i.ServerVersion, i.Encrypted, i.TLS = ci.ServerProduct, ci.ServerVersion, ci.Encrypted, ci.TLSVersion
 		}
 	})
 	return c, nil
