@@ -445,3 +445,41 @@ func TestHistoryCompareSaysWhatItCompares(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryListsPostgresAndMariaDBRuns runs the same workload on the real
+// PostgreSQL and MariaDB servers into one catalog: list tells them apart by
+// target and server, and each result records its server.
+func TestHistoryListsPostgresAndMariaDBRuns(t *testing.T) {
+	dir := t.TempDir()
+	dsn := "sqlite:" + filepath.Join(dir, "h.db")
+	targets := []struct{ url, server string }{
+		{testenv.PostgresURL(t), "PostgreSQL 1"},
+		{testenv.MySQLURL(t), "MariaDB 1"},
+	}
+	var keys []string
+	for i, tg := range targets {
+		out := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		o := run(t, context.Background(), "run", "oltp_point_select", "--target", tg.url, "--prepare", "always", "--table-size", "1000",
+			"--time", "1s", "--report-interval", "500ms", "--history", dsn, "--out", out)
+		if o.code != ExitOK {
+			t.Fatalf("run on %s: exit %d\n%s\n%s", tg.url, o.code, o.stdout, o.stderr)
+		}
+		r := mustReadResult(t, out)
+		if s := r.Instances[0].Server(); !strings.HasPrefix(s, tg.server) || r.Machine == nil || r.Machine.CPUModel == "" {
+			t.Errorf("result on %s: server %q, machine %+v", tg.url, s, r.Machine)
+		}
+		keys = append(keys, r.ID)
+		targets[i].url = r.Instances[0].Target // as recorded: password-free, defaults shown
+	}
+	o := runHistory(t, nil, "list", "--history", dsn)
+	if o.code != ExitOK {
+		t.Fatalf("list: exit %d\n%s", o.code, o.stderr)
+	}
+	t.Logf("history list:\n%s", o.stdout)
+	for i, tg := range targets {
+		line := lineOf(o.stdout, keys[i])
+		if !strings.Contains(line, tg.url) || !strings.Contains(line, tg.server) {
+			t.Errorf("list line of the run on %s lacks its target or %q: %q", tg.url, tg.server, line)
+		}
+	}
+}
