@@ -45,7 +45,13 @@ type Target struct {
 	Dialect  string // dialect name, e.g. "postgres"
 	Redacted string // URL without password
 	Database string // database (schema) name; file path for SQLite
-	Config   any    // dialect-private connection settings (may hold secrets; never print)
+	// Identity is what the target resolves to, the same for every URL
+	// that names one database: for a server the host (HostKey: its
+	// loopback names as one), the port with its default applied, the
+	// database and the user; for a file its absolute path. It holds no
+	// secret. Two targets of one identity would share tables.
+	Identity string
+	Config   any // dialect-private connection settings (may hold secrets; never print)
 }
 
 // String returns the redacted URL.

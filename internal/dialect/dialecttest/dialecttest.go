@@ -43,6 +43,9 @@ func RunWith(t *testing.T, d dialect.Dialect, rawURL string, h Hooks) {
 	if err != nil {
 		t.Fatalf("ParseTarget: %v", err)
 	}
+	if target.Identity == "" {
+		t.Errorf("ParseTarget(%s): no Identity (what the target resolves to, for telling duplicate targets)", target)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	connect := func(t *testing.T) dialect.Conn {
