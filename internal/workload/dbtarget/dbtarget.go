@@ -27,6 +27,15 @@ type Target struct {
 
 func (t *Target) String() string { return t.T.String() }
 
+// Identity is what the target resolves to (dialect.Target.Identity); its
+// String when the dialect names none.
+func (t *Target) Identity() string {
+	if t.T.Identity != "" {
+		return t.T.Identity
+	}
+	return t.T.String()
+}
+
 // DefaultSQLite is the default target of instance index: a SQLite file
 // ./rightsize-data/<base>.db, or <base>-<index>.db after the first.
 func DefaultSQLite(base string, index int) string {
