@@ -67,14 +67,22 @@ func whereLine(r *result.Run) string {
 		}
 		parts = append(parts, t)
 	}
-	if m := r.Machine; m != nil && m.Hostname+m.CPUModel != "" {
-		g := m.Hostname
-		if m.CPUModel != "" {
-			g = strings.TrimSpace(g + " (" + m.CPUModel + ")")
-		}
+	if g := machineText(r.Machine); g != "" {
 		parts = append(parts, "generator: "+g)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// machineText is the generator's machine: "host (CPU model)"; "" when
+// nothing of it is known.
+func machineText(m *result.Machine) string {
+	if m == nil {
+		return ""
+	}
+	if m.CPUModel == "" {
+		return m.Hostname
+	}
+	return strings.TrimSpace(m.Hostname + " (" + m.CPUModel + ")")
 }
 
 func trimFloat(s float64) string {
