@@ -15,6 +15,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/analysis"
 	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
+	"github.com/rightsize/rightsize/internal/host"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/testenv"
 	"github.com/rightsize/rightsize/internal/workload/fileio"
@@ -66,6 +67,11 @@ func TestUsageErrorsExit2WithoutConnecting(t *testing.T) {
 			[]string{"threads 0", "time 0s", "arrival", "tables"}},
 		{"bad scheme", []string{"run", "oltp_point_select", "--target", "oracle://x@y/z"}, []string{"oracle"}},
 		{"same target twice", []string{"run", "oltp_point_select", "--target", "sqlite:a.db", "--target", "sqlite:a.db"}, []string{"given twice"}},
+		{"same database by another name", []string{"run", "oltp_point_select", "--target", "postgres://postgres:hunter2@localhost:5432/db",
+			"--target", "postgres://postgres@127.0.0.1/db", "--target", "postgres://postgres@127.0.0.1/other"},
+			[]string{"--target #2 postgres://postgres@127.0.0.1:5432/db?sslmode=prefer is the same target as --target #1 postgres://postgres@localhost:5432/db?sslmode=prefer"}},
+		{"same MySQL database by another name", []string{"run", "oltp_point_select", "--target", "mysql://root@localhost/db", "--target", "mysql://root@[::1]:3306/db"},
+			[]string{"--target #2 mysql://root@[::1]:3306/db?tls=preferred is the same target as --target #1 mysql://root@localhost:3306/db?tls=preferred"}},
 		{"think with rate", []string{"run", "oltp_point_select", "--rate", "10", "--think-time", "1s", "--target", target}, []string{"think-time"}},
 		{"prepare negative loaders", []string{"prepare", "oltp_point_select", "--threads", "-1", "--target", target}, []string{"threads -1"}},
 	}
@@ -84,6 +90,26 @@ func TestUsageErrorsExit2WithoutConnecting(t *testing.T) {
 				t.Errorf("password printed:\n%s", o.stderr)
 			}
 		})
+	}
+}
+
+// TestSameFileByAnotherName: a file named relative and absolute is one
+// target (exit 2 before anything is opened or created).
+func TestSameFileByAnotherName(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, args := range [][]string{
+		{"run", "oltp_point_select", "--target", "sqlite:a.db", "--target", "sqlite:" + filepath.Join(dir, "a.db")},
+		{"run", "fileio", "--target", "f.dat", "--target", filepath.Join(dir, "f.dat")},
+	} {
+		o := run(t, context.Background(), args...)
+		want := "--target #2 " + args[5] + " is the same "
+		if o.code != ExitUsage || !strings.Contains(o.stderr, want) || !strings.Contains(o.stderr, "as --target #1 "+args[3]) {
+			t.Errorf("%q: exit %d, want %d and %q\n%s", args, o.code, ExitUsage, want, o.stderr)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+			t.Errorf("%q: made %d file(s) in the working directory", args, len(ents))
+		}
 	}
 }
 
@@ -126,6 +152,13 @@ func TestRunSQLiteWritesResult(t *testing.T) {
 	}
 	if r.Client == nil || r.Options["tables"] == nil || len(r.Instances) != 1 || r.Instances[0].Dialect != "sqlite" {
 		t.Errorf("client %+v options %v instances %+v", r.Client, r.Options, r.Instances)
+	}
+	// Where it ran: the server, and the generator's machine.
+	if s := r.Instances[0].Server(); !strings.HasPrefix(s, "SQLite 3.") || r.Instances[0].ServerProduct != "SQLite" {
+		t.Errorf("server %q (product %q)", s, r.Instances[0].ServerProduct)
+	}
+	if model, _ := host.CPUModel("/proc"); r.Machine == nil || r.Machine.CPUModel != model || model == "" {
+		t.Errorf("machine %+v, want the CPU model %q", r.Machine, model)
 	}
 	for _, w := range []string{"tps:", "warmup ]", "point_select", "p99", "result: " + out} {
 		if !strings.Contains(o.stdout, w) {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -48,10 +49,16 @@ interval is a bootstrap over the runs; with a single run on a side it is over
 the runs' measured report intervals, which is narrower than repeated runs
 would give (repeat runs for a sound verdict).
 
+First it prints what each side ran: workload, targets, servers (product and
+version), load (loop, threads, rate) and the workload's options, and warns
+(on stderr) of each that differs.
+
 With --fail-if-slower P%, the exit code is 1 when the candidate is slower
 beyond doubt by more than P %: throughput's whole interval below -P %, or
 p99's whole interval above +P %; and when there are too few samples to tell
-(a single report interval a side).`
+(a single report interval a side). It refuses (exit 2) to judge runs of
+different workloads, load or options, which count different work, unless
+--force; different targets or servers are what one compares (a warning).`
 
 // historyDSN is the catalog to use: the --history flag, else
 // $RIGHTSIZE_HISTORY, else the SQLite file under $XDG_DATA_HOME (when it is
@@ -221,7 +228,7 @@ func listCatalog(ctx context.Context, w io.Writer, cat *history.Catalog, f histo
 	}
 	if len(runs) > 0 {
 		tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "\nKEY\tSTARTED (UTC)\tWORKLOAD\tLABEL\tTHROUGHPUT\tAVG ms\tP95 ms\tP99 ms\tERRORS\tNOTE\n")
+		fmt.Fprintf(tw, "\nKEY\tSTARTED (UTC)\tWORKLOAD\tLABEL\tTARGET\tSERVER\tTHROUGHPUT\tAVG ms\tP95 ms\tP99 ms\tERRORS\tNOTE\n")
 		for _, e := range runs {
 			var note []string
 			if e.Partial {
@@ -230,8 +237,8 @@ func listCatalog(ctx context.Context, w io.Writer, cat *history.Catalog, f histo
 			if e.SweepStep != "" {
 				note = append(note, "sweep step "+e.SweepStep)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/s\t%s\t%s\t%s\t%d\t%s\n", e.Key, e.Started.Format("2006-01-02 15:04:05"), e.Workload, e.Label,
-				num2(e.Throughput), num2(e.AvgMs), num2(e.P95Ms), num2(e.P99Ms), e.Errors, strings.Join(note, ", "))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s\t%s\t%s\t%d\t%s\n", e.Key, e.Started.Format("2006-01-02 15:04:05"), e.Workload, e.Label,
+				firstOf(e.Targets), distinct(e.Servers), num2(e.Throughput), num2(e.AvgMs), num2(e.P95Ms), num2(e.P99Ms), e.Errors, strings.Join(note, ", "))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -246,6 +253,31 @@ func listCatalog(ctx context.Context, w io.Writer, cat *history.Catalog, f histo
 		return tw.Flush()
 	}
 	return nil
+}
+
+// firstOf is a run's first target, and how many more it had.
+func firstOf(targets []string) string {
+	switch len(targets) {
+	case 0:
+		return "-"
+	case 1:
+		return targets[0]
+	}
+	return fmt.Sprintf("%s (+%d more)", targets[0], len(targets)-1)
+}
+
+// distinct is a run's servers, each once ("-" when none is known).
+func distinct(servers []string) string {
+	var out []string
+	for _, s := range servers {
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, ", ")
 }
 
 func filterText(f history.Filter) string {
@@ -316,10 +348,26 @@ func historyShow(env *Env, open catalogOpener) *cobra.Command {
 			if e.SweepID != "" {
 				fmt.Fprintf(env.Stdout, "step %q of sweep %s\n", e.SweepStep, e.SweepID)
 			}
+			if !recordsServer(r) { // the summary names them otherwise
+				for i, tg := range e.Targets {
+					fmt.Fprintf(env.Stdout, "target: %s (%s)\n", tg, distinct(e.Servers[i:min(i+1, len(e.Servers))]))
+				}
+			}
 			all.Upgrade(r)
 			return wrapRun(report.Summary(env.Stdout, r))
 		},
 	}
+}
+
+// recordsServer reports a result that names its servers itself (written
+// since server_product was recorded): its summary shows them.
+func recordsServer(r *result.Run) bool {
+	for _, in := range r.Instances {
+		if in.ServerProduct != "" {
+			return true
+		}
+	}
+	return r.Machine != nil
 }
 
 func fromFile(path string) string {
@@ -481,6 +529,7 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 	var failIf percentValue
 	var rounds int
 	var seed uint64
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "compare BASELINE CANDIDATE",
 		Short: "Compare a candidate with a baseline (result files, catalog keys or labels), with 95 % confidence intervals; exit 1 on a regression with --fail-if-slower",
@@ -518,8 +567,19 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 			if err != nil {
 				return wrapRun(err)
 			}
+			fmt.Fprintf(env.Stdout, "baseline:  %s\ncandidate: %s\n\n", baseDesc, candDesc)
+			sd := compareSides(base, cand)
+			if err := sd.write(env.Stdout); err != nil {
+				return wrapRun(err)
+			}
+			for _, d := range sd.differs {
+				fmt.Fprintf(env.Stderr, "rightsize: history compare: warning: the baseline and the candidate ran %s\n", differently(d))
+			}
+			if failIf.set && len(sd.unfair) > 0 && !force {
+				return usagef("history compare: --fail-if-slower will not judge runs of different %s: compare like with like, or give --force", strings.Join(sd.unfair, " and "))
+			}
 			cmp := analysis.Compare(base, cand, rounds, seed)
-			if err := writeComparison(env.Stdout, cmp, baseDesc, candDesc); err != nil {
+			if err := writeComparison(env.Stdout, cmp); err != nil {
 				return wrapRun(err)
 			}
 			if !failIf.set {
@@ -540,6 +600,7 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 		},
 	}
 	cmd.Flags().Var(&failIf, "fail-if-slower", "exit 1 when throughput fell, or p99 rose, by more than this percentage with 95 % confidence (e.g. 5%)")
+	cmd.Flags().BoolVar(&force, "force", false, "with --fail-if-slower, judge runs of different workloads, load or options too")
 	cmd.Flags().IntVar(&rounds, "rounds", analysis.DefaultRounds, "bootstrap resampling rounds")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "the bootstrap's random seed (the same seed gives the same intervals)")
 	return cmd
@@ -612,11 +673,22 @@ func describeRun(r *result.Run) string {
 	return s + ", " + r.Started.UTC().Format("2006-01-02 15:04 UTC")
 }
 
+// differently words a difference of sides: "on different servers (...)",
+// "different options (...)".
+func differently(d string) string {
+	if strings.HasPrefix(d, "servers") || strings.HasPrefix(d, "targets") {
+		return "on different " + d
+	}
+	if strings.HasPrefix(d, "load") {
+		return "a different " + d
+	}
+	return "different " + d
+}
+
 // writeComparison writes a comparison as a table: metric, baseline,
 // candidate, change, 95 % interval, verdict; then the overall verdict and
 // the notes.
-func writeComparison(w io.Writer, c analysis.Comparison, baseDesc, candDesc string) error {
-	fmt.Fprintf(w, "baseline:  %s\ncandidate: %s\n", baseDesc, candDesc)
+func writeComparison(w io.Writer, c analysis.Comparison) error {
 	if c.Basis == analysis.BasisRuns {
 		fmt.Fprintf(w, "95%% intervals: bootstrap over runs (%d baseline, %d candidate), %d rounds, seed %d\n\n", c.BaseRuns, c.CandRuns, c.Rounds, c.Seed)
 	} else {

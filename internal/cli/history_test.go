@@ -321,3 +321,165 @@ func TestHistoryNeverPrintsThePassword(t *testing.T) {
 		t.Errorf("no catalog: exit %d\n%s", o.code, o.stderr)
 	}
 }
+
+// onServer makes r a run on target, of the server product version.
+func onServer(r *result.Run, target, dialect, product, version string) *result.Run {
+	r.Instances[0].Target, r.Instances[0].Dialect = target, dialect
+	r.Instances[0].ServerProduct, r.Instances[0].ServerVersion = product, version
+	return r
+}
+
+// TestHistoryListAndShowTellServersApart: runs of one workload on two
+// servers differ in list by their target and server; show names them too,
+// from the catalog for a result written before the server was recorded.
+func TestHistoryListAndShowTellServersApart(t *testing.T) {
+	dir := t.TempDir()
+	vars := map[string]string{"RIGHTSIZE_HISTORY": "sqlite:" + filepath.Join(dir, "h.db")}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pg := onServer(fakeRun(rng, "20250301T120000Z-aaaaaa", "", hist0, 1000, 10),
+		"postgres://postgres@127.0.0.1:5432/sbtest?sslmode=disable", "postgres", "PostgreSQL", "15.20 (Debian 15.20-0+deb12u1)")
+	my := onServer(fakeRun(rng, "20250301T120100Z-bbbbbb", "", hist0.Add(time.Minute), 900, 11),
+		"mysql://root@127.0.0.1:3306/sbtest?tls=preferred", "mysql", "MariaDB", "10.11.19-MariaDB-0+deb12u1")
+	old := onServer(fakeRun(rng, "20250301T120200Z-cccccc", "", hist0.Add(2*time.Minute), 900, 11),
+		"postgres://postgres@db2:5432/sbtest", "postgres", "", "16.4")
+	if o := runHistory(t, vars, "import", writeRun(t, dir, pg), writeRun(t, dir, my), writeRun(t, dir, old)); o.code != ExitOK {
+		t.Fatalf("import: exit %d\n%s", o.code, o.stderr)
+	}
+	o := runHistory(t, vars, "list")
+	if o.code != ExitOK {
+		t.Fatalf("list: exit %d\n%s", o.code, o.stderr)
+	}
+	t.Logf("history list:\n%s", o.stdout)
+	if hdr := lineOf(o.stdout, "KEY"); !strings.Contains(hdr, "TARGET") || !strings.Contains(hdr, "SERVER") {
+		t.Errorf("list header %q names no TARGET and SERVER", hdr)
+	}
+	for key, want := range map[string][]string{
+		"20250301T120000Z-aaaaaa": {"postgres://postgres@127.0.0.1:5432/sbtest?sslmode=disable", "PostgreSQL 15.20"},
+		"20250301T120100Z-bbbbbb": {"mysql://root@127.0.0.1:3306/sbtest?tls=preferred", "MariaDB 10.11.19"},
+		"20250301T120200Z-cccccc": {"postgres://postgres@db2:5432/sbtest", "postgres 16.4"},
+	} {
+		line := lineOf(o.stdout, key)
+		for _, w := range want {
+			if !strings.Contains(line, w) {
+				t.Errorf("list line of %s lacks %q: %q", key, w, line)
+			}
+		}
+	}
+	for key, want := range map[string]string{
+		"20250301T120000Z-aaaaaa": "target: postgres://postgres@127.0.0.1:5432/sbtest?sslmode=disable (PostgreSQL 15.20)",
+		"20250301T120200Z-cccccc": "target: postgres://postgres@db2:5432/sbtest (postgres 16.4)",
+	} {
+		o := runHistory(t, vars, "show", key)
+		if o.code != ExitOK || strings.Count(o.stdout, want) != 1 {
+			t.Errorf("show %s: exit %d, want %q once:\n%s%s", key, o.code, want, o.stdout, o.stderr)
+		}
+	}
+}
+
+// lineOf is the first line of out that contains s ("" when none does).
+func lineOf(out, s string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestHistoryCompareSaysWhatItCompares: compare prints each side's
+// workload, target, server, load and options, warns where they differ, and
+// --fail-if-slower will not judge runs of different workloads or options
+// (exit 2) unless --force; different servers are what one compares, a
+// warning only.
+func TestHistoryCompareSaysWhatItCompares(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	mk := func(id string, at time.Duration, tps float64) *result.Run {
+		r := fakeRun(rng, id, "", hist0.Add(at), tps, 10)
+		r.Options = map[string]any{"tables": 1.0, "table-size": 10000.0}
+		return onServer(r, "postgres://postgres@127.0.0.1:5432/sbtest?sslmode=disable", "postgres", "PostgreSQL", "15.20 (Debian 15.20-0+deb12u1)")
+	}
+	base := writeRun(t, dir, mk("20250301T120000Z-aaaaaa", 0, 1000))
+	same := writeRun(t, dir, mk("20250301T120100Z-bbbbbb", time.Minute, 1000))
+	maria := mk("20250301T120200Z-cccccc", 2*time.Minute, 1000)
+	onServer(maria, "mysql://root@127.0.0.1:3306/sbtest?tls=preferred", "mysql", "MariaDB", "10.11.19-MariaDB-0+deb12u1")
+	other := writeRun(t, dir, maria)
+	bigger := mk("20250301T120300Z-dddddd", 3*time.Minute, 1000)
+	bigger.Options["table-size"] = 1000000.0
+	biggerPath := writeRun(t, dir, bigger)
+	ro := mk("20250301T120400Z-eeeeee", 4*time.Minute, 1000)
+	ro.Workload = "oltp_read_only"
+	roPath := writeRun(t, dir, ro)
+
+	o := runHistory(t, nil, "compare", base, same, "--fail-if-slower", "50%")
+	if o.code != ExitOK || strings.Contains(o.stderr, "warning") {
+		t.Errorf("like with like: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	for _, w := range []string{"workload", "oltp_read_write", "target", "postgres://postgres@127.0.0.1:5432/sbtest?sslmode=disable", "server", "PostgreSQL 15.20",
+		"load", "closed loop, 4 threads", "options", "table-size=10000", "tables=1"} {
+		if !strings.Contains(o.stdout, w) {
+			t.Errorf("compare output lacks %q:\n%s", w, o.stdout)
+		}
+	}
+
+	o = runHistory(t, nil, "compare", base, other, "--fail-if-slower", "50%")
+	if o.code != ExitOK || !strings.Contains(o.stderr, "warning: the baseline and the candidate ran on different servers") ||
+		!strings.Contains(lineOf(o.stdout, "server"), "MariaDB 10.11.19") || !strings.Contains(lineOf(o.stdout, "target"), "mysql://root@127.0.0.1:3306/sbtest") {
+		t.Errorf("two servers: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+
+	for _, tc := range []struct {
+		cand, what string
+	}{{biggerPath, "options (table-size: 10000 vs 1000000)"}, {roPath, "workloads (oltp_read_write vs oltp_read_only)"}} {
+		o = runHistory(t, nil, "compare", base, tc.cand)
+		if o.code != ExitOK || !strings.Contains(o.stderr, "warning: the baseline and the candidate ran different "+tc.what) {
+			t.Errorf("%s without a gate: exit %d\n%s\n%s", tc.what, o.code, o.stdout, o.stderr)
+		}
+		o = runHistory(t, nil, "compare", base, tc.cand, "--fail-if-slower", "50%")
+		if o.code != ExitUsage || !strings.Contains(o.stderr, "--fail-if-slower will not judge runs of different "+tc.what) || !strings.Contains(o.stderr, "--force") {
+			t.Errorf("%s with a gate: exit %d, want %d\n%s\n%s", tc.what, o.code, ExitUsage, o.stdout, o.stderr)
+		}
+		o = runHistory(t, nil, "compare", base, tc.cand, "--fail-if-slower", "50%", "--force")
+		if o.code != ExitOK || !strings.Contains(o.stdout, "no regression beyond 50%") {
+			t.Errorf("%s with a gate and --force: exit %d\n%s\n%s", tc.what, o.code, o.stdout, o.stderr)
+		}
+	}
+}
+
+// TestHistoryListsPostgresAndMariaDBRuns runs the same workload on the real
+// PostgreSQL and MariaDB servers into one catalog: list tells them apart by
+// target and server, and each result records its server.
+func TestHistoryListsPostgresAndMariaDBRuns(t *testing.T) {
+	dir := t.TempDir()
+	dsn := "sqlite:" + filepath.Join(dir, "h.db")
+	targets := []struct{ url, server string }{
+		{testenv.PostgresURL(t), "PostgreSQL 1"},
+		{testenv.MySQLURL(t), "MariaDB 1"},
+	}
+	var keys []string
+	for i, tg := range targets {
+		out := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		o := run(t, context.Background(), "run", "oltp_point_select", "--target", tg.url, "--prepare", "always", "--table-size", "1000",
+			"--time", "1s", "--report-interval", "500ms", "--history", dsn, "--out", out)
+		if o.code != ExitOK {
+			t.Fatalf("run on %s: exit %d\n%s\n%s", tg.url, o.code, o.stdout, o.stderr)
+		}
+		r := mustReadResult(t, out)
+		if s := r.Instances[0].Server(); !strings.HasPrefix(s, tg.server) || r.Machine == nil || r.Machine.CPUModel == "" {
+			t.Errorf("result on %s: server %q, machine %+v", tg.url, s, r.Machine)
+		}
+		keys = append(keys, r.ID)
+		targets[i].url = r.Instances[0].Target // as recorded: password-free, defaults shown
+	}
+	o := runHistory(t, nil, "list", "--history", dsn)
+	if o.code != ExitOK {
+		t.Fatalf("list: exit %d\n%s", o.code, o.stderr)
+	}
+	t.Logf("history list:\n%s", o.stdout)
+	for i, tg := range targets {
+		line := lineOf(o.stdout, keys[i])
+		if !strings.Contains(line, tg.url) || !strings.Contains(line, tg.server) {
+			t.Errorf("list line of the run on %s lacks its target or %q: %q", tg.url, tg.server, line)
+		}
+	}
+}

@@ -47,7 +47,7 @@ func execute(ctx context.Context, env *Env, p *config.Plan) (*session.Outcome, e
 		obs = append(obs, &recorder{ctx: ctx, env: env, dsn: p.History})
 	}
 	opt := session.Options{
-		Version: Version(), Hostname: env.Hostname, NumCPU: env.NumCPU, MaxProcs: env.MaxProcs, SetMaxProcs: env.SetMaxProcs,
+		Version: Version(), Hostname: env.Hostname, CPUModel: cpuModel(env), NumCPU: env.NumCPU, MaxProcs: env.MaxProcs, SetMaxProcs: env.SetMaxProcs,
 		CPUTime: env.CPUTime, Sample: hostSampler(env),
 		Progress:  func(name string) workload.Progress { return newProgress(env, name) },
 		Observers: obs,
@@ -81,6 +81,16 @@ func (c catalogRegister) ReadyShards(ctx context.Context, runID string) ([]sessi
 		out[i] = session.ReadyShard{Shard: r.Shard, Shards: r.Shards, Ready: r.Ready}
 	}
 	return out, err
+}
+
+// cpuModel is the host's CPU model from its /proc ("" when there is none to
+// read, or it names none: the result then records none).
+func cpuModel(env *Env) string {
+	if env.ProcRoot == "" {
+		return ""
+	}
+	m, _ := host.CPUModel(env.ProcRoot)
+	return m
 }
 
 // hostSampler samples the host's /proc for each interval (nil when there is

@@ -178,7 +178,7 @@ func BindPrometheus(fs *pflag.FlagSet, addr *string) {
 // Bind registers the phase's flags on fs.
 func (c *Flags) Bind(fs *pflag.FlagSet, phase string) {
 	c.fs, c.phase = fs, phase
-	fs.StringArrayVar(&c.Targets, "target", nil, "database URL (postgres://, mysql://, sqlite:PATH), or for fileio a file or block device; env:VAR reads it from the environment variable VAR (keeps a password off the command line, see docs/passwords.md); repeat for several instances at once; default: an embedded SQLite file under ./rightsize-data/ (fileio: --file)")
+	fs.StringArrayVar(&c.Targets, "target", nil, "database URL (postgres://, mysql://, sqlite:PATH), or for fileio a file or block device; env:VAR reads it from the environment variable VAR (keeps a password off the command line, see docs/passwords.md); repeat for several instances at once (each its own database: two that resolve to one host, port, database and user are refused); default: an embedded SQLite file under ./rightsize-data/ (fileio: --file)")
 	if phase == PhaseSweep {
 		fs.StringVar(&c.Instances, "instances", "", "instances driven at once, a list to sweep (1,2,4,8): from one --target, numbered databases NAME_1..NAME_N on its server (SQLite: numbered files; a sqlite: path ending in / numbers files in that directory), created and loaded by --prepare auto; from several --target, the first N (default: one per --target)")
 	} else {

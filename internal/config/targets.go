@@ -39,7 +39,9 @@ func TargetFromEnv(raw string, getenv func(string) string) (string, error) {
 }
 
 // ParseTargets validates the workload's options and every --target without
-// opening anything, returning every problem at once (as an Error). With
+// opening anything, returning every problem at once (as an Error). Two
+// targets that resolve to one database or file (workload.Identified; the
+// same text otherwise) are refused, naming both. With
 // --instances N it gives N targets: the first N of several --target, or N
 // numbered from one (numbered is then true).
 func (c *Flags) ParseTargets(w workload.Workload, getenv func(string) string) (ts []workload.Target, numbered bool, err error) {
@@ -77,17 +79,30 @@ func (c *Flags) ParseTargets(w workload.Workload, getenv func(string) string) (t
 			}
 		}
 	}
-	seen := map[string]bool{}
+	type first struct {
+		n int // --target #n
+		t workload.Target
+	}
+	seen := map[string]first{}
 	for i, raw := range raws {
 		t, err := w.ParseTarget(raw, getenv, i)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--target #%d: %w", i+1, err))
 			continue
 		}
-		if seen[t.String()] {
-			errs = append(errs, fmt.Errorf("--target #%d: %s is given twice; each instance needs its own database", i+1, t))
+		id := t.String()
+		if it, ok := t.(workload.Identified); ok {
+			id = it.Identity()
 		}
-		seen[t.String()] = true
+		switch f, ok := seen[id]; {
+		case !ok:
+			seen[id] = first{i + 1, t}
+		case f.t.String() == t.String():
+			errs = append(errs, fmt.Errorf("--target #%d: %s is given twice; each instance needs its own database", i+1, t))
+		default:
+			errs = append(errs, fmt.Errorf("--target #%d %s is the same target as --target #%d %s (they resolve to one host, port, database and user, or one file; localhost, 127.0.0.1 and ::1 are one host); each instance needs its own database",
+				i+1, t, f.n, f.t))
+		}
 		ts = append(ts, t)
 	}
 	if len(errs) > 0 {

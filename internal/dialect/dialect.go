@@ -45,7 +45,13 @@ type Target struct {
 	Dialect  string // dialect name, e.g. "postgres"
 	Redacted string // URL without password
 	Database string // database (schema) name; file path for SQLite
-	Config   any    // dialect-private connection settings (may hold secrets; never print)
+	// Identity is what the target resolves to, the same for every URL
+	// that names one database: for a server the host (HostKey: its
+	// loopback names as one), the port with its default applied, the
+	// database and the user; for a file its absolute path. It holds no
+	// secret. Two targets of one identity would share tables.
+	Identity string
+	Config   any // dialect-private connection settings (may hold secrets; never print)
 }
 
 // String returns the redacted URL.
@@ -53,6 +59,12 @@ func (t *Target) String() string { return t.Redacted }
 
 // ConnInfo describes an open connection, recorded in results.
 type ConnInfo struct {
+	// ServerProduct is the product the connection reached, as the server
+	// names itself: "PostgreSQL", "MariaDB", "MySQL", "SQLite".
+	ServerProduct string `json:"server_product"`
+	// ServerVersion is the server's version as it reports it, its number
+	// first ("15.20 (Debian 15.20-0+deb12u1)", "10.11.19-MariaDB-0+deb12u1",
+	// "3.46.1"); the product is ServerProduct.
 	ServerVersion string `json:"server_version"`
 	Encrypted     bool   `json:"encrypted"`     // TLS in use on this connection
 	TLSVersion    string `json:"tls,omitempty"` // e.g. "TLS 1.3"

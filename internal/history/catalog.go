@@ -310,8 +310,11 @@ type Entry struct {
 	Label    string
 	// Started and Ended are the run's wall clock, UTC, to the microsecond.
 	Started, Ended time.Time
-	// Targets are the instances' URLs, passwords removed.
+	// Targets are the instances' URLs, passwords removed; Servers their
+	// servers in short, one per target ("PostgreSQL 15.20"; see
+	// result.Instance.Server).
 	Targets []string
+	Servers []string
 	// Unit is what Throughput counts ("transactions", "ios"), per second.
 	Unit       string
 	Throughput float64
@@ -356,12 +359,38 @@ type Filter struct {
 	Limit    int
 }
 
-const runCols = `run_key, id, workload, label, started, ended, targets, unit, throughput, avg_ms, p50_ms, p95_ms, p99_ms, p999_ms, errors, partial, sweep_id, sweep_step, path, recorded`
+const runCols = `run_key, id, workload, label, started, ended, targets, servers, unit, throughput, avg_ms, p50_ms, p95_ms, p99_ms, p999_ms, errors, partial, sweep_id, sweep_step, path, recorded`
 
-func (e *Entry) dest(targets *string) []any {
-	return []any{&e.Key, &e.ID, &e.Workload, &e.Label, timeScan{&e.Started}, timeScan{&e.Ended}, targets, &e.Unit,
+// dest is where a row of runCols is scanned; the JSON columns go to js,
+// which unpack then reads.
+func (e *Entry) dest(js *entryJSON) []any {
+	return []any{&e.Key, &e.ID, &e.Workload, &e.Label, timeScan{&e.Started}, timeScan{&e.Ended}, &js.targets, &js.servers, &e.Unit,
 		numScan{&e.Throughput}, numScan{&e.AvgMs}, numScan{&e.P50Ms}, numScan{&e.P95Ms}, numScan{&e.P99Ms}, numScan{&e.P999Ms},
 		&e.Errors, boolScan{&e.Partial}, &e.SweepID, &e.SweepStep, &e.Path, timeScan{&e.Recorded}}
+}
+
+// entryJSON holds an entry's JSON columns as scanned.
+type entryJSON struct{ targets, servers string }
+
+// unpack decodes the JSON columns into e.
+func (e *Entry) unpack(js entryJSON) error {
+	if err := json.Unmarshal([]byte(js.targets), &e.Targets); err != nil {
+		return fmt.Errorf("targets of %s: %w", e.Key, err)
+	}
+	if err := json.Unmarshal([]byte(js.servers), &e.Servers); err != nil {
+		return fmt.Errorf("servers of %s: %w", e.Key, err)
+	}
+	return nil
+}
+
+// serversJSON is the servers column of a run of these instances.
+func serversJSON(ins []result.Instance) (string, error) {
+	servers := []string{}
+	for _, in := range ins {
+		servers = append(servers, in.Server())
+	}
+	b, err := json.Marshal(servers)
+	return string(b), err
 }
 
 const sweepCols = `sweep_key, id, workload, axis, steps, path, recorded`
@@ -390,6 +419,10 @@ func (c *Catalog) Record(ctx context.Context, r *result.Run, path string) error 
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
+	sj, err := serversJSON(r.Instances)
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
 	sweepID, step := "", ""
 	if s, ok := r.Options["sweep_step"].(string); ok && s != "" {
 		sweepID, step = r.ID, s
@@ -415,9 +448,9 @@ func (c *Catalog) Record(ctx context.Context, r *result.Run, path string) error 
 				}
 			}
 			_, err := conn.Exec(ctx, `INSERT INTO rightsize_runs (`+runCols+`, result)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (run_key) DO NOTHING`,
-				Key(r), r.ID, r.Workload, r.Label, c.tv(r.Started), c.tv(r.Ended), string(tj), r.Summary.Unit,
+				Key(r), r.ID, r.Workload, r.Label, c.tv(r.Started), c.tv(r.Ended), string(tj), sj, r.Summary.Unit,
 				num(r.Summary.Throughput), num(l.AvgMs), num(l.P50Ms), num(l.P95Ms), num(l.P99Ms), num(l.P999Ms),
 				r.Summary.Errors, r.Partial, sweepID, step, path, c.tv(time.Now()), blob)
 			return err
@@ -520,14 +553,11 @@ func (c *Catalog) List(ctx context.Context, f Filter) ([]Entry, error) {
 	query += ` ORDER BY started DESC, run_key DESC`
 	return collect(ctx, c, query, args, f.Limit, func(rows dialect.Rows) (Entry, error) {
 		var e Entry
-		var tj string
-		if err := rows.Scan(e.dest(&tj)...); err != nil {
+		var js entryJSON
+		if err := rows.Scan(e.dest(&js)...); err != nil {
 			return e, err
 		}
-		if err := json.Unmarshal([]byte(tj), &e.Targets); err != nil {
-			return e, fmt.Errorf("targets of %s: %w", e.Key, err)
-		}
-		return e, nil
+		return e, e.unpack(js)
 	})
 }
 
@@ -658,17 +688,17 @@ func (c *Catalog) Get(ctx context.Context, key string) (*result.Run, Entry, erro
 		return nil, Entry{}, err
 	}
 	var e Entry
-	var tj string
+	var cols entryJSON
 	var blob []byte
-	err = c.queryRow(ctx, `SELECT `+runCols+`, result FROM rightsize_runs WHERE run_key = ?`, []any{ref.Key}, append(e.dest(&tj), &blob)...)
+	err = c.queryRow(ctx, `SELECT `+runCols+`, result FROM rightsize_runs WHERE run_key = ?`, []any{ref.Key}, append(e.dest(&cols), &blob)...)
 	if errors.Is(err, dialect.ErrNoRows) {
 		return nil, Entry{}, fmt.Errorf("%w: %s (deleted meanwhile)", ErrNotFound, ref.Key)
 	}
 	if err != nil {
 		return nil, Entry{}, c.fail(err)
 	}
-	if err := json.Unmarshal([]byte(tj), &e.Targets); err != nil {
-		return nil, Entry{}, c.fail(fmt.Errorf("targets of %s: %w", e.Key, err))
+	if err := e.unpack(cols); err != nil {
+		return nil, Entry{}, c.fail(err)
 	}
 	js, err := decompress(blob)
 	if err != nil {

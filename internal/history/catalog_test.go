@@ -54,8 +54,8 @@ func synthetic(id, workload, label string, started time.Time, tps float64) *resu
 			Errors: 3, ErrorsByClass: map[string]int64{"deadlock": 3}, DurationS: 10, Partial: true},
 		Ops: []result.Op{{Name: "transaction", Kind: "event", Count: int64(tps * 10), Rate: tps, Latency: lat}},
 		Instances: []result.Instance{
-			{Index: 0, Target: "postgres://bob@db1:5432/sbtest", Dialect: "postgres"},
-			{Index: 1, Target: "postgres://bob@db2:5432/sbtest", Dialect: "postgres"},
+			{Index: 0, Target: "postgres://bob@db1:5432/sbtest", Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "15.20 (Debian 15.20-0+deb12u1)"},
+			{Index: 1, Target: "postgres://bob@db2:5432/sbtest", Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "16.4"},
 		},
 	}
 	for i := range 10 {
@@ -104,6 +104,12 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("targets %q, want %q", e.Targets, want.Targets)
 		}
 		e.Targets = want.Targets
+		if strings.Join(e.Servers, ", ") != "PostgreSQL 15.20, PostgreSQL 16.4" {
+			t.Errorf("servers %q", e.Servers)
+		}
+		if es, err := c.List(ctx, Filter{}); err != nil || len(es) != 1 || strings.Join(es[0].Servers, ", ") != "PostgreSQL 15.20, PostgreSQL 16.4" {
+			t.Errorf("listed: %+v, %v", es, err)
+		}
 		if e.Key != want.Key || e.ID != want.ID || e.Workload != want.Workload || e.Label != want.Label || e.Unit != want.Unit ||
 			e.Throughput != want.Throughput || e.AvgMs != want.AvgMs || e.P50Ms != want.P50Ms || e.P95Ms != want.P95Ms ||
 			e.P99Ms != want.P99Ms || e.P999Ms != want.P999Ms || e.Errors != want.Errors || e.Partial != want.Partial ||

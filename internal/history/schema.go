@@ -2,16 +2,18 @@ package history
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/result"
 )
 
 // SchemaVersion is the catalog layout this build writes and reads. Open
 // creates the tables of a new catalog, upgrades an older one and refuses a
 // newer one.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // The tables carry a prefix: a team catalog may share its PostgreSQL
 // database with other applications.
@@ -21,7 +23,9 @@ const SchemaVersion = 2
 // rightsize_runs: one row per run. run_key is Key(run); the headline
 // columns copy the result's summary (latencies in ms, throughput per second
 // of the measured window, NULL for a figure that is not a number); targets is
-// a JSON array of the instances' password-free URLs; sweep_id and sweep_step
+// a JSON array of the instances' password-free URLs (and, from layout 3,
+// servers a JSON array of their servers in short, "PostgreSQL 15.20", in the
+// same order); sweep_id and sweep_step
 // name the sweep the run was a step of ("" for none; "baseline" for the
 // measured 1x rate of a rate sweep); path is the result file's absolute path
 // when it was recorded ("" when it had none); result is the result JSON,
@@ -89,6 +93,13 @@ var schemaV2 = []string{
 )`,
 }
 
+// schemaV3 adds rightsize_runs.servers. A catalog of an older layout gets
+// its runs' servers from their stored results (backfillServers): the
+// dialect and version for results written before the product was recorded.
+var schemaV3 = []string{
+	`ALTER TABLE rightsize_runs ADD COLUMN servers TEXT NOT NULL DEFAULT '[]'`,
+}
+
 // schemaLock is the key of the lock (dialect.Store.StoreLock) that
 // serializes migrations: 0x72696768 is "righ", a constant other applications
 // sharing a PostgreSQL database are unlikely to use.
@@ -119,18 +130,21 @@ func (c *Catalog) migrate(ctx context.Context) error {
 				return fmt.Errorf("the catalog's schema version is %d; this rightsize reads up to %d (upgrade rightsize)", v, SchemaVersion)
 			case v == SchemaVersion:
 				return nil
-			case v != 0 && v != 1:
+			case v < 0 || v > 2:
 				return fmt.Errorf("the catalog's schema version %d is not one this rightsize knows", v)
 			}
 			// A new catalog gets every layout in turn; an older one the
 			// layouts after its own.
-			var ddls []string
-			if v == 0 {
-				ddls = append(ddls, schemaV1...)
+			layouts := [][]string{schemaV1, schemaV2, schemaV3}
+			for _, layout := range layouts[v:] {
+				for _, ddl := range layout {
+					if _, err := conn.Exec(ctx, types.Replace(ddl)); err != nil {
+						return err
+					}
+				}
 			}
-			ddls = append(ddls, schemaV2...)
-			for _, ddl := range ddls {
-				if _, err := conn.Exec(ctx, types.Replace(ddl)); err != nil {
+			if v > 0 {
+				if err := backfillServers(ctx, conn); err != nil {
 					return err
 				}
 			}
@@ -138,4 +152,40 @@ func (c *Catalog) migrate(ctx context.Context) error {
 			return err
 		})
 	})
+}
+
+// backfillServers fills rightsize_runs.servers from each run's stored
+// result, one run at a time (a catalog may hold more results than fit in
+// memory at once). A result that cannot be read keeps "[]": the upgrade of
+// a catalog does not fail for one damaged row.
+func backfillServers(ctx context.Context, conn dialect.Conn) error {
+	keys, err := queryAll(ctx, conn, `SELECT run_key FROM rightsize_runs`, nil, func(rows dialect.Rows) (string, error) {
+		var k string
+		return k, rows.Scan(&k)
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		var blob []byte
+		if err := conn.QueryRow(ctx, `SELECT result FROM rightsize_runs WHERE run_key = ?`, []any{k}, &blob); err != nil {
+			return err
+		}
+		js, err := decompress(blob)
+		if err != nil {
+			continue
+		}
+		var r struct{ Instances []result.Instance }
+		if json.Unmarshal(js, &r) != nil {
+			continue
+		}
+		sj, err := serversJSON(r.Instances)
+		if err != nil {
+			return err
+		}
+		if _, err := conn.Exec(ctx, `UPDATE rightsize_runs SET servers = ? WHERE run_key = ?`, sj, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ package host
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -170,4 +171,25 @@ func cpuPct(p, c procfs.CPUStat) result.CPUPct {
 	}
 	pct := func(x float64) float64 { return 100 * x / total }
 	return result.CPUPct{User: pct(user), System: pct(sys), Iowait: pct(iowait), Steal: pct(steal), Idle: pct(idle)}
+}
+
+// CPUModel is the host's CPU model from procRoot's cpuinfo: the model name
+// of its CPUs, each distinct one once, in CPU order, joined by ", "; "" when
+// cpuinfo names none (some ARM kernels).
+func CPUModel(procRoot string) (string, error) {
+	fs, err := procfs.NewFS(procRoot)
+	if err != nil {
+		return "", fmt.Errorf("cpu model: %w", err)
+	}
+	cpus, err := fs.CPUInfo()
+	if err != nil {
+		return "", fmt.Errorf("cpu model: %w", err)
+	}
+	var models []string
+	for _, c := range cpus {
+		if m := strings.Join(strings.Fields(c.ModelName), " "); m != "" && !slices.Contains(models, m) {
+			models = append(models, m)
+		}
+	}
+	return strings.Join(models, ", "), nil
 }

@@ -144,3 +144,33 @@ func FuzzCPUPct(f *testing.F) {
 		}
 	})
 }
+
+// TestCPUModel reads the model from /proc/cpuinfo: one model for a host of
+// identical CPUs, each distinct one for a mixed host, "" when it names none.
+func TestCPUModel(t *testing.T) {
+	cpu := func(n int, model string) string {
+		return "processor\t: " + itoa(uint64(n)) + "\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 106\nmodel name\t: " + model +
+			"\nstepping\t: 6\ncpu MHz\t\t: 2900.000\ncache size\t: 55296 KB\nflags\t\t: fpu vme\n\n"
+	}
+	for _, tc := range []struct {
+		cpuinfo, want string
+	}{
+		{cpu(0, "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz") + cpu(1, "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz"),
+			"Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz"},
+		{cpu(0, "12th Gen Intel(R) Core(TM) i7-1260P") + cpu(1, "12th Gen Intel(R) Core(TM) i7-1260P ") + cpu(2, "Other CPU"),
+			"12th Gen Intel(R) Core(TM) i7-1260P, Other CPU"},
+		{"processor\t: 0\nvendor_id\t: GenuineIntel\n\n", ""},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "cpuinfo"), []byte(tc.cpuinfo), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := CPUModel(dir)
+		if err != nil || got != tc.want {
+			t.Errorf("CPUModel = %q, %v; want %q", got, err, tc.want)
+		}
+	}
+	if _, err := CPUModel(t.TempDir()); err == nil {
+		t.Error("no cpuinfo: no error")
+	}
+}

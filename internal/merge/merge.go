@@ -75,7 +75,7 @@ func Merge(shards []*result.Run) (*result.Run, []string, error) {
 			reasons = append(reasons, fmt.Sprintf("shard %s: %s", name(r.Shard), r.PartialReason))
 		}
 		g := result.Generator{Shard: *r.Shard, ResultID: r.ID, Started: r.Started, Partial: r.Partial, Reason: r.PartialReason,
-			Count: r.Summary.Count, Throughput: r.Summary.Throughput, Client: r.Client, Host: r.Host, TickerLag: r.TickerLag}
+			Count: r.Summary.Count, Throughput: r.Summary.Throughput, Client: r.Client, Host: r.Host, TickerLag: r.TickerLag, Machine: r.Machine}
 		out.Generators = append(out.Generators, g)
 	}
 	out.PartialReason = strings.Join(reasons, "; ")
@@ -482,7 +482,7 @@ func instances(rs []*result.Run, start time.Time) ([]result.Instance, error) {
 	for _, idx := range slices.Sorted(maps.Keys(byIndex)) {
 		p := byIndex[idx]
 		first := p.in[0]
-		m := result.Instance{Index: idx, Target: first.Target, Dialect: first.Dialect, ServerVersion: first.ServerVersion,
+		m := result.Instance{Index: idx, Target: first.Target, Dialect: first.Dialect, ServerProduct: first.ServerProduct, ServerVersion: first.ServerVersion,
 			Encrypted: first.Encrypted, TLS: first.TLS}
 		var sums []result.Summary
 		var warm []*result.Summary

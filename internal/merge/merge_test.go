@@ -2,6 +2,7 @@ package merge
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -49,8 +50,10 @@ func shardRun(t *testing.T, i, n int, start time.Time, lat []time.Duration, all 
 		Summary:   sum,
 		Ops:       []result.Op{{Name: "transaction", Kind: "event", Count: h.Count(), Latency: sum.Latency, Histogram: sum.Histogram}},
 		Intervals: ivs,
-		Instances: []result.Instance{{Index: 0, Target: "postgres://x@127.0.0.1/db", Summary: sum, Ops: nil, Intervals: ivs}},
-		Client:    &result.Client{CPUUserS: 1, CPUSysS: 0.5, NumCPU: 2, Hostname: "gen"},
+		Instances: []result.Instance{{Index: 0, Target: "postgres://x@127.0.0.1/db", Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "15.20",
+			Summary: sum, Ops: nil, Intervals: ivs}},
+		Client:  &result.Client{CPUUserS: 1, CPUSysS: 0.5, NumCPU: 2, Hostname: "gen"},
+		Machine: &result.Machine{Hostname: fmt.Sprintf("gen%d", i), CPUModel: "Some CPU"},
 		Shard: &result.Shard{RunID: "run1", Index: i, Count: n, Instances: 1, TotalInstances: 1, FirstVU: 2 * i, VUs: 2, TotalVUs: 2 * n,
 			StartAt: &st, Barrier: "time"},
 	}
@@ -114,6 +117,15 @@ func TestMergeAddsHistogramsExactly(t *testing.T) {
 	}
 	if m.Started != start {
 		t.Errorf("started %v, want the earliest shard's %v", m.Started, start)
+	}
+	// Where it ran: the server once, each generator's machine with it.
+	if s := m.Instances[0].Server(); s != "PostgreSQL 15.20" {
+		t.Errorf("merged instance's server %q", s)
+	}
+	for _, g := range m.Generators {
+		if g.Machine == nil || g.Machine.Hostname != fmt.Sprintf("gen%d", g.Shard.Index) {
+			t.Errorf("generator %d's machine %+v", g.Shard.Index, g.Machine)
+		}
 	}
 }
 

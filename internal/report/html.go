@@ -142,11 +142,14 @@ func paramsOf(r *result.Run) params {
 	add("window", fmt.Sprintf("warm-up %g s, measured %g s, interval %g s", l.WarmupS, l.DurationS, l.IntervalS))
 	for i, in := range r.Instances {
 		t := in.Target
-		if in.ServerVersion != "" {
-			t += " (" + in.Dialect + " " + in.ServerVersion + ")"
+		if in.ServerVersion != "" || in.ServerProduct != "" {
+			t += " (" + in.Server() + ")"
 		}
 		add(fmt.Sprintf("target #%d", i+1), t)
 		p.Notes = append(p.Notes, in.Notes...)
+	}
+	if g := machineText(r.Machine); g != "" {
+		add("generator", g)
 	}
 	keys := make([]string, 0, len(r.Options))
 	for k := range r.Options {

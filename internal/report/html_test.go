@@ -131,3 +131,20 @@ func TestRunTableFormats(t *testing.T) {
 	}
 	golden(t, "sweep_steps.golden.csv", buf.String())
 }
+
+// TestHTMLWhereItRan: the parameters name each target's server and the
+// generator's machine.
+func TestHTMLWhereItRan(t *testing.T) {
+	r := runWithSeries("")
+	r.Instances[0].ServerProduct, r.Instances[0].ServerVersion = "PostgreSQL", "15.20 (Debian 15.20-0+deb12u1)"
+	r.Machine = &result.Machine{Hostname: "loadgen", CPUModel: "AMD EPYC 7763 64-Core Processor"}
+	var b bytes.Buffer
+	if err := report.HTML(&b, report.Doc{Title: "t", Runs: []*result.Run{r}, Tool: "rightsize test"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"postgres://bench@localhost/bench (PostgreSQL 15.20)", "loadgen (AMD EPYC 7763 64-Core Processor)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}

@@ -64,6 +64,37 @@ func ProgressLine(w io.Writer, iv result.Interval, threads int, unit string) err
 	return err
 }
 
+// whereLine says where a run ran: its target and server (one instance; the
+// per-instance lines name several), and the generator's machine. "" for a
+// result that records neither (one written before they were).
+func whereLine(r *result.Run) string {
+	var parts []string
+	if len(r.Instances) == 1 && (r.Instances[0].ServerProduct != "" || r.Machine != nil) {
+		in := r.Instances[0]
+		t := "target: " + in.Target
+		if sv := in.Server(); sv != "" {
+			t += " (" + sv + ")"
+		}
+		parts = append(parts, t)
+	}
+	if g := machineText(r.Machine); g != "" {
+		parts = append(parts, "generator: "+g)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// machineText is the generator's machine: "host (CPU model)"; "" when
+// nothing of it is known.
+func machineText(m *result.Machine) string {
+	if m == nil {
+		return ""
+	}
+	if m.CPUModel == "" {
+		return m.Hostname
+	}
+	return strings.TrimSpace(m.Hostname + " (" + m.CPUModel + ")")
+}
+
 func trimFloat(s float64) string {
 	out := fmt.Sprintf("%.1f", s)
 	return strings.TrimSuffix(out, ".0")
@@ -90,6 +121,9 @@ func Summary(w io.Writer, r *result.Run) error {
 	if r.Partial {
 		ew.printf("PARTIAL RESULT: %s\n", r.PartialReason)
 	}
+	if line := whereLine(r); line != "" {
+		ew.printf("%s\n", line)
+	}
 	if r.Load.SteadyState != nil {
 		steadyLine(ew, r)
 	}
@@ -103,7 +137,11 @@ func Summary(w io.Writer, r *result.Run) error {
 			ew.printf("  fairness: lowest %.2f, highest %.2f %s/s, coefficient of variation %.1f%%\n", f.Min, f.Max, r.Event, f.CoVPct)
 		}
 		for _, in := range r.Instances {
-			headline(ew, fmt.Sprintf("  #%d %s: ", in.Index+1, in.Target), r.Event, in.Summary)
+			who := in.Target
+			if in.ServerProduct != "" {
+				who += " (" + in.Server() + ")"
+			}
+			headline(ew, fmt.Sprintf("  #%d %s: ", in.Index+1, who), r.Event, in.Summary)
 			if f := in.Figures; f != nil && len(f.Headline) > 0 {
 				ew.printf("    %s\n", figureLine(f.Headline))
 			}

@@ -503,3 +503,36 @@ func TestStepTableOpenLoop(t *testing.T) {
 		t.Errorf("closed-loop steps alone have an offered column:\n%s", b.String())
 	}
 }
+
+// TestSummaryWhereItRan: the summary names the target and its server, and
+// the generator's machine; with several instances each one's line names its
+// server. A result that records neither (written before they were) shows
+// no such line.
+func TestSummaryWhereItRan(t *testing.T) {
+	r := closedRun()
+	r.Instances[0].ServerProduct, r.Instances[0].ServerVersion = "PostgreSQL", "15.20 (Debian 15.20-0+deb12u1)"
+	r.Machine = &result.Machine{Hostname: "loadgen", CPUModel: "AMD EPYC 7763 64-Core Processor"}
+	out := render(t, r)
+	want := "target: postgres://bench@localhost/bench (PostgreSQL 15.20); generator: loadgen (AMD EPYC 7763 64-Core Processor)"
+	if got := lineWith(t, out, "target:"); got != want {
+		t.Errorf("where line = %q, want %q", got, want)
+	}
+
+	m := multiRun()
+	m.Instances[0].ServerProduct, m.Instances[0].ServerVersion = "MariaDB", "10.11.19-MariaDB-0+deb12u1"
+	m.Instances[1].ServerProduct, m.Instances[1].ServerVersion = "MySQL", "8.4.3"
+	m.Machine = &result.Machine{Hostname: "loadgen"}
+	out = render(t, m)
+	if got := lineWith(t, out, "generator:"); got != "generator: loadgen" {
+		t.Errorf("where line = %q", got)
+	}
+	for _, w := range []string{"#1 mysql://bench@db1/bench (MariaDB 10.11.19): 1000.00", "#2 mysql://bench@db2/bench (MySQL 8.4.3): 803.20"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("no %q in:\n%s", w, out)
+		}
+	}
+
+	if out := render(t, closedRun()); strings.Contains(out, "target:") || strings.Contains(out, "generator:") {
+		t.Errorf("a where line for a result that records nothing of it:\n%s", out)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/hist"
@@ -52,6 +53,10 @@ type Run struct {
 	Instances []Instance `json:"instances"`
 	// Client is the load generator's own cost (absent when not measured).
 	Client *Client `json:"client,omitempty"`
+	// Machine is the machine the load generator ran on (absent in results
+	// written before it was recorded, and in a merged result: each
+	// generator's is in Generators).
+	Machine *Machine `json:"machine,omitempty"`
 	// Figures are the workload's own figures (TPC-C's tpmC, fileio's IOPS
 	// per VM) in the generic form reports render; absent for a workload
 	// without figures of its own, and in checkpoints.
@@ -138,6 +143,14 @@ type Generator struct {
 	Client     *Client    `json:"client,omitempty"`
 	Host       *Host      `json:"host,omitempty"`
 	TickerLag  *TickerLag `json:"ticker_lag,omitempty"`
+	Machine    *Machine   `json:"machine,omitempty"`
+}
+
+// Machine is what the load generator ran on: its host name and CPU model
+// (from /proc/cpuinfo; empty where it names none).
+type Machine struct {
+	Hostname string `json:"hostname"`
+	CPUModel string `json:"cpu_model,omitempty"`
 }
 
 // Tool identifies the build that wrote the file.
@@ -354,9 +367,14 @@ type Interval struct {
 
 // Instance is one target's part of a run.
 type Instance struct {
-	Index         int        `json:"index"`
-	Target        string     `json:"target"` // password removed
-	Dialect       string     `json:"dialect"`
+	Index   int    `json:"index"`
+	Target  string `json:"target"` // password removed
+	Dialect string `json:"dialect"`
+	// ServerProduct is the server as it names itself ("PostgreSQL",
+	// "MariaDB", "MySQL", "SQLite"), ServerVersion its version as it
+	// reports it, number first ("15.20 (Debian 15.20-0+deb12u1)"). Both are
+	// absent for a target that is no server (a file).
+	ServerProduct string     `json:"server_product,omitempty"`
 	ServerVersion string     `json:"server_version,omitempty"`
 	Encrypted     bool       `json:"encrypted"`
 	TLS           string     `json:"tls,omitempty"`
@@ -371,6 +389,25 @@ type Instance struct {
 	// Section is the workload's own figures of this instance in its own
 	// JSON form, written under the run's workload name ("tpcc": {...}).
 	Section json.RawMessage `json:"-"`
+}
+
+// Server is the instance's server in short, its product and version number
+// ("PostgreSQL 15.20", "MariaDB 10.11.19", "SQLite 3.46.1"); for a result
+// written before the product was recorded, its dialect and version number
+// (or the version as it was written, when that names the product); the
+// dialect alone when no version is known.
+func (in Instance) Server() string {
+	v := in.ServerVersion
+	if n := len(v) - len(strings.TrimLeft(v, "0123456789.")); n > 0 {
+		v = strings.TrimRight(v[:n], ".")
+	} else if v != "" && in.ServerProduct == "" {
+		return v // "SQLite 3.46.0", as SQLite's was written
+	}
+	product := in.ServerProduct
+	if product == "" {
+		product = in.Dialect
+	}
+	return strings.TrimSpace(product + " " + v)
 }
 
 // Client is what the load generator itself cost, so that figures from a

@@ -109,11 +109,12 @@ func fullRun(t testing.TB) *result.Run {
 		Warmup:        &w,
 		Intervals:     []result.Interval{iv(1, "warmup"), iv(11, "measure")},
 		Instances: []result.Instance{
-			{Index: 0, Target: "postgres://bench@db1/bench", Dialect: "postgres", ServerVersion: "17.2", Encrypted: true, TLS: "TLS 1.3",
+			{Index: 0, Target: "postgres://bench@db1/bench", Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "17.2", Encrypted: true, TLS: "TLS 1.3",
 				Notes: []string{"synchronous_commit=off"}, Summary: s, Ops: ops, Warmup: &w, Intervals: []result.Interval{iv(1, "warmup")}},
 			{Index: 1, Target: "postgres://bench@db2/bench", Dialect: "postgres", Summary: s, Ops: ops[:1], Intervals: []result.Interval{iv(11, "measure")}},
 		},
-		Client: &result.Client{CPUUserS: 12.5, CPUSysS: 3.25, CPUPerEventUs: 152.6, NumCPU: 8, GoMaxProcs: 8, Hostname: "loadgen"},
+		Client:  &result.Client{CPUUserS: 12.5, CPUSysS: 3.25, CPUPerEventUs: 152.6, NumCPU: 8, GoMaxProcs: 8, Hostname: "loadgen"},
+		Machine: &result.Machine{Hostname: "loadgen", CPUModel: "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz"},
 	}
 }
 
@@ -364,5 +365,49 @@ func TestSteadyStateNonFiniteDrifts(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), "steady_state") {
 		t.Error("steady_state written for a run without the detector")
+	}
+}
+
+// TestInstanceServer: the server's product and version number, as history
+// and the summary show them; a result written before the product was
+// recorded shows its dialect and version.
+func TestInstanceServer(t *testing.T) {
+	for _, tc := range []struct {
+		in   result.Instance
+		want string
+	}{
+		{result.Instance{Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "15.20 (Debian 15.20-0+deb12u1)"}, "PostgreSQL 15.20"},
+		{result.Instance{Dialect: "mysql", ServerProduct: "MariaDB", ServerVersion: "10.11.19-MariaDB-0+deb12u1"}, "MariaDB 10.11.19"},
+		{result.Instance{Dialect: "mysql", ServerProduct: "MySQL", ServerVersion: "8.4.3"}, "MySQL 8.4.3"},
+		{result.Instance{Dialect: "sqlite", ServerProduct: "SQLite", ServerVersion: "3.54.1"}, "SQLite 3.54.1"},
+		{result.Instance{Dialect: "sqlite", ServerVersion: "SQLite 3.46.0"}, "SQLite 3.46.0"},     // before server_product
+		{result.Instance{Dialect: "postgres", ServerVersion: "15.20 (Debian)"}, "postgres 15.20"}, // before server_product
+		{result.Instance{Dialect: "file"}, "file"},
+		{result.Instance{Dialect: "postgres", ServerProduct: "PostgreSQL"}, "PostgreSQL"},
+		{result.Instance{}, ""},
+	} {
+		if got := tc.in.Server(); got != tc.want {
+			t.Errorf("%s %q %q: Server() = %q, want %q", tc.in.Dialect, tc.in.ServerProduct, tc.in.ServerVersion, got, tc.want)
+		}
+	}
+}
+
+// TestMachineRoundTrip: where the load generator ran is kept in the file.
+func TestMachineRoundTrip(t *testing.T) {
+	r := fullRun(t)
+	r.Machine = &result.Machine{Hostname: "loadgen", CPUModel: "AMD EPYC 7763 64-Core Processor"}
+	var b bytes.Buffer
+	if err := result.Encode(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"machine": {`) || !strings.Contains(b.String(), `"cpu_model": "AMD EPYC 7763 64-Core Processor"`) {
+		t.Errorf("no machine in the JSON:\n%s", b.String())
+	}
+	got, err := result.Decode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Machine == nil || *got.Machine != *r.Machine {
+		t.Errorf("machine %+v, want %+v", got.Machine, r.Machine)
 	}
 }

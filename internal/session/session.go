@@ -24,6 +24,9 @@ var ErrInterrupted = errors.New("interrupted")
 type Options struct {
 	Version  string // the build's version, recorded in results
 	Hostname string
+	// CPUModel is the generator's CPU model, recorded in results ("":
+	// unknown).
+	CPUModel string
 	NumCPU   int
 	// MaxProcs is GOMAXPROCS; SetMaxProcs sets it (nil: left alone).
 	MaxProcs    int

@@ -94,9 +94,10 @@ func (s *session) describe(res *result.Run, st Step) {
 	for i, in := range s.ins[:min(len(s.ins), len(res.Instances))] {
 		info := in.Info()
 		ri := &res.Instances[i]
-		ri.Target, ri.Dialect, ri.ServerVersion = info.Target, info.Dialect, info.ServerVersion
+		ri.Target, ri.Dialect, ri.ServerProduct, ri.ServerVersion = info.Target, info.Dialect, info.ServerProduct, info.ServerVersion
 		ri.Encrypted, ri.TLS, ri.Notes = info.Encrypted, info.TLS, info.Notes
 	}
+	res.Machine = &result.Machine{Hostname: s.opt.Hostname, CPUModel: s.opt.CPUModel}
 	if res.Client != nil {
 		res.Client.NumCPU, res.Client.GoMaxProcs, res.Client.Hostname = s.opt.NumCPU, s.opt.MaxProcs, s.opt.Hostname
 	}

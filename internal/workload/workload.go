@@ -271,10 +271,22 @@ type Target interface {
 	Open(ctx context.Context) (Instance, error)
 }
 
+// Identified is a Target that knows what it resolves to: the same value for
+// every spelling of one database or file (a database's host with its
+// loopback names as one, its port with the default applied, the database
+// and the user: dialect.Target.Identity; a file's absolute path). Two
+// --target of one identity are refused, as they would share tables. A
+// Target without it is known by its String.
+type Identified interface {
+	Target
+	Identity() string
+}
+
 // InstanceInfo describes an opened instance for the result.
 type InstanceInfo struct {
-	Target        string   `json:"target"`  // redacted
-	Dialect       string   `json:"dialect"` // e.g. "postgres", "file"
+	Target        string   `json:"target"`                   // redacted
+	Dialect       string   `json:"dialect"`                  // e.g. "postgres", "file"
+	ServerProduct string   `json:"server_product,omitempty"` // e.g. "PostgreSQL", "MariaDB" (dialect.ConnInfo)
 	ServerVersion string   `json:"server_version,omitempty"`
 	Encrypted     bool     `json:"encrypted"`
 	TLS           string   `json:"tls,omitempty"`

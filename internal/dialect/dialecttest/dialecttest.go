@@ -43,6 +43,9 @@ func RunWith(t *testing.T, d dialect.Dialect, rawURL string, h Hooks) {
 	if err != nil {
 		t.Fatalf("ParseTarget: %v", err)
 	}
+	if target.Identity == "" {
+		t.Errorf("ParseTarget(%s): no Identity (what the target resolves to, for telling duplicate targets)", target)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	connect := func(t *testing.T) dialect.Conn {
@@ -66,6 +69,14 @@ func RunWith(t *testing.T, d dialect.Dialect, rawURL string, h Hooks) {
 		info := connect(t).Info()
 		if info.ServerVersion == "" {
 			t.Errorf("Info().ServerVersion is empty")
+		}
+		// The product is named once, in Server; the version is the
+		// server's number (its build's suffix may follow).
+		if info.ServerProduct == "" {
+			t.Errorf("Info().ServerProduct is empty")
+		}
+		if v := info.ServerVersion; v != "" && (v[0] < '0' || v[0] > '9') {
+			t.Errorf("Info().ServerVersion = %q: want the version number first (the product is ServerProduct, %q)", v, info.ServerProduct)
 		}
 		if !info.Encrypted && info.TLSVersion != "" {
 			t.Errorf("Info() = %+v: TLS version without encryption", info)

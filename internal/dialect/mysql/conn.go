@@ -189,6 +189,7 @@ func (c *conn) readInfo(ctx context.Context) error {
 	if err := c.sc.QueryRowContext(ctx, "SELECT VERSION()").Scan(&c.info.ServerVersion); err != nil {
 		return err
 	}
+	c.info.ServerProduct = productOf(c.info.ServerVersion)
 	rows, err := c.sc.QueryContext(ctx, "SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_cipher', 'Ssl_version')")
 	if err != nil {
 		return err
@@ -210,6 +211,15 @@ func (c *conn) readInfo(ctx context.Context) error {
 		c.info.TLSVersion = ""
 	}
 	return rows.Err()
+}
+
+// productOf names the server from its VERSION(): MariaDB says so in it
+// ("10.11.19-MariaDB-0+deb12u1"), MySQL does not ("8.4.3").
+func productOf(version string) string {
+	if strings.Contains(strings.ToLower(version), "mariadb") {
+		return "MariaDB"
+	}
+	return "MySQL"
 }
 
 // cached returns a prepared statement for query, preparing it on first use.

@@ -66,6 +66,24 @@ func TestTLSInfo(t *testing.T) {
 	t.Logf("%+v", info)
 }
 
+// TestServerProduct: Info names the product as the server's VERSION() and
+// version_comment say it (MariaDB on the test server, MySQL otherwise), and
+// keeps VERSION() as it is.
+func TestServerProduct(t *testing.T) {
+	c := connect(t, testenv.MySQLURL(t))
+	var version string
+	if err := c.QueryRow(context.Background(), "SELECT VERSION()", nil, &version); err != nil {
+		t.Fatal(err)
+	}
+	want := "MySQL"
+	if strings.Contains(strings.ToLower(version), "mariadb") {
+		want = "MariaDB"
+	}
+	if info := c.Info(); info.ServerProduct != want || info.ServerVersion != version {
+		t.Errorf("Server %q, ServerVersion %q; want %q, %q", info.ServerProduct, info.ServerVersion, want, version)
+	}
+}
+
 // TestEnsureDatabase creates a database from a URL and finds it the second time.
 func TestEnsureDatabase(t *testing.T) {
 	raw := testenv.MySQLURL(t) // a fresh database, dropped at the end

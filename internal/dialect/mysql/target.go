@@ -111,8 +111,22 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 		Dialect:  "mysql",
 		Redacted: red.String(),
 		Database: parsed.DBName,
+		Identity: identity(parsed),
 		Config:   parsed,
 	}, nil
+}
+
+// identity is the target's dialect.Target.Identity: the server (a TCP host
+// by dialect.HostKey and its port, or a Unix-domain socket), database and
+// user.
+func identity(cfg *mysql.Config) string {
+	addr := cfg.Addr
+	if cfg.Net == "tcp" {
+		if host, port, err := net.SplitHostPort(addr); err == nil {
+			addr = net.JoinHostPort(dialect.HostKey(host), port)
+		}
+	}
+	return fmt.Sprintf("mysql %s %q database=%q user=%q", cfg.Net, addr, cfg.DBName, cfg.User)
 }
 
 // validHost reports whether h is a plausible DNS name or IP address.

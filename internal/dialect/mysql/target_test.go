@@ -131,3 +131,28 @@ func TestQuoteIdent(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentity: targets that name one database (host after its loopback
+// names, port with its default, database, user) have one identity.
+func TestIdentity(t *testing.T) {
+	id := func(raw string) string {
+		t.Helper()
+		tg, err := Dialect{}.ParseTarget(raw, nil)
+		if err != nil || tg.Identity == "" {
+			t.Fatalf("%s: %v, identity %q", raw, err, tg.Identity)
+		}
+		return tg.Identity
+	}
+	one := id("mysql://root@localhost:3306/db")
+	for _, raw := range []string{"mysql://root@127.0.0.1/db", "mariadb://root:pw@[::1]:3306/db?tls=false", "mysql://root@/db"} {
+		if got := id(raw); got != one {
+			t.Errorf("%s: identity %q, want %q", raw, got, one)
+		}
+	}
+	for _, raw := range []string{"mysql://root@localhost:3307/db", "mysql://root@localhost/db2", "mysql://bob@localhost/db",
+		"mysql://root@db1/db", "mysql://root@localhost/db?socket=/run/mysqld/mysqld.sock"} {
+		if got := id(raw); got == one {
+			t.Errorf("%s: the identity of mysql://root@localhost:3306/db, %q", raw, got)
+		}
+	}
+}

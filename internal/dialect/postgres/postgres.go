@@ -112,7 +112,7 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 		return nil, fmt.Errorf("postgres: connect: %w", connectErr(err, cfg))
 	}
 	c := &conn{pc: pc, rewrites: map[string]string{}}
-	c.info.ServerVersion = pc.PgConn().ParameterStatus("server_version")
+	c.info.ServerProduct, c.info.ServerVersion = serverOf(ctx, pc)
 	if tc, ok := pc.PgConn().Conn().(*tls.Conn); ok {
 		c.info.Encrypted = true
 		c.info.TLSVersion = tls.VersionName(tc.ConnectionState().Version)

@@ -67,8 +67,8 @@ func TestTLSInfo(t *testing.T) {
 		if info.Encrypted && !strings.HasPrefix(info.TLSVersion, "TLS 1.") {
 			t.Errorf("%q: TLSVersion = %q", tc.mode, info.TLSVersion)
 		}
-		if !strings.HasPrefix(info.ServerVersion, "1") {
-			t.Errorf("%q: ServerVersion = %q", tc.mode, info.ServerVersion)
+		if !strings.HasPrefix(info.ServerVersion, "1") || info.ServerProduct != "PostgreSQL" {
+			t.Errorf("%q: Server %q, ServerVersion %q; want PostgreSQL 1x", tc.mode, info.ServerProduct, info.ServerVersion)
 		}
 		t.Logf("%q: %+v", tc.mode, info)
 	}

@@ -185,8 +185,20 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 		Dialect:  "postgres",
 		Redacted: redact(u.Scheme, cfg, query, sslmode),
 		Database: db,
+		Identity: identity(cfg, db),
 		Config:   cfg,
 	}, nil
+}
+
+// identity is the target's dialect.Target.Identity: the server (a TCP
+// host by dialect.HostKey, or a Unix-domain socket's directory), port,
+// database and user.
+func identity(cfg *pgx.ConnConfig, db string) string {
+	host := cfg.Host
+	if !strings.HasPrefix(host, "/") {
+		host = dialect.HostKey(host)
+	}
+	return fmt.Sprintf("postgres host=%q port=%d dbname=%q user=%q", host, cfg.Port, db, cfg.User)
 }
 
 // Statement caches. The workloads' statements are named prepared statements

@@ -270,3 +270,33 @@ func TestParseTargetCacheSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentity: targets that name one database (host after its loopback
+// names, port with its default, database, user) have one identity, whatever
+// their text; a different port, database, user or host is another.
+func TestIdentity(t *testing.T) {
+	id := func(raw string) string {
+		t.Helper()
+		tg, _ := parse(t, raw, nil)
+		if tg.Identity == "" {
+			t.Fatalf("%s: no identity", raw)
+		}
+		return tg.Identity
+	}
+	one := id("postgres://postgres@localhost:5432/db")
+	for _, raw := range []string{"postgres://postgres@127.0.0.1/db", "postgresql://postgres:secret@[::1]:5432/db?sslmode=disable",
+		"postgres://postgres@LOCALHOST/db?application_name=x", "postgres://127.0.0.1/db?user=postgres"} {
+		if got := id(raw); got != one {
+			t.Errorf("%s: identity %q, want %q (that of postgres://postgres@localhost:5432/db)", raw, got, one)
+		}
+	}
+	for _, raw := range []string{"postgres://postgres@localhost:5433/db", "postgres://postgres@localhost/db2",
+		"postgres://bob@localhost/db", "postgres://postgres@db1/db", "postgres://postgres@/db?host=/var/run/postgresql"} {
+		if got := id(raw); got == one {
+			t.Errorf("%s: the identity of postgres://postgres@localhost:5432/db, %q", raw, got)
+		}
+	}
+	if got := id("postgres://postgres:hunter2@localhost/db"); strings.Contains(got, "hunter2") {
+		t.Errorf("identity %q holds the password", got)
+	}
+}

@@ -112,8 +112,18 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 		Dialect:  "sqlite",
 		Redacted: "sqlite:" + path,
 		Database: path,
+		Identity: "sqlite " + absolute(path),
 		Config:   &config{path: path, dsn: path + "?" + pragmas},
 	}, nil
+}
+
+// absolute is path made absolute from the working directory (path itself
+// when that is unknown): one file's identity by any of its names.
+func absolute(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
 }
 
 func cutPrefixFold(s, prefix string) (string, bool) {
@@ -235,7 +245,7 @@ func connect(ctx context.Context, path, dsn string) (dialect.Conn, error) {
 		cn.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	cn.info = dialect.ConnInfo{ServerVersion: "SQLite " + version}
+	cn.info = dialect.ConnInfo{ServerProduct: "SQLite", ServerVersion: version}
 	return cn, nil
 }
 

@@ -157,8 +157,8 @@ func TestEnsureDatabaseCreatesDirectory(t *testing.T) {
 	if err := c.QueryRow(ctx, "PRAGMA busy_timeout", nil, &busy); err != nil || busy != BusyTimeoutMS {
 		t.Errorf("busy_timeout = %d, %v", busy, err)
 	}
-	if !strings.HasPrefix(c.Info().ServerVersion, "SQLite 3.") {
-		t.Errorf("ServerVersion = %q", c.Info().ServerVersion)
+	if info := c.Info(); info.ServerProduct != "SQLite" || !strings.HasPrefix(info.ServerVersion, "3.") {
+		t.Errorf("Server %q, ServerVersion %q; want SQLite 3.x", info.ServerProduct, info.ServerVersion)
 	}
 }
 
@@ -267,5 +267,30 @@ func TestWriterContention(t *testing.T) {
 	}
 	if err := conns[2].Rollback(ctx); err != nil {
 		t.Errorf("second Rollback: %v", err)
+	}
+}
+
+// TestIdentity: one file by relative and absolute names has one identity.
+func TestIdentity(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(raw string) string {
+		t.Helper()
+		tg, err := Dialect{}.ParseTarget(raw, nil)
+		if err != nil || tg.Identity == "" {
+			t.Fatalf("%s: %v, identity %q", raw, err, tg.Identity)
+		}
+		return tg.Identity
+	}
+	one := id("sqlite:data/a.db")
+	for _, raw := range []string{"sqlite:./data/a.db", "sqlite://data//a.db", "sqlite:" + filepath.Join(wd, "data", "a.db"), "sqlite:data/x/../a.db"} {
+		if got := id(raw); got != one {
+			t.Errorf("%s: identity %q, want %q", raw, got, one)
+		}
+	}
+	if id("sqlite:data/b.db") == one {
+		t.Error("two files, one identity")
 	}
 }

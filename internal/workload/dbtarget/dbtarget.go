@@ -27,6 +27,15 @@ type Target struct {
 
 func (t *Target) String() string { return t.T.String() }
 
+// Identity is what the target resolves to (dialect.Target.Identity); its
+// String when the dialect names none.
+func (t *Target) Identity() string {
+	if t.T.Identity != "" {
+		return t.T.Identity
+	}
+	return t.T.String()
+}
+
 // DefaultSQLite is the default target of instance index: a SQLite file
 // ./rightsize-data/<base>.db, or <base>-<index>.db after the first.
 func DefaultSQLite(base string, index int) string {
@@ -80,7 +89,7 @@ func (in *Instance) Connect(ctx context.Context) (dialect.Conn, error) {
 	ci := c.Info()
 	in.Update(func(i *workload.InstanceInfo) {
 		if i.ServerVersion == "" {
-			i.ServerVersion, i.Encrypted, i.TLS = ci.ServerVersion, ci.Encrypted, ci.TLSVersion
+			i.ServerProduct, i.ServerVersion, i.Encrypted, i.TLS = ci.ServerProduct, ci.ServerVersion, ci.Encrypted, ci.TLSVersion
 		}
 	})
 	return c, nil

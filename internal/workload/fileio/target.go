@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rightsize/rightsize/internal/workload"
 )
 
 // target is a file or block device path, bound to the workload that
@@ -22,6 +24,17 @@ type target struct {
 }
 
 func (t *target) String() string { return t.path }
+
+var _ workload.Identified = (*target)(nil)
+
+// Identity is the file's absolute path (its path when the working directory
+// is unknown), cleaned: one file by any of its names.
+func (t *target) Identity() string {
+	if a, err := filepath.Abs(t.path); err == nil {
+		return "file " + a
+	}
+	return "file " + filepath.Clean(t.path)
+}
 
 // ErrDeviceWrite marks a refused write to a block device.
 var ErrDeviceWrite = errors.New("refusing to write to the device")

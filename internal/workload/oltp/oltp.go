@@ -257,7 +257,7 @@ type target struct {
 	*dbtarget.Target
 }
 
-var _ workload.Target = target{}
+var _ workload.Identified = target{}
 
 // Open binds the workload to the target. It does not connect: prepare may
 // first have to create the database.

@@ -155,7 +155,7 @@ type target struct {
 	*dbtarget.Target
 }
 
-var _ workload.Target = target{}
+var _ workload.Identified = target{}
 
 // Open binds the workload to the target without connecting.
 func (t target) Open(ctx context.Context) (workload.Instance, error) {
