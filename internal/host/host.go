@@ -7,6 +7,7 @@ package host
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -170,4 +171,22 @@ func cpuPct(p, c procfs.CPUStat) result.CPUPct {
 	}
 	pct := func(x float64) float64 { return 100 * x / total }
 	return result.CPUPct{User: pct(user), System: pct(sys), Iowait: pct(iowait), Steal: pct(steal), Idle: pct(idle)}
+}
+
+// MemTotal reads the kernel's MemTotal in bytes from procRoot's meminfo
+// (normally /proc/meminfo): the memory the host has, which the planner
+// cross-checks with sysfs's NUMA nodes (topology.FromSys).
+func MemTotal(procRoot string) (int64, error) {
+	fs, err := procfs.NewFS(procRoot)
+	if err != nil {
+		return 0, fmt.Errorf("host memory: %w", err)
+	}
+	mi, err := fs.Meminfo()
+	if err != nil {
+		return 0, fmt.Errorf("host memory: %w", err)
+	}
+	if mi.MemTotalBytes == nil || *mi.MemTotalBytes > math.MaxInt64 {
+		return 0, fmt.Errorf("host memory: %s/meminfo has no MemTotal", procRoot)
+	}
+	return int64(*mi.MemTotalBytes), nil
 }
