@@ -96,8 +96,8 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 	if err != nil {
 		return err
 	}
-	if !(o.cpuTarget > 0 && o.cpuTarget <= 100) {
-		return usagef("cpu-target %g: want more than 0 and at most 100", o.cpuTarget)
+	if err := config.CheckCPUTarget(o.cpuTarget); err != nil {
+		return usageError{err}
 	}
 	h, err := loadHost(env, o.hostArg)
 	if err != nil {
