@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -188,4 +189,51 @@ func TestCleanupKeepsForeignBesideOwned(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCleanupSaysWhatItRemoved: cleanup names what it dropped, and a second
+// cleanup (or one where nothing was prepared) says there was nothing to
+// clean up instead of "cleaned up", on both servers, SQLite and a fileio
+// file.
+func TestCleanupSaysWhatItRemoved(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	targets := map[string]func(testing.TB) string{
+		"postgres": testenv.PostgresURL,
+		"mysql":    testenv.MySQLURL,
+		"sqlite":   func(testing.TB) string { return "sqlite:" + filepath.Join(dir, "c.db") },
+	}
+	for _, name := range []string{"postgres", "mysql", "sqlite"} {
+		t.Run(name, func(t *testing.T) {
+			url := targets[name](t)
+			if o := run(t, ctx, "cleanup", "tpcc", "--target", url); o.code != ExitOK || !strings.Contains(o.stdout, "nothing to clean up") || strings.Contains(o.stdout, "cleaned up") {
+				t.Errorf("tpcc cleanup of an empty database: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+			}
+			if o := run(t, ctx, "prepare", "oltp_point_select", "--target", url, "--tables", "2", "--table-size", "50"); o.code != ExitOK {
+				t.Fatalf("prepare: exit %d\n%s", o.code, o.stderr)
+			}
+			o := run(t, ctx, "cleanup", "oltp_point_select", "--target", url, "--tables", "2")
+			if o.code != ExitOK || !strings.Contains(o.stdout, "cleaned up") || !strings.Contains(o.stdout, "removed sbtest1, sbtest2") {
+				t.Errorf("first cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+			}
+			o = run(t, ctx, "cleanup", "oltp_point_select", "--target", url, "--tables", "2")
+			if o.code != ExitOK || !strings.Contains(o.stdout, "nothing to clean up") || strings.Contains(o.stdout, "cleaned up") {
+				t.Errorf("second cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+			}
+		})
+	}
+	t.Run("fileio", func(t *testing.T) {
+		file := filepath.Join(dir, "f.dat")
+		if o := run(t, ctx, "prepare", "fileio", "--file", file, "--size", "1m"); o.code != ExitOK {
+			t.Fatalf("prepare: exit %d\n%s", o.code, o.stderr)
+		}
+		o := run(t, ctx, "cleanup", "fileio", "--file", file)
+		if o.code != ExitOK || !strings.Contains(o.stdout, "cleaned up") || !strings.Contains(o.stdout, "removed "+file) {
+			t.Errorf("first cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+		}
+		o = run(t, ctx, "cleanup", "fileio", "--file", file)
+		if o.code != ExitOK || !strings.Contains(o.stdout, "nothing to clean up") || strings.Contains(o.stdout, "cleaned up") {
+			t.Errorf("second cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+		}
+	})
 }

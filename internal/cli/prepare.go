@@ -55,14 +55,33 @@ func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Fl
 	})
 }
 
+// cleanupCmd cleans up each instance and says what it removed, or that
+// there was nothing to clean up (a second cleanup, or nothing prepared).
 func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
 	return eachInstance(ctx, env, w, c, func(i, _ int, t workload.Target, in workload.Instance) error {
-		if err := in.Cleanup(ctx, workload.PrepareOptions{Force: c.Force}); err != nil {
+		removed, err := in.Cleanup(ctx, workload.PrepareOptions{Force: c.Force})
+		switch {
+		case err != nil && len(removed) > 0:
+			fmt.Fprintf(env.Stdout, "removed %s from %s before the error below\n", nameList(removed), t)
 			return err
+		case err != nil:
+			return err
+		case len(removed) == 0:
+			fmt.Fprintf(env.Stdout, "nothing to clean up on %s for %s (already clean, or never prepared)\n", t, w.Name())
+		default:
+			fmt.Fprintf(env.Stdout, "cleaned up %s for %s: removed %s\n", t, w.Name(), nameList(removed))
 		}
-		fmt.Fprintf(env.Stdout, "cleaned up %s for %s\n", t, w.Name())
 		return nil
 	})
+}
+
+// nameList joins names, the middle of a long list elided: "sbtest1,
+// sbtest2, sbtest3, …, sbtest64 (64)".
+func nameList(names []string) string {
+	if len(names) <= 6 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, …, %s (%d)", strings.Join(names[:3], ", "), names[len(names)-1], len(names))
 }
 
 // progress shows prepare's progress: an animated bar on a terminal, a line

@@ -242,8 +242,12 @@ type Instance interface {
 	Info() InstanceInfo
 	// Prepare creates and loads what the workload needs.
 	Prepare(ctx context.Context, opt PrepareOptions, p Progress) error
-	// Cleanup removes what Prepare created (and only that, unless opt.Force).
-	Cleanup(ctx context.Context, opt PrepareOptions) error
+	// Cleanup removes what Prepare created (and only that, unless
+	// opt.Force). removed names what it dropped or deleted (tables, a
+	// file), in order, also when it then fails; none when nothing was there
+	// to clean up. Bookkeeping (rightsize_objects, a file's record) is not
+	// listed.
+	Cleanup(ctx context.Context, opt PrepareOptions) (removed []string, err error)
 	// NewVU opens one virtual user. id is unique within the instance; seed is
 	// the VU's random seed.
 	NewVU(ctx context.Context, id int, seed uint64) (VU, error)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -114,14 +115,17 @@ func TestPrepareOwnsWhatItLaysOut(t *testing.T) {
 	if err := fin.Prepare(ctx, workload.PrepareOptions{}, nil); !errors.Is(err, objects.ErrNotOwned) {
 		t.Errorf("prepare over a user's file: %v", err)
 	}
-	if err := fin.Cleanup(ctx, workload.PrepareOptions{}); !errors.Is(err, objects.ErrNotOwned) {
-		t.Errorf("cleanup of a user's file: %v", err)
+	if removed, err := fin.Cleanup(ctx, workload.PrepareOptions{}); !errors.Is(err, objects.ErrNotOwned) || len(removed) != 0 {
+		t.Errorf("cleanup of a user's file: %v, removed %q", err, removed)
 	}
 	if b, _ := os.ReadFile(foreign); string(b) != "precious" {
 		t.Errorf("the user's file changed: %q", b)
 	}
-	if err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil {
-		t.Fatal(err)
+	if removed, err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil || !slices.Equal(removed, []string{path}) {
+		t.Fatalf("cleanup: removed %q, %v; want %s", removed, err, path)
+	}
+	if removed, err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil || len(removed) != 0 {
+		t.Errorf("second cleanup: removed %q, %v; want nothing", removed, err)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("cleanup left the file: %v", err)

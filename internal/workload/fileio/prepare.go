@@ -156,26 +156,27 @@ func ioError(path, what string, off int64, err error) error {
 
 // Cleanup deletes the file and its record when rightsize laid it out (or
 // with opt.Force); never a block device.
-func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) error {
+func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) ([]string, error) {
 	st, err := os.Stat(in.path)
 	if errors.Is(err, os.ErrNotExist) {
 		_ = os.Remove(sidecar(in.path))
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", in.path, err)
+		return nil, fmt.Errorf("%s: %w", in.path, err)
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file; rightsize deletes only files it laid out", in.path)
+		return nil, fmt.Errorf("%s is not a regular file; rightsize deletes only files it laid out", in.path)
 	}
 	if _, owned := readRecord(in.path); !owned && !opt.Force {
-		return fmt.Errorf("%s: left in place: it was %w (no %s); use --force to delete it", in.path, objects.ErrNotOwned, sidecar(in.path))
+		return nil, fmt.Errorf("%s: left in place: it was %w (no %s); use --force to delete it", in.path, objects.ErrNotOwned, sidecar(in.path))
 	}
 	if err := os.Remove(in.path); err != nil {
-		return fmt.Errorf("%s: %w", in.path, err)
+		return nil, fmt.Errorf("%s: %w", in.path, err)
 	}
+	removed := []string{in.path}
 	if err := os.Remove(sidecar(in.path)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+		return removed, err
 	}
-	return nil
+	return removed, nil
 }
