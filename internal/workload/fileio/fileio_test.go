@@ -218,6 +218,41 @@ func TestMissingFileSaysPrepare(t *testing.T) {
 	}
 }
 
+// TestTargetThatIsNeitherFileNorBlockDevice: /dev/null is a character
+// device, not a block device; prepare, run and cleanup say what the target
+// is instead of treating it as a block device, and change nothing.
+func TestTargetThatIsNeitherFileNorBlockDevice(t *testing.T) {
+	ctx := context.Background()
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, kind := range map[string]string{"/dev/null": "a character device", t.TempDir(): "a directory", fifo: "a named pipe"} {
+		want := path + " is " + kind + ", not a regular file or a block device"
+		in := openIn(t, path, func(o *Options) { o.Size = "1m" })
+		p := &recordingProgress{}
+		if err := in.Prepare(ctx, workload.PrepareOptions{}, p); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("prepare %s: %v; want %q", path, err, want)
+		}
+		if strings.Contains(strings.Join(p.messages, "\n"), "block device") {
+			t.Errorf("prepare %s: messages %q call it a block device", path, p.messages)
+		}
+		if _, err := in.NewVU(ctx, 0, 1); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("run on %s: %v; want %q", path, err, want)
+		}
+		if _, err := in.Cleanup(ctx, workload.PrepareOptions{Force: true}); err == nil || !strings.Contains(err.Error(), path+" is "+kind) {
+			t.Errorf("cleanup %s: %v; want it to say %s", path, err, kind)
+		}
+	}
+}
+
+// recordingProgress keeps prepare's messages.
+type recordingProgress struct{ messages []string }
+
+func (*recordingProgress) Total(int64)        {}
+func (*recordingProgress) Add(int64)          {}
+func (p *recordingProgress) Message(s string) { p.messages = append(p.messages, s) }
+
 func abs(x float64) float64 {
 	if x < 0 {
 		return -x

@@ -60,11 +60,11 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return fmt.Errorf("%s: %w", in.path, err)
-	case st.Mode()&os.ModeDevice != 0:
+	case isBlockDevice(st.Mode()):
 		p.Message("a block device needs no layout; nothing done")
 		return nil
 	case !st.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file or a block device", in.path)
+		return notAFileOrDevice(in.path, st.Mode())
 	default:
 		rec, owned := readRecord(in.path)
 		switch {
@@ -166,7 +166,7 @@ func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) ([
 		return nil, fmt.Errorf("%s: %w", in.path, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file; rightsize deletes only files it laid out", in.path)
+		return nil, fmt.Errorf("%s is %s, not a regular file; rightsize deletes only files it laid out", in.path, kindOf(st.Mode()))
 	}
 	if _, owned := readRecord(in.path); !owned && !opt.Force {
 		return nil, fmt.Errorf("%s: left in place: it was %w (no %s); use --force to delete it", in.path, objects.ErrNotOwned, sidecar(in.path))
