@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -236,4 +238,37 @@ func TestCleanupSaysWhatItRemoved(t *testing.T) {
 			t.Errorf("second cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 		}
 	})
+}
+
+// TestPrepareProgressUnits: fileio's prepare counts bytes, shown in binary
+// units, and oltp's rows; neither calls bytes "rows", on a terminal (the
+// bar) or off one (a line every 10 %).
+func TestPrepareProgressUnits(t *testing.T) {
+	dir := t.TempDir()
+	for i, terminal := range []bool{false, true} {
+		n := strconv.Itoa(i)
+		for _, c := range []struct {
+			args      []string
+			want, not string
+		}{
+			{[]string{"prepare", "fileio", "--file", filepath.Join(dir, "f"+n+".dat"), "--size", "64m"}, "MiB", "rows"},
+			{[]string{"prepare", "oltp_point_select", "--target", "sqlite:" + filepath.Join(dir, "p"+n+".db"), "--tables", "1", "--table-size", "1000"}, "rows", "MiB"},
+		} {
+			var out, errb bytes.Buffer
+			code := Main(context.Background(), Env{Args: c.args, Stdout: &out, Stderr: &errb, Terminal: terminal,
+				Getenv: func(string) string { return "" }})
+			if code != ExitOK {
+				t.Fatalf("%v: exit %d\n%s", c.args, code, errb.String())
+			}
+			if !strings.Contains(errb.String(), c.want) || strings.Contains(errb.String(), c.not) {
+				t.Errorf("%v (terminal %v): progress lacks %q or has %q:\n%s", c.args[1], terminal, c.want, c.not, errb.String())
+			}
+		}
+	}
+	var errb bytes.Buffer
+	Main(context.Background(), Env{Args: []string{"prepare", "fileio", "--file", filepath.Join(dir, "g.dat"), "--size", "10m"}, Stdout: &bytes.Buffer{}, Stderr: &errb,
+		Getenv: func(string) string { return "" }})
+	if !strings.Contains(errb.String(), "1 MiB of 10 MiB (10%)") || !strings.Contains(errb.String(), "10 MiB of 10 MiB (100%)") {
+		t.Errorf("fileio progress lines:\n%s", errb.String())
+	}
 }

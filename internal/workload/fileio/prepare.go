@@ -83,6 +83,7 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 	if err := writeRecord(in.path, record{Size: size, Created: time.Now().UTC().Format(time.RFC3339)}); err != nil {
 		return fmt.Errorf("%s: record the layout: %w", in.path, err)
 	}
+	workload.SetUnit(p, workload.Bytes)
 	p.Total(size)
 	p.Message("writing " + FormatSize(size))
 	if err := layOut(ctx, in.path, size, !in.o.Buffered, true, p); err != nil {
