@@ -472,7 +472,7 @@ func TestSweepThreads(t *testing.T) {
 	out := filepath.Join(dir, "s.json")
 	o := run(t, context.Background(), "sweep", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite"),
 		"--prepare", "always", "--table-size", "1000", "--threads", "1,2,3,4", "--time", "300ms", "--report-interval", "300ms",
-		"--slo", "1000", "--out", out)
+		"--slo", "1s", "--out", out)
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
@@ -490,7 +490,7 @@ func TestSweepThreads(t *testing.T) {
 	if err := json.Unmarshal(b, &sw); err != nil {
 		t.Fatal(err)
 	}
-	if sw.Axis != "threads" || len(sw.Steps) != 4 || len(sw.Knees) != 3 || (sw.USL == nil && sw.USLError == "") {
+	if sw.Axis != "threads" || len(sw.Steps) != 4 || len(sw.Knees) != 3 || (sw.USL == nil && sw.USLError == "") || sw.SLOMs != 1000 {
 		t.Errorf("sweep file: %+v", sw)
 	}
 	for _, want := range []string{"steps:", "threads 4", "sweep verdict (threads):", "marginal:", "kneedle:", "slo:"} {
@@ -503,6 +503,12 @@ func TestSweepThreads(t *testing.T) {
 	verdict := o.stdout[strings.Index(o.stdout, "sweep verdict"):strings.Index(o.stdout, "sweep: ")]
 	if a.code != ExitOK || !strings.Contains(a.stdout, verdict) {
 		t.Errorf("analyze: exit %d\n%s\nwant the run's verdict:\n%s", a.code, a.stdout, verdict)
+	}
+	// --slo as a duration or as milliseconds, the same objective.
+	ms := run(t, context.Background(), "analyze", "--slo", "20", filepath.Join(dir, "s-sweep.json"))
+	dur := run(t, context.Background(), "analyze", "--slo", "20ms", filepath.Join(dir, "s-sweep.json"))
+	if ms.code != ExitOK || dur.code != ExitOK || ms.stdout != dur.stdout || !strings.Contains(dur.stdout, "20 ms") {
+		t.Errorf("analyze --slo 20 and 20ms differ: exit %d, %d\n%s\n%s%s", ms.code, dur.code, ms.stdout, dur.stdout, dur.stderr)
 	}
 	if b := run(t, context.Background(), "analyze", filepath.Join(dir, "s-threads1.json")); b.code != ExitFailure || !strings.Contains(b.stderr, "no steps") {
 		t.Errorf("analyze of a run file: exit %d\n%s", b.code, b.stderr)

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -187,5 +190,85 @@ func TestCleanupKeepsForeignBesideOwned(t *testing.T) {
 				t.Errorf("the user's sbtest3 lost its row")
 			}
 		})
+	}
+}
+
+// TestCleanupSaysWhatItRemoved: cleanup names what it dropped, and a second
+// cleanup (or one where nothing was prepared) says there was nothing to
+// clean up instead of "cleaned up", on both servers, SQLite and a fileio
+// file.
+func TestCleanupSaysWhatItRemoved(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	targets := map[string]func(testing.TB) string{
+		"postgres": testenv.PostgresURL,
+		"mysql":    testenv.MySQLURL,
+		"sqlite":   func(testing.TB) string { return "sqlite:" + filepath.Join(dir, "c.db") },
+	}
+	for _, name := range []string{"postgres", "mysql", "sqlite"} {
+		t.Run(name, func(t *testing.T) {
+			url := targets[name](t)
+			if o := run(t, ctx, "cleanup", "tpcc", "--target", url); o.code != ExitOK || !strings.Contains(o.stdout, "nothing to clean up") || strings.Contains(o.stdout, "cleaned up") {
+				t.Errorf("tpcc cleanup of an empty database: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+			}
+			if o := run(t, ctx, "prepare", "oltp_point_select", "--target", url, "--tables", "2", "--table-size", "50"); o.code != ExitOK {
+				t.Fatalf("prepare: exit %d\n%s", o.code, o.stderr)
+			}
+			o := run(t, ctx, "cleanup", "oltp_point_select", "--target", url, "--tables", "2")
+			if o.code != ExitOK || !strings.Contains(o.stdout, "cleaned up") || !strings.Contains(o.stdout, "removed sbtest1, sbtest2") {
+				t.Errorf("first cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+			}
+			o = run(t, ctx, "cleanup", "oltp_point_select", "--target", url, "--tables", "2")
+			if o.code != ExitOK || !strings.Contains(o.stdout, "nothing to clean up") || strings.Contains(o.stdout, "cleaned up") {
+				t.Errorf("second cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+			}
+		})
+	}
+	t.Run("fileio", func(t *testing.T) {
+		file := filepath.Join(dir, "f.dat")
+		if o := run(t, ctx, "prepare", "fileio", "--file", file, "--size", "1m"); o.code != ExitOK {
+			t.Fatalf("prepare: exit %d\n%s", o.code, o.stderr)
+		}
+		o := run(t, ctx, "cleanup", "fileio", "--file", file)
+		if o.code != ExitOK || !strings.Contains(o.stdout, "cleaned up") || !strings.Contains(o.stdout, "removed "+file) {
+			t.Errorf("first cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+		}
+		o = run(t, ctx, "cleanup", "fileio", "--file", file)
+		if o.code != ExitOK || !strings.Contains(o.stdout, "nothing to clean up") || strings.Contains(o.stdout, "cleaned up") {
+			t.Errorf("second cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+		}
+	})
+}
+
+// TestPrepareProgressUnits: fileio's prepare counts bytes, shown in binary
+// units, and oltp's rows; neither calls bytes "rows", on a terminal (the
+// bar) or off one (a line every 10 %).
+func TestPrepareProgressUnits(t *testing.T) {
+	dir := t.TempDir()
+	for i, terminal := range []bool{false, true} {
+		n := strconv.Itoa(i)
+		for _, c := range []struct {
+			args      []string
+			want, not string
+		}{
+			{[]string{"prepare", "fileio", "--file", filepath.Join(dir, "f"+n+".dat"), "--size", "64m"}, "MiB", "rows"},
+			{[]string{"prepare", "oltp_point_select", "--target", "sqlite:" + filepath.Join(dir, "p"+n+".db"), "--tables", "1", "--table-size", "1000"}, "rows", "MiB"},
+		} {
+			var out, errb bytes.Buffer
+			code := Main(context.Background(), Env{Args: c.args, Stdout: &out, Stderr: &errb, Terminal: terminal,
+				Getenv: func(string) string { return "" }})
+			if code != ExitOK {
+				t.Fatalf("%v: exit %d\n%s", c.args, code, errb.String())
+			}
+			if !strings.Contains(errb.String(), c.want) || strings.Contains(errb.String(), c.not) {
+				t.Errorf("%v (terminal %v): progress lacks %q or has %q:\n%s", c.args[1], terminal, c.want, c.not, errb.String())
+			}
+		}
+	}
+	var errb bytes.Buffer
+	Main(context.Background(), Env{Args: []string{"prepare", "fileio", "--file", filepath.Join(dir, "g.dat"), "--size", "10m"}, Stdout: &bytes.Buffer{}, Stderr: &errb,
+		Getenv: func(string) string { return "" }})
+	if !strings.Contains(errb.String(), "1 MiB of 10 MiB (10%)") || !strings.Contains(errb.String(), "10 MiB of 10 MiB (100%)") {
+		t.Errorf("fileio progress lines:\n%s", errb.String())
 	}
 }

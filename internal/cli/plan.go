@@ -14,6 +14,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/config"
+	"github.com/rightsize/rightsize/internal/host"
 	"github.com/rightsize/rightsize/internal/htmeasure"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
@@ -95,8 +96,8 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 	if err != nil {
 		return err
 	}
-	if !(o.cpuTarget > 0 && o.cpuTarget <= 100) {
-		return usagef("cpu-target %g: want more than 0 and at most 100", o.cpuTarget)
+	if err := config.CheckCPUTarget(o.cpuTarget); err != nil {
+		return usageError{err}
 	}
 	h, err := loadHost(env, o.hostArg)
 	if err != nil {
@@ -236,9 +237,13 @@ func loadHost(env *Env, arg string) (topology.Host, error) {
 		if env.SysFS == nil {
 			return topology.Host{}, runError{errors.New("host: this machine's /sys is not available; describe the host in a file (--host host.yaml)")}
 		}
-		h, err := topology.FromSys(env.SysFS)
+		memTotal, memErr := hostMemTotal(env)
+		h, err := topology.FromSys(env.SysFS, memTotal)
 		if err != nil {
 			return h, runError{fmt.Errorf("host: %w", err)}
+		}
+		if memErr != nil {
+			h.Notes = append(h.Notes, fmt.Sprintf("memory from sysfs only, not cross-checked with /proc/meminfo: %v", memErr))
 		}
 		if h.Name == "" {
 			h.Name = env.Hostname
@@ -254,6 +259,15 @@ func loadHost(env *Env, arg string) (topology.Host, error) {
 		return h, usageError{err}
 	}
 	return h, nil
+}
+
+// hostMemTotal is the kernel's MemTotal in bytes from env's /proc (0 and no
+// error when there is no /proc to read).
+func hostMemTotal(env *Env) (int64, error) {
+	if env.ProcRoot == "" {
+		return 0, nil
+	}
+	return host.MemTotal(env.ProcRoot)
 }
 
 // sizeFromSweep right-sizes from a sweep file's service demand.
@@ -421,7 +435,7 @@ no sibling, and it says so instead of giving a number.`,
 			if env.SysFS == nil {
 				return runError{errors.New("measure ht: this machine's /sys is not available")}
 			}
-			h, err := topology.FromSys(env.SysFS)
+			h, err := topology.FromSys(env.SysFS, 0) // CPUs only: memory plays no part
 			if err != nil {
 				return runError{fmt.Errorf("measure ht: %w", err)}
 			}

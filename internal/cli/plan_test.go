@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
@@ -170,5 +172,51 @@ func TestQuickstart(t *testing.T) {
 	}
 	if !strings.HasSuffix(strings.TrimSpace(o.stdout), filepath.Join(dir, "report.html")) {
 		t.Errorf("the last line is not the report's path:\n%s", o.stdout[max(0, len(o.stdout)-300):])
+	}
+}
+
+// The host's memory when sysfs's NUMA node says less than /proc/meminfo (a
+// VM whose memory was hot-plugged: this machine's node 0 says 5.8 GiB of
+// 23.5 GiB): the larger is used, and a note says so, so that an 8 GB VM fits
+// a 24 GiB host. The trees are fixtures shaped like this machine's.
+func TestPlanHostMemoryCrossCheckedWithMeminfo(t *testing.T) {
+	sys := fstest.MapFS{
+		"devices/system/cpu/online":                             {Data: []byte("0-1\n")},
+		"devices/system/node/online":                            {Data: []byte("0\n")},
+		"devices/system/node/node0/cpulist":                     {Data: []byte("0-1\n")},
+		"devices/system/node/node0/meminfo":                     {Data: []byte("Node 0 MemTotal:        6121676 kB\nNode 0 MemFree:         4041504 kB\n")},
+		"devices/system/cpu/cpu0/topology/physical_package_id":  {Data: []byte("0\n")},
+		"devices/system/cpu/cpu0/topology/core_id":              {Data: []byte("0\n")},
+		"devices/system/cpu/cpu0/topology/thread_siblings_list": {Data: []byte("0\n")},
+		"devices/system/cpu/cpu1/topology/physical_package_id":  {Data: []byte("0\n")},
+		"devices/system/cpu/cpu1/topology/core_id":              {Data: []byte("1\n")},
+		"devices/system/cpu/cpu1/topology/thread_siblings_list": {Data: []byte("1\n")},
+	}
+	proc := t.TempDir()
+	if err := os.WriteFile(filepath.Join(proc, "meminfo"), []byte("MemTotal:       24684084 kB\nMemFree:        22603860 kB\nMemAvailable:   22658268 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), Env{
+		Args: []string{"plan", "--vm", "db:vcpu=1,mem=8GB"}, Stdout: &out, Stderr: &errb,
+		Getenv: func(string) string { return "" }, ProcRoot: proc, SysFS: sys,
+	})
+	if code != ExitOK {
+		t.Errorf("exit %d, want %d\n%s\n%s", code, ExitOK, out.String(), errb.String())
+	}
+	for _, want := range []string{"Memory per node:     23.5 GiB", "pass memory-fits-host: 7.5 GiB ≤ the host's 23.5 GiB",
+		"Note: sysfs's NUMA node holds 5.8 GiB but /proc/meminfo's MemTotal is 23.5 GiB", "the larger is used"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+	// Without /proc, sysfs's figure stands, as before.
+	out.Reset()
+	code = Main(context.Background(), Env{
+		Args: []string{"plan", "--vm", "db:vcpu=1,mem=8GB"}, Stdout: &out, Stderr: &errb,
+		Getenv: func(string) string { return "" }, SysFS: sys,
+	})
+	if code != ExitFailure || !strings.Contains(out.String(), "fail memory-fits-host") {
+		t.Errorf("no /proc: exit %d\n%s", code, out.String())
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/session"
+	"github.com/rightsize/rightsize/internal/topology"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -55,14 +56,33 @@ func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Fl
 	})
 }
 
+// cleanupCmd cleans up each instance and says what it removed, or that
+// there was nothing to clean up (a second cleanup, or nothing prepared).
 func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
 	return eachInstance(ctx, env, w, c, func(i, _ int, t workload.Target, in workload.Instance) error {
-		if err := in.Cleanup(ctx, workload.PrepareOptions{Force: c.Force}); err != nil {
+		removed, err := in.Cleanup(ctx, workload.PrepareOptions{Force: c.Force})
+		switch {
+		case err != nil && len(removed) > 0:
+			fmt.Fprintf(env.Stdout, "removed %s from %s before the error below\n", nameList(removed), t)
 			return err
+		case err != nil:
+			return err
+		case len(removed) == 0:
+			fmt.Fprintf(env.Stdout, "nothing to clean up on %s for %s (already clean, or never prepared)\n", t, w.Name())
+		default:
+			fmt.Fprintf(env.Stdout, "cleaned up %s for %s: removed %s\n", t, w.Name(), nameList(removed))
 		}
-		fmt.Fprintf(env.Stdout, "cleaned up %s for %s\n", t, w.Name())
 		return nil
 	})
+}
+
+// nameList joins names, the middle of a long list elided: "sbtest1,
+// sbtest2, sbtest3, …, sbtest64 (64)".
+func nameList(names []string) string {
+	if len(names) <= 6 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, …, %s (%d)", strings.Join(names[:3], ", "), names[len(names)-1], len(names))
 }
 
 // progress shows prepare's progress: an animated bar on a terminal, a line
@@ -72,12 +92,33 @@ type progress struct {
 	env   *Env
 	name  string
 	bar   *progressbar.ProgressBar
+	unit  workload.Unit
 	total int64
 	done  int64
 	shown int64 // last tenth printed (non-terminal)
 }
 
-func newProgress(env *Env, name string) *progress { return &progress{env: env, name: name} }
+var _ workload.UnitProgress = (*progress)(nil)
+
+func newProgress(env *Env, name string) *progress {
+	return &progress{env: env, name: name, unit: workload.Rows}
+}
+
+// Unit sets what the counts are (before Total): rows, or bytes shown in
+// binary units.
+func (p *progress) Unit(u workload.Unit) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.unit = u
+}
+
+// count writes n in the progress's unit: "1200 rows", "12 MiB".
+func (p *progress) count(n int64) string {
+	if p.unit == workload.Bytes {
+		return topology.FormatBytes(n)
+	}
+	return fmt.Sprintf("%d %s", n, p.unit)
+}
 
 func (p *progress) Total(n int64) {
 	p.mu.Lock()
@@ -85,15 +126,18 @@ func (p *progress) Total(n int64) {
 	p.total = n
 	if p.env.Terminal {
 		if p.bar == nil {
-			p.bar = progressbar.NewOptions64(n,
+			opts := []progressbar.Option{
 				progressbar.OptionSetWriter(p.env.Stderr),
-				progressbar.OptionSetDescription("loading rows"),
 				progressbar.OptionShowCount(),
-				progressbar.OptionShowIts(),
-				progressbar.OptionSetItsString("rows"),
-				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionThrottle(100 * time.Millisecond),
 				progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.env.Stderr) }),
-			)
+			}
+			if p.unit == workload.Bytes {
+				opts = append(opts, progressbar.OptionSetDescription("writing"), progressbar.OptionShowBytes(true), progressbar.OptionUseIECUnits(true))
+			} else {
+				opts = append(opts, progressbar.OptionSetDescription("loading "+string(p.unit)), progressbar.OptionShowIts(), progressbar.OptionSetItsString(string(p.unit)))
+			}
+			p.bar = progressbar.NewOptions64(n, opts...)
 		} else {
 			p.bar.ChangeMax64(n)
 		}
@@ -111,7 +155,7 @@ func (p *progress) Add(n int64) {
 	if p.total > 0 {
 		if tenth := p.done * 10 / p.total; tenth > p.shown {
 			p.shown = tenth
-			fmt.Fprintf(p.env.Stderr, "  %s: %d of %d rows (%d%%)\n", p.name, p.done, p.total, tenth*10)
+			fmt.Fprintf(p.env.Stderr, "  %s: %s of %s (%d%%)\n", p.name, p.count(p.done), p.count(p.total), tenth*10)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 )
@@ -26,6 +27,9 @@ func analyzeCommand(env *Env) *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := config.CheckCPUTarget(cpuTarget); err != nil {
+				return usageError{err}
+			}
 			b, err := os.ReadFile(args[0])
 			if err != nil {
 				return runError{fmt.Errorf("analyze: %w", err)}
@@ -54,7 +58,7 @@ func analyzeCommand(env *Env) *cobra.Command {
 			return report.SweepReport(env.Stdout, analysis.Analyze(&sw, o), f)
 		},
 	}
-	cmd.Flags().Float64Var(&slo, "slo", 0, "p99 objective in ms for the SLO knee (default: the sweep's)")
+	config.MillisVar(cmd.Flags(), &slo, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (default: the sweep's)")
 	cmd.Flags().StringVar(&format, "format", "text", "text, or markdown (the table and verdict as a Markdown document, as sweep writes beside the sweep file)")
 	cmd.Flags().Float64Var(&cpuTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (default: the sweep's, else 80)")
 	return cmd

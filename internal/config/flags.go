@@ -49,6 +49,49 @@ func DurationVar(fs *pflag.FlagSet, p *time.Duration, name string, def time.Dura
 	fs.Var(Seconds{p}, name, usage)
 }
 
+// Millis is a flag of milliseconds (--slo) that takes a duration (50ms,
+// 0.5s, 250us) or, as it always has, a bare number of milliseconds (50).
+// The value is not negative and finite.
+type Millis struct{ Ms *float64 }
+
+func (m Millis) String() string {
+	if m.Ms == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*m.Ms, 'g', -1, 64)
+}
+
+func (m Millis) Set(v string) error {
+	v = strings.TrimSpace(v)
+	ms, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		d, derr := time.ParseDuration(v)
+		ms, err = float64(d)/float64(time.Millisecond), derr
+	}
+	if err != nil || math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 {
+		return fmt.Errorf("%q is not a p99 objective (use 50ms, 0.5s or a number of milliseconds; 0: none)", v)
+	}
+	*m.Ms = ms
+	return nil
+}
+
+func (m Millis) Type() string { return "duration|ms" }
+
+// MillisVar binds a Millis flag with a default (milliseconds).
+func MillisVar(fs *pflag.FlagSet, p *float64, name string, def float64, usage string) {
+	*p = def
+	fs.Var(Millis{p}, name, usage)
+}
+
+// CheckCPUTarget is the one rule for --cpu-target (sweep, analyze, plan): a
+// host CPU percentage above 0 and at most 100.
+func CheckCPUTarget(pct float64) error {
+	if !(pct > 0 && pct <= 100) {
+		return fmt.Errorf("cpu-target %g: want more than 0 and at most 100 (a percentage of the host's CPU)", pct)
+	}
+	return nil
+}
+
 // rateFlag is --rate of run: a Rate.
 type rateFlag struct{ r *Rate }
 
@@ -201,7 +244,7 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 	if phase == PhaseSweep {
 		fs.StringVar(&c.ThreadList, "threads", "1", "virtual users per instance, a list to sweep (1,2,4,8,16,32)")
 		fs.StringVar(&c.RateList, "rate", "", "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x)")
-		fs.Float64Var(&c.SLO, "slo", 0, "p99 objective in ms for the SLO knee (0: none)")
+		MillisVar(fs, &c.SLO, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (0: none)")
 		fs.Float64Var(&c.CPUTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (the highest step with flat response time below it)")
 	} else {
 		fs.IntVar(&c.Threads, "threads", 1, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")

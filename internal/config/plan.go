@@ -210,6 +210,9 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		rate, flagThreads, multiples = p.Steps[0].Rate, list[0], p.Multiples()
 	}
 	cfg, cfgErr := c.runnerConfig(rate, flagThreads, multiples)
+	if p.Sweep {
+		cfgErr = errors.Join(cfgErr, CheckCPUTarget(c.CPUTarget))
+	}
 	if _, ok := w.(workload.ThreadCounter); ok {
 		for _, f := range []string{"threads", "rate", "think-time"} {
 			if c.Changed(f) {

@@ -7,6 +7,7 @@ package host
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -192,4 +193,22 @@ func CPUModel(procRoot string) (string, error) {
 		}
 	}
 	return strings.Join(models, ", "), nil
+}
+
+// MemTotal reads the kernel's MemTotal in bytes from procRoot's meminfo
+// (normally /proc/meminfo): the memory the host has, which the planner
+// cross-checks with sysfs's NUMA nodes (topology.FromSys).
+func MemTotal(procRoot string) (int64, error) {
+	fs, err := procfs.NewFS(procRoot)
+	if err != nil {
+		return 0, fmt.Errorf("host memory: %w", err)
+	}
+	mi, err := fs.Meminfo()
+	if err != nil {
+		return 0, fmt.Errorf("host memory: %w", err)
+	}
+	if mi.MemTotalBytes == nil || *mi.MemTotalBytes > math.MaxInt64 {
+		return 0, fmt.Errorf("host memory: %s/meminfo has no MemTotal", procRoot)
+	}
+	return int64(*mi.MemTotalBytes), nil
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -172,5 +173,25 @@ func TestCPUModel(t *testing.T) {
 	}
 	if _, err := CPUModel(t.TempDir()); err == nil {
 		t.Error("no cpuinfo: no error")
+	}
+}
+
+func TestMemTotal(t *testing.T) {
+	dir := t.TempDir()
+	writeProc(t, dir, 0)
+	if got, err := MemTotal(dir); err != nil || got != 8192000*1024 {
+		t.Errorf("MemTotal = %d, %v; want %d", got, err, 8192000*1024)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "meminfo"), []byte("MemFree: 1 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MemTotal(dir); err == nil || !strings.Contains(err.Error(), "no MemTotal") {
+		t.Errorf("meminfo without MemTotal: error %v", err)
+	}
+	if _, err := MemTotal(filepath.Join(dir, "absent")); err == nil {
+		t.Error("no /proc tree: no error")
+	}
+	if got, err := MemTotal("/proc"); err != nil || got <= 0 {
+		t.Errorf("this machine: MemTotal = %d, %v", got, err)
 	}
 }

@@ -42,7 +42,7 @@ func allowedCPUs(t *testing.T) []int {
 // no hyperthreading) there is nothing to measure, and Measure says so
 // without a number.
 func TestMeasureThisMachine(t *testing.T) {
-	h, err := topology.FromSys(os.DirFS("/sys"))
+	h, err := topology.FromSys(os.DirFS("/sys"), 0)
 	if err != nil {
 		t.Skip("no usable sysfs:", err)
 	}

@@ -26,7 +26,7 @@ func TestParseSeedHost(t *testing.T) {
 			h.Cores(), h.Threads(), h.CoresPerNode(), h.NodesPerSocket(), h.MemoryBytes())
 	}
 	// The sysfs fixture of the same host agrees, but for the CPU lists.
-	s, err := FromSys(os.DirFS("testdata/seed-2x12-ht"))
+	s, err := FromSys(os.DirFS("testdata/seed-2x12-ht"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 	"strconv"
@@ -64,8 +65,22 @@ func parseCPUList(s string) ([]int, error) {
 // has no node directory, FromSys assumes one node per socket, leaves memory
 // per node unknown (0) and says so in a note: it never makes a number up.
 // When the nodes' memory differs, MemoryPerNode is the smallest, with a
-// note. The result is validated; Source is "sysfs".
-func FromSys(fsys fs.FS) (Host, error) {
+// note.
+//
+// memTotal is the kernel's MemTotal in bytes (/proc/meminfo; 0 or less:
+// unknown, not checked). The nodes' memory should add up to it (with the
+// memory-only nodes'), but sysfs's node counters can lag it: on a VM whose
+// memory is hot-plugged after boot (the development machine's node 0 says
+// 5.8 GiB of its 23.5 GiB), or the other way where /proc/meminfo shows a
+// container's limit. When the two differ by more than 1 %, the larger is
+// used, with a note: a larger MemTotal is shared by the nodes with CPUs in
+// proportion to what sysfs gives each (one node simply gets MemTotal, less
+// any memory-only node's), and larger nodes are kept. When sysfs gives no
+// memory for a host of one NUMA node, it has MemTotal, with a note; with
+// several nodes, memory per node stays unknown rather than split by guess.
+//
+// The result is validated; Source is "sysfs".
+func FromSys(fsys fs.FS, memTotal int64) (Host, error) {
 	h := Host{Source: "sysfs"}
 	note := func(format string, a ...any) { h.Notes = append(h.Notes, fmt.Sprintf(format, a...)) }
 
@@ -177,7 +192,7 @@ func FromSys(fsys fs.FS) (Host, error) {
 		note("%d logical CPUs on %d cores: not every core has %d threads (a hybrid CPU, or SMT off on some cores)", n, h.Cores(), h.ThreadsPerCore)
 	}
 
-	if err := readNodes(fsys, &h, isOnline, note); err != nil {
+	if err := readNodes(fsys, &h, isOnline, memTotal, note); err != nil {
 		return h, err
 	}
 	if err := h.Validate(); err != nil {
@@ -186,8 +201,9 @@ func FromSys(fsys fs.FS) (Host, error) {
 	return h, nil
 }
 
-// readNodes fills the NUMA fields of h from devices/system/node.
-func readNodes(fsys fs.FS, h *Host, isOnline map[int]bool, note func(string, ...any)) error {
+// readNodes fills the NUMA fields of h from devices/system/node, memory
+// cross-checked with memTotal (bytes, 0 unknown) as FromSys says.
+func readNodes(fsys fs.FS, h *Host, isOnline map[int]bool, memTotal int64, note func(string, ...any)) error {
 	entries, err := fs.ReadDir(fsys, "devices/system/node")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("topology from sysfs: %w", err)
@@ -198,6 +214,7 @@ func readNodes(fsys fs.FS, h *Host, isOnline map[int]bool, note func(string, ...
 		mem  int64 // bytes, -1 unknown
 	}
 	var nodes []node
+	var memOnly int64 // bytes on nodes without CPUs, -1 when one is unknown
 	for _, e := range entries {
 		id, err := strconv.Atoi(strings.TrimPrefix(e.Name(), "node"))
 		if !strings.HasPrefix(e.Name(), "node") || err != nil || id < 0 {
@@ -215,6 +232,13 @@ func readNodes(fsys fs.FS, h *Host, isOnline map[int]bool, note func(string, ...
 		cpus = slices.DeleteFunc(cpus, func(c int) bool { return !isOnline[c] })
 		if len(cpus) == 0 {
 			note("NUMA node %d has no online CPU (memory only: CXL, HBM, or its CPUs are offline); left out", id)
+			if mi, err := fs.ReadFile(fsys, dir+"meminfo"); err != nil {
+				memOnly = -1
+			} else if m, err := parseNodeMemTotal(mi); err != nil || memOnly < 0 || m > math.MaxInt64-memOnly {
+				memOnly = -1
+			} else {
+				memOnly += m
+			}
 			continue
 		}
 		n := node{id: id, cpus: cpus, mem: -1}
@@ -230,26 +254,75 @@ func readNodes(fsys fs.FS, h *Host, isOnline map[int]bool, note func(string, ...
 	if len(nodes) == 0 {
 		h.NUMANodes = h.Sockets
 		h.MemoryPerNode = 0
+		if h.Sockets == 1 && memTotal > 0 && memOnly == 0 {
+			h.MemoryPerNode = memTotal
+			note("sysfs has no NUMA node (a kernel without NUMA support?): one node assumed, with /proc/meminfo's MemTotal (%s)", FormatBytes(memTotal))
+			return nil
+		}
 		note("sysfs has no NUMA node (a kernel without NUMA support?): one node per socket assumed; memory per node unknown")
 		return nil
 	}
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].id < nodes[j].id })
 	h.NUMANodes = len(nodes)
-	lo, hi := nodes[0].mem, nodes[0].mem
-	for _, n := range nodes {
+	mem := make([]int64, len(nodes))
+	for i, n := range nodes {
 		h.NodeCPUs = append(h.NodeCPUs, n.cpus)
-		lo, hi = min(lo, n.mem), max(hi, n.mem)
+		mem[i] = n.mem
+	}
+	h.MemoryPerNode = nodeMemory(mem, memOnly, memTotal, note)
+	return nil
+}
+
+// nodeMemory is the memory per node to use (bytes, 0 unknown) from the
+// nodes with CPUs (mem, by node, -1 unknown), the memory-only nodes' total
+// (memOnly, -1 unknown) and the kernel's MemTotal (0 unknown), as FromSys
+// says; it notes what it decided.
+func nodeMemory(mem []int64, memOnly, memTotal int64, note func(string, ...any)) int64 {
+	lo, hi, sum := mem[0], mem[0], int64(0)
+	for _, m := range mem {
+		lo, hi = min(lo, m), max(hi, m)
+		if sum > math.MaxInt64-max(m, 0) {
+			lo = -1 // a corrupt tree: unknown rather than wrapped
+		}
+		sum += max(m, 0)
+	}
+	if lo < 0 {
+		if len(mem) == 1 && memTotal > 0 && memOnly == 0 {
+			note("NUMA node memory is not in sysfs: the host's one node has /proc/meminfo's MemTotal (%s)", FormatBytes(memTotal))
+			return memTotal
+		}
+		note("a NUMA node has no meminfo in sysfs: memory per node unknown")
+		return 0
+	}
+	if lo != hi {
+		note("the NUMA nodes' memory differs (%s to %s): memory per node is the smallest", FormatBytes(lo), FormatBytes(hi))
+	}
+	if memTotal <= 0 || memOnly < 0 || sum == 0 || memOnly > math.MaxInt64-sum {
+		return lo
+	}
+	inSysfs := sum + memOnly
+	besides := ""
+	if memOnly > 0 {
+		besides = fmt.Sprintf(" (and %s on memory-only nodes)", FormatBytes(memOnly))
+	}
+	holds := "NUMA nodes hold"
+	if len(mem) == 1 {
+		holds = "NUMA node holds"
 	}
 	switch {
-	case lo < 0:
-		note("a NUMA node has no meminfo in sysfs: memory per node unknown")
-	case lo != hi:
-		h.MemoryPerNode = lo
-		note("the NUMA nodes' memory differs (%s to %s): memory per node is the smallest", FormatBytes(lo), FormatBytes(hi))
-	default:
-		h.MemoryPerNode = lo
+	case memTotal-inSysfs > inSysfs/100:
+		// Scale lo by (memTotal-memOnly)/sum; lo ≤ sum, so the quotient
+		// is at most memTotal and fits.
+		hi64, lo64 := bits.Mul64(uint64(lo), uint64(memTotal-memOnly))
+		q, _ := bits.Div64(hi64, lo64, uint64(sum))
+		note("sysfs's %s %s%s but /proc/meminfo's MemTotal is %s (memory hot-plugged into a VM after boot?): the larger is used, memory per node %s",
+			holds, FormatBytes(sum), besides, FormatBytes(memTotal), FormatBytes(int64(q)))
+		return int64(q)
+	case inSysfs-memTotal > inSysfs/100:
+		note("/proc/meminfo's MemTotal is %s but sysfs's %s %s%s (a container's memory limit?): the larger, sysfs's, is used",
+			FormatBytes(memTotal), holds, FormatBytes(sum), besides)
 	}
-	return nil
+	return lo
 }
 
 // parseNodeMemTotal reads a node's MemTotal in bytes from its meminfo

@@ -66,7 +66,7 @@ func TestFromSysFixtures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.dir, func(t *testing.T) {
-			h, err := FromSys(os.DirFS("testdata/" + c.dir))
+			h, err := FromSys(os.DirFS("testdata/"+c.dir), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestFromSysThisMachine(t *testing.T) {
 	if _, err := os.Stat("/sys/devices/system/cpu/online"); err != nil {
 		t.Skip("no sysfs here:", err)
 	}
-	h, err := FromSys(os.DirFS("/sys"))
+	h, err := FromSys(os.DirFS("/sys"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func sysfsFS(online string, cpus map[int]string, nodes map[int]string) fstest.Ma
 func TestFromSysEdgeCases(t *testing.T) {
 	twoByTwoHT := map[int]string{0: "0 0 0 0,2", 1: "0 0 1 1,3", 2: "0 0 0 0,2", 3: "0 0 1 1,3"}
 	t.Run("no node directory: one node per socket, memory unknown, noted", func(t *testing.T) {
-		h, err := FromSys(sysfsFS("0-3", map[int]string{0: "0 - 0 0", 1: "0 - 1 1", 2: "1 - 0 2", 3: "1 - 1 3"}, nil))
+		h, err := FromSys(sysfsFS("0-3", map[int]string{0: "0 - 0 0", 1: "0 - 1 1", 2: "1 - 0 2", 3: "1 - 1 3"}, nil), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func TestFromSysEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("memory-only node left out", func(t *testing.T) {
-		h, err := FromSys(sysfsFS("0-3", twoByTwoHT, map[int]string{0: "0-3 1048576", 1: " 4194304"}))
+		h, err := FromSys(sysfsFS("0-3", twoByTwoHT, map[int]string{0: "0-3 1048576", 1: " 4194304"}), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestFromSysEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("unequal node memory: the smallest, noted", func(t *testing.T) {
-		h, err := FromSys(sysfsFS("0-1", map[int]string{0: "0 0 0 0", 1: "1 0 0 1"}, map[int]string{0: "0 131825796", 1: "1 132120576"}))
+		h, err := FromSys(sysfsFS("0-1", map[int]string{0: "0 0 0 0", 1: "1 0 0 1"}, map[int]string{0: "0 131825796", 1: "1 132120576"}), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestFromSysEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("node without meminfo: memory unknown, noted", func(t *testing.T) {
-		h, err := FromSys(sysfsFS("0-1", map[int]string{0: "0 0 0 0", 1: "0 0 1 1"}, map[int]string{0: "0-1 -"}))
+		h, err := FromSys(sysfsFS("0-1", map[int]string{0: "0 0 0 0", 1: "0 0 1 1"}, map[int]string{0: "0-1 -"}), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestFromSysEdgeCases(t *testing.T) {
 	})
 	t.Run("hybrid CPU: some cores without a sibling", func(t *testing.T) {
 		// 1 P-core with HT (CPUs 0, 1) and 2 E-cores (2, 3).
-		h, err := FromSys(sysfsFS("0-3", map[int]string{0: "0 0 0 0-1", 1: "0 0 0 0-1", 2: "0 0 8 2", 3: "0 0 9 3"}, map[int]string{0: "0-3 1048576"}))
+		h, err := FromSys(sysfsFS("0-3", map[int]string{0: "0 0 0 0-1", 1: "0 0 0 0-1", 2: "0 0 8 2", 3: "0 0 9 3"}, map[int]string{0: "0-3 1048576"}), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestFromSysEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("offline sibling: counted from online CPUs", func(t *testing.T) {
-		h, err := FromSys(sysfsFS("0-2", twoByTwoHT, map[int]string{0: "0-3 1048576"}))
+		h, err := FromSys(sysfsFS("0-2", twoByTwoHT, map[int]string{0: "0-3 1048576"}), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +239,7 @@ func TestFromSysEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("core_id repeated across dies: the die tells them apart", func(t *testing.T) {
-		h, err := FromSys(sysfsFS("0-3", map[int]string{0: "0 0 0 0", 1: "0 0 1 1", 2: "0 1 0 2", 3: "0 1 1 3"}, map[int]string{0: "0-3 1048576"}))
+		h, err := FromSys(sysfsFS("0-3", map[int]string{0: "0 0 0 0", 1: "0 0 1 1", 2: "0 1 0 2", 3: "0 1 1 3"}, map[int]string{0: "0-3 1048576"}), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +249,7 @@ func TestFromSysEdgeCases(t *testing.T) {
 	})
 	t.Run("core_id repeated within a die: the sibling lists decide, noted", func(t *testing.T) {
 		// Two clusters per die, core_id counting within the cluster.
-		h, err := FromSys(sysfsFS("0-3", map[int]string{0: "0 0 0 0", 1: "0 0 1 1", 2: "0 0 0 2", 3: "0 0 1 3"}, map[int]string{0: "0-3 1048576"}))
+		h, err := FromSys(sysfsFS("0-3", map[int]string{0: "0 0 0 0", 1: "0 0 1 1", 2: "0 0 0 2", 3: "0 0 1 3"}, map[int]string{0: "0-3 1048576"}), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,9 +281,64 @@ func TestFromSysEdgeCases(t *testing.T) {
 	}
 	for _, r := range refusals {
 		t.Run("refuses "+r.name, func(t *testing.T) {
-			_, err := FromSys(r.fsys)
+			_, err := FromSys(r.fsys, 0)
 			if err == nil || !strings.Contains(err.Error(), r.want) {
 				t.Errorf("error %v; want one containing %q", err, r.want)
+			}
+		})
+	}
+}
+
+// TestFromSysMemTotal: the nodes' memory cross-checked with /proc/meminfo's
+// MemTotal, the larger used, with a note when they differ by more than 1 %.
+func TestFromSysMemTotal(t *testing.T) {
+	const kib = int64(1024)
+	one := map[int]string{0: "0 0 0 0", 1: "0 0 1 1"}
+	two := map[int]string{0: "0 0 0 0", 1: "1 0 0 1"}
+	cases := []struct {
+		name     string
+		fsys     fstest.MapFS
+		memTotal int64
+		perNode  int64
+		notes    []string // a substring of each note, in order
+	}{
+		{"this machine: node 0 lags a hot-plugged MemTotal", sysfsFS("0-1", one, map[int]string{0: "0-1 6121676"}), 24684084 * kib,
+			24684084 * kib, []string{"sysfs's NUMA node holds 5.8 GiB but /proc/meminfo's MemTotal is 23.5 GiB (memory hot-plugged into a VM after boot?): the larger is used, memory per node 23.5 GiB"}},
+		{"unknown MemTotal: sysfs's", sysfsFS("0-1", one, map[int]string{0: "0-1 6121676"}), 0, 6121676 * kib, nil},
+		{"within 1 %: sysfs's, no note", sysfsFS("0-1", one, map[int]string{0: "0-1 1048576"}), gib + gib/200, gib, nil},
+		{"smaller MemTotal (a container): sysfs's, noted", sysfsFS("0-1", one, map[int]string{0: "0-1 4194304"}), gib, 4 * gib,
+			[]string{"/proc/meminfo's MemTotal is 1 GiB but sysfs's NUMA node holds 4 GiB (a container's memory limit?): the larger, sysfs's, is used"}},
+		{"two nodes scaled by the same factor, the smallest per node", sysfsFS("0-1", two, map[int]string{0: "0 1048576", 1: "1 3145728"}), 8 * gib,
+			2 * gib, []string{"memory differs (1 GiB to 3 GiB)", "sysfs's NUMA nodes hold 4 GiB but /proc/meminfo's MemTotal is 8 GiB (memory hot-plugged into a VM after boot?): the larger is used, memory per node 2 GiB"}},
+		{"memory-only node counted in the total: agrees", sysfsFS("0-1", one, map[int]string{0: "0-1 1048576", 1: " 4194304"}), 5 * gib,
+			gib, []string{"NUMA node 1 has no online CPU"}},
+		{"memory-only node's memory is not the CPU node's", sysfsFS("0-1", one, map[int]string{0: "0-1 1048576", 1: " 4194304"}), 7 * gib,
+			3 * gib, []string{"NUMA node 1 has no online CPU", "holds 1 GiB (and 4 GiB on memory-only nodes) but /proc/meminfo's MemTotal is 7 GiB (memory hot-plugged into a VM after boot?): the larger is used, memory per node 3 GiB"}},
+		{"no node directory, one socket: MemTotal", sysfsFS("0-1", one, nil), 8 * gib,
+			8 * gib, []string{"one node assumed, with /proc/meminfo's MemTotal (8 GiB)"}},
+		{"no node directory, two sockets: unknown, not split by guess", sysfsFS("0-1", two, nil), 8 * gib,
+			0, []string{"memory per node unknown"}},
+		{"one node without meminfo: MemTotal", sysfsFS("0-1", one, map[int]string{0: "0-1 -"}), 8 * gib,
+			8 * gib, []string{"the host's one node has /proc/meminfo's MemTotal (8 GiB)"}},
+		{"two nodes without meminfo: unknown", sysfsFS("0-1", two, map[int]string{0: "0 -", 1: "1 -"}), 8 * gib,
+			0, []string{"memory per node unknown"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := FromSys(c.fsys, c.memTotal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.MemoryPerNode != c.perNode {
+				t.Errorf("memory per node %s (%d), want %s (%d)", FormatBytes(h.MemoryPerNode), h.MemoryPerNode, FormatBytes(c.perNode), c.perNode)
+			}
+			if len(h.Notes) != len(c.notes) {
+				t.Fatalf("notes %q, want %d", h.Notes, len(c.notes))
+			}
+			for i, w := range c.notes {
+				if !strings.Contains(h.Notes[i], w) {
+					t.Errorf("note %d %q lacks %q", i, h.Notes[i], w)
+				}
 			}
 		})
 	}

@@ -322,8 +322,12 @@ type Instance interface {
 	Info() InstanceInfo
 	// Prepare creates and loads what the workload needs.
 	Prepare(ctx context.Context, opt PrepareOptions, p Progress) error
-	// Cleanup removes what Prepare created (and only that, unless opt.Force).
-	Cleanup(ctx context.Context, opt PrepareOptions) error
+	// Cleanup removes what Prepare created (and only that, unless
+	// opt.Force). removed names what it dropped or deleted (tables, a
+	// file), in order, also when it then fails; none when nothing was there
+	// to clean up. Bookkeeping (rightsize_objects, a file's record) is not
+	// listed.
+	Cleanup(ctx context.Context, opt PrepareOptions) (removed []string, err error)
 	// NewVU opens one virtual user. id is unique within the instance; seed is
 	// the VU's random seed.
 	NewVU(ctx context.Context, id int, seed uint64) (VU, error)
@@ -355,8 +359,31 @@ type Workload interface {
 	ParseTarget(raw string, getenv func(string) string, index int) (Target, error)
 }
 
+// Unit is what a Progress counts.
+type Unit string
+
+const (
+	Rows  Unit = "rows"  // the default: rows loaded or checked
+	Bytes Unit = "bytes" // bytes written (fileio's layout)
+)
+
+// UnitProgress is a Progress that can be told its unit (optional: a
+// Progress without it counts rows).
+type UnitProgress interface {
+	Progress
+	Unit(u Unit)
+}
+
+// SetUnit tells p, when it can be told, that its counts are u; call it
+// before Total.
+func SetUnit(p Progress, u Unit) {
+	if up, ok := p.(UnitProgress); ok {
+		up.Unit(u)
+	}
+}
+
 // SyncProgress returns a Progress that serialises calls into p, for parallel
-// loaders; a nil p discards everything.
+// loaders; a nil p discards everything. It passes SetUnit on.
 func SyncProgress(p Progress) Progress {
 	if p == nil {
 		return nopProgress{}
@@ -385,6 +412,12 @@ func (s *syncProgress) Message(m string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.p.Message(m)
+}
+
+func (s *syncProgress) Unit(u Unit) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	SetUnit(s.p, u)
 }
 
 type nopProgress struct{}

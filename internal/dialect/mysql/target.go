@@ -35,6 +35,9 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 	if u.Scheme != "mysql" && u.Scheme != "mariadb" {
 		return nil, fmt.Errorf("%w: mysql: scheme %q is not mysql or mariadb", dialect.ErrBadTarget, u.Scheme)
 	}
+	if err := dialect.HostInPath("mysql", u); err != nil {
+		return nil, err // postgres:/127.0.0.1/db, mysql:///h:3306/db
+	}
 	if u.Opaque != "" || !strings.HasPrefix(raw[len(u.Scheme)+1:], "//") {
 		return nil, fmt.Errorf("%w: mysql: URL must start with %s://", dialect.ErrBadTarget, u.Scheme)
 	}

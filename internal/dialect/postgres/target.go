@@ -87,6 +87,9 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
 		return nil, fmt.Errorf("%w: postgres: scheme %q is not postgres or postgresql", dialect.ErrBadTarget, u.Scheme)
 	}
+	if err := dialect.HostInPath("postgres", u); err != nil {
+		return nil, err // postgres:/127.0.0.1/db, mysql:///h:3306/db
+	}
 	if u.Opaque != "" || !strings.HasPrefix(raw[len(u.Scheme)+1:], "//") {
 		return nil, fmt.Errorf("%w: postgres: URL must start with %s://", dialect.ErrBadTarget, u.Scheme)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -114,14 +115,17 @@ func TestPrepareOwnsWhatItLaysOut(t *testing.T) {
 	if err := fin.Prepare(ctx, workload.PrepareOptions{}, nil); !errors.Is(err, objects.ErrNotOwned) {
 		t.Errorf("prepare over a user's file: %v", err)
 	}
-	if err := fin.Cleanup(ctx, workload.PrepareOptions{}); !errors.Is(err, objects.ErrNotOwned) {
-		t.Errorf("cleanup of a user's file: %v", err)
+	if removed, err := fin.Cleanup(ctx, workload.PrepareOptions{}); !errors.Is(err, objects.ErrNotOwned) || len(removed) != 0 {
+		t.Errorf("cleanup of a user's file: %v, removed %q", err, removed)
 	}
 	if b, _ := os.ReadFile(foreign); string(b) != "precious" {
 		t.Errorf("the user's file changed: %q", b)
 	}
-	if err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil {
-		t.Fatal(err)
+	if removed, err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil || !slices.Equal(removed, []string{path}) {
+		t.Fatalf("cleanup: removed %q, %v; want %s", removed, err, path)
+	}
+	if removed, err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil || len(removed) != 0 {
+		t.Errorf("second cleanup: removed %q, %v; want nothing", removed, err)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("cleanup left the file: %v", err)
@@ -213,6 +217,41 @@ func TestMissingFileSaysPrepare(t *testing.T) {
 		t.Errorf("NewVU on a missing file: %v", err)
 	}
 }
+
+// TestTargetThatIsNeitherFileNorBlockDevice: /dev/null is a character
+// device, not a block device; prepare, run and cleanup say what the target
+// is instead of treating it as a block device, and change nothing.
+func TestTargetThatIsNeitherFileNorBlockDevice(t *testing.T) {
+	ctx := context.Background()
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, kind := range map[string]string{"/dev/null": "a character device", t.TempDir(): "a directory", fifo: "a named pipe"} {
+		want := path + " is " + kind + ", not a regular file or a block device"
+		in := openIn(t, path, func(o *Options) { o.Size = "1m" })
+		p := &recordingProgress{}
+		if err := in.Prepare(ctx, workload.PrepareOptions{}, p); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("prepare %s: %v; want %q", path, err, want)
+		}
+		if strings.Contains(strings.Join(p.messages, "\n"), "block device") {
+			t.Errorf("prepare %s: messages %q call it a block device", path, p.messages)
+		}
+		if _, err := in.NewVU(ctx, 0, 1); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("run on %s: %v; want %q", path, err, want)
+		}
+		if _, err := in.Cleanup(ctx, workload.PrepareOptions{Force: true}); err == nil || !strings.Contains(err.Error(), path+" is "+kind) {
+			t.Errorf("cleanup %s: %v; want it to say %s", path, err, kind)
+		}
+	}
+}
+
+// recordingProgress keeps prepare's messages.
+type recordingProgress struct{ messages []string }
+
+func (*recordingProgress) Total(int64)        {}
+func (*recordingProgress) Add(int64)          {}
+func (p *recordingProgress) Message(s string) { p.messages = append(p.messages, s) }
 
 func abs(x float64) float64 {
 	if x < 0 {

@@ -62,11 +62,11 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return fmt.Errorf("%s: %w", in.path, err)
-	case st.Mode()&os.ModeDevice != 0:
+	case isBlockDevice(st.Mode()):
 		p.Message("a block device needs no layout; nothing done")
 		return nil
 	case !st.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file or a block device", in.path)
+		return notAFileOrDevice(in.path, st.Mode())
 	default:
 		rec, owned := readRecord(in.path)
 		why := ""
@@ -93,6 +93,7 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 	if err := writeRecord(in.path, record{Size: size, Created: time.Now().UTC().Format(time.RFC3339)}); err != nil {
 		return fmt.Errorf("%s: record the layout: %w", in.path, err)
 	}
+	workload.SetUnit(p, workload.Bytes)
 	p.Total(size)
 	p.Message("writing " + FormatSize(size))
 	if err := layOut(ctx, in.path, size, !in.o.Buffered, true, p); err != nil {
@@ -198,26 +199,27 @@ func ioError(path, what string, off int64, err error) error {
 
 // Cleanup deletes the file and its record when rightsize laid it out (or
 // with opt.Force); never a block device.
-func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) error {
+func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) ([]string, error) {
 	st, err := os.Stat(in.path)
 	if errors.Is(err, os.ErrNotExist) {
 		_ = os.Remove(sidecar(in.path))
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", in.path, err)
+		return nil, fmt.Errorf("%s: %w", in.path, err)
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file; rightsize deletes only files it laid out", in.path)
+		return nil, fmt.Errorf("%s is %s, not a regular file; rightsize deletes only files it laid out", in.path, kindOf(st.Mode()))
 	}
 	if _, owned := readRecord(in.path); !owned && !opt.Force {
-		return fmt.Errorf("%s: left in place: it was %w (no %s); use --force to delete it", in.path, objects.ErrNotOwned, sidecar(in.path))
+		return nil, fmt.Errorf("%s: left in place: it was %w (no %s); use --force to delete it", in.path, objects.ErrNotOwned, sidecar(in.path))
 	}
 	if err := os.Remove(in.path); err != nil {
-		return fmt.Errorf("%s: %w", in.path, err)
+		return nil, fmt.Errorf("%s: %w", in.path, err)
 	}
+	removed := []string{in.path}
 	if err := os.Remove(sidecar(in.path)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+		return removed, err
 	}
-	return nil
+	return removed, nil
 }

@@ -41,9 +41,9 @@ func (in *instance) doSetup(ctx context.Context) error {
 		}
 		return fmt.Errorf("%s: %w", in.path, err)
 	}
-	in.dev = st.Mode()&os.ModeDevice != 0
+	in.dev = isBlockDevice(st.Mode())
 	if !in.dev && !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file or a block device", in.path)
+		return notAFileOrDevice(in.path, st.Mode())
 	}
 	writes := in.o.Precondition
 	for _, r := range in.o.mixes {

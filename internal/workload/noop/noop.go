@@ -80,7 +80,9 @@ func (*instance) Prepare(context.Context, workload.PrepareOptions, workload.Prog
 // does not announce a prepare.
 func (*instance) NeedsPrepare() bool { return false }
 
-func (*instance) Cleanup(context.Context, workload.PrepareOptions) error { return nil }
+func (*instance) Cleanup(context.Context, workload.PrepareOptions) ([]string, error) {
+	return nil, nil
+}
 func (*instance) NewVU(context.Context, int, uint64) (workload.VU, error) {
 	return vu{}, nil
 }

@@ -232,8 +232,8 @@ func prepareRunCleanup(t *testing.T, rawURL string) {
 		}
 	}
 	runSteps(t, rawURL, args...)
-	if err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil {
-		t.Fatal(err)
+	if removed, err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil || strings.Join(removed, ",") != "sbtest1,sbtest2" {
+		t.Fatalf("cleanup: removed %q, %v; want sbtest1 and sbtest2", removed, err)
 	}
 	for _, tb := range []string{"sbtest1", "sbtest2", metaTable} {
 		if exists(t, c, tb) {
@@ -363,7 +363,7 @@ func TestForeignTables(t *testing.T) {
 	}
 
 	// Cleanup without --force leaves the foreign table (and everything else) alone.
-	err = in.Cleanup(ctx, workload.PrepareOptions{})
+	_, err = in.Cleanup(ctx, workload.PrepareOptions{})
 	if !errors.Is(err, ErrNotOwned) || rows(t, c, "sbtest2") != 1 || !exists(t, c, "users") {
 		t.Fatalf("cleanup touched a foreign table: %v", err)
 	}
@@ -376,9 +376,9 @@ func TestForeignTables(t *testing.T) {
 	mustExec(t, c, "DROP TABLE sbtest2")
 	mustExec(t, c, "DELETE FROM "+metaTable+" WHERE object_name = 'sbtest2'")
 	mustExec(t, c, "ALTER TABLE keep_sbtest2 RENAME TO sbtest2")
-	err = in.Cleanup(ctx, workload.PrepareOptions{})
-	if !errors.Is(err, ErrNotOwned) {
-		t.Fatalf("cleanup: %v", err)
+	removed, err := in.Cleanup(ctx, workload.PrepareOptions{})
+	if !errors.Is(err, ErrNotOwned) || strings.Join(removed, ",") != "sbtest1,sbtest3" {
+		t.Fatalf("cleanup: removed %q, %v; want sbtest1 and sbtest3, then ErrNotOwned", removed, err)
 	}
 	if exists(t, c, "sbtest1") || exists(t, c, "sbtest3") || rows(t, c, "sbtest2") != 1 || !exists(t, c, "users") {
 		t.Fatal("cleanup dropped the wrong tables")
@@ -396,7 +396,7 @@ func TestForeignTables(t *testing.T) {
 		t.Fatal("forced prepare did not reload sbtest2")
 	}
 	mustExec(t, c, "DELETE FROM "+metaTable)
-	if err := in.Cleanup(ctx, workload.PrepareOptions{Force: true}); err != nil {
+	if _, err := in.Cleanup(ctx, workload.PrepareOptions{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tb := range []string{"sbtest1", "sbtest2", "sbtest3"} {

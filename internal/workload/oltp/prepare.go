@@ -350,15 +350,15 @@ func (r *rowSource) Err() error { return nil }
 // range. It never drops anything else. Unrecorded tables left in place are
 // reported in an error wrapping ErrNotOwned, after everything else is done.
 // rightsize_objects itself is dropped once it holds no record.
-func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) error {
+func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) (removed []string, err error) {
 	c, err := in.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: cleanup: %w", in.Target, err)
+		return removed, fmt.Errorf("%s: cleanup: %w", in.Target, err)
 	}
 	defer c.Close()
 	hasMeta, err := objects.Exists(ctx, c)
 	if err != nil {
-		return fmt.Errorf("%s: cleanup: %w", in.Target, err)
+		return removed, fmt.Errorf("%s: cleanup: %w", in.Target, err)
 	}
 	var left []string
 	for n := 1; n <= in.o.Tables; n++ {
@@ -366,36 +366,37 @@ func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) er
 		owned := false
 		if hasMeta {
 			if _, owned, err = readMeta(ctx, c, name); err != nil {
-				return fmt.Errorf("%s: cleanup: read %s: %w", in.Target, metaTable, err)
+				return removed, fmt.Errorf("%s: cleanup: read %s: %w", in.Target, metaTable, err)
 			}
 		}
 		exists, err := c.TableExists(ctx, name)
 		if err != nil {
-			return fmt.Errorf("%s: cleanup: %s: %w", in.Target, name, err)
+			return removed, fmt.Errorf("%s: cleanup: %s: %w", in.Target, name, err)
 		}
 		switch {
 		case exists && (owned || opt.Force):
 			if _, err := c.Exec(ctx, dropTableSQL(name)); err != nil {
-				return fmt.Errorf("%s: cleanup: drop %s: %w", in.Target, name, err)
+				return removed, fmt.Errorf("%s: cleanup: drop %s: %w", in.Target, name, err)
 			}
+			removed = append(removed, name)
 		case exists:
 			left = append(left, name)
 		}
 		if owned {
 			if err := objects.Delete(ctx, c, name); err != nil {
-				return fmt.Errorf("%s: cleanup: %s: %w", in.Target, metaTable, err)
+				return removed, fmt.Errorf("%s: cleanup: %s: %w", in.Target, metaTable, err)
 			}
 		}
 	}
 	if hasMeta {
 		if err := objects.DropIfEmpty(ctx, c); err != nil {
-			return fmt.Errorf("%s: cleanup: %s: %w", in.Target, metaTable, err)
+			return removed, fmt.Errorf("%s: cleanup: %s: %w", in.Target, metaTable, err)
 		}
 	}
 	if len(left) > 0 {
-		return fmt.Errorf("%s: cleanup: left %s in place: %w (no row in %s); use --force to drop them",
+		return removed, fmt.Errorf("%s: cleanup: left %s in place: %w (no row in %s); use --force to drop them",
 			in.Target, strings.Join(left, ", "), ErrNotOwned, metaTable)
 	}
 	in.tablesOK.Store(false)
-	return nil
+	return removed, nil
 }

@@ -71,7 +71,7 @@ func interop(t *testing.T, rawURL string) {
 	if m == nil || m[1] == "0" {
 		t.Fatalf("sysbench ran no transaction on rightsize's tables:\n%s", out)
 	}
-	if err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil {
+	if _, err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -97,7 +97,7 @@ func interop(t *testing.T, rawURL string) {
 		}
 	}
 	vu.Close()
-	if err := in.Cleanup(ctx, workload.PrepareOptions{}); !errors.Is(err, ErrNotOwned) {
+	if _, err := in.Cleanup(ctx, workload.PrepareOptions{}); !errors.Is(err, ErrNotOwned) {
 		t.Errorf("cleanup of sysbench's tables without --force: %v, want ErrNotOwned", err)
 	}
 	c := admin(t, in)

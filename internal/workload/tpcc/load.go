@@ -572,15 +572,15 @@ func (l *loader) finish(ctx context.Context, c dialect.Conn, pl *tablePlan) erro
 // their records; with opt.Force also unrecorded ones. Unrecorded tables left
 // in place are reported in an error wrapping ErrNotOwned, after everything
 // else is done; rightsize_objects is dropped once it holds no record.
-func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) error {
+func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) (removed []string, err error) {
 	c, err := in.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: cleanup: %w", in.Target, err)
+		return removed, fmt.Errorf("%s: cleanup: %w", in.Target, err)
 	}
 	defer c.Close()
 	hasMeta, err := objects.Exists(ctx, c)
 	if err != nil {
-		return fmt.Errorf("%s: cleanup: %w", in.Target, err)
+		return removed, fmt.Errorf("%s: cleanup: %w", in.Target, err)
 	}
 	var left []string
 	for i := range tables {
@@ -589,37 +589,38 @@ func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) er
 		if hasMeta {
 			var m loadMeta
 			if owned, err = objects.Read(ctx, c, name, &m); err != nil {
-				return fmt.Errorf("%s: cleanup: read %s: %w", in.Target, objects.Table, err)
+				return removed, fmt.Errorf("%s: cleanup: read %s: %w", in.Target, objects.Table, err)
 			}
 		}
 		exists, err := c.TableExists(ctx, name)
 		if err != nil {
-			return fmt.Errorf("%s: cleanup: %s: %w", in.Target, name, err)
+			return removed, fmt.Errorf("%s: cleanup: %s: %w", in.Target, name, err)
 		}
 		switch {
 		case exists && (owned || opt.Force):
 			if _, err := c.Exec(ctx, "DROP TABLE IF EXISTS "+name); err != nil {
-				return fmt.Errorf("%s: cleanup: drop %s: %w", in.Target, name, err)
+				return removed, fmt.Errorf("%s: cleanup: drop %s: %w", in.Target, name, err)
 			}
+			removed = append(removed, name)
 		case exists:
 			left = append(left, name)
 		}
 		if owned {
 			if err := objects.Delete(ctx, c, name); err != nil {
-				return fmt.Errorf("%s: cleanup: %s: %w", in.Target, objects.Table, err)
+				return removed, fmt.Errorf("%s: cleanup: %s: %w", in.Target, objects.Table, err)
 			}
 		}
 	}
 	if hasMeta {
 		if err := objects.DropIfEmpty(ctx, c); err != nil {
-			return fmt.Errorf("%s: cleanup: %s: %w", in.Target, objects.Table, err)
+			return removed, fmt.Errorf("%s: cleanup: %s: %w", in.Target, objects.Table, err)
 		}
 	}
 	if len(left) > 0 {
-		return fmt.Errorf("%s: cleanup: left %s in place: %w (no row in %s); use --force to drop them",
+		return removed, fmt.Errorf("%s: cleanup: left %s in place: %w (no row in %s); use --force to drop them",
 			in.Target, strings.Join(left, ", "), objects.ErrNotOwned, objects.Table)
 	}
-	return nil
+	return removed, nil
 }
 
 // loadConstants returns the NURand constants prepare loaded the database

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -310,9 +311,9 @@ func ldScenario(t *testing.T, rawURL string) {
 	if err := objects.Delete(ctx, c, "stock"); err != nil {
 		t.Fatal(err)
 	}
-	err = in.Cleanup(ctx, workload.PrepareOptions{})
-	if !errors.Is(err, objects.ErrNotOwned) || !strings.Contains(err.Error(), "stock") {
-		t.Fatalf("cleanup: %v, want ErrNotOwned naming stock", err)
+	removed, err := in.Cleanup(ctx, workload.PrepareOptions{})
+	if !errors.Is(err, objects.ErrNotOwned) || !strings.Contains(err.Error(), "stock") || len(removed) != len(tables)-1 || slices.Contains(removed, "stock") {
+		t.Fatalf("cleanup: removed %q, %v; want every table but stock, and ErrNotOwned naming stock", removed, err)
 	}
 	for _, tb := range tables {
 		if got := ldExists(t, c, tb.name); got != (tb.name == "stock") {
@@ -325,8 +326,8 @@ func ldScenario(t *testing.T, rawURL string) {
 	if _, ok, err := in.loadConstants(ctx, c); ok || err != nil {
 		t.Errorf("loadConstants after cleanup: %v %v", ok, err)
 	}
-	if err := in.Cleanup(ctx, workload.PrepareOptions{Force: true}); err != nil {
-		t.Fatal(err)
+	if removed, err := in.Cleanup(ctx, workload.PrepareOptions{Force: true}); err != nil || !slices.Equal(removed, []string{"stock"}) {
+		t.Fatalf("cleanup --force: removed %q, %v; want stock", removed, err)
 	}
 	if ldExists(t, c, "stock") {
 		t.Error("cleanup --force left stock")

@@ -1,0 +1,50 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// TestSLOFlag: --slo takes a duration (50ms, 0.5s) or, as before, a bare
+// number of milliseconds; anything else is refused with the units it takes,
+// never strconv's words.
+func TestSLOFlag(t *testing.T) {
+	for in, want := range map[string]float64{"50": 50, "50ms": 50, "0.5s": 500, "250us": 0.25, "1.5": 1.5, "0": 0, " 20ms ": 20, "1m": 60000} {
+		fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+		var ms float64
+		MillisVar(fs, &ms, "slo", 0, "p99 objective")
+		if err := fs.Parse([]string{"--slo", in}); err != nil || ms != want {
+			t.Errorf("--slo %q = %v, %v; want %v", in, ms, err, want)
+		}
+	}
+	for _, in := range []string{"abc", "50 ms", "-5", "-5ms", "NaN", "Inf", "1e400", ""} {
+		fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+		ms := 7.0
+		MillisVar(fs, &ms, "slo", 0, "p99 objective")
+		err := fs.Parse([]string{"--slo", in})
+		if err == nil {
+			t.Errorf("--slo %q accepted as %v", in, ms)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "strconv") || !strings.Contains(msg, "50ms") || !strings.Contains(msg, "milliseconds") {
+			t.Errorf("--slo %q: %q; want the units it takes, not strconv's words", in, msg)
+		}
+	}
+}
+
+// TestCheckCPUTarget: the one rule for --cpu-target of sweep, analyze and
+// plan.
+func TestCheckCPUTarget(t *testing.T) {
+	for _, ok := range []float64{0.5, 50, 80, 100} {
+		if err := CheckCPUTarget(ok); err != nil {
+			t.Errorf("CheckCPUTarget(%v) = %v", ok, err)
+		}
+	}
+	for _, bad := range []float64{0, -1, 100.5, 180} {
+		if err := CheckCPUTarget(bad); err == nil || !strings.Contains(err.Error(), "want more than 0 and at most 100") {
+			t.Errorf("CheckCPUTarget(%v) = %v", bad, err)
+		}
+	}
+}
