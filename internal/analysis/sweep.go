@@ -30,12 +30,17 @@ type Result struct {
 	USLError    string  `json:"usl_error,omitempty"`
 	Demand      *Demand `json:"demand,omitempty"`
 	DemandError string  `json:"demand_error,omitempty"`
+	// Limited lists the steps the load generator limited (GeneratorLimit):
+	// the methods read only the steps before the first of them (Usable).
+	Limited []Limited `json:"generator_limited,omitempty"`
 }
 
 // Analyze finds the knees, the service demand and sweet spot, and (over
-// threads or instances) the USL fit from the steps. Steps that vary the
-// work rather than the load (OwnSteps) get none. sw is not changed: the
-// Result holds its own copy.
+// threads or instances) the USL fit from the steps, up to the first one
+// the load generator limited: its figures and those after it measure the
+// client, so no knee is claimed there. Steps that vary the work rather
+// than the load (OwnSteps) get none. sw is not changed: the Result holds
+// its own copy.
 func Analyze(sw *result.Sweep, o Options) *Result {
 	cp := *sw
 	cp.Steps = slices.Clone(sw.Steps)
@@ -46,14 +51,19 @@ func Analyze(sw *result.Sweep, o Options) *Result {
 	}
 	// The methods read the steps in rising order of the load axis.
 	slices.SortStableFunc(cp.Steps, func(a, b result.SweepStep) int { return cmp.Compare(a.X, b.X) })
-	ps := r.Points()
+	r.Limited = limits(cp.Steps, cp.Embedded)
+	ps := r.Points()[:r.Usable()]
+	if len(ps) == 0 {
+		r.DemandError, r.USLError = "the load generator limited every step", "the load generator limited every step"
+		return r
+	}
 	r.Knees = []Knee{MarginalKnee(ps, 0.2), Kneedle(ps)}
 	if o.SLOMs > 0 {
 		r.Knees = append(r.Knees, SLOKnee(ps, o.SLOMs))
 	}
 	var ls []Load
 	cpus := 0
-	for _, st := range cp.Steps {
+	for _, st := range cp.Steps[:len(ps)] {
 		if st.Host == nil {
 			ls = nil
 			break

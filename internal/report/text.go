@@ -169,7 +169,11 @@ func Summary(w io.Writer, r *result.Run) error {
 		hostLine(ew, r.Host)
 	}
 	if r.Client != nil {
-		ew.printf("client CPU: %.1f µs per %s (user %.2f s, sys %.2f s)\n", r.Client.CPUPerEventUs, r.Event, r.Client.CPUUserS, r.Client.CPUSysS)
+		ew.printf("client CPU: %.1f µs per %s (user %.2f s, sys %.2f s", r.Client.CPUPerEventUs, r.Event, r.Client.CPUUserS, r.Client.CPUSysS)
+		if p := r.Client.HostSharePct; p > 0 {
+			ew.printf("; %.0f%% of the host's CPU", p)
+		}
+		ew.printf(")\n")
 	}
 	if s := r.Shard; s != nil {
 		ew.printf("shard %d/%d of run %s: instances %d..%d of %d, virtual users %d..%d of %d on each; start barrier: %s, waited %.1f s, started %.3f s late\n",
@@ -276,8 +280,12 @@ func headline(ew *errWriter, prefix, event string, s result.Summary) {
 		if s.Offered > 0 {
 			ew.printf("offered %.2f %s/s; ", s.Offered, event)
 		}
-		ew.printf("response time counts from the intended start; service time ms avg %.2f p95 %.2f p99 %.2f; late starts %d, dropped %d\n",
+		ew.printf("response time counts from the intended start; service time ms avg %.2f p95 %.2f p99 %.2f; late starts %d, dropped %d",
 			s.ServiceTime.AvgMs, s.ServiceTime.P95Ms, s.ServiceTime.P99Ms, s.Late, s.Dropped)
+		if l := s.StartLag; l != nil {
+			ew.printf("; idle virtual users' start lag ms p99 %.3f max %.3f", l.P99Ms, l.MaxMs)
+		}
+		ew.printf("\n")
 	}
 	if s.Errors > 0 || s.Reconnects > 0 || s.ReconnectFailures > 0 {
 		ew.printf("%s  errors %d (%s), reconnects %d", prefix, s.Errors, classes(s.ErrorsByClass), s.Reconnects)

@@ -19,14 +19,34 @@ const (
 )
 
 // SweepSentences is the verdict of an analysed sweep in sentences: where
-// the knee is and why (Verdict), and the steps whose figures need a
-// caution: an open loop that fell behind its schedule, a load generator
-// that fell behind its ticks. A sweep of the workload's own steps has none.
+// the knee is and why (Verdict) among the steps before the first one the
+// load generator limited, which steps it limited and why, and the steps
+// whose figures need a caution: an open loop that fell behind its
+// schedule, a load generator that fell behind its ticks. A sweep of the
+// workload's own steps has none.
 func SweepSentences(r *analysis.Result) []string {
 	if r.OwnSteps {
 		return nil
 	}
-	out := Verdict(r.Axis, r.Points(), r.Hosts(), r.Knees, r.HostIsServer)
+	n := r.Usable()
+	var out []string
+	if n > 0 {
+		out = Verdict(r.Axis, r.Points()[:n], r.Hosts()[:n], r.Knees, r.HostIsServer)
+	}
+	if len(r.Limited) > 0 {
+		var at []string
+		for _, l := range r.Limited {
+			at = append(at, fmt.Sprintf("%s (%s)", l.Label, l.Reason))
+		}
+		s := "The load generator, not the system under test, limited " + strings.Join(at, ", ") +
+			": there the figures measure the client, so "
+		if n == 0 {
+			s += "no knee can be claimed"
+		} else {
+			s += fmt.Sprintf("the knee is sought among the steps before %s only", r.Steps[n].Label)
+		}
+		out = append(out, s+". Give the generator its own cores, or split the load over generators (run --shard).")
+	}
 	var lagged, over []string
 	for _, st := range r.Steps {
 		if l := st.TickerLag; l != nil {
@@ -38,7 +58,7 @@ func SweepSentences(r *analysis.Result) []string {
 	}
 	if len(over) > 0 {
 		out = append(out, "Overloaded: the open loop fell behind its schedule at "+strings.Join(over, ", ")+
-			": starts due in the window never ran, and events are counted by their intended start, so those steps' throughput understates what the system completed; the system could not take that rate.")
+			": starts due in the window never ran; the system could not take that rate. The throughput there is what it completed, and the response time (from the intended starts) shows the queue that built up.")
 	}
 	if len(lagged) > 0 {
 		out = append(out, "Caution: the load generator fell behind its report ticks at "+strings.Join(lagged, ", ")+

@@ -121,3 +121,34 @@ func TestVerdictWording(t *testing.T) {
 		t.Errorf("Analyze sorted its input: %v", sw.Steps)
 	}
 }
+
+// A step the load generator limited is named with its reason, and the
+// knee it would have been is not claimed.
+func TestSweepVerdictNamesTheGeneratorLimit(t *testing.T) {
+	sw := &result.Sweep{Axis: "threads", HostIsServer: true, Steps: []result.SweepStep{
+		{Label: "threads 1", X: 1, Throughput: 100, P99Ms: 1},
+		{Label: "threads 2", X: 2, Throughput: 200, P99Ms: 1},
+		{Label: "threads 4", X: 4, Throughput: 400, P99Ms: 1},
+		{Label: "threads 8", X: 8, Throughput: 800, P99Ms: 2, ClientSharePct: 91},
+		{Label: "threads 16", X: 16, Throughput: 820, P99Ms: 9},
+	}}
+	got := strings.Join(SweepSentences(analysis.Analyze(sw, analysis.OptionsOf(sw))), " ")
+	for _, want := range []string{
+		"No knee in the range: throughput still scales at 4 threads",
+		"The load generator, not the system under test, limited threads 8 (the generator used 91% of the host's CPU (at least 80%))",
+		"the knee is sought among the steps before threads 8 only",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("verdict lacks %q: %q", want, got)
+		}
+	}
+	if strings.Contains(got, "The knee is at 8") {
+		t.Errorf("a knee claimed at the limited step: %q", got)
+	}
+	// The first step limited: no knee at all.
+	sw.Steps[0].ClientSharePct = 95
+	got = strings.Join(SweepSentences(analysis.Analyze(sw, analysis.OptionsOf(sw))), " ")
+	if !strings.Contains(got, "no knee can be claimed") || strings.Contains(got, "The knee is at") {
+		t.Errorf("verdict with every step limited: %q", got)
+	}
+}

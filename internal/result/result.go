@@ -262,6 +262,11 @@ type Summary struct {
 	Latency Latency `json:"latency"`
 	// ServiceTime is from the actual start; only in open-loop runs.
 	ServiceTime *Latency `json:"service_time,omitempty"`
+	// StartLag is, in open-loop runs, how late virtual users that were idle,
+	// waiting for an intended start, began it: the load generator's own lag
+	// (timer and scheduler), apart from any queueing behind the server.
+	// Absent when no virtual user waited.
+	StartLag *Latency `json:"start_lag,omitempty"`
 	// QPS is sub-operations (statements) per second, split by kind.
 	QPS           float64          `json:"qps"`
 	Reads         int64            `json:"reads"`
@@ -420,9 +425,12 @@ type Client struct {
 	// CPUPerEventUs is (user + sys) CPU microseconds per successful event in
 	// that span. For an embedded database (SQLite) it includes the database.
 	CPUPerEventUs float64 `json:"cpu_per_event_us"`
-	NumCPU        int     `json:"num_cpu"`
-	GoMaxProcs    int     `json:"gomaxprocs"`
-	Hostname      string  `json:"hostname,omitempty"`
+	// HostSharePct is that CPU as a share of the host's CPUs over the
+	// window: 100 is every CPU busy with the load generator (0: unknown).
+	HostSharePct float64 `json:"host_share_pct,omitempty"`
+	NumCPU       int     `json:"num_cpu"`
+	GoMaxProcs   int     `json:"gomaxprocs"`
+	Hostname     string  `json:"hostname,omitempty"`
 }
 
 // TickerLag counts report ticks that fired more than one interval late.

@@ -42,6 +42,7 @@ func fullSummary() result.Summary {
 		Count:                    108192,
 		Latency:                  result.Latency{AvgMs: 2.2, P50Ms: 2.1, P95Ms: 3.02, P99Ms: 4.11, P999Ms: 7.5, MaxMs: 12.25},
 		ServiceTime:              &result.Latency{AvgMs: 1.1, P50Ms: 1.05, P95Ms: 1.5, P99Ms: 2, P999Ms: 3, MaxMs: 5},
+		StartLag:                 &result.Latency{AvgMs: 0.05, P50Ms: 0.04, P95Ms: 0.1, P99Ms: 0.2, P999Ms: 0.9, MaxMs: 1.5},
 		QPS:                      36064,
 		Reads:                    1514688,
 		Writes:                   432768,

@@ -41,8 +41,13 @@ type SweepStep struct {
 	Offered float64 `json:"offered,omitempty"`
 	Late    int64   `json:"late,omitempty"`
 	Dropped int64   `json:"dropped,omitempty"`
-	// ClientCPUUs is the load generator's own CPU per event (0: unknown).
-	ClientCPUUs float64 `json:"client_cpu_per_event_us,omitempty"`
+	// ClientCPUUs is the load generator's own CPU per event (0: unknown),
+	// ClientSharePct that CPU as a share of the host's (Client.HostSharePct).
+	ClientCPUUs    float64 `json:"client_cpu_per_event_us,omitempty"`
+	ClientSharePct float64 `json:"client_host_share_pct,omitempty"`
+	// StartLagP99Ms is the p99 of an open-loop step's start lag of idle
+	// virtual users (Summary.StartLag): the generator's own lag.
+	StartLagP99Ms float64 `json:"start_lag_p99_ms,omitempty"`
 	// TickerLag: the load generator fell behind its ticks in this step.
 	TickerLag *TickerLag `json:"ticker_lag,omitempty"`
 	Result    string     `json:"result,omitempty"`

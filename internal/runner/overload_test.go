@@ -244,3 +244,55 @@ func TestReconnectThatCannotHealEndsTheRun(t *testing.T) {
 		}
 	})
 }
+
+// TestClientCPUPerEventSameWindow: the client's CPU per event divides the
+// CPU of the measured window by the events completed in it; an event
+// finishing in --grace, whose CPU falls after the window, is not counted
+// (it was, and made the figure too low). With the host's CPUs the CPU is
+// also a share of the host.
+func TestClientCPUPerEventSameWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		cpu := func() (time.Duration, time.Duration) { e := time.Since(start); return e / 10, e / 5 }
+		work := func(ctx context.Context) error { return sleepCtx(ctx, 300*time.Millisecond) }
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Ops: ops, CPUTime: cpu, CPUs: 2},
+			[]Instance{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Events complete at 0.3, 0.6 and 0.9 s; the fourth at 1.2 s, in --grace.
+		if res.Summary.Count != 3 || res.Summary.AfterWindow != 1 {
+			t.Errorf("count %d, after the window %d; want 3 and 1", res.Summary.Count, res.Summary.AfterWindow)
+		}
+		c := res.Client
+		within(t, "µs per event", c.CPUPerEventUs, 0.3e6/3, 1)
+		within(t, "host share %", c.HostSharePct, 100*0.3/2, 0.01)
+	})
+}
+
+// TestStartLagOfIdleVirtualUsers: in an open loop below capacity the
+// virtual users wait for their starts, and how late they woke is the
+// start lag: on this real clock a little, not nothing (on a busy machine, some
+// tens of ms), and never the server's time. A closed loop has none.
+func TestStartLagOfIdleVirtualUsers(t *testing.T) {
+	work := func(ctx context.Context) error { return sleepCtx(ctx, 2*time.Millisecond) }
+	res, err := Run(context.Background(), Config{Threads: 4, Rate: 200, Duration: time.Second, Ops: ops}, []Instance{instance(work)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.Summary.StartLag
+	if l == nil {
+		t.Fatal("no start lag in an open-loop run")
+	}
+	t.Logf("start lag ms: avg %.3f p99 %.3f max %.3f", l.AvgMs, l.P99Ms, l.MaxMs)
+	if !(l.MaxMs > 0) || l.P99Ms > 1000 {
+		t.Errorf("start lag %+v: want above 0 and under 1 s", *l)
+	}
+	res, err = Run(context.Background(), Config{Threads: 1, Duration: 100 * time.Millisecond, Ops: ops}, []Instance{instance(work)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.StartLag != nil {
+		t.Errorf("a closed loop has a start lag: %+v", res.Summary.StartLag)
+	}
+}

@@ -123,8 +123,12 @@ type Config struct {
 	Sample func(secs float64) *result.Host
 	// CPUTime, if set, returns the process's user and system CPU time; the
 	// runner reads it when the measured window starts and when it stops, and
-	// reports the client's CPU per event.
+	// reports the client's CPU per event (over the events that completed in
+	// that window) and, with CPUs, as a share of the host.
 	CPUTime func() (user, sys time.Duration)
+	// CPUs is the host's CPU count, for the client's share of it (0: not
+	// reported).
+	CPUs int
 	// Backoff bounds the pause between reconnect attempts, which doubles from
 	// BackoffMin up to BackoffMax; defaults 100 ms and 1 s. The cap bounds how
 	// long after a restarted server accepts connections again a virtual user
@@ -963,12 +967,14 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 	lastYield := time.Now()
 	for !r.stoppedNow() {
 		var intended, actual time.Time
+		idle := false // waiting for its intended start (open loop)
 		if r.open {
 			var ok bool
 			intended, ok = in.pacer.claim(r)
 			if !ok {
 				return
 			}
+			idle = time.Now().Before(intended)
 			if !r.sleepUntil(tm, intended) {
 				// Stopped while waiting: the start is dropped if it was due
 				// in the window (drain decides).
@@ -991,9 +997,16 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 		}
 		if r.open {
 			v.mu.Lock()
-			v.st[phase].begun++
+			st := v.st[phase]
+			st.begun++
 			if actual.Sub(intended) > r.cfg.LateThreshold {
-				v.st[phase].late++
+				st.late++
+			}
+			if idle {
+				if st.wake == nil {
+					st.wake = hist.New()
+				}
+				st.wake.Record(actual.Sub(intended))
 			}
 			v.mu.Unlock()
 		}
@@ -1278,7 +1291,7 @@ func (r *run) finish() (*result.Run, error) {
 		out.Instances[i].Summary.Partial = r.partial
 	}
 	if cfg.CPUTime != nil {
-		out.Client = r.client(r.cpu[1], out.Summary.Count)
+		out.Client = r.client(r.cpu[1], out.Summary.Count, r.stopAt.Sub(ms).Seconds())
 	}
 	return out, nil
 }
@@ -1307,19 +1320,22 @@ func (r *run) snapshot(at time.Time) (*result.Run, error) {
 	}
 	if r.cfg.CPUTime != nil && at.After(r.measureStart()) {
 		u, s := r.cfg.CPUTime()
-		out.Client = r.client([2]time.Duration{u, s}, out.Summary.Count)
+		out.Client = r.client([2]time.Duration{u, s}, out.Summary.Count, at.Sub(r.measureStart()).Seconds())
 	}
 	return out, nil
 }
 
 // client reports the CPU used from the measured window's start to now
-// (user, sys) over n events.
-func (r *run) client(now [2]time.Duration, n int64) *result.Client {
+// (user, sys), secs of wall time, over n events.
+func (r *run) client(now [2]time.Duration, n int64, secs float64) *result.Client {
 	u := (now[0] - r.cpu[0][0]).Seconds()
 	s := (now[1] - r.cpu[0][1]).Seconds()
 	c := &result.Client{CPUUserS: u, CPUSysS: s}
 	if n > 0 {
 		c.CPUPerEventUs = (u + s) * 1e6 / float64(n)
+	}
+	if r.cfg.CPUs > 0 && secs > 0 {
+		c.HostSharePct = 100 * (u + s) / (secs * float64(r.cfg.CPUs))
 	}
 	return c
 }

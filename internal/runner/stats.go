@@ -13,8 +13,11 @@ import (
 // per instance per interval and phase after them. Histograms are allocated on
 // first use, since each costs about 200 KB.
 type stats struct {
-	ev     *hist.Histogram // response time of successful events
-	svc    *hist.Histogram // service time of successful events (open loop only)
+	ev  *hist.Histogram // response time of successful events
+	svc *hist.Histogram // service time of successful events (open loop only)
+	// wake is the start lag of open-loop starts whose virtual user was idle,
+	// waiting for them: how late the generator woke it (phase of the start).
+	wake   *hist.Histogram
 	evErr  errclass.Counts
 	retry  errclass.Counts   // failed attempts of events that were re-run
 	gaveUp int64             // events that failed after Config.MaxRetries re-runs
@@ -94,6 +97,7 @@ func (s *stats) merge(o *stats) {
 func (s *stats) mergeEvents(o *stats) {
 	mergeHist(&s.ev, o.ev)
 	mergeHist(&s.svc, o.svc)
+	mergeHist(&s.wake, o.wake)
 	s.evErr.Merge(&o.evErr)
 	s.retry.Merge(&o.retry)
 	for i := range o.opErr {
@@ -117,7 +121,7 @@ func (s *stats) mergeEvents(o *stats) {
 
 // reset empties s, keeping its histograms' memory.
 func (s *stats) reset() {
-	for _, h := range append([]*hist.Histogram{s.ev, s.svc}, s.ops...) {
+	for _, h := range append([]*hist.Histogram{s.ev, s.svc, s.wake}, s.ops...) {
 		if h != nil {
 			h.Reset()
 		}
@@ -192,6 +196,10 @@ func (s *stats) summary(unit string, secs float64, open bool, dropped int64, cou
 	if open {
 		l := latencyOf(s.svc)
 		sum.ServiceTime = &l
+		if s.wake != nil && s.wake.Count() > 0 {
+			w := latencyOf(s.wake)
+			sum.StartLag = &w
+		}
 	}
 	if s.ev != nil {
 		sum.Clamped = s.ev.Clamped() // service time ≤ response time: clamped only if this is

@@ -318,7 +318,7 @@ func (s *session) configure() {
 		cfg.Counters = cw.Counters()
 	}
 	cfg.Event, cfg.Unit = w.Event(), w.Event()+"s"
-	cfg.CPUTime, cfg.Sample = s.opt.CPUTime, s.opt.Sample
+	cfg.CPUTime, cfg.Sample, cfg.CPUs = s.opt.CPUTime, s.opt.Sample, s.opt.NumCPU
 	s.base = cfg
 	s.setMaxProcs()
 	s.specs = make([]runner.Instance, len(s.ins))

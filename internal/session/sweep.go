@@ -40,7 +40,10 @@ func (s *session) sweep() error {
 		st := result.SweepStep{Label: l.Label, X: l.X, Throughput: r.Summary.Throughput, P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms,
 			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host, TickerLag: r.TickerLag}
 		if r.Client != nil {
-			st.ClientCPUUs = r.Client.CPUPerEventUs
+			st.ClientCPUUs, st.ClientSharePct = r.Client.CPUPerEventUs, r.Client.HostSharePct
+		}
+		if l := r.Summary.StartLag; l != nil {
+			st.StartLagP99Ms = l.P99Ms
 		}
 		st.Instances, st.Offered, st.Late, st.Dropped = len(r.Instances), r.Summary.Offered, r.Summary.Late, r.Summary.Dropped
 		if !p.Out.None() {

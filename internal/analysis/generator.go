@@ -1,0 +1,68 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// Thresholds past which a step's own figures say that the load generator,
+// not the system under test, limited it.
+const (
+	// GenStartLagMs: the p99 of how late idle virtual users woke for their
+	// intended starts (open loop). A generator with CPU to spare wakes them
+	// within a fraction of a millisecond.
+	GenStartLagMs = 10
+	// GenCPUSharePct: the generator's own CPU as a share of the host's. It
+	// does not apply to an embedded database, whose work is done in the
+	// generator's process.
+	GenCPUSharePct = 80
+	// GenLateTickPct: the share of report ticks that fired more than an
+	// interval late (the generator was starved of CPU).
+	GenLateTickPct = 10
+)
+
+// Limited is a step the load generator limited, and why.
+type Limited struct {
+	Index  int    `json:"index"` // into the Result's Steps
+	Label  string `json:"label"`
+	Reason string `json:"reason"`
+}
+
+// GeneratorLimit says why the load generator limited step st, "" when
+// nothing says so. embedded tells that the database ran in the generator's
+// process (its CPU is then the database's too).
+func GeneratorLimit(st result.SweepStep, embedded bool) string {
+	var why []string
+	if st.StartLagP99Ms >= GenStartLagMs {
+		why = append(why, fmt.Sprintf("idle virtual users woke up to %.3g ms late for their starts (p99, at least %d ms)", st.StartLagP99Ms, GenStartLagMs))
+	}
+	if !embedded && st.ClientSharePct >= GenCPUSharePct {
+		why = append(why, fmt.Sprintf("the generator used %.0f%% of the host's CPU (at least %d%%)", st.ClientSharePct, GenCPUSharePct))
+	}
+	if l := st.TickerLag; l != nil && l.Ticks > 0 && 100*l.Late >= GenLateTickPct*l.Ticks {
+		why = append(why, fmt.Sprintf("%d of its %d report ticks fired more than an interval late (worst %.1f s)", l.Late, l.Ticks, l.MaxS))
+	}
+	return strings.Join(why, "; ")
+}
+
+// limits lists the steps the generator limited.
+func limits(steps []result.SweepStep, embedded bool) []Limited {
+	var out []Limited
+	for i, st := range steps {
+		if why := GeneratorLimit(st, embedded); why != "" {
+			out = append(out, Limited{Index: i, Label: st.Label, Reason: why})
+		}
+	}
+	return out
+}
+
+// Usable is how many steps, from the first, the knee methods read: those
+// before the first step the generator limited (all when none was).
+func (r *Result) Usable() int {
+	if len(r.Limited) > 0 {
+		return r.Limited[0].Index
+	}
+	return len(r.Steps)
+}

@@ -1,0 +1,55 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+func TestGeneratorLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		st       result.SweepStep
+		embedded bool
+		want     string // in the reason; "" for none
+	}{
+		{"quiet", result.SweepStep{StartLagP99Ms: 0.4, ClientSharePct: 30, TickerLag: &result.TickerLag{Ticks: 60, Late: 1}}, false, ""},
+		{"late wake-ups", result.SweepStep{StartLagP99Ms: 25}, false, "woke up to 25 ms late"},
+		{"busy generator", result.SweepStep{ClientSharePct: 93}, false, "used 93% of the host's CPU"},
+		{"embedded database's CPU", result.SweepStep{ClientSharePct: 93}, true, ""},
+		{"late ticks", result.SweepStep{TickerLag: &result.TickerLag{Ticks: 20, Late: 2, MaxS: 1.5}}, false, "2 of its 20 report ticks"},
+	} {
+		got := GeneratorLimit(tc.st, tc.embedded)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: GeneratorLimit = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestNoKneeWhereTheGeneratorLimited: the curve's knee would be at 8
+// threads, but the generator limited that step: the methods read the steps
+// before it only, and find none there.
+func TestNoKneeWhereTheGeneratorLimited(t *testing.T) {
+	sw := &result.Sweep{Axis: "threads", Steps: []result.SweepStep{
+		{Label: "threads 1", X: 1, Throughput: 100, P99Ms: 1},
+		{Label: "threads 2", X: 2, Throughput: 200, P99Ms: 1},
+		{Label: "threads 4", X: 4, Throughput: 400, P99Ms: 1},
+		{Label: "threads 8", X: 8, Throughput: 800, P99Ms: 2},
+		{Label: "threads 16", X: 16, Throughput: 820, P99Ms: 9},
+	}}
+	free := Analyze(sw, OptionsOf(sw))
+	if k := free.Knees[0]; k.Index != 3 {
+		t.Fatalf("without a limit the marginal knee is at %v, want 8 threads: the test needs it there", k.X)
+	}
+	sw.Steps[3].StartLagP99Ms = 40
+	r := Analyze(sw, OptionsOf(sw))
+	if len(r.Limited) != 1 || r.Limited[0].Index != 3 || r.Usable() != 3 {
+		t.Fatalf("limited %+v, usable %d; want threads 8 alone, and the 3 steps before it", r.Limited, r.Usable())
+	}
+	for _, k := range r.Knees {
+		if k.Index >= 3 {
+			t.Errorf("%s knee at %v, a step the generator limited or after it", k.Method, k.X)
+		}
+	}
+}
