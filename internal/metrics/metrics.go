@@ -58,6 +58,9 @@ type Exporter struct {
 	retries     *prometheus.CounterVec
 	reconnects  *prometheus.CounterVec
 	operations  *prometheus.CounterVec
+	reconnFails *prometheus.CounterVec
+	late        *prometheus.CounterVec
+	offered     *prometheus.GaugeVec
 	throughput  *prometheus.GaugeVec
 	latency     *prometheus.GaugeVec
 	latencyMean *prometheus.GaugeVec
@@ -107,6 +110,12 @@ func New(workload, event string) *Exporter {
 			"Failed attempts of events that were re-run (their class is in --retry).", w, "step"),
 		reconnects: counter("rightsize_reconnects_total",
 			"Database connections re-opened after a connection error.", w, "step"),
+		reconnFails: counter("rightsize_reconnect_failures_total",
+			"Reconnect attempts that failed.", w, "step"),
+		late: counter("rightsize_late_starts_total",
+			"Open loop: starts that began more than --late-threshold after their intended time.", w, "step"),
+		offered: gauge("rightsize_offered_per_second",
+			"Open loop: the schedule's intended starts per second, all instances (beside rightsize_throughput_per_second, what was done).", w, "step"),
 		operations: counter("rightsize_operations_total",
 			"Sub-operations (statements, I/O requests) by kind: read, write, other.", w, "step", "kind"),
 		throughput: gauge("rightsize_throughput_per_second",
@@ -127,7 +136,7 @@ func New(workload, event string) *Exporter {
 	e.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		e.events, e.errors, e.retries, e.reconnects, e.operations,
+		e.events, e.errors, e.retries, e.reconnects, e.reconnFails, e.late, e.offered, e.operations,
 		e.throughput, e.latency, e.latencyMean, e.instance, e.stepInfo, e.hostCPU, e.runQueue,
 	)
 	return e
@@ -147,7 +156,7 @@ func (e *Exporter) Observe(step string, agg result.Interval, per []result.Interv
 		if e.started {
 			// The previous step's gauges no longer describe anything.
 			old := prometheus.Labels{"step": e.lastStep}
-			for _, g := range []*prometheus.GaugeVec{e.throughput, e.latency, e.latencyMean, e.instance, e.stepInfo} {
+			for _, g := range []*prometheus.GaugeVec{e.throughput, e.offered, e.latency, e.latencyMean, e.instance, e.stepInfo} {
 				g.DeletePartialMatch(old)
 			}
 		}
@@ -170,6 +179,11 @@ func (e *Exporter) Observe(step string, agg result.Interval, per []result.Interv
 	}
 	add(e.retries.WithLabelValues(step), agg.Retries)
 	add(e.reconnects.WithLabelValues(step), agg.Reconnects)
+	add(e.reconnFails.WithLabelValues(step), agg.ReconnectFailures)
+	add(e.late.WithLabelValues(step), agg.Late)
+	if agg.Offered > 0 {
+		e.offered.WithLabelValues(step).Set(agg.Offered)
+	}
 	add(e.operations.WithLabelValues(step, "read"), agg.Reads)
 	add(e.operations.WithLabelValues(step, "write"), agg.Writes)
 	add(e.operations.WithLabelValues(step, "other"), agg.Other)

@@ -97,6 +97,7 @@ func TestObserveCountsAndGauges(t *testing.T) {
 	reg := e.Registry()
 	warm := result.Interval{Phase: "warmup", Events: 10, Rate: 10, Reads: 100, Writes: 40, Other: 20,
 		Errors: 3, ErrorsByClass: map[string]int64{"deadlock": 2, "connection": 1}, Retries: 4, Reconnects: 1,
+		ReconnectFailures: 3, Offered: 50, Late: 7,
 		Latency: result.Latency{AvgMs: 2, P50Ms: 1.5, P95Ms: 4, P99Ms: 12.5, P999Ms: 20, MaxMs: 31.25}}
 	e.Observe("8 threads", warm, []result.Interval{{Rate: 6}, {Rate: 4}})
 	meas := result.Interval{Phase: "measure", Events: 20, Rate: 20, Reads: 200, Writes: 80,
@@ -113,6 +114,9 @@ func TestObserveCountsAndGauges(t *testing.T) {
 	expect(t, reg, 1, "rightsize_errors_total", step, "class=connection")
 	expect(t, reg, 6, "rightsize_retries_total", step)
 	expect(t, reg, 1, "rightsize_reconnects_total", step)
+	expect(t, reg, 3, "rightsize_reconnect_failures_total", step)
+	expect(t, reg, 7, "rightsize_late_starts_total", step)
+	expect(t, reg, 50, "rightsize_offered_per_second", step)
 	expect(t, reg, 500, "rightsize_operations_total", step, "kind=read")
 	expect(t, reg, 200, "rightsize_operations_total", step, "kind=write")
 	expect(t, reg, 20, "rightsize_operations_total", step, "kind=other")
