@@ -268,6 +268,7 @@ func summaries(ss []result.Summary) (result.Summary, error) {
 	out := result.Summary{Unit: ss[0].Unit}
 	var ev, svc []string
 	open := false
+	var scheduled float64 // open-loop starts due, from each shard's offered rate
 	for _, s := range ss {
 		out.Count += s.Count
 		out.Reads += s.Reads
@@ -279,6 +280,15 @@ func summaries(ss []result.Summary) (result.Summary, error) {
 		out.RetriesByClass = addMap(out.RetriesByClass, s.RetriesByClass)
 		out.GaveUp += s.GaveUp
 		out.Reconnects += s.Reconnects
+		out.ReconnectFailures += s.ReconnectFailures
+		out.ReconnectFailuresByClass = addMap(out.ReconnectFailuresByClass, s.ReconnectFailuresByClass)
+		out.AfterWindow += s.AfterWindow
+		scheduled += s.Offered * s.DurationS
+		if l := s.StartLag; l != nil {
+			// Shards keep no start-lag histogram: the worst shard's figures.
+			w := maxLatency(latencyOr(out.StartLag), *l)
+			out.StartLag = &w
+		}
 		out.Cancelled += s.Cancelled
 		out.Dropped += s.Dropped
 		out.Late += s.Late
@@ -320,7 +330,18 @@ func summaries(ss []result.Summary) (result.Summary, error) {
 	}
 	out.Throughput = rate(out.Count, out.DurationS)
 	out.QPS = rate(out.Reads+out.Writes+out.Other, out.DurationS)
+	if out.DurationS > 0 {
+		out.Offered = scheduled / out.DurationS
+	}
 	return out, nil
+}
+
+// latencyOr is *l, or zero figures for nil.
+func latencyOr(l *result.Latency) result.Latency {
+	if l == nil {
+		return result.Latency{}
+	}
+	return *l
 }
 
 // warmups merges the warm-up summaries: all shards have one or none has.
@@ -424,6 +445,9 @@ func intervals(start time.Time, every float64, per [][]timed) ([]result.Interval
 			m.ErrorsByClass = addMap(m.ErrorsByClass, iv.ErrorsByClass)
 			m.Retries += iv.Retries
 			m.Reconnects += iv.Reconnects
+			m.ReconnectFailures += iv.ReconnectFailures
+			m.Late += iv.Late
+			m.Offered += iv.Offered
 			m.ActiveVUs += iv.ActiveVUs
 			if iv.Phase == "measure" {
 				m.Phase = "measure"

@@ -35,7 +35,9 @@ func shardRun(t *testing.T, i, n int, start time.Time, lat []time.Duration, all 
 	}
 	sum := result.Summary{Unit: "transactions", Count: h.Count(), Throughput: float64(h.Count()) / 3, Latency: result.LatencyOf(h),
 		Reads: 10 * h.Count(), Errors: int64(i), ErrorsByClass: map[string]int64{"deadlock": int64(i)}, GaveUp: int64(i),
-		Counters: map[string]int64{"rollbacks": 1}, DurationS: 3, Histogram: snap(h)}
+		Counters: map[string]int64{"rollbacks": 1}, DurationS: 3, Histogram: snap(h),
+		ReconnectFailures: int64(i), ReconnectFailuresByClass: map[string]int64{"connection": int64(i)}, AfterWindow: 1,
+		Offered: 100, StartLag: &result.Latency{P99Ms: float64(i), MaxMs: 2 * float64(i)}}
 	var ivs []result.Interval
 	for k := range per {
 		ivs = append(ivs, result.Interval{EndS: float64(k + 1), DurationS: 1, Phase: "measure", Events: per[k].Count(),
@@ -95,6 +97,14 @@ func TestMergeAddsHistogramsExactly(t *testing.T) {
 	}
 	if m.Summary.Errors != 0+1+2+3 || m.Summary.ErrorsByClass["deadlock"] != 6 || m.Summary.GaveUp != 6 || m.Summary.Counters["rollbacks"] != 4 || m.Summary.Reads != 10*all.Count() {
 		t.Errorf("sums: errors %d %v, gave up %d, counters %v, reads %d", m.Summary.Errors, m.Summary.ErrorsByClass, m.Summary.GaveUp, m.Summary.Counters, m.Summary.Reads)
+	}
+	// Failed reconnects and events after the window add up; the offered
+	// rates add up over the shared window; the start lag is the worst
+	// shard's.
+	if s := m.Summary; s.ReconnectFailures != 6 || s.ReconnectFailuresByClass["connection"] != 6 || s.AfterWindow != 4 ||
+		s.Offered != 400 || s.StartLag == nil || s.StartLag.P99Ms != 3 || s.StartLag.MaxMs != 6 {
+		t.Errorf("reconnect failures %d %v, after the window %d, offered %g, start lag %+v",
+			s.ReconnectFailures, s.ReconnectFailuresByClass, s.AfterWindow, s.Offered, s.StartLag)
 	}
 	if m.ID != "run1" || m.Shard != nil || len(m.Generators) != 4 || m.Generators[0].Shard.Index != 0 || m.Load.Threads != 8 {
 		t.Errorf("id %q, shard %v, %d generators, threads %d", m.ID, m.Shard, len(m.Generators), m.Load.Threads)
