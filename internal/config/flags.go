@@ -147,8 +147,9 @@ const (
 // cleanup and check share, as given. They are read by Plan (and the
 // prepare options) and never written after the command line is parsed.
 type Flags struct {
-	Targets   []string
-	Instances string // --instances: one count, or a list to sweep
+	Targets        []string
+	Instances      string        // --instances: one count, or a list to sweep
+	ConnectTimeout time.Duration // --connect-timeout: each connection attempt to a server
 
 	// run
 	Threads     int
@@ -227,6 +228,7 @@ func (c *Flags) Bind(fs *pflag.FlagSet, phase string) {
 	} else {
 		fs.StringVar(&c.Instances, "instances", "", "instances at once: from one --target, the numbered databases NAME_1..NAME_N on its server (SQLite: numbered files; a sqlite: path ending in / numbers files in that directory); from several --target, the first N (default: one per --target)")
 	}
+	DurationVar(fs, &c.ConnectTimeout, "connect-timeout", 10*time.Second, "how long each attempt to connect to a database server may take (a virtual user's first connection, each reconnect, prepare's): after it the attempt fails with a message that says so; a file (SQLite, fileio) ignores it")
 	switch phase {
 	case PhaseRun, PhaseSweep:
 		c.bindRun(fs, phase)

@@ -49,6 +49,9 @@ func (c *Flags) ParseTargets(w workload.Workload, getenv func(string) string) (t
 	if err := w.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if c.ConnectTimeout <= 0 && c.fs != nil {
+		errs = append(errs, fmt.Errorf("connect-timeout %v: want a positive duration", c.ConnectTimeout))
+	}
 	raws := make([]string, len(c.Targets))
 	for i, raw := range c.Targets {
 		if raws[i], err = TargetFromEnv(raw, getenv); err != nil {
@@ -85,7 +88,7 @@ func (c *Flags) ParseTargets(w workload.Workload, getenv func(string) string) (t
 	}
 	seen := map[string]first{}
 	for i, raw := range raws {
-		t, err := w.ParseTarget(raw, getenv, i)
+		t, err := w.ParseTarget(raw, workload.TargetOptions{Getenv: getenv, Index: i, ConnectTimeout: c.ConnectTimeout})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--target #%d: %w", i+1, err))
 			continue

@@ -52,10 +52,32 @@ type Target struct {
 	// secret. Two targets of one identity would share tables.
 	Identity string
 	Config   any // dialect-private connection settings (may hold secrets; never print)
+	// ConnectTimeout bounds one connection attempt to a server: Connect,
+	// ConnectStore and EnsureDatabase's connection each give up after it with
+	// an error that says so and wraps context.DeadlineExceeded. Zero means
+	// DefaultConnectTimeout. A timeout in the URL (PostgreSQL's
+	// connect_timeout, MySQL's timeout) still applies within it. A database
+	// in a file (SQLite) ignores it: opening one waits for no server, and
+	// waiting for its locks is the busy timeout's.
+	ConnectTimeout time.Duration
 }
+
+// DefaultConnectTimeout is a Target's connect timeout when it sets none.
+const DefaultConnectTimeout = 10 * time.Second
 
 // String returns the redacted URL.
 func (t *Target) String() string { return t.Redacted }
+
+// ConnectWithin returns ctx bounded by the target's connect timeout (see
+// ConnectTimeout), for one connection attempt, and that timeout.
+func (t *Target) ConnectWithin(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
+	d := t.ConnectTimeout
+	if d <= 0 {
+		d = DefaultConnectTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, cancel, d
+}
 
 // ConnInfo describes an open connection, recorded in results.
 type ConnInfo struct {

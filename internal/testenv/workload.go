@@ -21,7 +21,7 @@ func Open(t testing.TB, w workload.Workload, rawURL string, args ...string) work
 	if err := w.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	tg, err := w.ParseTarget(rawURL, nil, 0)
+	tg, err := w.ParseTarget(rawURL, workload.TargetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -354,9 +354,24 @@ type Workload interface {
 	// Event names what one VU.Event runs ("transaction", "io").
 	Event() string
 	// ParseTarget validates a --target value without opening anything; an empty
-	// raw means the workload's default. index is the instance number (0-based).
-	// The target opens with the workload's options as they are then.
-	ParseTarget(raw string, getenv func(string) string, index int) (Target, error)
+	// raw means the workload's default. The target opens with the workload's
+	// options as they are then.
+	ParseTarget(raw string, o TargetOptions) (Target, error)
+}
+
+// TargetOptions are what parsing a --target takes besides its text: the
+// command's settings for every target, and the instance it is for.
+type TargetOptions struct {
+	// Getenv supplies the environment (PostgreSQL's PG* variables); nil
+	// reads nothing.
+	Getenv func(string) string
+	// Index is the instance number, from 0 (it names default targets).
+	Index int
+	// ConnectTimeout bounds each attempt to connect to a database server: a
+	// virtual user's first connection, each reconnect, prepare's and check's
+	// (--connect-timeout); 0 means the dialects' default (10 s). A target
+	// that is a file (SQLite, fileio) ignores it.
+	ConnectTimeout time.Duration
 }
 
 // Unit is what a Progress counts.

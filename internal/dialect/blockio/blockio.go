@@ -33,8 +33,18 @@ import (
 )
 
 // Dial connects like net.Dialer.DialContext, then returns a blocking Conn on
-// the same socket. Only TCP and Unix stream sockets are supported.
+// the same socket. Only TCP and Unix stream sockets are supported. It has the
+// signature of drivers' dial functions; DialConn returns the *Conn.
 func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	bc, err := DialConn(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return bc, nil
+}
+
+// DialConn is Dial.
+func DialConn(ctx context.Context, network, addr string) (*Conn, error) {
 	d := net.Dialer{KeepAlive: 5 * time.Minute}
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
@@ -149,6 +159,41 @@ func (c *Conn) Read(p []byte) (int, error) {
 			if c.expired.Load() {
 				return 0, c.opError("read", os.ErrDeadlineExceeded)
 			}
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Peek copies into p the first bytes waiting to be read, without consuming
+// them: it waits until there are some, the peer closes the stream (io.EOF),
+// or ctx ends. When ctx ends first, the socket is shut down (the connection
+// is over) and Peek returns ctx's error. It is for protocols in which the
+// server speaks first (MySQL's greeting): whether it spoke, and what.
+func (c *Conn) Peek(ctx context.Context, p []byte) (int, error) {
+	if !c.begin() {
+		return 0, c.opError("read", net.ErrClosed)
+	}
+	defer c.end()
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	stop := context.AfterFunc(ctx, c.shutdown)
+	for {
+		n, _, err := unix.Recvfrom(c.fd, p, unix.MSG_PEEK)
+		if err == unix.EINTR {
+			continue
+		}
+		if !stop() { // ctx ended: the socket is (being) shut down
+			return 0, ctx.Err()
+		}
+		switch {
+		case err != nil:
+			return 0, c.opError("read", err)
+		case n == 0:
 			return 0, io.EOF
 		}
 		return n, nil

@@ -131,3 +131,37 @@ func TestDialRefused(t *testing.T) {
 		t.Fatal("dial to a closed port succeeded")
 	}
 }
+
+// Peek returns what the server sent first without consuming it, and when
+// the server says nothing it gives up when its context ends, about then.
+func TestPeek(t *testing.T) {
+	c, srv := pair(t)
+	go srv.Write([]byte("greeting"))
+	p := make([]byte, 5)
+	n, err := c.Peek(context.Background(), p)
+	if err != nil || n == 0 || string(p[:n]) != "greeting"[:n] {
+		t.Fatalf("peek %q %v", p[:n], err)
+	}
+	all := make([]byte, 8)
+	if _, err := io.ReadFull(c, all); err != nil || string(all) != "greeting" {
+		t.Errorf("read after peek: %q %v", all, err)
+	}
+
+	c, _ = pair(t) // a server that says nothing
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	n, err = c.Peek(ctx, p)
+	if d := time.Since(start); d < 250*time.Millisecond || d > 2*time.Second {
+		t.Errorf("peek at a silent server returned after %v, want about 300 ms", d)
+	}
+	if n != 0 || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("peek at a silent server: %d, %v; want context.DeadlineExceeded", n, err)
+	}
+
+	c, srv = pair(t) // a server that hangs up
+	srv.Close()
+	if n, err := c.Peek(context.Background(), p); n != 0 || err != io.EOF {
+		t.Errorf("peek after the server closed: %d, %v; want io.EOF", n, err)
+	}
+}

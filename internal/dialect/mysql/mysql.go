@@ -1,8 +1,6 @@
 package mysql
 
 import (
-	"github.com/rightsize/rightsize/internal/dialect/blockio"
-
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -48,8 +46,17 @@ func (Dialect) TableOptions() string { return " ENGINE=InnoDB" }
 // ForUpdate returns " FOR UPDATE" (InnoDB row locks).
 func (Dialect) ForUpdate() string { return " FOR UPDATE" }
 
-// open returns a *sql.DB holding at most one connection.
+// open returns a *sql.DB holding at most one connection, which dials as
+// Connect does.
 func open(cfg *mysql.Config) (*sql.DB, error) {
+	cfg = cfg.Clone()
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		nc, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return nc, nil
+	}
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("mysql: %s", dialect.Scrub(err.Error(), cfg.Passwd))
@@ -81,6 +88,11 @@ func (Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, err
 		return false, err
 	}
 	defer db.Close()
+	cctx, cancel, timeout := t.ConnectWithin(ctx)
+	defer cancel()
+	if err := db.PingContext(cctx); err != nil {
+		return false, fmt.Errorf("mysql: connect: %w", connectErr(ctx, cctx, dialect.ScrubError(err, cfg.Passwd), cfg, timeout))
+	}
 	var found int
 	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", cfg.DBName).Scan(&found); err != nil {
 		return false, fmt.Errorf("mysql: look up database: %w", dialect.ScrubError(err, cfg.Passwd))
@@ -98,30 +110,34 @@ func (Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, err
 }
 
 // Connect opens one server session: a driver connection, dialled through a
-// DialFunc that keeps its network connection for cancellation (the driver
-// still negotiates TLS over it), and handed to a private database/sql pool for
-// the connection's non-hot-path methods.
+// DialFunc that waits for the server's greeting (see dial) and keeps its
+// network connection for cancellation (the driver still negotiates TLS over
+// it), and handed to a private database/sql pool for the connection's
+// non-hot-path methods. The target's connect timeout bounds it all.
 func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
 	cfg, err := configOf(t)
 	if err != nil {
 		return nil, err
 	}
+	cctx, cancel, timeout := t.ConnectWithin(ctx)
+	defer cancel()
 	c := &conn{cfg: cfg, stmts: map[string]*sql.Stmt{}}
 	dcfg := cfg.Clone()
 	dcfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		nc, err := blockio.Dial(ctx, network, addr)
-		if err == nil {
-			c.nc = nc
+		nc, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
 		}
-		return nc, err
+		c.nc = nc
+		return nc, nil
 	}
 	connector, err := mysql.NewConnector(dcfg)
 	if err != nil {
 		return nil, fmt.Errorf("mysql: %s", dialect.Scrub(err.Error(), cfg.Passwd))
 	}
-	dc, err := connector.Connect(ctx)
+	dc, err := connector.Connect(cctx)
 	if err != nil {
-		return nil, fmt.Errorf("mysql: connect: %w", dialect.ScrubError(err, cfg.Passwd))
+		return nil, fmt.Errorf("mysql: connect: %w", connectErr(ctx, cctx, dialect.ScrubError(err, cfg.Passwd), cfg, timeout))
 	}
 	var ok1, ok2 bool
 	c.prep, ok1 = dc.(driver.ConnPrepareContext)
@@ -136,14 +152,14 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 	c.db.SetMaxIdleConns(1)
 	c.db.SetConnMaxLifetime(0)
 	c.db.SetConnMaxIdleTime(0)
-	if c.sc, err = c.db.Conn(ctx); err != nil {
+	if c.sc, err = c.db.Conn(cctx); err != nil {
 		c.db.Close()
 		dc.Close()
-		return nil, fmt.Errorf("mysql: connect: %w", dialect.ScrubError(err, cfg.Passwd))
+		return nil, fmt.Errorf("mysql: connect: %w", connectErr(ctx, cctx, dialect.ScrubError(err, cfg.Passwd), cfg, timeout))
 	}
-	if err := c.readInfo(ctx); err != nil {
+	if err := c.readInfo(cctx); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("mysql: connect: %w", err)
+		return nil, fmt.Errorf("mysql: connect: %w", connectErr(ctx, cctx, err, cfg, timeout))
 	}
 	return c, nil
 }

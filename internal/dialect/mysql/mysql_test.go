@@ -2,7 +2,10 @@ package mysql_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +134,103 @@ func TestConnectErrorHasNoPassword(t *testing.T) {
 		if got := d.Classify(err); raw[len(raw)-len("1/nodb_rs"):] == "1/nodb_rs" && got != errclass.Connection {
 			t.Errorf("Classify(%v) = %v, want connection", err, got)
 		}
+	}
+}
+
+// connectWithin connects to raw with the target's connect timeout set to
+// timeout, under a context whose own deadline is much later, and returns
+// the error and how long it took.
+func connectWithin(t *testing.T, raw string, timeout time.Duration) (error, time.Duration) {
+	t.Helper()
+	tg, err := mysql.Dialect{}.ParseTarget(raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.ConnectTimeout = timeout
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+15*time.Second)
+	defer cancel()
+	start := time.Now()
+	c, err := mysql.Dialect{}.Connect(ctx, tg)
+	took := time.Since(start)
+	if err == nil {
+		c.Close()
+		t.Fatalf("connected to %s", tg)
+	}
+	return err, took
+}
+
+// A mysql:// target on PostgreSQL's port (MySQL's protocol against a
+// server that waits for the client to speak first) fails within the
+// connect timeout with one message that says so, not "invalid connection"
+// after PostgreSQL's authentication_timeout (60 s).
+func TestConnectToPostgresPort(t *testing.T) {
+	u, err := url.Parse(testenv.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 2 * time.Second
+	err, took := connectWithin(t, "mysql://root@"+u.Host+"/x", timeout)
+	t.Logf("after %v: %v", took.Round(time.Millisecond), err)
+	if took > timeout+time.Second {
+		t.Errorf("failed after %v, want within the connect timeout (%v)", took, timeout)
+	}
+	msg := err.Error()
+	for _, want := range []string{u.Host, "does not speak MySQL's protocol", "PostgreSQL", "2s"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message does not say %q: %s", want, msg)
+		}
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the error does not wrap context.DeadlineExceeded: %v", err)
+	}
+}
+
+// A server that accepts and says nothing is given up on after the
+// target's connect timeout.
+func TestConnectTimeoutSilentServer(t *testing.T) {
+	addr := testenv.SilentServer(t)
+	for _, timeout := range []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond} {
+		err, took := connectWithin(t, "mysql://root@"+addr+"/x", timeout)
+		if took < timeout-50*time.Millisecond || took > timeout+time.Second {
+			t.Errorf("timeout %v: failed after %v", timeout, took)
+		}
+		if msg := err.Error(); !strings.Contains(msg, "no greeting within the connect timeout ("+timeout.String()+")") {
+			t.Errorf("timeout %v: %s", timeout, msg)
+		}
+	}
+	// EnsureDatabase's connection too, and a password never shows.
+	tg, err := mysql.Dialect{}.ParseTarget("mysql://root:hunter2@"+addr+"/x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.ConnectTimeout = 500 * time.Millisecond
+	start := time.Now()
+	_, err = mysql.Dialect{}.EnsureDatabase(context.Background(), tg)
+	if took := time.Since(start); err == nil || took > 1500*time.Millisecond || !strings.Contains(err.Error(), "no greeting within the connect timeout (500ms)") || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("EnsureDatabase after %v: %v", took, err)
+	}
+}
+
+// A server that speaks first but not MySQL's protocol (an SSH server's
+// banner) is refused at once with a message that says so.
+func TestConnectToAnotherProtocol(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
+			defer c.Close()
+		}
+	}()
+	err, took := connectWithin(t, "mysql://root@"+ln.Addr().String()+"/x", 5*time.Second)
+	if took > time.Second || !strings.Contains(err.Error(), "does not speak MySQL's protocol") {
+		t.Errorf("after %v: %v", took, err)
 	}
 }

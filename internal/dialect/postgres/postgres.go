@@ -74,9 +74,11 @@ func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, e
 	}
 	admin := cfg.Copy()
 	admin.Database = "postgres"
-	c, err := pgx.ConnectConfig(ctx, admin)
+	cctx, cancel, timeout := t.ConnectWithin(ctx)
+	defer cancel()
+	c, err := pgx.ConnectConfig(cctx, admin)
 	if err != nil {
-		return false, fmt.Errorf("postgres: connect to maintenance database: %w", connectErr(err, cfg))
+		return false, fmt.Errorf("postgres: connect to maintenance database: %w", timedOut(ctx, cctx, connectErr(err, cfg), cfg, timeout))
 	}
 	defer c.Close(context.Background())
 	var exists bool
@@ -96,7 +98,8 @@ func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, e
 	return true, nil
 }
 
-// Connect opens one connection with a prepared-statement cache.
+// Connect opens one connection with a prepared-statement cache, within
+// the target's connect timeout.
 func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
 	cfg, err := configOf(t)
 	if err != nil {
@@ -107,9 +110,11 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 	// of Go's netpoller on loopback (see package blockio). Fallbacks (other
 	// hosts in a multi-host URL) use it too.
 	cfg.DialFunc = blockio.Dial
-	pc, err := pgx.ConnectConfig(ctx, cfg)
+	cctx, cancel, timeout := t.ConnectWithin(ctx)
+	defer cancel()
+	pc, err := pgx.ConnectConfig(cctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: connect: %w", connectErr(err, cfg))
+		return nil, fmt.Errorf("postgres: connect: %w", timedOut(ctx, cctx, connectErr(err, cfg), cfg, timeout))
 	}
 	c := &conn{pc: pc, rewrites: map[string]string{}}
 	c.info.ServerProduct, c.info.ServerVersion = serverOf(ctx, pc)
@@ -190,6 +195,19 @@ func connectErr(err error, cfg *pgx.ConnConfig) error {
 		return err
 	}
 	return &onelineError{msg: parts[0] + " " + strings.Join(parts[1:], "; "), err: err}
+}
+
+// timedOut is err, from a connection attempt under cctx (ctx bounded by
+// the connect timeout), or when cctx expired while ctx had not, one message
+// that says so; the chain keeps err and context.DeadlineExceeded. pgx's own
+// words for it ("tls error: timeout: context deadline exceeded; dial error:
+// ...", an attempt per sslmode) add nothing the message does not say.
+func timedOut(ctx, cctx context.Context, err error, cfg *pgx.ConnConfig, timeout time.Duration) error {
+	if ctx.Err() != nil || !errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	return &onelineError{msg: fmt.Sprintf("the server at %s:%d did not complete the connection within the connect timeout (%v)", cfg.Host, cfg.Port, timeout),
+		err: errors.Join(err, context.DeadlineExceeded)}
 }
 
 // onelineError is an error's text on one line, with the error's chain.

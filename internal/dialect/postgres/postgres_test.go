@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -400,6 +401,57 @@ func TestConnectToAnotherDatabasesPort(t *testing.T) {
 		msg := err.Error()
 		if strings.Contains(msg, "%!") || !strings.Contains(msg, "does not speak PostgreSQL's protocol") {
 			t.Errorf("sslmode=%s: %s", mode, msg)
+		}
+	}
+}
+
+// A server that accepts and says nothing (PostgreSQL waits for the client,
+// so this is a hung server, or one that waits as PostgreSQL does) is given
+// up on after the target's connect timeout, for the whole attempt (sslmode
+// prefer tries TLS, then plain text), with a message that says so.
+func TestConnectTimeoutSilentServer(t *testing.T) {
+	addr := testenv.SilentServer(t)
+	const timeout = time.Second
+	for _, mode := range []string{"disable", "prefer"} {
+		tg, err := postgres.Dialect{}.ParseTarget("postgres://postgres:hunter2@"+addr+"/x?sslmode="+mode, func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg.ConnectTimeout = timeout
+		for _, op := range []struct {
+			name string
+			f    func(context.Context) error
+		}{
+			{"Connect", func(ctx context.Context) error {
+				c, err := postgres.Dialect{}.Connect(ctx, tg)
+				if err == nil {
+					c.Close()
+				}
+				return err
+			}},
+			{"EnsureDatabase", func(ctx context.Context) error {
+				_, err := postgres.Dialect{}.EnsureDatabase(ctx, tg)
+				return err
+			}},
+		} {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			start := time.Now()
+			err := op.f(ctx)
+			took := time.Since(start)
+			cancel()
+			if err == nil {
+				t.Fatalf("sslmode=%s: %s: connected to a silent server", mode, op.name)
+			}
+			msg := err.Error()
+			if took < timeout-50*time.Millisecond || took > timeout+time.Second {
+				t.Errorf("sslmode=%s: %s failed after %v, want about %v: %s", mode, op.name, took, timeout, msg)
+			}
+			if !strings.Contains(msg, "within the connect timeout (1s)") || !strings.Contains(msg, addr) || strings.Contains(msg, "hunter2") || strings.Contains(msg, "\n") {
+				t.Errorf("sslmode=%s: %s: %s", mode, op.name, msg)
+			}
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("sslmode=%s: %s: the error does not wrap context.DeadlineExceeded: %v", mode, op.name, err)
+			}
 		}
 	}
 }

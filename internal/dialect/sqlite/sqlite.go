@@ -173,6 +173,8 @@ func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, e
 // are sent as statements, and they and the prepared statements must all run on
 // the same SQLite connection; a pool could silently swap it after an error. The
 // file is created if missing, but not its directory (see EnsureDatabase).
+// t.ConnectTimeout does not apply: no server is waited for, and waiting for
+// another connection's lock is busy_timeout's.
 func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
 	c, err := targetConfig(t)
 	if err != nil {

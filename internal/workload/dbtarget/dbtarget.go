@@ -45,16 +45,17 @@ func DefaultSQLite(base string, index int) string {
 	return "sqlite:./rightsize-data/" + base + "-" + strconv.Itoa(index) + ".db"
 }
 
-// Parse parses a database URL (any scheme in dialect/all); an empty raw
-// means def.
-func Parse(raw, def string, getenv func(string) string) (*Target, error) {
+// Parse parses a database URL (any scheme in dialect/all) with o's
+// environment and connect timeout; an empty raw means def.
+func Parse(raw, def string, o workload.TargetOptions) (*Target, error) {
 	if strings.TrimSpace(raw) == "" {
 		raw = def
 	}
-	t, d, err := dialectall.ForURL(raw, getenv)
+	t, d, err := dialectall.ForURL(raw, o.Getenv)
 	if err != nil {
 		return nil, err
 	}
+	t.ConnectTimeout = o.ConnectTimeout
 	return &Target{T: t, D: d}, nil
 }
 

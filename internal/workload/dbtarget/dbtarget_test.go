@@ -4,11 +4,15 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/workload"
 )
 
-func noEnv(string) string { return "" }
+// noEnv parses with an empty environment and the dialects' default
+// connect timeout.
+var noEnv = workload.TargetOptions{Getenv: func(string) string { return "" }}
 
 func TestParseAndDefaults(t *testing.T) {
 	if got := DefaultSQLite("tpcc", 0); got != "sqlite:./rightsize-data/tpcc.db" {
@@ -30,6 +34,14 @@ func TestParseAndDefaults(t *testing.T) {
 	}
 	if s := pg.String(); s == "" || strings.Contains(s, "secret") {
 		t.Errorf("String() = %q shows the password", s)
+	}
+	if pg.T.ConnectTimeout != 0 {
+		t.Errorf("connect timeout %v, want 0 (the dialect's default)", pg.T.ConnectTimeout)
+	}
+	// The connect timeout reaches the dialect's target.
+	pg, err = Parse("postgres://bob@127.0.0.1:1/db", "", workload.TargetOptions{ConnectTimeout: 3 * time.Second})
+	if err != nil || pg.T.ConnectTimeout != 3*time.Second {
+		t.Errorf("connect timeout %v (%v), want 3s", pg.T.ConnectTimeout, err)
 	}
 }
 

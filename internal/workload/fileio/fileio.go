@@ -92,7 +92,7 @@ client CPU per I/O; with --vms and --capacity, the per-VM and per-GB figures
 of the seed's table.`
 
 // ParseTarget takes --target, or --file when --target is not given.
-func (w *Workload) ParseTarget(raw string, getenv func(string) string, index int) (workload.Target, error) {
+func (w *Workload) ParseTarget(raw string, _ workload.TargetOptions) (workload.Target, error) {
 	if strings.TrimSpace(raw) == "" {
 		raw = w.opt.File
 	}

@@ -71,7 +71,7 @@ func openIn(t *testing.T, path string, mod func(o *Options)) *instance {
 	if err := w.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	tg, err := w.ParseTarget("", nil, 0)
+	tg, err := w.ParseTarget("", workload.TargetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func runOn(t *testing.T, path string, d time.Duration, mod func(o *Options)) (*W
 	if err := w.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	tg, _ := w.ParseTarget("", nil, 0)
+	tg, _ := w.ParseTarget("", workload.TargetOptions{})
 	i, err := tg.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func (target) String() string { return "noop" }
 func (target) Open(context.Context) (workload.Instance, error) { return &instance{}, nil }
 
 // ParseTarget accepts only the default (no --target) or "noop".
-func (w *Workload) ParseTarget(raw string, _ func(string) string, _ int) (workload.Target, error) {
+func (w *Workload) ParseTarget(raw string, _ workload.TargetOptions) (workload.Target, error) {
 	if raw != "" && raw != "noop" {
 		return nil, fmt.Errorf("noop takes no --target (it connects to nothing); got %q", raw)
 	}

@@ -13,12 +13,12 @@ import (
 func TestParseTarget(t *testing.T) {
 	w := New()
 	for _, ok := range []string{"", "noop"} {
-		if _, err := w.ParseTarget(ok, nil, 0); err != nil {
+		if _, err := w.ParseTarget(ok, workload.TargetOptions{}); err != nil {
 			t.Errorf("ParseTarget(%q): %v", ok, err)
 		}
 	}
 	for _, bad := range []string{"sqlite:x.db", "postgres://u@h/db", "noop:x"} {
-		if _, err := w.ParseTarget(bad, nil, 0); err == nil {
+		if _, err := w.ParseTarget(bad, workload.TargetOptions{}); err == nil {
 			t.Errorf("ParseTarget(%q) accepted a target", bad)
 		}
 	}

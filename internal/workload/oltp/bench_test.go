@@ -22,7 +22,7 @@ func BenchmarkStepSQLite(b *testing.B) {
 	url := "sqlite:" + b.TempDir() + "/bench.db"
 	for _, w := range allWorkloads() {
 		b.Run(w.Name(), func(b *testing.B) {
-			tg, err := w.ParseTarget(url, nil, 0)
+			tg, err := w.ParseTarget(url, workload.TargetOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -242,9 +242,9 @@ func (w *Workload) NumberTargets(raw string, n int) ([]string, error) {
 }
 
 // ParseTarget parses a database URL (any scheme in dialect/all); an empty raw
-// means DefaultTarget(index).
-func (w *Workload) ParseTarget(raw string, getenv func(string) string, index int) (workload.Target, error) {
-	tg, err := dbtarget.Parse(raw, DefaultTarget(index), getenv)
+// means DefaultTarget(o.Index).
+func (w *Workload) ParseTarget(raw string, o workload.TargetOptions) (workload.Target, error) {
+	tg, err := dbtarget.Parse(raw, DefaultTarget(o.Index), o)
 	if err != nil {
 		return nil, err
 	}

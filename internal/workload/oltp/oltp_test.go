@@ -45,7 +45,7 @@ func TestFlagsAndValidate(t *testing.T) {
 			t.Errorf("Validate error does not mention %s: %v", want, err)
 		}
 	}
-	tg, err := w.ParseTarget("sqlite:"+filepath.Join(t.TempDir(), "x.db"), nil, 0)
+	tg, err := w.ParseTarget("sqlite:"+filepath.Join(t.TempDir(), "x.db"), workload.TargetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,16 +107,16 @@ func TestOpsAndNames(t *testing.T) {
 func TestParseTarget(t *testing.T) {
 	w := NewReadWrite()
 	for i, want := range []string{"sqlite:rightsize-data/sbtest.db", "sqlite:rightsize-data/sbtest-1.db", "sqlite:rightsize-data/sbtest-2.db"} {
-		tg, err := w.ParseTarget("", nil, i)
+		tg, err := w.ParseTarget("", workload.TargetOptions{Index: i})
 		if err != nil || tg.String() != want {
 			t.Errorf("default target %d = %v, %v; want %s", i, tg, err, want)
 		}
 	}
-	tg, err := w.ParseTarget("sqlite:/tmp/x.db", nil, 3)
+	tg, err := w.ParseTarget("sqlite:/tmp/x.db", workload.TargetOptions{Index: 3})
 	if err != nil || tg.String() != "sqlite:/tmp/x.db" {
 		t.Errorf("explicit target = %v, %v", tg, err)
 	}
-	_, err = w.ParseTarget("nosuch://u:hunter2@h/db", nil, 0)
+	_, err = w.ParseTarget("nosuch://u:hunter2@h/db", workload.TargetOptions{})
 	if !errors.Is(err, dialect.ErrBadTarget) || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("bad scheme: %v", err)
 	}

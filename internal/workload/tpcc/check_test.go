@@ -33,7 +33,7 @@ func openCheck(t *testing.T, rawURL string) (*Workload, *instance, dialect.Conn)
 	t.Helper()
 	ctx := context.Background()
 	w := New()
-	tg, err := w.ParseTarget(rawURL, nil, 0)
+	tg, err := w.ParseTarget(rawURL, workload.TargetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
