@@ -296,3 +296,44 @@ func TestStartLagOfIdleVirtualUsers(t *testing.T) {
 		t.Errorf("a closed loop has a start lag: %+v", res.Summary.StartLag)
 	}
 }
+
+// threeOps runs three 100 ms statements per event.
+type threeOps struct{}
+
+func (threeOps) Event(ctx context.Context, m workload.Meter) error {
+	for range 3 {
+		s := m.Start(0)
+		err := sleepCtx(ctx, 100*time.Millisecond)
+		m.End(s, err)
+		if err != nil {
+			return err
+		}
+	}
+	m.Count(0, 1)
+	return nil
+}
+func (threeOps) Close() error { return nil }
+
+// TestSubOperationsGoWithTheirEvent: an event's statements and counts are
+// in the phase the event completes in, even those that ended on the other
+// side of a boundary, so that the window holds three statements and one
+// count per event counted (the warm-up held ten statements for three).
+func TestSubOperationsGoWithTheirEvent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inst := Instance{NewVU: func(context.Context, int, uint64) (workload.VU, error) { return threeOps{}, nil }, Classify: classify}
+		res, err := Run(context.Background(), Config{Threads: 1, Warmup: time.Second, Duration: time.Second, Ops: ops, Counters: []string{"done"}},
+			[]Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		// Events complete at 1.2, 1.5 and 1.8 s; the one from 0.9 s
+		// straddles the warm-up's end, the one from 1.8 s the window's.
+		if s.Count != 3 || s.Reads != 3*s.Count || s.Counters["done"] != s.Count || res.Ops[1].Count != 3*s.Count {
+			t.Errorf("%d events, %d statements (%d timed), counter %d; want 3, 9, 9, 3", s.Count, s.Reads, res.Ops[1].Count, s.Counters["done"])
+		}
+		if w := res.Warmup; w.Reads != 3*w.Count {
+			t.Errorf("warm-up: %d events, %d statements", w.Count, w.Reads)
+		}
+	})
+}

@@ -321,6 +321,20 @@ type vu struct {
 	ctx      context.Context
 	ops      []workload.Op
 	classify func(error) errclass.Class
+	// pending holds the sub-operations and counts of the event in flight
+	// (VU goroutine only): they go to the phase the event completes in, or
+	// nowhere when it completes past the window, so that statements and
+	// counters always match the events counted.
+	pending       []pendingOp
+	pendingCounts []int64
+}
+
+// pendingOp is a sub-operation of the event in flight.
+type pendingOp struct {
+	op    int
+	kind  workload.OpKind
+	d     time.Duration
+	class errclass.Class
 }
 
 func newVU(spec Instance, ops []workload.Op, nc int) *vu {
@@ -328,8 +342,24 @@ func newVU(spec Instance, ops []workload.Op, nc int) *vu {
 	return &vu{
 		st:    [2]*stats{newStats(n, nc), newStats(n, nc)},
 		spare: [2]*stats{newStats(n, nc), newStats(n, nc)},
-		ops:   ops, classify: spec.Classify,
+		ops:   ops, classify: spec.Classify, pendingCounts: make([]int64, nc),
 	}
+}
+
+// settle puts the event in flight's sub-operations and counts in st (none
+// when st is nil: the event completed past the window, or was cancelled)
+// and empties them. The caller holds mu.
+func (v *vu) settle(st *stats) {
+	if st != nil {
+		for _, p := range v.pending {
+			st.recordOp(p.op, p.kind, p.d, p.class)
+		}
+		for c, n := range v.pendingCounts {
+			st.counts[c] += n
+		}
+	}
+	v.pending = v.pending[:0]
+	clear(v.pendingCounts)
 }
 
 // Start implements workload.Meter.
@@ -345,11 +375,10 @@ func (v *vu) at(t time.Time) *stats {
 }
 
 // End implements workload.Meter. A sub-operation that failed because the run
-// cancelled it is not counted, like its event; one that ends past the
-// window is not counted either.
+// cancelled it is not counted, like its event; it goes to the phase its
+// event completes in (settle).
 func (v *vu) End(s workload.Span, err error) {
-	now := time.Now()
-	d := now.Sub(s.Start)
+	d := time.Since(s.Start)
 	var class errclass.Class
 	if err != nil {
 		if v.ctx != nil && v.ctx.Err() != nil {
@@ -357,27 +386,18 @@ func (v *vu) End(s workload.Span, err error) {
 		}
 		class = v.classify(err)
 	}
-	kind := workload.Other
-	if s.Op >= 0 && s.Op < len(v.ops) {
-		kind = v.ops[s.Op].Kind
+	if s.Op >= 0 && s.Op < len(v.ops) { // an unknown op is not counted
+		v.pending = append(v.pending, pendingOp{op: s.Op, kind: v.ops[s.Op].Kind, d: d, class: class})
 	}
-	v.mu.Lock()
-	if st := v.at(now); st != nil {
-		st.recordOp(s.Op, kind, d, class)
-	}
-	v.mu.Unlock()
 }
 
-// Count implements workload.Meter: it adds n to counter c in the phase of
-// the moment it is counted (none past the window). An unknown counter is
-// ignored.
+// Count implements workload.Meter: it adds n to counter c in the phase the
+// event in flight completes in (none past the window). An unknown counter
+// is ignored.
 func (v *vu) Count(c int, n int64) {
-	now := time.Now()
-	v.mu.Lock()
-	if s := v.at(now); s != nil && c >= 0 && c < len(s.counts) {
-		s.counts[c] += n
+	if c >= 0 && c < len(v.pendingCounts) {
+		v.pendingCounts[c] += n
 	}
-	v.mu.Unlock()
 }
 
 // Retrying implements workload.Meter.
@@ -1025,6 +1045,7 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 				// it is counted as cancelled.
 				v.mu.Lock()
 				v.st[phase].cancel++
+				v.settle(nil)
 				v.mu.Unlock()
 				return
 			}
@@ -1043,6 +1064,7 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 		}
 		done := time.Now()
 		v.mu.Lock()
+		v.settle(v.at(done))
 		switch st := v.at(done); {
 		case st == nil:
 			v.st[meas].after++

@@ -61,7 +61,7 @@ type Meter interface {
 	// End marks its end; err is nil on success.
 	End(s Span, err error)
 	// Count adds n to the workload's counter c (an index into
-	// Counting.Counters), in the phase of the event in flight. VUs count
+	// Counting.Counters), in the phase the event in flight completes in. VUs count
 	// what only they know (TPC-C's rolled-back New-Orders) and should count
 	// an event's things only once it has succeeded.
 	Count(c int, n int64)
@@ -76,7 +76,7 @@ type Meter interface {
 type Recorder interface {
 	// Event records one event that ran operation op (an index into
 	// Workload.Ops) from start to end; err is nil on success. The event
-	// belongs to the warm-up or the measured window by its start.
+	// belongs to the warm-up or the measured window by its end.
 	Event(op int, start, end time.Time, err error)
 }
 
