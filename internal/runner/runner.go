@@ -810,14 +810,15 @@ func (r *run) phaseOf(t time.Time) int {
 // does). Safe for concurrent use;
 // for a t that has passed the answer is final.
 func (r *run) phaseAt(t time.Time) int {
-	cut := r.end()
+	ms := r.measureStart()
+	cut := ms.Add(r.cfg.Duration)
 	if ns := r.stopNs.Load(); ns != math.MaxInt64 {
 		cut = minTime(cut, r.start.Add(time.Duration(ns)))
 	}
 	switch {
 	case t.After(cut):
 		return tail
-	case t.After(r.measureStart()) || r.cfg.Warmup == 0:
+	case t.After(ms) || r.cfg.Warmup == 0:
 		return meas
 	}
 	return warm
@@ -1006,7 +1007,6 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			actual = time.Now()
 			intended = actual
 		}
-		phase := r.phaseOf(intended) // the start's phase
 		if actual.Sub(lastYield) > yieldEvery {
 			// Blocking I/O never parks the goroutine, so the scheduler sees no
 			// progress on its P; after 10 ms sysmon forces a hand-off of that
@@ -1017,7 +1017,7 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 		}
 		if r.open {
 			v.mu.Lock()
-			st := v.st[phase]
+			st := v.st[r.phaseOf(intended)] // the start's phase
 			st.begun++
 			if actual.Sub(intended) > r.cfg.LateThreshold {
 				st.late++
@@ -1044,7 +1044,7 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 				// The run ended this event: neither a success nor an error,
 				// it is counted as cancelled.
 				v.mu.Lock()
-				v.st[phase].cancel++
+				v.st[r.phaseOf(intended)].cancel++
 				v.settle(nil)
 				v.mu.Unlock()
 				return
@@ -1064,8 +1064,9 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 		}
 		done := time.Now()
 		v.mu.Lock()
-		v.settle(v.at(done))
-		switch st := v.at(done); {
+		st := v.at(done)
+		v.settle(st)
+		switch {
 		case st == nil:
 			v.st[meas].after++
 		case class == errclass.None:
