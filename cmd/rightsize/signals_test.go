@@ -489,7 +489,7 @@ func TestSIGKILLLeavesACheckpoint(t *testing.T) {
 		runs = append(runs, killed{cp, r})
 	}
 
-	p := start(t, dir, "run", "oltp_point_select", "--target", "sqlite:"+dbPath, "--prepare", "never", "--time", "1s",
+	p := start(t, dir, "run", "oltp_point_select", "--target", "sqlite:"+dbPath, "--prepare", "never", "--table-size", "1000", "--time", "1s",
 		"--out", filepath.Join(dir, "next.json"))
 	if !p.wait(30*time.Second) || p.code != 0 {
 		t.Fatalf("next run: exit %d\n%s", p.code, p.stderr.String())

@@ -337,3 +337,33 @@ func TestSubOperationsGoWithTheirEvent(t *testing.T) {
 		}
 	})
 }
+
+// TestRetriesGoWithTheirEvent: a failed attempt inside the window of an
+// event that completes after it is not one of the window's retries, as
+// the event is not one of its events: the statements' failures always add
+// up to the retries and errors counted (a storm on the real servers found
+// 14,995 of those for 14,750 failed statements).
+func TestRetriesGoWithTheirEvent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var failed atomic.Bool
+		inst := txInstance(errclass.Deadlock, func(ctx context.Context) error {
+			if err := sleepCtx(ctx, 150*time.Millisecond); err != nil {
+				return err
+			}
+			if time.Since(start) > 800*time.Millisecond && failed.CompareAndSwap(false, true) {
+				return errTx // the event from 0.75 s fails at 0.9 s, then completes at 1.05 s
+			}
+			return nil
+		})
+		res, err := Run(context.Background(), Config{Threads: 1, Duration: time.Second, Ops: ops, Retry: []errclass.Class{errclass.Deadlock}},
+			[]Instance{inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if s.Count != 5 || s.AfterWindow != 1 || s.Retries != 0 || res.Ops[1].Errors != 0 {
+			t.Errorf("count %d, after the window %d, retries %d, failed statements %d; want 5, 1, 0 and 0", s.Count, s.AfterWindow, s.Retries, res.Ops[1].Errors)
+		}
+	})
+}

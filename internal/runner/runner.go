@@ -321,12 +321,13 @@ type vu struct {
 	ctx      context.Context
 	ops      []workload.Op
 	classify func(error) errclass.Class
-	// pending holds the sub-operations and counts of the event in flight
-	// (VU goroutine only): they go to the phase the event completes in, or
-	// nowhere when it completes past the window, so that statements and
-	// counters always match the events counted.
+	// pending holds the sub-operations, counts and failed attempts of the
+	// event in flight (VU goroutine only): they go to the phase the event
+	// completes in, or nowhere when it completes past the window, so that
+	// statements, counters and retries always match the events counted.
 	pending       []pendingOp
 	pendingCounts []int64
+	pendingRetry  errclass.Counts
 }
 
 // pendingOp is a sub-operation of the event in flight.
@@ -346,9 +347,9 @@ func newVU(spec Instance, ops []workload.Op, nc int) *vu {
 	}
 }
 
-// settle puts the event in flight's sub-operations and counts in st (none
-// when st is nil: the event completed past the window, or was cancelled)
-// and empties them. The caller holds mu.
+// settle puts the event in flight's sub-operations, counts and failed
+// attempts in st (none when st is nil: the event completed past the window,
+// or was cancelled) and empties them. The caller holds mu.
 func (v *vu) settle(st *stats) {
 	if st != nil {
 		for _, p := range v.pending {
@@ -357,9 +358,11 @@ func (v *vu) settle(st *stats) {
 		for c, n := range v.pendingCounts {
 			st.counts[c] += n
 		}
+		st.retry.Merge(&v.pendingRetry)
 	}
 	v.pending = v.pending[:0]
 	clear(v.pendingCounts)
+	v.pendingRetry = errclass.Counts{}
 }
 
 // Start implements workload.Meter.
@@ -1056,11 +1059,7 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			if !r.retryable(class) || attempt > r.cfg.MaxRetries {
 				break
 			}
-			v.mu.Lock()
-			if st := v.at(time.Now()); st != nil {
-				st.retry.Add(class)
-			}
-			v.mu.Unlock()
+			v.pendingRetry.Add(class)
 		}
 		done := time.Now()
 		v.mu.Lock()
