@@ -64,9 +64,9 @@ func studyCommand(ctx context.Context, env *Env) *cobra.Command {
 
 // studyOptions are study run's flags.
 type studyOptions struct {
-	scale, id, dir, config, history string
-	targets                         []string
-	dryRun                          bool
+	scale, id, dir, config, history, prepare string
+	targets                                  []string
+	dryRun                                   bool
 }
 
 func studyRunCommand(ctx context.Context, env *Env) *cobra.Command {
@@ -92,6 +92,7 @@ func studyRunCommand(ctx context.Context, env *Env) *cobra.Command {
 	fs.StringVar(&o.id, "study-id", "", "resume this study: steps recorded in the history under this id are not run again (default: a new id)")
 	fs.StringVar(&o.dir, "dir", "", "directory of the steps' results, the plan and the report (default results/<study id>-<study>)")
 	fs.StringVar(&o.history, "history", "", "the history catalog the steps are recorded in and resumed from (default: as run's)")
+	fs.StringVar(&o.prepare, "prepare", "", "every step's --prepare: auto, always or never (default: the study's, else run's auto)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print each step's command and run nothing")
 	return cmd
 }
@@ -139,6 +140,9 @@ func planStudy(env *Env, s *study.Study, name string, o studyOptions) ([]stepRun
 		}
 		if cfg := orElse(o.config, c.Config); cfg != "" {
 			st.args = append(st.args, "--config="+cfg)
+		}
+		if o.prepare != "" {
+			st.args = append(st.args, "--prepare="+o.prepare)
 		}
 		if o.history != "" {
 			st.args = append(st.args, "--history="+o.history)

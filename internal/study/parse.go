@@ -53,6 +53,8 @@ func (p *parser) err(name string) error {
 	if len(p.problems) == 0 {
 		return nil
 	}
+	// In the file's order: the line, then the order they were found.
+	slices.SortStableFunc(p.problems, func(a, b Problem) int { return a.Line - b.Line })
 	return &Error{File: name, Problems: p.problems}
 }
 

@@ -56,12 +56,14 @@ func (p *parser) step(n *yaml.Node, i int, common []Option) Step {
 	default:
 		p.add(n.Line, "%s: neither sweep: WORKLOAD nor run: WORKLOAD", what)
 	}
-	if (f["sweep"] != nil || f["run"] != nil) && st.Workload == "" {
+	if (f["sweep"] != nil) != (f["run"] != nil) && st.Workload == "" {
 		p.add(n.Line, "%s: name the workload (oltp_read_write, tpcc, fileio, ...)", what)
 	}
 	st.Config = p.str(f["config"], what+": config")
 	own := p.options(f["options"], what+": options")
-	p.axis(&st, f, what, own)
+	if f["sweep"] == nil || f["run"] == nil {
+		p.axis(&st, f, what, own)
+	}
 	st.Options = merge(common, own)
 	return st
 }
