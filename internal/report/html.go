@@ -131,6 +131,9 @@ func paramsOf(r *result.Run) params {
 	}
 	add := func(k, v string) { p.Entries = append(p.Entries, [2]string{k, v}) }
 	add("run", r.ID)
+	if r.Config != "" {
+		add("configuration", r.Config)
+	}
 	add("workload", r.Workload)
 	add("tool", r.Tool.Name+" "+r.Tool.Version)
 	l := r.Load
