@@ -58,6 +58,9 @@ func TestStudyResume(t *testing.T) {
 	if strings.Contains(o.stdout, "skipped") {
 		t.Errorf("first run skipped steps:\n%s", o.stdout)
 	}
+	if r := mustReadResult(t, filepath.Join(dir, "out", "point.json")); r.Config == "" || strings.Contains(r.Config, "s1/") || r.Label != "s1/point" {
+		t.Errorf("config %q label %q: want the host's name as config, the study's label", r.Config, r.Label)
+	}
 	page := filepath.Join(dir, "out", "tiny.md")
 	if err := os.Remove(page); err != nil {
 		t.Fatal(err)
