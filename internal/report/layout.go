@@ -196,6 +196,9 @@ func fieldsOf(r *result.Run) []field {
 	var fs []field
 	add := func(k, v string) { fs = append(fs, field{k, v}) }
 	add("run", r.ID)
+	if r.Config != "" {
+		add("configuration", r.Config)
+	}
 	add("workload", r.Workload)
 	add("tool", r.Tool.Name+" "+r.Tool.Version)
 	l := r.Load
