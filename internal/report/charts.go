@@ -402,7 +402,7 @@ func timelineChart(r *result.Run, title string) (string, error) {
 		p.Y.Min = 0
 		return p, nil
 	}
-	unit := r.Event + "s/s"
+	unit := r.Event + "/s" // transaction/s, io/s, event/s: no plural to guess
 	if r.Event == "" {
 		unit = "events/s"
 	}
