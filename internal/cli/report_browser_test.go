@@ -107,6 +107,20 @@ func TestReportInBrowser(t *testing.T) {
 	if !strings.Contains(text, "The knee is at") && !strings.Contains(text, "No knee in the range") {
 		t.Errorf("the page shows no verdict on the knee")
 	}
+	// The page follows the window: at 1200 and 800 px nothing is wider
+	// than the window (tables scroll in their own box, charts scale).
+	for _, w := range []int64{1200, 800} {
+		if err := chromedp.Do(tctx, chromedp.EmulateViewport(w, 900)); err != nil {
+			t.Fatal(err)
+		}
+		over, err := chromedp.Run(tctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth - window.innerWidth`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if over > 0 {
+			t.Errorf("at %d px the page is %g px wider than the window", w, over)
+		}
+	}
 	shot, err := chromedp.Run(tctx, chromedp.FullScreenshot(90))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)

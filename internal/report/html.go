@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"sort"
-	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/plan"
@@ -74,14 +72,21 @@ func HTML(w io.Writer, d Doc) error {
 		if name == "" {
 			name = r.ID
 		}
-		svg, err := percentileChart(r)
-		if err := add("Latency percentiles: "+name, "each operation's HDR histogram", svg, err); err != nil {
-			return err
+		kinds, svgs, err := percentileCharts(r)
+		if err != nil {
+			return fmt.Errorf("chart %q: %w", "Latency percentiles: "+name, err)
+		}
+		for i, svg := range svgs {
+			title := "Latency percentiles: " + name
+			if kinds[i] != "" {
+				title += ", " + kindTitle(kinds[i])
+			}
+			if err := add(title, "each operation's HDR histogram", svg, nil); err != nil {
+				return err
+			}
 		}
 	}
-	for _, r := range d.Runs {
-		v.Params = append(v.Params, paramsOf(r))
-	}
+	v.Params = paramsOnce(d.Runs)
 	if p := d.Plan; p != nil {
 		var b bytes.Buffer
 		if err := Plan(&b, p, Text); err != nil {
@@ -111,7 +116,7 @@ type htmlView struct {
 	Steps       []StepRow
 	RunRows     []RunRow
 	Charts      []chart
-	Params      []params
+	Params      paramView
 	PlanText    string
 }
 
@@ -123,73 +128,29 @@ func sweepRows(sw *analysis.Result) []StepRow {
 	return rows
 }
 
-// paramsOf lists how a run was made: workload, options, load and targets
-// (results never hold passwords).
-func paramsOf(r *result.Run) params {
-	p := params{Name: r.Label}
-	if p.Name == "" {
-		p.Name = r.ID
-	}
-	add := func(k, v string) { p.Entries = append(p.Entries, [2]string{k, v}) }
-	add("run", r.ID)
-	if r.Config != "" {
-		add("configuration", r.Config)
-	}
-	add("workload", r.Workload)
-	add("tool", r.Tool.Name+" "+r.Tool.Version)
-	l := r.Load
-	load := fmt.Sprintf("%s loop, %d threads", l.Mode, l.Threads)
-	if l.Rate > 0 {
-		load += fmt.Sprintf(", %g/s (%s)", l.Rate, l.Arrival)
-	}
-	add("load", load)
-	add("window", fmt.Sprintf("warm-up %g s, measured %g s, interval %g s", l.WarmupS, l.DurationS, l.IntervalS))
-	for i, in := range r.Instances {
-		t := in.Target
-		if in.ServerVersion != "" || in.ServerProduct != "" {
-			t += " (" + in.Server() + ")"
-		}
-		add(fmt.Sprintf("target #%d", i+1), t)
-		p.Notes = append(p.Notes, in.Notes...)
-	}
-	if g := machineText(r.Machine); g != "" {
-		add("generator", g)
-	}
-	keys := make([]string, 0, len(r.Options))
-	for k := range r.Options {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var opts []string
-	for _, k := range keys {
-		opts = append(opts, fmt.Sprintf("%s=%v", k, r.Options[k]))
-	}
-	add("options", strings.Join(opts, " "))
-	if r.Partial {
-		add("partial", r.PartialReason)
-	}
-	return p
-}
-
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"f2":        func(v float64) string { return fmt.Sprintf("%.2f", v) },
 	"openRows":  openRows,
 	"openCells": openCells,
 	"f3":        func(v float64) string { return fmt.Sprintf("%.3f", v) },
 	"f0":        func(v float64) string { return fmt.Sprintf("%.0f", v) },
+	"short":     shortTarget,
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="{{.Tool}}">
 <title>{{.Title}}</title>
 <style>
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:60em;color:#222;padding:0 1em}
+*,*::before,*::after{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:84em;color:#222;padding:0 1.5em}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.5em 0}th,td{padding:.25em .6em;border-bottom:1px solid #eee;text-align:right}
-th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}
-.chart{margin:1em 0}.chart svg{max-width:100%;height:auto}.note{color:#666;font-size:.9em}
+.scroll{max-width:100%;overflow-x:auto}
+table{border-collapse:collapse;margin:.5em 0}th,td{padding:.25em .6em;border-bottom:1px solid #eee;text-align:right;vertical-align:top}
+th:first-child,td:first-child{text-align:left;white-space:nowrap}th{background:#f6f6f6}td{white-space:nowrap}
+th.text,td.text{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:8em}
+.chart{margin:1.5em 0;max-width:70em}.chart svg{display:block;width:100%;height:auto}.note{color:#666;font-size:.9em}
 pre{background:#f8f8f8;padding:.8em;overflow-x:auto;white-space:pre-wrap}
-dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#555}dd{margin:0;word-break:break-all}
+dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{color:#555}dd{margin:0;overflow-wrap:anywhere}
 .answer{background:#f1f6fd;border-left:4px solid #2f6fb2;padding:.4em 1em;margin:1em 0}.answer p{margin:.35em 0}
 </style></head><body>
 <h1>{{.Title}}</h1>
@@ -200,25 +161,29 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 {{if not .HostIsServer}}<p class="note">The database ran on another host: the host figures are the load generator's.</p>{{end}}
 {{end}}
 {{if .Steps}}
-{{$open := openRows .Steps}}<table><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th></tr></thead><tbody>
+{{$open := openRows .Steps}}<div class="scroll"><table><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th></tr></thead><tbody>
 {{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}</tr>
-{{end}}</tbody></table>
+{{end}}</tbody></table></div>
 {{end}}
 {{with .Sweep}}{{if $.Verdict}}<h2>Verdict</h2>{{range $.Verdict}}<p>{{.}}</p>{{end}}
 <ul>{{range .Knees}}<li><b>{{.Method}}</b>: {{.Reason}}</li>{{end}}{{with .Demand}}<li><b>service demand</b>: {{.SweetSpot.Reason}}</li>{{end}}</ul>{{end}}{{end}}
 {{if .RunRows}}
 <h2>Runs</h2>
-<table><thead><tr><th>label</th><th>workload</th><th>target</th><th>throughput</th><th>unit</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th></tr></thead><tbody>
-{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td>{{.Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
-{{end}}</tbody></table>
+<div class="scroll"><table><thead><tr><th>label</th><th>workload</th><th>target</th><th>throughput</th><th>unit</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th></tr></thead><tbody>
+{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td title="{{.Target}}">{{short .Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
+{{end}}</tbody></table></div>
 {{end}}
 {{if .Charts}}<h2>Charts</h2>{{end}}
 {{range .Charts}}<figure class="chart"><figcaption><b>{{.Title}}</b> <span class="note">{{.Note}}</span></figcaption>{{.SVG}}</figure>
 {{end}}
 {{if .PlanText}}<h2>Capacity plan</h2><pre>{{.PlanText}}</pre>{{end}}
-{{if .Params}}<h2>Parameters</h2>{{end}}
-{{range .Params}}<h3>{{.Name}}</h3><dl>{{range .Entries}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
-{{range .Notes}}<p class="note">{{.}}</p>{{end}}{{end}}
+{{with .Params}}{{with .Shared}}{{if .Entries}}<h2>Parameters</h2>
+<h3>{{.Name}}</h3><dl>{{range .Entries}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
+{{range .Notes}}<p class="note">{{.}}</p>{{end}}{{end}}{{end}}
+{{if .Keys}}<h3>What differs</h3><div class="scroll"><table><thead><tr><th>run</th>{{range .Keys}}<th class="text">{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr><td>{{.Name}}</td>{{range .Cells}}<td class="text">{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>{{end}}
+{{range .Rows}}{{$n := .Name}}{{range .Notes}}<p class="note">{{$n}}: {{.}}</p>{{end}}{{end}}{{end}}
 <p class="note">Written by {{.Tool}}. Figures from the result files; JSON stays the source of truth.</p>
 </body></html>
 `))
