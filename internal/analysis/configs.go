@@ -83,7 +83,9 @@ type ConfigRow struct {
 	// its range, Knee.Reason says why.
 	Knee  Knee
 	Found bool
-	// KneeThroughput and KneeP99Ms are the figures at the knee.
+	// KneeStep is the knee's step label, KneeThroughput and KneeP99Ms
+	// the figures there.
+	KneeStep                  string
 	KneeThroughput, KneeP99Ms float64
 }
 
@@ -136,7 +138,8 @@ func CompareConfigs(cs []Config, at string) (ConfigComparison, error) {
 		row := ConfigRow{Config: cf.Name, Step: st.Label, X: x, Throughput: st.Throughput, AvgMs: st.AvgMs, P99Ms: st.P99Ms, Host: st.Host}
 		if k, ok := PrimaryKnee(cf.Sweep); ok {
 			row.Knee, row.Found = k, true
-			row.KneeThroughput, row.KneeP99Ms = cf.Sweep.Steps[k.Index].Throughput, cf.Sweep.Steps[k.Index].P99Ms
+			ks := cf.Sweep.Steps[k.Index]
+			row.KneeStep, row.KneeThroughput, row.KneeP99Ms = ks.Label, ks.Throughput, ks.P99Ms
 		} else {
 			row.Knee = k
 		}
