@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"html/template"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/result"
 )
 
 // A comparison report is several configurations swept over one axis
@@ -218,6 +221,10 @@ func CompareReport(w io.Writer, c analysis.ConfigComparison, f Format) error {
 type CompareDoc struct {
 	Title      string
 	Comparison analysis.ConfigComparison
+	// Runs are result files shown beside the comparison (a table); Plan
+	// a capacity plan (both optional).
+	Runs []*result.Run
+	Plan *plan.Report
 	// Tool is the rightsize version that wrote the report.
 	Tool string
 }
@@ -233,6 +240,8 @@ type compareView struct {
 	Configs     []configSteps
 	Params      []params
 	At          string
+	RunRows     []RunRow
+	PlanText    string
 }
 
 type configCells struct {
@@ -279,6 +288,16 @@ func CompareHTML(w io.Writer, d CompareDoc) error {
 			v.Params = append(v.Params, p)
 		}
 	}
+	if len(d.Runs) > 0 {
+		v.RunRows = RunRows(d.Runs)
+	}
+	if d.Plan != nil {
+		var b bytes.Buffer
+		if err := Plan(&b, d.Plan, Text); err != nil {
+			return err
+		}
+		v.PlanText = b.String()
+	}
 	return comparePage.Execute(w, v)
 }
 
@@ -303,6 +322,7 @@ h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #d
 table{border-collapse:collapse;margin:.5em 0}th,td{padding:.25em .6em;border-bottom:1px solid #eee;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}tr.best td{font-weight:600}
 .chart{margin:1em 0}.chart svg{max-width:100%;height:auto}.note{color:#666;font-size:.9em}
+pre{background:#f8f8f8;padding:.8em;overflow-x:auto;white-space:pre-wrap}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#555}dd{margin:0;word-break:break-all}
 </style></head><body>
 <h1>{{.Title}}</h1>
@@ -323,6 +343,12 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 {{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}
+{{if .RunRows}}<h2>Runs</h2>
+<div class="scroll"><table><thead><tr><th>label</th><th>workload</th><th>target</th><th>throughput</th><th>unit</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th></tr></thead><tbody>
+{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td>{{.Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
+{{end}}</tbody></table></div>
+{{end}}
+{{if .PlanText}}<h2>Capacity plan</h2><pre>{{.PlanText}}</pre>{{end}}
 {{if .Params}}<h2>Parameters</h2>{{end}}
 {{range .Params}}<h3>{{.Name}}</h3><dl>{{range .Entries}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
 {{range .Notes}}<p class="note">{{.}}</p>{{end}}{{end}}

@@ -109,7 +109,8 @@ func TestCompareHTML(t *testing.T) {
 	c.Rows[1].Config = "<b>12 vCPU</b>"
 	c.Configs[0].Name = "<b>12 vCPU</b>"
 	var b bytes.Buffer
-	if err := report.CompareHTML(&b, report.CompareDoc{Comparison: c, Tool: "rightsize test"}); err != nil {
+	extra := &result.Run{ID: "r9", Label: "a run on its own", Workload: "oltp_read_write"}
+	if err := report.CompareHTML(&b, report.CompareDoc{Comparison: c, Runs: []*result.Run{extra}, Tool: "rightsize test"}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -121,7 +122,7 @@ func TestCompareHTML(t *testing.T) {
 		t.Errorf("%d charts, want 4 (throughput, avg, p99, CPU)", n)
 	}
 	for _, want := range []string{"Throughput by rate", "p99 response time by rate", "Host CPU busy by rate", "Configurations at rate 3x",
-		"&lt;b&gt;12 vCPU&lt;/b&gt;", "tables (12 vCPU 8, 24 vCPU 4)"} {
+		"&lt;b&gt;12 vCPU&lt;/b&gt;", "tables (12 vCPU 8, 24 vCPU 4)", "<h2>Runs</h2>", "a run on its own"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q", want)
 		}
