@@ -27,21 +27,21 @@ func compareCharts(c analysis.ConfigComparison) ([]chart, error) {
 	defs := []struct {
 		title, y, note string
 		fig            stepFigure
-		rings          bool
+		rings, pct     bool
 	}{
-		{"Throughput by " + c.Axis, "throughput (/s)", "one curve per configuration; rings: each one's knee", func(st result.SweepStep) (float64, bool) { return st.Throughput, true }, true},
-		{"Average response time by " + c.Axis, "avg response time (ms)", "", func(st result.SweepStep) (float64, bool) { return st.AvgMs, true }, false},
-		{"p99 response time by " + c.Axis, "p99 response time (ms)", "", func(st result.SweepStep) (float64, bool) { return st.P99Ms, true }, false},
+		{"Throughput by " + c.Axis, "throughput (/s)", "one curve per configuration; rings: each one's knee", func(st result.SweepStep) (float64, bool) { return st.Throughput, true }, true, false},
+		{"Average response time by " + c.Axis, "avg response time (ms)", "", func(st result.SweepStep) (float64, bool) { return st.AvgMs, true }, false, false},
+		{"p99 response time by " + c.Axis, "p99 response time (ms)", "", func(st result.SweepStep) (float64, bool) { return st.P99Ms, true }, false, false},
 		{"Host CPU busy by " + c.Axis, "host CPU busy (%)", "user + system", func(st result.SweepStep) (float64, bool) {
 			if st.Host == nil {
 				return 0, false
 			}
 			return st.Host.CPU.User + st.Host.CPU.System, true
-		}, false},
+		}, false, true},
 	}
 	var out []chart
 	for _, d := range defs {
-		svg, err := overlayChart(c, d.title, d.y, d.fig, d.rings)
+		svg, err := overlayChart(c, d.title, d.y, d.fig, d.rings, d.pct)
 		if err != nil {
 			return nil, fmt.Errorf("chart %q: %w", d.title, err)
 		}
@@ -63,9 +63,10 @@ func seriesStyle(i int) draw.LineStyle {
 	return s
 }
 
-// overlayChart draws fig for every configuration's steps against the axis;
-// "" when no configuration has the figure.
-func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, rings bool) (string, error) {
+// overlayChart draws fig for every configuration's steps against the axis,
+// the knees ringed (rings), on a 0-100 % scale (pct); "" when no
+// configuration has the figure.
+func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, rings, pct bool) (string, error) {
 	p := newPlot(title, c.Axis, y)
 	top, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 	var ticks plotter.XYs
@@ -110,6 +111,11 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 		top = 1
 	}
 	p.Y.Min, p.Y.Max = 0, 1.3*top // room for the legend
+	if pct {
+		// A share of the host: 0 to 100 %, the legend under the curves,
+		// which a busy host keeps near the top.
+		p.Y.Max, p.Legend.Top = 100, false
+	}
 	p.Legend.Left = true
 	if lo > 0 && hi/lo >= 8 {
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, stepTicks(ticks)

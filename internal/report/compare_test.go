@@ -127,6 +127,12 @@ func TestCompareHTML(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
+	// The host's CPU is a share: its axis ends at 100 %.
+	cpu := out[strings.Index(out, "Host CPU busy by"):]
+	cpu = cpu[:strings.Index(cpu, "</figure>")]
+	if !strings.Contains(cpu, ">100</text>") || strings.Contains(cpu, ">120</text>") {
+		t.Errorf("the CPU chart's axis does not end at 100 %%")
+	}
 	if strings.Contains(out, "<b>12 vCPU</b>") || strings.Contains(out, "<script") {
 		t.Errorf("page has an unescaped name or a script")
 	}
