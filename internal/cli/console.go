@@ -92,6 +92,12 @@ func (c *console) End(o *session.Outcome) error {
 	if o.Failed {
 		return nil
 	}
+	if o.Sweep != nil {
+		fmt.Fprintln(c.env.Stdout)
+		if err := report.WriteHeadline(c.env.Stdout, report.Headline(report.Doc{Sweep: o.Sweep}), report.Text); err != nil {
+			return err
+		}
+	}
 	if len(o.Runs) > 1 {
 		if err := report.Steps(c.env.Stdout, o.Runs); err != nil {
 			return err

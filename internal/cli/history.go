@@ -206,6 +206,7 @@ func historyList(env *Env, open catalogOpener) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&f.Workload, "workload", "", "only runs of this workload")
 	cmd.Flags().StringVar(&f.Label, "label", "", "only runs with exactly this label (no sweeps)")
+	cmd.Flags().StringVar(&f.Config, "config", "", "only runs of exactly this configuration (--config of run and sweep; no sweeps)")
 	cmd.Flags().IntVar(&f.Limit, "limit", 50, "at most this many runs, and as many sweeps (0: all)")
 	return cmd
 }
@@ -216,7 +217,7 @@ func listCatalog(ctx context.Context, w io.Writer, cat *history.Catalog, f histo
 		return err
 	}
 	var sweeps []history.SweepEntry
-	if f.Label == "" {
+	if f.Label == "" && f.Config == "" {
 		if sweeps, err = cat.ListSweeps(ctx, f); err != nil {
 			return err
 		}
@@ -228,7 +229,7 @@ func listCatalog(ctx context.Context, w io.Writer, cat *history.Catalog, f histo
 	}
 	if len(runs) > 0 {
 		tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "\nKEY\tSTARTED (UTC)\tWORKLOAD\tLABEL\tTARGET\tSERVER\tTHROUGHPUT\tAVG ms\tP95 ms\tP99 ms\tERRORS\tNOTE\n")
+		fmt.Fprintf(tw, "\nKEY\tSTARTED (UTC)\tWORKLOAD\tLABEL\tCONFIG\tTARGET\tSERVER\tTHROUGHPUT\tAVG ms\tP95 ms\tP99 ms\tERRORS\tNOTE\n")
 		for _, e := range runs {
 			var note []string
 			if e.Partial {
@@ -237,8 +238,8 @@ func listCatalog(ctx context.Context, w io.Writer, cat *history.Catalog, f histo
 			if e.SweepStep != "" {
 				note = append(note, "sweep step "+e.SweepStep)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s\t%s\t%s\t%d\t%s\n", e.Key, e.Started.Format("2006-01-02 15:04:05"), e.Workload, e.Label,
-				firstOf(e.Targets), distinct(e.Servers), num2(e.Throughput), num2(e.AvgMs), num2(e.P95Ms), num2(e.P99Ms), e.Errors, strings.Join(note, ", "))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s\t%s\t%s\t%d\t%s\n", e.Key, e.Started.Format("2006-01-02 15:04:05"), e.Workload, e.Label,
+				e.Config, firstOf(e.Targets), distinct(e.Servers), num2(e.Throughput), num2(e.AvgMs), num2(e.P95Ms), num2(e.P99Ms), e.Errors, strings.Join(note, ", "))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -287,6 +288,9 @@ func filterText(f history.Filter) string {
 	}
 	if f.Label != "" {
 		parts = append(parts, fmt.Sprintf("label %q", f.Label))
+	}
+	if f.Config != "" {
+		parts = append(parts, fmt.Sprintf("config %q", f.Config))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -167,6 +167,7 @@ type Flags struct {
 	Late        time.Duration
 	Out         string
 	Label       string
+	Config      string // the configuration under test (--config)
 	History     string // the catalog runs are recorded in (--history)
 	NoHistory   bool
 	Seed        uint64
@@ -267,6 +268,7 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 	DurationVar(fs, &c.Late, "late-threshold", time.Millisecond, "open loop: a start more than this after its intended time is counted late (0: any delay)")
 	fs.StringVar(&c.Out, "out", "", "result JSON file (default results/<time>-<workload>.json; '-' for none)")
 	fs.StringVar(&c.Label, "label", "", "a name for this run, shown by reports and the history")
+	fs.StringVar(&c.Config, "config", "", `the configuration under test ("24 vCPU", "X-IO ISE860 AFA", "HCI"), recorded in the results and the history, by which reports compare configurations (default: --label, else the target's host)`)
 	fs.StringVar(&c.History, "history", "", "record the results in this catalog: sqlite:PATH or postgres://user@host:5432/db (default: $RIGHTSIZE_HISTORY, else $XDG_DATA_HOME/rightsize/history.db or ~/.local/share/rightsize/history.db)")
 	fs.BoolVar(&c.NoHistory, "no-history", false, "do not record the results in the history catalog")
 	fs.Uint64Var(&c.Seed, "seed", 0, "random seed (0 = from the clock); the same seed repeats the same key sequence")

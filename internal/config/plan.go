@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/pace"
@@ -52,6 +54,9 @@ type Plan struct {
 	Prometheus string // --prometheus address ("": none)
 	CPUProfile string // --cpuprofile file ("": none)
 	Label      string
+	// Config is --config, the configuration under test ("": the session
+	// takes the label, else the target's host).
+	Config string
 	// SLO (p99 ms, 0: none) and CPUTarget (%) are a sweep's analysis options.
 	SLO, CPUTarget float64
 }
@@ -197,7 +202,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		getenv = func(string) string { return "" }
 	}
 	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Force: c.Force, Out: Output{Path: c.Out, Workload: w.Name()},
-		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, Label: c.Label, SLO: c.SLO, CPUTarget: c.CPUTarget, Baseline: c.Baseline}
+		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, CPUTarget: c.CPUTarget, Baseline: c.Baseline}
 	rate, flagThreads, multiples := c.Rate, c.Threads, c.Rate.IsMultiple()
 	if p.Sweep {
 		if err := w.Validate(); err != nil { // the workload's own steps come from its options
@@ -213,6 +218,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 	if p.Sweep {
 		cfgErr = errors.Join(cfgErr, CheckCPUTarget(c.CPUTarget))
 	}
+	cfgErr = errors.Join(cfgErr, checkConfigName(p.Config))
 	if _, ok := w.(workload.ThreadCounter); ok {
 		for _, f := range []string{"threads", "rate", "think-time"} {
 			if c.Changed(f) {
@@ -249,6 +255,20 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// MaxConfigName is the longest --config, in characters.
+const MaxConfigName = 100
+
+// checkConfigName checks a --config name: free text on one line.
+func checkConfigName(name string) error {
+	switch {
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return fmt.Errorf("--config %q: a name on one line, without control characters", name)
+	case utf8.RuneCountInString(name) > MaxConfigName:
+		return fmt.Errorf("--config: %d characters; at most %d", utf8.RuneCountInString(name), MaxConfigName)
+	}
+	return nil
 }
 
 // threads is the virtual users per instance of every step: the workload's

@@ -315,6 +315,9 @@ type Entry struct {
 	// result.Instance.Server).
 	Targets []string
 	Servers []string
+	// Config is the configuration under test (run --config; "" for runs
+	// recorded before it was).
+	Config string
 	// Unit is what Throughput counts ("transactions", "ios"), per second.
 	Unit       string
 	Throughput float64
@@ -356,15 +359,16 @@ type Ref struct {
 type Filter struct {
 	Workload string
 	Label    string
+	Config   string
 	Limit    int
 }
 
-const runCols = `run_key, id, workload, label, started, ended, targets, servers, unit, throughput, avg_ms, p50_ms, p95_ms, p99_ms, p999_ms, errors, partial, sweep_id, sweep_step, path, recorded`
+const runCols = `run_key, id, workload, label, started, ended, targets, servers, config, unit, throughput, avg_ms, p50_ms, p95_ms, p99_ms, p999_ms, errors, partial, sweep_id, sweep_step, path, recorded`
 
 // dest is where a row of runCols is scanned; the JSON columns go to js,
 // which unpack then reads.
 func (e *Entry) dest(js *entryJSON) []any {
-	return []any{&e.Key, &e.ID, &e.Workload, &e.Label, timeScan{&e.Started}, timeScan{&e.Ended}, &js.targets, &js.servers, &e.Unit,
+	return []any{&e.Key, &e.ID, &e.Workload, &e.Label, timeScan{&e.Started}, timeScan{&e.Ended}, &js.targets, &js.servers, &e.Config, &e.Unit,
 		numScan{&e.Throughput}, numScan{&e.AvgMs}, numScan{&e.P50Ms}, numScan{&e.P95Ms}, numScan{&e.P99Ms}, numScan{&e.P999Ms},
 		&e.Errors, boolScan{&e.Partial}, &e.SweepID, &e.SweepStep, &e.Path, timeScan{&e.Recorded}}
 }
@@ -448,9 +452,9 @@ func (c *Catalog) Record(ctx context.Context, r *result.Run, path string) error 
 				}
 			}
 			_, err := conn.Exec(ctx, `INSERT INTO rightsize_runs (`+runCols+`, result)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (run_key) DO NOTHING`,
-				Key(r), r.ID, r.Workload, r.Label, c.tv(r.Started), c.tv(r.Ended), string(tj), sj, r.Summary.Unit,
+				Key(r), r.ID, r.Workload, r.Label, c.tv(r.Started), c.tv(r.Ended), string(tj), sj, r.Config, r.Summary.Unit,
 				num(r.Summary.Throughput), num(l.AvgMs), num(l.P50Ms), num(l.P95Ms), num(l.P99Ms), num(l.P999Ms),
 				r.Summary.Errors, r.Partial, sweepID, step, path, c.tv(time.Now()), blob)
 			return err
@@ -549,6 +553,10 @@ func (c *Catalog) List(ctx context.Context, f Filter) ([]Entry, error) {
 	if f.Label != "" {
 		query += ` AND label = ?`
 		args = append(args, f.Label)
+	}
+	if f.Config != "" {
+		query += ` AND config = ?`
+		args = append(args, f.Config)
 	}
 	query += ` ORDER BY started DESC, run_key DESC`
 	return collect(ctx, c, query, args, f.Limit, func(rows dialect.Rows) (Entry, error) {

@@ -93,11 +93,15 @@ var schemaV2 = []string{
 )`,
 }
 
-// schemaV3 adds rightsize_runs.servers. A catalog of an older layout gets
-// its runs' servers from their stored results (backfillServers): the
-// dialect and version for results written before the product was recorded.
+// schemaV3 adds rightsize_runs.servers and config (the configuration under
+// test, run --config; "" for runs recorded before). A catalog of an older
+// layout gets its runs' servers and configurations from their stored
+// results (backfillServers): the dialect and version for results written
+// before the product was recorded.
 var schemaV3 = []string{
 	`ALTER TABLE rightsize_runs ADD COLUMN servers TEXT NOT NULL DEFAULT '[]'`,
+	`ALTER TABLE rightsize_runs ADD COLUMN config TEXT NOT NULL DEFAULT ''`,
+	`CREATE INDEX rightsize_runs_config ON rightsize_runs (config, started)`,
 }
 
 // schemaLock is the key of the lock (dialect.Store.StoreLock) that
@@ -175,7 +179,10 @@ func backfillServers(ctx context.Context, conn dialect.Conn) error {
 		if err != nil {
 			continue
 		}
-		var r struct{ Instances []result.Instance }
+		var r struct {
+			Instances []result.Instance
+			Config    string
+		}
 		if json.Unmarshal(js, &r) != nil {
 			continue
 		}
@@ -183,7 +190,7 @@ func backfillServers(ctx context.Context, conn dialect.Conn) error {
 		if err != nil {
 			return err
 		}
-		if _, err := conn.Exec(ctx, `UPDATE rightsize_runs SET servers = ? WHERE run_key = ?`, sj, k); err != nil {
+		if _, err := conn.Exec(ctx, `UPDATE rightsize_runs SET servers = ?, config = ? WHERE run_key = ?`, sj, r.Config, k); err != nil {
 			return err
 		}
 	}

@@ -66,7 +66,7 @@ func TestUpgradeFromV1(t *testing.T) {
 	if err := c.Record(ctx, synthetic("20250301T120000Z-aaaaaa", "w", "", t0, 1), ""); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`DROP TABLE rightsize_shards`, `ALTER TABLE rightsize_runs DROP COLUMN servers`,
+	for _, q := range []string{`DROP TABLE rightsize_shards`, `DROP INDEX rightsize_runs_config`, `ALTER TABLE rightsize_runs DROP COLUMN config`, `ALTER TABLE rightsize_runs DROP COLUMN servers`,
 		`DELETE FROM rightsize_schema_version`, `INSERT INTO rightsize_schema_version (version) VALUES (1)`} {
 		if _, err := c.conn.Exec(ctx, q); err != nil {
 			t.Fatal(err)

@@ -57,16 +57,18 @@ func TestUpgradeV2Catalog(t *testing.T) {
 }
 
 // TestUpgradeFromV2 takes a catalog of this build back to layout 2 (no
-// servers column) on both stores; opening it again adds the column and fills
-// it from the stored results.
+// servers or config column) on both stores; opening it again adds the
+// columns and fills them from the stored results.
 func TestUpgradeFromV2(t *testing.T) {
 	catalogs(t, func(t *testing.T, c *Catalog) {
 		ctx := context.Background()
 		r := synthetic("20250301T120000Z-cccccc", "w", "", t0, 1)
+		r.Config = "24 vCPU"
 		if err := c.Record(ctx, r, ""); err != nil {
 			t.Fatal(err)
 		}
-		for _, q := range []string{`ALTER TABLE rightsize_runs DROP COLUMN servers`, `DELETE FROM rightsize_schema_version`,
+		for _, q := range []string{`DROP INDEX rightsize_runs_config`, `ALTER TABLE rightsize_runs DROP COLUMN config`,
+			`ALTER TABLE rightsize_runs DROP COLUMN servers`, `DELETE FROM rightsize_schema_version`,
 			`INSERT INTO rightsize_schema_version (version) VALUES (2)`} {
 			if _, err := c.conn.Exec(ctx, q); err != nil {
 				t.Fatal(err)
@@ -76,7 +78,7 @@ func TestUpgradeFromV2(t *testing.T) {
 			t.Fatalf("upgrade: %v", err)
 		}
 		es, err := c.List(ctx, Filter{})
-		if err != nil || len(es) != 1 || strings.Join(es[0].Servers, ", ") != "PostgreSQL 15.20, PostgreSQL 16.4" {
+		if err != nil || len(es) != 1 || strings.Join(es[0].Servers, ", ") != "PostgreSQL 15.20, PostgreSQL 16.4" || es[0].Config != "24 vCPU" {
 			t.Errorf("after the upgrade: %+v, %v", es, err)
 		}
 	})

@@ -29,7 +29,7 @@ type Doc struct {
 // user or a database (labels, targets, error messages, options) is escaped
 // by html/template.
 func HTML(w io.Writer, d Doc) error {
-	v := htmlView{Title: d.Title, Tool: d.Tool}
+	v := htmlView{Title: d.Title, Tool: d.Tool, Headline: Headline(d)}
 	if v.Title == "" {
 		v.Title = "rightsize report"
 	}
@@ -106,6 +106,7 @@ type params struct {
 type htmlView struct {
 	Title, Tool string
 	Sweep       *analysis.Result
+	Headline    []string // the answer, before anything else
 	Verdict     []string // the sweep's, in sentences
 	Steps       []StepRow
 	RunRows     []RunRow
@@ -131,6 +132,9 @@ func paramsOf(r *result.Run) params {
 	}
 	add := func(k, v string) { p.Entries = append(p.Entries, [2]string{k, v}) }
 	add("run", r.ID)
+	if r.Config != "" {
+		add("configuration", r.Config)
+	}
 	add("workload", r.Workload)
 	add("tool", r.Tool.Name+" "+r.Tool.Version)
 	l := r.Load
@@ -186,8 +190,10 @@ th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}
 .chart{margin:1em 0}.chart svg{max-width:100%;height:auto}.note{color:#666;font-size:.9em}
 pre{background:#f8f8f8;padding:.8em;overflow-x:auto;white-space:pre-wrap}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#555}dd{margin:0;word-break:break-all}
+.answer{background:#f1f6fd;border-left:4px solid #2f6fb2;padding:.4em 1em;margin:1em 0}.answer p{margin:.35em 0}
 </style></head><body>
 <h1>{{.Title}}</h1>
+{{if .Headline}}<section class="answer" id="answer">{{range .Headline}}<p>{{.}}</p>{{end}}</section>{{end}}
 {{with .Sweep}}
 <h2>Sweep {{.ID}}: {{.Workload}} over {{.Axis}}</h2>
 {{if .BaselineRate}}<p>1x = {{f2 .BaselineRate}}/s per instance{{if .Baseline}} (measured: {{.Baseline}}){{end}}</p>{{end}}

@@ -138,11 +138,12 @@ func TestHTMLWhereItRan(t *testing.T) {
 	r := runWithSeries("")
 	r.Instances[0].ServerProduct, r.Instances[0].ServerVersion = "PostgreSQL", "15.20 (Debian 15.20-0+deb12u1)"
 	r.Machine = &result.Machine{Hostname: "loadgen", CPUModel: "AMD EPYC 7763 64-Core Processor"}
+	r.Config = "24 vCPU"
 	var b bytes.Buffer
 	if err := report.HTML(&b, report.Doc{Title: "t", Runs: []*result.Run{r}, Tool: "rightsize test"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"postgres://bench@localhost/bench (PostgreSQL 15.20)", "loadgen (AMD EPYC 7763 64-Core Processor)"} {
+	for _, want := range []string{"postgres://bench@localhost/bench (PostgreSQL 15.20)", "loadgen (AMD EPYC 7763 64-Core Processor)", "<dt>configuration</dt><dd>24 vCPU</dd>"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}

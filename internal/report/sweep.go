@@ -77,12 +77,18 @@ func SweepVerdict(w io.Writer, sw *analysis.Result, f Format) error {
 	return ew.err
 }
 
-// SweepReport writes a whole sweep as a document: a title, what was swept,
-// the step table and the verdict.
+// SweepReport writes a whole sweep as a document: a title, the answer
+// (Headline), what was swept, the step table and the verdict.
 func SweepReport(w io.Writer, sw *analysis.Result, f Format) error {
 	ew := &errWriter{w: w}
 	if f == Markdown {
-		ew.printf("# %s sweep over %s\n\nSweep %s, %d steps", sw.Workload, sw.Axis, sw.ID, len(sw.Steps))
+		ew.printf("# %s sweep over %s\n\n", sw.Workload, sw.Axis)
+	}
+	if ew.err = WriteHeadline(w, Headline(Doc{Sweep: sw}), f); ew.err != nil {
+		return ew.err
+	}
+	if f == Markdown {
+		ew.printf("Sweep %s, %d steps", sw.ID, len(sw.Steps))
 	} else {
 		ew.printf("%s sweep %s over %s, %d steps", sw.Workload, sw.ID, sw.Axis, len(sw.Steps))
 	}

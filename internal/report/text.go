@@ -64,11 +64,15 @@ func ProgressLine(w io.Writer, iv result.Interval, threads int, unit string) err
 	return err
 }
 
-// whereLine says where a run ran: its target and server (one instance; the
-// per-instance lines name several), and the generator's machine. "" for a
+// whereLine says what and where a run ran: the configuration under test,
+// its target and server (one instance; the per-instance lines name
+// several), and the generator's machine. "" for a
 // result that records neither (one written before they were).
 func whereLine(r *result.Run) string {
 	var parts []string
+	if r.Config != "" {
+		parts = append(parts, "config: "+r.Config)
+	}
 	if len(r.Instances) == 1 && (r.Instances[0].ServerProduct != "" || r.Machine != nil) {
 		in := r.Instances[0]
 		t := "target: " + in.Target

@@ -29,10 +29,14 @@ var ErrSchema = errors.New("unsupported result file")
 
 // Run is one run of one workload against one or more instances.
 type Run struct {
-	SchemaVersion int            `json:"schema_version"`
-	Tool          Tool           `json:"tool"`
-	ID            string         `json:"id"`
-	Label         string         `json:"label,omitempty"`
+	SchemaVersion int    `json:"schema_version"`
+	Tool          Tool   `json:"tool"`
+	ID            string `json:"id"`
+	Label         string `json:"label,omitempty"`
+	// Config is the configuration under test (run --config: "24 vCPU",
+	// "HCI"; by default the label, else the target's host), by which
+	// reports group runs to compare configurations.
+	Config        string         `json:"config,omitempty"`
 	Workload      string         `json:"workload"`
 	Event         string         `json:"event"` // what one step is: "transaction", "io"
 	Options       map[string]any `json:"options"`

@@ -5,13 +5,15 @@ package result
 // what analysis finds in it (knees, the scalability fit, the service
 // demand) is computed from it again each time (package analysis).
 type Sweep struct {
-	SchemaVersion int     `json:"schema_version"`
-	ID            string  `json:"id"`
-	Workload      string  `json:"workload"`
-	Axis          string  `json:"axis"`                // "threads", "rate", "instances" or the workload's own ("read %")
-	OwnSteps      bool    `json:"own_steps,omitempty"` // the workload's steps (not a load axis: no knee, no fit)
-	BaselineRate  float64 `json:"baseline_rate,omitempty"`
-	Baseline      string  `json:"baseline_result,omitempty"`
+	SchemaVersion int    `json:"schema_version"`
+	ID            string `json:"id"`
+	Workload      string `json:"workload"`
+	// Config is the configuration under test (sweep --config; see Run).
+	Config       string  `json:"config,omitempty"`
+	Axis         string  `json:"axis"`                // "threads", "rate", "instances" or the workload's own ("read %")
+	OwnSteps     bool    `json:"own_steps,omitempty"` // the workload's steps (not a load axis: no knee, no fit)
+	BaselineRate float64 `json:"baseline_rate,omitempty"`
+	Baseline     string  `json:"baseline_result,omitempty"`
 	// Embedded: the database ran inside rightsize (SQLite), so the client's
 	// CPU includes the database's.
 	Embedded     bool        `json:"embedded,omitempty"`

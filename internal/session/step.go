@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"runtime"
 	"strings"
 
@@ -72,7 +73,7 @@ func (s *session) runStep(ctx context.Context, st Step) (*result.Run, error) {
 }
 
 // describe adds what the runner does not know to a step's result (or
-// checkpoint): the tool, the run's id and label, the workload and its
+// checkpoint): the tool, the run's id, label and configuration, the workload and its
 // options, the instances' servers, the client's host, and the shard.
 func (s *session) describe(res *result.Run, st Step) {
 	p := s.plan
@@ -83,6 +84,7 @@ func (s *session) describe(res *result.Run, st Step) {
 	if st.Spec.Label != "" {
 		res.Label = strings.TrimSpace(p.Label + " " + st.Spec.Label)
 	}
+	res.Config = s.configName()
 	res.Workload = p.Workload.Name()
 	res.Options = p.Workload.Options()
 	for k, v := range st.Spec.Options {
@@ -104,4 +106,22 @@ func (s *session) describe(res *result.Run, st Step) {
 	if s.dist != nil {
 		s.dist.describe(res)
 	}
+}
+
+// configName is the configuration under test: --config, else the label,
+// else the first target's host (this host's name for an embedded database
+// or a file, which run here).
+func (s *session) configName() string {
+	p := s.plan
+	switch {
+	case p.Config != "":
+		return p.Config
+	case p.Label != "":
+		return p.Label
+	case len(p.Targets) > 0:
+		if u, err := url.Parse(p.Targets[0].String()); err == nil && u.Host != "" {
+			return u.Host
+		}
+	}
+	return s.opt.Hostname
 }

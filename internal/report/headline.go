@@ -1,0 +1,156 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// Headline is the answer a report opens with, before any table or chart:
+// for a sweep, its knee and the method that found it, the highest
+// throughput within the SLO (or at all, without one) and the bottleneck at
+// the knee; for a single run, its throughput and response time; and the
+// planned VM when a plan is present. Each line is a sentence.
+func Headline(d Doc) []string {
+	var out []string
+	switch {
+	case d.Sweep != nil:
+		out = sweepHeadline(d.Sweep)
+	case len(d.Runs) == 1:
+		out = []string{runHeadline(d.Runs[0])}
+	}
+	if d.Plan != nil {
+		out = append(out, planHeadline(d.Plan)...)
+	}
+	return out
+}
+
+// sweepHeadline: the knee, the best throughput within the SLO, and the
+// bottleneck at the knee.
+func sweepHeadline(sw *analysis.Result) []string {
+	if sw.OwnSteps {
+		best, at := analysis.MaxThroughput(sw.Points())
+		if at < 0 {
+			return nil
+		}
+		return []string{fmt.Sprintf("Most throughput: %s/s at %s (the steps vary the work, not the load: no knee).", Num(best), sw.Steps[at].Label)}
+	}
+	n := sw.Usable()
+	ps, hosts := sw.Points()[:n], sw.Hosts()[:n]
+	var out []string
+	if k, ok := mainKnee(sw.Knees, len(ps)); ok {
+		out = append(out, fmt.Sprintf("Knee: %s (%s method): %s/s, p99 %.3g ms.", sw.Steps[k.Index].Label, k.Method, Num(ps[k.Index].Throughput), ps[k.Index].P99Ms))
+		if h := hostAt(hosts, k.Index); h != nil {
+			out = append(out, "Bottleneck at the knee: "+Bottleneck(h, sw.HostIsServer)+".")
+		}
+	} else if n > 0 {
+		out = append(out, fmt.Sprintf("No knee up to %s: throughput still scales there; sweep further.", sw.Steps[n-1].Label))
+	}
+	if b := bestWithin(sw, n); b != "" {
+		out = append(out, b)
+	}
+	if len(sw.Limited) > 0 {
+		out = append(out, fmt.Sprintf("The load generator limited %s and after: no knee is claimed there.", sw.Limited[0].Label))
+	}
+	return out
+}
+
+// mainKnee is the knee the verdict leads with: the SLO knee when there is
+// one, else the marginal-gain knee, else Kneedle's (see Verdict).
+func mainKnee(knees []analysis.Knee, n int) (analysis.Knee, bool) {
+	for _, m := range []string{"slo", "marginal", "kneedle"} {
+		for _, k := range knees {
+			if k.Method == m && k.Index >= 0 && k.Index < n {
+				return k, true
+			}
+		}
+	}
+	return analysis.Knee{}, false
+}
+
+// bestWithin is the sentence of the most throughput among the first n
+// steps whose p99 is within the SLO (all of them without an SLO).
+func bestWithin(sw *analysis.Result, n int) string {
+	at := -1
+	for i, st := range sw.Steps[:n] {
+		if (sw.SLOMs <= 0 || st.P99Ms <= sw.SLOMs) && (at < 0 || st.Throughput > sw.Steps[at].Throughput) {
+			at = i
+		}
+	}
+	switch {
+	case at < 0 && sw.SLOMs > 0:
+		return fmt.Sprintf("No step kept p99 within the SLO of %.3g ms.", sw.SLOMs)
+	case at < 0:
+		return ""
+	case sw.SLOMs > 0:
+		return fmt.Sprintf("Most throughput within the SLO (p99 ≤ %.3g ms): %s/s at %s (p99 %.3g ms).", sw.SLOMs, Num(sw.Steps[at].Throughput), sw.Steps[at].Label, sw.Steps[at].P99Ms)
+	}
+	return fmt.Sprintf("Most throughput: %s/s at %s (p99 %.3g ms).", Num(sw.Steps[at].Throughput), sw.Steps[at].Label, sw.Steps[at].P99Ms)
+}
+
+// runHeadline is a run's throughput and response time in one sentence.
+func runHeadline(r *result.Run) string {
+	s := r.Summary
+	unit := r.Event
+	if unit == "" {
+		unit = "event"
+	}
+	line := fmt.Sprintf("%s/s (%ss), response time avg %.3g ms, p99 %.3g ms", Num(s.Throughput), unit, s.Latency.AvgMs, s.Latency.P99Ms)
+	if r.Config != "" {
+		line = r.Config + ": " + line
+	}
+	if s.Offered > 0 {
+		line += fmt.Sprintf(", of %s/s offered", Num(s.Offered))
+	}
+	if r.Partial {
+		line += " (partial: " + r.PartialReason + ")"
+	}
+	return line + "."
+}
+
+// planHeadline is each planned VM with its layout and worst verdict.
+func planHeadline(p *plan.Report) []string {
+	var out []string
+	vm := func(v plan.VMPlan, what string) string {
+		l := v.Layout
+		vnuma := fmt.Sprintf("%d vNUMA node(s) of %d vCPUs", l.VNUMANodes, l.VCPUPerNode)
+		if l.VNUMANodes <= 1 {
+			vnuma = "one vNUMA node"
+		}
+		name := ""
+		if v.VM.Name != "" {
+			name = v.VM.Name + " "
+		}
+		return fmt.Sprintf("%s: %s%d vCPUs, %s, %d socket(s) × %d cores: %s.", what, name, v.VM.VCPU, vnuma, l.Sockets, l.CoresPerSocket, strings.ToUpper(v.Worst().String()))
+	}
+	if s := p.Sizing; s != nil {
+		out = append(out, vm(s.Plan, "Planned VM"))
+	}
+	for _, v := range p.VMs {
+		out = append(out, vm(v, "VM"))
+	}
+	return out
+}
+
+// WriteHeadline writes the headline lines as the block a text or Markdown
+// document opens with ("answer:" and indented lines; a bold paragraph in
+// Markdown). Nothing when there are none.
+func WriteHeadline(w io.Writer, lines []string, f Format) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	ew := &errWriter{w: w}
+	if f == Markdown {
+		ew.printf("**Answer.** %s\n\n", strings.Join(lines, " "))
+		return ew.err
+	}
+	ew.printf("answer:\n")
+	for _, l := range lines {
+		ew.printf("  %s\n", l)
+	}
+	return ew.err
+}

@@ -1,0 +1,80 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// headSweep is a sweep whose knee is at 4 threads, CPU-bound there.
+func headSweep(slo float64) *analysis.Result {
+	sw := &result.Sweep{ID: "s", Workload: "oltp_read_write", Axis: "threads", HostIsServer: true, SLOMs: slo, Steps: []result.SweepStep{
+		{Label: "threads 1", X: 1, Throughput: 100, P99Ms: 2, Host: &result.Host{CPUs: 2, CPU: result.CPUPct{User: 20, System: 5}}},
+		{Label: "threads 2", X: 2, Throughput: 200, P99Ms: 2, Host: &result.Host{CPUs: 2, CPU: result.CPUPct{User: 45, System: 5}}},
+		{Label: "threads 4", X: 4, Throughput: 390, P99Ms: 4, Host: &result.Host{CPUs: 2, CPU: result.CPUPct{User: 85, System: 10}}},
+		{Label: "threads 8", X: 8, Throughput: 400, P99Ms: 30, Host: &result.Host{CPUs: 2, CPU: result.CPUPct{User: 88, System: 10}}},
+	}}
+	return analysis.Analyze(sw, analysis.OptionsOf(sw))
+}
+
+func TestHeadlineOfASweep(t *testing.T) {
+	got := strings.Join(Headline(Doc{Sweep: headSweep(10)}), " ")
+	for _, want := range []string{
+		"Knee: threads 4 (slo method): 390/s, p99 4 ms.",
+		"Bottleneck at the knee: CPU-bound: the host (database and load generator) was 95% busy",
+		"Most throughput within the SLO (p99 ≤ 10 ms): 390/s at threads 4 (p99 4 ms).",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("headline lacks %q:\n%s", want, got)
+		}
+	}
+	got = strings.Join(Headline(Doc{Sweep: headSweep(0)}), " ")
+	if !strings.Contains(got, "Most throughput: 400/s at threads 8 (p99 30 ms).") || strings.Contains(got, "SLO") {
+		t.Errorf("headline without an SLO:\n%s", got)
+	}
+}
+
+func TestHeadlineOfARunAndAPlan(t *testing.T) {
+	r := &result.Run{Event: "transaction", Config: "24 vCPU", Summary: result.Summary{Throughput: 1803.2, Offered: 2000, Latency: result.Latency{AvgMs: 2.2, P99Ms: 4.11}}}
+	p := &plan.Report{Sizing: &plan.Sizing{Plan: plan.VMPlan{VM: plan.VM{VCPU: 8}, Layout: plan.Layout{VNUMANodes: 2, VCPUPerNode: 4, Sockets: 2, CoresPerSocket: 4},
+		Checks: []plan.Check{{Status: plan.Pass}, {Status: plan.Warn}}}}}
+	got := Headline(Doc{Runs: []*result.Run{r}, Plan: p})
+	want := []string{
+		"24 vCPU: 1803/s (transactions), response time avg 2.2 ms, p99 4.11 ms, of 2000/s offered.",
+		"Planned VM: 8 vCPUs, 2 vNUMA node(s) of 4 vCPUs, 2 socket(s) × 4 cores: WARN.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("headline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The answer opens every form of the report: the HTML page before its
+// first table or chart, the Markdown and text documents after the title.
+func TestHeadlineComesFirst(t *testing.T) {
+	sw := headSweep(10)
+	var b bytes.Buffer
+	if err := HTML(&b, Doc{Title: "t", Sweep: sw, Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	at := strings.Index(page, `<section class="answer"`)
+	for _, later := range []string{"<table", "<figure", "<h2"} {
+		if i := strings.Index(page, later); at < 0 || (i >= 0 && i < at) {
+			t.Errorf("the answer (at %d) is not before the first %s (at %d)", at, later, i)
+		}
+	}
+	for _, f := range []Format{Markdown, Text} {
+		b.Reset()
+		if err := SweepReport(&b, sw, f); err != nil {
+			t.Fatal(err)
+		}
+		doc := b.String()
+		if a, s := strings.Index(doc, "Knee: threads 4"), strings.Index(doc, "steps"); a < 0 || a > s {
+			t.Errorf("format %v: the answer is not before the steps:\n%s", f, doc)
+		}
+	}
+}
