@@ -26,15 +26,36 @@ type Config struct {
 	Runs  []*result.Run
 }
 
-// ConfigOf is the configuration a sweep measured: the label its steps'
-// results share (a step's result is labelled "LABEL STEP", e.g. "HCI
-// threads 8"), else the sweep's id. This is the one place that rule is
-// written.
+// ConfigOf is the configuration a sweep measured: its Config (sweep
+// --config, by default the label, else the target's host), else (a sweep
+// file written before configurations were recorded) the configuration or
+// the label its steps' results share (a step's result is labelled "LABEL
+// STEP", e.g. "HCI threads 8"), else the sweep's id. This is the one place
+// that rule is written.
 func ConfigOf(sw *result.Sweep, runs []*result.Run) string {
+	if sw.Config != "" {
+		return sw.Config
+	}
+	if c := commonConfig(runs); c != "" {
+		return c
+	}
 	if l := commonLabel(sw, runs); l != "" {
 		return l
 	}
 	return sw.ID
+}
+
+// commonConfig is the configuration every run names; "" when they have
+// none or differ.
+func commonConfig(runs []*result.Run) string {
+	c := ""
+	for i, r := range runs {
+		if i > 0 && r.Config != c {
+			return ""
+		}
+		c = r.Config
+	}
+	return c
 }
 
 // commonLabel is the label every step result of the sweep carries before

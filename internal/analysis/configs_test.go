@@ -42,6 +42,16 @@ func TestConfigOf(t *testing.T) {
 	if got := ConfigOf(c.Sweep.Sweep, c.Runs); got != "sw-y" {
 		t.Errorf("no label: %q, want the sweep's id", got)
 	}
+	for _, r := range c.Runs {
+		r.Config = "12 vCPU"
+	}
+	if got := ConfigOf(c.Sweep.Sweep, c.Runs); got != "12 vCPU" {
+		t.Errorf("results of one configuration: %q, want it", got)
+	}
+	c.Sweep.Config = "24 vCPU"
+	if got := ConfigOf(c.Sweep.Sweep, c.Runs); got != "24 vCPU" {
+		t.Errorf("sweep --config: %q, want the sweep's configuration first", got)
+	}
 }
 
 // The default step is the last one every configuration swept; rows are

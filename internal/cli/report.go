@@ -239,7 +239,7 @@ func reportCommand(env *Env) *cobra.Command {
                   with --sort.
 
 Two sweep files or more make one comparison, one configuration per sweep
-(named by the label its steps share, else the sweep's id). It opens with the
+(named by its --config: by default its --label, else the target's host). It opens with the
 headline: which configuration has the most throughput at the compared step
 and by how much over the next ("HCI: 7,436/s at rate 2x, +18 % over
 two-tier (6,300/s)"), and each configuration's knee. Then the configuration
