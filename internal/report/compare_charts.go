@@ -52,9 +52,11 @@ func compareCharts(c analysis.ConfigComparison) ([]chart, error) {
 	return out, nil
 }
 
-// seriesStyle is configuration i's colour, and a dash pattern once the
-// palette's colours are used up.
-func seriesStyle(i int) draw.LineStyle {
+// configLine is configuration i's line: its colour, and a dash pattern
+// once the palette's colours are used up. (The chart styles being
+// reworked in charts.go are to replace it: one series style for every
+// chart.)
+func configLine(i int) draw.LineStyle {
 	s := plotter.DefaultLineStyle
 	s.Color, s.Width = palette[i%len(palette)], vg.Points(1.5)
 	if i >= len(palette) {
@@ -87,7 +89,7 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 		if err != nil {
 			return "", err
 		}
-		style := seriesStyle(i)
+		style := configLine(i)
 		l.LineStyle, pts.Color, pts.Shape = style, style.Color, draw.CircleGlyph{}
 		p.Add(l, pts)
 		p.Legend.Add(cf.Name, l, pts)
