@@ -7,20 +7,29 @@ import (
 	"github.com/rightsize/rightsize/internal/result"
 )
 
+var (
+	idleHost = &result.Host{CPU: result.CPUPct{User: 30, System: 10}}
+	busyHost = &result.Host{CPU: result.CPUPct{User: 85, System: 10}}
+)
+
 func TestGeneratorLimit(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		st       result.SweepStep
-		embedded bool
-		want     string // in the reason; "" for none
+		name                   string
+		st                     result.SweepStep
+		embedded, hostIsServer bool
+		want                   string // in the reason; "" for none
 	}{
-		{"quiet", result.SweepStep{StartLagP99Ms: 0.4, ClientSharePct: 30, TickerLag: &result.TickerLag{Ticks: 60, Late: 1}}, false, ""},
-		{"late wake-ups", result.SweepStep{StartLagP99Ms: 25}, false, "woke up to 25 ms late"},
-		{"busy generator", result.SweepStep{ClientSharePct: 93}, false, "used 93% of the host's CPU"},
-		{"embedded database's CPU", result.SweepStep{ClientSharePct: 93}, true, ""},
-		{"late ticks", result.SweepStep{TickerLag: &result.TickerLag{Ticks: 20, Late: 2, MaxS: 1.5}}, false, "2 of its 20 report ticks"},
+		{"quiet", result.SweepStep{StartLagP99Ms: 0.4, ClientSharePct: 30, TickerLag: &result.TickerLag{Ticks: 60, Late: 1}}, false, false, ""},
+		{"late wake-ups", result.SweepStep{StartLagP99Ms: 25}, false, false, "woke up to 25 ms late"},
+		{"late wake-ups, host not saturated", result.SweepStep{StartLagP99Ms: 25, Host: idleHost}, false, true, "woke up to 25 ms late"},
+		{"late wake-ups on the database's saturated host", result.SweepStep{StartLagP99Ms: 25, Host: busyHost}, false, true, ""},
+		{"late wake-ups, database elsewhere", result.SweepStep{StartLagP99Ms: 25, Host: busyHost}, false, false, "woke up to 25 ms late"},
+		{"late wake-ups, embedded database", result.SweepStep{StartLagP99Ms: 25}, true, false, ""},
+		{"busy generator", result.SweepStep{ClientSharePct: 93}, false, true, "used 93% of the host's CPU"},
+		{"embedded database's CPU", result.SweepStep{ClientSharePct: 93}, true, true, ""},
+		{"late ticks", result.SweepStep{TickerLag: &result.TickerLag{Ticks: 20, Late: 2, MaxS: 1.5}}, false, false, "2 of its 20 report ticks"},
 	} {
-		got := GeneratorLimit(tc.st, tc.embedded)
+		got := GeneratorLimit(tc.st, tc.embedded, tc.hostIsServer)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: GeneratorLimit = %q, want %q", tc.name, got, tc.want)
 		}

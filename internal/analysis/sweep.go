@@ -51,7 +51,7 @@ func Analyze(sw *result.Sweep, o Options) *Result {
 	}
 	// The methods read the steps in rising order of the load axis.
 	slices.SortStableFunc(cp.Steps, func(a, b result.SweepStep) int { return cmp.Compare(a.X, b.X) })
-	r.Limited = limits(cp.Steps, cp.Embedded)
+	r.Limited = limits(cp.Steps, cp.Embedded, cp.HostIsServer)
 	ps := r.Points()[:r.Usable()]
 	if len(ps) == 0 {
 		r.DemandError, r.USLError = "the load generator limited every step", "the load generator limited every step"

@@ -205,6 +205,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		planCommand(env),
 		reportCommand(env),
 		quickstartCommand(ctx, env),
+		studyCommand(ctx, env),
 		mergeCommand(ctx, env),
 		measureCommand(env),
 		k8sCommand(ctx, env),

@@ -43,7 +43,7 @@ func sweepHeadline(sw *analysis.Result) []string {
 	ps, hosts := sw.Points()[:n], sw.Hosts()[:n]
 	var out []string
 	if k, ok := mainKnee(sw.Knees, len(ps)); ok {
-		out = append(out, fmt.Sprintf("Knee: %s (%s method): %s/s, p99 %.3g ms.", sw.Steps[k.Index].Label, k.Method, Num(ps[k.Index].Throughput), ps[k.Index].P99Ms))
+		out = append(out, fmt.Sprintf("Knee: %s (%s method): %s/s, p99 %s.", sw.Steps[k.Index].Label, k.Method, Num(ps[k.Index].Throughput), Ms(ps[k.Index].P99Ms)))
 		if h := hostAt(hosts, k.Index); h != nil {
 			out = append(out, "Bottleneck at the knee: "+Bottleneck(h, sw.HostIsServer)+".")
 		}
@@ -83,13 +83,13 @@ func bestWithin(sw *analysis.Result, n int) string {
 	}
 	switch {
 	case at < 0 && sw.SLOMs > 0:
-		return fmt.Sprintf("No step kept p99 within the SLO of %.3g ms.", sw.SLOMs)
+		return fmt.Sprintf("No step kept p99 within the SLO of %s.", Ms(sw.SLOMs))
 	case at < 0:
 		return ""
 	case sw.SLOMs > 0:
-		return fmt.Sprintf("Most throughput within the SLO (p99 ≤ %.3g ms): %s/s at %s (p99 %.3g ms).", sw.SLOMs, Num(sw.Steps[at].Throughput), sw.Steps[at].Label, sw.Steps[at].P99Ms)
+		return fmt.Sprintf("Most throughput within the SLO (p99 ≤ %s): %s/s at %s (p99 %s).", Ms(sw.SLOMs), Num(sw.Steps[at].Throughput), sw.Steps[at].Label, Ms(sw.Steps[at].P99Ms))
 	}
-	return fmt.Sprintf("Most throughput: %s/s at %s (p99 %.3g ms).", Num(sw.Steps[at].Throughput), sw.Steps[at].Label, sw.Steps[at].P99Ms)
+	return fmt.Sprintf("Most throughput: %s/s at %s (p99 %s).", Num(sw.Steps[at].Throughput), sw.Steps[at].Label, Ms(sw.Steps[at].P99Ms))
 }
 
 // runHeadline is a run's throughput and response time in one sentence.
@@ -99,7 +99,7 @@ func runHeadline(r *result.Run) string {
 	if unit == "" {
 		unit = "event"
 	}
-	line := fmt.Sprintf("%s/s (%ss), response time avg %.3g ms, p99 %.3g ms", Num(s.Throughput), unit, s.Latency.AvgMs, s.Latency.P99Ms)
+	line := fmt.Sprintf("%s/s (%ss), response time avg %s, p99 %s", Num(s.Throughput), unit, Ms(s.Latency.AvgMs), Ms(s.Latency.P99Ms))
 	if r.Config != "" {
 		line = r.Config + ": " + line
 	}

@@ -78,3 +78,11 @@ func TestHeadlineComesFirst(t *testing.T) {
 		}
 	}
 }
+
+func TestMs(t *testing.T) {
+	for v, want := range map[float64]string{4.11: "4.11 ms", 0.052: "0.052 ms", 68.94: "68.9 ms", 689.4: "689 ms", 9974.1: "9974 ms", 12884.9: "12.9 s"} {
+		if got := Ms(v); got != want {
+			t.Errorf("Ms(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -148,14 +148,14 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 	var out []string
 	if !found {
 		last := len(ps) - 1
-		out = append(out, fmt.Sprintf("No knee in the range: throughput still scales at %g %s (%s/s, p99 %.3g ms); sweep further to find it.",
-			ps[last].X, unit, Num(ps[last].Throughput), ps[last].P99Ms))
+		out = append(out, fmt.Sprintf("No knee in the range: throughput still scales at %g %s (%s/s, p99 %s); sweep further to find it.",
+			ps[last].X, unit, Num(ps[last].Throughput), Ms(ps[last].P99Ms)))
 		if h := hostAt(hosts, last); h != nil {
 			out = append(out, "At the last step: "+Bottleneck(h, hostIsServer)+".")
 		}
 		return out
 	}
-	s := fmt.Sprintf("The knee is at %g %s (%s method): %s/s, p99 %.3g ms", main.X, unit, main.Method, Num(ps[main.Index].Throughput), ps[main.Index].P99Ms)
+	s := fmt.Sprintf("The knee is at %g %s (%s method): %s/s, p99 %s", main.X, unit, main.Method, Num(ps[main.Index].Throughput), Ms(ps[main.Index].P99Ms))
 	switch {
 	case at > main.Index:
 		s += fmt.Sprintf("; the most throughput, %s/s at %g %s, is %+.0f%% more for %+.0f%% more load", Num(best), ps[at].X, unit,
@@ -247,4 +247,17 @@ func upper(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// Ms formats a response time for a sentence: three significant digits up
+// to 100 ms ("4.11 ms", "68.9 ms"), whole milliseconds up to 10 s ("689
+// ms", "9974 ms"), seconds from 10 s on ("12.9 s").
+func Ms(v float64) string {
+	switch {
+	case math.Abs(v) >= 10000:
+		return strconv.FormatFloat(v/1000, 'f', 1, 64) + " s"
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64) + " ms"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64) + " ms"
 }

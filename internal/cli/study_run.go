@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/internal/history"
+	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/study"
+)
+
+// stepFiles are what a step wrote: a sweep's file, or a run's results.
+type stepFiles struct {
+	sweep string
+	runs  []string
+}
+
+// all is the files a report of the step reads.
+func (f stepFiles) all() []string {
+	if f.sweep != "" {
+		return []string{f.sweep}
+	}
+	return f.runs
+}
+
+// runSteps runs each step the history does not hold yet, in order, and
+// returns every step's files (a skipped step's as the catalog recorded
+// them). The first step that fails ends the study.
+func runSteps(ctx context.Context, env *Env, steps []stepRun) (map[string]stepFiles, error) {
+	files := map[string]stepFiles{}
+	var cat *history.Catalog
+	if dsn := steps[0].plan.History; dsn != "" {
+		c, err := history.Open(ctx, dsn, env.Getenv)
+		if err != nil {
+			return nil, runError{fmt.Errorf("study: %w", err)}
+		}
+		defer c.Close()
+		cat = c
+	} else {
+		fmt.Fprintln(env.Stdout, "study: no history catalog (--history): every step runs, and the study cannot be resumed")
+	}
+	var skipped []string
+	for _, st := range steps {
+		if cat != nil {
+			f, ok, err := stepDone(ctx, cat, st)
+			if err != nil {
+				return nil, runError{fmt.Errorf("study: step %s: %w", st.cmd.Step, err)}
+			}
+			if ok {
+				files[st.cmd.Step] = f
+				skipped = append(skipped, st.cmd.Step)
+				continue
+			}
+		}
+		printCommand(env, append([]string{st.cmd.Phase, st.cmd.Workload}, st.args...))
+		out, err := execute(ctx, env, st.plan)
+		if err != nil {
+			return nil, wrapRun(fmt.Errorf("study: step %s: %w", st.cmd.Step, err))
+		}
+		files[st.cmd.Step] = stepFiles{sweep: out.SweepPath, runs: out.Paths}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(env.Stdout, "study: skipped %d of %d steps, already in the history: %s\n", len(skipped), len(steps), strings.Join(skipped, ", "))
+	}
+	return files, nil
+}
+
+// stepDone looks a step up in the history: a run labelled <study id>/<step>
+// that is not partial, or a sweep (recorded once all its steps ran) whose
+// runs are labelled "<study id>/<step> <axis step>".
+func stepDone(ctx context.Context, cat *history.Catalog, st stepRun) (stepFiles, bool, error) {
+	es, err := cat.List(ctx, history.Filter{Workload: st.cmd.Workload})
+	if err != nil {
+		return stepFiles{}, false, err
+	}
+	seen := map[string]bool{}
+	for _, e := range es {
+		switch {
+		case !st.plan.Sweep && e.Label == st.label && !e.Partial && e.SweepID == "":
+			return stepFiles{runs: []string{e.Path}}, true, nil
+		case st.plan.Sweep && strings.HasPrefix(e.Label, st.label+" ") && e.SweepID != "" && !seen[e.SweepID]:
+			seen[e.SweepID] = true
+			key := e.SweepID + "-" + e.Workload + "-sweep"
+			has, err := cat.Has(ctx, key)
+			if err != nil || !has {
+				continue
+			}
+			_, se, err := cat.GetSweep(ctx, key)
+			if err != nil {
+				return stepFiles{}, false, err
+			}
+			return stepFiles{sweep: se.Path}, true, nil
+		}
+	}
+	return stepFiles{}, false, nil
+}
+
+// finishStudy right-sizes a VM when the study asks, writes the report, and
+// says how to resume.
+func finishStudy(env *Env, s *study.Study, o studyOptions, files map[string]stepFiles) error {
+	var paths []string
+	for _, name := range s.Report.Steps {
+		paths = append(paths, files[name].all()...)
+	}
+	if s.Plan != nil {
+		p, err := studyPlan(env, s.Plan, files[s.Plan.Step].sweep, o.dir)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, p)
+	}
+	page := filepath.Join(o.dir, s.Report.Path)
+	printCommand(env, append([]string{"report", "--format", s.Report.Format, "-o", page}, paths...))
+	title := orElse(s.Title, s.Name)
+	if err := writeReport(env, reportOptions{format: s.Report.Format, out: page, title: title}, paths); err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(page)
+	fmt.Fprintf(env.Stdout, "\nstudy %s done (id %s). The report: %s\n", s.Name, o.id, abs)
+	fmt.Fprintf(env.Stdout, "Run it again with --study-id %s to resume: the steps in the history are not run again.\n", o.id)
+	return nil
+}
+
+// studyPlan right-sizes a VM from the plan step's sweep, as 'rightsize plan
+// --from SWEEP --target-rate R --cpu-target C' does, into dir/plan.json.
+func studyPlan(env *Env, p *study.Plan, sweep, dir string) (string, error) {
+	if sweep == "" {
+		return "", runError{fmt.Errorf("study: plan: step %s wrote no sweep file", p.Step)}
+	}
+	cpu := fmt.Sprintf("%g", p.CPUTarget)
+	printCommand(env, []string{"plan", "--from", sweep, "--target-rate", p.TargetRate, "--cpu-target", cpu, "--format", "json"})
+	h, err := loadHost(env, "auto")
+	if err != nil {
+		return "", err
+	}
+	sizing, err := sizeFromSweep(h, sweep, p.TargetRate, p.CPUTarget, 0)
+	if err != nil {
+		return "", err
+	}
+	pr := &plan.Report{Host: h, HTGainPct: 20, HTGainSource: "default", Sizing: &sizing}
+	var b bytes.Buffer
+	if err := report.Plan(&b, pr, report.JSON); err != nil {
+		return "", runError{fmt.Errorf("study: plan: %w", err)}
+	}
+	path := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return "", runError{fmt.Errorf("study: plan: %w", err)}
+	}
+	fmt.Fprintf(env.Stdout, "plan: %d vCPUs for %s at %s %% CPU on this machine's topology\n", sizing.VCPU, p.TargetRate, cpu)
+	for _, r := range sizing.Reasons {
+		fmt.Fprintf(env.Stdout, "  %s\n", r)
+	}
+	return path, nil
+}
+
+func studyShowCommand(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show PROTOCOL",
+		Short: "Print a built-in protocol's study file (to copy and change)",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("study show: name one protocol (%s)", strings.Join(study.Builtins(), ", "))
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			b, ok := study.Builtin(args[0])
+			if !ok {
+				return usagef("study show: no protocol %q (built in: %s)", args[0], strings.Join(study.Builtins(), ", "))
+			}
+			_, err := env.Stdout.Write(b)
+			return err
+		},
+	}
+}
+
+func studyListCommand(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the built-in protocols and the studies they follow",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			for _, name := range study.Builtins() {
+				s, _, err := study.ParseBuiltin(name)
+				if err != nil {
+					return runError{err}
+				}
+				fmt.Fprintf(env.Stdout, "%-18s %s\n%-18s follows: %s\n", name, s.Title, "", s.Follows)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,184 @@
+package study
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// steps reads the list of steps, each with the study's options under its
+// own.
+func (p *parser) steps(n *yaml.Node, line int, common []Option) []Step {
+	if n == nil {
+		p.add(line, "steps: missing (a list of sweeps and runs)")
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.add(n.Line, "steps: want a list of sweeps and runs, not %s", kindName(n))
+		return nil
+	}
+	var out []Step
+	seen := map[string]int{}
+	for i, sn := range n.Content {
+		st := p.step(sn, i, common)
+		if st.Name != "" {
+			if first, dup := seen[st.Name]; dup {
+				p.add(st.Line, "step %s: a second step of this name (the first is at line %d)", st.Name, first)
+			}
+			seen[st.Name] = st.Line
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func (p *parser) step(n *yaml.Node, i int, common []Option) Step {
+	what := "step " + strconv.Itoa(i+1)
+	f := p.fields(n, what, "name", "sweep", "run", "config", "axis", "values", "options")
+	st := Step{Line: n.Line, Name: p.str(f["name"], what+": name")}
+	switch {
+	case f["name"] == nil:
+		p.add(n.Line, "%s: name missing (it names the step's files and finds it in the history to resume)", what)
+	case !nameRE.MatchString(st.Name):
+		p.add(f["name"].Line, "%s: name %q: want 1 to 64 letters, digits, '-' or '_'", what, st.Name)
+	default:
+		what = "step " + st.Name
+	}
+	switch {
+	case f["sweep"] != nil && f["run"] != nil:
+		p.add(n.Line, "%s: sweep and run both given: a step is one of them", what)
+	case f["sweep"] != nil:
+		st.Sweep, st.Workload = true, p.str(f["sweep"], what+": sweep")
+	case f["run"] != nil:
+		st.Workload = p.str(f["run"], what+": run")
+	default:
+		p.add(n.Line, "%s: neither sweep: WORKLOAD nor run: WORKLOAD", what)
+	}
+	if (f["sweep"] != nil) != (f["run"] != nil) && st.Workload == "" {
+		p.add(n.Line, "%s: name the workload (oltp_read_write, tpcc, fileio, ...)", what)
+	}
+	st.Config = p.str(f["config"], what+": config")
+	own := p.options(f["options"], what+": options")
+	if f["sweep"] == nil || f["run"] == nil {
+		p.axis(&st, f, what, own)
+	}
+	st.Options = merge(common, own)
+	return st
+}
+
+// axis reads a sweep's axis and values.
+func (p *parser) axis(st *Step, f map[string]*yaml.Node, what string, own []Option) {
+	if f["axis"] != nil {
+		st.Axis, st.AxisLine = strings.TrimPrefix(p.str(f["axis"], what+": axis"), "--"), f["axis"].Line
+	}
+	switch {
+	case !st.Sweep && (f["axis"] != nil || f["values"] != nil):
+		p.add(firstLine(f["axis"], f["values"]), "%s: a run has no axis or values (make it a sweep, or give the flag under options)", what)
+		return
+	case !st.Sweep:
+		return
+	case f["axis"] == nil:
+		p.add(st.Line, "%s: a sweep needs an axis (threads, rate, instances, or a workload's list such as read)", what)
+	case !flagRE.MatchString(st.Axis):
+		p.add(st.AxisLine, "%s: axis %q is not a flag name", what, st.Axis)
+	case reserved[st.Axis] != "":
+		p.add(st.AxisLine, "%s: axis %s: %s", what, st.Axis, reserved[st.Axis])
+	}
+	for _, o := range own {
+		if o.Name == st.Axis {
+			p.add(o.Line, "%s: %s is the axis: give its values under values, not options", what, o.Name)
+		}
+	}
+	if f["values"] == nil {
+		p.add(st.Line, "%s: values missing (the axis's values, a list: [1x, 2x, 3x])", what)
+		return
+	}
+	st.Values = p.value(f["values"], what+": values", true)
+}
+
+func firstLine(ns ...*yaml.Node) int {
+	for _, n := range ns {
+		if n != nil {
+			return n.Line
+		}
+	}
+	return 0
+}
+
+// merge is the study's options with a step's: a step's option replaces the
+// study's of its name, in the study's place; the step's others follow.
+func merge(common, own []Option) []Option {
+	out := slices.Clone(common)
+	for _, o := range own {
+		if i := slices.IndexFunc(out, func(c Option) bool { return c.Name == o.Name }); i >= 0 {
+			out[i] = o
+		} else {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func (p *parser) plan(n *yaml.Node, s *Study) *Plan {
+	f := p.fields(n, "plan", "step", "target-rate", "cpu-target")
+	pl := &Plan{Line: n.Line, Step: p.str(f["step"], "plan: step"), TargetRate: p.str(f["target-rate"], "plan: target-rate"), CPUTarget: 80}
+	switch st := s.StepByName(pl.Step); {
+	case f["step"] == nil:
+		p.add(n.Line, "plan: step missing (the sweep to right-size from)")
+	case st == nil:
+		p.add(f["step"].Line, "plan: step %q is not a step of the study", pl.Step)
+	case !st.Sweep:
+		p.add(f["step"].Line, "plan: step %s is a run: the plan right-sizes from a sweep", pl.Step)
+	}
+	if f["target-rate"] == nil {
+		p.add(n.Line, "plan: target-rate missing (events per second, or a multiple of the sweep's baseline: 3x)")
+	}
+	if c := f["cpu-target"]; c != nil {
+		v, err := strconv.ParseFloat(p.str(c, "plan: cpu-target"), 64)
+		if err != nil || !(v > 0 && v <= 100) {
+			p.add(c.Line, "plan: cpu-target %q: want a percentage above 0 and at most 100", c.Value)
+		}
+		pl.CPUTarget = v
+	}
+	return pl
+}
+
+// formats are the report formats and the extension of their default file.
+var formats = map[string]string{"html": "html", "md": "md", "markdown": "md", "csv": "csv", "text": "txt"}
+
+func (p *parser) report(n *yaml.Node, line int, s *Study) Report {
+	r := Report{Line: line, Format: "html"}
+	var f map[string]*yaml.Node
+	if n != nil {
+		r.Line = n.Line
+		f = p.fields(n, "report", "format", "path", "steps")
+	}
+	if v := f["format"]; v != nil {
+		r.Format = p.str(v, "report: format")
+		if formats[r.Format] == "" {
+			p.add(v.Line, "report: format %q: want html, md, csv or text", r.Format)
+		}
+	}
+	r.Path = "report." + formats[r.Format]
+	if v := f["path"]; v != nil {
+		r.Path = p.str(v, "report: path")
+		if r.Path == "" || strings.ContainsRune(r.Path, 0) {
+			p.add(v.Line, "report: path: want a file name")
+		}
+	}
+	if v := f["steps"]; v != nil {
+		r.Steps = p.value(v, "report: steps", false).At(Small)
+		for _, name := range r.Steps {
+			if s.StepByName(name) == nil {
+				p.add(v.Line, "report: steps: %q is not a step of the study", name)
+			}
+		}
+	} else {
+		for _, st := range s.Steps {
+			r.Steps = append(r.Steps, st.Name)
+		}
+	}
+	return r
+}

@@ -1,0 +1,129 @@
+package study
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrInvalid is wrapped by every error of a study file that cannot be run:
+// it does not parse, or fails validation.
+var ErrInvalid = errors.New("invalid study")
+
+// Scales a study is expanded at.
+const (
+	Small = "small" // fits a 2-core machine in a few minutes
+	Full  = "full"  // the published study's sizes
+)
+
+// Scales are the scales in the order a scaled value lists them.
+var Scales = []string{Small, Full}
+
+// Problem is one thing wrong with a study file, at a line of it (0: none
+// known).
+type Problem struct {
+	Line int
+	Msg  string
+}
+
+// Error is every problem of a study file at once. It wraps ErrInvalid.
+type Error struct {
+	File     string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.File)
+		if p.Line > 0 {
+			fmt.Fprintf(&b, ":%d", p.Line)
+		}
+		b.WriteString(": ")
+		b.WriteString(p.Msg)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+// Value is an option's or an axis's value as written: one item or a list,
+// the same at every scale or one per scale ({small: 5s, full: 300s}).
+type Value struct {
+	Line int
+	// ByScale holds the items per scale; a value not written per scale has
+	// the same items at both.
+	ByScale map[string][]string
+	List    bool // written as a list (its items joined by commas on the command line)
+}
+
+// At is the value's items at a scale.
+func (v Value) At(scale string) []string { return v.ByScale[scale] }
+
+// Option is a flag of run, sweep or the workload, named as on the command
+// line without its dashes (time, table-size, think-time).
+type Option struct {
+	Name  string
+	Line  int
+	Value Value
+}
+
+// Step is one sweep or run of a study.
+type Step struct {
+	Name string // letters, digits, '-' and '_': in file names, labels and catalog keys
+	Line int
+	// Sweep is true for a sweep, false for a run.
+	Sweep    bool
+	Workload string
+	// Config is the configuration under test ("" leaves run's default: the
+	// label, else the target's host).
+	Config string
+	// Axis is the flag a sweep steps through (threads, rate, instances, or
+	// a workload's own list such as fileio's read), Values its values.
+	Axis     string
+	AxisLine int
+	Values   Value
+	// Options are the study's options overridden by the step's, in the
+	// order written.
+	Options []Option
+}
+
+// Plan right-sizes a VM from a sweep step once it ran ('rightsize plan
+// --from SWEEP --target-rate R --cpu-target C').
+type Plan struct {
+	Line       int
+	Step       string
+	TargetRate string  // events per second, or a multiple of the sweep's baseline (3x)
+	CPUTarget  float64 // percent of the VM's CPU at the target rate
+}
+
+// Report is the report written once every step ran.
+type Report struct {
+	Line   int
+	Format string   // html, md, csv or text
+	Path   string   // relative to the study's directory
+	Steps  []string // the steps it reports, in order
+}
+
+// Study is a parsed and validated study file.
+type Study struct {
+	Name    string
+	Title   string
+	Follows string // the published study it reproduces
+	Steps   []Step
+	Plan    *Plan
+	Report  Report
+}
+
+// StepByName returns the named step (nil: none).
+func (s *Study) StepByName(name string) *Step {
+	for i := range s.Steps {
+		if s.Steps[i].Name == name {
+			return &s.Steps[i]
+		}
+	}
+	return nil
+}
