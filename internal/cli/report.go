@@ -20,12 +20,16 @@ import (
 
 // loaded is what the report command read from its files.
 type loaded struct {
-	runs  []*result.Run
-	sweep *analysis.Result
-	plan  *plan.Report
+	// runs are the result files named and the steps of a single sweep;
+	// results are the result files named only.
+	runs, results []*result.Run
+	// sweep is the sweep when one was named; sweeps are all of them.
+	sweep  *analysis.Result
+	sweeps []analysis.Config
+	plan   *plan.Report
 }
 
-// loadFiles reads result files, a sweep file (with its steps' result
+// loadFiles reads result files, sweep files (with their steps' result
 // files) and a plan (rightsize plan --format json), telling them apart by
 // their fields.
 func loadFiles(paths []string) (loaded, error) {
@@ -45,31 +49,18 @@ func loadFiles(paths []string) (loaded, error) {
 		_, htGain := keys["ht_gain_pct"]
 		switch {
 		case axis:
-			if l.sweep != nil {
-				return l, usagef("report: one sweep file at a time (%s is a second)", p)
+			cf, err := loadSweep(p, b)
+			if err != nil {
+				return l, err
 			}
-			var data result.Sweep
-			if err := json.Unmarshal(b, &data); err != nil || data.SchemaVersion != result.SchemaVersion {
-				return l, runError{fmt.Errorf("report: %s is not a sweep file of schema version %d", p, result.SchemaVersion)}
-			}
-			sw := analysis.Analyze(&data, analysis.OptionsOf(&data))
-			l.sweep = sw
-			for _, st := range sw.Steps {
-				if st.Result == "" {
-					continue
-				}
-				r, err := readRun(st.Result, filepath.Join(filepath.Dir(p), filepath.Base(st.Result)))
-				if err != nil {
-					return l, err
-				}
-				l.runs = append(l.runs, r)
-			}
+			l.sweeps = append(l.sweeps, cf)
+			l.runs = append(l.runs, cf.Runs...)
 		case summary:
 			r, err := readRun(p)
 			if err != nil {
 				return l, err
 			}
-			l.runs = append(l.runs, r)
+			l.runs, l.results = append(l.runs, r), append(l.results, r)
 		case host && htGain:
 			var pr plan.Report
 			if err := json.Unmarshal(b, &pr); err != nil {
@@ -80,7 +71,32 @@ func loadFiles(paths []string) (loaded, error) {
 			return l, runError{fmt.Errorf("report: %s is neither a result, a sweep nor a plan (rightsize plan --format json)", p)}
 		}
 	}
+	if len(l.sweeps) > 0 {
+		l.sweep = l.sweeps[0].Sweep
+	}
 	return l, nil
+}
+
+// loadSweep decodes the sweep file p (its bytes b), analyses it and reads
+// its steps' result files (where the sweep recorded them, else beside it).
+func loadSweep(p string, b []byte) (analysis.Config, error) {
+	var data result.Sweep
+	if err := json.Unmarshal(b, &data); err != nil || data.SchemaVersion != result.SchemaVersion {
+		return analysis.Config{}, runError{fmt.Errorf("report: %s is not a sweep file of schema version %d", p, result.SchemaVersion)}
+	}
+	sw := analysis.Analyze(&data, analysis.OptionsOf(&data))
+	var runs []*result.Run
+	for _, st := range sw.Steps {
+		if st.Result == "" {
+			continue
+		}
+		r, err := readRun(st.Result, filepath.Join(filepath.Dir(p), filepath.Base(st.Result)))
+		if err != nil {
+			return analysis.Config{}, err
+		}
+		runs = append(runs, r)
+	}
+	return analysis.Config{Name: analysis.ConfigOf(&data, runs), Sweep: sw, Runs: runs}, nil
 }
 
 // readRun decodes the first of paths that exists.
@@ -106,10 +122,11 @@ func readRun(paths ...string) (*result.Run, error) {
 }
 
 // reportOptions are report's flags.
-type reportOptions struct{ format, out, sortBy, title string }
+type reportOptions struct{ format, out, sortBy, title, at string }
 
 // writeReport renders the result, sweep and plan files at paths to o.out
-// (standard output when "" or "-"), in o.format.
+// (standard output when "" or "-"), in o.format: several sweeps as one
+// comparison of their configurations.
 func writeReport(env *Env, o reportOptions, paths []string) error {
 	f, err := report.ParseFormat(o.format, report.HTMLPage, report.Markdown, report.CSV, report.Text)
 	if err != nil {
@@ -118,6 +135,12 @@ func writeReport(env *Env, o reportOptions, paths []string) error {
 	l, err := loadFiles(paths)
 	if err != nil {
 		return err
+	}
+	if len(l.sweeps) > 1 {
+		return writeConfigs(env, o, f, l)
+	}
+	if o.at != "" {
+		return usagef("report: --at picks the step of a comparison: name two sweep files or more")
 	}
 	rows := report.RunRows(l.runs)
 	if err := report.SortRuns(rows, o.sortBy); err != nil {
@@ -131,14 +154,55 @@ func writeReport(env *Env, o reportOptions, paths []string) error {
 	} else if err := tables(&b, l, rows, f); err != nil {
 		return err
 	}
-	if o.out == "" || o.out == "-" {
-		_, err := env.Stdout.Write(b.Bytes())
+	return emit(env, o.out, b.Bytes())
+}
+
+// writeConfigs renders several sweeps as one comparison of their
+// configurations at --at; sweeps that cannot be overlaid (different
+// workloads or axes) or an --at they do not share are usage errors.
+func writeConfigs(env *Env, o reportOptions, f report.Format, l loaded) error {
+	c, err := analysis.CompareConfigs(l.sweeps, o.at)
+	if err != nil {
+		return usagef("report: %w", err)
+	}
+	if err := report.SortConfigs(c.Rows, o.sortBy); err != nil {
+		return usageError{err}
+	}
+	var b bytes.Buffer
+	if f == report.HTMLPage {
+		d := report.CompareDoc{Title: o.title, Comparison: c, Runs: l.results, Plan: l.plan, Tool: "rightsize " + Version()}
+		if err := report.CompareHTML(&b, d); err != nil {
+			return runError{err}
+		}
+		return emit(env, o.out, b.Bytes())
+	}
+	if err := report.CompareReport(&b, c, f); err != nil {
+		return runError{err}
+	}
+	if len(l.results) > 0 && f != report.CSV {
+		fmt.Fprintln(&b)
+		if err := report.RunTable(&b, report.RunRows(l.results), f); err != nil {
+			return runError{err}
+		}
+	}
+	if l.plan != nil && f != report.CSV {
+		if err := report.Plan(&b, l.plan, f); err != nil {
+			return runError{err}
+		}
+	}
+	return emit(env, o.out, b.Bytes())
+}
+
+// emit writes a rendered report to out (standard output when "" or "-").
+func emit(env *Env, out string, b []byte) error {
+	if out == "" || out == "-" {
+		_, err := env.Stdout.Write(b)
 		return err
 	}
-	if err := os.WriteFile(o.out, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(out, b, 0o644); err != nil {
 		return runError{fmt.Errorf("report: %w", err)}
 	}
-	fmt.Fprintf(env.Stderr, "report: %s\n", o.out)
+	fmt.Fprintf(env.Stderr, "report: %s\n", out)
 	return nil
 }
 
@@ -156,11 +220,11 @@ func reportTitle(title string, l loaded) string {
 }
 
 func reportCommand(env *Env) *cobra.Command {
-	var format, out, sortBy, title string
+	var o reportOptions
 	cmd := &cobra.Command{
 		Use:   "report FILE...",
-		Short: "Report result, sweep and plan files: a self-contained HTML page with charts, or Markdown, CSV or text tables",
-		Long: `Report result files, a sweep file (with its steps' results) and a plan
+		Short: "Report result, sweep and plan files (several sweeps: one comparison of their configurations): a self-contained HTML page with charts, or Markdown, CSV or text tables",
+		Long: `Report result files, sweep files (with their steps' results) and a plan
 (rightsize plan --format json) from disk, with no database:
 
   --format html   one self-contained file (inline SVG charts, no script, opens
@@ -172,21 +236,35 @@ func reportCommand(env *Env) *cobra.Command {
   --format md|csv|text
                   the tables: a sweep's steps, and one row per result file
                   (label, target, throughput, avg, p95, p99, errors), sortable
-                  with --sort.`,
+                  with --sort.
+
+Two sweep files or more make one comparison, one configuration per sweep
+(named by its --config: by default its --label, else the target's host). It opens with the
+headline: which configuration has the most throughput at the compared step
+and by how much over the next ("HCI: 7,436/s at rate 2x, +18 % over
+two-tier (6,300/s)"), and each configuration's knee. Then the configuration
+table: one row per configuration at that step (throughput, its ratio to the
+best, avg and p99 response time, host CPU busy, knee), ranked by
+throughput; --sort config|throughput|avg|p99 reorders it. The step is --at:
+a step label ("threads 8", "rate 2x") or an axis value ("8", "2x"); by
+default the last step all the sweeps share. In HTML the curves of every
+configuration are overlaid over the shared axis: throughput, average and p99
+response time, host CPU busy; then each configuration's steps and
+parameters. Sweeps of different workloads or axes are refused (exit 2);
+options that differ are noted.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("report: name at least one result, sweep or plan file")
 			}
 			return nil
 		},
-		RunE: func(c *cobra.Command, args []string) error {
-			return writeReport(env, reportOptions{format: format, out: out, sortBy: sortBy, title: title}, args)
-		},
+		RunE: func(c *cobra.Command, args []string) error { return writeReport(env, o, args) },
 	}
-	cmd.Flags().StringVar(&format, "format", "html", "html, md, csv or text")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to this file (default: standard output)")
-	cmd.Flags().StringVar(&sortBy, "sort", "", "sort the runs table by label, target, throughput, avg, p95, p99 or errors (best first)")
-	cmd.Flags().StringVar(&title, "title", "", "the HTML report's title")
+	cmd.Flags().StringVar(&o.format, "format", "html", "html, md, csv or text")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write the report to this file (default: standard output)")
+	cmd.Flags().StringVar(&o.sortBy, "sort", "", "sort the runs table by label, target, throughput, avg, p95, p99 or errors; a comparison's table by config, throughput, avg or p99 (best first)")
+	cmd.Flags().StringVar(&o.title, "title", "", "the HTML report's title")
+	cmd.Flags().StringVar(&o.at, "at", "", `a comparison's step: a step label ("threads 8", "rate 2x") or an axis value (default: the last step every sweep has)`)
 	return cmd
 }
 

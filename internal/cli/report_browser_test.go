@@ -49,33 +49,7 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatalf("report: exit %d\n%s", o.code, o.stderr)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.WindowSize(1200, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	var mu sync.Mutex
-	var problems []string
-	if err := chromedp.Listen(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
-				problems = append(problems, fmt.Sprintf("console %s", e.Type))
-			}
-		case *runtime.EventExceptionThrown:
-			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
-		}
-	}); err != nil {
-		t.Fatalf("chromium (%s): %v", browser, err)
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page)); err != nil {
-		t.Fatalf("open the report: %v", err)
-	}
-	tctx, tcancel := context.WithTimeout(ctx, 30*time.Second)
-	defer tcancel()
+	tctx, problems := browse(t, browser, page, 1200)
 	charts, err := chromedp.Run(tctx, chromedp.Evaluate[[]map[string]float64](`Array.from(document.querySelectorAll("figure.chart svg")).map(s => {
 		const r = s.getBoundingClientRect();
 		return {w: r.width, h: r.height, marks: s.querySelectorAll("path, text").length};
@@ -133,9 +107,99 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot of %d bytes: %s", len(shot), path)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(problems) > 0 {
-		t.Errorf("console: %s", strings.Join(problems, "; "))
+	if p := problems(); len(p) > 0 {
+		t.Errorf("console: %s", strings.Join(p, "; "))
+	}
+}
+
+// browse opens page in headless Chromium, width pixels wide, and returns
+// a context to run in (30 s) and what the console reported so far.
+func browse(t *testing.T, browser, page string, width int) (context.Context, func() []string) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.WindowSize(width, 900))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	var mu sync.Mutex
+	var problems []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				problems = append(problems, fmt.Sprintf("console %s", e.Type))
+			}
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
+		}
+	}); err != nil {
+		t.Fatalf("chromium (%s): %v", browser, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page)); err != nil {
+		t.Fatalf("open the report: %v", err)
+	}
+	tctx, tcancel := context.WithTimeout(ctx, 30*time.Second)
+	t.Cleanup(tcancel)
+	return tctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), problems...)
+	}
+}
+
+// A comparison of two real sweeps (two configurations of SQLite, told
+// apart by their labels), opened in headless Chromium: the headline comes
+// before the first chart in the document, names the winner, and the four
+// overlaid charts are drawn with a curve per configuration.
+func TestCompareReportInBrowser(t *testing.T) {
+	browser := chromium(t)
+	dir := t.TempDir()
+	var sweeps []string
+	for _, c := range []struct{ label, threads string }{{"small cache", "1,2,3"}, {"big cache", "1,2,3,4"}} {
+		out := filepath.Join(dir, strings.ReplaceAll(c.label, " ", "-")+".json")
+		o := run(t, context.Background(), "sweep", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite"),
+			"--prepare", "always", "--table-size", "500", "--threads", c.threads, "--warmup", "200ms", "--time", "400ms",
+			"--report-interval", "100ms", "--label", c.label, "--out", out)
+		if o.code != ExitOK {
+			t.Fatalf("sweep %s: exit %d\n%s", c.label, o.code, o.stderr)
+		}
+		sweeps = append(sweeps, strings.TrimSuffix(out, ".json")+"-sweep.json")
+	}
+	page := filepath.Join(dir, "compare.html")
+	if o := run(t, context.Background(), append(append([]string{"report"}, sweeps...), "-o", page)...); o.code != ExitOK {
+		t.Fatalf("report: exit %d\n%s", o.code, o.stderr)
+	}
+	tctx, problems := browse(t, browser, page, 800)
+	order, err := chromedp.Run(tctx, chromedp.Evaluate[map[string]any](`(() => {
+		const h = document.querySelector(".headline"), c = document.querySelector("figure.chart");
+		return {headline: h ? h.innerText : "", before: !!(h && c && (h.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING)),
+			charts: document.querySelectorAll("figure.chart svg").length};
+	})()`))
+	if err != nil {
+		t.Fatalf("read the page: %v", err)
+	}
+	head, _ := order["headline"].(string)
+	if before, _ := order["before"].(bool); !before {
+		t.Errorf("the headline does not come before the first chart: %v", order)
+	}
+	// The winner at threads 3 (the last common step), then one knee line each.
+	if !strings.Contains(head, "/s at threads 3") || !strings.Contains(head, "small cache:") || !strings.Contains(head, "big cache:") {
+		t.Errorf("headline %q", head)
+	}
+	if n, _ := order["charts"].(float64); n != 4 {
+		t.Errorf("%v charts, want 4 (throughput, avg, p99, host CPU)", n)
+	}
+	widths, err := chromedp.Run(tctx, chromedp.Evaluate[map[string]float64](`({page: document.documentElement.scrollWidth, window: window.innerWidth})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if widths["page"] > widths["window"] {
+		t.Errorf("the page is wider (%g px) than an 800 px window (%g px)", widths["page"], widths["window"])
+	}
+	if p := problems(); len(p) > 0 {
+		t.Errorf("console: %s", strings.Join(p, "; "))
 	}
 }

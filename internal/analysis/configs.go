@@ -1,0 +1,346 @@
+package analysis
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// ErrNotComparable is wrapped by CompareConfigs's refusals: sweeps of
+// different workloads or axes, an --at step that is not common to all.
+var ErrNotComparable = errors.New("the sweeps cannot be compared")
+
+// Config is one configuration of a comparison: its sweep, as analysed, and
+// the results of its steps (any of them may be missing: a sweep file read
+// without its steps' results).
+type Config struct {
+	Name  string
+	Sweep *Result
+	Runs  []*result.Run
+}
+
+// ConfigOf is the configuration a sweep measured: its Config (sweep
+// --config, by default the label, else the target's host), else (a sweep
+// file written before configurations were recorded) the configuration or
+// the label its steps' results share (a step's result is labelled "LABEL
+// STEP", e.g. "HCI threads 8"), else the sweep's id. This is the one place
+// that rule is written.
+func ConfigOf(sw *result.Sweep, runs []*result.Run) string {
+	if sw.Config != "" {
+		return sw.Config
+	}
+	if c := commonConfig(runs); c != "" {
+		return c
+	}
+	if l := commonLabel(sw, runs); l != "" {
+		return l
+	}
+	return sw.ID
+}
+
+// commonConfig is the configuration every run names; "" when they have
+// none or differ.
+func commonConfig(runs []*result.Run) string {
+	c := ""
+	for i, r := range runs {
+		if i > 0 && r.Config != c {
+			return ""
+		}
+		c = r.Config
+	}
+	return c
+}
+
+// commonLabel is the label every step result of the sweep carries before
+// its step's own label; "" when they have none or differ.
+func commonLabel(sw *result.Sweep, runs []*result.Run) string {
+	steps := map[string]bool{}
+	for _, st := range sw.Steps {
+		steps[st.Label] = true
+	}
+	label := ""
+	for i, r := range runs {
+		l := r.Label
+		if step, _ := r.Options["sweep_step"].(string); step != "" {
+			l = strings.TrimSuffix(l, step)
+		} else {
+			for s := range steps {
+				if strings.HasSuffix(l, " "+s) {
+					l = strings.TrimSuffix(l, s)
+				}
+			}
+		}
+		l = strings.TrimSpace(l)
+		if i > 0 && l != label {
+			return ""
+		}
+		label = l
+	}
+	return label
+}
+
+// ConfigRow is one configuration at the compared step.
+type ConfigRow struct {
+	Config string
+	// Rank is 1 for the highest throughput at the step, 2 for the next...
+	Rank int
+	// Step is the compared step as this configuration labelled it.
+	Step                     string
+	X                        float64
+	Throughput, AvgMs, P99Ms float64
+	// Host is the host's figures at the step (nil: not sampled).
+	Host *result.Host
+	// RatioToBest is Throughput over the best configuration's (1 for the
+	// best; NaN when the best did none).
+	RatioToBest float64
+	// Knee is the configuration's knee (PrimaryKnee); Found false: none in
+	// its range, Knee.Reason says why.
+	Knee  Knee
+	Found bool
+	// KneeStep is the knee's step label, KneeThroughput and KneeP99Ms
+	// the figures there.
+	KneeStep                  string
+	KneeThroughput, KneeP99Ms float64
+}
+
+// ConfigComparison is several configurations swept over the same axis,
+// compared at one step (At): the rows ranked by throughput, best first.
+type ConfigComparison struct {
+	Workload, Axis string
+	// At is the compared step's label, AtX its axis value.
+	At  string
+	AtX float64
+	// Common are the axis values every configuration swept, rising.
+	Common  []float64
+	Rows    []ConfigRow
+	Configs []Config
+	// Notes qualify the comparison: options that differ, names made
+	// unique.
+	Notes []string
+}
+
+// CompareConfigs compares configurations swept over the same workload and
+// axis at step at: a step label ("threads 8", "rate 2x"), an axis value
+// ("8", "2x", "2"), or "" for the last step all configurations share. It
+// refuses (ErrNotComparable) sweeps of different workloads or axes, and a
+// step not every configuration has. Configurations that carry the same
+// name are told apart by their sweep's id. cs are not changed.
+func CompareConfigs(cs []Config, at string) (ConfigComparison, error) {
+	var c ConfigComparison
+	if len(cs) == 0 {
+		return c, fmt.Errorf("%w: no sweeps", ErrNotComparable)
+	}
+	if err := sameKind(cs); err != nil {
+		return c, err
+	}
+	c.Workload, c.Axis = cs[0].Sweep.Workload, cs[0].Sweep.Axis
+	c.Configs = uniqueNames(cs, &c.Notes)
+	c.Common = commonSteps(c.Configs)
+	if len(c.Common) == 0 {
+		return c, fmt.Errorf("%w: no %s step is common to all of them", ErrNotComparable, c.Axis)
+	}
+	x, err := stepAt(c.Configs[0].Sweep, c.Common, at)
+	if err != nil {
+		return c, err
+	}
+	c.AtX = x
+	for _, cf := range c.Configs {
+		st := stepOf(cf.Sweep, x)
+		if c.At == "" {
+			c.At = st.Label
+		}
+		row := ConfigRow{Config: cf.Name, Step: st.Label, X: x, Throughput: st.Throughput, AvgMs: st.AvgMs, P99Ms: st.P99Ms, Host: st.Host}
+		if k, ok := PrimaryKnee(cf.Sweep); ok {
+			row.Knee, row.Found = k, true
+			ks := cf.Sweep.Steps[k.Index]
+			row.KneeStep, row.KneeThroughput, row.KneeP99Ms = ks.Label, ks.Throughput, ks.P99Ms
+		} else {
+			row.Knee = k
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	slices.SortStableFunc(c.Rows, func(a, b ConfigRow) int { return cmp.Compare(b.Throughput, a.Throughput) })
+	for i := range c.Rows {
+		c.Rows[i].Rank = i + 1
+		c.Rows[i].RatioToBest = math.NaN()
+		if best := c.Rows[0].Throughput; best > 0 {
+			c.Rows[i].RatioToBest = c.Rows[i].Throughput / best
+		}
+	}
+	c.Notes = append(c.Notes, optionNotes(c.Configs)...)
+	return c, nil
+}
+
+// sameKind refuses configurations of different workloads or axes.
+func sameKind(cs []Config) error {
+	first := cs[0]
+	for _, cf := range cs[1:] {
+		if cf.Sweep.Workload != first.Sweep.Workload {
+			return fmt.Errorf("%w: they are of different workloads (%s: %s, %s: %s); compare sweeps of one workload",
+				ErrNotComparable, first.Name, first.Sweep.Workload, cf.Name, cf.Sweep.Workload)
+		}
+		if cf.Sweep.Axis != first.Sweep.Axis {
+			return fmt.Errorf("%w: they sweep different axes (%s: %s, %s: %s); compare sweeps over one axis",
+				ErrNotComparable, first.Name, first.Sweep.Axis, cf.Name, cf.Sweep.Axis)
+		}
+	}
+	return nil
+}
+
+// uniqueNames copies cs, naming a configuration that shares its name with
+// another "NAME (SWEEP ID)", and notes it.
+func uniqueNames(cs []Config, notes *[]string) []Config {
+	out := slices.Clone(cs)
+	count := map[string]int{}
+	for _, cf := range cs {
+		count[cf.Name]++
+	}
+	for i, cf := range out {
+		if count[cf.Name] > 1 {
+			out[i].Name = fmt.Sprintf("%s (%s)", cf.Name, cf.Sweep.ID)
+		}
+	}
+	for name, n := range count {
+		if n > 1 {
+			*notes = append(*notes, fmt.Sprintf("%d sweeps are of configuration %q: each is shown on its own, named by its sweep's id (give each sweep its own --config to name them)", n, name))
+		}
+	}
+	slices.Sort(*notes)
+	return out
+}
+
+// commonSteps are the axis values every configuration's sweep has, rising.
+func commonSteps(cs []Config) []float64 {
+	var xs []float64
+	for _, st := range cs[0].Sweep.Steps {
+		all := true
+		for _, cf := range cs[1:] {
+			all = all && slices.ContainsFunc(cf.Sweep.Steps, func(o result.SweepStep) bool { return o.X == st.X })
+		}
+		if all && !slices.Contains(xs, st.X) {
+			xs = append(xs, st.X)
+		}
+	}
+	slices.Sort(xs)
+	return xs
+}
+
+// stepAt resolves --at among the common steps: "" is the last of them.
+func stepAt(sw *Result, common []float64, at string) (float64, error) {
+	if at == "" {
+		return common[len(common)-1], nil
+	}
+	want := strings.TrimSpace(at)
+	x, numErr := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(want, "x"), "/s"), 64)
+	for _, v := range common {
+		if numErr == nil && v == x {
+			return v, nil
+		}
+		if strings.EqualFold(stepOf(sw, v).Label, want) {
+			return v, nil
+		}
+	}
+	var names []string
+	for _, v := range common {
+		names = append(names, fmt.Sprintf("%q", stepOf(sw, v).Label))
+	}
+	return 0, fmt.Errorf("%w at %q: the steps every configuration has are %s", ErrNotComparable, at, strings.Join(names, ", "))
+}
+
+// stepOf is the sweep's step at axis value x (the first, if several).
+func stepOf(sw *Result, x float64) result.SweepStep {
+	i := slices.IndexFunc(sw.Steps, func(st result.SweepStep) bool { return st.X == x })
+	if i < 0 {
+		return result.SweepStep{X: x, Throughput: math.NaN(), AvgMs: math.NaN(), P99Ms: math.NaN()}
+	}
+	return sw.Steps[i]
+}
+
+// PrimaryKnee is the knee a sweep's verdict names: the SLO knee when an
+// objective was given and met, else the marginal-gain knee, else
+// Kneedle's. false when no method found one; the Knee returned then is the
+// marginal method's answer, whose Reason says why.
+func PrimaryKnee(r *Result) (Knee, bool) {
+	n := min(r.Usable(), len(r.Steps))
+	for _, m := range []string{"slo", "marginal", "kneedle"} {
+		for _, k := range r.Knees {
+			if k.Method == m && k.Index >= 0 && k.Index < n {
+				return k, true
+			}
+		}
+	}
+	for _, k := range r.Knees {
+		if k.Method == "marginal" {
+			return k, false
+		}
+	}
+	return none("marginal", "no knee method ran (no usable steps, or the steps vary the work)"), false
+}
+
+// optionNotes says which workload options and load windows differ between
+// the configurations (their first step's result); the step's own option
+// (sweep_step) and those the axis sets are not compared.
+func optionNotes(cs []Config) []string {
+	type opts = map[string]string
+	of := func(r *result.Run) opts {
+		o := opts{}
+		for k, v := range r.Options {
+			if k != "sweep_step" {
+				o[k] = fmt.Sprint(v)
+			}
+		}
+		o["warmup"] = fmt.Sprintf("%gs", r.Load.WarmupS)
+		o["time"] = fmt.Sprintf("%gs", r.Load.DurationS)
+		return o
+	}
+	var have []Config
+	var all []opts
+	for _, cf := range cs {
+		if len(cf.Runs) > 0 {
+			have = append(have, cf)
+			all = append(all, of(cf.Runs[0]))
+		}
+	}
+	keys := map[string]bool{}
+	for _, o := range all {
+		for k := range o {
+			keys[k] = true
+		}
+	}
+	var differ []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		var vals []string
+		same := true
+		for i, o := range all {
+			v, ok := o[k]
+			if !ok {
+				v = "(unset)"
+			}
+			vals = append(vals, fmt.Sprintf("%s %s", have[i].Name, v))
+			same = same && (i == 0 || v == vals0(all, k))
+		}
+		if !same {
+			differ = append(differ, fmt.Sprintf("%s (%s)", k, strings.Join(vals, ", ")))
+		}
+	}
+	if len(differ) == 0 {
+		return nil
+	}
+	return []string{"The configurations were run with different options: " + strings.Join(differ, "; ") +
+		". The comparison shows them side by side anyway; part of a difference may come from these."}
+}
+
+// vals0 is the first configuration's value of option k.
+func vals0(all []map[string]string, k string) string {
+	if v, ok := all[0][k]; ok {
+		return v
+	}
+	return "(unset)"
+}

@@ -1,0 +1,157 @@
+package analysis
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// configOf is a configuration swept over threads at xs with throughput
+// scale*x/(1+0.3(x-1)), its steps' results labelled "label threads X".
+func configOf(name, label, axis string, scale float64, xs ...float64) Config {
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: "sw-" + name, Workload: "oltp_point_select", Axis: axis}
+	var runs []*result.Run
+	for _, x := range xs {
+		step := axis + " " + fmtX(x)
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: step, X: x, Throughput: scale * x / (1 + 0.3*(x-1)), AvgMs: x, P99Ms: 3 * x})
+		runs = append(runs, &result.Run{ID: name + step, Label: strings.TrimSpace(label + " " + step), Workload: sw.Workload,
+			Options: map[string]any{"sweep_step": step, "table-size": 10000}, Load: result.Load{WarmupS: 1, DurationS: 3}})
+	}
+	return Config{Name: name, Sweep: Analyze(sw, OptionsOf(sw)), Runs: runs}
+}
+
+func fmtX(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func TestConfigOf(t *testing.T) {
+	c := configOf("x", "HCI", "threads", 100, 1, 2, 4)
+	if got := ConfigOf(c.Sweep.Sweep, c.Runs); got != "HCI" {
+		t.Errorf("ConfigOf = %q, want the steps' common label HCI", got)
+	}
+	if got := ConfigOf(c.Sweep.Sweep, nil); got != "sw-x" {
+		t.Errorf("without results: %q, want the sweep's id", got)
+	}
+	c.Runs[1].Label = "other threads 2"
+	if got := ConfigOf(c.Sweep.Sweep, c.Runs); got != "sw-x" {
+		t.Errorf("labels differ: %q, want the sweep's id", got)
+	}
+	c = configOf("y", "", "threads", 100, 1, 2)
+	if got := ConfigOf(c.Sweep.Sweep, c.Runs); got != "sw-y" {
+		t.Errorf("no label: %q, want the sweep's id", got)
+	}
+	for _, r := range c.Runs {
+		r.Config = "12 vCPU"
+	}
+	if got := ConfigOf(c.Sweep.Sweep, c.Runs); got != "12 vCPU" {
+		t.Errorf("results of one configuration: %q, want it", got)
+	}
+	c.Sweep.Config = "24 vCPU"
+	if got := ConfigOf(c.Sweep.Sweep, c.Runs); got != "24 vCPU" {
+		t.Errorf("sweep --config: %q, want the sweep's configuration first", got)
+	}
+}
+
+// The default step is the last one every configuration swept; rows are
+// ranked by throughput there, with the ratio to the best.
+func TestCompareConfigsDefaultAtAndRanking(t *testing.T) {
+	a := configOf("A", "A", "threads", 100, 1, 2, 4, 8, 16)
+	b := configOf("B", "B", "threads", 150, 1, 2, 4, 8)
+	c := configOf("C", "C", "threads", 120, 2, 4, 8, 16)
+	cmp, err := CompareConfigs([]Config{a, b, c}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.AtX != 8 || cmp.At != "threads 8" {
+		t.Errorf("at %q (%g), want the last common step threads 8", cmp.At, cmp.AtX)
+	}
+	if got := cmp.Common; len(got) != 3 || got[0] != 2 || got[2] != 8 {
+		t.Errorf("common steps %v, want 2 4 8", got)
+	}
+	var order []string
+	for i, r := range cmp.Rows {
+		order = append(order, r.Config)
+		if r.Rank != i+1 {
+			t.Errorf("row %d has rank %d", i, r.Rank)
+		}
+	}
+	if strings.Join(order, ",") != "B,C,A" {
+		t.Errorf("ranked %v, want B,C,A (most throughput first)", order)
+	}
+	if r := cmp.Rows[2]; math.Abs(r.RatioToBest-100.0/150) > 1e-9 || cmp.Rows[0].RatioToBest != 1 {
+		t.Errorf("ratios %g %g, want 1 and 0.667", cmp.Rows[0].RatioToBest, r.RatioToBest)
+	}
+	if len(cmp.Notes) != 0 {
+		t.Errorf("same options, but notes %q", cmp.Notes)
+	}
+}
+
+func TestCompareConfigsAt(t *testing.T) {
+	a := configOf("A", "A", "threads", 100, 1, 2, 4)
+	b := configOf("B", "B", "threads", 150, 1, 2, 4)
+	for _, at := range []string{"threads 2", "THREADS 2", "2", " 2 "} {
+		cmp, err := CompareConfigs([]Config{a, b}, at)
+		if err != nil || cmp.AtX != 2 || cmp.At != "threads 2" {
+			t.Errorf("--at %q: %q (%g), %v; want threads 2", at, cmp.At, cmp.AtX, err)
+		}
+	}
+	_, err := CompareConfigs([]Config{a, b}, "threads 3")
+	if !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), `"threads 1", "threads 2", "threads 4"`) {
+		t.Errorf("--at threads 3: %v; want a refusal listing the common steps", err)
+	}
+}
+
+// The refusals: different workloads, different axes, no common step.
+func TestCompareConfigsRefuses(t *testing.T) {
+	a := configOf("A", "A", "threads", 100, 1, 2, 4)
+	other := configOf("B", "B", "threads", 100, 1, 2, 4)
+	other.Sweep.Workload = "tpcc"
+	rate := configOf("R", "R", "rate", 100, 1, 2, 4)
+	apart := configOf("D", "D", "threads", 100, 8, 16)
+	for _, tc := range []struct {
+		name string
+		with Config
+		want string
+	}{
+		{"workloads", other, "different workloads (A: oltp_point_select, B: tpcc)"},
+		{"axes", rate, "different axes (A: threads, R: rate)"},
+		{"no common step", apart, "no threads step is common"},
+	} {
+		_, err := CompareConfigs([]Config{a, tc.with}, "")
+		if !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want a refusal saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// Options that differ are noted (not refused), each with every
+// configuration's value; the step's own option is not one of them.
+func TestCompareConfigsNotesOptions(t *testing.T) {
+	a := configOf("A", "A", "threads", 100, 1, 2)
+	b := configOf("B", "B", "threads", 100, 1, 2)
+	b.Runs[0].Options["table-size"] = 500
+	b.Runs[0].Load.DurationS = 10
+	cmp, err := CompareConfigs([]Config{a, b}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmp.Notes) != 1 || !strings.Contains(cmp.Notes[0], "table-size (A 10000, B 500); time (A 3s, B 10s)") || strings.Contains(cmp.Notes[0], "sweep_step") {
+		t.Errorf("notes %q", cmp.Notes)
+	}
+}
+
+// Two sweeps of one configuration name are told apart by their ids.
+func TestCompareConfigsSameName(t *testing.T) {
+	a := configOf("A", "A", "threads", 100, 1, 2)
+	b := configOf("B", "B", "threads", 120, 1, 2)
+	b.Name = "A"
+	cmp, err := CompareConfigs([]Config{a, b}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Rows[0].Config != "A (sw-B)" || cmp.Rows[1].Config != "A (sw-A)" || len(cmp.Notes) != 1 {
+		t.Errorf("rows %q %q notes %q", cmp.Rows[0].Config, cmp.Rows[1].Config, cmp.Notes)
+	}
+}

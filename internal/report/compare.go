@@ -1,0 +1,357 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// A comparison report is several configurations swept over one axis
+// (analysis.CompareConfigs): the headline (who wins at the compared step,
+// by how much, and each configuration's knee), the configuration table,
+// the notes, and in HTML the overlaid curves (compare_charts.go).
+
+// CompareHeadline is the answer of a comparison, in lines: first which
+// configuration wins at the compared step and by how much over the next
+// ("B: 7,436/s at rate 2x, +18 % over A (6,300/s)"), then each
+// configuration's knee, one line each, in the rows' order.
+func CompareHeadline(c analysis.ConfigComparison) []string {
+	if len(c.Rows) == 0 {
+		return []string{"no configurations"}
+	}
+	best := c.Rows[0]
+	var win string
+	switch {
+	case !(best.Throughput > 0):
+		win = fmt.Sprintf("No configuration completed any event at %s.", c.At)
+	case len(c.Rows) == 1:
+		win = fmt.Sprintf("%s: %s/s at %s.", best.Config, Grouped(best.Throughput), c.At)
+	default:
+		next := c.Rows[1]
+		win = fmt.Sprintf("%s: %s/s at %s, %s over %s (%s/s)", best.Config, Grouped(best.Throughput), c.At,
+			pctOver(best.Throughput, next.Throughput), next.Config, Grouped(next.Throughput))
+		if len(c.Rows) > 2 {
+			win += fmt.Sprintf(", the next of %d configurations", len(c.Rows))
+		}
+		win += "."
+	}
+	out := []string{win}
+	for _, r := range c.Rows {
+		out = append(out, kneeLine(r, c.Axis))
+	}
+	return out
+}
+
+// kneeLine is one configuration's knee in words.
+func kneeLine(r analysis.ConfigRow, axis string) string {
+	if !r.Found {
+		return fmt.Sprintf("%s: no knee in the range of %s (%s).", r.Config, axis, r.Knee.Reason)
+	}
+	return fmt.Sprintf("%s: knee at %s (%s method), %s/s, p99 %.3g ms.", r.Config, r.KneeStep, r.Knee.Method, Grouped(r.KneeThroughput), r.KneeP99Ms)
+}
+
+// pctOver is a's lead over b in whole percent: "+18 %"; "+∞ %" when b did
+// nothing.
+func pctOver(a, b float64) string {
+	if b <= 0 {
+		return "+∞ %"
+	}
+	return fmt.Sprintf("%+.0f %%", 100*(a/b-1))
+}
+
+// Grouped formats a throughput with thousands separators: whole numbers
+// from 100 up ("7,436"), three significant digits below ("42.5").
+func Grouped(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) < 100 {
+		return Num(v)
+	}
+	s := strconv.FormatFloat(math.Abs(v), 'f', 0, 64)
+	var b strings.Builder
+	if v < 0 {
+		b.WriteByte('-')
+	}
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	return b.String()
+}
+
+// SortConfigs orders a comparison's rows by config (name), throughput
+// (the default, most first), avg or p99 (least first). Ranks stay those of
+// throughput.
+func SortConfigs(rows []analysis.ConfigRow, by string) error {
+	var key func(a, b analysis.ConfigRow) int
+	switch by {
+	case "", "none", "throughput":
+		key = func(a, b analysis.ConfigRow) int { return a.Rank - b.Rank }
+	case "config", "label":
+		key = func(a, b analysis.ConfigRow) int { return strings.Compare(a.Config, b.Config) }
+	case "avg":
+		key = func(a, b analysis.ConfigRow) int { return cmpFloat(a.AvgMs, b.AvgMs) }
+	case "p99":
+		key = func(a, b analysis.ConfigRow) int { return cmpFloat(a.P99Ms, b.P99Ms) }
+	default:
+		return fmt.Errorf("sort %q: a comparison sorts by config, throughput, avg or p99", by)
+	}
+	slices.SortStableFunc(rows, key)
+	return nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// busyCell is the host's CPU busy (user + system) at a row's step.
+func busyCell(r analysis.ConfigRow) string {
+	if r.Host == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", r.Host.CPU.User+r.Host.CPU.System)
+}
+
+func kneeCell(r analysis.ConfigRow) string {
+	if !r.Found {
+		return "none in range"
+	}
+	return fmt.Sprintf("%s (%s)", r.KneeStep, r.Knee.Method)
+}
+
+func ratioCell(r analysis.ConfigRow, digits int) string {
+	if math.IsNaN(r.RatioToBest) {
+		return "-"
+	}
+	return strconv.FormatFloat(r.RatioToBest, 'f', digits, 64)
+}
+
+// ConfigTable writes the configuration table of a comparison, one row per
+// configuration at the compared step in the rows' order: its rank,
+// throughput and ratio to the best, average and p99 response time, the
+// host's CPU busy % and the knee. CSV adds the step and axis value, with
+// more digits.
+func ConfigTable(w io.Writer, c analysis.ConfigComparison, f Format) error {
+	if f == CSV {
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"config", "rank", "step", "x", "throughput", "ratio to best", "avg ms", "p99 ms", "cpu busy %", "knee", "knee method"})
+		for _, r := range c.Rows {
+			knee, method := "", ""
+			if r.Found {
+				knee, method = r.KneeStep, r.Knee.Method
+			}
+			busy := ""
+			if r.Host != nil {
+				busy = fmt.Sprintf("%.1f", r.Host.CPU.User+r.Host.CPU.System)
+			}
+			_ = cw.Write([]string{r.Config, fmt.Sprint(r.Rank), r.Step, strconv.FormatFloat(r.X, 'g', -1, 64), fmt.Sprintf("%.2f", r.Throughput),
+				ratioCell(r, 4), fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P99Ms), busy, knee, method})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	ew := &errWriter{w: w}
+	t := table{head: []string{"configuration", "rank", "throughput/s", "vs best", "avg ms", "p99 ms", "cpu busy %", "knee"}}
+	for _, r := range c.Rows {
+		t.rows = append(t.rows, []string{r.Config, fmt.Sprint(r.Rank), Grouped(r.Throughput), ratioCell(r, 2),
+			fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P99Ms), busyCell(r), kneeCell(r)})
+	}
+	t.write(ew, f, true)
+	return ew.err
+}
+
+// CompareReport writes a comparison as a document, the headline first:
+// in Markdown the headline is the title and the knees a list; in text its
+// lines lead. Then what was compared, the configuration table and the
+// notes.
+func CompareReport(w io.Writer, c analysis.ConfigComparison, f Format) error {
+	if f == CSV {
+		return ConfigTable(w, c, f)
+	}
+	ew := &errWriter{w: w}
+	h := CompareHeadline(c)
+	what := fmt.Sprintf("%s, %d configurations swept over %s; compared at %s (the table: ranked by throughput there).",
+		c.Workload, len(c.Rows), c.Axis, c.At)
+	if f == Markdown {
+		ew.printf("# %s\n\n", h[0])
+		for _, l := range h[1:] {
+			ew.printf("- %s\n", l)
+		}
+		ew.printf("\n%s\n\n", what)
+	} else {
+		ew.printf("%s\n", h[0])
+		for _, l := range h[1:] {
+			ew.printf("  %s\n", l)
+		}
+		ew.printf("\n%s\n\n", what)
+	}
+	if ew.err != nil {
+		return ew.err
+	}
+	if err := ConfigTable(w, c, f); err != nil {
+		return err
+	}
+	for _, n := range c.Notes {
+		if f == Markdown {
+			ew.printf("\n> %s\n", n)
+		} else {
+			ew.printf("\nnote: %s\n", n)
+		}
+	}
+	return ew.err
+}
+
+// CompareDoc is what a comparison's HTML page shows.
+type CompareDoc struct {
+	Title      string
+	Comparison analysis.ConfigComparison
+	// Runs are result files shown beside the comparison (a table); Plan
+	// a capacity plan (both optional).
+	Runs []*result.Run
+	Plan *plan.Report
+	// Tool is the rightsize version that wrote the report.
+	Tool string
+}
+
+type compareView struct {
+	Title, Tool string
+	Headline    string
+	Knees       []string
+	What        string
+	Rows        []configCells
+	Notes       []string
+	Charts      []chart
+	Configs     []configSteps
+	Params      []params
+	At          string
+	RunRows     []RunRow
+	PlanText    string
+}
+
+type configCells struct {
+	Rank                                            int
+	Config, Throughput, Ratio, Avg, P99, Busy, Knee string
+	Best                                            bool
+}
+
+type configSteps struct {
+	Name  string
+	ID    string
+	Steps []StepRow
+}
+
+// CompareHTML writes a comparison as one self-contained HTML page: the
+// headline before anything else, the configuration table and notes, the
+// overlaid curves (throughput, average and p99 response time, host CPU
+// busy) with one series per configuration, each configuration's steps and
+// parameters. Text from users (configuration names, labels) is escaped by
+// html/template.
+func CompareHTML(w io.Writer, d CompareDoc) error {
+	c := d.Comparison
+	h := CompareHeadline(c)
+	v := compareView{Title: d.Title, Tool: d.Tool, Headline: h[0], Knees: h[1:], Notes: c.Notes, At: c.At,
+		What: fmt.Sprintf("%s, %d configurations swept over %s; the table compares them at %s, ranked by throughput there.",
+			c.Workload, len(c.Rows), c.Axis, c.At)}
+	if v.Title == "" {
+		v.Title = fmt.Sprintf("%s: %d configurations over %s", c.Workload, len(c.Rows), c.Axis)
+	}
+	for _, r := range c.Rows {
+		v.Rows = append(v.Rows, configCells{Rank: r.Rank, Config: r.Config, Throughput: Grouped(r.Throughput), Ratio: ratioCell(r, 2),
+			Avg: fmt.Sprintf("%.3f", r.AvgMs), P99: fmt.Sprintf("%.3f", r.P99Ms), Busy: busyCell(r), Knee: kneeCell(r), Best: r.Rank == 1})
+	}
+	charts, err := compareCharts(c)
+	if err != nil {
+		return err
+	}
+	v.Charts = charts
+	for _, cf := range c.Configs {
+		v.Configs = append(v.Configs, configSteps{Name: cf.Name, ID: cf.Sweep.ID, Steps: sweepRows(cf.Sweep)})
+		if len(cf.Runs) > 0 {
+			p := paramsOf(cf.Runs[0])
+			p.Name = cf.Name + " (its first step)"
+			v.Params = append(v.Params, p)
+		}
+	}
+	if len(d.Runs) > 0 {
+		v.RunRows = RunRows(d.Runs)
+	}
+	if d.Plan != nil {
+		var b bytes.Buffer
+		if err := Plan(&b, d.Plan, Text); err != nil {
+			return err
+		}
+		v.PlanText = b.String()
+	}
+	return comparePage.Execute(w, v)
+}
+
+var comparePage = template.Must(template.New("compare").Funcs(template.FuncMap{
+	"f2":        func(v float64) string { return fmt.Sprintf("%.2f", v) },
+	"f3":        func(v float64) string { return fmt.Sprintf("%.3f", v) },
+	"f0":        func(v float64) string { return fmt.Sprintf("%.0f", v) },
+	"openRows":  openRows,
+	"openCells": openCells,
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="{{.Tool}}">
+<title>{{.Title}}</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:72em;color:#222;padding:0 1em}
+h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}
+.headline{border-left:4px solid #4e79a7;background:#f3f6fa;padding:.6em 1em;margin:1em 0}
+.headline .answer{font-size:1.2em;font-weight:600;margin:.2em 0 .4em}
+.headline ul{margin:.2em 0;padding-left:1.2em}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;margin:.5em 0}th,td{padding:.25em .6em;border-bottom:1px solid #eee;text-align:right}
+th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}tr.best td{font-weight:600}
+.chart{margin:1em 0}.chart svg{max-width:100%;height:auto}.note{color:#666;font-size:.9em}
+pre{background:#f8f8f8;padding:.8em;overflow-x:auto;white-space:pre-wrap}
+dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#555}dd{margin:0;word-break:break-all}
+</style></head><body>
+<h1>{{.Title}}</h1>
+<section class="headline" id="headline"><p class="answer">{{.Headline}}</p>
+<ul>{{range .Knees}}<li>{{.}}</li>{{end}}</ul></section>
+<p>{{.What}}</p>
+<h2>Configurations at {{.At}}</h2>
+<div class="scroll"><table class="configs"><thead><tr><th>configuration</th><th>rank</th><th>throughput/s</th><th>vs best</th><th>avg ms</th><th>p99 ms</th><th>CPU busy %</th><th>knee</th></tr></thead><tbody>
+{{range .Rows}}<tr{{if .Best}} class="best"{{end}}><td>{{.Config}}</td><td>{{.Rank}}</td><td>{{.Throughput}}</td><td>{{.Ratio}}</td><td>{{.Avg}}</td><td>{{.P99}}</td><td>{{.Busy}}</td><td>{{.Knee}}</td></tr>
+{{end}}</tbody></table></div>
+{{range .Notes}}<p class="note">{{.}}</p>{{end}}
+{{if .Charts}}<h2>Curves</h2>{{end}}
+{{range .Charts}}<figure class="chart"><figcaption><b>{{.Title}}</b> <span class="note">{{.Note}}</span></figcaption>{{.SVG}}</figure>
+{{end}}
+<h2>Each configuration's steps</h2>
+{{range .Configs}}<h3>{{.Name}} <span class="note">sweep {{.ID}}</span></h3>
+{{$open := openRows .Steps}}<div class="scroll"><table class="steps"><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th></tr></thead><tbody>
+{{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}
+{{if .RunRows}}<h2>Runs</h2>
+<div class="scroll"><table><thead><tr><th>label</th><th>workload</th><th>target</th><th>throughput</th><th>unit</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th></tr></thead><tbody>
+{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td>{{.Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
+{{end}}</tbody></table></div>
+{{end}}
+{{if .PlanText}}<h2>Capacity plan</h2><pre>{{.PlanText}}</pre>{{end}}
+{{if .Params}}<h2>Parameters</h2>{{end}}
+{{range .Params}}<h3>{{.Name}}</h3><dl>{{range .Entries}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
+{{range .Notes}}<p class="note">{{.}}</p>{{end}}{{end}}
+<p class="note">Written by {{.Tool}}. Figures from the sweep and result files; JSON stays the source of truth.</p>
+</body></html>
+`))

@@ -1,0 +1,139 @@
+package report_test
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// configSweep is configuration name swept over rate multiples 1x..4x: it
+// scales up to its ceiling (per 1x), then its p99 climbs.
+func configSweep(name string, perX, ceiling float64) analysis.Config {
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: "sw-" + strings.ToLower(name[:1]), Workload: "oltp_read_write", Axis: "rate",
+		BaselineRate: 1000, HostIsServer: true, CPUTargetPct: 80}
+	var runs []*result.Run
+	for _, x := range []float64{1, 2, 3, 4} {
+		step := "rate " + strconv.FormatFloat(x, 'g', -1, 64) + "x"
+		tp := min(perX*x, ceiling)
+		busy := min(95, 30*x)
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: step, X: x, Throughput: tp, AvgMs: 2 * x * x * 7436 / ceiling, P95Ms: 4 * x * x, P99Ms: 6 * x * x * x * 7436 / ceiling,
+			Host: &result.Host{CPUs: 2, CPU: result.CPUPct{User: busy * 0.8, System: busy * 0.2, Idle: 100 - busy}}})
+		runs = append(runs, &result.Run{ID: name + step, Label: name + " " + step, Workload: sw.Workload,
+			Options: map[string]any{"sweep_step": step, "tables": 4}, Load: result.Load{Mode: "open", WarmupS: 10, DurationS: 60}})
+	}
+	return analysis.Config{Name: analysis.ConfigOf(sw, runs), Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw)), Runs: runs}
+}
+
+func twoConfigs(t *testing.T) analysis.ConfigComparison {
+	t.Helper()
+	a := configSweep("24 vCPU", 3000, 7436)
+	b := configSweep("12 vCPU", 3000, 6300)
+	b.Runs[0].Options["tables"] = 8
+	c, err := analysis.CompareConfigs([]analysis.Config{b, a}, "rate 3x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestCompareHeadline(t *testing.T) {
+	h := report.CompareHeadline(twoConfigs(t))
+	if want := "24 vCPU: 7,436/s at rate 3x, +18 % over 12 vCPU (6,300/s)."; h[0] != want {
+		t.Errorf("headline %q, want %q", h[0], want)
+	}
+	if len(h) != 3 || !strings.HasPrefix(h[1], "24 vCPU: knee at rate ") || !strings.HasPrefix(h[2], "12 vCPU: knee at rate ") {
+		t.Errorf("knee lines %q", h[1:])
+	}
+}
+
+// The comparison's tables in Markdown, CSV and text.
+func TestCompareTablesGolden(t *testing.T) {
+	c := twoConfigs(t)
+	for _, f := range []struct {
+		name string
+		f    report.Format
+	}{{"compare.golden.md", report.Markdown}, {"compare.golden.csv", report.CSV}, {"compare.golden.txt", report.Text}} {
+		var buf bytes.Buffer
+		if err := report.CompareReport(&buf, c, f.f); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, f.name, buf.String())
+	}
+}
+
+// The headline leads the text and Markdown forms.
+func TestCompareReportHeadlineFirst(t *testing.T) {
+	c := twoConfigs(t)
+	for _, f := range []report.Format{report.Text, report.Markdown} {
+		var buf bytes.Buffer
+		if err := report.CompareReport(&buf, c, f); err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(buf.String(), "\n")
+		if !strings.Contains(first, "24 vCPU: 7,436/s at rate 3x") {
+			t.Errorf("format %d starts with %q, not the headline", f, first)
+		}
+	}
+}
+
+func TestSortConfigs(t *testing.T) {
+	c := twoConfigs(t)
+	if err := report.SortConfigs(c.Rows, "config"); err != nil || c.Rows[0].Config != "12 vCPU" {
+		t.Errorf("by config: %v, first %q", err, c.Rows[0].Config)
+	}
+	if err := report.SortConfigs(c.Rows, "throughput"); err != nil || c.Rows[0].Config != "24 vCPU" || c.Rows[0].Rank != 1 {
+		t.Errorf("by throughput: %v, first %q", err, c.Rows[0].Config)
+	}
+	if err := report.SortConfigs(c.Rows, "target"); err == nil || !strings.Contains(err.Error(), "config, throughput, avg or p99") {
+		t.Errorf("by target: %v, want an error naming the keys", err)
+	}
+}
+
+func TestGrouped(t *testing.T) {
+	for v, want := range map[float64]string{7436: "7,436", 6300.4: "6,300", 1234567: "1,234,567", 999: "999", 42.51: "42.5", -12345: "-12,345"} {
+		if got := report.Grouped(v); got != want {
+			t.Errorf("Grouped(%g) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// The HTML page: the headline before the first chart, one overlaid chart
+// per figure, configuration names escaped, no script.
+func TestCompareHTML(t *testing.T) {
+	c := twoConfigs(t)
+	c.Rows[1].Config = "<b>12 vCPU</b>"
+	c.Configs[0].Name = "<b>12 vCPU</b>"
+	var b bytes.Buffer
+	extra := &result.Run{ID: "r9", Label: "a run on its own", Workload: "oltp_read_write"}
+	if err := report.CompareHTML(&b, report.CompareDoc{Comparison: c, Runs: []*result.Run{extra}, Tool: "rightsize test"}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	head, svg := strings.Index(out, `class="headline"`), strings.Index(out, "<svg")
+	if head < 0 || svg < 0 || head > svg {
+		t.Errorf("headline at %d, first chart at %d: the headline must come first", head, svg)
+	}
+	if n := strings.Count(out, "<svg"); n != 4 {
+		t.Errorf("%d charts, want 4 (throughput, avg, p99, CPU)", n)
+	}
+	for _, want := range []string{"Throughput by rate", "p99 response time by rate", "Host CPU busy by rate", "Configurations at rate 3x",
+		"&lt;b&gt;12 vCPU&lt;/b&gt;", "tables (12 vCPU 8, 24 vCPU 4)", "<h2>Runs</h2>", "a run on its own"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// The host's CPU is a share: its axis ends at 100 %.
+	cpu := out[strings.Index(out, "Host CPU busy by"):]
+	cpu = cpu[:strings.Index(cpu, "</figure>")]
+	if !strings.Contains(cpu, ">100</text>") || strings.Contains(cpu, ">120</text>") {
+		t.Errorf("the CPU chart's axis does not end at 100 %%")
+	}
+	if strings.Contains(out, "<b>12 vCPU</b>") || strings.Contains(out, "<script") {
+		t.Errorf("page has an unescaped name or a script")
+	}
+}
