@@ -283,7 +283,7 @@ func CompareHTML(w io.Writer, d CompareDoc) error {
 	for _, cf := range c.Configs {
 		v.Configs = append(v.Configs, configSteps{Name: cf.Name, ID: cf.Sweep.ID, Steps: sweepRows(cf.Sweep)})
 		if len(cf.Runs) > 0 {
-			p := paramsOf(cf.Runs[0])
+			p := paramsOnce(cf.Runs[:1]).Shared
 			p.Name = cf.Name + " (its first step)"
 			v.Params = append(v.Params, p)
 		}
