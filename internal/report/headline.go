@@ -42,7 +42,7 @@ func sweepHeadline(sw *analysis.Result) []string {
 	n := sw.Usable()
 	ps, hosts := sw.Points()[:n], sw.Hosts()[:n]
 	var out []string
-	if k, ok := mainKnee(sw.Knees, len(ps)); ok {
+	if k, ok := analysis.PrimaryKnee(sw); ok {
 		out = append(out, fmt.Sprintf("Knee: %s (%s method): %s/s, p99 %s.", sw.Steps[k.Index].Label, k.Method, Num(ps[k.Index].Throughput), Ms(ps[k.Index].P99Ms)))
 		if h := hostAt(hosts, k.Index); h != nil {
 			out = append(out, "Bottleneck at the knee: "+Bottleneck(h, sw.HostIsServer)+".")
@@ -57,19 +57,6 @@ func sweepHeadline(sw *analysis.Result) []string {
 		out = append(out, fmt.Sprintf("The load generator limited %s and after: no knee is claimed there.", sw.Limited[0].Label))
 	}
 	return out
-}
-
-// mainKnee is the knee the verdict leads with: the SLO knee when there is
-// one, else the marginal-gain knee, else Kneedle's (see Verdict).
-func mainKnee(knees []analysis.Knee, n int) (analysis.Knee, bool) {
-	for _, m := range []string{"slo", "marginal", "kneedle"} {
-		for _, k := range knees {
-			if k.Method == m && k.Index >= 0 && k.Index < n {
-				return k, true
-			}
-		}
-	}
-	return analysis.Knee{}, false
 }
 
 // bestWithin is the sentence of the most throughput among the first n
