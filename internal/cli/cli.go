@@ -39,6 +39,9 @@ type Env struct {
 	// Terminal is true when Stderr is a terminal (progress bars animate).
 	Terminal bool
 	Hostname string
+	// Brief makes runs and sweeps print one line per step instead of the
+	// live lines and each step's summary (quickstart; the files hold all).
+	Brief bool
 	NumCPU   int
 	MaxProcs int
 	// SetMaxProcs sets GOMAXPROCS (nil: left alone).

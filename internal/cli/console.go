@@ -21,6 +21,7 @@ type console struct {
 	// summaryFailed: the last summary could not be printed (stdout
 	// closed), so where its result went is told on stderr.
 	summaryFailed bool
+	brief         bool // Env.Brief
 }
 
 var _ session.Observer = (*console)(nil)
@@ -30,7 +31,7 @@ func newConsole(env *Env, p *config.Plan) *console {
 	if e := p.Workload.Event(); e != "transaction" {
 		unit = e + "/s"
 	}
-	return &console{env: env, plan: p, unit: unit}
+	return &console{env: env, plan: p, unit: unit, brief: env.Brief}
 }
 
 func (c *console) Begin(*session.Outcome) error { return nil }
@@ -40,6 +41,9 @@ func (c *console) Preparing(i int, target string) {
 }
 
 func (c *console) StepStart(s session.Step) {
+	if c.brief {
+		return
+	}
 	out, cfg, name := c.env.Stdout, s.Config, c.plan.Workload.Name()
 	if s.IsBaseline() {
 		fmt.Fprintf(out, "rightsize %s: %s on %d instance(s); measuring the baseline rate: closed loop, %d thread(s) per instance; warm-up %v, measured %v\n",
@@ -67,16 +71,44 @@ func (c *console) StepStart(s session.Step) {
 }
 
 func (c *console) Tick(s session.Step, agg result.Interval, _ []result.Interval) {
-	_ = report.ProgressLine(c.env.Stdout, agg, s.Config.Threads*s.Instances, c.unit)
+	if !c.brief {
+		_ = report.ProgressLine(c.env.Stdout, agg, s.Config.Threads*s.Instances, c.unit)
+	}
 }
 
-func (c *console) StepEnd(_ session.Step, r *result.Run) error {
+func (c *console) StepEnd(s session.Step, r *result.Run) error {
+	if c.brief {
+		return c.briefLine(s, r)
+	}
 	err := report.Summary(c.env.Stdout, r)
 	c.summaryFailed = err != nil
 	return err
 }
 
+// briefLine is a step in one line: its throughput (of the rate offered)
+// and response times.
+func (c *console) briefLine(s session.Step, r *result.Run) error {
+	name := s.Spec.Label
+	if s.IsBaseline() {
+		name = "baseline (closed loop)"
+	}
+	if name == "" {
+		name = c.plan.Workload.Name()
+	}
+	sum := r.Summary
+	line := fmt.Sprintf("  %-24s %10.2f %s", name, sum.Throughput, c.unit)
+	if sum.Offered > 0 {
+		line += fmt.Sprintf(" of %.2f offered", sum.Offered)
+	}
+	_, err := fmt.Fprintf(c.env.Stdout, "%s, avg %s, p99 %s\n", line, report.Ms(sum.Latency.AvgMs), report.Ms(sum.Latency.P99Ms))
+	c.summaryFailed = err != nil
+	return err
+}
+
 func (c *console) Saved(_ session.Step, path string) {
+	if c.brief && !c.summaryFailed {
+		return
+	}
 	if c.summaryFailed {
 		fmt.Fprintf(c.env.Stderr, "rightsize: result: %s\n", path)
 		return
@@ -91,6 +123,9 @@ func (c *console) Warn(msg string)   { fmt.Fprintf(c.env.Stderr, "rightsize: %s\
 func (c *console) End(o *session.Outcome) error {
 	if o.Failed {
 		return nil
+	}
+	if c.brief {
+		return nil // the headline, the steps and the verdict are in the report
 	}
 	if o.Sweep != nil {
 		fmt.Fprintln(c.env.Stdout)

@@ -150,8 +150,8 @@ func TestPlanFromSweep(t *testing.T) {
 	}
 }
 
-// quickstart runs the whole story on the embedded default and ends with the
-// report's path.
+// quickstart runs the whole story on the embedded default (the vm-rate
+// study, small) in brief and ends with the report's path and the answer.
 func TestQuickstart(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "qs")
 	o := run(t, context.Background(), "quickstart", "--dir", dir, "--time", "1s")
@@ -165,13 +165,20 @@ func TestQuickstart(t *testing.T) {
 	if n := strings.Count(string(page), "<svg"); n < 6 || !strings.Contains(string(page), "Capacity plan") {
 		t.Errorf("report has %d charts, plan %v", n, strings.Contains(string(page), "Capacity plan"))
 	}
-	for _, want := range []string{"$ rightsize sweep oltp_read_write", "$ rightsize plan --from", "$ rightsize report", "quickstart done. The report: "} {
+	for _, want := range []string{"$ rightsize sweep oltp_read_write", "--rate=1x,2x,3x,4x,5x", "$ rightsize plan --from", "$ rightsize report",
+		"The report: " + filepath.Join(dir, "report.html"), "  rate 5x "} {
 		if !strings.Contains(o.stdout, want) {
 			t.Errorf("stdout lacks %q", want)
 		}
 	}
-	if !strings.HasSuffix(strings.TrimSpace(o.stdout), filepath.Join(dir, "report.html")) {
-		t.Errorf("the last line is not the report's path:\n%s", o.stdout[max(0, len(o.stdout)-300):])
+	// Brief: one line per step, no live lines; it ends with the answer,
+	// the planned VM last.
+	if n := strings.Count(o.stdout, "\n"); n > 60 || strings.Contains(o.stdout, "thds:") {
+		t.Errorf("%d lines of output (at most 60, no live lines):\n%s", n, o.stdout)
+	}
+	tail := o.stdout[strings.LastIndex(o.stdout, "answer:"):]
+	if lines := strings.Split(strings.TrimSpace(tail), "\n"); !strings.HasPrefix(strings.TrimSpace(lines[len(lines)-1]), "Planned VM:") {
+		t.Errorf("the output does not end with the answer and its planned VM:\n%s", tail)
 	}
 }
 

@@ -12,33 +12,36 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rightsize/rightsize/internal/config"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
-// quickstartCommand is the whole story on the embedded default: a short
-// sweep on SQLite, its analysis, a plan for this machine, and the HTML
-// report, each step an ordinary rightsize command that it prints first.
+// quickstartCommand is the whole story on the embedded default: the vm-rate
+// study at its small scale on SQLite (a baseline, 1x..5x of it), a VM
+// right-sized for this machine, and the HTML report, in brief.
 func quickstartCommand(ctx context.Context, env *Env) *cobra.Command {
 	var dir string
 	var stepTime time.Duration
 	cmd := &cobra.Command{
 		Use:   "quickstart",
-		Short: "Sweep oltp_read_write on an embedded SQLite file, find the knee, plan a VM for this machine, and write the HTML report (about 2 minutes)",
-		Long: `quickstart runs, in --dir (default ./rightsize-quickstart):
+		Short: "Run the vm-rate study small on an embedded SQLite file: 1x..5x a baseline rate, the knee, a VM planned for this machine, and the HTML report (about 1 minute)",
+		Long: `quickstart runs, in --dir (default ./rightsize-quickstart), the vm-rate study at
+its small scale (rightsize study run vm-rate --scale small) on an embedded
+SQLite file:
 
-  1. rightsize sweep oltp_read_write --threads 1,2,4,8 on an embedded SQLite
-     file (prepared first: 2 tables of 20,000 rows), a short warm-up and
-     --time per step;
-  2. the sweep's analysis: the knee, the USL fit, CPU per transaction;
-  3. rightsize plan for this machine (/sys), right-sizing a VM for the rate at
-     the knee at 80 % CPU;
-  4. rightsize report: one HTML file with the tables and charts.
+  1. oltp_read_write on 2 tables of 20,000 rows, an open loop at 1x, 2x, 3x,
+     4x and 5x of a baseline rate (small: 400 transactions/s), 8 virtual
+     users, a short warm-up and --time per step;
+  2. the sweep's analysis: the knee, the bottleneck there, CPU per
+     transaction;
+  3. rightsize plan for this machine (/sys), right-sizing a VM for 3x at 80 %
+     CPU;
+  4. rightsize report: one HTML file, the answer first.
 
-Each command is printed before it runs, so that it can be repeated or
-changed by hand.`,
+It prints each command before it runs and one line per step, and ends with
+the report's path and the answer. The result files, the sweep file and the
+plan are in --dir.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if stepTime < time.Second {
@@ -51,62 +54,30 @@ changed by hand.`,
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "rightsize-quickstart", "directory for the database, results, plan and report")
-	config.DurationVar(cmd.Flags(), &stepTime, "time", 15*time.Second, "measured time of each of the 4 steps")
+	config.DurationVar(cmd.Flags(), &stepTime, "time", 10*time.Second, "measured time of each of the 5 steps")
 	return cmd
 }
 
-// quickstart sweeps, plans and reports in dir; each stage is printed as
-// the command that does the same by hand, and run by the functions that
-// command runs.
+// quickstart runs vm-rate small in dir, briefly, then says where the report
+// is and what it answers.
 func quickstart(ctx context.Context, env *Env, dir string, stepTime time.Duration) error {
-	target := "sqlite:" + filepath.Join(dir, "sbtest.db")
-	sweepArgs := []string{"--target", target, "--prepare", "always", "--tables", "2", "--table-size", "20000",
-		"--threads", "1,2,4,8", "--warmup", (stepTime / 3).String(), "--time", stepTime.String(), "--label", "quickstart",
-		"--out", filepath.Join(dir, "sweep.json")}
-	printCommand(env, append([]string{"sweep", "oltp_read_write"}, sweepArgs...))
-	o, err := sweepWith(ctx, env, "oltp_read_write", sweepArgs)
+	brief := *env
+	brief.Brief = true
+	o := studyOptions{scale: "small", dir: dir, prepare: "always", targets: []string{"sqlite:" + filepath.Join(dir, "sbtest.db")},
+		extra: []string{"--time=" + stepTime.String(), "--warmup=" + (stepTime / 3).Round(100*time.Millisecond).String()}}
+	if err := runStudy(ctx, &brief, "vm-rate", o); err != nil {
+		return err
+	}
+	sweeps, _ := filepath.Glob(filepath.Join(dir, "*-sweep.json"))
+	if len(sweeps) != 1 {
+		return runError{fmt.Errorf("quickstart: %d sweep files in %s, want 1", len(sweeps), dir)}
+	}
+	l, err := loadFiles([]string{sweeps[0], filepath.Join(dir, "plan.json")})
 	if err != nil {
 		return err
 	}
-	sw, swPath := o.Sweep, o.SweepPath
-	rate := sw.Steps[len(sw.Steps)-1].Throughput
-	for _, k := range sw.Knees {
-		if k.Index >= 0 && k.Index < len(sw.Steps) {
-			rate = sw.Steps[k.Index].Throughput
-			break
-		}
-	}
-	rateArg := fmt.Sprintf("%.0f", rate)
-	printCommand(env, []string{"plan", "--from", swPath, "--target-rate", rateArg, "--format", "json"})
-	h, err := loadHost(env, "auto")
-	if err != nil {
-		return err
-	}
-	sizing, err := sizeFromSweep(h, swPath, rateArg, 80, 0)
-	if err != nil {
-		return err
-	}
-	pr := &plan.Report{Host: h, HTGainPct: 20, HTGainSource: "default", Sizing: &sizing}
-	var pj bytes.Buffer
-	if err := report.Plan(&pj, pr, report.JSON); err != nil {
-		return runError{fmt.Errorf("quickstart: %w", err)}
-	}
-	planPath := filepath.Join(dir, "plan.json")
-	if err := os.WriteFile(planPath, pj.Bytes(), 0o644); err != nil {
-		return runError{fmt.Errorf("quickstart: %w", err)}
-	}
-	fmt.Fprintf(env.Stdout, "plan: %d vCPUs for %.0f transactions/s at 80 %% CPU on this machine's topology\n", sizing.VCPU, rate)
-	for _, r := range sizing.Reasons {
-		fmt.Fprintf(env.Stdout, "  %s\n", r)
-	}
-	page := filepath.Join(dir, "report.html")
-	printCommand(env, []string{"report", swPath, planPath, "-o", page})
-	if err := writeReport(env, reportOptions{format: "html", out: page}, []string{swPath, planPath}); err != nil {
-		return err
-	}
-	abs, _ := filepath.Abs(page)
-	fmt.Fprintf(env.Stdout, "\nquickstart done. The report: %s\n", abs)
-	return nil
+	fmt.Fprintln(env.Stdout)
+	return report.WriteHeadline(env.Stdout, report.Headline(report.Doc{Sweep: l.sweep, Plan: l.plan}), report.Text)
 }
 
 // sweepWith sweeps the named workload with the given options, as 'rightsize

@@ -68,6 +68,9 @@ type studyOptions struct {
 	scale, id, dir, config, history, prepare string
 	targets                                  []string
 	dryRun                                   bool
+	// extra are flags given to every step after the study's own (the last
+	// of a flag wins): quickstart's --time.
+	extra []string
 }
 
 func studyRunCommand(ctx context.Context, env *Env) *cobra.Command {
@@ -135,7 +138,7 @@ func planStudy(env *Env, s *study.Study, name string, o studyOptions) ([]stepRun
 	var problems []study.Problem
 	for _, c := range cmds {
 		st := stepRun{cmd: c, label: o.id + "/" + c.Step, out: filepath.Join(o.dir, c.Step+".json")}
-		st.args = append(append([]string{}, c.Args...), "--out="+st.out, "--label="+st.label)
+		st.args = append(append(append([]string{}, c.Args...), o.extra...), "--out="+st.out, "--label="+st.label)
 		for _, t := range o.targets {
 			st.args = append(st.args, "--target="+t)
 		}
