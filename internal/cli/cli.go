@@ -41,7 +41,7 @@ type Env struct {
 	Hostname string
 	// Brief makes runs and sweeps print one line per step instead of the
 	// live lines and each step's summary (quickstart; the files hold all).
-	Brief bool
+	Brief    bool
 	NumCPU   int
 	MaxProcs int
 	// SetMaxProcs sets GOMAXPROCS (nil: left alone).
