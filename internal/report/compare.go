@@ -46,10 +46,24 @@ func CompareHeadline(c analysis.ConfigComparison) []string {
 		win += "."
 	}
 	out := []string{win}
+	if ownSteps(c) {
+		return out // the steps vary the work: no knee to name
+	}
 	for _, r := range c.Rows {
 		out = append(out, kneeLine(r, c.Axis))
 	}
 	return out
+}
+
+// ownSteps reports whether the configurations were swept over their
+// workload's own steps (fileio's read mixes), where no knee is sought.
+func ownSteps(c analysis.ConfigComparison) bool {
+	for _, cf := range c.Configs {
+		if cf.Sweep == nil || !cf.Sweep.OwnSteps {
+			return false
+		}
+	}
+	return len(c.Configs) > 0
 }
 
 // kneeLine is one configuration's knee in words.

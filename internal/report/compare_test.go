@@ -137,3 +137,23 @@ func TestCompareHTML(t *testing.T) {
 		t.Errorf("page has an unescaped name or a script")
 	}
 }
+
+// A comparison over the workload's own steps (fileio's read mixes) names
+// the winner and no knee: none is sought there.
+func TestCompareHeadlineOwnSteps(t *testing.T) {
+	own := func(name string, iops float64) analysis.Config {
+		sw := &result.Sweep{ID: "sw-" + name, Workload: "fileio", Axis: "read %", OwnSteps: true, Config: name}
+		for _, x := range []float64{100, 90, 70} {
+			sw.Steps = append(sw.Steps, result.SweepStep{Label: "read " + strconv.FormatFloat(x, 'g', -1, 64) + "%", X: x, Throughput: iops * x / 100})
+		}
+		return analysis.Config{Name: name, Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw))}
+	}
+	c, err := analysis.CompareConfigs([]analysis.Config{own("t1 o32 b16k", 30000), own("t1 o32 b4k", 50000)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := report.CompareHeadline(c)
+	if len(h) != 1 || !strings.HasPrefix(h[0], "t1 o32 b4k: ") || strings.Contains(strings.Join(h, " "), "knee") {
+		t.Errorf("headline %q: want the winner alone, no knee", h)
+	}
+}
