@@ -315,13 +315,7 @@ func CompareHTML(w io.Writer, d CompareDoc) error {
 	return comparePage.Execute(w, v)
 }
 
-var comparePage = template.Must(template.New("compare").Funcs(template.FuncMap{
-	"f2":        func(v float64) string { return fmt.Sprintf("%.2f", v) },
-	"f3":        func(v float64) string { return fmt.Sprintf("%.3f", v) },
-	"f0":        func(v float64) string { return fmt.Sprintf("%.0f", v) },
-	"openRows":  openRows,
-	"openCells": openCells,
-}).Parse(`<!DOCTYPE html>
+var comparePage = template.Must(template.New("compare").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="{{.Tool}}">

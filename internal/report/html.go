@@ -128,14 +128,17 @@ func sweepRows(sw *analysis.Result) []StepRow {
 	return rows
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
+// pageFuncs are the functions both HTML pages' templates use.
+var pageFuncs = template.FuncMap{
 	"f2":        func(v float64) string { return fmt.Sprintf("%.2f", v) },
-	"openRows":  openRows,
-	"openCells": openCells,
 	"f3":        func(v float64) string { return fmt.Sprintf("%.3f", v) },
 	"f0":        func(v float64) string { return fmt.Sprintf("%.0f", v) },
+	"openRows":  openRows,
+	"openCells": openCells,
 	"short":     shortTarget,
-}).Parse(`<!DOCTYPE html>
+}
+
+var page = template.Must(template.New("report").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="{{.Tool}}">
