@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,7 +152,7 @@ func planStudy(env *Env, s *study.Study, name string, o studyOptions) ([]stepRun
 		}
 		st.plan, err = planStep(env, c, st.args)
 		if err == nil && st.plan.Config == "" {
-			st.plan.Config = hostConfig(env, st.plan) // run's default, but the label is the study's
+			st.plan.Config = session.HostConfig(st.plan, orElse(env.Hostname, "localhost")) // run's default, but the label is the study's
 		}
 		if err != nil {
 			for _, line := range strings.Split(err.Error(), "\n") {
@@ -166,17 +165,6 @@ func planStudy(env *Env, s *study.Study, name string, o studyOptions) ([]stepRun
 		return nil, usageError{&study.Error{File: name, Problems: problems}}
 	}
 	return steps, nil
-}
-
-// hostConfig is run's default configuration without a label: the first
-// target's host, else this host's name (localhost when unknown).
-func hostConfig(env *Env, p *config.Plan) string {
-	if len(p.Targets) > 0 {
-		if u, err := url.Parse(p.Targets[0].String()); err == nil && u.Host != "" {
-			return u.Host
-		}
-	}
-	return orElse(env.Hostname, "localhost")
 }
 
 // orElse is a, else b.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"html/template"
@@ -89,18 +90,7 @@ func Grouped(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) < 100 {
 		return Num(v)
 	}
-	s := strconv.FormatFloat(math.Abs(v), 'f', 0, 64)
-	var b strings.Builder
-	if v < 0 {
-		b.WriteByte('-')
-	}
-	for i, ch := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	return b.String()
+	return thousands(strconv.FormatFloat(v, 'f', 0, 64))
 }
 
 // SortConfigs orders a comparison's rows by config (name), throughput
@@ -114,24 +104,14 @@ func SortConfigs(rows []analysis.ConfigRow, by string) error {
 	case "config", "label":
 		key = func(a, b analysis.ConfigRow) int { return strings.Compare(a.Config, b.Config) }
 	case "avg":
-		key = func(a, b analysis.ConfigRow) int { return cmpFloat(a.AvgMs, b.AvgMs) }
+		key = func(a, b analysis.ConfigRow) int { return cmp.Compare(a.AvgMs, b.AvgMs) }
 	case "p99":
-		key = func(a, b analysis.ConfigRow) int { return cmpFloat(a.P99Ms, b.P99Ms) }
+		key = func(a, b analysis.ConfigRow) int { return cmp.Compare(a.P99Ms, b.P99Ms) }
 	default:
 		return fmt.Errorf("sort %q: a comparison sorts by config, throughput, avg or p99", by)
 	}
 	slices.SortStableFunc(rows, key)
 	return nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // busyCell is the host's CPU busy (user + system) at a row's step.

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/runner"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -109,8 +110,7 @@ func (s *session) describe(res *result.Run, st Step) {
 }
 
 // configName is the configuration under test: --config, else the label,
-// else the first target's host (this host's name for an embedded database
-// or a file, which run here).
+// else HostConfig's.
 func (s *session) configName() string {
 	p := s.plan
 	switch {
@@ -118,10 +118,18 @@ func (s *session) configName() string {
 		return p.Config
 	case p.Label != "":
 		return p.Label
-	case len(p.Targets) > 0:
+	}
+	return HostConfig(p, s.opt.Hostname)
+}
+
+// HostConfig is the configuration a plan without --config or a label is
+// named by: its first target's host, else (an embedded database or a
+// file, which run here) hostname, this host's name.
+func HostConfig(p *config.Plan, hostname string) string {
+	if len(p.Targets) > 0 {
 		if u, err := url.Parse(p.Targets[0].String()); err == nil && u.Host != "" {
 			return u.Host
 		}
 	}
-	return s.opt.Hostname
+	return hostname
 }
