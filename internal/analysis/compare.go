@@ -180,21 +180,10 @@ func Compare(base, cand []*result.Run, rounds int, seed uint64) Comparison {
 		mc.Base, mc.Cand = mean(bs), mean(cs)
 		mc.ChangePct = rel(mc.Base, mc.Cand)
 		mc.CILowPct, mc.CIHighPct = math.NaN(), math.NaN()
-		if len(bs) >= 2 && len(cs) >= 2 && !math.IsNaN(mc.ChangePct) {
+		if !math.IsNaN(mc.ChangePct) {
 			// One stream per metric, so that a metric's interval does not
 			// depend on which metrics come before it.
-			rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15+uint64(i)))
-			diffs := make([]float64, 0, rounds)
-			for range rounds {
-				if d := rel(resampledMean(rng, bs), resampledMean(rng, cs)); !math.IsNaN(d) {
-					diffs = append(diffs, d)
-				}
-			}
-			if len(diffs) > rounds/2 {
-				sort.Float64s(diffs)
-				mc.CILowPct = stat.Quantile(0.025, stat.Empirical, diffs, nil)
-				mc.CIHighPct = stat.Quantile(0.975, stat.Empirical, diffs, nil)
-			}
+			mc.CILowPct, mc.CIHighPct = changeCI(bs, cs, rounds, rand.NewPCG(seed, 0x9e3779b97f4a7c15+uint64(i)))
 		}
 		mc.Verdict = verdict(mc)
 		c.Metrics = append(c.Metrics, mc)
@@ -217,6 +206,29 @@ func Compare(base, cand []*result.Run, rounds int, seed uint64) Comparison {
 	}
 	c.Verdict, c.Reason = overall(c.Metric("throughput"), c.Metric("p99"))
 	return c
+}
+
+// changeCI is the percentile bootstrap 95 % confidence interval of the
+// relative change (percent) from base's mean to cand's: rounds times each
+// side is resampled with replacement, independently, from src. NaN, NaN
+// with fewer than two samples on a side, or when most rounds had no
+// change to take (a baseline mean of 0).
+func changeCI(base, cand []sample, rounds int, src rand.Source) (lo, hi float64) {
+	if len(base) < 2 || len(cand) < 2 {
+		return math.NaN(), math.NaN()
+	}
+	rng := rand.New(src)
+	diffs := make([]float64, 0, rounds)
+	for range rounds {
+		if d := rel(resampledMean(rng, base), resampledMean(rng, cand)); !math.IsNaN(d) {
+			diffs = append(diffs, d)
+		}
+	}
+	if len(diffs) <= rounds/2 {
+		return math.NaN(), math.NaN()
+	}
+	sort.Float64s(diffs)
+	return stat.Quantile(0.025, stat.Empirical, diffs, nil), stat.Quantile(0.975, stat.Empirical, diffs, nil)
 }
 
 // rel is the relative change from a to b in percent, NaN when a is 0 or

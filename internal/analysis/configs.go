@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/rightsize/rightsize/internal/result"
 )
@@ -24,6 +28,12 @@ type Config struct {
 	Name  string
 	Sweep *Result
 	Runs  []*result.Run
+	// Repeats are the sweeps this configuration was measured by when it
+	// was swept more than once (CompareConfigs gathers sweeps of one name
+	// and the same options): then Sweep is their mean, step by step,
+	// analysed anew, and Runs are the first repeat's results. Nil for a
+	// configuration swept once.
+	Repeats []Config
 }
 
 // ConfigOf is the configuration a sweep measured: its Config (sweep
@@ -108,6 +118,22 @@ type ConfigRow struct {
 	// the figures there.
 	KneeStep                  string
 	KneeThroughput, KneeP99Ms float64
+	// Repeats is how many sweeps of the configuration measured the step
+	// (1: swept once); with two or more, the figures above are their
+	// means and ThroughputLow..ThroughputHigh is the Student t 95 %
+	// confidence interval of the mean throughput (NaN with one).
+	Repeats                       int
+	ThroughputLow, ThroughputHigh float64
+}
+
+// Lead is how far the best configuration is ahead of the next at the
+// compared step, with the percentile bootstrap 95 % confidence interval of
+// that lead over their repeated sweeps (as history compare computes it for
+// repeated runs); LowPct and HighPct are NaN unless both were swept at
+// least twice.
+type Lead struct {
+	Pct, LowPct, HighPct float64
+	BestN, NextN         int
 }
 
 // ConfigComparison is several configurations swept over the same axis,
@@ -121,8 +147,11 @@ type ConfigComparison struct {
 	Common  []float64
 	Rows    []ConfigRow
 	Configs []Config
+	// Lead is the best configuration's lead over the next (two rows or
+	// more).
+	Lead Lead
 	// Notes qualify the comparison: options that differ, names made
-	// unique.
+	// unique, repeats averaged.
 	Notes []string
 }
 
@@ -141,7 +170,7 @@ func CompareConfigs(cs []Config, at string) (ConfigComparison, error) {
 		return c, err
 	}
 	c.Workload, c.Axis = cs[0].Sweep.Workload, cs[0].Sweep.Axis
-	c.Configs = uniqueNames(cs, &c.Notes)
+	c.Configs = uniqueNames(gatherRepeats(cs, &c.Notes), &c.Notes)
 	c.Common = commonSteps(c.Configs)
 	if len(c.Common) == 0 {
 		return c, fmt.Errorf("%w: no %s step is common to all of them", ErrNotComparable, c.Axis)
@@ -156,7 +185,12 @@ func CompareConfigs(cs []Config, at string) (ConfigComparison, error) {
 		if c.At == "" {
 			c.At = st.Label
 		}
-		row := ConfigRow{Config: cf.Name, Step: st.Label, X: x, Throughput: st.Throughput, AvgMs: st.AvgMs, P99Ms: st.P99Ms, Host: st.Host}
+		row := ConfigRow{Config: cf.Name, Step: st.Label, X: x, Throughput: st.Throughput, AvgMs: st.AvgMs, P99Ms: st.P99Ms, Host: st.Host,
+			Repeats: 1, ThroughputLow: math.NaN(), ThroughputHigh: math.NaN()}
+		if tp := repeatThroughputs(cf, x); len(tp) > 1 {
+			row.Repeats = len(tp)
+			row.ThroughputLow, row.ThroughputHigh = meanCI(tp)
+		}
 		if k, ok := PrimaryKnee(cf.Sweep); ok {
 			row.Knee, row.Found = k, true
 			ks := cf.Sweep.Steps[k.Index]
@@ -174,8 +208,114 @@ func CompareConfigs(cs []Config, at string) (ConfigComparison, error) {
 			c.Rows[i].RatioToBest = c.Rows[i].Throughput / best
 		}
 	}
+	if len(c.Rows) > 1 {
+		c.Lead = leadOf(c, x)
+	}
 	c.Notes = append(c.Notes, optionNotes(c.Configs)...)
 	return c, nil
+}
+
+// leadOf is the best row's lead over the next at axis value x, with its
+// bootstrap interval over their repeats' throughputs there.
+func leadOf(c ConfigComparison, x float64) Lead {
+	best, next := c.Rows[0], c.Rows[1]
+	l := Lead{Pct: rel(next.Throughput, best.Throughput), LowPct: math.NaN(), HighPct: math.NaN(), BestN: best.Repeats, NextN: next.Repeats}
+	samples := func(name string) []sample {
+		var s []sample
+		for _, v := range repeatThroughputs(c.config(name), x) {
+			s = append(s, sample{v, 1})
+		}
+		return s
+	}
+	l.LowPct, l.HighPct = changeCI(samples(next.Config), samples(best.Config), DefaultRounds, rand.NewPCG(1, 0x9e3779b97f4a7c15))
+	return l
+}
+
+// repeatThroughputs are the throughputs at axis value x of each repeat of
+// cf that has the step; nil for a configuration swept once.
+func repeatThroughputs(cf Config, x float64) []float64 {
+	var out []float64
+	for _, r := range cf.Repeats {
+		if st := stepOf(r.Sweep, x); !math.IsNaN(st.Throughput) {
+			out = append(out, st.Throughput)
+		}
+	}
+	return out
+}
+
+// meanCI is the Student t 95 % confidence interval of the mean of xs (two
+// or more values).
+func meanCI(xs []float64) (lo, hi float64) {
+	m, sd := stat.MeanStdDev(xs, nil)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975)
+	half := t * sd / math.Sqrt(float64(len(xs)))
+	return m - half, m + half
+}
+
+// gatherRepeats makes one configuration of the sweeps that share a name
+// and their options (optionsKey): repeated sweeps of one configuration,
+// whose mean it compares (meanSweep). Sweeps of one name run with other
+// options stay apart (uniqueNames tells them apart). The order is that of
+// each configuration's first sweep.
+func gatherRepeats(cs []Config, notes *[]string) []Config {
+	var out []Config
+	at := map[string]int{}
+	for _, cf := range cs {
+		key := cf.Name + "\x00" + optionsKey(cf)
+		i, ok := at[key]
+		if !ok {
+			at[key] = len(out)
+			out = append(out, cf)
+			continue
+		}
+		if out[i].Repeats == nil {
+			out[i].Repeats = []Config{out[i]}
+		}
+		out[i].Repeats = append(out[i].Repeats, cf)
+	}
+	for i, cf := range out {
+		if len(cf.Repeats) > 1 {
+			out[i].Sweep = meanSweep(cf.Repeats)
+			out[i].Runs = cf.Repeats[0].Runs
+			*notes = append(*notes, fmt.Sprintf("%q was swept %d times with the same options: its figures are the sweeps' means, step by step, and its knee that of the mean curve", cf.Name, len(cf.Repeats)))
+		}
+	}
+	return out
+}
+
+// optionsKey is a configuration's options as text (its first result's,
+// as optionNotes compares them); "" when it has no results.
+func optionsKey(cf Config) string {
+	if len(cf.Runs) == 0 {
+		return ""
+	}
+	o := runOptions(cf.Runs[0])
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(o)) {
+		fmt.Fprintf(&b, "%s=%s;", k, o[k])
+	}
+	return b.String()
+}
+
+// meanSweep is the repeats' mean sweep, analysed: the first repeat's
+// sweep with, at each of its axis values, the mean throughput and response
+// times of the repeats that have the step (the host's figures stay the
+// first's).
+func meanSweep(reps []Config) *Result {
+	first := reps[0].Sweep
+	sw := *first.Sweep
+	sw.Steps = slices.Clone(first.Steps)
+	for i, st := range sw.Steps {
+		var tp, avg, p95, p99 []float64
+		for _, r := range reps {
+			if o := stepOf(r.Sweep, st.X); !math.IsNaN(o.Throughput) {
+				tp, avg, p95, p99 = append(tp, o.Throughput), append(avg, o.AvgMs), append(p95, o.P95Ms), append(p99, o.P99Ms)
+			}
+		}
+		sw.Steps[i].Throughput, sw.Steps[i].AvgMs = stat.Mean(tp, nil), stat.Mean(avg, nil)
+		sw.Steps[i].P95Ms, sw.Steps[i].P99Ms = stat.Mean(p95, nil), stat.Mean(p99, nil)
+	}
+	return Analyze(&sw, OptionsOf(first.Sweep))
 }
 
 // sameKind refuses configurations of different workloads or axes.
@@ -289,17 +429,7 @@ func PrimaryKnee(r *Result) (Knee, bool) {
 // (sweep_step) and those the axis sets are not compared.
 func optionNotes(cs []Config) []string {
 	type opts = map[string]string
-	of := func(r *result.Run) opts {
-		o := opts{}
-		for k, v := range r.Options {
-			if k != "sweep_step" {
-				o[k] = fmt.Sprint(v)
-			}
-		}
-		o["warmup"] = fmt.Sprintf("%gs", r.Load.WarmupS)
-		o["time"] = fmt.Sprintf("%gs", r.Load.DurationS)
-		return o
-	}
+	of := runOptions
 	var have []Config
 	var all []opts
 	for _, cf := range cs {
@@ -337,10 +467,90 @@ func optionNotes(cs []Config) []string {
 		". The comparison shows them side by side anyway; part of a difference may come from these."}
 }
 
+// runOptions are a result's workload options and load window as text,
+// without the step's own option (sweep_step): what configurations are
+// compared by.
+func runOptions(r *result.Run) map[string]string {
+	o := map[string]string{}
+	for k, v := range r.Options {
+		if k != "sweep_step" {
+			o[k] = fmt.Sprint(v)
+		}
+	}
+	o["warmup"] = fmt.Sprintf("%gs", r.Load.WarmupS)
+	o["time"] = fmt.Sprintf("%gs", r.Load.DurationS)
+	return o
+}
+
 // vals0 is the first configuration's value of option k.
 func vals0(all []map[string]string, k string) string {
 	if v, ok := all[0][k]; ok {
 		return v
 	}
 	return "(unset)"
+}
+
+// RunAt is the configuration's result of the step labelled label (the
+// result whose sweep_step option names it, else whose label ends with it);
+// nil when that result was not loaded.
+func (cf Config) RunAt(label string) *result.Run {
+	for _, r := range cf.Runs {
+		if step, _ := r.Options["sweep_step"].(string); step == label {
+			return r
+		}
+	}
+	for _, r := range cf.Runs {
+		if _, ok := r.Options["sweep_step"].(string); !ok && (r.Label == label || strings.HasSuffix(r.Label, " "+label)) {
+			return r
+		}
+	}
+	return nil
+}
+
+// InstanceRow is one configuration at one instance count of an instance
+// sweep: the instances' aggregate throughput and its share per instance,
+// the response times over all of them, and how evenly they were served.
+type InstanceRow struct {
+	Config    string
+	Instances float64
+	// Throughput is the aggregate; PerInstance its mean per instance.
+	Throughput, PerInstance float64
+	AvgMs, P99Ms            float64
+	// Fairness is the spread of the instances' throughputs (nil when the
+	// step's result was not loaded or drove one instance).
+	Fairness *result.Fairness
+}
+
+// InstanceRows are a comparison over instances by instance count, for
+// each configuration in the rows' order, at every common step; nil for
+// another axis.
+func InstanceRows(c ConfigComparison) []InstanceRow {
+	if c.Axis != "instances" {
+		return nil
+	}
+	var out []InstanceRow
+	for _, row := range c.Rows {
+		cf := c.config(row.Config)
+		for _, x := range c.Common {
+			st := stepOf(cf.Sweep, x)
+			ir := InstanceRow{Config: cf.Name, Instances: x, Throughput: st.Throughput, AvgMs: st.AvgMs, P99Ms: st.P99Ms, PerInstance: math.NaN()}
+			if x > 0 {
+				ir.PerInstance = st.Throughput / x
+			}
+			if r := cf.RunAt(st.Label); r != nil {
+				ir.Fairness = r.Fairness
+			}
+			out = append(out, ir)
+		}
+	}
+	return out
+}
+
+// config is the configuration named name (a row's).
+func (c ConfigComparison) config(name string) Config {
+	i := slices.IndexFunc(c.Configs, func(cf Config) bool { return cf.Name == name })
+	if i < 0 {
+		return Config{Name: name, Sweep: &Result{Sweep: &result.Sweep{}}}
+	}
+	return c.Configs[i]
 }

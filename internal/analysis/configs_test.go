@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -142,16 +143,71 @@ func TestCompareConfigsNotesOptions(t *testing.T) {
 	}
 }
 
-// Two sweeps of one configuration name are told apart by their ids.
+// Two sweeps of one configuration name run with different options are
+// told apart by their ids.
 func TestCompareConfigsSameName(t *testing.T) {
 	a := configOf("A", "A", "threads", 100, 1, 2)
 	b := configOf("B", "B", "threads", 120, 1, 2)
 	b.Name = "A"
+	for _, r := range b.Runs {
+		r.Options["table-size"] = 500
+	}
 	cmp, err := CompareConfigs([]Config{a, b}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmp.Rows[0].Config != "A (sw-B)" || cmp.Rows[1].Config != "A (sw-A)" || len(cmp.Notes) != 1 {
+	if cmp.Rows[0].Config != "A (sw-B)" || cmp.Rows[1].Config != "A (sw-A)" || len(cmp.Notes) != 2 {
 		t.Errorf("rows %q %q notes %q", cmp.Rows[0].Config, cmp.Rows[1].Config, cmp.Notes)
+	}
+}
+
+// Sweeps of one configuration name and the same options are repeats of
+// it: one row of their means with the interval of the mean throughput, a
+// mean curve, and the lead over the next configuration with a bootstrap
+// interval where both were repeated.
+func TestCompareConfigsRepeats(t *testing.T) {
+	var cs []Config
+	for i, scale := range []float64{100, 104, 96} {
+		a := configOf("A", "A", "threads", scale, 1, 2, 4)
+		a.Sweep.ID = fmt.Sprintf("sw-A%d", i)
+		cs = append(cs, a)
+	}
+	for i, scale := range []float64{121, 118, 121} {
+		b := configOf("B", "B", "threads", scale, 1, 2, 4)
+		b.Sweep.ID = fmt.Sprintf("sw-B%d", i)
+		cs = append(cs, b)
+	}
+	cmp, err := CompareConfigs(cs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmp.Rows) != 2 || len(cmp.Configs) != 2 {
+		t.Fatalf("%d rows, %d configurations; want the repeats gathered into 2", len(cmp.Rows), len(cmp.Configs))
+	}
+	at4 := func(scale float64) float64 { return scale * 4 / (1 + 0.3*3) }
+	b, a := cmp.Rows[0], cmp.Rows[1]
+	if b.Config != "B" || b.Repeats != 3 || math.Abs(b.Throughput-at4(120)) > 1e-9 {
+		t.Errorf("best row %s, %d repeats, %g/s; want B, 3, the mean %g", b.Config, b.Repeats, b.Throughput, at4(120))
+	}
+	if !(a.ThroughputLow < a.Throughput && a.Throughput < a.ThroughputHigh) || a.ThroughputLow < at4(80) || a.ThroughputHigh > at4(120) {
+		t.Errorf("A's interval %g..%g around %g", a.ThroughputLow, a.ThroughputHigh, a.Throughput)
+	}
+	if got := cmp.Configs[0].Sweep.Steps[2].Throughput; math.Abs(got-at4(100)) > 1e-9 {
+		t.Errorf("A's mean curve at 4: %g, want %g", got, at4(100))
+	}
+	l := cmp.Lead
+	if math.Abs(l.Pct-20) > 1e-9 || !(l.LowPct > 10 && l.LowPct < 20 && l.HighPct > 20 && l.HighPct < 30) || l.BestN != 3 || l.NextN != 3 {
+		t.Errorf("lead %+v, want +20 %% with an interval about it, above 0", l)
+	}
+	if len(cmp.Notes) != 2 || !strings.Contains(cmp.Notes[0], `"A" was swept 3 times`) {
+		t.Errorf("notes %q", cmp.Notes)
+	}
+	// Swept once each: no interval.
+	one, err := CompareConfigs([]Config{cs[0], cs[3]}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Rows[0].Repeats != 1 || !math.IsNaN(one.Rows[0].ThroughputLow) || !math.IsNaN(one.Lead.LowPct) || math.IsNaN(one.Lead.Pct) {
+		t.Errorf("one sweep each: row %+v lead %+v; want no intervals, a lead", one.Rows[0], one.Lead)
 	}
 }
