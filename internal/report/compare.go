@@ -44,7 +44,7 @@ func CompareHeadline(c analysis.ConfigComparison) []string {
 		if len(c.Rows) > 2 {
 			win += fmt.Sprintf(", the next of %d configurations", len(c.Rows))
 		}
-		win += "."
+		win += leadCI(c.Lead) + "."
 	}
 	out := []string{win}
 	if ownSteps(c) {
@@ -54,6 +54,34 @@ func CompareHeadline(c analysis.ConfigComparison) []string {
 		out = append(out, kneeLine(r, c.Axis))
 	}
 	return out
+}
+
+// leadCI is the lead's confidence interval in words, where both
+// configurations were swept more than once: "; 95 % interval +12 % to
+// +28 % over 3 and 3 sweeps", and whether it rules out no difference.
+func leadCI(l analysis.Lead) string {
+	if math.IsNaN(l.LowPct) || math.IsNaN(l.HighPct) {
+		return ""
+	}
+	s := fmt.Sprintf("; 95 %% interval %+.0f %% to %+.0f %% over %d and %d sweeps", l.LowPct, l.HighPct, l.BestN, l.NextN)
+	if l.LowPct <= 0 {
+		s += ", which includes no difference"
+	}
+	return s
+}
+
+// repeated reports whether any configuration was swept more than once at
+// the compared step (the table then shows how often and the interval).
+func repeated(c analysis.ConfigComparison) bool {
+	return slices.ContainsFunc(c.Rows, func(r analysis.ConfigRow) bool { return r.Repeats > 1 })
+}
+
+// ciCell is a row's interval of the mean throughput, "-" for one sweep.
+func ciCell(r analysis.ConfigRow) string {
+	if math.IsNaN(r.ThroughputLow) {
+		return "-"
+	}
+	return Grouped(r.ThroughputLow) + " to " + Grouped(r.ThroughputHigh)
 }
 
 // ownSteps reports whether the configurations were swept over their
@@ -161,13 +189,34 @@ func ConfigTable(w io.Writer, c analysis.ConfigComparison, f Format) error {
 		return cw.Error()
 	}
 	ew := &errWriter{w: w}
-	t := table{head: []string{"configuration", "rank", "throughput/s", "vs best", "avg ms", "p99 ms", "cpu busy %", "knee"}}
-	for _, r := range c.Rows {
-		t.rows = append(t.rows, []string{r.Config, fmt.Sprint(r.Rank), Grouped(r.Throughput), ratioCell(r, 2),
-			fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P99Ms), busyCell(r), kneeCell(r)})
-	}
-	t.write(ew, f, true)
+	configTable(c).write(ew, f, true)
 	return ew.err
+}
+
+// configTable is the configuration table of ConfigTable and CompareHTML;
+// where a configuration was swept more than once, the figures are means
+// and two columns say over how many sweeps and the mean throughput's
+// 95 % interval.
+func configTable(c analysis.ConfigComparison) table {
+	rep := repeated(c)
+	t := table{head: []string{"configuration", "rank", "throughput/s", "vs best", "avg ms", "p99 ms", "cpu busy %", "knee"}}
+	if rep {
+		t.head = slices.Insert(t.head, 3, "sweeps", "95 % interval /s")
+	}
+	own := ownSteps(c)
+	for _, r := range c.Rows {
+		knee := kneeCell(r)
+		if own {
+			knee = "-" // the steps vary the work: no knee is sought
+		}
+		line := []string{r.Config, fmt.Sprint(r.Rank), Grouped(r.Throughput), ratioCell(r, 2),
+			fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P99Ms), busyCell(r), knee}
+		if rep {
+			line = slices.Insert(line, 3, fmt.Sprint(r.Repeats), ciCell(r))
+		}
+		t.rows = append(t.rows, line)
+	}
+	return t
 }
 
 // CompareReport writes a comparison as a document, the headline first:
@@ -201,6 +250,14 @@ func CompareReport(w io.Writer, c analysis.ConfigComparison, f Format) error {
 	if err := ConfigTable(w, c, f); err != nil {
 		return err
 	}
+	for _, t := range compareTables(c) {
+		if f == Markdown {
+			ew.printf("\n## %s\n\n", t.title)
+		} else {
+			ew.printf("\n%s:\n", t.title)
+		}
+		t.write(ew, f, true)
+	}
 	for _, n := range c.Notes {
 		if f == Markdown {
 			ew.printf("\n> %s\n", n)
@@ -228,7 +285,9 @@ type compareView struct {
 	Headline    string
 	Knees       []string
 	What        string
+	Head        []string
 	Rows        []configCells
+	Tables      []tableView
 	Notes       []string
 	Charts      []chart
 	Configs     []configSteps
@@ -238,10 +297,11 @@ type compareView struct {
 	PlanText    string
 }
 
+// configCells are a configuration table's row in HTML: its cells, and
+// whether it is the best configuration's.
 type configCells struct {
-	Rank                                            int
-	Config, Throughput, Ratio, Avg, P99, Busy, Knee string
-	Best                                            bool
+	Cells []string
+	Best  bool
 }
 
 type configSteps struct {
@@ -265,10 +325,12 @@ func CompareHTML(w io.Writer, d CompareDoc) error {
 	if v.Title == "" {
 		v.Title = fmt.Sprintf("%s: %d configurations over %s", c.Workload, len(c.Rows), c.Axis)
 	}
-	for _, r := range c.Rows {
-		v.Rows = append(v.Rows, configCells{Rank: r.Rank, Config: r.Config, Throughput: Grouped(r.Throughput), Ratio: ratioCell(r, 2),
-			Avg: fmt.Sprintf("%.3f", r.AvgMs), P99: fmt.Sprintf("%.3f", r.P99Ms), Busy: busyCell(r), Knee: kneeCell(r), Best: r.Rank == 1})
+	t := configTable(c)
+	v.Head = t.head
+	for i, r := range c.Rows {
+		v.Rows = append(v.Rows, configCells{Cells: t.rows[i], Best: r.Rank == 1})
 	}
+	v.Tables = tableViews(compareTables(c))
 	charts, err := compareCharts(c)
 	if err != nil {
 		return err
@@ -318,10 +380,11 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 <ul>{{range .Knees}}<li>{{.}}</li>{{end}}</ul></section>
 <p>{{.What}}</p>
 <h2>Configurations at {{.At}}</h2>
-<div class="scroll"><table class="configs"><thead><tr><th>configuration</th><th>rank</th><th>throughput/s</th><th>vs best</th><th>avg ms</th><th>p99 ms</th><th>CPU busy %</th><th>knee</th></tr></thead><tbody>
-{{range .Rows}}<tr{{if .Best}} class="best"{{end}}><td>{{.Config}}</td><td>{{.Rank}}</td><td>{{.Throughput}}</td><td>{{.Ratio}}</td><td>{{.Avg}}</td><td>{{.P99}}</td><td>{{.Busy}}</td><td>{{.Knee}}</td></tr>
+<div class="scroll"><table class="configs"><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr{{if .Best}} class="best"{{end}}>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{range .Notes}}<p class="note">{{.}}</p>{{end}}
+` + tablesHTML + `
 {{if .Charts}}<h2>Curves</h2>{{end}}
 {{range .Charts}}<figure class="chart"><figcaption><b>{{.Title}}</b> <span class="note">{{.Note}}</span></figcaption>{{.SVG}}</figure>
 {{end}}

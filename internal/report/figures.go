@@ -133,12 +133,19 @@ func acrossSteps(runs []*result.Run) bool {
 //	     IOPS      14756      8919
 //	     ...
 func across(ew *errWriter, runs []*result.Run, f Format) {
-	if title := runs[0].Figures.Title; title != "" {
-		ew.printf("\n%s:\n", title)
+	t := acrossTable(runs)
+	if t.title != "" {
+		ew.printf("\n%s:\n", t.title)
 	} else {
 		ew.printf("\n")
 	}
-	t := table{head: []string{"metric"}}
+	t.write(ew, f, true)
+}
+
+// acrossTable is across's table, titled with the first run's figures'
+// title.
+func acrossTable(runs []*result.Run) table {
+	t := table{title: runs[0].Figures.Title, head: []string{"metric"}}
 	for _, r := range runs {
 		t.head = append(t.head, r.Figures.Column)
 	}
@@ -206,5 +213,5 @@ func across(ew *errWriter, runs []*result.Run, f Format) {
 		}
 		return best, ok
 	}, "%.0f")
-	t.write(ew, f, true)
+	return t
 }

@@ -143,10 +143,12 @@ func StepTable(w io.Writer, rows []StepRow, f Format) error {
 	return ew.err
 }
 
-// table is a header and rows of cells, written aligned or as Markdown.
+// table is a header and rows of cells, written aligned or as Markdown;
+// title, when set, is what the table is of (its caller writes it).
 type table struct {
-	head []string
-	rows [][]string
+	title string
+	head  []string
+	rows  [][]string
 }
 
 // write renders the table; firstLeft aligns the first column left (names)

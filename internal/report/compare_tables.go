@@ -1,0 +1,158 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// A comparison's tables beyond the configuration table, as the seed
+// studies tabulate their comparisons; each is there only where it applies:
+//
+//   - over instances, by instance count per configuration: the aggregate
+//     throughput, its share per instance, avg and p99, and how evenly the
+//     instances were served (the scaled-instances study's table);
+//   - the workload's own headline figures at the compared step, one row per
+//     configuration, with its limit checks (TPC-C's tpmC, NOPM, efficiency
+//     and response-time limits: the device table of the TPC-C study);
+//   - for figures set side by side (fileio's read mixes), each
+//     configuration's pattern table: read mixes as columns, per volume,
+//     per VM and per GB as rows (the storage study's table).
+//
+// The tables know no workload: they read the results' generic figures.
+
+// compareTables are the comparison's further tables, titled, in the order
+// above.
+func compareTables(c analysis.ConfigComparison) []table {
+	var out []table
+	if t, ok := instanceTable(c); ok {
+		out = append(out, t)
+	}
+	if t, ok := figuresTable(c); ok {
+		out = append(out, t)
+	}
+	for _, row := range c.Rows {
+		cf := configNamed(c, row.Config)
+		if acrossSteps(cf.Runs) {
+			t := acrossTable(cf.Runs)
+			t.title = strings.TrimSuffix(cf.Name+": "+t.title, ": ")
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// configNamed is the comparison's configuration of that name.
+func configNamed(c analysis.ConfigComparison, name string) analysis.Config {
+	i := slices.IndexFunc(c.Configs, func(cf analysis.Config) bool { return cf.Name == name })
+	if i < 0 {
+		return analysis.Config{Name: name}
+	}
+	return c.Configs[i]
+}
+
+// instanceTable is the table by instance count (analysis.InstanceRows);
+// false for another axis.
+func instanceTable(c analysis.ConfigComparison) (table, bool) {
+	rows := analysis.InstanceRows(c)
+	if len(rows) == 0 {
+		return table{}, false
+	}
+	t := table{title: "By instance count: the aggregate, per instance and how evenly the instances were served",
+		head: []string{"configuration", "instances", "aggregate/s", "per instance/s", "avg ms", "p99 ms", "lowest/s", "highest/s", "spread (CoV %)"}}
+	for _, r := range rows {
+		line := []string{r.Config, trimFloat(r.Instances), Grouped(r.Throughput), Grouped(r.PerInstance), fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P99Ms)}
+		if f := r.Fairness; f != nil {
+			line = append(line, Grouped(f.Min), Grouped(f.Max), fmt.Sprintf("%.1f", f.CoVPct))
+		} else {
+			line = append(line, "-", "-", "-")
+		}
+		t.rows = append(t.rows, line)
+	}
+	return t, true
+}
+
+// figuresTable is the workload's headline figures at the compared step,
+// one row per configuration (in the rows' order), one column per figure
+// in the order the results list them, and the limit checks; false when no
+// configuration's result there has such figures (or they are meant to be
+// set side by side: acrossTable).
+func figuresTable(c analysis.ConfigComparison) (table, bool) {
+	runs := make([]*result.Run, len(c.Rows))
+	var names []string
+	label := map[string]string{}
+	checks := false
+	for i, row := range c.Rows {
+		r := configNamed(c, row.Config).RunAt(row.Step)
+		if r == nil || r.Figures == nil || r.Figures.Column != "" || len(r.Figures.Headline) == 0 {
+			continue
+		}
+		runs[i] = r
+		for _, f := range r.Figures.Headline {
+			if !slices.Contains(names, f.Name) {
+				names = append(names, f.Name)
+				label[f.Name] = figureLabel(f)
+			}
+		}
+		checks = checks || len(r.Figures.Checks) > 0
+	}
+	if len(names) == 0 {
+		return table{}, false
+	}
+	t := table{title: fmt.Sprintf("The workload's figures at %s", c.At), head: []string{"configuration"}}
+	for _, n := range names {
+		t.head = append(t.head, label[n])
+	}
+	if checks {
+		t.head = append(t.head, "limit checks")
+	}
+	for i, row := range c.Rows {
+		line := []string{row.Config}
+		r := runs[i]
+		for _, n := range names {
+			cell := "-"
+			if r != nil {
+				if f, ok := r.Figures.Find(n); ok && !math.IsNaN(f.Value) && !math.IsInf(f.Value, 0) {
+					cell = number(f.Value, f.Decimals)
+				}
+			}
+			line = append(line, cell)
+		}
+		if checks {
+			cell := "-"
+			if r != nil && len(r.Figures.Checks) > 0 {
+				cell = strings.TrimPrefix(checksLine(r.Figures.Checks), "limit checks: ")
+			}
+			line = append(line, cell)
+		}
+		t.rows = append(t.rows, line)
+	}
+	return t, true
+}
+
+// tableView is a titled table for the HTML page.
+type tableView struct {
+	Title string
+	Head  []string
+	Rows  [][]string
+}
+
+func tableViews(ts []table) []tableView {
+	out := make([]tableView, len(ts))
+	for i, t := range ts {
+		out[i] = tableView{Title: t.title, Head: t.head, Rows: t.rows}
+	}
+	return out
+}
+
+// tablesHTML is the template of compareTables in HTML: each table titled,
+// in a scrolling box, its first column left.
+const tablesHTML = `{{range .Tables}}<h2>{{.Title}}</h2>
+<div class="scroll"><table class="figures"><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}`

@@ -1,0 +1,101 @@
+package report_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// sweepOf is a configuration swept over axis at xs, its steps doing
+// tp(x) events/s, each step's result made by decorate (nil: none).
+func configSwept(name, id, workload, axis string, xs []float64, tp func(x float64) float64, decorate func(r *result.Run, x float64)) analysis.Config {
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: workload, Axis: axis, Config: name, HostIsServer: true}
+	var runs []*result.Run
+	for _, x := range xs {
+		step := fmt.Sprintf("%s %g", axis, x)
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: step, X: x, Throughput: tp(x), AvgMs: x, P95Ms: 2 * x, P99Ms: 3 * x})
+		r := &result.Run{ID: id + step, Label: name + " " + step, Workload: workload, Config: name,
+			Options: map[string]any{"sweep_step": step}, Load: result.Load{WarmupS: 1, DurationS: 5}}
+		if decorate != nil {
+			decorate(r, x)
+		}
+		runs = append(runs, r)
+	}
+	return analysis.Config{Name: name, Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw)), Runs: runs}
+}
+
+func compareGolden(t *testing.T, name string, cs []analysis.Config, f report.Format) analysis.ConfigComparison {
+	t.Helper()
+	c, err := analysis.CompareConfigs(cs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := report.CompareReport(&buf, c, f); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, name, buf.String())
+	return c
+}
+
+// Configurations swept three times each: the table's means with the
+// sweeps and the interval, the headline's lead with its interval.
+func TestCompareRepeatsGolden(t *testing.T) {
+	var cs []analysis.Config
+	for i, k := range []float64{100, 103, 97} {
+		cs = append(cs, configSwept("HCI", fmt.Sprintf("h%d", i), "oltp_read_write", "threads", []float64{1, 2, 4}, func(x float64) float64 { return 1.2 * k * x }, nil))
+		cs = append(cs, configSwept("two-tier", fmt.Sprintf("t%d", i), "oltp_read_write", "threads", []float64{1, 2, 4}, func(x float64) float64 { return k * x }, nil))
+	}
+	c := compareGolden(t, "compare_repeats.golden.txt", cs, report.Text)
+	if h := report.CompareHeadline(c)[0]; !strings.Contains(h, "+20 % over two-tier (400/s); 95 % interval +") || !strings.Contains(h, "over 3 and 3 sweeps") {
+		t.Errorf("headline %q, want the lead with its interval", h)
+	}
+}
+
+// An instance sweep: aggregate, per instance and fairness by instance
+// count for each configuration.
+func TestCompareInstancesGolden(t *testing.T) {
+	fair := func(r *result.Run, x float64) {
+		r.Fairness = &result.Fairness{Min: 90 - x, Max: 110 + x, CoVPct: x / 2}
+	}
+	hci := configSwept("HCI", "h", "oltp_read_write", "instances", []float64{4, 8, 16}, func(x float64) float64 { return 100 * x }, fair)
+	two := configSwept("two-tier", "t", "oltp_read_write", "instances", []float64{4, 8, 16}, func(x float64) float64 { return 400 + 50*x }, nil)
+	compareGolden(t, "compare_instances.golden.md", []analysis.Config{two, hci}, report.Markdown)
+}
+
+// TPC-C's figures and limit checks at the compared step, one row per
+// configuration.
+func TestCompareFiguresGolden(t *testing.T) {
+	figs := func(tpmC float64, ok bool) func(r *result.Run, x float64) {
+		return func(r *result.Run, x float64) {
+			r.Figures = &result.Figures{Title: "TPC-C", Headline: []result.Figure{{Name: "tpmC", Value: tpmC * x}, {Name: "NOPM", Value: 0.99 * tpmC * x}, {Name: "efficiency", Value: 90, Unit: "%", Decimals: 1}},
+				Checks: []result.Check{{Name: "new-order p90", Got: 4 * x, Limit: 5000, Unit: "ms", OK: true, Decimals: 2}, {Name: "delivery p90", Got: 5100, Limit: 5000, Unit: "ms", OK: ok, Decimals: 2}}}
+		}
+	}
+	a := configSwept("X-IO ISE860 AFA", "a", "tpcc", "threads", []float64{15, 30}, func(x float64) float64 { return 10 * x }, figs(600, true))
+	b := configSwept("HDD tier", "b", "tpcc", "threads", []float64{15, 30}, func(x float64) float64 { return 2 * x }, figs(120, false))
+	compareGolden(t, "compare_figures.golden.txt", []analysis.Config{b, a}, report.Text)
+}
+
+// Storage patterns: each configuration's table with the read mixes as
+// columns and per-VM and per-GB rows.
+func TestCompareFileioGolden(t *testing.T) {
+	pattern := func(scale float64) func(r *result.Run, x float64) {
+		return func(r *result.Run, x float64) {
+			iops := scale * (200 - x)
+			r.Figures = &result.Figures{Title: "t1 o32 b16k, random, direct I/O", Column: fmt.Sprintf("%g%% read", x),
+				Headline: []result.Figure{{Name: "IOPS", Value: iops}, {Name: "IOPS per VM", Value: iops / 50, Decimals: 1}, {Name: "IOPS per GB", Value: iops / 2048, Decimals: 2}}}
+		}
+	}
+	nvme := configSwept("NVMe", "n", "fileio", "read", []float64{100, 70}, func(x float64) float64 { return 1000 * (200 - x) }, pattern(1000))
+	sata := configSwept("SATA SSD", "s", "fileio", "read", []float64{100, 70}, func(x float64) float64 { return 200 * (200 - x) }, pattern(200))
+	for _, cf := range []analysis.Config{nvme, sata} {
+		cf.Sweep.OwnSteps = true
+	}
+	compareGolden(t, "compare_fileio.golden.txt", []analysis.Config{sata, nvme}, report.Text)
+}
