@@ -333,7 +333,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 {{end}}
 {{if .RunRows}}<h2>Runs</h2>
 <div class="scroll"><table><thead><tr><th>label</th><th>workload</th><th>target</th><th>throughput</th><th>unit</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th></tr></thead><tbody>
-{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td>{{.Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
+{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td title="{{.Target}}">{{short .Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
 {{end}}</tbody></table></div>
 {{end}}
 {{if .PlanText}}<h2>Capacity plan</h2><pre>{{.PlanText}}</pre>{{end}}

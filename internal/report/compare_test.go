@@ -157,3 +157,23 @@ func TestCompareHeadlineOwnSteps(t *testing.T) {
 		t.Errorf("headline %q: want the winner alone, no knee", h)
 	}
 }
+
+// compareHTML is the comparison page of c, with runs beside it.
+func compareHTML(t *testing.T, c analysis.ConfigComparison, runs ...*result.Run) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.CompareHTML(&b, report.CompareDoc{Comparison: c, Runs: runs, Tool: "rightsize test"}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// The runs table shows a short target, the full one on hover.
+func TestCompareHTMLShortTarget(t *testing.T) {
+	r := &result.Run{ID: "r9", Label: "a run on its own", Workload: "oltp_read_write",
+		Instances: []result.Instance{{Target: "postgres://bench@db-primary.example.com:5432/sbtest?sslmode=disable"}}}
+	out := compareHTML(t, twoConfigs(t), r)
+	if want := `<td title="postgres://bench@db-primary.example.com:5432/sbtest?sslmode=disable">db-primary.example.com:5432/sbtest</td>`; !strings.Contains(out, want) {
+		t.Errorf("runs table lacks %s", want)
+	}
+}
