@@ -15,31 +15,36 @@ import (
 )
 
 // The comparison's charts: one curve per configuration over the shared
-// axis, drawn with charts.go's helpers (newPlot, svgOf, the palette).
+// axis, in charts.go's style (newPlot, seriesStyle, svgOf), configuration
+// i in series i's.
 
 // stepFigure is one figure of a sweep step; false when the step has none.
 type stepFigure func(st result.SweepStep) (float64, bool)
+
+// hostBusy is a step's host CPU busy % (user + system); false when the
+// host was not sampled.
+func hostBusy(st result.SweepStep) (float64, bool) {
+	if st.Host == nil {
+		return 0, false
+	}
+	return st.Host.CPU.User + st.Host.CPU.System, true
+}
 
 // compareCharts are the overlaid curves of a comparison: throughput,
 // average and p99 response time, and the host's CPU busy % (when any
 // configuration sampled it).
 func compareCharts(c analysis.ConfigComparison) ([]chart, error) {
+	var out []chart
 	defs := []struct {
 		title, y, note string
 		fig            stepFigure
 		rings, pct     bool
 	}{
-		{"Throughput by " + c.Axis, "throughput (/s)", "one curve per configuration; rings: each one's knee", func(st result.SweepStep) (float64, bool) { return st.Throughput, true }, true, false},
+		{"Throughput by " + c.Axis, throughputTitle(c), "one curve per configuration; rings: each one's knee", func(st result.SweepStep) (float64, bool) { return st.Throughput, true }, true, false},
 		{"Average response time by " + c.Axis, "avg response time (ms)", "", func(st result.SweepStep) (float64, bool) { return st.AvgMs, true }, false, false},
 		{"p99 response time by " + c.Axis, "p99 response time (ms)", "", func(st result.SweepStep) (float64, bool) { return st.P99Ms, true }, false, false},
-		{"Host CPU busy by " + c.Axis, "host CPU busy (%)", "user + system", func(st result.SweepStep) (float64, bool) {
-			if st.Host == nil {
-				return 0, false
-			}
-			return st.Host.CPU.User + st.Host.CPU.System, true
-		}, false, true},
+		{"Host CPU busy by " + c.Axis, "host CPU busy (%)", "user + system", hostBusy, false, true},
 	}
-	var out []chart
 	for _, d := range defs {
 		svg, err := overlayChart(c, d.title, d.y, d.fig, d.rings, d.pct)
 		if err != nil {
@@ -52,24 +57,31 @@ func compareCharts(c analysis.ConfigComparison) ([]chart, error) {
 	return out, nil
 }
 
-// configLine is configuration i's line: its colour, and a dash pattern
-// once the palette's colours are used up. (The chart styles being
-// reworked in charts.go are to replace it: one series style for every
-// chart.)
-func configLine(i int) draw.LineStyle {
-	s := plotter.DefaultLineStyle
-	s.Color, s.Width = palette[i%len(palette)], vg.Points(1.5)
-	if i >= len(palette) {
-		s.Dashes = []vg.Length{vg.Points(5), vg.Points(2 + float64(i/len(palette)))}
+// throughputTitle is the throughput axis' label: in the configurations'
+// event per second when all their results name the same event
+// ("throughput (transaction/s)"), else "throughput (/s)".
+func throughputTitle(c analysis.ConfigComparison) string {
+	event := ""
+	for _, cf := range c.Configs {
+		for _, r := range cf.Runs {
+			if r.Event == "" || (event != "" && r.Event != event) {
+				return "throughput (/s)"
+			}
+			event = r.Event
+		}
 	}
-	return s
+	if event == "" {
+		return "throughput (/s)"
+	}
+	return "throughput (" + event + "/s)"
 }
 
 // overlayChart draws fig for every configuration's steps against the axis,
 // the knees ringed (rings), on a 0-100 % scale (pct); "" when no
-// configuration has the figure.
+// configuration has the figure. The x axis is ticked at the steps,
+// logarithmic when they span a factor of 8 or more (doubling steps).
 func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, rings, pct bool) (string, error) {
-	p := newPlot(title, c.Axis, y)
+	p := newPlot(title, axisTitle(c.Configs[0].Sweep), y)
 	top, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 	var ticks plotter.XYs
 	drawn := 0
@@ -89,8 +101,8 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 		if err != nil {
 			return "", err
 		}
-		style := configLine(i)
-		l.LineStyle, pts.Color, pts.Shape = style, style.Color, draw.CircleGlyph{}
+		styleLine(&l.LineStyle, i)
+		pts.Color, pts.Shape = l.Color, draw.CircleGlyph{}
 		p.Add(l, pts)
 		p.Legend.Add(cf.Name, l, pts)
 		drawn++
@@ -101,7 +113,7 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 				if err != nil {
 					return "", err
 				}
-				m.Shape, m.Color, m.Radius = draw.RingGlyph{}, style.Color, vg.Points(7)
+				m.Shape, m.Color, m.Radius = draw.RingGlyph{}, l.Color, vg.Points(7)
 				p.Add(m)
 			}
 		}
@@ -109,20 +121,16 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 	if drawn == 0 {
 		return "", nil
 	}
-	if top == 0 {
-		top = 1
+	p.Y.Min = 0
+	switch {
+	case pct:
+		p.Y.Max = 100 // a share of the host
+	case top == 0:
+		p.Y.Max = 1
 	}
-	p.Y.Min, p.Y.Max = 0, 1.3*top // room for the legend
-	if pct {
-		// A share of the host: 0 to 100 %, the legend under the curves,
-		// which a busy host keeps near the top.
-		p.Y.Max, p.Legend.Top = 100, false
-	}
-	p.Legend.Left = true
+	p.X.Tick.Marker = stepTicks(ticks)
 	if lo > 0 && hi/lo >= 8 {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, stepTicks(ticks)
-	} else {
-		p.X.Tick.Marker = stepTicks(ticks)
+		p.X.Scale = plot.LogScale{}
 	}
 	return svgOf(chartH, p)
 }

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -168,6 +169,47 @@ func compareHTML(t *testing.T, c analysis.ConfigComparison, runs ...*result.Run)
 	return b.String()
 }
 
+// figures are the page's charts: each <figure> from its caption to its end.
+func figures(out string) []string {
+	var fs []string
+	for _, f := range strings.Split(out, `<figure class="chart">`)[1:] {
+		fs = append(fs, f[:strings.Index(f, "</figure>")])
+	}
+	return fs
+}
+
+var svgText = regexp.MustCompile(`<text x="([-0-9.e]+)"[^>]*>([^<]*)</text>`)
+
+// Every chart of the comparison is drawn by svgOf: it scales to the page
+// and its legend (the configurations' names) lies right of the plot area,
+// beyond every other text of the chart (tick labels included).
+func TestCompareHTMLLegendsOutside(t *testing.T) {
+	c := twoConfigs(t)
+	out := compareHTML(t, c)
+	if n, m := strings.Count(out, "<svg"), strings.Count(out, `<svg width="100%" viewBox=`); n == 0 || n != m {
+		t.Errorf("%d of %d charts scale to the page's width", m, n)
+	}
+	names := map[string]bool{}
+	for _, cf := range c.Configs {
+		names[cf.Name] = true
+	}
+	for i, f := range figures(out) {
+		legend, other := -1.0, 0.0
+		for _, m := range svgText.FindAllStringSubmatch(f, -1) {
+			x, _ := strconv.ParseFloat(m[1], 64)
+			switch {
+			case names[m[2]] && (legend < 0 || x < legend):
+				legend = x
+			case !names[m[2]]:
+				other = max(other, x)
+			}
+		}
+		if legend < 0 || legend <= other {
+			t.Errorf("chart %d: legend at x %.1f, other text up to %.1f: want the legend right of the plot", i+1, legend, other)
+		}
+	}
+}
+
 // The runs table shows a short target, the full one on hover.
 func TestCompareHTMLShortTarget(t *testing.T) {
 	r := &result.Run{ID: "r9", Label: "a run on its own", Workload: "oltp_read_write",
@@ -175,5 +217,25 @@ func TestCompareHTMLShortTarget(t *testing.T) {
 	out := compareHTML(t, twoConfigs(t), r)
 	if want := `<td title="postgres://bench@db-primary.example.com:5432/sbtest?sslmode=disable">db-primary.example.com:5432/sbtest</td>`; !strings.Contains(out, want) {
 		t.Errorf("runs table lacks %s", want)
+	}
+}
+
+// The curves' axes say their units: the sweep's axis title, the event the
+// results count per second.
+func TestCompareHTMLAxisUnits(t *testing.T) {
+	c := twoConfigs(t)
+	for _, cf := range c.Configs {
+		for _, r := range cf.Runs {
+			r.Event = "transaction"
+		}
+	}
+	fs := figures(compareHTML(t, c))
+	for _, f := range fs {
+		if !strings.Contains(f, ">rate (multiple of the baseline)</text>") {
+			t.Errorf("chart %.60q: no axis title with its unit", f)
+		}
+	}
+	if len(fs) < 1 || !strings.Contains(strings.Join(fs, ""), ">throughput (transaction/s)</text>") {
+		t.Errorf("no throughput axis in transaction/s")
 	}
 }
