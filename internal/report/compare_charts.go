@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -91,7 +92,9 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 			if v, ok := fig(st); ok && !math.IsNaN(v) {
 				xys = append(xys, plotter.XY{X: st.X, Y: v})
 				top, lo, hi = math.Max(top, v), math.Min(lo, st.X), math.Max(hi, st.X)
-				ticks = append(ticks, plotter.XY{X: st.X})
+				if !slices.ContainsFunc(ticks, func(t plotter.XY) bool { return t.X == st.X }) {
+					ticks = append(ticks, plotter.XY{X: st.X}) // once: a tick drawn thrice looks bold
+				}
 			}
 		}
 		if len(xys) == 0 {

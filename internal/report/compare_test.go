@@ -239,3 +239,13 @@ func TestCompareHTMLAxisUnits(t *testing.T) {
 		t.Errorf("no throughput axis in transaction/s")
 	}
 }
+
+// The curves' x axis is ticked once at each step, however many
+// configurations swept it (a label drawn once per configuration looks bold).
+func TestCompareHTMLStepTicksOnce(t *testing.T) {
+	for i, f := range figures(compareHTML(t, twoConfigs(t)))[1:] {
+		if n := strings.Count(f, ">3</text>"); n != 1 {
+			t.Errorf("curves %d: the step 3x ticked %d times, want once", i+1, n)
+		}
+	}
+}
