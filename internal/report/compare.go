@@ -20,7 +20,8 @@ import (
 // A comparison report is several configurations swept over one axis
 // (analysis.CompareConfigs): the headline (who wins at the compared step,
 // by how much, and each configuration's knee), the configuration table,
-// the notes, and in HTML the overlaid curves (compare_charts.go).
+// the notes, and in HTML the charts (compare_charts.go): the grouped bars,
+// then the overlaid curves.
 
 // CompareHeadline is the answer of a comparison, in lines: first which
 // configuration wins at the compared step and by how much over the next
@@ -252,7 +253,8 @@ type configSteps struct {
 
 // CompareHTML writes a comparison as one self-contained HTML page: the
 // headline before anything else, the configuration table and notes, the
-// overlaid curves (throughput, average and p99 response time, host CPU
+// grouped bars (average response time by step, host CPU busy under them),
+// the overlaid curves (throughput, average and p99 response time, host CPU
 // busy) with one series per configuration, each configuration's steps and
 // parameters. Text from users (configuration names, labels) is escaped by
 // html/template.
@@ -322,7 +324,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 {{range .Rows}}<tr{{if .Best}} class="best"{{end}}><td>{{.Config}}</td><td>{{.Rank}}</td><td>{{.Throughput}}</td><td>{{.Ratio}}</td><td>{{.Avg}}</td><td>{{.P99}}</td><td>{{.Busy}}</td><td>{{.Knee}}</td></tr>
 {{end}}</tbody></table></div>
 {{range .Notes}}<p class="note">{{.}}</p>{{end}}
-{{if .Charts}}<h2>Curves</h2>{{end}}
+{{if .Charts}}<h2>Charts</h2>{{end}}
 {{range .Charts}}<figure class="chart"><figcaption><b>{{.Title}}</b> <span class="note">{{.Note}}</span></figcaption>{{.SVG}}</figure>
 {{end}}
 <h2>Each configuration's steps</h2>

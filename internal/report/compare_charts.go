@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"image/color"
 	"math"
 	"slices"
 
@@ -15,9 +16,10 @@ import (
 	"github.com/rightsize/rightsize/internal/result"
 )
 
-// The comparison's charts: one curve per configuration over the shared
-// axis, in charts.go's style (newPlot, seriesStyle, svgOf), configuration
-// i in series i's.
+// The comparison's charts: the grouped bars (each configuration's average
+// response time at the steps all share, the host's CPU under them), then
+// one curve per configuration over the shared axis; all in charts.go's
+// style (newPlot, seriesStyle, svgOf), configuration i in series i's.
 
 // stepFigure is one figure of a sweep step; false when the step has none.
 type stepFigure func(st result.SweepStep) (float64, bool)
@@ -31,11 +33,19 @@ func hostBusy(st result.SweepStep) (float64, bool) {
 	return st.Host.CPU.User + st.Host.CPU.System, true
 }
 
-// compareCharts are the overlaid curves of a comparison: throughput,
-// average and p99 response time, and the host's CPU busy % (when any
-// configuration sampled it).
+// compareCharts are the charts of a comparison: the grouped bars
+// (groupedChart), then the overlaid curves of throughput, average and p99
+// response time, and the host's CPU busy % (when any configuration
+// sampled it).
 func compareCharts(c analysis.ConfigComparison) ([]chart, error) {
 	var out []chart
+	g, err := groupedChart(c)
+	if err != nil {
+		return nil, fmt.Errorf("chart %q: %w", g.Title, err)
+	}
+	if g.SVG != "" {
+		out = append(out, g)
+	}
 	defs := []struct {
 		title, y, note string
 		fig            stepFigure
@@ -136,6 +146,119 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 		p.X.Scale = plot.LogScale{}
 	}
 	return svgOf(chartH, p)
+}
+
+// groupedChart is the comparison's first chart, responseCPUChart's with
+// one bar per configuration: at each step every configuration ran
+// (c.Common, labelled as the first configuration's sweep labels it), each
+// configuration's average response time as a bar, the step's bars side by
+// side and centred on it; under it, aligned on the same steps, the host's
+// CPU busy % (user + system), one line per configuration, 0 to 100 %.
+// The legend names the configurations. Configuration i has series i's
+// colour (seriesStyle): past eight, its bars are the colour lightened and
+// outlined in it, its line dashed, so nine to sixteen configurations stay
+// apart from the first eight; past sixteen the bars' look repeats (the
+// lines' dashes still differ). Bars narrow as they multiply (barWidth).
+// Without host samples, the bars alone. The chart's SVG is empty when
+// there is no common step.
+func groupedChart(c analysis.ConfigComparison) (chart, error) {
+	g := chart{Title: "Average response time by " + c.Axis, Note: "one bar per configuration, at the steps all of them ran"}
+	n, k := len(c.Common), len(c.Configs)
+	if n == 0 || k == 0 {
+		return g, nil
+	}
+	sw := c.Configs[0].Sweep
+	labels := make([]string, n)
+	for i, x := range c.Common {
+		labels[i] = fmt.Sprintf("%g", x)
+		if s := stepIndex(sw, x); s >= 0 {
+			labels[i] = axisLabel(sw, s)
+		}
+	}
+	axis := axisTitle(sw)
+	bars := newPlot("", axis, "avg response time (ms)")
+	cpu := newPlot("", axis, "host CPU busy (%)")
+	w := barWidth(n, k)
+	hosts := false
+	var avgs []plotter.Values
+	for j, cf := range c.Configs {
+		avg := make(plotter.Values, n)
+		var busy plotter.XYs
+		for i, x := range c.Common {
+			s := stepIndex(cf.Sweep, x)
+			if s < 0 {
+				continue // not common after all: no bar
+			}
+			st := cf.Sweep.Steps[s]
+			if v := st.AvgMs; v > 0 && !math.IsInf(v, 0) {
+				avg[i] = v // NaN (no figure) draws no bar
+			}
+			if v, ok := hostBusy(st); ok {
+				busy = append(busy, plotter.XY{X: float64(i), Y: v})
+			}
+		}
+		avgs = append(avgs, avg)
+		b, err := plotter.NewBarChart(avg, w)
+		if err != nil {
+			return g, err
+		}
+		col, _ := seriesStyle(j)
+		b.Color, b.LineStyle.Width, b.Offset = col, 0, w*vg.Length(float64(j)-float64(k-1)/2)
+		if j >= len(palette) {
+			b.Color, b.LineStyle.Color, b.LineStyle.Width = lighter(col), col, vg.Points(0.75)
+		}
+		bars.Add(b)
+		thumbs := []plot.Thumbnailer{b}
+		if len(busy) > 0 {
+			l, pts, err := plotter.NewLinePoints(busy)
+			if err != nil {
+				return g, err
+			}
+			styleLine(&l.LineStyle, j)
+			pts.Color = l.Color
+			cpu.Add(l, pts)
+			thumbs = append(thumbs, l)
+			hosts = true
+		}
+		bars.Legend.Add(cf.Name, thumbs...)
+	}
+	bars.Y.Min, bars.Y.Max = 0, 1.05*maxOf(avgs...)
+	cpu.Y.Min, cpu.Y.Max = 0, 100
+	for _, p := range []*plot.Plot{bars, cpu} {
+		p.NominalX(labels...)
+		// The same category range in both plots, so that their steps align
+		// whatever room the bars and the points ask for.
+		p.X.Min, p.X.Max = -0.5, float64(n)-0.5
+	}
+	plots, h := []*plot.Plot{bars}, chartH
+	if hosts {
+		g.Title = "Average response time (bars) and host CPU busy (lines) by " + c.Axis
+		g.Note = "bars: each configuration's average response time, at the steps all of them ran; lines: the host's CPU, user + system"
+		plots, h = append(plots, cpu), chartH*1.6
+	}
+	bars.Title.Text = g.Title
+	svg, err := svgOf(h, plots...)
+	g.SVG = htmlOf(svg)
+	return g, err
+}
+
+// stepIndex is the index of sw's step at axis value x; -1 when it has none.
+func stepIndex(sw *analysis.Result, x float64) int {
+	return slices.IndexFunc(sw.Steps, func(st result.SweepStep) bool { return st.X == x })
+}
+
+// barWidth is the width of one bar of n groups of k: about 380 pt of bars
+// across the plot (about 70 % of its width), at most 18 pt, at least 1.
+func barWidth(n, k int) vg.Length {
+	return vg.Points(math.Max(1, math.Min(18, 380/float64(n*k))))
+}
+
+// lighter is c mixed half and half with white: the fill of the bars whose
+// colour an earlier series already has.
+func lighter(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8((v>>8 + 0xff) / 2) }
+	return color.RGBA{R: mix(r), G: mix(g), B: mix(b), A: 0xff}
 }
 
 // htmlOf marks an SVG drawn by gonum (its text escaped by the canvas) as

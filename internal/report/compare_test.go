@@ -119,8 +119,8 @@ func TestCompareHTML(t *testing.T) {
 	if head < 0 || svg < 0 || head > svg {
 		t.Errorf("headline at %d, first chart at %d: the headline must come first", head, svg)
 	}
-	if n := strings.Count(out, "<svg"); n != 4 {
-		t.Errorf("%d charts, want 4 (throughput, avg, p99, CPU)", n)
+	if n := strings.Count(out, "<svg"); n != 5 {
+		t.Errorf("%d charts, want 5 (the grouped bars, throughput, avg, p99, CPU)", n)
 	}
 	for _, want := range []string{"Throughput by rate", "p99 response time by rate", "Host CPU busy by rate", "Configurations at rate 3x",
 		"&lt;b&gt;12 vCPU&lt;/b&gt;", "tables (12 vCPU 8, 24 vCPU 4)", "<h2>Runs</h2>", "a run on its own"} {
@@ -176,6 +176,50 @@ func figures(out string) []string {
 		fs = append(fs, f[:strings.Index(f, "</figure>")])
 	}
 	return fs
+}
+
+// The comparison's first chart, after the headline and before the
+// overlaid curves: each configuration's average response time as bars
+// grouped by step, the host's CPU busy as lines under it, a legend of the
+// configurations' names.
+func TestCompareHTMLGroupedBars(t *testing.T) {
+	c := twoConfigs(t)
+	c.Configs[0].Name = "<b>12 vCPU</b>"
+	out := compareHTML(t, c)
+	const title = "Average response time (bars) and host CPU busy (lines) by rate"
+	head, bars, curves := strings.Index(out, `class="headline"`), strings.Index(out, title), strings.Index(out, "Throughput by rate")
+	if head < 0 || bars < head || curves < bars {
+		t.Fatalf("headline at %d, grouped bars at %d, throughput curves at %d: want them in that order", head, bars, curves)
+	}
+	fs := figures(out)
+	if len(fs) == 0 || !strings.Contains(fs[0], title) {
+		t.Fatalf("the first chart is not the grouped bars")
+	}
+	for _, want := range []string{">24 vCPU</text>", ">&lt;b&gt;12 vCPU&lt;/b&gt;</text>", ">host CPU busy (%)</text>", ">100</text>",
+		">1x</text>", ">4x</text>", ">avg response time (ms)</text>"} {
+		if !strings.Contains(fs[0], want) {
+			t.Errorf("the grouped chart lacks %s", want)
+		}
+	}
+	// Two bars a step: eight bars, each a filled path of one of the two
+	// first colours.
+	if a, b := strings.Count(fs[0], "fill:#4E79A7"), strings.Count(fs[0], "fill:#F28E2B"); a < 4 || b < 4 {
+		t.Errorf("bars: %d of the first colour, %d of the second, want 4 and 4 (and the legend's)", a, b)
+	}
+}
+
+// Without host samples the grouped chart is the bars alone.
+func TestCompareHTMLGroupedBarsNoHost(t *testing.T) {
+	c := twoConfigs(t)
+	for _, cf := range c.Configs {
+		for i := range cf.Sweep.Steps {
+			cf.Sweep.Steps[i].Host = nil
+		}
+	}
+	fs := figures(compareHTML(t, c))
+	if len(fs) == 0 || !strings.Contains(fs[0], "Average response time by rate") || strings.Contains(fs[0], "host CPU") {
+		t.Errorf("without host samples, the first chart is not the bars alone")
+	}
 }
 
 var svgText = regexp.MustCompile(`<text x="([-0-9.e]+)"[^>]*>([^<]*)</text>`)
