@@ -152,8 +152,8 @@ func browse(t *testing.T, browser, page string, width int) (context.Context, fun
 
 // A comparison of two real sweeps (two configurations of SQLite, told
 // apart by their labels), opened in headless Chromium: the headline comes
-// before the first chart in the document, names the winner, and the four
-// overlaid charts are drawn with a curve per configuration.
+// before the first chart in the document, names the winner, and the
+// grouped bars and the four overlaid charts are drawn.
 func TestCompareReportInBrowser(t *testing.T) {
 	browser := chromium(t)
 	dir := t.TempDir()
@@ -189,8 +189,8 @@ func TestCompareReportInBrowser(t *testing.T) {
 	if !strings.Contains(head, "/s at threads 3") || !strings.Contains(head, "small cache:") || !strings.Contains(head, "big cache:") {
 		t.Errorf("headline %q", head)
 	}
-	if n, _ := order["charts"].(float64); n != 4 {
-		t.Errorf("%v charts, want 4 (throughput, avg, p99, host CPU)", n)
+	if n, _ := order["charts"].(float64); n != 5 {
+		t.Errorf("%v charts, want 5 (the grouped bars, throughput, avg, p99, host CPU)", n)
 	}
 	widths, err := chromedp.Run(tctx, chromedp.Evaluate[map[string]float64](`({page: document.documentElement.scrollWidth, window: window.innerWidth})`))
 	if err != nil {

@@ -20,7 +20,8 @@ import (
 // A comparison report is several configurations swept over one axis
 // (analysis.CompareConfigs): the headline (who wins at the compared step,
 // by how much, and each configuration's knee), the configuration table,
-// the notes, and in HTML the overlaid curves (compare_charts.go).
+// the notes, and in HTML the charts (compare_charts.go): the grouped bars,
+// then the overlaid curves.
 
 // CompareHeadline is the answer of a comparison, in lines: first which
 // configuration wins at the compared step and by how much over the next
@@ -312,7 +313,8 @@ type configSteps struct {
 
 // CompareHTML writes a comparison as one self-contained HTML page: the
 // headline before anything else, the configuration table and notes, the
-// overlaid curves (throughput, average and p99 response time, host CPU
+// grouped bars (average response time by step, host CPU busy under them),
+// the overlaid curves (throughput, average and p99 response time, host CPU
 // busy) with one series per configuration, each configuration's steps and
 // parameters. Text from users (configuration names, labels) is escaped by
 // html/template.
@@ -385,7 +387,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 {{end}}</tbody></table></div>
 {{range .Notes}}<p class="note">{{.}}</p>{{end}}
 ` + tablesHTML + `
-{{if .Charts}}<h2>Curves</h2>{{end}}
+{{if .Charts}}<h2>Charts</h2>{{end}}
 {{range .Charts}}<figure class="chart"><figcaption><b>{{.Title}}</b> <span class="note">{{.Note}}</span></figcaption>{{.SVG}}</figure>
 {{end}}
 <h2>Each configuration's steps</h2>
@@ -396,7 +398,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 {{end}}
 {{if .RunRows}}<h2>Runs</h2>
 <div class="scroll"><table><thead><tr><th>label</th><th>workload</th><th>target</th><th>throughput</th><th>unit</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th></tr></thead><tbody>
-{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td>{{.Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
+{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td title="{{.Target}}">{{short .Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
 {{end}}</tbody></table></div>
 {{end}}
 {{if .PlanText}}<h2>Capacity plan</h2><pre>{{.PlanText}}</pre>{{end}}

@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -14,32 +16,46 @@ import (
 	"github.com/rightsize/rightsize/internal/result"
 )
 
-// The comparison's charts: one curve per configuration over the shared
-// axis, drawn with charts.go's helpers (newPlot, svgOf, the palette).
+// The comparison's charts: the grouped bars (each configuration's average
+// response time at the steps all share, the host's CPU under them), then
+// one curve per configuration over the shared axis; all in charts.go's
+// style (newPlot, seriesStyle, svgOf), configuration i in series i's.
 
 // stepFigure is one figure of a sweep step; false when the step has none.
 type stepFigure func(st result.SweepStep) (float64, bool)
 
-// compareCharts are the overlaid curves of a comparison: throughput,
-// average and p99 response time, and the host's CPU busy % (when any
-// configuration sampled it).
+// hostBusy is a step's host CPU busy % (user + system); false when the
+// host was not sampled.
+func hostBusy(st result.SweepStep) (float64, bool) {
+	if st.Host == nil {
+		return 0, false
+	}
+	return st.Host.CPU.User + st.Host.CPU.System, true
+}
+
+// compareCharts are the charts of a comparison: the grouped bars
+// (groupedChart), then the overlaid curves of throughput, average and p99
+// response time, and the host's CPU busy % (when any configuration
+// sampled it).
 func compareCharts(c analysis.ConfigComparison) ([]chart, error) {
+	var out []chart
+	g, err := groupedChart(c)
+	if err != nil {
+		return nil, fmt.Errorf("chart %q: %w", g.Title, err)
+	}
+	if g.SVG != "" {
+		out = append(out, g)
+	}
 	defs := []struct {
 		title, y, note string
 		fig            stepFigure
 		rings, pct     bool
 	}{
-		{"Throughput by " + c.Axis, "throughput (/s)", "one curve per configuration; rings: each one's knee", func(st result.SweepStep) (float64, bool) { return st.Throughput, true }, true, false},
+		{"Throughput by " + c.Axis, throughputTitle(c), "one curve per configuration; rings: each one's knee", func(st result.SweepStep) (float64, bool) { return st.Throughput, true }, true, false},
 		{"Average response time by " + c.Axis, "avg response time (ms)", "", func(st result.SweepStep) (float64, bool) { return st.AvgMs, true }, false, false},
 		{"p99 response time by " + c.Axis, "p99 response time (ms)", "", func(st result.SweepStep) (float64, bool) { return st.P99Ms, true }, false, false},
-		{"Host CPU busy by " + c.Axis, "host CPU busy (%)", "user + system", func(st result.SweepStep) (float64, bool) {
-			if st.Host == nil {
-				return 0, false
-			}
-			return st.Host.CPU.User + st.Host.CPU.System, true
-		}, false, true},
+		{"Host CPU busy by " + c.Axis, "host CPU busy (%)", "user + system", hostBusy, false, true},
 	}
-	var out []chart
 	for _, d := range defs {
 		svg, err := overlayChart(c, d.title, d.y, d.fig, d.rings, d.pct)
 		if err != nil {
@@ -52,24 +68,31 @@ func compareCharts(c analysis.ConfigComparison) ([]chart, error) {
 	return out, nil
 }
 
-// configLine is configuration i's line: its colour, and a dash pattern
-// once the palette's colours are used up. (The chart styles being
-// reworked in charts.go are to replace it: one series style for every
-// chart.)
-func configLine(i int) draw.LineStyle {
-	s := plotter.DefaultLineStyle
-	s.Color, s.Width = palette[i%len(palette)], vg.Points(1.5)
-	if i >= len(palette) {
-		s.Dashes = []vg.Length{vg.Points(5), vg.Points(2 + float64(i/len(palette)))}
+// throughputTitle is the throughput axis' label: in the configurations'
+// event per second when all their results name the same event
+// ("throughput (transaction/s)"), else "throughput (/s)".
+func throughputTitle(c analysis.ConfigComparison) string {
+	event := ""
+	for _, cf := range c.Configs {
+		for _, r := range cf.Runs {
+			if r.Event == "" || (event != "" && r.Event != event) {
+				return "throughput (/s)"
+			}
+			event = r.Event
+		}
 	}
-	return s
+	if event == "" {
+		return "throughput (/s)"
+	}
+	return "throughput (" + event + "/s)"
 }
 
 // overlayChart draws fig for every configuration's steps against the axis,
 // the knees ringed (rings), on a 0-100 % scale (pct); "" when no
-// configuration has the figure.
+// configuration has the figure. The x axis is ticked at the steps,
+// logarithmic when they span a factor of 8 or more (doubling steps).
 func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, rings, pct bool) (string, error) {
-	p := newPlot(title, c.Axis, y)
+	p := newPlot(title, axisTitle(c.Configs[0].Sweep), y)
 	top, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 	var ticks plotter.XYs
 	drawn := 0
@@ -79,7 +102,9 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 			if v, ok := fig(st); ok && !math.IsNaN(v) {
 				xys = append(xys, plotter.XY{X: st.X, Y: v})
 				top, lo, hi = math.Max(top, v), math.Min(lo, st.X), math.Max(hi, st.X)
-				ticks = append(ticks, plotter.XY{X: st.X})
+				if !slices.ContainsFunc(ticks, func(t plotter.XY) bool { return t.X == st.X }) {
+					ticks = append(ticks, plotter.XY{X: st.X}) // once: a tick drawn thrice looks bold
+				}
 			}
 		}
 		if len(xys) == 0 {
@@ -89,8 +114,8 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 		if err != nil {
 			return "", err
 		}
-		style := configLine(i)
-		l.LineStyle, pts.Color, pts.Shape = style, style.Color, draw.CircleGlyph{}
+		styleLine(&l.LineStyle, i)
+		pts.Color, pts.Shape = l.Color, draw.CircleGlyph{}
 		p.Add(l, pts)
 		p.Legend.Add(cf.Name, l, pts)
 		drawn++
@@ -101,7 +126,7 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 				if err != nil {
 					return "", err
 				}
-				m.Shape, m.Color, m.Radius = draw.RingGlyph{}, style.Color, vg.Points(7)
+				m.Shape, m.Color, m.Radius = draw.RingGlyph{}, l.Color, vg.Points(7)
 				p.Add(m)
 			}
 		}
@@ -109,22 +134,131 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 	if drawn == 0 {
 		return "", nil
 	}
-	if top == 0 {
-		top = 1
+	p.Y.Min = 0
+	switch {
+	case pct:
+		p.Y.Max = 100 // a share of the host
+	case top == 0:
+		p.Y.Max = 1
 	}
-	p.Y.Min, p.Y.Max = 0, 1.3*top // room for the legend
-	if pct {
-		// A share of the host: 0 to 100 %, the legend under the curves,
-		// which a busy host keeps near the top.
-		p.Y.Max, p.Legend.Top = 100, false
-	}
-	p.Legend.Left = true
+	p.X.Tick.Marker = stepTicks(ticks)
 	if lo > 0 && hi/lo >= 8 {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, stepTicks(ticks)
-	} else {
-		p.X.Tick.Marker = stepTicks(ticks)
+		p.X.Scale = plot.LogScale{}
 	}
 	return svgOf(chartH, p)
+}
+
+// groupedChart is the comparison's first chart, responseCPUChart's with
+// one bar per configuration: at each step every configuration ran
+// (c.Common, labelled as the first configuration's sweep labels it), each
+// configuration's average response time as a bar, the step's bars side by
+// side and centred on it; under it, aligned on the same steps, the host's
+// CPU busy % (user + system), one line per configuration, 0 to 100 %.
+// The legend names the configurations. Configuration i has series i's
+// colour (seriesStyle): past eight, its bars are the colour lightened and
+// outlined in it, its line dashed, so nine to sixteen configurations stay
+// apart from the first eight; past sixteen the bars' look repeats (the
+// lines' dashes still differ). Bars narrow as they multiply (barWidth).
+// Without host samples, the bars alone. The chart's SVG is empty when
+// there is no common step.
+func groupedChart(c analysis.ConfigComparison) (chart, error) {
+	g := chart{Title: "Average response time by " + c.Axis, Note: "one bar per configuration, at the steps all of them ran"}
+	n, k := len(c.Common), len(c.Configs)
+	if n == 0 || k == 0 {
+		return g, nil
+	}
+	sw := c.Configs[0].Sweep
+	labels := make([]string, n)
+	for i, x := range c.Common {
+		labels[i] = fmt.Sprintf("%g", x)
+		if s := stepIndex(sw, x); s >= 0 {
+			labels[i] = axisLabel(sw, s)
+		}
+	}
+	axis := axisTitle(sw)
+	bars := newPlot("", axis, "avg response time (ms)")
+	cpu := newPlot("", axis, "host CPU busy (%)")
+	w := barWidth(n, k)
+	hosts := false
+	var avgs []plotter.Values
+	for j, cf := range c.Configs {
+		avg := make(plotter.Values, n)
+		var busy plotter.XYs
+		for i, x := range c.Common {
+			s := stepIndex(cf.Sweep, x)
+			if s < 0 {
+				continue // not common after all: no bar
+			}
+			st := cf.Sweep.Steps[s]
+			if v := st.AvgMs; v > 0 && !math.IsInf(v, 0) {
+				avg[i] = v // NaN (no figure) draws no bar
+			}
+			if v, ok := hostBusy(st); ok {
+				busy = append(busy, plotter.XY{X: float64(i), Y: v})
+			}
+		}
+		avgs = append(avgs, avg)
+		b, err := plotter.NewBarChart(avg, w)
+		if err != nil {
+			return g, err
+		}
+		col, _ := seriesStyle(j)
+		b.Color, b.LineStyle.Width, b.Offset = col, 0, w*vg.Length(float64(j)-float64(k-1)/2)
+		if j >= len(palette) {
+			b.Color, b.LineStyle.Color, b.LineStyle.Width = lighter(col), col, vg.Points(0.75)
+		}
+		bars.Add(b)
+		thumbs := []plot.Thumbnailer{b}
+		if len(busy) > 0 {
+			l, pts, err := plotter.NewLinePoints(busy)
+			if err != nil {
+				return g, err
+			}
+			styleLine(&l.LineStyle, j)
+			pts.Color = l.Color
+			cpu.Add(l, pts)
+			thumbs = append(thumbs, l)
+			hosts = true
+		}
+		bars.Legend.Add(cf.Name, thumbs...)
+	}
+	bars.Y.Min, bars.Y.Max = 0, 1.05*maxOf(avgs...)
+	cpu.Y.Min, cpu.Y.Max = 0, 100
+	for _, p := range []*plot.Plot{bars, cpu} {
+		p.NominalX(labels...)
+		// The same category range in both plots, so that their steps align
+		// whatever room the bars and the points ask for.
+		p.X.Min, p.X.Max = -0.5, float64(n)-0.5
+	}
+	plots, h := []*plot.Plot{bars}, chartH
+	if hosts {
+		g.Title = "Average response time (bars) and host CPU busy (lines) by " + c.Axis
+		g.Note = "bars: each configuration's average response time, at the steps all of them ran; lines: the host's CPU, user + system"
+		plots, h = append(plots, cpu), chartH*1.6
+	}
+	bars.Title.Text = g.Title
+	svg, err := svgOf(h, plots...)
+	g.SVG = htmlOf(svg)
+	return g, err
+}
+
+// stepIndex is the index of sw's step at axis value x; -1 when it has none.
+func stepIndex(sw *analysis.Result, x float64) int {
+	return slices.IndexFunc(sw.Steps, func(st result.SweepStep) bool { return st.X == x })
+}
+
+// barWidth is the width of one bar of n groups of k: about 380 pt of bars
+// across the plot (about 70 % of its width), at most 18 pt, at least 1.
+func barWidth(n, k int) vg.Length {
+	return vg.Points(math.Max(1, math.Min(18, 380/float64(n*k))))
+}
+
+// lighter is c mixed half and half with white: the fill of the bars whose
+// colour an earlier series already has.
+func lighter(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8((v>>8 + 0xff) / 2) }
+	return color.RGBA{R: mix(r), G: mix(g), B: mix(b), A: 0xff}
 }
 
 // htmlOf marks an SVG drawn by gonum (its text escaped by the canvas) as

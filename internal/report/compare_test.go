@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,8 +119,8 @@ func TestCompareHTML(t *testing.T) {
 	if head < 0 || svg < 0 || head > svg {
 		t.Errorf("headline at %d, first chart at %d: the headline must come first", head, svg)
 	}
-	if n := strings.Count(out, "<svg"); n != 4 {
-		t.Errorf("%d charts, want 4 (throughput, avg, p99, CPU)", n)
+	if n := strings.Count(out, "<svg"); n != 5 {
+		t.Errorf("%d charts, want 5 (the grouped bars, throughput, avg, p99, CPU)", n)
 	}
 	for _, want := range []string{"Throughput by rate", "p99 response time by rate", "Host CPU busy by rate", "Configurations at rate 3x",
 		"&lt;b&gt;12 vCPU&lt;/b&gt;", "tables (12 vCPU 8, 24 vCPU 4)", "<h2>Runs</h2>", "a run on its own"} {
@@ -155,5 +156,140 @@ func TestCompareHeadlineOwnSteps(t *testing.T) {
 	h := report.CompareHeadline(c)
 	if len(h) != 1 || !strings.HasPrefix(h[0], "t1 o32 b4k: ") || strings.Contains(strings.Join(h, " "), "knee") {
 		t.Errorf("headline %q: want the winner alone, no knee", h)
+	}
+}
+
+// compareHTML is the comparison page of c, with runs beside it.
+func compareHTML(t *testing.T, c analysis.ConfigComparison, runs ...*result.Run) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.CompareHTML(&b, report.CompareDoc{Comparison: c, Runs: runs, Tool: "rightsize test"}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// figures are the page's charts: each <figure> from its caption to its end.
+func figures(out string) []string {
+	var fs []string
+	for _, f := range strings.Split(out, `<figure class="chart">`)[1:] {
+		fs = append(fs, f[:strings.Index(f, "</figure>")])
+	}
+	return fs
+}
+
+// The comparison's first chart, after the headline and before the
+// overlaid curves: each configuration's average response time as bars
+// grouped by step, the host's CPU busy as lines under it, a legend of the
+// configurations' names.
+func TestCompareHTMLGroupedBars(t *testing.T) {
+	c := twoConfigs(t)
+	c.Configs[0].Name = "<b>12 vCPU</b>"
+	out := compareHTML(t, c)
+	const title = "Average response time (bars) and host CPU busy (lines) by rate"
+	head, bars, curves := strings.Index(out, `class="headline"`), strings.Index(out, title), strings.Index(out, "Throughput by rate")
+	if head < 0 || bars < head || curves < bars {
+		t.Fatalf("headline at %d, grouped bars at %d, throughput curves at %d: want them in that order", head, bars, curves)
+	}
+	fs := figures(out)
+	if len(fs) == 0 || !strings.Contains(fs[0], title) {
+		t.Fatalf("the first chart is not the grouped bars")
+	}
+	for _, want := range []string{">24 vCPU</text>", ">&lt;b&gt;12 vCPU&lt;/b&gt;</text>", ">host CPU busy (%)</text>", ">100</text>",
+		">1x</text>", ">4x</text>", ">avg response time (ms)</text>"} {
+		if !strings.Contains(fs[0], want) {
+			t.Errorf("the grouped chart lacks %s", want)
+		}
+	}
+	// Two bars a step: eight bars, each a filled path of one of the two
+	// first colours.
+	if a, b := strings.Count(fs[0], "fill:#4E79A7"), strings.Count(fs[0], "fill:#F28E2B"); a < 4 || b < 4 {
+		t.Errorf("bars: %d of the first colour, %d of the second, want 4 and 4 (and the legend's)", a, b)
+	}
+}
+
+// Without host samples the grouped chart is the bars alone.
+func TestCompareHTMLGroupedBarsNoHost(t *testing.T) {
+	c := twoConfigs(t)
+	for _, cf := range c.Configs {
+		for i := range cf.Sweep.Steps {
+			cf.Sweep.Steps[i].Host = nil
+		}
+	}
+	fs := figures(compareHTML(t, c))
+	if len(fs) == 0 || !strings.Contains(fs[0], "Average response time by rate") || strings.Contains(fs[0], "host CPU") {
+		t.Errorf("without host samples, the first chart is not the bars alone")
+	}
+}
+
+var svgText = regexp.MustCompile(`<text x="([-0-9.e]+)"[^>]*>([^<]*)</text>`)
+
+// Every chart of the comparison is drawn by svgOf: it scales to the page
+// and its legend (the configurations' names) lies right of the plot area,
+// beyond every other text of the chart (tick labels included).
+func TestCompareHTMLLegendsOutside(t *testing.T) {
+	c := twoConfigs(t)
+	out := compareHTML(t, c)
+	if n, m := strings.Count(out, "<svg"), strings.Count(out, `<svg width="100%" viewBox=`); n == 0 || n != m {
+		t.Errorf("%d of %d charts scale to the page's width", m, n)
+	}
+	names := map[string]bool{}
+	for _, cf := range c.Configs {
+		names[cf.Name] = true
+	}
+	for i, f := range figures(out) {
+		legend, other := -1.0, 0.0
+		for _, m := range svgText.FindAllStringSubmatch(f, -1) {
+			x, _ := strconv.ParseFloat(m[1], 64)
+			switch {
+			case names[m[2]] && (legend < 0 || x < legend):
+				legend = x
+			case !names[m[2]]:
+				other = max(other, x)
+			}
+		}
+		if legend < 0 || legend <= other {
+			t.Errorf("chart %d: legend at x %.1f, other text up to %.1f: want the legend right of the plot", i+1, legend, other)
+		}
+	}
+}
+
+// The runs table shows a short target, the full one on hover.
+func TestCompareHTMLShortTarget(t *testing.T) {
+	r := &result.Run{ID: "r9", Label: "a run on its own", Workload: "oltp_read_write",
+		Instances: []result.Instance{{Target: "postgres://bench@db-primary.example.com:5432/sbtest?sslmode=disable"}}}
+	out := compareHTML(t, twoConfigs(t), r)
+	if want := `<td title="postgres://bench@db-primary.example.com:5432/sbtest?sslmode=disable">db-primary.example.com:5432/sbtest</td>`; !strings.Contains(out, want) {
+		t.Errorf("runs table lacks %s", want)
+	}
+}
+
+// The curves' axes say their units: the sweep's axis title, the event the
+// results count per second.
+func TestCompareHTMLAxisUnits(t *testing.T) {
+	c := twoConfigs(t)
+	for _, cf := range c.Configs {
+		for _, r := range cf.Runs {
+			r.Event = "transaction"
+		}
+	}
+	fs := figures(compareHTML(t, c))
+	for _, f := range fs {
+		if !strings.Contains(f, ">rate (multiple of the baseline)</text>") {
+			t.Errorf("chart %.60q: no axis title with its unit", f)
+		}
+	}
+	if len(fs) < 1 || !strings.Contains(strings.Join(fs, ""), ">throughput (transaction/s)</text>") {
+		t.Errorf("no throughput axis in transaction/s")
+	}
+}
+
+// The curves' x axis is ticked once at each step, however many
+// configurations swept it (a label drawn once per configuration looks bold).
+func TestCompareHTMLStepTicksOnce(t *testing.T) {
+	for i, f := range figures(compareHTML(t, twoConfigs(t)))[1:] {
+		if n := strings.Count(f, ">3</text>"); n != 1 {
+			t.Errorf("curves %d: the step 3x ticked %d times, want once", i+1, n)
+		}
 	}
 }
