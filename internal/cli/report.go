@@ -258,10 +258,21 @@ func reportTitle(title string, l loaded) string {
 func reportCommand(env *Env) *cobra.Command {
 	var o reportOptions
 	cmd := &cobra.Command{
-		Use:   "report FILE...",
-		Short: "Report result, sweep and plan files (several sweeps: one comparison of their configurations): a self-contained HTML page with charts, or Markdown, CSV or text tables",
+		Use:   "report FILE|KEY|CONFIG...",
+		Short: "Report result, sweep and plan files, or runs, sweeps and configurations from the history catalog (several sweeps: one comparison of their configurations): a self-contained HTML page with charts, or Markdown, CSV or text tables",
 		Long: `Report result files, sweep files (with their steps' results) and a plan
-(rightsize plan --format json) from disk, with no database:
+(rightsize plan --format json) from disk, with no database.
+
+An argument that is not a file is looked up in the history catalog
+(--history; by default as run and sweep record: $RIGHTSIZE_HISTORY, else
+$XDG_DATA_HOME/rightsize/history.db or ~/.local/share/rightsize/history.db):
+a run's or sweep's key (or a unique prefix of one; see history list) is that
+run or sweep, the sweep with its steps' results as the catalog holds them
+(moved files do not matter); a configuration name (the --config of run and
+sweep) is every sweep of that configuration, or its runs when it has no
+sweep. An argument ending in .json is always a file. One that is neither a
+file, a key nor a configuration is refused (exit 2). The catalog is opened
+only when an argument is not a file.
 
   --format html   one self-contained file (inline SVG charts, no script, opens
                   offline): the step table and the verdict, response time bars
@@ -270,12 +281,14 @@ func reportCommand(env *Env) *cobra.Command {
                   shaded), each operation's latency percentiles, the plan and
                   the parameters;
   --format md|csv|text
-                  the tables: a sweep's steps, and one row per result file
+                  the tables: a sweep's steps, and one row per result (file or key)
                   (label, target, throughput, avg, p95, p99, errors), sortable
                   with --sort.
 
-Two sweep files or more make one comparison, one configuration per sweep
-(named by its --config: by default its --label, else the target's host). It opens with the
+Two sweeps or more make one comparison, one configuration per sweep
+(named by its --config: by default its --label, else the target's host), so
+"rightsize report HCI two-tier" compares the sweeps recorded of those two
+configurations. It opens with the
 headline: which configuration has the most throughput at the compared step
 and by how much over the next ("HCI: 7,436/s at rate 2x, +18 % over
 two-tier (6,300/s)"), and each configuration's knee. Then the configuration
