@@ -148,11 +148,7 @@ func historyCommand(env *Env) *cobra.Command {
 		if dsn == "" {
 			return nil, usagef("history: no catalog: give --history, or set RIGHTSIZE_HISTORY, XDG_DATA_HOME or HOME")
 		}
-		cat, err := history.Open(ctx, dsn, env.Getenv)
-		if errors.Is(err, history.ErrBadDSN) {
-			return nil, usageError{err}
-		}
-		return cat, err
+		return openCatalog(ctx, env, dsn)
 	}
 	cmd.AddCommand(historyList(env, open), historyShow(env, open), historyDelete(env, open),
 		historyImport(env, open), historyCompare(env, open))
@@ -160,6 +156,32 @@ func historyCommand(env *Env) *cobra.Command {
 }
 
 type catalogOpener func(ctx context.Context) (*history.Catalog, error)
+
+// openCatalog opens the catalog at dsn (historyDSN's); a location it cannot
+// use is a usage error. The caller closes the catalog.
+func openCatalog(ctx context.Context, env *Env, dsn string) (*history.Catalog, error) {
+	cat, err := history.Open(ctx, dsn, env.Getenv)
+	if errors.Is(err, history.ErrBadDSN) {
+		return nil, usageError{err}
+	}
+	return cat, err
+}
+
+// sweepRuns returns the catalog's runs of the sweep sw's steps, oldest
+// first (the sweep's order).
+func sweepRuns(ctx context.Context, cat *history.Catalog, sw *result.Sweep) ([]history.Entry, error) {
+	es, err := cat.List(ctx, history.Filter{Workload: sw.Workload})
+	if err != nil {
+		return nil, err
+	}
+	var steps []history.Entry
+	for i := len(es) - 1; i >= 0; i-- { // List is newest first
+		if es[i].SweepID == sw.ID {
+			steps = append(steps, es[i])
+		}
+	}
+	return steps, nil
+}
 
 // oneKey is the argument check of a subcommand that takes one key.
 func oneKey(verb string) cobra.PositionalArgs {
@@ -329,15 +351,13 @@ func historyShow(env *Env, open catalogOpener) *cobra.Command {
 				if err := report.SweepReport(env.Stdout, analysis.Analyze(sw, analysis.OptionsOf(sw)), report.Text); err != nil {
 					return wrapRun(err)
 				}
-				steps, err := cat.List(ctx, history.Filter{Workload: sw.Workload})
+				steps, err := sweepRuns(ctx, cat, sw)
 				if err != nil {
 					return wrapRun(err)
 				}
 				var keys []string
-				for i := len(steps) - 1; i >= 0; i-- { // oldest first: the sweep's order
-					if steps[i].SweepID == sw.ID {
-						keys = append(keys, fmt.Sprintf("  %s (%s)", steps[i].Key, steps[i].SweepStep))
-					}
+				for _, st := range steps {
+					keys = append(keys, fmt.Sprintf("  %s (%s)", st.Key, st.SweepStep))
 				}
 				if len(keys) > 0 {
 					fmt.Fprintf(env.Stdout, "\nits runs in the catalog:\n%s\n", strings.Join(keys, "\n"))

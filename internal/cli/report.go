@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,46 +36,68 @@ type loaded struct {
 func loadFiles(paths []string) (loaded, error) {
 	var l loaded
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return l, runError{fmt.Errorf("report: %w", err)}
-		}
-		var keys map[string]json.RawMessage
-		if err := json.Unmarshal(b, &keys); err != nil {
-			return l, runError{fmt.Errorf("report: %s is not JSON: %w", p, err)}
-		}
-		_, axis := keys["axis"]
-		_, summary := keys["summary"]
-		_, host := keys["host"]
-		_, htGain := keys["ht_gain_pct"]
-		switch {
-		case axis:
-			cf, err := loadSweep(p, b)
-			if err != nil {
-				return l, err
-			}
-			l.sweeps = append(l.sweeps, cf)
-			l.runs = append(l.runs, cf.Runs...)
-		case summary:
-			r, err := readRun(p)
-			if err != nil {
-				return l, err
-			}
-			l.runs, l.results = append(l.runs, r), append(l.results, r)
-		case host && htGain:
-			var pr plan.Report
-			if err := json.Unmarshal(b, &pr); err != nil {
-				return l, runError{fmt.Errorf("report: %s: %w", p, err)}
-			}
-			l.plan = &pr
-		default:
-			return l, runError{fmt.Errorf("report: %s is neither a result, a sweep nor a plan (rightsize plan --format json)", p)}
+		if err := l.addFile(p); err != nil {
+			return l, err
 		}
 	}
+	l.finish()
+	return l, nil
+}
+
+// addFile reads a result file, a sweep file (with its steps' result files)
+// or a plan, telling them apart by their fields.
+func (l *loaded) addFile(p string) error {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return runError{fmt.Errorf("report: %w", err)}
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return runError{fmt.Errorf("report: %s is not JSON: %w", p, err)}
+	}
+	_, axis := keys["axis"]
+	_, summary := keys["summary"]
+	_, host := keys["host"]
+	_, htGain := keys["ht_gain_pct"]
+	switch {
+	case axis:
+		cf, err := loadSweep(p, b)
+		if err != nil {
+			return err
+		}
+		l.addSweep(cf)
+	case summary:
+		r, err := readRun(p)
+		if err != nil {
+			return err
+		}
+		l.addRun(r)
+	case host && htGain:
+		var pr plan.Report
+		if err := json.Unmarshal(b, &pr); err != nil {
+			return runError{fmt.Errorf("report: %s: %w", p, err)}
+		}
+		l.plan = &pr
+	default:
+		return runError{fmt.Errorf("report: %s is neither a result, a sweep nor a plan (rightsize plan --format json)", p)}
+	}
+	return nil
+}
+
+// addSweep adds a sweep with its steps' runs.
+func (l *loaded) addSweep(cf analysis.Config) {
+	l.sweeps = append(l.sweeps, cf)
+	l.runs = append(l.runs, cf.Runs...)
+}
+
+// addRun adds a run named on its own.
+func (l *loaded) addRun(r *result.Run) { l.runs, l.results = append(l.runs, r), append(l.results, r) }
+
+// finish sets the sweep once everything is loaded.
+func (l *loaded) finish() {
 	if len(l.sweeps) > 0 {
 		l.sweep = l.sweeps[0].Sweep
 	}
-	return l, nil
 }
 
 // loadSweep decodes the sweep file p (its bytes b), analyses it and reads
@@ -84,19 +107,29 @@ func loadSweep(p string, b []byte) (analysis.Config, error) {
 	if err := json.Unmarshal(b, &data); err != nil || data.SchemaVersion != result.SchemaVersion {
 		return analysis.Config{}, runError{fmt.Errorf("report: %s is not a sweep file of schema version %d", p, result.SchemaVersion)}
 	}
-	sw := analysis.Analyze(&data, analysis.OptionsOf(&data))
+	return analyseSweep(&data, func(st result.SweepStep) (*result.Run, error) {
+		if st.Result == "" {
+			return nil, nil
+		}
+		return readRun(st.Result, filepath.Join(filepath.Dir(p), filepath.Base(st.Result)))
+	})
+}
+
+// analyseSweep analyses a sweep and names its configuration, with the runs
+// of its steps that stepRun finds (nil: the step has none).
+func analyseSweep(data *result.Sweep, stepRun func(result.SweepStep) (*result.Run, error)) (analysis.Config, error) {
+	sw := analysis.Analyze(data, analysis.OptionsOf(data))
 	var runs []*result.Run
 	for _, st := range sw.Steps {
-		if st.Result == "" {
-			continue
-		}
-		r, err := readRun(st.Result, filepath.Join(filepath.Dir(p), filepath.Base(st.Result)))
+		r, err := stepRun(st)
 		if err != nil {
 			return analysis.Config{}, err
 		}
-		runs = append(runs, r)
+		if r != nil {
+			runs = append(runs, r)
+		}
 	}
-	return analysis.Config{Name: analysis.ConfigOf(&data, runs), Sweep: sw, Runs: runs}, nil
+	return analysis.Config{Name: analysis.ConfigOf(data, runs), Sweep: sw, Runs: runs}, nil
 }
 
 // readRun decodes the first of paths that exists.
@@ -122,17 +155,20 @@ func readRun(paths ...string) (*result.Run, error) {
 }
 
 // reportOptions are report's flags.
-type reportOptions struct{ format, out, sortBy, title, at string }
+type reportOptions struct{ format, out, sortBy, title, at, history string }
 
-// writeReport renders the result, sweep and plan files at paths to o.out
-// (standard output when "" or "-"), in o.format: several sweeps as one
-// comparison of their configurations.
-func writeReport(env *Env, o reportOptions, paths []string) error {
+// writeReport renders what args name to o.out (standard output when "" or
+// "-"), in o.format: result, sweep and plan files, and (looked up in the
+// history catalog, only when some argument is not a file) runs, sweeps and
+// configurations; several sweeps as one comparison of their configurations.
+func writeReport(ctx context.Context, env *Env, o reportOptions, args []string) error {
 	f, err := report.ParseFormat(o.format, report.HTMLPage, report.Markdown, report.CSV, report.Text)
 	if err != nil {
 		return usageError{err}
 	}
-	l, err := loadFiles(paths)
+	rc := &reportCatalog{env: env, flag: o.history}
+	defer rc.close()
+	l, err := loadArgs(ctx, rc, args)
 	if err != nil {
 		return err
 	}
@@ -222,10 +258,21 @@ func reportTitle(title string, l loaded) string {
 func reportCommand(env *Env) *cobra.Command {
 	var o reportOptions
 	cmd := &cobra.Command{
-		Use:   "report FILE...",
-		Short: "Report result, sweep and plan files (several sweeps: one comparison of their configurations): a self-contained HTML page with charts, or Markdown, CSV or text tables",
+		Use:   "report FILE|KEY|CONFIG...",
+		Short: "Report result, sweep and plan files, or runs, sweeps and configurations from the history catalog (several sweeps: one comparison of their configurations): a self-contained HTML page with charts, or Markdown, CSV or text tables",
 		Long: `Report result files, sweep files (with their steps' results) and a plan
-(rightsize plan --format json) from disk, with no database:
+(rightsize plan --format json) from disk, with no database.
+
+An argument that is not a file is looked up in the history catalog
+(--history; by default as run and sweep record: $RIGHTSIZE_HISTORY, else
+$XDG_DATA_HOME/rightsize/history.db or ~/.local/share/rightsize/history.db):
+a run's or sweep's key (or a unique prefix of one; see history list) is that
+run or sweep, the sweep with its steps' results as the catalog holds them
+(moved files do not matter); a configuration name (the --config of run and
+sweep) is every sweep of that configuration, or its runs when it has no
+sweep. An argument ending in .json is always a file. One that is neither a
+file, a key nor a configuration is refused (exit 2). The catalog is opened
+only when an argument is not a file.
 
   --format html   one self-contained file (inline SVG charts, no script, opens
                   offline): the step table and the verdict, response time bars
@@ -234,12 +281,14 @@ func reportCommand(env *Env) *cobra.Command {
                   shaded), each operation's latency percentiles, the plan and
                   the parameters;
   --format md|csv|text
-                  the tables: a sweep's steps, and one row per result file
+                  the tables: a sweep's steps, and one row per result (file or key)
                   (label, target, throughput, avg, p95, p99, errors), sortable
                   with --sort.
 
-Two sweep files or more make one comparison, one configuration per sweep
-(named by its --config: by default its --label, else the target's host). It opens with the
+Two sweeps or more make one comparison, one configuration per sweep
+(named by its --config: by default its --label, else the target's host), so
+"rightsize report HCI two-tier" compares the sweeps recorded of those two
+configurations. It opens with the
 headline: which configuration has the most throughput at the compared step
 and by how much over the next ("HCI: 7,436/s at rate 2x, +18 % over
 two-tier (6,300/s)"), and each configuration's knee. Then the configuration
@@ -258,12 +307,13 @@ options that differ are noted.`,
 			}
 			return nil
 		},
-		RunE: func(c *cobra.Command, args []string) error { return writeReport(env, o, args) },
+		RunE: func(c *cobra.Command, args []string) error { return writeReport(c.Context(), env, o, args) },
 	}
 	cmd.Flags().StringVar(&o.format, "format", "html", "html, md, csv or text")
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write the report to this file (default: standard output)")
 	cmd.Flags().StringVar(&o.sortBy, "sort", "", "sort the runs table by label, target, throughput, avg, p95, p99 or errors; a comparison's table by config, throughput, avg or p99 (best first)")
 	cmd.Flags().StringVar(&o.title, "title", "", "the HTML report's title")
+	cmd.Flags().StringVar(&o.history, "history", "", "the history catalog the arguments that are not files are looked up in: sqlite:PATH or postgres://user@host:5432/db (default: $RIGHTSIZE_HISTORY, else $XDG_DATA_HOME/rightsize/history.db or ~/.local/share/rightsize/history.db)")
 	cmd.Flags().StringVar(&o.at, "at", "", `a comparison's step: a step label ("threads 8", "rate 2x") or an axis value (default: the last step every sweep has)`)
 	return cmd
 }

@@ -104,7 +104,7 @@ func stepDone(ctx context.Context, cat *history.Catalog, st stepRun) (stepFiles,
 
 // finishStudy right-sizes a VM when the study asks, writes the report, and
 // says how to resume.
-func finishStudy(env *Env, s *study.Study, o studyOptions, files map[string]stepFiles) error {
+func finishStudy(ctx context.Context, env *Env, s *study.Study, o studyOptions, files map[string]stepFiles) error {
 	var paths []string
 	for _, name := range s.Report.Steps {
 		paths = append(paths, files[name].all()...)
@@ -119,7 +119,7 @@ func finishStudy(env *Env, s *study.Study, o studyOptions, files map[string]step
 	page := filepath.Join(o.dir, s.Report.Path)
 	printCommand(env, append([]string{"report", "--format", s.Report.Format, "-o", page}, paths...))
 	title := orElse(s.Title, s.Name)
-	if err := writeReport(env, reportOptions{format: s.Report.Format, out: page, title: title}, paths); err != nil {
+	if err := writeReport(ctx, env, reportOptions{format: s.Report.Format, out: page, title: title}, paths); err != nil {
 		return err
 	}
 	abs, _ := filepath.Abs(page)
