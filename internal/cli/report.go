@@ -285,10 +285,13 @@ only when an argument is not a file.
                   (label, target, throughput, avg, p95, p99, errors), sortable
                   with --sort.
 
-Two sweeps or more make one comparison, one configuration per sweep
-(named by its --config: by default its --label, else the target's host), so
+Two sweeps or more make one comparison of configurations, each named by
+its sweep's --config (by default its --label, else the target's host), so
 "rightsize report HCI two-tier" compares the sweeps recorded of those two
-configurations. It opens with the
+configurations. Sweeps of one name and the same options are repeats of it:
+compared by their means, with the mean throughput's 95 % interval and the
+winner's lead with its bootstrap interval when both were swept twice or
+more; with other options they are told apart by their ids. It opens with the
 headline: which configuration has the most throughput at the compared step
 and by how much over the next ("HCI: 7,436/s at rate 2x, +18 % over
 two-tier (6,300/s)"), and each configuration's knee. Then the configuration
@@ -296,11 +299,16 @@ table: one row per configuration at that step (throughput, its ratio to the
 best, avg and p99 response time, host CPU busy, knee), ranked by
 throughput; --sort config|throughput|avg|p99 reorders it. The step is --at:
 a step label ("threads 8", "rate 2x") or an axis value ("8", "2x"); by
-default the last step all the sweeps share. In HTML the curves of every
-configuration are overlaid over the shared axis: throughput, average and p99
-response time, host CPU busy; then each configuration's steps and
-parameters. Sweeps of different workloads or axes are refused (exit 2);
-options that differ are noted.`,
+default the last step all the sweeps share. Then, where they apply: by
+instance count, the aggregate, per instance and the instances' spread
+(lowest, highest, CoV); the workload's own figures and limit checks at that
+step (TPC-C's tpmC, NOPM, efficiency, response-time limits); each
+configuration's fileio pattern table (read mixes as columns). In HTML:
+average response time as bars grouped by step, one per configuration, with
+host CPU busy as lines; the curves of every configuration overlaid over the
+shared axis (throughput, average and p99 response time, host CPU busy); then
+each configuration's steps and parameters. Sweeps of different workloads or
+axes are refused (exit 2); options that differ are noted.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("report: name at least one result, sweep or plan file")
