@@ -48,7 +48,11 @@ func sweepHeadline(sw *analysis.Result) []string {
 			out = append(out, "Bottleneck at the knee: "+Bottleneck(h, sw.HostIsServer)+".")
 		}
 	} else if n > 0 {
-		out = append(out, fmt.Sprintf("No knee up to %s: throughput still scales there; sweep further.", sw.Steps[n-1].Label))
+		if _, at := analysis.MaxThroughput(ps); at >= 0 && at < n-1 {
+			out = append(out, fmt.Sprintf("No knee found up to %s, but throughput peaked at %s and did not grow after it: the knee is at or before it; sweep below it, or in finer steps.", sw.Steps[n-1].Label, sw.Steps[at].Label))
+		} else {
+			out = append(out, fmt.Sprintf("No knee up to %s: throughput still scales there; sweep further.", sw.Steps[n-1].Label))
+		}
 	}
 	if b := bestWithin(sw, n); b != "" {
 		out = append(out, b)

@@ -148,8 +148,15 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 	var out []string
 	if !found {
 		last := len(ps) - 1
-		out = append(out, fmt.Sprintf("No knee in the range: throughput still scales at %g %s (%s/s, p99 %s); sweep further to find it.",
-			ps[last].X, unit, Num(ps[last].Throughput), Ms(ps[last].P99Ms)))
+		if at >= 0 && at < last {
+			// Too few steps for the methods, or no clear bend, yet
+			// throughput did not grow past at: it did not scale there.
+			out = append(out, fmt.Sprintf("No knee method found one, but throughput peaked at %g %s (%s/s, p99 %s) and did not grow after it (%s/s at %g %s): the knee is at or before %g %s; sweep below it, or in finer steps, to place it.",
+				ps[at].X, unit, Num(best), Ms(ps[at].P99Ms), Num(ps[last].Throughput), ps[last].X, unit, ps[at].X, unit))
+		} else {
+			out = append(out, fmt.Sprintf("No knee in the range: throughput still scales at %g %s (%s/s, p99 %s); sweep further to find it.",
+				ps[last].X, unit, Num(ps[last].Throughput), Ms(ps[last].P99Ms)))
+		}
 		if h := hostAt(hosts, last); h != nil {
 			out = append(out, "At the last step: "+Bottleneck(h, hostIsServer)+".")
 		}

@@ -152,3 +152,21 @@ func TestSweepVerdictNamesTheGeneratorLimit(t *testing.T) {
 		t.Errorf("verdict with every step limited: %q", got)
 	}
 }
+
+// Too few steps for a knee method, but throughput fell after the first:
+// neither the verdict nor the headline may say it still scales (the
+// scaled-instances study on PostgreSQL: 679/s at 4 instances, 649/s at 8,
+// the steps after generator-limited).
+func TestNoKneeButThroughputFell(t *testing.T) {
+	sw := &result.Sweep{Axis: "instances", Steps: []result.SweepStep{{Label: "instances 4", X: 4, Throughput: 679, P99Ms: 13.4}, {Label: "instances 8", X: 8, Throughput: 649, P99Ms: 29.8}}}
+	r := analysis.Analyze(sw, analysis.OptionsOf(sw))
+	for what, got := range map[string]string{"verdict": strings.Join(SweepSentences(r), " "), "headline": strings.Join(Headline(Doc{Sweep: r}), " ")} {
+		if strings.Contains(got, "still scales") || !strings.Contains(got, "peaked at") || !strings.Contains(got, "4 instances") && !strings.Contains(got, "instances 4") {
+			t.Errorf("%s %q: want the peak at 4 instances said, not 'still scales'", what, got)
+		}
+	}
+	grows := &result.Sweep{Axis: "instances", Steps: []result.SweepStep{{Label: "instances 4", X: 4, Throughput: 600}, {Label: "instances 8", X: 8, Throughput: 650}}}
+	if got := strings.Join(Headline(Doc{Sweep: analysis.Analyze(grows, analysis.OptionsOf(grows))}), " "); !strings.Contains(got, "still scales") {
+		t.Errorf("growing: %q", got)
+	}
+}
