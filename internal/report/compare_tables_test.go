@@ -99,3 +99,19 @@ func TestCompareFileioGolden(t *testing.T) {
 	}
 	compareGolden(t, "compare_fileio.golden.txt", []analysis.Config{sata, nvme}, report.Text)
 }
+
+// A sweep's steps table names each step by its own label, not by the
+// result's, which carries the sweep's --label (a study's is its id and
+// step: "20261202T061642Z-06ec98/instances instances 4").
+func TestStepsTableUsesTheStepsLabels(t *testing.T) {
+	cf := configSwept("HCI", "h", "oltp_read_write", "instances", []float64{4, 8}, func(x float64) float64 { return 100 * x }, func(r *result.Run, x float64) {
+		r.Label = "20261202T061642Z-06ec98/instances " + r.Options["sweep_step"].(string)
+	})
+	var buf bytes.Buffer
+	if err := report.Steps(&buf, cf.Runs); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "06ec98") || !strings.Contains(buf.String(), "instances 8") {
+		t.Errorf("steps table:\n%s", buf.String())
+	}
+}

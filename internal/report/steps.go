@@ -101,7 +101,11 @@ func StepsAs(w io.Writer, runs []*result.Run, f Format) error {
 	rows := make([]StepRow, len(runs))
 	for i, r := range runs {
 		s := r.Summary
-		rows[i] = StepRow{Label: r.Label, Throughput: s.Throughput, AvgMs: s.Latency.AvgMs, P95Ms: s.Latency.P95Ms,
+		label := r.Label
+		if step, ok := r.Options["sweep_step"].(string); ok && step != "" {
+			label = step // a sweep's step: its own label, without the sweep's --label
+		}
+		rows[i] = StepRow{Label: label, Throughput: s.Throughput, AvgMs: s.Latency.AvgMs, P95Ms: s.Latency.P95Ms,
 			P99Ms: s.Latency.P99Ms, Errors: s.Errors, Host: r.Host,
 			Open: r.Load.Mode == "open", Offered: s.Offered, Late: s.Late, Dropped: s.Dropped}
 	}
