@@ -31,7 +31,11 @@ func SweepSentences(r *analysis.Result) []string {
 	n := r.Usable()
 	var out []string
 	if n > 0 {
-		out = Verdict(r.Axis, r.Points()[:n], r.Hosts()[:n], r.Knees, r.HostIsServer)
+		axis := r.Axis
+		if axis == "rate" && r.BaselineRate > 0 {
+			axis = "multiple" // the steps are multiples of the baseline: "2x"
+		}
+		out = Verdict(axis, r.Points()[:n], r.Hosts()[:n], r.Knees, r.HostIsServer)
 	}
 	if len(r.Limited) > 0 {
 		var at []string
@@ -143,7 +147,7 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 			break
 		}
 	}
-	unit := axisUnit(axis)
+	step := func(x float64) string { return stepAt(axis, x) }
 	best, at := analysis.MaxThroughput(ps)
 	var out []string
 	if !found {
@@ -151,24 +155,24 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 		if at >= 0 && at < last {
 			// Too few steps for the methods, or no clear bend, yet
 			// throughput did not grow past at: it did not scale there.
-			out = append(out, fmt.Sprintf("No knee method found one, but throughput peaked at %g %s (%s/s, p99 %s) and did not grow after it (%s/s at %g %s): the knee is at or before %g %s; sweep below it, or in finer steps, to place it.",
-				ps[at].X, unit, Num(best), Ms(ps[at].P99Ms), Num(ps[last].Throughput), ps[last].X, unit, ps[at].X, unit))
+			out = append(out, fmt.Sprintf("No knee method found one, but throughput peaked at %s (%s/s, p99 %s) and did not grow after it (%s/s at %s): the knee is at or before %s; sweep below it, or in finer steps, to place it.",
+				step(ps[at].X), Num(best), Ms(ps[at].P99Ms), Num(ps[last].Throughput), step(ps[last].X), step(ps[at].X)))
 		} else {
-			out = append(out, fmt.Sprintf("No knee in the range: throughput still scales at %g %s (%s/s, p99 %s); sweep further to find it.",
-				ps[last].X, unit, Num(ps[last].Throughput), Ms(ps[last].P99Ms)))
+			out = append(out, fmt.Sprintf("No knee in the range: throughput still scales at %s (%s/s, p99 %s); sweep further to find it.",
+				step(ps[last].X), Num(ps[last].Throughput), Ms(ps[last].P99Ms)))
 		}
 		if h := hostAt(hosts, last); h != nil {
 			out = append(out, "At the last step: "+Bottleneck(h, hostIsServer)+".")
 		}
 		return out
 	}
-	s := fmt.Sprintf("The knee is at %g %s (%s method): %s/s, p99 %s", main.X, unit, main.Method, Num(ps[main.Index].Throughput), Ms(ps[main.Index].P99Ms))
+	s := fmt.Sprintf("The knee is at %s (%s method): %s/s, p99 %s", step(main.X), main.Method, Num(ps[main.Index].Throughput), Ms(ps[main.Index].P99Ms))
 	switch {
 	case at > main.Index:
-		s += fmt.Sprintf("; the most throughput, %s/s at %g %s, is %+.0f%% more for %+.0f%% more load", Num(best), ps[at].X, unit,
+		s += fmt.Sprintf("; the most throughput, %s/s at %s, is %+.0f%% more for %+.0f%% more load", Num(best), step(ps[at].X),
 			100*(best/ps[main.Index].Throughput-1), 100*(ps[at].X/main.X-1))
 	case at >= 0 && at < main.Index:
-		s += fmt.Sprintf("; the most throughput, %s/s, came at a lighter load (%g %s)", Num(best), ps[at].X, unit)
+		s += fmt.Sprintf("; the most throughput, %s/s, came at a lighter load (%s)", Num(best), step(ps[at].X))
 	}
 	out = append(out, s+".")
 	var agree, differ, none []string
@@ -229,14 +233,20 @@ func hostAt(hosts []*result.Host, i int) *result.Host {
 	return hosts[i]
 }
 
-func axisUnit(axis string) string {
+// stepAt names the step at x of a sweep over axis in a sentence: "4
+// threads", "8 instances", "800/s" (a rate), "2x" (multiples of a
+// baseline rate: the axis "multiple").
+func stepAt(axis string, x float64) string {
+	v := strconv.FormatFloat(x, 'g', -1, 64)
 	switch axis {
 	case "rate":
-		return "(rate)"
+		return v + "/s"
+	case "multiple":
+		return v + "x"
 	case "":
-		return ""
+		return v
 	}
-	return axis
+	return v + " " + axis
 }
 
 // Num formats a throughput for a sentence: whole numbers from 100 up, three

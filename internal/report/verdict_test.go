@@ -170,3 +170,22 @@ func TestNoKneeButThroughputFell(t *testing.T) {
 		t.Errorf("growing: %q", got)
 	}
 }
+
+// A rate sweep's steps are named as rates: multiples of a baseline "2x",
+// absolute rates "800/s" (the verdict said "2 (rate)").
+func TestVerdictNamesRateSteps(t *testing.T) {
+	steps := []result.SweepStep{{Label: "rate 1x", X: 1, Throughput: 400, P99Ms: 15}, {Label: "rate 2x", X: 2, Throughput: 566, P99Ms: 3553},
+		{Label: "rate 3x", X: 3, Throughput: 585, P99Ms: 6682}, {Label: "rate 4x", X: 4, Throughput: 580, P99Ms: 8112}}
+	sw := &result.Sweep{Axis: "rate", BaselineRate: 400, Steps: steps}
+	got := strings.Join(SweepSentences(analysis.Analyze(sw, analysis.OptionsOf(sw))), " ")
+	if !strings.Contains(got, "The knee is at 2x (") || strings.Contains(got, "(rate)") {
+		t.Errorf("multiples: %q", got)
+	}
+	abs := &result.Sweep{Axis: "rate", Steps: steps}
+	for i := range abs.Steps {
+		abs.Steps[i].X *= 400
+	}
+	if got := strings.Join(SweepSentences(analysis.Analyze(abs, analysis.OptionsOf(abs))), " "); !strings.Contains(got, "The knee is at 800/s (") {
+		t.Errorf("rates: %q", got)
+	}
+}
