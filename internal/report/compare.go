@@ -52,7 +52,7 @@ func CompareHeadline(c analysis.ConfigComparison) []string {
 		return out // the steps vary the work: no knee to name
 	}
 	for _, r := range c.Rows {
-		out = append(out, kneeLine(r, c.Axis))
+		out = append(out, kneeLine(r, configNamed(c, r.Config).Sweep, c.Axis))
 	}
 	return out
 }
@@ -96,12 +96,18 @@ func ownSteps(c analysis.ConfigComparison) bool {
 	return len(c.Configs) > 0
 }
 
-// kneeLine is one configuration's knee in words.
-func kneeLine(r analysis.ConfigRow, axis string) string {
+// kneeLine is one configuration's knee in words; sw is its sweep (nil:
+// not known).
+func kneeLine(r analysis.ConfigRow, sw *analysis.Result, axis string) string {
 	if !r.Found {
+		if sw != nil {
+			if peak, ok := peakedBefore(sw); ok {
+				return fmt.Sprintf("%s: no knee found (%s), but throughput peaked at %s: the knee is at or before it.", r.Config, r.Knee.Reason, peak)
+			}
+		}
 		return fmt.Sprintf("%s: no knee in the range of %s (%s).", r.Config, axis, r.Knee.Reason)
 	}
-	return fmt.Sprintf("%s: knee at %s (%s method), %s/s, p99 %.3g ms.", r.Config, r.KneeStep, r.Knee.Method, Grouped(r.KneeThroughput), r.KneeP99Ms)
+	return fmt.Sprintf("%s: knee at %s (%s method), %s/s, p99 %s.", r.Config, r.KneeStep, r.Knee.Method, Grouped(r.KneeThroughput), Ms(r.KneeP99Ms))
 }
 
 // pctOver is a's lead over b in whole percent: "+18 %"; "+∞ %" when b did

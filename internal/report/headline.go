@@ -48,8 +48,8 @@ func sweepHeadline(sw *analysis.Result) []string {
 			out = append(out, "Bottleneck at the knee: "+Bottleneck(h, sw.HostIsServer)+".")
 		}
 	} else if n > 0 {
-		if _, at := analysis.MaxThroughput(ps); at >= 0 && at < n-1 {
-			out = append(out, fmt.Sprintf("No knee found up to %s, but throughput peaked at %s and did not grow after it: the knee is at or before it; sweep below it, or in finer steps.", sw.Steps[n-1].Label, sw.Steps[at].Label))
+		if peak, ok := peakedBefore(sw); ok {
+			out = append(out, fmt.Sprintf("No knee found up to %s, but throughput peaked at %s and did not grow after it: the knee is at or before it; sweep below it, or in finer steps.", sw.Steps[n-1].Label, peak))
 		} else {
 			out = append(out, fmt.Sprintf("No knee up to %s: throughput still scales there; sweep further.", sw.Steps[n-1].Label))
 		}
@@ -61,6 +61,18 @@ func sweepHeadline(sw *analysis.Result) []string {
 		out = append(out, fmt.Sprintf("The load generator limited %s and after: no knee is claimed there.", sw.Limited[0].Label))
 	}
 	return out
+}
+
+// peakedBefore is the label of the step where a sweep's throughput
+// peaked, when that is before its last usable step: there was no knee
+// for the methods to find (too few steps, no clear bend), yet throughput
+// stopped growing. false when it peaked at the last usable step.
+func peakedBefore(sw *analysis.Result) (string, bool) {
+	n := sw.Usable()
+	if _, at := analysis.MaxThroughput(sw.Points()[:n]); at >= 0 && at < n-1 {
+		return sw.Steps[at].Label, true
+	}
+	return "", false
 }
 
 // bestWithin is the sentence of the most throughput among the first n

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -187,5 +188,26 @@ func TestVerdictNamesRateSteps(t *testing.T) {
 	}
 	if got := strings.Join(SweepSentences(analysis.Analyze(abs, analysis.OptionsOf(abs))), " "); !strings.Contains(got, "The knee is at 800/s (") {
 		t.Errorf("rates: %q", got)
+	}
+}
+
+// A comparison's knee lines say the same of a configuration whose
+// throughput peaked before its last step, and give p99 in ms or s.
+func TestCompareKneeLinePeaked(t *testing.T) {
+	mk := func(name string, tps ...float64) analysis.Config {
+		sw := &result.Sweep{ID: name, Workload: "oltp_read_write", Axis: "instances", Config: name}
+		for i, tp := range tps {
+			x := float64(int(4) << i)
+			sw.Steps = append(sw.Steps, result.SweepStep{Label: fmt.Sprintf("instances %g", x), X: x, Throughput: tp, P99Ms: 1687 * float64(i+1)})
+		}
+		return analysis.Config{Name: name, Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw))}
+	}
+	c, err := analysis.CompareConfigs([]analysis.Config{mk("PostgreSQL", 679, 649), mk("MariaDB", 100, 200, 300, 310, 312)}, "8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(CompareHeadline(c), "\n")
+	if !strings.Contains(got, "PostgreSQL: no knee found (fewer than 3 steps), but throughput peaked at instances 4") || strings.Contains(got, "e+03") {
+		t.Errorf("headline:\n%s", got)
 	}
 }
