@@ -211,6 +211,12 @@ func CompareConfigs(cs []Config, at string) (ConfigComparison, error) {
 	if len(c.Rows) > 1 {
 		c.Lead = leadOf(c, x)
 	}
+	for _, cf := range c.Configs {
+		if l := cf.Sweep.Limited; len(l) > 0 && x >= cf.Sweep.Steps[l[0].Index].X {
+			c.Notes = append(c.Notes, fmt.Sprintf("The load generator limited %s from %s on (%s): at %s its figures measure the client as much as the system under test; compare at an earlier step (--at).",
+				cf.Name, l[0].Label, l[0].Reason, c.At))
+		}
+	}
 	c.Notes = append(c.Notes, optionNotes(c.Configs)...)
 	return c, nil
 }

@@ -211,3 +211,24 @@ func TestCompareConfigsRepeats(t *testing.T) {
 		t.Errorf("one sweep each: row %+v lead %+v; want no intervals, a lead", one.Rows[0], one.Lead)
 	}
 }
+
+// A compared step at or after one the load generator limited is noted,
+// naming the configuration and the step.
+func TestCompareConfigsNotesGeneratorLimit(t *testing.T) {
+	a := configOf("A", "A", "threads", 100, 1, 2, 4)
+	b := configOf("B", "B", "threads", 120, 1, 2, 4)
+	sw := *b.Sweep.Sweep
+	sw.Steps = append([]result.SweepStep(nil), sw.Steps...)
+	sw.Steps[1].StartLagP99Ms = 50
+	b.Sweep = Analyze(&sw, OptionsOf(&sw))
+	cmp, err := CompareConfigs([]Config{a, b}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmp.Notes) != 1 || !strings.Contains(cmp.Notes[0], "The load generator limited B from threads 2 on (") || !strings.Contains(cmp.Notes[0], "at threads 4") {
+		t.Errorf("notes %q", cmp.Notes)
+	}
+	if cmp, _ := CompareConfigs([]Config{a, b}, "1"); len(cmp.Notes) != 0 {
+		t.Errorf("at threads 1: notes %q", cmp.Notes)
+	}
+}

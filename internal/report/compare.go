@@ -215,6 +215,10 @@ func configTable(c analysis.ConfigComparison) table {
 		knee := kneeCell(r)
 		if own {
 			knee = "-" // the steps vary the work: no knee is sought
+		} else if sw := configNamed(c, r.Config).Sweep; !r.Found && sw != nil {
+			if peak, ok := peakedBefore(sw); ok {
+				knee = "at or before " + peak + " (peak)"
+			}
 		}
 		line := []string{r.Config, fmt.Sprint(r.Rank), Grouped(r.Throughput), ratioCell(r, 2),
 			fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P99Ms), busyCell(r), knee}
