@@ -409,13 +409,14 @@ func stepOf(sw *Result, x float64) result.SweepStep {
 	return sw.Steps[i]
 }
 
-// PrimaryKnee is the knee a sweep's verdict names: the SLO knee when an
-// objective was given and met, else the marginal-gain knee, else
-// Kneedle's. false when no method found one; the Knee returned then is the
+// PrimaryKnee is the knee a sweep's verdict names, from the first of
+// KneeMethods that found one: the SLO knee when an objective was given and
+// met, else (an open loop) the highest rate sustained, else the
+// marginal-gain knee, else Kneedle's. false when no method found one; the Knee returned then is the
 // marginal method's answer, whose Reason says why.
 func PrimaryKnee(r *Result) (Knee, bool) {
 	n := min(r.Usable(), len(r.Steps))
-	for _, m := range []string{"slo", "marginal", "kneedle"} {
+	for _, m := range KneeMethods {
 		for _, k := range r.Knees {
 			if k.Method == m && k.Index >= 0 && k.Index < n {
 				return k, true

@@ -10,11 +10,51 @@ import (
 // time in milliseconds.
 type Point struct {
 	X, Throughput, P99Ms float64
+	// Offered is an open-loop step's intended starts per second (0 in a
+	// closed loop).
+	Offered float64
+}
+
+// KneeMethods are the knee methods in the order a sweep's knee is taken
+// from them (PrimaryKnee, the verdict): the first that found one.
+var KneeMethods = []string{"slo", "sustained", "marginal", "kneedle"}
+
+// SustainedKnee is, in an open loop (steps with an offered rate), the
+// highest rate the system sustained: its throughput, and that of every
+// step before it, within 5 % of the rate offered, where the next step
+// fell behind its schedule. Past it throughput no longer follows the load
+// and the response time (counted from the intended starts) climbs with
+// the queue. None in a closed loop, when the first step already fell
+// behind (the knee is below the range), or when every step was sustained.
+// ps must be in increasing X.
+func SustainedKnee(ps []Point) Knee {
+	const method = "sustained"
+	if len(ps) == 0 || ps[0].Offered <= 0 {
+		return none(method, "not an open loop (no offered rate)")
+	}
+	kept := func(p Point) bool { return p.Offered > 0 && p.Throughput >= 0.95*p.Offered }
+	at := -1
+	for i, p := range ps {
+		if !kept(p) {
+			break
+		}
+		at = i
+	}
+	switch {
+	case at < 0:
+		return none(method, fmt.Sprintf("the first step (%g) already fell behind: %.0f/s done of %.0f/s offered, so the knee is below the range", ps[0].X, ps[0].Throughput, ps[0].Offered))
+	case at == len(ps)-1:
+		return none(method, fmt.Sprintf("every step was sustained (throughput within 5%% of the rate offered) up to the last (%g)", ps[at].X))
+	}
+	next := ps[at+1]
+	return Knee{Method: method, Index: at, X: ps[at].X, Reason: fmt.Sprintf(
+		"%g is the highest rate sustained (%.0f/s done of %.0f/s offered); at %g the system fell behind (%.0f/s of %.0f/s, %.0f%%) while p99 went from %.3g to %.3g ms",
+		ps[at].X, ps[at].Throughput, ps[at].Offered, next.X, next.Throughput, next.Offered, 100*next.Throughput/next.Offered, ps[at].P99Ms, next.P99Ms)}
 }
 
 // Knee is one method's answer. Index is -1 when the method found none.
 type Knee struct {
-	Method string  `json:"method"` // "slo", "marginal", "kneedle"
+	Method string  `json:"method"` // one of KneeMethods
 	Index  int     `json:"index"`
 	X      float64 `json:"x"`
 	Reason string  `json:"reason"`

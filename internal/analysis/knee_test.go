@@ -2,9 +2,12 @@ package analysis
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/internal/result"
 )
 
 // linearThenFlat scales linearly up to the knee, then gains 1 % per step
@@ -41,7 +44,7 @@ func TestKneesOnALinearThenFlatCurve(t *testing.T) {
 }
 
 func TestTippingPoint(t *testing.T) {
-	ps := []Point{{1, 100, 1}, {2, 200, 1}, {4, 390, 1.2}, {8, 700, 2}, {16, 650, 9}, {32, 500, 40}}
+	ps := []Point{{X: 1, Throughput: 100, P99Ms: 1}, {X: 2, Throughput: 200, P99Ms: 1}, {X: 4, Throughput: 390, P99Ms: 1.2}, {X: 8, Throughput: 700, P99Ms: 2}, {X: 16, Throughput: 650, P99Ms: 9}, {X: 32, Throughput: 500, P99Ms: 40}}
 	k := MarginalKnee(ps, 0.1)
 	if k.X != 8 || !strings.Contains(k.Reason, "tipping point at 8") {
 		t.Errorf("knee %+v", k)
@@ -84,5 +87,36 @@ func TestUSLJSONHasNoInfinities(t *testing.T) {
 	}
 	if s := string(b); !strings.Contains(s, `"peak":null`) || !strings.Contains(s, `"r2":null`) || !strings.Contains(s, `"lambda":100`) {
 		t.Errorf("json %s", s)
+	}
+}
+
+// The highest rate sustained: the quickstart's SQLite sweep (400/s
+// offered per 1x) did 400 and 800/s at 1x and 2x, then 918 of 1,200/s at
+// 3x; the marginal method puts the knee at 3x, already behind schedule.
+func TestSustainedKnee(t *testing.T) {
+	ps := []Point{{X: 1, Throughput: 400, P99Ms: 8, Offered: 400}, {X: 2, Throughput: 799.9, P99Ms: 116, Offered: 800},
+		{X: 3, Throughput: 917.5, P99Ms: 3114, Offered: 1200}, {X: 4, Throughput: 922.8, P99Ms: 5671, Offered: 1600}, {X: 5, Throughput: 783.5, P99Ms: 7986, Offered: 2000}}
+	k := SustainedKnee(ps)
+	if k.Index != 1 || k.X != 2 || !strings.Contains(k.Reason, "2 is the highest rate sustained (800/s done of 800/s offered); at 3 the system fell behind (918/s of 1200/s, 76%)") {
+		t.Errorf("knee %+v", k)
+	}
+	sw := &result.Sweep{Axis: "rate", BaselineRate: 400}
+	for _, p := range ps {
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: fmt.Sprintf("rate %gx", p.X), X: p.X, Throughput: p.Throughput, P99Ms: p.P99Ms, Offered: p.Offered})
+	}
+	if k, ok := PrimaryKnee(Analyze(sw, OptionsOf(sw))); !ok || k.Method != "sustained" || k.X != 2 {
+		t.Errorf("primary knee %+v %v, want the sustained one at 2x", k, ok)
+	}
+	for name, tc := range map[string]struct {
+		ps   []Point
+		want string
+	}{
+		"closed loop": {[]Point{{X: 1, Throughput: 10}, {X: 2, Throughput: 20}}, "not an open loop"},
+		"all kept":    {ps[:2], "every step was sustained"},
+		"none kept":   {ps[2:], "the first step (3) already fell behind: 918/s done of 1200/s offered"},
+	} {
+		if k := SustainedKnee(tc.ps); k.Index != -1 || !strings.Contains(k.Reason, tc.want) {
+			t.Errorf("%s: %+v, want none: %q", name, k, tc.want)
+		}
 	}
 }

@@ -58,6 +58,9 @@ func Analyze(sw *result.Sweep, o Options) *Result {
 		return r
 	}
 	r.Knees = []Knee{MarginalKnee(ps, 0.2), Kneedle(ps)}
+	if ps[0].Offered > 0 {
+		r.Knees = append(r.Knees, SustainedKnee(ps))
+	}
 	if o.SLOMs > 0 {
 		r.Knees = append(r.Knees, SLOKnee(ps, o.SLOMs))
 	}
@@ -96,7 +99,7 @@ func Analyze(sw *result.Sweep, o Options) *Result {
 func (r *Result) Points() []Point {
 	ps := make([]Point, len(r.Steps))
 	for i, st := range r.Steps {
-		ps[i] = Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms}
+		ps[i] = Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, Offered: st.Offered}
 	}
 	return ps
 }

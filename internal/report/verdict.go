@@ -141,7 +141,7 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 	}
 	var main analysis.Knee
 	found := false
-	for _, m := range []string{"slo", "marginal", "kneedle"} {
+	for _, m := range analysis.KneeMethods {
 		if k, ok := by[m]; ok && k.Index >= 0 && k.Index < len(ps) {
 			main, found = k, true
 			break
