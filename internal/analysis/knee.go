@@ -48,7 +48,7 @@ func SustainedKnee(ps []Point) Knee {
 	}
 	next := ps[at+1]
 	return Knee{Method: method, Index: at, X: ps[at].X, Reason: fmt.Sprintf(
-		"%g is the highest rate sustained (%.0f/s done of %.0f/s offered); at %g the system fell behind (%.0f/s of %.0f/s, %.0f%%) while p99 went from %.3g to %.3g ms",
+		"%g is the highest rate sustained (%.0f/s done of %.0f/s offered); at %g the system fell behind (%.0f/s of %.0f/s, %.0f%%) while p99 went from %.0f to %.0f ms",
 		ps[at].X, ps[at].Throughput, ps[at].Offered, next.X, next.Throughput, next.Offered, 100*next.Throughput/next.Offered, ps[at].P99Ms, next.P99Ms)}
 }
 

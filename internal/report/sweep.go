@@ -42,7 +42,7 @@ func SweepVerdict(w io.Writer, sw *analysis.Result, f Format) error {
 		if md {
 			ew.printf("- **%s**: %s\n", name, text)
 		} else {
-			ew.printf("  %-9s %s\n", name+":", text)
+			ew.printf("  %-10s %s\n", name+":", text)
 		}
 	}
 	for _, k := range sw.Knees {

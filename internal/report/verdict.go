@@ -187,7 +187,7 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 		if k.Index == main.Index {
 			agree = append(agree, k.Method)
 		} else {
-			differ = append(differ, fmt.Sprintf("%s at %g", k.Method, k.X))
+			differ = append(differ, fmt.Sprintf("%s at %s", k.Method, step(k.X)))
 		}
 	}
 	switch {
