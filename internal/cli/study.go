@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,7 +138,8 @@ func planStudy(env *Env, s *study.Study, name string, o studyOptions) ([]stepRun
 	var problems []study.Problem
 	for _, c := range cmds {
 		st := stepRun{cmd: c, label: o.id + "/" + c.Step, out: filepath.Join(o.dir, c.Step+".json")}
-		st.args = append(append(append([]string{}, c.Args...), o.extra...), "--out="+st.out, "--label="+st.label)
+		st.args = withFlags(append([]string{}, c.Args...), o.extra...)
+		st.args = append(st.args, "--out="+st.out, "--label="+st.label)
 		for _, t := range o.targets {
 			st.args = append(st.args, "--target="+t)
 		}
@@ -145,7 +147,7 @@ func planStudy(env *Env, s *study.Study, name string, o studyOptions) ([]stepRun
 			st.args = append(st.args, "--config="+cfg)
 		}
 		if o.prepare != "" {
-			st.args = append(st.args, "--prepare="+o.prepare)
+			st.args = withFlags(st.args, "--prepare="+o.prepare)
 		}
 		if o.history != "" {
 			st.args = append(st.args, "--history="+o.history)
@@ -165,6 +167,18 @@ func planStudy(env *Env, s *study.Study, name string, o studyOptions) ([]stepRun
 		return nil, usageError{&study.Error{File: name, Problems: problems}}
 	}
 	return steps, nil
+}
+
+// withFlags adds flags (--name=value) to args, each in place of the same
+// flag's earlier value, so that the command a study prints names each flag
+// once, with the value that counts.
+func withFlags(args []string, flags ...string) []string {
+	for _, f := range flags {
+		name, _, _ := strings.Cut(f, "=")
+		args = slices.DeleteFunc(args, func(a string) bool { return a == name || strings.HasPrefix(a, name+"=") })
+		args = append(args, f)
+	}
+	return args
 }
 
 // orElse is a, else b.

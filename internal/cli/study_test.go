@@ -158,3 +158,28 @@ func TestStudyVMRateSmall(t *testing.T) {
 		t.Errorf("no plan in\n%s", o.stdout)
 	}
 }
+
+// A step's printed command names each flag once, with the value that
+// counts: study run's --prepare replaces the protocol's (the quickstart
+// printed --prepare=auto ... --prepare=always).
+func TestStudyStepNamesEachFlagOnce(t *testing.T) {
+	o := run(t, context.Background(), "study", "run", "vm-rate", "--dry-run", "--prepare", "always", "--dir", t.TempDir())
+	if o.code != ExitOK {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	steps := 0
+	for _, line := range strings.Split(o.stdout, "\n") {
+		if strings.Contains(line, "rightsize sweep") {
+			steps++
+			if strings.Count(line, "--prepare") != 1 || !strings.Contains(line, "--prepare=always") {
+				t.Errorf("step: %s", line)
+			}
+		}
+	}
+	if steps != 1 {
+		t.Errorf("%d sweep commands printed, want vm-rate's one:\n%s", steps, o.stdout)
+	}
+	if got := withFlags([]string{"--time=10s", "--sequential", "--warmup=3s"}, "--time=5s", "--sequential"); strings.Join(got, " ") != "--warmup=3s --time=5s --sequential" {
+		t.Errorf("withFlags: %q", got)
+	}
+}
