@@ -386,19 +386,19 @@ func responseCurve(sw *analysis.Result, client float64) []plan.CurvePoint {
 	return curve
 }
 
-// kneeReason says where the sweep found its knee ("" when it found none).
+// kneeReason says where the sweep found its knee ("" when it found none):
+// the knee its verdict and report name (analysis.PrimaryKnee).
 func kneeReason(sw *analysis.Result) string {
-	for _, k := range sw.Knees {
-		if k.Index >= 0 && k.Index < len(sw.Steps) {
-			st := sw.Steps[k.Index]
-			cpus := 0
-			if st.Host != nil {
-				cpus = st.Host.CPUs
-			}
-			return fmt.Sprintf("the sweep (%s %s) found its knee at %s: %.4g/s on %d CPUs (%s method)", sw.Workload, sw.ID, st.Label, st.Throughput, cpus, k.Method)
-		}
+	k, ok := analysis.PrimaryKnee(sw)
+	if !ok {
+		return ""
 	}
-	return ""
+	st := sw.Steps[k.Index]
+	cpus := 0
+	if st.Host != nil {
+		cpus = st.Host.CPUs
+	}
+	return fmt.Sprintf("the sweep (%s %s) found its knee at %s: %.4g/s on %d CPUs (%s method)", sw.Workload, sw.ID, st.Label, st.Throughput, cpus, k.Method)
 }
 
 func measureCommand(env *Env) *cobra.Command {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
 )
@@ -225,5 +227,19 @@ func TestPlanHostMemoryCrossCheckedWithMeminfo(t *testing.T) {
 	})
 	if code != ExitFailure || !strings.Contains(out.String(), "fail memory-fits-host") {
 		t.Errorf("no /proc: exit %d\n%s", code, out.String())
+	}
+}
+
+// The plan names the knee the sweep's verdict and report name: in an open
+// loop, the highest rate sustained (the quickstart's plan said 3x,
+// marginal, under a report whose headline said 2x, sustained).
+func TestPlanNamesThePrimaryKnee(t *testing.T) {
+	sw := &result.Sweep{ID: "s", Workload: "oltp_read_write", Axis: "rate", BaselineRate: 400}
+	for i, st := range [][3]float64{{400, 10, 400}, {800, 191, 800}, {984, 2613, 1200}, {1051, 4610, 1600}, {1065, 6094, 2000}} {
+		x := float64(i + 1)
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: fmt.Sprintf("rate %gx", x), X: x, Throughput: st[0], P99Ms: st[1], Offered: st[2]})
+	}
+	if got := kneeReason(analysis.Analyze(sw, analysis.OptionsOf(sw))); !strings.Contains(got, "found its knee at rate 2x: 800/s on 0 CPUs (sustained method)") {
+		t.Errorf("kneeReason: %q", got)
 	}
 }
