@@ -39,7 +39,9 @@ func compareTables(c analysis.ConfigComparison) []table {
 		cf := configNamed(c, row.Config)
 		if acrossSteps(cf.Runs) {
 			t := acrossTable(cf.Runs)
-			t.title = strings.TrimSuffix(cf.Name+": "+t.title, ": ")
+			if !strings.HasPrefix(t.title, cf.Name) { // "t1 o32 b4k" names its own table
+				t.title = strings.TrimSuffix(cf.Name+": "+t.title, ": ")
+			}
 			out = append(out, t)
 		}
 	}
