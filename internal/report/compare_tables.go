@@ -84,38 +84,50 @@ func instanceTable(c analysis.ConfigComparison) (table, bool) {
 // configuration's result there has such figures (or they are meant to be
 // set side by side: acrossTable).
 func figuresTable(c analysis.ConfigComparison) (table, bool) {
+	names := make([]string, len(c.Rows))
 	runs := make([]*result.Run, len(c.Rows))
-	var names []string
+	for i, row := range c.Rows {
+		names[i], runs[i] = row.Config, configNamed(c, row.Config).RunAt(row.Step)
+	}
+	return figureRows(fmt.Sprintf("The workload's figures at %s", c.At), "configuration", names, runs)
+}
+
+// figureRows is a table of runs' headline figures, one row per run named
+// by names (a nil run: "-" throughout), one column per figure in the order
+// the runs list them, and their limit checks; false when no run has such
+// figures (or they are meant to be set side by side: acrossTable).
+func figureRows(title, first string, names []string, runs []*result.Run) (table, bool) {
+	var figs []string
 	label := map[string]string{}
 	checks := false
-	for i, row := range c.Rows {
-		r := configNamed(c, row.Config).RunAt(row.Step)
+	have := make([]*result.Run, len(runs))
+	for i, r := range runs {
 		if r == nil || r.Figures == nil || r.Figures.Column != "" || len(r.Figures.Headline) == 0 {
 			continue
 		}
-		runs[i] = r
+		have[i] = r
 		for _, f := range r.Figures.Headline {
-			if !slices.Contains(names, f.Name) {
-				names = append(names, f.Name)
+			if !slices.Contains(figs, f.Name) {
+				figs = append(figs, f.Name)
 				label[f.Name] = figureLabel(f)
 			}
 		}
 		checks = checks || len(r.Figures.Checks) > 0
 	}
-	if len(names) == 0 {
+	if len(figs) == 0 {
 		return table{}, false
 	}
-	t := table{title: fmt.Sprintf("The workload's figures at %s", c.At), head: []string{"configuration"}}
-	for _, n := range names {
+	t := table{title: title, head: []string{first}}
+	for _, n := range figs {
 		t.head = append(t.head, label[n])
 	}
 	if checks {
 		t.head = append(t.head, "limit checks")
 	}
-	for i, row := range c.Rows {
-		line := []string{row.Config}
-		r := runs[i]
-		for _, n := range names {
+	for i, name := range names {
+		line := []string{name}
+		r := have[i]
+		for _, n := range figs {
 			cell := "-"
 			if r != nil {
 				if f, ok := r.Figures.Find(n); ok && !math.IsNaN(f.Value) && !math.IsInf(f.Value, 0) {

@@ -115,3 +115,47 @@ func TestStepsTableUsesTheStepsLabels(t *testing.T) {
 		t.Errorf("steps table:\n%s", buf.String())
 	}
 }
+
+// tpccFigures are TPC-C-like figures: a headline, a table, details,
+// checks (one not met) and a note.
+func tpccFigures(tpmC float64) *result.Figures {
+	return &result.Figures{Title: "TPC-C, 1 warehouse(s)", Headline: []result.Figure{{Name: "tpmC", Value: tpmC}, {Name: "NOPM", Value: tpmC - 2}},
+		Tables:  []result.Table{{Columns: []string{"transaction", "mix %"}, Rows: [][]string{{"new_order", "44.9"}, {"payment", "43.1"}}}},
+		Details: []result.Figure{{Name: "rolled back New-Orders", Value: 1, Unit: "%", Decimals: 2}},
+		Checks:  []result.Check{{Name: "delivery p90", Got: 5100, Limit: 5000, Unit: "ms", Decimals: 2}},
+		Notes:   []string{"Delivery runs inline"}}
+}
+
+// A single run's page leads with its own figures (tpmC, the checks) and
+// shows them whole before the charts; a sweep's, one row per step.
+func TestHTMLShowsTheWorkloadsFigures(t *testing.T) {
+	r := runWithSeries("tpcc run")
+	r.Figures = tpccFigures(332)
+	var b bytes.Buffer
+	if err := report.HTML(&b, report.Doc{Runs: []*result.Run{r}}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	answer, _, _ := strings.Cut(page[strings.Index(page, `id="answer"`):], "</section>")
+	if !strings.Contains(answer, "TPC-C, 1 warehouse(s): tpmC 332, NOPM 330; limit checks: 0 of 1 met; not met: delivery p90 5100.00 ms (limit 5000 ms).") {
+		t.Errorf("answer block: %s", answer)
+	}
+	figs, charts := strings.Index(page, "The workload's figures"), strings.Index(page, "<h2>Charts</h2>")
+	if figs < 0 || charts < 0 || figs > charts || !strings.Contains(page, "<td>new_order</td><td>44.9</td>") || !strings.Contains(page, "rolled back New-Orders 1.00%") || !strings.Contains(page, "Delivery runs inline") {
+		t.Errorf("figures section at %d, charts at %d:\n%s", figs, charts, page[max(figs, 0):])
+	}
+	var runs []*result.Run
+	for i, tpmC := range []float64{100, 180} {
+		s := runWithSeries(fmt.Sprintf("sweep step %d", i))
+		s.Options = map[string]any{"sweep_step": fmt.Sprintf("threads %d", i+1)}
+		s.Figures = tpccFigures(tpmC)
+		runs = append(runs, s)
+	}
+	b.Reset()
+	if err := report.HTML(&b, report.Doc{Runs: runs}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "<td>threads 2</td><td>180</td><td>178</td><td>0 of 1 met") {
+		t.Errorf("no row per step in:\n%s", b.String())
+	}
+}

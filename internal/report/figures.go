@@ -215,3 +215,55 @@ func acrossTable(runs []*result.Run) table {
 	}, "%.0f")
 	return t
 }
+
+// figureBlock is a workload's figures on the HTML page: a title (the
+// headline figures in a line), tables, lines (details, limit checks) and
+// notes.
+type figureBlock struct {
+	Title  string
+	Tables []tableView
+	Lines  []string
+	Notes  []string
+}
+
+// runFigures are the report's runs' own figures for the HTML page: set
+// side by side when they are meant to be (fileio's read mixes: one table,
+// a column per run); a single run's whole (its headline, tables, details,
+// checks and notes, as the text summary writes them); several runs' (a
+// sweep's steps) headline figures and checks, one row per run.
+func runFigures(runs []*result.Run) []figureBlock {
+	if acrossSteps(runs) {
+		t := acrossTable(runs)
+		title := t.title
+		t.title = ""
+		return []figureBlock{{Title: title, Tables: tableViews([]table{t})}}
+	}
+	if len(runs) == 1 {
+		f := runs[0].Figures
+		if f == nil || len(f.Headline)+len(f.Tables) == 0 {
+			return nil
+		}
+		b := figureBlock{Title: strings.TrimPrefix(f.Title+": "+figureLine(f.Headline), ": "), Notes: f.Notes}
+		for _, t := range f.Tables {
+			b.Tables = append(b.Tables, tableView{Title: t.Title, Head: t.Columns, Rows: t.Rows})
+		}
+		if len(f.Details) > 0 {
+			b.Lines = append(b.Lines, figureLine(f.Details))
+		}
+		if len(f.Checks) > 0 {
+			b.Lines = append(b.Lines, checksLine(f.Checks))
+		}
+		return []figureBlock{b}
+	}
+	names := make([]string, len(runs))
+	for i, r := range runs {
+		names[i] = runName(r)
+		if step, ok := r.Options["sweep_step"].(string); ok && step != "" {
+			names[i] = step
+		}
+	}
+	if t, ok := figureRows("", "run", names, runs); ok {
+		return []figureBlock{{Tables: tableViews([]table{t})}}
+	}
+	return nil
+}

@@ -22,6 +22,9 @@ func Headline(d Doc) []string {
 		out = sweepHeadline(d.Sweep)
 	case len(d.Runs) == 1:
 		out = []string{runHeadline(d.Runs[0])}
+		if l := figuresHeadline(d.Runs[0]); l != "" {
+			out = append(out, l)
+		}
 	}
 	if d.Plan != nil {
 		out = append(out, planHeadline(d.Plan)...)
@@ -111,6 +114,25 @@ func runHeadline(r *result.Run) string {
 	}
 	if r.Partial {
 		line += " (partial: " + r.PartialReason + ")"
+	}
+	return line + "."
+}
+
+// figuresHeadline is a run's own figures in a sentence, with its limit
+// checks ("TPC-C, 10 warehouse(s), ...: tpmC 1210, NOPM 1198, ...; limit
+// checks: 9 of 9 met."); "" for a run without, or whose figures are set
+// side by side in a table (fileio's).
+func figuresHeadline(r *result.Run) string {
+	f := r.Figures
+	if f == nil || f.Column != "" || len(f.Headline) == 0 {
+		return ""
+	}
+	line := figureLine(f.Headline)
+	if f.Title != "" {
+		line = f.Title + ": " + line
+	}
+	if len(f.Checks) > 0 {
+		line += "; " + checksLine(f.Checks)
 	}
 	return line + "."
 }

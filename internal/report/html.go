@@ -56,6 +56,7 @@ func HTML(w io.Writer, d Doc) error {
 	}
 	if len(d.Runs) > 0 {
 		v.RunRows = RunRows(d.Runs)
+		v.Figures = runFigures(d.Runs)
 	}
 	for _, r := range d.Runs {
 		name := r.Label
@@ -115,6 +116,7 @@ type htmlView struct {
 	Verdict     []string // the sweep's, in sentences
 	Steps       []StepRow
 	RunRows     []RunRow
+	Figures     []figureBlock
 	Charts      []chart
 	Params      paramView
 	PlanText    string
@@ -176,6 +178,12 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 {{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td title="{{.Target}}">{{short .Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
 {{end}}</tbody></table></div>
 {{end}}
+{{if .Figures}}<h2>The workload's figures</h2>{{end}}
+{{range .Figures}}{{if .Title}}<p><b>{{.Title}}</b></p>{{end}}
+{{range .Tables}}{{if .Title}}<p>{{.Title}}</p>{{end}}<div class="scroll"><table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}{{range .Lines}}<p>{{.}}</p>{{end}}{{range .Notes}}<p class="note">{{.}}</p>{{end}}{{end}}
 {{if .Charts}}<h2>Charts</h2>{{end}}
 {{range .Charts}}<figure class="chart"><figcaption><b>{{.Title}}</b> <span class="note">{{.Note}}</span></figcaption>{{.SVG}}</figure>
 {{end}}
