@@ -46,12 +46,16 @@ func compareCharts(c analysis.ConfigComparison) ([]chart, error) {
 	if g.SVG != "" {
 		out = append(out, g)
 	}
+	tpNote := "one curve per configuration; rings: each one's knee"
+	if ownSteps(c) {
+		tpNote = "one curve per configuration (the steps vary the work: no knee)"
+	}
 	defs := []struct {
 		title, y, note string
 		fig            stepFigure
 		rings, pct     bool
 	}{
-		{"Throughput by " + c.Axis, throughputTitle(c), "one curve per configuration; rings: each one's knee", func(st result.SweepStep) (float64, bool) { return st.Throughput, true }, true, false},
+		{"Throughput by " + c.Axis, throughputTitle(c), tpNote, func(st result.SweepStep) (float64, bool) { return st.Throughput, true }, true, false},
 		{"Average response time by " + c.Axis, "avg response time (ms)", "", func(st result.SweepStep) (float64, bool) { return st.AvgMs, true }, false, false},
 		{"p99 response time by " + c.Axis, "p99 response time (ms)", "", func(st result.SweepStep) (float64, bool) { return st.P99Ms, true }, false, false},
 		{"Host CPU busy by " + c.Axis, "host CPU busy (%)", "user + system", hostBusy, false, true},
