@@ -47,7 +47,13 @@ func sweepHeadline(sw *analysis.Result) []string {
 	var out []string
 	if k, ok := analysis.PrimaryKnee(sw); ok {
 		out = append(out, fmt.Sprintf("Knee: %s (%s method): %s/s, p99 %s.", sw.Steps[k.Index].Label, k.Method, Num(ps[k.Index].Throughput), Ms(ps[k.Index].P99Ms)))
-		if h := hostAt(hosts, k.Index); h != nil {
+		if k.Method == "sustained" && k.Index+1 < n {
+			// The knee is the last rate kept; what stopped the system shows
+			// at the next, where it fell behind.
+			if h := hostAt(hosts, k.Index+1); h != nil {
+				out = append(out, fmt.Sprintf("Bottleneck past the knee (at %s, where it fell behind): %s.", sw.Steps[k.Index+1].Label, Bottleneck(h, sw.HostIsServer)))
+			}
+		} else if h := hostAt(hosts, k.Index); h != nil {
 			out = append(out, "Bottleneck at the knee: "+Bottleneck(h, sw.HostIsServer)+".")
 		}
 	} else if n > 0 {

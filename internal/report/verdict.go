@@ -204,7 +204,11 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 		out = append(out, upper(strings.Join(none, "; "))+".")
 	}
 	out = append(out, "Why: "+main.Reason+".")
-	if h := hostAt(hosts, main.Index); h != nil {
+	if main.Method == "sustained" && main.Index+1 < len(ps) {
+		if h := hostAt(hosts, main.Index+1); h != nil {
+			out = append(out, fmt.Sprintf("At %s, where it fell behind, %s.", step(ps[main.Index+1].X), Bottleneck(h, hostIsServer)))
+		}
+	} else if h := hostAt(hosts, main.Index); h != nil {
 		out = append(out, "At the knee, "+Bottleneck(h, hostIsServer)+".")
 	}
 	return out

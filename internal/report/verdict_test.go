@@ -211,3 +211,24 @@ func TestCompareKneeLinePeaked(t *testing.T) {
 		t.Errorf("headline:\n%s", got)
 	}
 }
+
+// With the sustained knee, the bottleneck is named where the system fell
+// behind (the next step), not at the last rate it kept (PostgreSQL's
+// vm-rate: 67 % busy at 1x, 94 % at 2x).
+func TestSustainedKneeNamesTheBottleneckPastIt(t *testing.T) {
+	host := func(busy float64) *result.Host {
+		return &result.Host{CPUs: 2, RunQueue: 12, CPU: result.CPUPct{User: busy * 0.6, System: busy * 0.4, Idle: 100 - busy}}
+	}
+	sw := &result.Sweep{Axis: "rate", BaselineRate: 400, HostIsServer: true, Steps: []result.SweepStep{
+		{Label: "rate 1x", X: 1, Throughput: 400, P99Ms: 24, Offered: 400, Host: host(67)},
+		{Label: "rate 2x", X: 2, Throughput: 566, P99Ms: 3553, Offered: 800, Host: host(94)},
+		{Label: "rate 3x", X: 3, Throughput: 585, P99Ms: 6682, Offered: 1200, Host: host(95)}}}
+	r := analysis.Analyze(sw, analysis.OptionsOf(sw))
+	head := strings.Join(Headline(Doc{Sweep: r}), " ")
+	if !strings.Contains(head, "Bottleneck past the knee (at rate 2x, where it fell behind): CPU-bound") {
+		t.Errorf("headline %q", head)
+	}
+	if v := strings.Join(SweepSentences(r), " "); !strings.Contains(v, "At 2x, where it fell behind, CPU-bound") {
+		t.Errorf("verdict %q", v)
+	}
+}
