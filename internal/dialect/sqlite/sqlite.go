@@ -205,7 +205,28 @@ func (Dialect) ConnectStore(ctx context.Context, t *dialect.Target) (dialect.Con
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	return connect(ctx, c.path, c.path+"?"+storePragmas)
+	// Opening sets journal_mode=WAL, which on a file other connections are
+	// opening too can fail with SQLITE_BUSY at once, without the busy
+	// handler (seen when six writers open a new catalog together): such an
+	// open is tried again, up to StoreLockWait.
+	deadline := time.Now().Add(dialect.StoreLockWait)
+	for {
+		conn, err := connect(ctx, c.path, c.path+"?"+storePragmas)
+		if err == nil || !busy(err) || time.Now().After(deadline) {
+			return conn, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// busy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED.
+func busy(err error) bool {
+	var se *msqlite.Error
+	return errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_BUSY || se.Code()&0xff == sqlite3.SQLITE_LOCKED)
 }
 
 // StoreTypes: SQLite has no time or boolean type; times are text (see
