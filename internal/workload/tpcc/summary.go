@@ -85,15 +85,21 @@ func (o *Options) fromMap(m map[string]any) {
 // 45/43/4/4/4 mix and 10 terminals per warehouse it is 12.86 per warehouse.
 // It is 0 when there is no keying or think time.
 func Ceiling(terminals int, scale float64, weights [numTx]float64) float64 {
-	var cycle float64
-	for t := range numTx {
-		cycle += weights[t] / 100 * (txDefs[t].keying + txDefs[t].think)
-	}
-	cycle *= scale
+	cycle := meanCycle(scale, weights)
 	if cycle <= 0 {
 		return 0
 	}
 	return 60 * float64(terminals) * weights[newOrder] / 100 / cycle
+}
+
+// meanCycle is a terminal's mean keying plus think time per transaction,
+// in seconds, at that scale and mix.
+func meanCycle(scale float64, weights [numTx]float64) float64 {
+	var cycle float64
+	for t := range numTx {
+		cycle += weights[t] / 100 * (txDefs[t].keying + txDefs[t].think)
+	}
+	return cycle * scale
 }
 
 func pct(part, whole int64) float64 {
@@ -138,6 +144,14 @@ func figures(s result.Summary, ops []result.Op, load result.Load, terminals, ins
 		f.CeilingTpmC = Ceiling(terminals, o.ThinkScale, o.weights)
 		if f.CeilingTpmC > 0 {
 			f.EfficiencyPct = 100 * f.TpmC / f.CeilingTpmC
+		}
+		if f.EfficiencyPct > 100 {
+			// More New-Orders than the terminals' mean cycle allows: a window
+			// of few cycles counts the first ones, which terminals that
+			// started together run bunched (keying and think times are drawn
+			// per cycle, so the means hold only over many).
+			f.Notes = append(f.Notes, fmt.Sprintf("efficiency above 100%%: the measured %gs hold about %.0f of a terminal's %.1f s cycles (keying and think time), too few for their means to hold; measure longer, and warm up for a cycle or more, for a steady figure",
+				s.DurationS, s.DurationS/meanCycle(o.ThinkScale, o.weights), meanCycle(o.ThinkScale, o.weights)))
 		}
 		if full := 10 * o.Warehouses * instances; terminals != full || o.ThinkScale != 1 {
 			f.Notes = append(f.Notes, fmt.Sprintf("efficiency is against the ceiling of %d terminals at think scale %g (%.4g tpmC); the spec's 12.86 tpmC per warehouse assumes 10 terminals per warehouse at scale 1",

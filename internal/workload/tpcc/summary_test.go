@@ -3,6 +3,7 @@ package tpcc
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,5 +146,34 @@ func TestSummarizeNotes(t *testing.T) {
 	}
 	if section(t, r.Section).CeilingTpmC != 0 {
 		t.Error("open loop should not have a ceiling")
+	}
+}
+
+// An efficiency above 100 % (more New-Orders than the terminals' cycles
+// allow) says why: too few cycles in the window (tpcc-4x small measured
+// 110 % over 30 s at think scale 0.25). At or under 100 %: no such note.
+func TestSummarizeNotesEfficiencyAbove100(t *testing.T) {
+	has := func(notes []string) bool {
+		for _, n := range notes {
+			if strings.HasPrefix(n, "efficiency above 100%: the measured 120s hold about 23 of a terminal's 5.2 s cycles") {
+				return true
+			}
+		}
+		return false
+	}
+	r := sampleRun(t) // 10 terminals at think scale 0.25: 450 tpmC of a 51.5 ceiling
+	if err := New().Summarize(r); err != nil {
+		t.Fatal(err)
+	}
+	if f := section(t, r.Section); f.EfficiencyPct <= 100 || !has(f.Notes) {
+		t.Errorf("efficiency %.0f%%, notes %q", f.EfficiencyPct, f.Notes)
+	}
+	r = sampleRun(t)
+	r.Options["think-scale"] = 0.01
+	if err := New().Summarize(r); err != nil {
+		t.Fatal(err)
+	}
+	if f := section(t, r.Section); f.EfficiencyPct > 100 || has(f.Notes) {
+		t.Errorf("efficiency %.0f%%, notes %q", f.EfficiencyPct, f.Notes)
 	}
 }
