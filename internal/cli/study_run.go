@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/study"
+	"github.com/rightsize/rightsize/internal/workload"
 )
 
 // stepFiles are what a step wrote: a sweep's file, or a run's results.
@@ -62,6 +64,9 @@ func runSteps(ctx context.Context, env *Env, steps []stepRun) (map[string]stepFi
 		printCommand(env, append([]string{st.cmd.Phase, st.cmd.Workload}, st.args...))
 		out, err := execute(ctx, env, st.plan)
 		if err != nil {
+			if errors.Is(err, workload.ErrNotPrepared) && st.plan.Prepare == "auto" {
+				err = fmt.Errorf("%w (a study's --prepare auto loads only the default embedded target and numbered databases: give study run --prepare always to load a database named with --target)", err)
+			}
 			return nil, wrapRun(fmt.Errorf("study: step %s: %w", st.cmd.Step, err))
 		}
 		files[st.cmd.Step] = stepFiles{sweep: out.SweepPath, runs: out.Paths}

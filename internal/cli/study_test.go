@@ -183,3 +183,13 @@ func TestStudyStepNamesEachFlagOnce(t *testing.T) {
 		t.Errorf("withFlags: %q", got)
 	}
 }
+
+// A study step on a database named with --target that prepare has not
+// loaded stops at once, and says how to have the study load it.
+func TestStudyNamesPrepareAlways(t *testing.T) {
+	dir := t.TempDir()
+	o := run(t, context.Background(), "study", "run", "vm-rate", "--target", "sqlite:"+filepath.Join(dir, "empty.db"), "--dir", dir, "--history", "sqlite:"+filepath.Join(dir, "h.db"))
+	if o.code == ExitOK || !strings.Contains(o.stderr, "missing tables: sbtest1, sbtest2") || !strings.Contains(o.stderr, "give study run --prepare always") {
+		t.Errorf("exit %d:\n%s", o.code, o.stderr)
+	}
+}

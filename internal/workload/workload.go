@@ -182,6 +182,20 @@ type mismatch string
 func (m mismatch) Error() string        { return string(m) }
 func (m mismatch) Is(target error) bool { return target == ErrMismatch }
 
+// ErrNotPrepared marks what a run cannot use because prepare has not
+// loaded it (missing tables, fewer TPC-C warehouses than asked): refused
+// even with --force. A workload's own error wraps it (NotPrepared), so that
+// a caller can say how to prepare.
+var ErrNotPrepared = errors.New("the data are not prepared")
+
+// NotPrepared returns an error whose text is msg, wrapping ErrNotPrepared.
+func NotPrepared(msg string) error { return &notPrepared{msg} }
+
+type notPrepared struct{ msg string }
+
+func (e *notPrepared) Error() string        { return e.msg }
+func (e *notPrepared) Is(target error) bool { return target == ErrNotPrepared }
+
 // Matcher is implemented by an Instance that can compare what prepare
 // loaded on its target (as prepare recorded it, or, without a record, what
 // can be counted cheaply) with the options it was opened with. run and sweep

@@ -2,7 +2,6 @@ package oltp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -20,7 +19,7 @@ import (
 var ErrNotOwned = objects.ErrNotOwned
 
 // ErrMissingTables is returned by NewVU when tables run needs do not exist.
-var ErrMissingTables = errors.New("missing tables")
+var ErrMissingTables = workload.NotPrepared("missing tables")
 
 // instance is a workload bound to one target. Its methods may be called from
 // several goroutines (NewVU concurrently for many VUs).

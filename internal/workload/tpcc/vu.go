@@ -73,7 +73,7 @@ func (in *instance) checkWarehouses(ctx context.Context, c dialect.Conn) (note s
 }
 
 // ErrMissingTables is returned by NewVU when the TPC-C tables do not exist.
-var ErrMissingTables = errors.New("missing TPC-C tables")
+var ErrMissingTables = workload.NotPrepared("missing TPC-C tables")
 
 // checkTables returns an error naming every TPC-C table that is missing.
 func (in *instance) checkTables(ctx context.Context, c dialect.Conn) error {
