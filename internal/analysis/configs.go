@@ -305,7 +305,8 @@ func optionsKey(cf Config) string {
 
 // meanSweep is the repeats' mean sweep, analysed: the first repeat's
 // sweep with, at each of its axis values, the mean throughput and response
-// times of the repeats that have the step (the host's figures stay the
+// times of the repeats that have the step, and the mean of their host CPU
+// shares (the host's other figures, run queue and disks, stay the
 // first's).
 func meanSweep(reps []Config) *Result {
 	first := reps[0].Sweep
@@ -313,15 +314,34 @@ func meanSweep(reps []Config) *Result {
 	sw.Steps = slices.Clone(first.Steps)
 	for i, st := range sw.Steps {
 		var tp, avg, p95, p99 []float64
+		var cpu []result.CPUPct
 		for _, r := range reps {
 			if o := stepOf(r.Sweep, st.X); !math.IsNaN(o.Throughput) {
 				tp, avg, p95, p99 = append(tp, o.Throughput), append(avg, o.AvgMs), append(p95, o.P95Ms), append(p99, o.P99Ms)
+				if o.Host != nil {
+					cpu = append(cpu, o.Host.CPU)
+				}
 			}
 		}
 		sw.Steps[i].Throughput, sw.Steps[i].AvgMs = stat.Mean(tp, nil), stat.Mean(avg, nil)
 		sw.Steps[i].P95Ms, sw.Steps[i].P99Ms = stat.Mean(p95, nil), stat.Mean(p99, nil)
+		if st.Host != nil && len(cpu) > 0 {
+			h := *st.Host
+			h.CPU = meanCPU(cpu)
+			sw.Steps[i].Host = &h
+		}
 	}
 	return Analyze(&sw, OptionsOf(first.Sweep))
+}
+
+// meanCPU is the mean of CPU shares, field by field.
+func meanCPU(cs []result.CPUPct) result.CPUPct {
+	var m result.CPUPct
+	for _, c := range cs {
+		m.User, m.System, m.Iowait, m.Steal, m.Idle = m.User+c.User, m.System+c.System, m.Iowait+c.Iowait, m.Steal+c.Steal, m.Idle+c.Idle
+	}
+	n := float64(len(cs))
+	return result.CPUPct{User: m.User / n, System: m.System / n, Iowait: m.Iowait / n, Steal: m.Steal / n, Idle: m.Idle / n}
 }
 
 // sameKind refuses configurations of different workloads or axes.

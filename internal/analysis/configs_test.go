@@ -232,3 +232,31 @@ func TestCompareConfigsNotesGeneratorLimit(t *testing.T) {
 		t.Errorf("at threads 1: notes %q", cmp.Notes)
 	}
 }
+
+// A repeated configuration's host CPU at a step is the repeats' mean, in
+// a copy: the first repeat's sweep keeps its own.
+func TestCompareConfigsRepeatsMeanHostCPU(t *testing.T) {
+	var cs []Config
+	for i, busy := range []float64{40, 60} {
+		c := configOf("A", "A", "threads", 100, 1, 2)
+		sw := *c.Sweep.Sweep
+		sw.ID = fmt.Sprintf("sw-A%d", i)
+		sw.Steps = append([]result.SweepStep(nil), sw.Steps...)
+		for j := range sw.Steps {
+			sw.Steps[j].Host = &result.Host{CPUs: 2, RunQueue: int64(busy), CPU: result.CPUPct{User: busy, System: busy / 4, Idle: 100 - 1.25*busy}}
+		}
+		c.Sweep = Analyze(&sw, OptionsOf(&sw))
+		cs = append(cs, c)
+	}
+	cmp, err := CompareConfigs(cs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := cmp.Rows[0].Host
+	if h == nil || h.CPU.User != 50 || h.CPU.System != 12.5 || h.RunQueue != 40 {
+		t.Errorf("host %+v, want the mean CPU (user 50, system 12.5) and the first's run queue", h)
+	}
+	if cs[0].Sweep.Steps[1].Host.CPU.User != 40 {
+		t.Errorf("the first repeat's host changed: %+v", cs[0].Sweep.Steps[1].Host)
+	}
+}
