@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Counts per transaction, rightsize against sysbench 1.0, on the same
+# tables and servers (issue 18: profile and count before optimising). For
+# each server x workload and each client, one run under perf stat (the
+# client's CPU, context switches and CPU migrations, per transaction) with
+# /proc/interrupts read around it (rescheduling and function-call
+# interrupts: the cross-CPU wake-ups of the whole host, client and server
+# together), then a shorter run under strace -f -c (system calls per
+# transaction, and the three most frequent). No hardware counters here (a
+# VM): instructions per transaction are callgrind's, not this script's.
+# See bench/README.md.
+#
+# Env options (as oltp_vs_sysbench.sh's):
+#   TIME=10            seconds of the perf run
+#   STRACE_TIME=5      seconds of the strace run (strace slows a client down:
+#                      its throughput is not compared, only its counts)
+#   THREADS=4 TABLES=4 TABLE_SIZE=100000
+#   SERVERS="postgres mysql"
+#   WORKLOADS="oltp_point_select oltp_read_write"
+#   PREPARE=1          0: use the sbtest tables already there
+#   OUT=bench/out
+set -euo pipefail
+
+TIME=${TIME:-10}
+STRACE_TIME=${STRACE_TIME:-5}
+THREADS=${THREADS:-4}
+TABLES=${TABLES:-4}
+TABLE_SIZE=${TABLE_SIZE:-100000}
+SERVERS=${SERVERS:-"postgres mysql"}
+WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_write"}
+PREPARE=${PREPARE:-1}
+TOOLS="sysbench rightsize"
+RAND_TYPE=special
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
+OUT=${OUT:-$REPO_ROOT/bench/out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+PG_HOST=127.0.0.1 PG_PORT=5432 PG_USER=postgres
+MY_HOST=127.0.0.1 MY_PORT=3306 MY_USER=root
+DB=rs_bench
+export PGSSLMODE=disable # as oltp_vs_sysbench.sh: both tools without TLS
+
+# shellcheck source=bench/lib.sh
+. "$SCRIPT_DIR/lib.sh"
+
+ensure_pkg sysbench sysbench
+ensure_pkg perf linux-perf
+ensure_pkg strace strace
+ensure_clients
+
+RS=$OUT/rightsize
+log "building rightsize -> $RS"
+(cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
+
+sb_conn() {
+  case $1 in
+    postgres) echo "--db-driver=pgsql --pgsql-host=$PG_HOST --pgsql-port=$PG_PORT --pgsql-user=$PG_USER --pgsql-db=$DB" ;;
+    mysql) echo "--db-driver=mysql --mysql-host=$MY_HOST --mysql-port=$MY_PORT --mysql-user=$MY_USER --mysql-db=$DB" ;;
+  esac
+}
+rs_url() {
+  case $1 in
+    postgres) echo "postgres://$PG_USER@$PG_HOST:$PG_PORT/$DB?sslmode=disable" ;;
+    mysql) echo "mysql://$MY_USER@$MY_HOST:$MY_PORT/$DB" ;;
+  esac
+}
+
+# client SERVER WORKLOAD TOOL SECONDS OUTBASE: the client's command line.
+client() {
+  local s=$1 w=$2 tool=$3 t=$4 base=$5
+  case $tool in
+    # shellcheck disable=SC2046
+    sysbench) echo sysbench "$w" $(sb_conn "$s") --threads="$THREADS" --tables="$TABLES" --table-size="$TABLE_SIZE" \
+      --time="$t" --rand-type="$RAND_TYPE" --report-interval=0 run ;;
+    rightsize) echo "$RS" run "$w" --target "$(rs_url "$s")" --threads "$THREADS" --tables "$TABLES" --table-size "$TABLE_SIZE" \
+      --time "${t}s" --rand-type "$RAND_TYPE" --report-interval 10s --no-history --out "$base.json" ;;
+  esac
+}
+
+# transactions TOOL OUTBASE: how many transactions the run did.
+transactions() {
+  case $1 in
+    sysbench) awk '/transactions:/ { print $2; exit }' "$2.txt" ;;
+    rightsize) jq -r '.summary.count' "$2.json" ;;
+  esac
+}
+
+# ipis: rescheduling plus function-call interrupts of every CPU so far.
+ipis() { awk '$1 == "RES:" || $1 == "CAL:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts; }
+
+per() { awk -v a="$1" -v n="$2" -v d="${3:-2}" 'BEGIN { if (n > 0) printf "%.*f", d, a / n; else print "n/a" }'; }
+
+prepare() {
+  local s=$1
+  case $s in
+    postgres) psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$DB'" | grep -q 1 ||
+      psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -qc "CREATE DATABASE $DB" ;;
+    mysql) "$MYSQL_CLI" -h "$MY_HOST" -P "$MY_PORT" -u"$MY_USER" -e "CREATE DATABASE IF NOT EXISTS $DB" ;;
+  esac
+  # shellcheck disable=SC2046
+  sysbench oltp_read_write $(sb_conn "$s") --tables="$TABLES" cleanup >/dev/null 2>&1 || true
+  # shellcheck disable=SC2046
+  sysbench oltp_read_write $(sb_conn "$s") --tables="$TABLES" --table-size="$TABLE_SIZE" --threads=2 prepare >/dev/null
+}
+
+rows=()
+for s in $SERVERS; do
+  [ "$PREPARE" = 1 ] && { log "preparing $TABLES x $TABLE_SIZE rows on $s (sysbench)"; prepare "$s"; }
+  for w in $WORKLOADS; do
+    for tool in $TOOLS; do
+      base="$OUT/counts_${tool}_${s}_$w"
+      log "$tool $s $w: perf stat, ${TIME}s"
+      before=$(ipis)
+      # shellcheck disable=SC2046
+      perf stat -x, -e task-clock,context-switches,cpu-migrations -o "$base.perf" -- $(client "$s" "$w" "$tool" "$TIME" "$base") >"$base.txt" 2>&1
+      after=$(ipis)
+      n=$(transactions "$tool" "$base")
+      cpu_ms=$(awk -F, '$3 == "task-clock" { print $1 }' "$base.perf")
+      cs=$(awk -F, '$3 == "context-switches" { print $1 }' "$base.perf")
+      mig=$(awk -F, '$3 == "cpu-migrations" { print $1 }' "$base.perf")
+      log "$tool $s $w: strace -f -c, ${STRACE_TIME}s"
+      # shellcheck disable=SC2046
+      strace -f -c -o "$base.strace" -- $(client "$s" "$w" "$tool" "$STRACE_TIME" "$base.st") >"$base.st.txt" 2>&1 || true
+      ns=$(transactions "$tool" "$base.st")
+      calls=$(awk '$NF == "total" { print $(NF-2) }' "$base.strace")
+      top=$(awk '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { printf "%s %s\n", $4, $NF }' "$base.strace" | sort -rn | head -3 |
+        awk -v n="$ns" '{ printf "%s%s %.1f", sep, $2, $1 / n; sep = ", " }')
+      rows+=("$(printf '%-9s %-8s %-18s %9s %9s %9s %9s %9s %9s  %s' "$tool" "$s" "$w" \
+        "$(per "$n" "$TIME" 0)" "$(per "$(awk -v m="$cpu_ms" 'BEGIN { print m * 1000 }')" "$n" 1)" \
+        "$(per "$cs" "$n")" "$(per "$mig" "$n" 3)" "$(per "$((after - before))" "$n")" "$(per "$calls" "$ns" 1)" "$top")")
+    done
+  done
+done
+
+{
+  printf '%-9s %-8s %-18s %9s %9s %9s %9s %9s %9s  %s\n' tool server workload tps 'cpu_us' 'ctxsw' 'migr' 'ipi' 'syscalls' 'most frequent system calls per transaction'
+  printf '%s\n' "${rows[@]}"
+  echo
+  echo "per transaction: cpu_us = the client's CPU (perf task-clock); ctxsw and migr = the client's context switches and CPU"
+  echo "migrations; ipi = rescheduling + function-call interrupts of the whole host (client and server); syscalls = the"
+  echo "client's system calls under strace -f (a ${STRACE_TIME}s run of its own). tps is the perf run's, one run: compare"
+  echo "throughput with oltp_vs_sysbench.sh's medians, not here."
+} | tee "$OUT/counts_oltp.txt"
