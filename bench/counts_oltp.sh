@@ -38,8 +38,6 @@ OUT=${OUT:-$REPO_ROOT/bench/out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
-PG_HOST=127.0.0.1 PG_PORT=5432 PG_USER=postgres
-MY_HOST=127.0.0.1 MY_PORT=3306 MY_USER=root
 DB=rs_bench
 export PGSSLMODE=disable # as oltp_vs_sysbench.sh: both tools without TLS
 
@@ -54,19 +52,6 @@ ensure_clients
 RS=$OUT/rightsize
 log "building rightsize -> $RS"
 (cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
-
-sb_conn() {
-  case $1 in
-    postgres) echo "--db-driver=pgsql --pgsql-host=$PG_HOST --pgsql-port=$PG_PORT --pgsql-user=$PG_USER --pgsql-db=$DB" ;;
-    mysql) echo "--db-driver=mysql --mysql-host=$MY_HOST --mysql-port=$MY_PORT --mysql-user=$MY_USER --mysql-db=$DB" ;;
-  esac
-}
-rs_url() {
-  case $1 in
-    postgres) echo "postgres://$PG_USER@$PG_HOST:$PG_PORT/$DB?sslmode=disable" ;;
-    mysql) echo "mysql://$MY_USER@$MY_HOST:$MY_PORT/$DB" ;;
-  esac
-}
 
 # client SERVER WORKLOAD TOOL SECONDS OUTBASE: the client's command line.
 client() {
@@ -95,11 +80,7 @@ per() { awk -v a="$1" -v n="$2" -v d="${3:-2}" 'BEGIN { if (n > 0) printf "%.*f"
 
 prepare() {
   local s=$1
-  case $s in
-    postgres) psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$DB'" | grep -q 1 ||
-      psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -qc "CREATE DATABASE $DB" ;;
-    mysql) "$MYSQL_CLI" -h "$MY_HOST" -P "$MY_PORT" -u"$MY_USER" -e "CREATE DATABASE IF NOT EXISTS $DB" ;;
-  esac
+  create_db "$s"
   # shellcheck disable=SC2046
   sysbench oltp_read_write $(sb_conn "$s") --tables="$TABLES" cleanup >/dev/null 2>&1 || true
   # shellcheck disable=SC2046

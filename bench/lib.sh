@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Shared by the bench/*.sh comparison scripts: logging, package installation
 # and the client tools for the servers in $SERVERS. Source it; it defines
-# log, die, ensure_pkg, ensure_clients and has_tool, and sets MYSQL_CLI.
+# log, die, ensure_pkg, ensure_clients, has_tool, and for database $DB on the
+# loopback servers (PG_*, MY_*) sb_conn, rs_url and create_db; it sets MYSQL_CLI.
 
 log() { printf '== %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -37,6 +38,40 @@ ensure_clients() {
 }
 
 has_tool() { case " $TOOLS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+# The servers the scripts measure, on loopback: PostgreSQL (user postgres,
+# trust auth) and MariaDB/MySQL (root, empty password).
+PG_HOST=127.0.0.1 PG_PORT=5432 PG_USER=postgres
+MY_HOST=127.0.0.1 MY_PORT=3306 MY_USER=root
+
+# sb_conn SERVER: sysbench's connection options for database $DB.
+sb_conn() {
+  case $1 in
+    postgres) echo "--db-driver=pgsql --pgsql-host=$PG_HOST --pgsql-port=$PG_PORT --pgsql-user=$PG_USER --pgsql-db=$DB" ;;
+    mysql) echo "--db-driver=mysql --mysql-host=$MY_HOST --mysql-port=$MY_PORT --mysql-user=$MY_USER --mysql-db=$DB" ;;
+  esac
+}
+
+# rs_url SERVER: rightsize's target for database $DB, without TLS.
+rs_url() {
+  case $1 in
+    postgres) echo "postgres://$PG_USER@$PG_HOST:$PG_PORT/$DB?sslmode=disable" ;;
+    mysql) echo "mysql://$MY_USER@$MY_HOST:$MY_PORT/$DB" ;;
+  esac
+}
+
+# create_db SERVER: creates database $DB if it is missing.
+create_db() {
+  case $1 in
+    postgres)
+      if [ "$(psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -tAc \
+              "SELECT 1 FROM pg_database WHERE datname = '$DB'")" != 1 ]; then
+        psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -qc "CREATE DATABASE $DB"
+      fi ;;
+    mysql)
+      "$MYSQL_CLI" -h "$MY_HOST" -P "$MY_PORT" -u"$MY_USER" -e "CREATE DATABASE IF NOT EXISTS $DB" ;;
+  esac
+}
 
 # cpu_us_per TIMEFILE COUNT [DECIMALS] -> the process's (user+sys) CPU µs per
 # unit of work, from a /usr/bin/time -f '%U %S' file

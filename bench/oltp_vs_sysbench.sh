@@ -31,11 +31,7 @@ OUT=${OUT:-$REPO_ROOT/bench/out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
-PG_HOST=127.0.0.1 PG_PORT=5432 PG_USER=postgres
-MY_HOST=127.0.0.1 MY_PORT=3306 MY_USER=root
 DB=rs_bench
-PG_URL="postgres://$PG_USER@$PG_HOST:$PG_PORT/$DB?sslmode=disable"
-MY_URL="mysql://$MY_USER@$MY_HOST:$MY_PORT/$DB"
 
 # sysbench's pgsql driver goes through libpq, whose default is sslmode=prefer:
 # against a server with ssl=on it silently uses TLS (about half the
@@ -56,33 +52,6 @@ if has_tool rightsize; then
   log "building rightsize -> $RS"
   (cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
 fi
-
-# ---------------------------------------------------------------- helpers
-sb_conn() { # sysbench connection options for a server
-  case $1 in
-    postgres) echo "--db-driver=pgsql --pgsql-host=$PG_HOST --pgsql-port=$PG_PORT --pgsql-user=$PG_USER --pgsql-db=$DB" ;;
-    mysql) echo "--db-driver=mysql --mysql-host=$MY_HOST --mysql-port=$MY_PORT --mysql-user=$MY_USER --mysql-db=$DB" ;;
-  esac
-}
-rs_url() {
-  case $1 in
-    postgres) echo "$PG_URL" ;;
-    mysql) echo "$MY_URL" ;;
-  esac
-}
-
-create_db() {
-  case $1 in
-    postgres)
-      if [ "$(psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -tAc \
-              "SELECT 1 FROM pg_database WHERE datname = '$DB'")" != 1 ]; then
-        psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -qc "CREATE DATABASE $DB"
-      fi ;;
-    mysql)
-      "$MYSQL_CLI" -h "$MY_HOST" -P "$MY_PORT" -u"$MY_USER" -e "CREATE DATABASE IF NOT EXISTS $DB" ;;
-  esac
-}
-
 
 FAILED=0
 NOTES=()
