@@ -175,7 +175,23 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 		s += fmt.Sprintf("; the most throughput, %s/s, came at a lighter load (%s)", Num(best), step(ps[at].X))
 	}
 	out = append(out, s+".")
-	var agree, differ, none []string
+	out = append(out, otherMethods(knees, main, step)...)
+	out = append(out, "Why: "+main.Reason+".")
+	if main.Method == "sustained" && main.Index+1 < len(ps) {
+		if h := hostAt(hosts, main.Index+1); h != nil {
+			out = append(out, fmt.Sprintf("At %s, where it fell behind, %s.", step(ps[main.Index+1].X), Bottleneck(h, hostIsServer)))
+		}
+	} else if h := hostAt(hosts, main.Index); h != nil {
+		out = append(out, "At the knee, "+Bottleneck(h, hostIsServer)+".")
+	}
+	return out
+}
+
+// otherMethods are the verdict's sentences on the methods other than main's:
+// which agree, where the others put the knee (step names an axis value),
+// and which found none, with why.
+func otherMethods(knees []analysis.Knee, main analysis.Knee, step func(float64) string) []string {
+	var out, agree, differ, none []string
 	for _, k := range knees {
 		if k.Method == main.Method {
 			continue
@@ -202,14 +218,6 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 	}
 	if len(none) > 0 {
 		out = append(out, upper(strings.Join(none, "; "))+".")
-	}
-	out = append(out, "Why: "+main.Reason+".")
-	if main.Method == "sustained" && main.Index+1 < len(ps) {
-		if h := hostAt(hosts, main.Index+1); h != nil {
-			out = append(out, fmt.Sprintf("At %s, where it fell behind, %s.", step(ps[main.Index+1].X), Bottleneck(h, hostIsServer)))
-		}
-	} else if h := hostAt(hosts, main.Index); h != nil {
-		out = append(out, "At the knee, "+Bottleneck(h, hostIsServer)+".")
 	}
 	return out
 }
