@@ -228,7 +228,7 @@ func leadOf(c ConfigComparison, x float64) Lead {
 	l := Lead{Pct: rel(next.Throughput, best.Throughput), LowPct: math.NaN(), HighPct: math.NaN(), BestN: best.Repeats, NextN: next.Repeats}
 	samples := func(name string) []sample {
 		var s []sample
-		for _, v := range repeatThroughputs(c.config(name), x) {
+		for _, v := range repeatThroughputs(c.ConfigNamed(name), x) {
 			s = append(s, sample{v, 1})
 		}
 		return s
@@ -557,7 +557,7 @@ func InstanceRows(c ConfigComparison) []InstanceRow {
 	}
 	var out []InstanceRow
 	for _, row := range c.Rows {
-		cf := c.config(row.Config)
+		cf := c.ConfigNamed(row.Config)
 		for _, x := range c.Common {
 			st := stepOf(cf.Sweep, x)
 			ir := InstanceRow{Config: cf.Name, Instances: x, Throughput: st.Throughput, AvgMs: st.AvgMs, P99Ms: st.P99Ms, PerInstance: math.NaN()}
@@ -573,8 +573,9 @@ func InstanceRows(c ConfigComparison) []InstanceRow {
 	return out
 }
 
-// config is the configuration named name (a row's).
-func (c ConfigComparison) config(name string) Config {
+// ConfigNamed is the configuration named name (a row's); one with an
+// empty sweep when there is none of that name.
+func (c ConfigComparison) ConfigNamed(name string) Config {
 	i := slices.IndexFunc(c.Configs, func(cf Config) bool { return cf.Name == name })
 	if i < 0 {
 		return Config{Name: name, Sweep: &Result{Sweep: &result.Sweep{}}}

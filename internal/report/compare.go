@@ -52,7 +52,7 @@ func CompareHeadline(c analysis.ConfigComparison) []string {
 		return out // the steps vary the work: no knee to name
 	}
 	for _, r := range c.Rows {
-		out = append(out, kneeLine(r, configNamed(c, r.Config).Sweep, c.Axis))
+		out = append(out, kneeLine(r, c.ConfigNamed(r.Config).Sweep, c.Axis))
 	}
 	return out
 }
@@ -215,7 +215,7 @@ func configTable(c analysis.ConfigComparison) table {
 		knee := kneeCell(r)
 		if own {
 			knee = "-" // the steps vary the work: no knee is sought
-		} else if sw := configNamed(c, r.Config).Sweep; !r.Found && sw != nil {
+		} else if sw := c.ConfigNamed(r.Config).Sweep; !r.Found && sw != nil {
 			if peak, ok := peakedBefore(sw); ok {
 				knee = "at or before " + peak + " (peak)"
 			}

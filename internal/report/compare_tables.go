@@ -36,7 +36,7 @@ func compareTables(c analysis.ConfigComparison) []table {
 		out = append(out, t)
 	}
 	for _, row := range c.Rows {
-		cf := configNamed(c, row.Config)
+		cf := c.ConfigNamed(row.Config)
 		if acrossSteps(cf.Runs) {
 			t := acrossTable(cf.Runs)
 			if !strings.HasPrefix(t.title, cf.Name) { // "t1 o32 b4k" names its own table
@@ -46,15 +46,6 @@ func compareTables(c analysis.ConfigComparison) []table {
 		}
 	}
 	return out
-}
-
-// configNamed is the comparison's configuration of that name.
-func configNamed(c analysis.ConfigComparison, name string) analysis.Config {
-	i := slices.IndexFunc(c.Configs, func(cf analysis.Config) bool { return cf.Name == name })
-	if i < 0 {
-		return analysis.Config{Name: name}
-	}
-	return c.Configs[i]
 }
 
 // instanceTable is the table by instance count (analysis.InstanceRows);
@@ -87,7 +78,7 @@ func figuresTable(c analysis.ConfigComparison) (table, bool) {
 	names := make([]string, len(c.Rows))
 	runs := make([]*result.Run, len(c.Rows))
 	for i, row := range c.Rows {
-		names[i], runs[i] = row.Config, configNamed(c, row.Config).RunAt(row.Step)
+		names[i], runs[i] = row.Config, c.ConfigNamed(row.Config).RunAt(row.Step)
 	}
 	return figureRows(fmt.Sprintf("The workload's figures at %s", c.At), "configuration", names, runs)
 }

@@ -257,10 +257,7 @@ func runFigures(runs []*result.Run) []figureBlock {
 	}
 	names := make([]string, len(runs))
 	for i, r := range runs {
-		names[i] = runName(r)
-		if step, ok := r.Options["sweep_step"].(string); ok && step != "" {
-			names[i] = step
-		}
+		names[i] = stepLabel(r, runName(r))
 	}
 	if t, ok := figureRows("", "run", names, runs); ok {
 		return []figureBlock{{Tables: tableViews([]table{t})}}

@@ -47,13 +47,10 @@ func sweepHeadline(sw *analysis.Result) []string {
 	var out []string
 	if k, ok := analysis.PrimaryKnee(sw); ok {
 		out = append(out, fmt.Sprintf("Knee: %s (%s method): %s/s, p99 %s.", sw.Steps[k.Index].Label, k.Method, Num(ps[k.Index].Throughput), Ms(ps[k.Index].P99Ms)))
-		if k.Method == "sustained" && k.Index+1 < n {
-			// The knee is the last rate kept; what stopped the system shows
-			// at the next, where it fell behind.
-			if h := hostAt(hosts, k.Index+1); h != nil {
-				out = append(out, fmt.Sprintf("Bottleneck past the knee (at %s, where it fell behind): %s.", sw.Steps[k.Index+1].Label, Bottleneck(h, sw.HostIsServer)))
-			}
-		} else if h := hostAt(hosts, k.Index); h != nil {
+		at, past := bottleneckStep(k, n)
+		if h := hostAt(hosts, at); h != nil && past {
+			out = append(out, fmt.Sprintf("Bottleneck past the knee (at %s, where it fell behind): %s.", sw.Steps[at].Label, Bottleneck(h, sw.HostIsServer)))
+		} else if h != nil {
 			out = append(out, "Bottleneck at the knee: "+Bottleneck(h, sw.HostIsServer)+".")
 		}
 	} else if n > 0 {
@@ -70,6 +67,16 @@ func sweepHeadline(sw *analysis.Result) []string {
 		out = append(out, fmt.Sprintf("The load generator limited %s and after: no knee is claimed there.", sw.Limited[0].Label))
 	}
 	return out
+}
+
+// bottleneckStep is the step whose host figures say what stopped the
+// system, of n usable steps: the knee's, or with the sustained knee (the
+// last rate kept) the next, where it fell behind (past).
+func bottleneckStep(k analysis.Knee, n int) (at int, past bool) {
+	if k.Method == "sustained" && k.Index+1 < n {
+		return k.Index + 1, true
+	}
+	return k.Index, false
 }
 
 // peakedBefore is the label of the step where a sweep's throughput

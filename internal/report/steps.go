@@ -101,15 +101,21 @@ func StepsAs(w io.Writer, runs []*result.Run, f Format) error {
 	rows := make([]StepRow, len(runs))
 	for i, r := range runs {
 		s := r.Summary
-		label := r.Label
-		if step, ok := r.Options["sweep_step"].(string); ok && step != "" {
-			label = step // a sweep's step: its own label, without the sweep's --label
-		}
-		rows[i] = StepRow{Label: label, Throughput: s.Throughput, AvgMs: s.Latency.AvgMs, P95Ms: s.Latency.P95Ms,
+		rows[i] = StepRow{Label: stepLabel(r, r.Label), Throughput: s.Throughput, AvgMs: s.Latency.AvgMs, P95Ms: s.Latency.P95Ms,
 			P99Ms: s.Latency.P99Ms, Errors: s.Errors, Host: r.Host,
 			Open: r.Load.Mode == "open", Offered: s.Offered, Late: s.Late, Dropped: s.Dropped}
 	}
 	return StepTable(w, rows, f)
+}
+
+// stepLabel names a run in a table of steps: a sweep's step by its own
+// label (its sweep_step option, without the sweep's --label), else
+// fallback.
+func stepLabel(r *result.Run, fallback string) string {
+	if step, ok := r.Options["sweep_step"].(string); ok && step != "" {
+		return step
+	}
+	return fallback
 }
 
 // StepTable writes one row per step: throughput (and, when a step ran at a

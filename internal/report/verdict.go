@@ -177,11 +177,10 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 	out = append(out, s+".")
 	out = append(out, otherMethods(knees, main, step)...)
 	out = append(out, "Why: "+main.Reason+".")
-	if main.Method == "sustained" && main.Index+1 < len(ps) {
-		if h := hostAt(hosts, main.Index+1); h != nil {
-			out = append(out, fmt.Sprintf("At %s, where it fell behind, %s.", step(ps[main.Index+1].X), Bottleneck(h, hostIsServer)))
-		}
-	} else if h := hostAt(hosts, main.Index); h != nil {
+	at, past := bottleneckStep(main, len(ps))
+	if h := hostAt(hosts, at); h != nil && past {
+		out = append(out, fmt.Sprintf("At %s, where it fell behind, %s.", step(ps[at].X), Bottleneck(h, hostIsServer)))
+	} else if h != nil {
 		out = append(out, "At the knee, "+Bottleneck(h, hostIsServer)+".")
 	}
 	return out
