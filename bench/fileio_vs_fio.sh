@@ -7,6 +7,9 @@
 #   randread_4k    4k random read            fio --rw=randread  | rightsize --read 100
 #   randrw70_16k   16k random, 70 % reads    fio --rw=randrw --rwmixread=70 | --read 70
 #   seqread_2m     2m sequential read        fio --rw=read      | --sequential --read 100
+#   seqread_2m_huge  the same, fio's buffers on huge pages (--mem=mmaphuge on a
+#                  hugetlbfs mount the script makes, as rightsize's buffers are
+#                  on transparent huge pages): needs root; skipped otherwise
 #
 # Env options:
 #   TIME=30            seconds per run (each tool, each case); "30s" works too
@@ -18,13 +21,15 @@
 #                         untimed reads, before measuring
 #                      (kept if already laid out by it with this SIZE). It must
 #                      be a regular file, not on tmpfs (no O_DIRECT there).
-#   CASES="randread_4k randrw70_16k seqread_2m"
+#   CASES="randread_4k randrw70_16k seqread_2m seqread_2m_huge"
 #   ENGINES=           fio I/O engines, e.g. "io_uring libaio" runs fio with each
 #                      and the table shows a row per engine (rightsize runs once
-#                      per case and repetition). Default: io_uring when
-#                      'fio --enghelp' lists it and a 1-second probe works, else
-#                      libaio. rightsize picks its own engine (io_uring, else
-#                      psync); the table shows both.
+#                      per case and repetition); io_uring_fixed is io_uring with
+#                      --fixedbufs --registerfiles. Default: fio's best here,
+#                      "io_uring_fixed libaio" when 'fio --enghelp' lists
+#                      io_uring and a 1-second probe works, else libaio.
+#                      rightsize picks its own engine (io_uring with registered
+#                      buffers and file, else psync); the table shows both.
 #   KEEP=0             1 keeps FILE at the end (default: rightsize cleanup fileio)
 #   OUT=bench/out      output directory (gitignored); raw fio and rightsize JSON,
 #                      logs and /usr/bin/time files stay there
@@ -35,7 +40,7 @@ TIME=${TIME%s}
 REPS=${REPS:-3}
 SIZE=${SIZE:-2G}
 SETTLE=${SETTLE:-15}
-CASES=${CASES:-"randread_4k randrw70_16k seqread_2m"}
+CASES=${CASES:-"randread_4k randrw70_16k seqread_2m seqread_2m_huge"}
 ENGINES=${ENGINES:-}
 KEEP=${KEEP:-0}
 
@@ -58,19 +63,22 @@ declare -A FIO_ARGS=(
   [randread_4k]="--rw=randread --bs=4k --iodepth=32"
   [randrw70_16k]="--rw=randrw --rwmixread=70 --bs=16k --iodepth=32"
   [seqread_2m]="--rw=read --bs=2m --iodepth=32"
+  [seqread_2m_huge]="--rw=read --bs=2m --iodepth=32" # + --mem=mmaphuge:FILE, below
 )
 declare -A RS_ARGS=(
   [randread_4k]="--read 100"
   [randrw70_16k]="--read 70"
   [seqread_2m]="--sequential --read 100"
+  [seqread_2m_huge]="--sequential --read 100"
 )
 declare -A RS_PATTERN=(
   [randread_4k]="t1 o32 b4k"
   [randrw70_16k]="t1 o32 b16k"
   [seqread_2m]="t1 o32 b2m"
+  [seqread_2m_huge]="t1 o32 b2m"
 )
 for c in $CASES; do
-  [ -n "${FIO_ARGS[$c]:-}" ] || die "unknown case '$c' (want randread_4k, randrw70_16k and/or seqread_2m)"
+  [ -n "${FIO_ARGS[$c]:-}" ] || die "unknown case '$c' (want randread_4k, randrw70_16k, seqread_2m and/or seqread_2m_huge)"
 done
 
 # ---------------------------------------------------------------- the file
@@ -109,7 +117,42 @@ cleanup() {
   "$RS" cleanup fileio --file "$FILE" >"$OUT/fileio_cleanup.txt" 2>&1 ||
     log "cleanup failed, see $OUT/fileio_cleanup.txt"
 }
-trap cleanup EXIT
+trap 'cleanup; huge_cleanup' EXIT
+
+# ---------------------------------------------------------------- huge pages
+# seqread_2m_huge gives fio huge-page buffers: a hugetlbfs mount under OUT
+# and enough reserved 2 MiB pages for 32 buffers of 2 MiB (and fio's
+# alignment). Both are undone at exit; the pages reserved before are restored.
+HUGE_DIR=$OUT/hugetlbfs
+HUGE_OLD=
+HUGE_NOTE=
+huge_cleanup() {
+  if mountpoint -q "$HUGE_DIR" 2>/dev/null; then umount "$HUGE_DIR" || log "could not unmount $HUGE_DIR"; fi
+  if [ -n "$HUGE_OLD" ]; then echo "$HUGE_OLD" >/proc/sys/vm/nr_hugepages || log "could not restore vm.nr_hugepages=$HUGE_OLD"; fi
+}
+huge_setup() {
+  [ "$(id -u)" = 0 ] || { HUGE_NOTE="not root: cannot mount hugetlbfs or reserve huge pages"; return 1; }
+  HUGE_OLD=$(cat /proc/sys/vm/nr_hugepages)
+  local want=$((HUGE_OLD + 40))
+  echo "$want" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+  if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt "$want" ]; then
+    HUGE_NOTE="the kernel reserved only $(cat /proc/sys/vm/nr_hugepages) of $want huge pages (memory too fragmented)"
+    return 1
+  fi
+  mkdir -p "$HUGE_DIR"
+  mount -t hugetlbfs none "$HUGE_DIR" 2>/dev/null || { HUGE_NOTE="mount -t hugetlbfs failed"; return 1; }
+}
+case " $CASES " in
+  *" seqread_2m_huge "*)
+    if huge_setup; then
+      FIO_ARGS[seqread_2m_huge]+=" --mem=mmaphuge:$HUGE_DIR/fio.buf"
+      log "fio's huge-page buffers: $HUGE_DIR (vm.nr_hugepages $HUGE_OLD -> $(cat /proc/sys/vm/nr_hugepages))"
+    else
+      log "skipping seqread_2m_huge: $HUGE_NOTE"
+      CASES=$(echo "$CASES" | tr ' ' '\n' | grep -vx seqread_2m_huge | tr '\n' ' ')
+    fi
+    ;;
+esac
 log "rightsize prepare fileio --file $FILE --size $SIZE"
 "$RS" prepare fileio --file "$FILE" --size "$SIZE" >"$OUT/fileio_prepare.txt" 2>&1 ||
   { tail -5 "$OUT/fileio_prepare.txt" >&2; die "prepare failed, see $OUT/fileio_prepare.txt"; }
@@ -126,7 +169,22 @@ sleep "$SETTLE"
   log "the settling run failed, see $OUT/fileio_settle.txt"
 
 # ---------------------------------------------------------------- fio engine
-fio_has_engine() { fio --enghelp 2>/dev/null | awk -v e="$1" '$1 == e { f = 1 } END { exit !f }'; }
+# An engine in ENGINES is one of fio's (--ioengine=NAME) or io_uring_fixed:
+# io_uring with its buffers registered with the kernel once (--fixedbufs, so
+# no page is pinned per I/O) and its file registered (--registerfiles, so no
+# descriptor lookup per I/O), fio's lightest io_uring setting without a
+# polling kernel thread.
+fio_engine_args() {
+  case $1 in
+    io_uring_fixed) echo "--ioengine=io_uring --fixedbufs=1 --registerfiles=1" ;;
+    *) echo "--ioengine=$1" ;;
+  esac
+}
+fio_has_engine() {
+  local e=$1
+  [ "$e" = io_uring_fixed ] && e=io_uring
+  fio --enghelp 2>/dev/null | awk -v e="$e" '$1 == e { f = 1 } END { exit !f }'
+}
 fio_probe() { # fio_probe ENGINE: a 1-second read-only direct run on FILE works
   local j=$OUT/fileio_fio_probe_$1.json
   fio --name=probe --filename="$FILE" --readonly --rw=randread --bs=4k --iodepth=1 \
@@ -136,7 +194,7 @@ fio_probe() { # fio_probe ENGINE: a 1-second read-only direct run on FILE works
 }
 if [ -z "$ENGINES" ]; then
   if fio_has_engine io_uring && fio_probe io_uring; then
-    ENGINES=io_uring
+    ENGINES="io_uring_fixed libaio"
   else
     log "fio's io_uring is not listed or its probe failed (see $OUT/fileio_fio_probe_io_uring.txt); using libaio"
     ENGINES=libaio
@@ -151,6 +209,7 @@ log "fio engine(s): $ENGINES"
 
 FAILED=0
 NOTES=()
+[ -z "$HUGE_NOTE" ] || NOTES+=("seqread_2m_huge skipped: $HUGE_NOTE")
 declare -A R # results, keyed "case/tool/field" (tool: fio:ENGINE or rs): one value per repetition
 declare -A M # medians of R
 RS_ENGINE=
@@ -162,7 +221,7 @@ run_fio() { # run_fio CASE ENGINE REP
   # shellcheck disable=SC2086 # FIO_ARGS holds several options
   /usr/bin/time -f '%U %S' -o "$base.time" \
     fio --name="$c" --filename="$FILE" ${FIO_ARGS[$c]} --numjobs=1 --direct=1 \
-      --ioengine="$e" --time_based --runtime="$TIME" --group_reporting \
+      $(fio_engine_args "$e") --time_based --runtime="$TIME" --group_reporting \
       --output-format=json --output="$base.json" >"$base.txt" 2>&1 || rc=$?
   if [ "$rc" -ne 0 ] || ! jq -e '.jobs[0].error == 0' "$base.json" >/dev/null 2>&1; then
     log "fio $c $e FAILED (exit $rc), see $base.txt and $base.json"; tail -5 "$base.txt" >&2

@@ -61,6 +61,9 @@ type Ring struct {
 	// move with a goroutine stack.
 	waitTS  unix.Timespec
 	waitArg getEventsArg
+
+	fixedBufs  [][]byte // registered with RegisterBuffers
+	fixedFiles int      // descriptors registered with RegisterFiles
 }
 
 // bufEscape makes every buffer given to prep escape to the heap, as seen by
@@ -192,7 +195,8 @@ func (r *Ring) probeOps() error {
 	for _, op := range []struct {
 		code uint8
 		name string
-	}{{opRead, "IORING_OP_READ"}, {opWrite, "IORING_OP_WRITE"}} {
+	}{{opRead, "IORING_OP_READ"}, {opWrite, "IORING_OP_WRITE"},
+		{opReadFixed, "IORING_OP_READ_FIXED"}, {opWriteFixed, "IORING_OP_WRITE_FIXED"}} {
 		if int(op.code) >= int(h.opsLen) || ops[op.code].flags&opSupported == 0 {
 			return unsupported(fmt.Sprintf("the kernel does not support %s (probe: last op %d)", op.name, h.lastOp), unix.EINVAL)
 		}
@@ -255,33 +259,39 @@ func (r *Ring) PrepWrite(fd int, buf []byte, off int64, user uint64) bool {
 }
 
 func (r *Ring) prep(op uint8, fd int, buf []byte, off int64, user uint64) bool {
-	if r.fd < 0 {
-		return false
-	}
-	tail := r.tail
-	if tail-atomic.LoadUint32(r.sqHead) >= r.sqEntries {
+	s := r.nextSQE()
+	if s == nil {
 		return false
 	}
 	if bufEscapeNever {
 		bufEscapeSink = buf
 	}
-	n := len(buf)
-	if n > maxIO {
-		n = maxIO
-	}
-	s := &r.sqes[tail&r.sqMask]
 	*s = sqe{
 		opcode:   op,
 		fd:       int32(fd),
 		off:      uint64(off),
 		addr:     uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))),
-		len:      uint32(n),
+		len:      uint32(min(len(buf), maxIO)),
 		userData: user,
 	}
-	r.tail = tail + 1
+	r.publish()
+	return true
+}
+
+// nextSQE is the submission queue's next free entry, or nil when the queue
+// is full or the ring closed; publish hands it to the kernel.
+func (r *Ring) nextSQE() *sqe {
+	if r.fd < 0 || r.tail-atomic.LoadUint32(r.sqHead) >= r.sqEntries {
+		return nil
+	}
+	return &r.sqes[r.tail&r.sqMask]
+}
+
+// publish makes the entry nextSQE returned visible to the kernel.
+func (r *Ring) publish() {
+	r.tail++
 	// Release: the kernel reads the SQE only after it sees the new tail.
 	atomic.StoreUint32(r.sqTail, r.tail)
-	return true
 }
 
 // Submit hands every prepared I/O to the kernel without waiting for any to
@@ -483,6 +493,7 @@ func (r *Ring) unmapAndClose() error {
 	r.sqeMem, r.cqMem, r.sqMem = nil, nil, nil
 	r.sqes, r.cqes = nil, nil
 	r.sqHead, r.sqTail, r.sqFlags, r.cqHead, r.cqTail, r.cqDropped = nil, nil, nil, nil, nil, nil
+	r.fixedBufs, r.fixedFiles = nil, 0
 	if r.fd >= 0 {
 		err = errors.Join(err, unix.Close(r.fd))
 		r.fd = -1

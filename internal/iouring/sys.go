@@ -79,9 +79,14 @@ const (
 	sizeofParams = unsafe.Sizeof(params{})
 
 	// enum io_uring_op
-	opNop   = 0
-	opRead  = 22
-	opWrite = 23
+	opNop        = 0
+	opReadFixed  = 4
+	opWriteFixed = 5
+	opRead       = 22
+	opWrite      = 23
+
+	// io_uring_sqe.flags
+	sqeFixedFile = 1 << 0 // fd is an index into the registered files
 
 	// io_uring_setup flags
 	setupClamp     = 1 << 4 // clamp entries to the kernel's maximum instead of EINVAL
@@ -105,7 +110,14 @@ const (
 	offSQEs   = 0x10000000
 
 	// io_uring_register opcodes
-	registerProbe = 8
+	registerBuffers = 0
+	registerFiles   = 2
+	registerProbe   = 8
+
+	// Kernel limits of IORING_REGISTER_BUFFERS: IORING_MAX_REG_BUFFERS
+	// buffers of at most 1 GiB each.
+	maxFixedBuffers = 1 << 14
+	maxFixedBuffer  = 1 << 30
 
 	// io_uring_probe_op.flags
 	opSupported = 1 << 0

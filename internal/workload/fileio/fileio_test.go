@@ -185,6 +185,9 @@ func TestShortRunsOnARealFile(t *testing.T) {
 		if in.engine != engine || f.Engine != engine {
 			t.Errorf("engine %q (result %q), want %q", in.engine, f.Engine, engine)
 		}
+		if notes := strings.Join(in.Info().Notes, "\n"); engine == EngineIOUring && !strings.Contains(notes, "io_uring with registered buffers and file") {
+			t.Errorf("io_uring run without registered buffers and file (64 KiB, well under any locked-memory limit); notes:\n%s", notes)
+		}
 		reads := float64(f.Read.Count) / float64(f.Read.Count+f.Write.Count)
 		if reads < 0.6 || reads > 0.8 {
 			t.Errorf("%s: %.2f of the I/Os read, want about 0.70", engine, reads)

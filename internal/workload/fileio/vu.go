@@ -146,8 +146,36 @@ func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU
 			v.Close()
 			return nil, fmt.Errorf("io_uring: %w (use --engine psync)", err)
 		}
+		if err := v.registerFixed(); err != nil {
+			v.Close()
+			return nil, err
+		}
 	}
 	return v, nil
+}
+
+// registerFixed registers the thread's buffers and descriptor with its ring,
+// as fio's --fixedbufs --registerfiles do: the kernel then pins the buffers'
+// pages once instead of at every I/O, and finds the file without a
+// descriptor lookup. Where the kernel refuses (the locked-memory limit,
+// ulimit -l, smaller than the buffers), the thread goes on with plain reads
+// and writes, and the run's notes say so.
+func (v *vu) registerFixed() error {
+	err := v.ring.RegisterBuffers(v.bufs)
+	if err == nil {
+		err = v.ring.RegisterFiles(v.fd)
+	}
+	switch {
+	case err == nil:
+		v.fixed = true
+		v.in.Note("io_uring with registered buffers and file (as fio's --fixedbufs --registerfiles)")
+		return nil
+	case errors.Is(err, iouring.ErrFixedUnavailable):
+		v.in.Note("io_uring without registered buffers (each I/O pins its buffer's pages): " + err.Error())
+		return nil
+	default:
+		return fmt.Errorf("io_uring: %w", err)
+	}
 }
 
 // vu is one thread keeping depth I/Os in flight.
@@ -165,6 +193,7 @@ type vu struct {
 	bufs    [][]byte
 	release func() error
 	ring    *iouring.Ring
+	fixed   bool // buffers and descriptor registered with ring
 
 	// io_uring bookkeeping, per slot
 	starts   []time.Time
@@ -254,13 +283,7 @@ func (v *vu) runRing(ctx context.Context, rec workload.Recorder, more func() boo
 			for len(v.free) > 0 && more() {
 				slot := v.free[len(v.free)-1]
 				op, off := v.next(v.src)
-				var ok bool
-				if op == opRead {
-					ok = v.ring.PrepRead(v.fd, v.bufs[slot], off, uint64(slot))
-				} else {
-					ok = v.ring.PrepWrite(v.fd, v.bufs[slot], off, uint64(slot))
-				}
-				if !ok {
+				if !v.prep(op, slot, off) {
 					break
 				}
 				v.free = v.free[:len(v.free)-1]
@@ -278,6 +301,20 @@ func (v *vu) runRing(ctx context.Context, rec workload.Recorder, more func() boo
 		}
 		v.now = time.Now()
 		v.ring.Reap(v.reapFn)
+	}
+}
+
+// prep queues one I/O of slot's buffer in the ring.
+func (v *vu) prep(op, slot int, off int64) bool {
+	switch {
+	case v.fixed && op == opRead:
+		return v.ring.PrepReadFixed(0, slot, off, uint64(slot))
+	case v.fixed:
+		return v.ring.PrepWriteFixed(0, slot, off, uint64(slot))
+	case op == opRead:
+		return v.ring.PrepRead(v.fd, v.bufs[slot], off, uint64(slot))
+	default:
+		return v.ring.PrepWrite(v.fd, v.bufs[slot], off, uint64(slot))
 	}
 }
 
