@@ -547,11 +547,14 @@ func instances(rs []*result.Run, start time.Time) ([]result.Instance, error) {
 func clients(rs []*result.Run, count int64) *result.Client {
 	var c result.Client
 	n := 0
+	var allocs float64
 	for _, r := range rs {
 		if r.Client == nil {
 			continue
 		}
 		n++
+		allocs += r.Client.AllocsPerEvent * float64(r.Summary.Count)
+		c.GCCycles += r.Client.GCCycles
 		c.CPUUserS += r.Client.CPUUserS
 		c.CPUSysS += r.Client.CPUSysS
 		c.NumCPU += r.Client.NumCPU
@@ -562,6 +565,7 @@ func clients(rs []*result.Run, count int64) *result.Client {
 	}
 	if count > 0 {
 		c.CPUPerEventUs = (c.CPUUserS + c.CPUSysS) * 1e6 / float64(count)
+		c.AllocsPerEvent = allocs / float64(count)
 	}
 	c.Hostname = fmt.Sprintf("%d generators", n)
 	return &c

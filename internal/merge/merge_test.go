@@ -3,6 +3,7 @@ package merge
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func shardRun(t *testing.T, i, n int, start time.Time, lat []time.Duration, all 
 		Intervals: ivs,
 		Instances: []result.Instance{{Index: 0, Target: "postgres://x@127.0.0.1/db", Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "15.20",
 			Summary: sum, Ops: nil, Intervals: ivs}},
-		Client:  &result.Client{CPUUserS: 1, CPUSysS: 0.5, NumCPU: 2, Hostname: "gen"},
+		Client:  &result.Client{CPUUserS: 1, CPUSysS: 0.5, NumCPU: 2, Hostname: "gen", AllocsPerEvent: float64(i + 1), GCCycles: 2},
 		Machine: &result.Machine{Hostname: fmt.Sprintf("gen%d", i), CPUModel: "Some CPU"},
 		Shard: &result.Shard{RunID: "run1", Index: i, Count: n, Instances: 1, TotalInstances: 1, FirstVU: 2 * i, VUs: 2, TotalVUs: 2 * n,
 			StartAt: &st, Barrier: "time"},
@@ -124,6 +125,14 @@ func TestMergeAddsHistogramsExactly(t *testing.T) {
 	}
 	if m.Client == nil || m.Client.CPUUserS != 4 || m.Client.NumCPU != 8 {
 		t.Errorf("client %+v", m.Client)
+	}
+	// Allocations per event: each shard's, weighted by its events.
+	var allocs float64
+	for _, s := range shards {
+		allocs += s.Client.AllocsPerEvent * float64(s.Summary.Count)
+	}
+	if m.Client != nil && (math.Abs(m.Client.AllocsPerEvent-allocs/float64(all.Count())) > 1e-9 || m.Client.GCCycles != 8) {
+		t.Errorf("merged %.4f allocations per event and %d collections, want %.4f and 8", m.Client.AllocsPerEvent, m.Client.GCCycles, allocs/float64(all.Count()))
 	}
 	if m.Started != start {
 		t.Errorf("started %v, want the earliest shard's %v", m.Started, start)

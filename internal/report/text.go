@@ -177,7 +177,11 @@ func Summary(w io.Writer, r *result.Run) error {
 		if p := r.Client.HostSharePct; p > 0 {
 			ew.printf("; %.0f%% of the host's CPU", p)
 		}
-		ew.printf(")\n")
+		ew.printf(")")
+		if a := r.Client.AllocsPerEvent; a > 0 {
+			ew.printf("; %.1f heap allocations per %s, %d garbage collections", a, r.Event, r.Client.GCCycles)
+		}
+		ew.printf("\n")
 	}
 	if s := r.Shard; s != nil {
 		ew.printf("shard %d/%d of run %s: instances %d..%d of %d, virtual users %d..%d of %d on each; start barrier: %s, waited %.1f s, started %.3f s late\n",

@@ -429,6 +429,12 @@ type Client struct {
 	// CPUPerEventUs is (user + sys) CPU microseconds per successful event in
 	// that span. For an embedded database (SQLite) it includes the database.
 	CPUPerEventUs float64 `json:"cpu_per_event_us"`
+	// AllocsPerEvent is the Go heap objects the process allocated per
+	// successful event in that span, and GCCycles the garbage collections
+	// that ran in it: the load generator's allocation cost on its hot path
+	// (with an embedded database, the database's too).
+	AllocsPerEvent float64 `json:"allocs_per_event,omitempty"`
+	GCCycles       int64   `json:"gc_cycles,omitempty"`
 	// HostSharePct is that CPU as a share of the host's CPUs over the
 	// window: 100 is every CPU busy with the load generator (0: unknown).
 	HostSharePct float64 `json:"host_share_pct,omitempty"`

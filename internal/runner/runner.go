@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -604,6 +605,7 @@ type run struct {
 	aborting bool // failure is an abort's reason (abort)
 	series   []result.Interval
 	cpu      [2][2]time.Duration // user, sys at the measured window's start and at the stop
+	heap     [2]heapCounts       // the heap's allocations and collections, at the same times
 }
 
 // measureStart returns when the measured window starts.
@@ -631,7 +633,30 @@ func (r *run) readCPU(at int) {
 	if r.cfg.CPUTime != nil {
 		u, s := r.cfg.CPUTime()
 		r.cpu[at] = [2]time.Duration{u, s}
+		r.heap[at] = readHeap()
 	}
+}
+
+// heapCounts are the Go runtime's cumulative heap allocations and
+// completed garbage collections of this process.
+type heapCounts struct{ objects, gcs uint64 }
+
+var heapMetrics = []string{"/gc/heap/allocs:objects", "/gc/cycles/total:gc-cycles"}
+
+func readHeap() heapCounts {
+	s := make([]metrics.Sample, len(heapMetrics))
+	for i, name := range heapMetrics {
+		s[i].Name = name
+	}
+	metrics.Read(s)
+	var c heapCounts
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		c.objects = s[0].Value.Uint64()
+	}
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		c.gcs = s[1].Value.Uint64()
+	}
+	return c
 }
 
 func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, error) {
@@ -1313,7 +1338,7 @@ func (r *run) finish() (*result.Run, error) {
 		out.Instances[i].Summary.Partial = r.partial
 	}
 	if cfg.CPUTime != nil {
-		out.Client = r.client(r.cpu[1], out.Summary.Count, r.stopAt.Sub(ms).Seconds())
+		out.Client = r.client(r.cpu[1], r.heap[1], out.Summary.Count, r.stopAt.Sub(ms).Seconds())
 	}
 	return out, nil
 }
@@ -1342,19 +1367,21 @@ func (r *run) snapshot(at time.Time) (*result.Run, error) {
 	}
 	if r.cfg.CPUTime != nil && at.After(r.measureStart()) {
 		u, s := r.cfg.CPUTime()
-		out.Client = r.client([2]time.Duration{u, s}, out.Summary.Count, at.Sub(r.measureStart()).Seconds())
+		out.Client = r.client([2]time.Duration{u, s}, readHeap(), out.Summary.Count, at.Sub(r.measureStart()).Seconds())
 	}
 	return out, nil
 }
 
 // client reports the CPU used from the measured window's start to now
-// (user, sys), secs of wall time, over n events.
-func (r *run) client(now [2]time.Duration, n int64, secs float64) *result.Client {
+// (user, sys), and the heap's allocations and collections (heap: the counts
+// now), secs of wall time, over n events.
+func (r *run) client(now [2]time.Duration, heap heapCounts, n int64, secs float64) *result.Client {
 	u := (now[0] - r.cpu[0][0]).Seconds()
 	s := (now[1] - r.cpu[0][1]).Seconds()
-	c := &result.Client{CPUUserS: u, CPUSysS: s}
+	c := &result.Client{CPUUserS: u, CPUSysS: s, GCCycles: int64(heap.gcs - r.heap[0].gcs)}
 	if n > 0 {
 		c.CPUPerEventUs = (u + s) * 1e6 / float64(n)
+		c.AllocsPerEvent = float64(heap.objects-r.heap[0].objects) / float64(n)
 	}
 	if r.cfg.CPUs > 0 && secs > 0 {
 		c.HostSharePct = 100 * (u + s) / (secs * float64(r.cfg.CPUs))

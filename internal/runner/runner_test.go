@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -996,4 +997,43 @@ func TestTickerLag(t *testing.T) {
 			t.Errorf("a punctual run reports lag %+v (%v)", res.TickerLag, err)
 		}
 	})
+}
+
+var allocSink []*[64]byte
+
+// TestClientAllocationsPerEvent: the client's figures count the Go heap's
+// allocations per event and the collections in the measured window, from
+// the runtime's own counters: a workload allocating 20 objects an event,
+// and collecting every 25th event, reads as at least 20 allocations per
+// event (and not many more: the runner's own hot path allocates little) and
+// at least one collection per 25 events.
+func TestClientAllocationsPerEvent(t *testing.T) {
+	const perEvent = 20
+	var n atomic.Int64
+	work := func(ctx context.Context) error {
+		for range perEvent {
+			allocSink = append(allocSink[:0], new([64]byte))
+		}
+		if n.Add(1)%25 == 0 {
+			runtime.GC()
+		}
+		return sleepCtx(ctx, time.Millisecond)
+	}
+	cpu := func() (time.Duration, time.Duration) { return 0, 0 }
+	res, err := Run(context.Background(), Config{Threads: 2, Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, Ops: ops, CPUTime: cpu},
+		[]Instance{instance(work)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, count := res.Client, res.Summary.Count
+	if c == nil || count == 0 {
+		t.Fatalf("client %+v, count %d", c, count)
+	}
+	if c.AllocsPerEvent < perEvent || c.AllocsPerEvent > perEvent+10 {
+		t.Errorf("%.2f heap allocations per event, want %d to %d", c.AllocsPerEvent, perEvent, perEvent+10)
+	}
+	if c.GCCycles < count/25 {
+		t.Errorf("%d garbage collections over %d events, want at least %d", c.GCCycles, count, count/25)
+	}
+	t.Logf("%d events: %.2f allocations per event, %d collections", count, c.AllocsPerEvent, c.GCCycles)
 }
