@@ -73,10 +73,6 @@ transactions() {
   esac
 }
 
-# ipis: rescheduling plus function-call interrupts of every CPU so far.
-ipis() { awk '$1 == "RES:" || $1 == "CAL:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts; }
-
-per() { awk -v a="$1" -v n="$2" -v d="${3:-2}" 'BEGIN { if (n > 0) printf "%.*f", d, a / n; else print "n/a" }'; }
 
 prepare() {
   local s=$1
@@ -94,34 +90,29 @@ for s in $SERVERS; do
     for tool in $TOOLS; do
       base="$OUT/counts_${tool}_${s}_$w"
       log "$tool $s $w: perf stat, ${TIME}s"
-      before=$(ipis)
       # shellcheck disable=SC2046
-      perf stat -x, -e task-clock,context-switches,cpu-migrations -o "$base.perf" -- $(client "$s" "$w" "$tool" "$TIME" "$base") >"$base.txt" 2>&1
-      after=$(ipis)
+      perf_counts "$base" $(client "$s" "$w" "$tool" "$TIME" "$base")
       n=$(transactions "$tool" "$base")
-      cpu_ms=$(awk -F, '$3 == "task-clock" { print $1 }' "$base.perf")
-      cs=$(awk -F, '$3 == "context-switches" { print $1 }' "$base.perf")
-      mig=$(awk -F, '$3 == "cpu-migrations" { print $1 }' "$base.perf")
       log "$tool $s $w: strace -f -c, ${STRACE_TIME}s"
       # shellcheck disable=SC2046
-      strace -f -c -o "$base.strace" -- $(client "$s" "$w" "$tool" "$STRACE_TIME" "$base.st") >"$base.st.txt" 2>&1 || true
+      strace_counts "$base" $(client "$s" "$w" "$tool" "$STRACE_TIME" "$base.st")
       ns=$(transactions "$tool" "$base.st")
-      calls=$(awk '$NF == "total" { print $(NF-2) }' "$base.strace")
-      top=$(awk '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { printf "%s %s\n", $4, $NF }' "$base.strace" | sort -rn | head -3 |
-        awk -v n="$ns" '{ printf "%s%s %.1f", sep, $2, $1 / n; sep = ", " }')
-      rows+=("$(printf '%-9s %-8s %-18s %9s %9s %9s %9s %9s %9s  %s' "$tool" "$s" "$w" \
-        "$(per "$n" "$TIME" 0)" "$(per "$(awk -v m="$cpu_ms" 'BEGIN { print m * 1000 }')" "$n" 1)" \
-        "$(per "$cs" "$n")" "$(per "$mig" "$n" 3)" "$(per "$((after - before))" "$n")" "$(per "$calls" "$ns" 1)" "$top")")
+      allocs=-
+      [ "$tool" = rightsize ] && allocs=$(jq -r '.client.allocs_per_event // 0 | . * 10 | round / 10' "$base.json")
+      rows+=("$(printf '%-9s %-8s %-18s %9s %9s %9s %9s %9s %9s %7s  %s' "$tool" "$s" "$w" \
+        "$(per "$n" "$TIME" 0)" "$(per "$PC_CPU_US" "$n" 1)" \
+        "$(per "$PC_CS" "$n")" "$(per "$PC_MIG" "$n" 3)" "$(per "$PC_IPI" "$n")" "$(per "$SC_CALLS" "$ns" 1)" "$allocs" "$(strace_top "$ns")")")
     done
   done
 done
 
 {
-  printf '%-9s %-8s %-18s %9s %9s %9s %9s %9s %9s  %s\n' tool server workload tps 'cpu_us' 'ctxsw' 'migr' 'ipi' 'syscalls' 'most frequent system calls per transaction'
+  printf '%-9s %-8s %-18s %9s %9s %9s %9s %9s %9s %7s  %s\n' tool server workload tps 'cpu_us' 'ctxsw' 'migr' 'ipi' 'syscalls' 'allocs' 'most frequent system calls per transaction'
   printf '%s\n' "${rows[@]}"
   echo
   echo "per transaction: cpu_us = the client's CPU (perf task-clock); ctxsw and migr = the client's context switches and CPU"
   echo "migrations; ipi = rescheduling + function-call interrupts of the whole host (client and server); syscalls = the"
-  echo "client's system calls under strace -f (a ${STRACE_TIME}s run of its own). tps is the perf run's, one run: compare"
+  echo "client's system calls under strace -f (a ${STRACE_TIME}s run of its own); allocs = rightsize's Go heap allocations"
+  echo "(client.allocs_per_event; sysbench is C, -). tps is the perf run's, one run: compare"
   echo "throughput with oltp_vs_sysbench.sh's medians, not here."
 } | tee "$OUT/counts_oltp.txt"

@@ -100,3 +100,46 @@ medians() {
     M[$key]=$(median ${R[$key]})
   done
 }
+
+# ---------------------------------------------------------------- counts
+# (counts_oltp.sh, counts_fileio.sh)
+
+# ipis: rescheduling plus function-call interrupts of every CPU so far.
+ipis() { awk '$1 == "RES:" || $1 == "CAL:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts; }
+
+# per A N [DECIMALS] -> A/N (n/a unless N > 0)
+per() { awk -v a="$1" -v n="$2" -v d="${3:-2}" 'BEGIN { if (n > 0) printf "%.*f", d, a / n; else print "n/a" }'; }
+
+# perf_counts BASE COMMAND...: runs COMMAND (output to BASE.txt) under perf
+# stat, with the host's cross-CPU interrupts read around it; sets PC_CPU_US
+# (task-clock, µs), PC_CS (context switches), PC_MIG (CPU migrations) and
+# PC_IPI (rescheduling + function-call interrupts of the whole host).
+perf_counts() {
+  local base=$1 before after
+  shift
+  before=$(ipis)
+  perf stat -x, -e task-clock,context-switches,cpu-migrations -o "$base.perf" -- "$@" >"$base.txt" 2>&1 || true
+  after=$(ipis)
+  PC_CPU_US=$(awk -F, '$3 == "task-clock" { print $1 * 1000 }' "$base.perf")
+  PC_CS=$(awk -F, '$3 == "context-switches" { print $1 }' "$base.perf")
+  PC_MIG=$(awk -F, '$3 == "cpu-migrations" { print $1 }' "$base.perf")
+  PC_IPI=$((after - before))
+}
+
+# strace_counts BASE COMMAND...: runs COMMAND (output to BASE.st.txt) under
+# strace -f -c; sets SC_CALLS, its system calls, and leaves the table in
+# BASE.strace for strace_top.
+strace_counts() {
+  local base=$1
+  shift
+  STRACE_FILE=$base.strace
+  strace -f -c -o "$STRACE_FILE" -- "$@" >"$base.st.txt" 2>&1 || true
+  SC_CALLS=$(awk '$NF == "total" { print $(NF-2) }' "$STRACE_FILE")
+}
+
+# strace_top N -> the three most frequent system calls of the last
+# strace_counts, each per unit of N.
+strace_top() {
+  awk '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { printf "%s %s\n", $4, $NF }' "$STRACE_FILE" | sort -rn | head -3 |
+    awk -v n="$1" '{ if (n > 0) printf "%s%s %.2f", sep, $2, $1 / n; sep = ", " }'
+}
