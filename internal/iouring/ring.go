@@ -234,6 +234,16 @@ func (r *Ring) inFlight() uint32 {
 	return atomic.LoadUint32(r.sqHead) - r.reaped - atomic.LoadUint32(r.cqDropped)
 }
 
+// Ready is the number of completions waiting in the completion queue, to be
+// delivered by Reap. It reads the ring's shared memory, without a system
+// call.
+func (r *Ring) Ready() int {
+	if r.fd < 0 {
+		return 0
+	}
+	return int(r.ready())
+}
+
 // ready is the number of completions in the CQ ring.
 func (r *Ring) ready() uint32 {
 	return atomic.LoadUint32(r.cqTail) - r.reaped

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -150,6 +151,9 @@ func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU
 			v.Close()
 			return nil, err
 		}
+		// Spinning takes a CPU: only where every thread can have one.
+		v.spin.allowed = p.Threads <= runtime.NumCPU()
+		v.spin.on = v.spin.allowed
 	}
 	return v, nil
 }
@@ -194,6 +198,7 @@ type vu struct {
 	release func() error
 	ring    *iouring.Ring
 	fixed   bool // buffers and descriptor registered with ring
+	spin    spinner
 
 	// io_uring bookkeeping, per slot
 	starts   []time.Time
@@ -296,11 +301,65 @@ func (v *vu) runRing(ctx context.Context, rec workload.Recorder, more func() boo
 		if v.inflight == 0 {
 			return v.failed
 		}
-		if err := v.ring.SubmitAndWait(1); err != nil {
+		if err := v.await(); err != nil {
 			return fmt.Errorf("io_uring: %w", err)
 		}
 		v.now = time.Now()
 		v.ring.Reap(v.reapFn)
+	}
+}
+
+// await submits what is prepared and waits until a completion can be
+// reaped: first in user space, watching the completion queue for up to
+// spinWait, while doing so pays off (see spinner), then asleep in the kernel.
+func (v *vu) await() error {
+	if v.spin.on && v.ring.Ready() == 0 {
+		if _, err := v.ring.Submit(); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		for v.ring.Ready() == 0 && time.Since(t0) < spinWait {
+		}
+		if v.spin.spun(v.ring.Ready() > 0) {
+			return nil
+		}
+	}
+	t0 := time.Now()
+	if err := v.ring.SubmitAndWait(1); err != nil {
+		return err
+	}
+	v.spin.slept(time.Since(t0))
+	return nil
+}
+
+// spinWait is how long a thread watches its completion queue before it
+// sleeps. Measured here on 4k random reads at depth 32 (medians of 4
+// alternating runs): no spin 140,000 IOPS, 5 µs 160,000, 10 µs 161,000,
+// 20 µs 165,000, each at 3.4 µs of client CPU per I/O; a sleep and its
+// wake-up cost this VM's CPU about what the spin does, and delay the
+// resubmission of the completions that woke it.
+const spinWait = 10 * time.Microsecond
+
+// spinner decides whether a thread spins before it sleeps (hybrid polling,
+// as the kernel's own for polled block devices): it spins while a spin finds
+// a completion, stops at the first that does not, and starts again once a
+// sleep proves short (a completion within a few spins' time), so that a slow
+// device, or a thread among more threads than CPUs, does not burn CPU.
+type spinner struct {
+	allowed bool // the thread has a CPU of its own to spin on
+	on      bool
+}
+
+// spun records whether a spin found a completion; it returns found.
+func (s *spinner) spun(found bool) bool {
+	s.on = found
+	return found
+}
+
+// slept records how long a sleep in the kernel waited for a completion.
+func (s *spinner) slept(d time.Duration) {
+	if s.allowed && d < 3*spinWait {
+		s.on = true
 	}
 }
 
