@@ -17,6 +17,7 @@
 //	func (r *Ring) CQEntries() int   // CQ size (2 × Entries)
 //	func (r *Ring) Pending() int     // prepared, not yet taken by the kernel
 //	func (r *Ring) InFlight() int    // taken by the kernel, completion not yet reaped
+//	func (r *Ring) Ready() int       // completions waiting to be reaped
 //	func Probe() error
 //	func AlignedBuffers(n, size int) ([][]byte, func() error, error)
 //	var ErrUnsupported, ErrClosed, ErrFixedUnavailable
