@@ -87,6 +87,9 @@ func (r *Ring) register(op uintptr, arg unsafe.Pointer, n int) unix.Errno {
 	}
 }
 
+// fixedError wraps ErrFixedUnavailable around the refusals that leave the
+// ring usable as before (limits, permissions, memory the kernel will not
+// pin); any other errno is a misuse and is returned as it is.
 func fixedError(what string, errno unix.Errno) error {
 	why := ""
 	switch errno {
@@ -94,6 +97,9 @@ func fixedError(what string, errno unix.Errno) error {
 		why = " (the locked-memory limit, ulimit -l, is smaller than the buffers)"
 	case unix.EPERM:
 		why = " (not permitted here)"
+	case unix.EFAULT, unix.EOPNOTSUPP, unix.EMFILE, unix.ENFILE:
+	default:
+		return fmt.Errorf("iouring: %s: %w", what, errno)
 	}
 	return fmt.Errorf("%w: %s: %w%s", ErrFixedUnavailable, what, errno, why)
 }

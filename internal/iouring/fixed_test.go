@@ -163,6 +163,11 @@ func TestFixedRefusals(t *testing.T) {
 	if user, res := reapOne(t, r); user != 7 || res != 4096 {
 		t.Errorf("fixed read: user %d res %d, want 7 and 4096", user, res)
 	}
+	// A misuse is an error of its own, not a refusal to fall back from.
+	r2 := testRing(t, 2)
+	if err := r2.RegisterFiles(1 << 20); err == nil || errors.Is(err, ErrFixedUnavailable) {
+		t.Errorf("RegisterFiles of a descriptor that is not open: %v, want EBADF not wrapped as ErrFixedUnavailable", err)
+	}
 	r.Close()
 	if err := r.RegisterBuffers(bufs); !errors.Is(err, ErrClosed) {
 		t.Errorf("RegisterBuffers after Close: %v, want ErrClosed", err)

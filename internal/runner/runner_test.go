@@ -999,11 +999,15 @@ func TestTickerLag(t *testing.T) {
 	})
 }
 
-var allocSink []*[64]byte
+var (
+	allocSink     []*[64]byte
+	allocSinkTiny []*int64
+)
 
 // TestClientAllocationsPerEvent: the client's figures count the Go heap's
 // allocations per event and the collections in the measured window, from
-// the runtime's own counters: a workload allocating 20 objects an event,
+// the runtime's own counters: a workload allocating 20 objects an event
+// (half of them tiny, 8 bytes without pointers),
 // and collecting every 25th event, reads as at least 20 allocations per
 // event (and not many more: the runner's own hot path allocates little) and
 // at least one collection per 25 events.
@@ -1011,8 +1015,9 @@ func TestClientAllocationsPerEvent(t *testing.T) {
 	const perEvent = 20
 	var n atomic.Int64
 	work := func(ctx context.Context) error {
-		for range perEvent {
+		for range perEvent / 2 {
 			allocSink = append(allocSink[:0], new([64]byte))
+			allocSinkTiny = append(allocSinkTiny[:0], new(int64)) // the tiny allocator's
 		}
 		if n.Add(1)%25 == 0 {
 			runtime.GC()

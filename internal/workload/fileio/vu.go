@@ -151,8 +151,9 @@ func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU
 			v.Close()
 			return nil, err
 		}
-		// Spinning takes a CPU: only where every thread can have one.
-		v.spin.allowed = p.Threads <= runtime.NumCPU()
+		// Spinning takes a CPU: only where every thread can have one and
+		// one is left for the rest of the process (the ticker).
+		v.spin.allowed = p.Threads < runtime.GOMAXPROCS(0)
 		v.spin.on = v.spin.allowed
 	}
 	return v, nil
@@ -165,9 +166,11 @@ func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU
 // ulimit -l, smaller than the buffers), the thread goes on with plain reads
 // and writes, and the run's notes say so.
 func (v *vu) registerFixed() error {
-	err := v.ring.RegisterBuffers(v.bufs)
+	// The file first: a registration that fails half-way then leaves no
+	// buffers pinned (and counted against the limit) for nothing.
+	err := v.ring.RegisterFiles(v.fd)
 	if err == nil {
-		err = v.ring.RegisterFiles(v.fd)
+		err = v.ring.RegisterBuffers(v.bufs)
 	}
 	switch {
 	case err == nil:
