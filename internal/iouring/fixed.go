@@ -145,3 +145,24 @@ func (r *Ring) prepFixed(op uint8, f FixedFile, bufIndex int, off int64, user ui
 	r.publish()
 	return true
 }
+
+// unregister releases the registered files and buffers, nothing being in
+// flight. Closing the ring would release them too, but later, in the
+// kernel's own time: until then a registered file stays open (its
+// filesystem cannot be unmounted) and registered pages stay pinned.
+func (r *Ring) unregister() error {
+	var err error
+	if r.fixedFiles > 0 {
+		if errno := r.register(unregisterFiles, nil, 0); errno != 0 {
+			err = fmt.Errorf("iouring: IORING_UNREGISTER_FILES: %w", errno)
+		}
+		r.fixedFiles = 0
+	}
+	if r.fixedBufs != nil {
+		if errno := r.register(unregisterBuffers, nil, 0); errno != 0 && err == nil {
+			err = fmt.Errorf("iouring: IORING_UNREGISTER_BUFFERS: %w", errno)
+		}
+		r.fixedBufs = nil
+	}
+	return err
+}

@@ -173,3 +173,50 @@ func TestFixedRefusals(t *testing.T) {
 		t.Errorf("RegisterBuffers after Close: %v, want ErrClosed", err)
 	}
 }
+
+// TestCloseReleasesRegisteredFile: once Close returns, a registered file is
+// closed (its filesystem can be unmounted), not at some later time of the
+// kernel's choosing: inotify sees the last close of the file at once.
+func TestCloseReleasesRegisteredFile(t *testing.T) {
+	needRing(t)
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, make([]byte, 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		t.Skipf("inotify: %v", err)
+	}
+	defer unix.Close(in)
+	if _, err := unix.InotifyAddWatch(in, path, unix.IN_CLOSE_NOWRITE); err != nil {
+		t.Fatal(err)
+	}
+	closed := func() bool {
+		var buf [4096]byte
+		n, _ := unix.Read(in, buf[:])
+		return n > 0
+	}
+	for range 20 {
+		r, err := New(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.RegisterFiles(fd); err != nil {
+			t.Fatal(err)
+		}
+		unix.Close(fd) // the ring holds the file now
+		if closed() {
+			t.Fatal("the file was closed while registered")
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !closed() {
+			t.Fatal("the registered file was still open after Close returned")
+		}
+	}
+}

@@ -445,7 +445,9 @@ func (r *Ring) Reap(fn func(user uint64, res int32)) int {
 // ring. Waiting is what makes it safe to release the buffers afterwards; if
 // I/O is still in flight after 10 s, Close gives up waiting, closes anyway
 // and returns an error saying so, and the buffers of that I/O must then not
-// be released. Prepared but unsubmitted I/O is dropped. Close is idempotent.
+// be released. Registered files and buffers are released before Close
+// returns (a registered file is closed then). Prepared but unsubmitted I/O
+// is dropped. Close is idempotent.
 func (r *Ring) Close() error {
 	if r.fd < 0 {
 		return nil
@@ -453,6 +455,9 @@ func (r *Ring) Close() error {
 	var err error
 	if r.inFlight() > 0 {
 		err = r.drain(closeDrainTimeout)
+	}
+	if err == nil {
+		err = r.unregister()
 	}
 	if cerr := r.unmapAndClose(); err == nil {
 		err = cerr

@@ -110,9 +110,11 @@ const (
 	offSQEs   = 0x10000000
 
 	// io_uring_register opcodes
-	registerBuffers = 0
-	registerFiles   = 2
-	registerProbe   = 8
+	registerBuffers   = 0
+	unregisterBuffers = 1
+	registerFiles     = 2
+	unregisterFiles   = 3
+	registerProbe     = 8
 
 	// Kernel limits of IORING_REGISTER_BUFFERS: IORING_MAX_REG_BUFFERS
 	// buffers of at most 1 GiB each.
