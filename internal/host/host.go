@@ -1,7 +1,7 @@
 // Package host samples the load generator's host from /proc (through
 // prometheus/procfs): CPU by kind (user, system, iowait, steal, idle) for the
-// host and each CPU, the run queue, context switches, disk activity and
-// memory. A Sampler returns what happened since its previous sample; the
+// host and each CPU, the run queue, context switches, disk activity, memory
+// and the kernel's CPU and I/O pressure stall information. A Sampler returns what happened since its previous sample; the
 // arithmetic on two snapshots is pure (delta) and tested on fixtures.
 package host
 
@@ -28,7 +28,14 @@ type snapshot struct {
 	disks    map[string]blockdevice.IOStats
 	memTotal uint64 // kB
 	memAvail uint64 // kB
+	// psi are the pressure stall totals (µs) of cpu and io, "some" and
+	// "full"; hasPSI is false where the kernel has no /proc/pressure.
+	psi    [2][2]uint64
+	hasPSI bool
 }
+
+// psiResources are the /proc/pressure files read, in snapshot.psi's order.
+var psiResources = [2]string{"cpu", "io"}
 
 // Sampler reads snapshots from one /proc tree. It is not safe for
 // concurrent use.
@@ -80,7 +87,39 @@ func (s *Sampler) read() (snapshot, error) {
 	if mi, err := s.fs.Meminfo(); err == nil && mi.MemTotal != nil && mi.MemAvailable != nil {
 		snap.memTotal, snap.memAvail = *mi.MemTotal, *mi.MemAvailable
 	}
+	snap.psi, snap.hasPSI = readPSI(s.fs)
 	return snap, nil
+}
+
+// readPSI reads the pressure totals; false when either file is missing or
+// unreadable (the kernel has no PSI, or it is disabled).
+func readPSI(fs procfs.FS) ([2][2]uint64, bool) {
+	var t [2][2]uint64
+	for i, r := range psiResources {
+		st, err := fs.PSIStatsForResource(r)
+		if err != nil || st.Some == nil {
+			return t, false
+		}
+		t[i][0] = st.Some.Total
+		if st.Full != nil {
+			t[i][1] = st.Full.Total
+		}
+	}
+	return t, true
+}
+
+// pressure is the stall shares between two snapshots secs apart.
+func pressure(prev, cur snapshot, secs float64) *result.Pressure {
+	if !prev.hasPSI || !cur.hasPSI || secs <= 0 {
+		return nil
+	}
+	pct := func(i, j int) float64 {
+		if cur.psi[i][j] < prev.psi[i][j] {
+			return 0
+		}
+		return min(100, float64(cur.psi[i][j]-prev.psi[i][j])/1e6/secs*100)
+	}
+	return &result.Pressure{CPUSomePct: pct(0, 0), CPUFullPct: pct(0, 1), IOSomePct: pct(1, 0), IOFullPct: pct(1, 1)}
 }
 
 // wholeDisk keeps disks, not their partitions or virtual devices that
@@ -154,6 +193,7 @@ func delta(prev, cur snapshot, secs float64) *result.Host {
 		h.MemUsedPct = 100 * float64(cur.memTotal-cur.memAvail) / float64(cur.memTotal)
 		h.MemAvailableMiB = float64(cur.memAvail) / 1024
 	}
+	h.Pressure = pressure(prev, cur, secs)
 	return h
 }
 

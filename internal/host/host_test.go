@@ -96,6 +96,81 @@ func TestSampleFromAProcTree(t *testing.T) {
 	near(t, "read IOPS over 2 s", h.Disks[0].ReadIOPS, 500)
 }
 
+// writePressure writes /proc/pressure/cpu and io with totals advanced by
+// step: cpu some 250 ms a step, io some 100 ms and full 40 ms.
+func writePressure(t *testing.T, dir string, step uint64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "pressure"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := func(kind string, total uint64) string {
+		return kind + " avg10=1.00 avg60=2.00 avg300=3.00 total=" + itoa(total) + "\n"
+	}
+	files := map[string]string{
+		"cpu": line("some", 1000+250000*step) + line("full", 0),
+		"io":  line("some", 5000+100000*step) + line("full", 7000+40000*step),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, "pressure", name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestPressure: the stall totals' growth over the interval as a share of
+// wall time; none where the kernel has no /proc/pressure, and none when a
+// total went back (a counter reset is not negative pressure).
+func TestPressure(t *testing.T) {
+	dir := t.TempDir()
+	writeProc(t, dir, 0)
+	s, err := NewSampler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeProc(t, dir, 1)
+	if h, err := s.Sample(1); err != nil || h.Pressure != nil {
+		t.Fatalf("no /proc/pressure: pressure %+v (%v), want none", h.Pressure, err)
+	}
+	writePressure(t, dir, 0)
+	if _, err := s.Sample(1); err != nil {
+		t.Fatal(err)
+	}
+	writePressure(t, dir, 2)
+	h, err := s.Sample(2)
+	if err != nil || h.Pressure == nil {
+		t.Fatalf("pressure %+v (%v)", h.Pressure, err)
+	}
+	near(t, "cpu some %", h.Pressure.CPUSomePct, 25) // 500 ms in 2 s
+	near(t, "cpu full %", h.Pressure.CPUFullPct, 0)
+	near(t, "io some %", h.Pressure.IOSomePct, 10)
+	near(t, "io full %", h.Pressure.IOFullPct, 4)
+	writePressure(t, dir, 1) // totals went back
+	h, err = s.Sample(1)
+	if err != nil || h.Pressure == nil || h.Pressure.CPUSomePct != 0 || h.Pressure.IOSomePct != 0 {
+		t.Errorf("after a reset: pressure %+v (%v), want zeros", h.Pressure, err)
+	}
+}
+
+func FuzzPressure(f *testing.F) {
+	f.Add(uint64(1), uint64(2), uint64(3), uint64(4), uint64(10), uint64(2), uint64(30), uint64(9), 1.0)
+	f.Fuzz(func(t *testing.T, a, b, c, d, a2, b2, c2, d2 uint64, secs float64) {
+		p := snapshot{hasPSI: true, psi: [2][2]uint64{{a, b}, {c, d}}}
+		q := snapshot{hasPSI: true, psi: [2][2]uint64{{a2, b2}, {c2, d2}}}
+		pr := pressure(p, q, secs)
+		if !(secs > 0) {
+			if pr != nil {
+				t.Fatalf("pressure over %v s: %+v", secs, pr)
+			}
+			return
+		}
+		for _, x := range []float64{pr.CPUSomePct, pr.CPUFullPct, pr.IOSomePct, pr.IOFullPct} {
+			if !(x >= 0 && x <= 100) {
+				t.Fatalf("a share of %v", x)
+			}
+		}
+	})
+}
+
 func TestWholeDisk(t *testing.T) {
 	for name, want := range map[string]bool{
 		"vda": true, "vda1": false, "sda": true, "sdb3": false, "nvme0n1": true, "nvme0n1p2": false,
@@ -118,6 +193,9 @@ func TestRealProc(t *testing.T) {
 	}
 	if h.CPUs < 1 || h.MemUsedPct <= 0 {
 		t.Errorf("real /proc: %+v", h)
+	}
+	if _, err := os.Stat("/proc/pressure/cpu"); err == nil && h.Pressure == nil {
+		t.Error("this kernel has /proc/pressure, and the sample has no pressure")
 	}
 }
 

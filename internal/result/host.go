@@ -18,6 +18,22 @@ type Host struct {
 	Disks               []Disk  `json:"disks,omitempty"`
 	MemUsedPct          float64 `json:"mem_used_pct"` // (MemTotal - MemAvailable) / MemTotal
 	MemAvailableMiB     float64 `json:"mem_available_mib"`
+	// Pressure is the kernel's pressure stall information over the interval
+	// (nil where the kernel has none: before 4.20, or psi=0).
+	Pressure *Pressure `json:"pressure,omitempty"`
+}
+
+// Pressure is the share of wall time in the interval, in percent, in which
+// some task (Some), or every non-idle task at once (Full), was stalled
+// waiting for a CPU or for I/O (/proc/pressure/cpu and io). CPU pressure
+// while the CPUs look idle is a host's or a container's limit showing
+// through: time the guest asked for and did not get. The host-wide CPU
+// "full" line is always zero (the kernel reports it for cgroups only).
+type Pressure struct {
+	CPUSomePct float64 `json:"cpu_some_pct"`
+	CPUFullPct float64 `json:"cpu_full_pct"`
+	IOSomePct  float64 `json:"io_some_pct"`
+	IOFullPct  float64 `json:"io_full_pct"`
 }
 
 // CPUPct is CPU time in percent of the interval: user (with nice), system
