@@ -264,6 +264,9 @@ func hostLine(ew *errWriter, h *result.Host) {
 	for _, d := range h.Disks {
 		ew.printf("; %s %.0f r/s %.0f w/s %.0f%% util", d.Name, d.ReadIOPS, d.WriteIOPS, d.UtilPct)
 	}
+	if p := h.Pressure; p != nil {
+		ew.printf("; pressure: CPU some %.1f%%, I/O some %.1f%% full %.1f%%", p.CPUSomePct, p.IOSomePct, p.IOFullPct)
+	}
 	ew.printf("\n")
 	if c.Steal >= StealWarnPct {
 		ew.printf("warning: steal %.0f%%: the hypervisor ran other guests on this VM's CPUs for that share of the time, so the guest's CPU figures understate the load on the host (the VM waited for a physical CPU, as VMware's %%Ready shows)\n", c.Steal)

@@ -63,7 +63,8 @@ type Disk struct {
 }
 
 // MeanHost averages host figures (one per interval): CPU shares, run queue,
-// context switches and memory; disks by name. nil when there is none.
+// context switches and memory; disks by name; pressure over the intervals
+// that have it. nil when there is none.
 func MeanHost(hs []*Host) *Host {
 	var n float64
 	out := &Host{}
@@ -71,11 +72,20 @@ func MeanHost(hs []*Host) *Host {
 	disks := map[string]*Disk{}
 	var order []string
 	var perCPU []CPUPct
+	var pr Pressure
+	var np float64
 	for _, h := range hs {
 		if h == nil {
 			continue
 		}
 		n++
+		if p := h.Pressure; p != nil {
+			np++
+			pr.CPUSomePct += p.CPUSomePct
+			pr.CPUFullPct += p.CPUFullPct
+			pr.IOSomePct += p.IOSomePct
+			pr.IOFullPct += p.IOFullPct
+		}
 		out.CPU = addCPU(out.CPU, h.CPU)
 		if len(perCPU) == 0 && len(h.PerCPU) > 0 {
 			perCPU = make([]CPUPct, len(h.PerCPU))
@@ -118,6 +128,9 @@ func MeanHost(hs []*Host) *Host {
 	out.ContextSwitchesPerS /= n
 	out.MemUsedPct /= n
 	out.MemAvailableMiB /= n
+	if np > 0 {
+		out.Pressure = &Pressure{CPUSomePct: pr.CPUSomePct / np, CPUFullPct: pr.CPUFullPct / np, IOSomePct: pr.IOSomePct / np, IOFullPct: pr.IOFullPct / np}
+	}
 	for _, name := range order {
 		d := disks[name]
 		d.ReadIOPS, d.WriteIOPS, d.ReadMBps, d.WriteMBps, d.UtilPct = d.ReadIOPS/n, d.WriteIOPS/n, d.ReadMBps/n, d.WriteMBps/n, d.UtilPct/n

@@ -308,6 +308,16 @@ func TestMeanHost(t *testing.T) {
 	if result.MeanHost(nil) != nil || result.MeanHost([]*result.Host{nil}) != nil {
 		t.Error("no host figures should give nil")
 	}
+	if m.Pressure != nil {
+		t.Errorf("pressure %+v from intervals without any", m.Pressure)
+	}
+	// Pressure is the mean over the intervals that have it.
+	a.Pressure = &result.Pressure{CPUSomePct: 10, IOSomePct: 4, IOFullPct: 2}
+	c := &result.Host{CPUs: 2, Pressure: &result.Pressure{CPUSomePct: 30, IOSomePct: 8, IOFullPct: 6}}
+	m = result.MeanHost([]*result.Host{a, b, c})
+	if p := m.Pressure; p == nil || p.CPUSomePct != 20 || p.IOSomePct != 6 || p.IOFullPct != 4 {
+		t.Errorf("mean pressure %+v, want CPU some 20, I/O some 6, full 4", p)
+	}
 }
 
 func TestFairnessOf(t *testing.T) {
