@@ -31,19 +31,29 @@ func Redact(raw string) string {
 			u.User = url.User(u.User.Username())
 		}
 	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		if secretKey(k) {
-			q.Del(k)
-			changed = true
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
+	u.RawQuery = redactQuery(u.RawQuery)
 	u.Fragment, u.RawFragment = "", ""
 	return u.String()
+}
+
+// redactQuery drops from a raw query each parameter that names a password
+// anywhere (a '?' typed in the host or path puts "password=" inside another
+// parameter's name or value), and each one a parser would skip (a bad
+// escape, a semicolon): url.Values never sees those, so it cannot be
+// trusted to remove them. The parameters kept stay as typed, in order.
+func redactQuery(raw string) string {
+	if raw == "" {
+		return raw
+	}
+	kept := make([]string, 0, strings.Count(raw, "&")+1)
+	for _, pair := range strings.Split(raw, "&") {
+		p, err := url.QueryUnescape(pair)
+		if err != nil || strings.Contains(pair, ";") || strings.Contains(strings.ToLower(p), "password") {
+			continue
+		}
+		kept = append(kept, pair)
+	}
+	return strings.Join(kept, "&")
 }
 
 func hasPrefixFold(s, prefix string) bool {
