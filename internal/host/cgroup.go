@@ -5,8 +5,12 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/rightsize/rightsize/internal/result"
 )
 
 // Throttling is a cgroup's CPU bandwidth counters, cumulative: the
@@ -99,4 +103,85 @@ func quota(q, p, file string) (Quota, error) {
 		return 0, fmt.Errorf("%s: quota %q: want \"max\" or a positive number of µs", file, q)
 	}
 	return Quota(float64(n) / float64(period)), nil
+}
+
+// cgSnap is one cgroup's counters at one moment.
+type cgSnap struct {
+	ok       bool // cpu.stat was read
+	thr      Throttling
+	hasThr   bool   // the cpu controller's bandwidth counters are there
+	usageUs  uint64 // CPU time used
+	hasUsage bool
+	limit    Quota // math.Inf(1): none
+}
+
+// readCgroup reads c's counters; a cgroup gone or unreadable is !ok.
+func readCgroup(c Cgroup) cgSnap {
+	stat, err := os.ReadFile(filepath.Join(c.CPUDir, "cpu.stat"))
+	if err != nil {
+		return cgSnap{}
+	}
+	s := cgSnap{ok: true, limit: Quota(math.Inf(1))}
+	if t, err := ParseCPUStat(stat); err == nil {
+		s.thr, s.hasThr = t, true
+	}
+	if c.V2 {
+		s.usageUs, s.hasUsage = statValue(stat, "usage_usec")
+		if q, err := os.ReadFile(filepath.Join(c.CPUDir, "cpu.max")); err == nil {
+			if l, err := ParseCPUMax(q); err == nil {
+				s.limit = l
+			}
+		}
+		return s
+	}
+	if c.AcctDir != "" {
+		if u, err := os.ReadFile(filepath.Join(c.AcctDir, "cpuacct.usage")); err == nil {
+			if ns, err := strconv.ParseUint(strings.TrimSpace(string(u)), 10, 64); err == nil {
+				s.usageUs, s.hasUsage = ns/1000, true
+			}
+		}
+	}
+	q, errQ := os.ReadFile(filepath.Join(c.CPUDir, "cpu.cfs_quota_us"))
+	p, errP := os.ReadFile(filepath.Join(c.CPUDir, "cpu.cfs_period_us"))
+	if errQ == nil && errP == nil {
+		if l, err := ParseCFSQuota(q, p); err == nil {
+			s.limit = l
+		}
+	}
+	return s
+}
+
+// statValue is the value of key in a flat-keyed cgroup file.
+func statValue(data []byte, key string) (uint64, bool) {
+	for line := range strings.Lines(string(data)) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok && k == key {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
+// cgroupDelta is c's figures between two readings secs apart; false when
+// either reading failed.
+func cgroupDelta(c Cgroup, prev, cur cgSnap, secs float64) (result.Cgroup, bool) {
+	if !prev.ok || !cur.ok || secs <= 0 {
+		return result.Cgroup{}, false
+	}
+	out := result.Cgroup{Role: c.Role, Path: c.Path, Server: c.Server}
+	if !math.IsInf(float64(cur.limit), 1) {
+		out.LimitCPUs = float64(cur.limit)
+	}
+	if prev.hasUsage && cur.hasUsage && cur.usageUs >= prev.usageUs {
+		out.UsedCPUs = float64(cur.usageUs-prev.usageUs) / 1e6 / secs
+	}
+	if prev.hasThr && cur.hasThr && cur.thr.Periods >= prev.thr.Periods && cur.thr.Throttled >= prev.thr.Throttled && cur.thr.ThrottledUs >= prev.thr.ThrottledUs {
+		out.Periods = float64(cur.thr.Periods - prev.thr.Periods)
+		out.ThrottledPeriods = float64(cur.thr.Throttled - prev.thr.Throttled)
+		if out.Periods > 0 {
+			out.ThrottledPct = 100 * out.ThrottledPeriods / out.Periods
+		}
+		out.ThrottledMsPerS = float64(cur.thr.ThrottledUs-prev.thr.ThrottledUs) / 1e3 / secs
+	}
+	return out, true
 }

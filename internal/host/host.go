@@ -32,6 +32,7 @@ type snapshot struct {
 	// "full"; hasPSI is false where the kernel has no /proc/pressure.
 	psi    [2][2]uint64
 	hasPSI bool
+	cg     []cgSnap // by Sampler.cgroups
 }
 
 // psiResources are the /proc/pressure files read, in snapshot.psi's order.
@@ -40,13 +41,15 @@ var psiResources = [2]string{"cpu", "io"}
 // Sampler reads snapshots from one /proc tree. It is not safe for
 // concurrent use.
 type Sampler struct {
-	fs   procfs.FS
-	bfs  blockdevice.FS
-	last snapshot
+	fs      procfs.FS
+	bfs     blockdevice.FS
+	cgroups []Cgroup
+	last    snapshot
 }
 
-// NewSampler reads the first snapshot from procRoot (normally "/proc").
-func NewSampler(procRoot string) (*Sampler, error) {
+// NewSampler reads the first snapshot from procRoot (normally "/proc") and
+// the cgroups watched (see CgroupOf, CgroupAt), each once.
+func NewSampler(procRoot string, cgroups ...Cgroup) (*Sampler, error) {
 	fs, err := procfs.NewFS(procRoot)
 	if err != nil {
 		return nil, fmt.Errorf("host metrics: %w", err)
@@ -55,7 +58,7 @@ func NewSampler(procRoot string) (*Sampler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host metrics: %w", err)
 	}
-	s := &Sampler{fs: fs, bfs: bfs}
+	s := &Sampler{fs: fs, bfs: bfs, cgroups: mergeCgroups(cgroups)}
 	if s.last, err = s.read(); err != nil {
 		return nil, err
 	}
@@ -88,6 +91,9 @@ func (s *Sampler) read() (snapshot, error) {
 		snap.memTotal, snap.memAvail = *mi.MemTotal, *mi.MemAvailable
 	}
 	snap.psi, snap.hasPSI = readPSI(s.fs)
+	for _, c := range s.cgroups {
+		snap.cg = append(snap.cg, readCgroup(c))
+	}
 	return snap, nil
 }
 
@@ -149,6 +155,11 @@ func (s *Sampler) Sample(secs float64) (*result.Host, error) {
 		return nil, err
 	}
 	h := delta(s.last, cur, secs)
+	for i, c := range s.cgroups {
+		if g, ok := cgroupDelta(c, s.last.cg[i], cur.cg[i], secs); ok {
+			h.Cgroups = append(h.Cgroups, g)
+		}
+	}
 	s.last = cur
 	return h, nil
 }

@@ -1,6 +1,9 @@
 package result
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Host is what the load generator's host did during one interval (or, in
 // Run.Host, on average over the measured window), from /proc.
@@ -21,6 +24,40 @@ type Host struct {
 	// Pressure is the kernel's pressure stall information over the interval
 	// (nil where the kernel has none: before 4.20, or psi=0).
 	Pressure *Pressure `json:"pressure,omitempty"`
+	// Cgroups are the control groups rightsize and the database run in,
+	// each once (absent where none was found or readable).
+	Cgroups []Cgroup `json:"cgroups,omitempty"`
+}
+
+// Cgroup is one control group's CPU over the interval. A cgroup with a CPU
+// limit (a container's, a systemd service's CPUQuota) is given Limit CPUs
+// of time per enforcement period; when its tasks have used that up they
+// wait for the next period however idle the host's CPUs are: the guest's
+// CPU figures then show headroom that the database cannot use.
+type Cgroup struct {
+	// Role is what runs in it: "database", "rightsize", or "rightsize and
+	// database" (an embedded database, or both in one cgroup).
+	Role string `json:"role"`
+	// Path is the cgroup in its hierarchy ("/system.slice/mariadb.service";
+	// "/" is the root, which has no limit).
+	Path string `json:"path"`
+	// Server names the database process the cgroup was found from ("mariadbd
+	// (PID 3829)"); absent for rightsize's own and for --db-cgroup.
+	Server string `json:"server,omitempty"`
+	// LimitCPUs is the quota over the period in CPUs (absent: no limit).
+	LimitCPUs float64 `json:"limit_cpus,omitempty"`
+	// UsedCPUs is the CPU time its tasks used per second of wall time.
+	UsedCPUs float64 `json:"used_cpus"`
+	// Periods are the enforcement periods in the interval in which its tasks
+	// were runnable, ThrottledPeriods those in which they ran out of quota;
+	// ThrottledPct is their share (the figure Kubernetes' CPUThrottlingHigh
+	// alert watches, at 25 %).
+	Periods          float64 `json:"periods"`
+	ThrottledPeriods float64 `json:"throttled_periods"`
+	ThrottledPct     float64 `json:"throttled_pct"`
+	// ThrottledMsPerS is the time its tasks were held back, in ms per second
+	// of wall time, summed over CPUs (so up to 1000 per CPU).
+	ThrottledMsPerS float64 `json:"throttled_ms_per_s"`
 }
 
 // Pressure is the share of wall time in the interval, in percent, in which
@@ -64,7 +101,8 @@ type Disk struct {
 
 // MeanHost averages host figures (one per interval): CPU shares, run queue,
 // context switches and memory; disks by name; pressure over the intervals
-// that have it. nil when there is none.
+// that have it; cgroups by role and path over the intervals that have them
+// (a throttled share is over all their periods). nil when there is none.
 func MeanHost(hs []*Host) *Host {
 	var n float64
 	out := &Host{}
@@ -74,11 +112,13 @@ func MeanHost(hs []*Host) *Host {
 	var perCPU []CPUPct
 	var pr Pressure
 	var np float64
+	var cgs cgroupMean
 	for _, h := range hs {
 		if h == nil {
 			continue
 		}
 		n++
+		cgs.add(h.Cgroups)
 		if p := h.Pressure; p != nil {
 			np++
 			pr.CPUSomePct += p.CPUSomePct
@@ -131,10 +171,53 @@ func MeanHost(hs []*Host) *Host {
 	if np > 0 {
 		out.Pressure = &Pressure{CPUSomePct: pr.CPUSomePct / np, CPUFullPct: pr.CPUFullPct / np, IOSomePct: pr.IOSomePct / np, IOFullPct: pr.IOFullPct / np}
 	}
+	out.Cgroups = cgs.mean()
 	for _, name := range order {
 		d := disks[name]
 		d.ReadIOPS, d.WriteIOPS, d.ReadMBps, d.WriteMBps, d.UtilPct = d.ReadIOPS/n, d.WriteIOPS/n, d.ReadMBps/n, d.WriteMBps/n, d.UtilPct/n
 		out.Disks = append(out.Disks, *d)
+	}
+	return out
+}
+
+// cgroupMean sums cgroups by role and path, in the order first seen.
+type cgroupMean struct {
+	sums  []Cgroup
+	count []float64
+}
+
+func (m *cgroupMean) add(cs []Cgroup) {
+	for _, c := range cs {
+		i := slices.IndexFunc(m.sums, func(s Cgroup) bool { return s.Role == c.Role && s.Path == c.Path })
+		if i < 0 {
+			m.sums = append(m.sums, Cgroup{Role: c.Role, Path: c.Path, Server: c.Server})
+			m.count = append(m.count, 0)
+			i = len(m.sums) - 1
+		}
+		s := &m.sums[i]
+		m.count[i]++
+		s.LimitCPUs += c.LimitCPUs
+		s.UsedCPUs += c.UsedCPUs
+		s.Periods += c.Periods
+		s.ThrottledPeriods += c.ThrottledPeriods
+		s.ThrottledMsPerS += c.ThrottledMsPerS
+	}
+}
+
+// mean is the mean of each cgroup over the intervals that had it: counts
+// per interval, the throttled share of all their periods.
+func (m *cgroupMean) mean() []Cgroup {
+	out := make([]Cgroup, 0, len(m.sums))
+	for i, s := range m.sums {
+		n := m.count[i]
+		if s.Periods > 0 {
+			s.ThrottledPct = 100 * s.ThrottledPeriods / s.Periods
+		}
+		s.LimitCPUs, s.UsedCPUs, s.Periods, s.ThrottledPeriods, s.ThrottledMsPerS = s.LimitCPUs/n, s.UsedCPUs/n, s.Periods/n, s.ThrottledPeriods/n, s.ThrottledMsPerS/n
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

@@ -318,6 +318,23 @@ func TestMeanHost(t *testing.T) {
 	if p := m.Pressure; p == nil || p.CPUSomePct != 20 || p.IOSomePct != 6 || p.IOFullPct != 4 {
 		t.Errorf("mean pressure %+v, want CPU some 20, I/O some 6, full 4", p)
 	}
+	if m.Cgroups != nil {
+		t.Errorf("cgroups %+v from intervals without any", m.Cgroups)
+	}
+	// Cgroups by role and path over the intervals that have them; the
+	// throttled share is of all their periods, not a mean of shares.
+	db := func(periods, throttled, used float64) result.Cgroup {
+		return result.Cgroup{Role: "database", Path: "/db", LimitCPUs: 0.5, UsedCPUs: used, Periods: periods, ThrottledPeriods: throttled, ThrottledMsPerS: throttled}
+	}
+	a.Cgroups = []result.Cgroup{{Role: "rightsize", Path: "/", UsedCPUs: 1}, db(10, 10, 0.5)}
+	c.Cgroups = []result.Cgroup{db(30, 0, 0.1)}
+	m = result.MeanHost([]*result.Host{a, b, c})
+	if len(m.Cgroups) != 2 || m.Cgroups[0].Role != "rightsize" || m.Cgroups[0].UsedCPUs != 1 {
+		t.Fatalf("cgroups %+v, want rightsize's then the database's", m.Cgroups)
+	}
+	if g := m.Cgroups[1]; g.ThrottledPct != 25 || g.Periods != 20 || g.ThrottledMsPerS != 5 || math.Abs(g.UsedCPUs-0.3) > 1e-9 || g.LimitCPUs != 0.5 {
+		t.Errorf("database cgroup %+v, want 25 %% of 40 periods throttled, 20 periods, 5 ms/s, 0.3 CPUs used of 0.5", g)
+	}
 }
 
 func TestFairnessOf(t *testing.T) {
