@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/pprof"
@@ -48,7 +49,7 @@ func execute(ctx context.Context, env *Env, p *config.Plan) (*session.Outcome, e
 	}
 	opt := session.Options{
 		Version: Version(), Hostname: env.Hostname, CPUModel: cpuModel(env), NumCPU: env.NumCPU, MaxProcs: env.MaxProcs, SetMaxProcs: env.SetMaxProcs,
-		CPUTime: env.CPUTime, Sample: hostSampler(env),
+		CPUTime: env.CPUTime, Sample: hostSampler(env, p),
 		Progress:  func(name string) workload.Progress { return newProgress(env, name) },
 		Observers: obs,
 	}
@@ -67,7 +68,14 @@ func execute(ctx context.Context, env *Env, p *config.Plan) (*session.Outcome, e
 // planEnv is what config.Plan reads from the process: the environment, and
 // the history catalog's check of a location.
 func planEnv(env *Env) config.Env {
-	return config.Env{Getenv: env.Getenv, CheckHistory: func(dsn string) error { return history.Validate(dsn, env.Getenv) }}
+	return config.Env{Getenv: env.Getenv, CheckHistory: func(dsn string) error { return history.Validate(dsn, env.Getenv) },
+		CheckCgroup: func(path string) error {
+			if env.ProcRoot == "" {
+				return errors.New("this host's /proc is not read here")
+			}
+			_, err := host.CgroupAt(env.ProcRoot, path)
+			return err
+		}}
 }
 
 // catalogRegister is the history catalog as a distributed run's start
@@ -93,13 +101,13 @@ func cpuModel(env *Env) string {
 	return m
 }
 
-// hostSampler samples the host's /proc for each interval (nil when there is
-// none to read).
-func hostSampler(env *Env) func(secs float64) *result.Host {
+// hostSampler samples the host's /proc for each interval, with the cgroups
+// of rightsize and of the database (nil when there is no /proc to read).
+func hostSampler(env *Env, p *config.Plan) func(secs float64) *result.Host {
 	if env.ProcRoot == "" {
 		return nil
 	}
-	s, err := host.NewSampler(env.ProcRoot)
+	s, err := host.NewSampler(env.ProcRoot, watchedCgroups(env, p)...)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "rightsize: host metrics not available: %v\n", err)
 		return nil

@@ -174,6 +174,7 @@ type Flags struct {
 	Prepare     string
 	CPUProfile  string
 	Prometheus  string
+	DBCgroup    string // --db-cgroup
 	Retry       string
 	MaxRetries  int
 	SLO         float64 // sweep
@@ -284,4 +285,5 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 		DurationVar(fs, &c.BarrierWait, "barrier-timeout", 10*time.Minute, "with --shard and a history catalog: how long to wait for every shard to connect before giving up")
 	}
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof')")
+	fs.StringVar(&c.DBCgroup, "db-cgroup", "", "the cgroup the database runs in, whose CPU limit and throttling are sampled beside the host's figures: its directory (/sys/fs/cgroup/system.slice/postgresql.service; v1: /sys/fs/cgroup/cpu/NAME) or its path in the hierarchy (default: found from the server's process when --target is on this host by a loopback address or a socket; this process's own for an embedded database)")
 }

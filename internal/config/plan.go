@@ -53,6 +53,9 @@ type Plan struct {
 	History    string
 	Prometheus string // --prometheus address ("": none)
 	CPUProfile string // --cpuprofile file ("": none)
+	// DBCgroup is the database's cgroup as --db-cgroup names it ("": found
+	// from the server's process where it is on this host).
+	DBCgroup string
 	Label      string
 	// Config is --config, the configuration under test ("": the session
 	// takes the label, else the target's host).
@@ -191,6 +194,9 @@ type Env struct {
 	// it, so that a malformed one is refused before a run of hours that
 	// then cannot be recorded (nil: not checked).
 	CheckHistory func(dsn string) error
+	// CheckCgroup checks --db-cgroup names a cgroup whose CPU figures can
+	// be read (nil: not checked).
+	CheckCgroup func(path string) error
 }
 
 // Plan parses and checks the flags of run or sweep for workload w (whose
@@ -234,6 +240,14 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 			}
 		}
 		p.History = dsn
+	}
+	if c.DBCgroup != "" {
+		if env.CheckCgroup != nil {
+			if err := env.CheckCgroup(c.DBCgroup); err != nil {
+				cfgErr = errors.Join(cfgErr, fmt.Errorf("--db-cgroup %s: %w", c.DBCgroup, err))
+			}
+		}
+		p.DBCgroup = c.DBCgroup
 	}
 	dist, dErr := c.Distributed(c.Shard, c.RunID)
 	if dist != nil && p.Sweep {

@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
@@ -52,6 +54,12 @@ type Target struct {
 	// secret. Two targets of one identity would share tables.
 	Identity string
 	Config   any // dialect-private connection settings (may hold secrets; never print)
+	// Local is where the server listens when the target says it is on this
+	// host: a loopback address ("tcp", "127.0.0.1:5432") or a Unix-domain
+	// socket ("unix", its path). It is empty for a server elsewhere (or
+	// named by another of this host's names) and for a file. The host
+	// figures find the server's process, and so its cgroup, from it.
+	Local Endpoint
 	// ConnectTimeout bounds one connection attempt to a server: Connect,
 	// ConnectStore and EnsureDatabase's connection each give up after it with
 	// an error that says so and wraps context.DeadlineExceeded. Zero means
@@ -60,6 +68,19 @@ type Target struct {
 	// in a file (SQLite) ignores it: opening one waits for no server, and
 	// waiting for its locks is the busy timeout's.
 	ConnectTimeout time.Duration
+}
+
+// Endpoint is a network address: Network "tcp" or "unix", Address
+// "host:port" or a socket's path; zero when unknown.
+type Endpoint struct{ Network, Address string }
+
+// LocalTCP is the endpoint of host:port when host is a loopback name
+// (HostKey), else zero.
+func LocalTCP(host string, port int) Endpoint {
+	if HostKey(host) != "loopback" {
+		return Endpoint{}
+	}
+	return Endpoint{"tcp", net.JoinHostPort(host, strconv.Itoa(port))}
 }
 
 // DefaultConnectTimeout is a Target's connect timeout when it sets none.

@@ -126,7 +126,7 @@ func CgroupAt(procRoot, path string) (Cgroup, error) {
 		return err == nil
 	})
 	if err != nil {
-		return Cgroup{}, fmt.Errorf("%w: %s: %v", ErrNoCgroup, path, err)
+		return Cgroup{}, fmt.Errorf("%w: %v", ErrNoCgroup, err)
 	}
 	return cg, nil
 }

@@ -120,9 +120,10 @@ type Config struct {
 	// goes on to change.
 	Snapshot func(at time.Time, take func() (*result.Run, error))
 	// Sample, if set, returns the host's figures since its previous call
-	// (secs seconds of wall time); the ticker calls it at each tick and keeps
-	// them in the aggregate interval, and the run's Host is their mean over
-	// the measured window.
+	// (secs seconds of wall time); the run calls it with secs 0 as it starts
+	// (and drops what it returns) so that the first interval begins there,
+	// then the ticker calls it at each tick and keeps them in the aggregate
+	// interval, and the run's Host is their mean over the measured window.
 	Sample func(secs float64) *result.Host
 	// CPUTime, if set, returns the process's user and system CPU time; the
 	// runner reads it when the measured window starts and when it stops, and
@@ -679,6 +680,12 @@ func readHeap() heapCounts {
 
 func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, error) {
 	cfg := r.cfg
+	if cfg.Sample != nil {
+		// The first interval's host figures start here, not at the
+		// sampler's creation (before connecting and preparing) nor at the
+		// previous step's end: rates over those would count that time too.
+		cfg.Sample(0)
+	}
 	r.start = time.Now()
 	r.warmup.Store(int64(cfg.Warmup))
 	if cfg.SteadyState.Window > 0 {

@@ -892,22 +892,33 @@ func TestPipelineRefusesTheOpenLoop(t *testing.T) {
 	})
 }
 
+// The host is sampled once when the run starts (the first interval's
+// figures begin there, not at the sampler's creation or the previous step)
+// and then at each tick.
 func TestHostSampledEachTick(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		calls := 0
+		var at []time.Time
 		res, err := Run(context.Background(), Config{
 			Threads: 1, Warmup: time.Second, Duration: 2 * time.Second, Ops: ops,
 			Sample: func(secs float64) *result.Host {
-				calls++
+				at = append(at, time.Now())
+				if len(at) == 1 {
+					within(t, "the start's seconds", secs, 0, 0)
+					return nil
+				}
 				within(t, "sampled seconds", secs, 1, 1e-9)
+				calls := len(at) - 1
 				return &result.Host{CPUs: 2, CPU: result.CPUPct{User: float64(10 * calls), Idle: 100 - float64(10*calls)}}
 			},
 		}, []Instance{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if calls != 3 {
-			t.Fatalf("%d samples for 3 ticks", calls)
+		if len(at) != 4 {
+			t.Fatalf("%d samples for the start and 3 ticks", len(at))
+		}
+		if d := at[1].Sub(at[0]); d != time.Second {
+			t.Errorf("first tick %v after the start's sample, want 1s", d)
 		}
 		for i, iv := range res.Intervals {
 			if iv.Host == nil || iv.Host.CPU.User != float64(10*(i+1)) {

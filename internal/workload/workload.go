@@ -296,6 +296,15 @@ type Identified interface {
 	Identity() string
 }
 
+// Served is a Target whose database runs in a process the host figures
+// can find: "embedded" (this process), or the server listening at a
+// network ("tcp", "unix") address on this host. network is "" for a server
+// elsewhere.
+type Served interface {
+	Target
+	LocalServer() (network, address string)
+}
+
 // InstanceInfo describes an opened instance for the result.
 type InstanceInfo struct {
 	Target        string   `json:"target"`                   // redacted

@@ -116,7 +116,25 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 		Database: parsed.DBName,
 		Identity: identity(parsed),
 		Config:   parsed,
+		Local:    local(parsed),
 	}, nil
+}
+
+// local is where the server listens when it is on this host: its Unix
+// socket or a loopback address.
+func local(cfg *mysql.Config) dialect.Endpoint {
+	if cfg.Net == "unix" {
+		return dialect.Endpoint{Network: "unix", Address: cfg.Addr}
+	}
+	host, port, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return dialect.Endpoint{}
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return dialect.Endpoint{}
+	}
+	return dialect.LocalTCP(host, n)
 }
 
 // identity is the target's dialect.Target.Identity: the server (a TCP host

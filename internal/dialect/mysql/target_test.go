@@ -156,3 +156,20 @@ func TestIdentity(t *testing.T) {
 		}
 	}
 }
+
+// TestLocal: a loopback host or a socket is a server on this host, at the
+// address it listens on; any other host is not.
+func TestLocal(t *testing.T) {
+	for raw, want := range map[string]dialect.Endpoint{
+		"mysql://root@localhost/db":                                {Network: "tcp", Address: "localhost:3306"},
+		"mariadb://root@127.0.0.1:3307/db":                         {Network: "tcp", Address: "127.0.0.1:3307"},
+		"mysql://root@/db":                                         {Network: "tcp", Address: "127.0.0.1:3306"},
+		"mysql://root@localhost/db?socket=/run/mysqld/mysqld.sock": {Network: "unix", Address: "/run/mysqld/mysqld.sock"},
+		"mysql://root@db1.example.com/db":                          {},
+	} {
+		tg, err := Dialect{}.ParseTarget(raw, nil)
+		if err != nil || tg.Local != want {
+			t.Errorf("%s: local %+v (%v), want %+v", raw, tg.Local, err, want)
+		}
+	}
+}

@@ -190,7 +190,17 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 		Database: db,
 		Identity: identity(cfg, db),
 		Config:   cfg,
+		Local:    local(cfg),
 	}, nil
+}
+
+// local is where the server listens when it is on this host: its Unix
+// socket (libpq's DIR/.s.PGSQL.PORT) or a loopback address.
+func local(cfg *pgx.ConnConfig) dialect.Endpoint {
+	if strings.HasPrefix(cfg.Host, "/") {
+		return dialect.Endpoint{Network: "unix", Address: fmt.Sprintf("%s/.s.PGSQL.%d", strings.TrimSuffix(cfg.Host, "/"), cfg.Port)}
+	}
+	return dialect.LocalTCP(cfg.Host, int(cfg.Port))
 }
 
 // identity is the target's dialect.Target.Identity: the server (a TCP

@@ -300,3 +300,22 @@ func TestIdentity(t *testing.T) {
 		t.Errorf("identity %q holds the password", got)
 	}
 }
+
+// TestLocal: a loopback host or a socket directory is a server on this
+// host, at the address it listens on; any other host is not.
+func TestLocal(t *testing.T) {
+	for raw, want := range map[string]dialect.Endpoint{
+		"postgres://postgres@localhost/db":                 {Network: "tcp", Address: "localhost:5432"},
+		"postgres://postgres@127.0.0.1:5433/db":            {Network: "tcp", Address: "127.0.0.1:5433"},
+		"postgres://postgres@[::1]/db":                     {Network: "tcp", Address: "[::1]:5432"},
+		"postgres://postgres@/db?host=/var/run/postgresql": {Network: "unix", Address: "/var/run/postgresql/.s.PGSQL.5432"},
+		"postgres://postgres@/db?host=/tmp/&port=6000":     {Network: "unix", Address: "/tmp/.s.PGSQL.6000"},
+		"postgres://postgres@db1.example.com/db":           {},
+		"postgres://postgres@10.0.0.5/db":                  {},
+	} {
+		tg, _ := parse(t, raw, nil)
+		if tg.Local != want {
+			t.Errorf("%s: local %+v, want %+v", raw, tg.Local, want)
+		}
+	}
+}

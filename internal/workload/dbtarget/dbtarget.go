@@ -36,6 +36,16 @@ func (t *Target) Identity() string {
 	return t.T.String()
 }
 
+// LocalServer is where the database runs when the host figures can find
+// it (workload.Served): "embedded" for one inside this process, a
+// server's address on this host, or nothing.
+func (t *Target) LocalServer() (network, address string) {
+	if t.D.Capabilities().Embedded {
+		return "embedded", ""
+	}
+	return t.T.Local.Network, t.T.Local.Address
+}
+
 // DefaultSQLite is the default target of instance index: a SQLite file
 // ./rightsize-data/<base>.db, or <base>-<index>.db after the first.
 func DefaultSQLite(base string, index int) string {

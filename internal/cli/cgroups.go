@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/rightsize/rightsize/internal/config"
+	"github.com/rightsize/rightsize/internal/host"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// watchedCgroups are the cgroups whose CPU the host sampler reads:
+// rightsize's own, and the database's (--db-cgroup, else that of each
+// server on this host the targets name, found from the process listening
+// at its address; an embedded database's is rightsize's). What cannot be
+// found is said once on stderr, and the run goes on without it.
+func watchedCgroups(env *Env, p *config.Plan) []host.Cgroup {
+	var out []host.Cgroup
+	warn := func(what string, err error) {
+		fmt.Fprintf(env.Stderr, "rightsize: %s: %v\n", what, err)
+	}
+	own, err := host.CgroupOf(env.ProcRoot, 0)
+	if err != nil {
+		warn("this process's cgroup", err)
+	} else {
+		own.Role = "rightsize"
+		out = append(out, own)
+	}
+	if p.DBCgroup != "" {
+		c, err := host.CgroupAt(env.ProcRoot, p.DBCgroup)
+		if err != nil {
+			warn("--db-cgroup", err)
+			return out
+		}
+		c.Role = "database"
+		return append(out, c)
+	}
+	seen := map[[2]string]bool{}
+	for _, t := range p.Targets {
+		s, ok := t.(workload.Served)
+		if !ok {
+			continue
+		}
+		network, address := s.LocalServer()
+		if network == "" || seen[[2]string{network, address}] {
+			continue
+		}
+		seen[[2]string{network, address}] = true
+		if network == "embedded" {
+			if err == nil {
+				db := own
+				db.Role = "database"
+				out = append(out, db)
+			}
+			continue
+		}
+		pid, comm, lerr := host.Listener(env.ProcRoot, network, address)
+		if lerr != nil {
+			warn("the database's cgroup", lerr)
+			continue
+		}
+		c, cerr := host.CgroupOf(env.ProcRoot, pid)
+		if cerr != nil {
+			warn(fmt.Sprintf("the cgroup of %s (PID %d)", comm, pid), cerr)
+			continue
+		}
+		c.Role, c.Server = "database", fmt.Sprintf("%s (PID %d)", comm, pid)
+		out = append(out, c)
+	}
+	return out
+}
