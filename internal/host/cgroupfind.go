@@ -21,7 +21,8 @@ type Cgroup struct {
 	Path string
 	// CPUDir holds cpu.stat and the quota (v1: cpu.cfs_quota_us and
 	// cpu.cfs_period_us; v2: cpu.max). AcctDir holds v1's cpuacct.usage
-	// ("" where v1's cpuacct is not mounted; v2 has usage_usec in cpu.stat).
+	// ("" where v1's cpuacct is not mounted or puts the tasks in another
+	// cgroup; v2 has usage_usec in cpu.stat).
 	CPUDir, AcctDir string
 	V2              bool
 }
@@ -78,8 +79,14 @@ func locate(cgs []procfs.Cgroup, mounts []*procfs.MountInfo) (Cgroup, error) {
 		return "", "", false
 	}
 	if path, dir, ok := v1("cpu"); ok {
-		_, acct, _ := v1("cpuacct")
-		return Cgroup{Path: path, CPUDir: dir, AcctDir: acct}, nil
+		c := Cgroup{Path: path, CPUDir: dir}
+		// cpuacct counts the same tasks only when they are in the same
+		// cgroup of its own hierarchy (a mount it shares with cpu, or one
+		// kept alike, as systemd and container engines do).
+		if apath, acct, ok := v1("cpuacct"); ok && apath == path {
+			c.AcctDir = acct
+		}
+		return c, nil
 	}
 	for _, c := range cgs {
 		if c.HierarchyID != 0 {

@@ -62,10 +62,13 @@ func TestCgroupOf(t *testing.T) {
 		cgroup, mounts string
 		want           Cgroup
 	}{
-		"hybrid":    {cgroupHybrid, mountsHybrid, Cgroup{Path: "/db", CPUDir: "/sys/fs/cgroup/cpu/db", AcctDir: "/sys/fs/cgroup/cpuacct/db"}},
-		"v1":        {cgroupV1, mountsV1, Cgroup{Path: "/system.slice/mariadb.service", CPUDir: "/sys/fs/cgroup/cpu,cpuacct/system.slice/mariadb.service", AcctDir: "/sys/fs/cgroup/cpu,cpuacct/system.slice/mariadb.service"}},
-		"v2":        {cgroupV2, mountsV2, Cgroup{Path: "/system.slice/postgresql@15-main.service", CPUDir: "/sys/fs/cgroup/system.slice/postgresql@15-main.service", V2: true}},
-		"container": {cgroupContainer, mountsContainer, Cgroup{Path: "/kubepods/pod1/c1", CPUDir: "/sys/fs/cgroup", V2: true}},
+		"hybrid": {cgroupHybrid, mountsHybrid, Cgroup{Path: "/db", CPUDir: "/sys/fs/cgroup/cpu/db", AcctDir: "/sys/fs/cgroup/cpuacct/db"}},
+		// cpuacct groups the tasks otherwise: its usage would be another
+		// cgroup's (the host's, at its root).
+		"hybrid, cpuacct elsewhere": {"2:cpuacct:/\n1:cpu:/db\n0::/\n", mountsHybrid, Cgroup{Path: "/db", CPUDir: "/sys/fs/cgroup/cpu/db"}},
+		"v1":                        {cgroupV1, mountsV1, Cgroup{Path: "/system.slice/mariadb.service", CPUDir: "/sys/fs/cgroup/cpu,cpuacct/system.slice/mariadb.service", AcctDir: "/sys/fs/cgroup/cpu,cpuacct/system.slice/mariadb.service"}},
+		"v2":                        {cgroupV2, mountsV2, Cgroup{Path: "/system.slice/postgresql@15-main.service", CPUDir: "/sys/fs/cgroup/system.slice/postgresql@15-main.service", V2: true}},
+		"container":                 {cgroupContainer, mountsContainer, Cgroup{Path: "/kubepods/pod1/c1", CPUDir: "/sys/fs/cgroup", V2: true}},
 	} {
 		got, err := CgroupOf(fakeProc(t, c.cgroup, c.mounts), 0)
 		if err != nil || got != c.want {

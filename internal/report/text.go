@@ -267,10 +267,65 @@ func hostLine(ew *errWriter, h *result.Host) {
 	if p := h.Pressure; p != nil {
 		ew.printf("; pressure: CPU some %.1f%%, I/O some %.1f%% full %.1f%%", p.CPUSomePct, p.IOSomePct, p.IOFullPct)
 	}
+	for _, g := range h.Cgroups {
+		if g.LimitCPUs > 0 || g.ThrottledPeriods > 0 {
+			ew.printf("; %s", cgroupFigures(g))
+		}
+	}
 	ew.printf("\n")
 	if c.Steal >= StealWarnPct {
 		ew.printf("warning: steal %.0f%%: the hypervisor ran other guests on this VM's CPUs for that share of the time, so the guest's CPU figures understate the load on the host (the VM waited for a physical CPU, as VMware's %%Ready shows)\n", c.Steal)
 	}
+	for _, g := range h.Cgroups {
+		if g.ThrottledPct >= ThrottledWarnPct {
+			ew.printf("warning: %s: %s\n", cgroupFigures(g), throttledMeans(g))
+		}
+	}
+}
+
+// ThrottledWarnPct is the share of a cgroup's CPU periods throttled at or
+// above which the report names its limit as a cause (Kubernetes'
+// CPUThrottlingHigh alert fires at 25 %).
+const ThrottledWarnPct = 25
+
+// cgroupFigures describes a cgroup's CPU: "the database's cgroup
+// /system.slice/x (mariadbd (PID 9)): limit 0.50 CPUs, used 0.49, throttled
+// in 87% of its periods (412 ms/s held back)".
+func cgroupFigures(g result.Cgroup) string {
+	s := "the " + cgroupWhose(g.Role) + " cgroup " + g.Path
+	if g.Server != "" {
+		s += " (" + g.Server + ")"
+	}
+	if g.LimitCPUs > 0 {
+		s += fmt.Sprintf(": limit %.2f CPUs", g.LimitCPUs)
+	} else {
+		s += ": no limit"
+	}
+	if g.UsedCPUs > 0 {
+		s += fmt.Sprintf(", used %.2f", g.UsedCPUs)
+	}
+	return s + fmt.Sprintf(", throttled in %.0f%% of its periods (%.0f ms/s held back)", g.ThrottledPct, g.ThrottledMsPerS)
+}
+
+// cgroupWhose is a cgroup's role as a possessive: "database's",
+// "load generator's", "load generator's and database's".
+func cgroupWhose(role string) string {
+	switch role {
+	case "database":
+		return "database's"
+	case "rightsize":
+		return "load generator's"
+	}
+	return "load generator's and database's"
+}
+
+// throttledMeans says what a throttled cgroup means for the figures.
+func throttledMeans(g result.Cgroup) string {
+	s := "its CPU limit, not the host's CPUs, held it back: the host's CPU figures show headroom its tasks could not use"
+	if g.Role == "rightsize" {
+		s += "; the load generator was limited, so the figures measure the client"
+	}
+	return s
 }
 
 // DroppedWarnPct is the share of an open-loop run's intended starts that,

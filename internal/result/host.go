@@ -46,8 +46,10 @@ type Cgroup struct {
 	Server string `json:"server,omitempty"`
 	// LimitCPUs is the quota over the period in CPUs (absent: no limit).
 	LimitCPUs float64 `json:"limit_cpus,omitempty"`
-	// UsedCPUs is the CPU time its tasks used per second of wall time.
-	UsedCPUs float64 `json:"used_cpus"`
+	// UsedCPUs is the CPU time its tasks used per second of wall time
+	// (absent where unknown: cgroup v1 with cpuacct grouping the tasks
+	// otherwise than cpu).
+	UsedCPUs float64 `json:"used_cpus,omitempty"`
 	// Periods are the enforcement periods in the interval in which its tasks
 	// were runnable, ThrottledPeriods those in which they ran out of quota;
 	// ThrottledPct is their share (the figure Kubernetes' CPUThrottlingHigh
