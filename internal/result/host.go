@@ -27,6 +27,33 @@ type Host struct {
 	// Cgroups are the control groups rightsize and the database run in,
 	// each once (absent where none was found or readable).
 	Cgroups []Cgroup `json:"cgroups,omitempty"`
+	// Hypervisor is the VM's host's own view of the window, imported from
+	// it (rightsize import esxtop) and aligned by time; absent otherwise.
+	Hypervisor *Hypervisor `json:"hypervisor,omitempty"`
+}
+
+// Hypervisor is what the hypervisor saw of the VM over a window: the mean
+// of its samples there. The VM's figures are per vCPU (esxtop sums a
+// group's over its vCPUs: they are divided by VCPUs), in percent of the
+// time; a figure the source did not have is absent.
+type Hypervisor struct {
+	Source  string `json:"source"`       // "esxtop" or "csv"
+	VM      string `json:"vm,omitempty"` // the VM's name in the source
+	VCPUs   int    `json:"vcpus,omitempty"`
+	Samples int    `json:"samples"` // the source's samples within the window
+	// HostCPUPct is the host's physical CPU utilisation (esxtop's Physical
+	// Cpu(_Total) % Util Time: with hyper-threading, each thread counts).
+	HostCPUPct *float64 `json:"host_cpu_pct,omitempty"`
+	// UsedPct is the VM's CPU used (%USED), ReadyPct the time it was ready
+	// to run and waited for a physical CPU (%RDY), CoStopPct the time a
+	// vCPU was held so its siblings could catch up (%CSTP), MaxLimitedPct
+	// the time a CPU limit held it (%MLMTD), WaitPct its waiting (%WAIT,
+	// idle included).
+	UsedPct       *float64 `json:"used_pct,omitempty"`
+	ReadyPct      *float64 `json:"ready_pct,omitempty"`
+	CoStopPct     *float64 `json:"costop_pct,omitempty"`
+	MaxLimitedPct *float64 `json:"max_limited_pct,omitempty"`
+	WaitPct       *float64 `json:"wait_pct,omitempty"`
 }
 
 // Cgroup is one control group's CPU over the interval. A cgroup with a CPU
