@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rightsize/rightsize/internal/config"
@@ -54,6 +55,9 @@ func watchedCgroups(env *Env, p *config.Plan) []host.Cgroup {
 			continue
 		}
 		pid, comm, lerr := host.Listener(env.ProcRoot, network, address)
+		if errors.Is(lerr, host.ErrNoListener) {
+			continue // nothing listens: connecting will say so
+		}
 		if lerr != nil {
 			warn("the database's cgroup", lerr)
 			continue

@@ -210,6 +210,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		quickstartCommand(ctx, env),
 		studyCommand(ctx, env),
 		mergeCommand(ctx, env),
+		importCommand(env),
 		measureCommand(env),
 		k8sCommand(ctx, env),
 		listCommand(env),

@@ -56,7 +56,7 @@ type Plan struct {
 	// DBCgroup is the database's cgroup as --db-cgroup names it ("": found
 	// from the server's process where it is on this host).
 	DBCgroup string
-	Label      string
+	Label    string
 	// Config is --config, the configuration under test ("": the session
 	// takes the label, else the target's host).
 	Config string

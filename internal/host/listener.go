@@ -11,10 +11,12 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// ErrNoListener is a server address no process on this host listens at, or
-// whose process cannot be seen (another user's, without the privilege to
-// read its open files).
+// ErrNoListener is a server address no socket on this host listens at.
 var ErrNoListener = errors.New("no process found listening there")
+
+// ErrListenerHidden is a listening socket whose process cannot be seen
+// (another user's, without the privilege to read its open files).
+var ErrListenerHidden = errors.New("the process listening there cannot be seen")
 
 // tcpListen is the kernel's TCP_LISTEN state in /proc/net/tcp.
 const tcpListen = 0x0A
@@ -53,7 +55,7 @@ func Listener(procRoot, network, address string) (pid int, comm string, err erro
 			}
 		}
 	}
-	return 0, "", fmt.Errorf("%w: %s %s has a listening socket, but no process this one may inspect holds it (run as its user or root, or give --db-cgroup)", ErrNoListener, network, address)
+	return 0, "", fmt.Errorf("%w: %s %s: no process this one may inspect holds its socket (run as its user or root, or give --db-cgroup)", ErrListenerHidden, network, address)
 }
 
 // listeningInodes are the inodes of the sockets listening at address.

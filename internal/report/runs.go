@@ -128,7 +128,12 @@ func RunTable(w io.Writer, rows []RunRow, f Format) error {
 // CPU columns (the same figures as StepTable).
 func StepCSV(w io.Writer, rows []StepRow) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"step", "throughput", "offered", "late", "dropped", "avg ms", "p95 ms", "p99 ms", "errors", "cpu user %", "cpu sys %", "iowait %", "steal %", "run queue"})
+	head := []string{"step", "throughput", "offered", "late", "dropped", "avg ms", "p95 ms", "p99 ms", "errors", "cpu user %", "cpu sys %", "iowait %", "steal %", "run queue"}
+	guest := guestColumnsOf(rows)
+	for _, c := range guest {
+		head = append(head, c.head)
+	}
+	_ = cw.Write(head)
 	for _, r := range rows {
 		line := []string{r.Label, fmt.Sprintf("%.2f", r.Throughput), "", "", "", fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P95Ms),
 			fmt.Sprintf("%.3f", r.P99Ms), fmt.Sprint(r.Errors), "", "", "", "", ""}
@@ -139,7 +144,7 @@ func StepCSV(w io.Writer, rows []StepRow) error {
 			line[9], line[10], line[11], line[12], line[13] = fmt.Sprintf("%.1f", h.CPU.User), fmt.Sprintf("%.1f", h.CPU.System),
 				fmt.Sprintf("%.1f", h.CPU.Iowait), fmt.Sprintf("%.1f", h.CPU.Steal), fmt.Sprint(h.RunQueue)
 		}
-		_ = cw.Write(line)
+		_ = cw.Write(append(line, guestCells(r, guest, "%.2f", "")...))
 	}
 	cw.Flush()
 	return cw.Error()

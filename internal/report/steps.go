@@ -120,7 +120,9 @@ func stepLabel(r *result.Run, fallback string) string {
 
 // StepTable writes one row per step: throughput (and, when a step ran at a
 // rate, the offered rate and the late and dropped starts), response times,
-// errors and the host's CPU user/system/iowait/steal and run queue.
+// errors and the host's CPU user/system/iowait/steal and run queue; then,
+// where some step has them, the CPU pressure, the most throttled cgroup's
+// share of periods, and the hypervisor's host CPU, ready and co-stop.
 func StepTable(w io.Writer, rows []StepRow, f Format) error {
 	if f == CSV {
 		return StepCSV(w, rows)
@@ -135,6 +137,10 @@ func StepTable(w io.Writer, rows []StepRow, f Format) error {
 		t.head = append(t.head, "offered/s", "late", "dropped")
 	}
 	t.head = append(t.head, "avg ms", "p95 ms", "p99 ms", "errors", "cpu usr%", "sys%", "iowait%", "steal%", "run queue")
+	guest := guestColumnsOf(rows)
+	for _, c := range guest {
+		t.head = append(t.head, c.head)
+	}
 	for _, r := range rows {
 		line := []string{r.Label, fmt.Sprintf("%.2f", r.Throughput)}
 		if open {
@@ -147,6 +153,7 @@ func StepTable(w io.Writer, rows []StepRow, f Format) error {
 		} else {
 			line = append(line, "-", "-", "-", "-", "-")
 		}
+		line = append(line, guestCells(r, guest, "%.1f", "-")...)
 		t.rows = append(t.rows, line)
 	}
 	t.write(ew, f, false)

@@ -417,3 +417,36 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
+
+// HypervisorFigures describes what the hypervisor saw of the VM: "host CPU
+// 97% busy; VM DB01 (4 vCPUs) per vCPU: used 62.0%, ready 25.0%, co-stop
+// 4.0%, max limited 0.0% (esxtop, 6 samples)".
+func HypervisorFigures(h *result.Hypervisor) string {
+	if h == nil {
+		return "no samples"
+	}
+	var parts []string
+	if h.HostCPUPct != nil {
+		parts = append(parts, fmt.Sprintf("host CPU %.0f%% busy", *h.HostCPUPct))
+	}
+	vm := "VM"
+	if h.VM != "" {
+		vm += " " + h.VM
+	}
+	if h.VCPUs > 0 {
+		vm += fmt.Sprintf(" (%d vCPUs)", h.VCPUs)
+	}
+	var per []string
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"used", h.UsedPct}, {"ready", h.ReadyPct}, {"co-stop", h.CoStopPct}, {"max limited", h.MaxLimitedPct}} {
+		if f.v != nil {
+			per = append(per, fmt.Sprintf("%s %.1f%%", f.name, *f.v))
+		}
+	}
+	if len(per) > 0 {
+		parts = append(parts, vm+" per vCPU: "+strings.Join(per, ", "))
+	}
+	return strings.Join(parts, "; ") + fmt.Sprintf(" (%s, %d samples)", h.Source, h.Samples)
+}

@@ -68,6 +68,22 @@ func SweepSentences(r *analysis.Result) []string {
 		out = append(out, "Caution: the load generator fell behind its report ticks at "+strings.Join(lagged, ", ")+
 			": it was starved of CPU there, so those steps' host figures are smeared and their throughput may understate the database's.")
 	}
+	var held []string
+	for _, st := range r.Steps {
+		if st.Host == nil {
+			continue
+		}
+		if b := heldBrief(st.Host); len(b) > 0 {
+			held = append(held, fmt.Sprintf("%s (%s)", st.Label, strings.Join(b, ", ")))
+		}
+	}
+	if len(held) > 0 {
+		out = append(out, "Held back where the guest's CPU figures do not show it: "+strings.Join(held, "; ")+
+			". There the limit was not the guest's CPUs, and adding vCPUs inside the guest will not help.")
+	}
+	if g := guestOnly(r.Steps); g != "" && r.HostIsServer {
+		out = append(out, g)
+	}
 	return out
 }
 
@@ -92,7 +108,10 @@ func Bottleneck(h *result.Host, hostIsServer bool) string {
 			disk = &h.Disks[i]
 		}
 	}
+	held := heldBack(h, busy)
 	switch {
+	case len(held) > 0:
+		out = append(out, held...)
 	case busy >= CPUBoundPct:
 		s := fmt.Sprintf("CPU-bound: %s was %.0f%% busy (user %.0f%%, system %.0f%%)", where, busy, h.CPU.User, h.CPU.System)
 		if h.CPUs > 0 && h.RunQueue > int64(RunQueuePerCPU*h.CPUs) {
@@ -122,7 +141,127 @@ func Bottleneck(h *result.Host, hostIsServer bool) string {
 	if h.CPU.Steal >= StealWarnPct {
 		out = append(out, fmt.Sprintf("the hypervisor took %.0f%% of the CPU time (steal): the guest's CPU figures understate the load, and the VM's host may be the limit", h.CPU.Steal))
 	}
+	if a := hypervisorAgrees(h.Hypervisor); a != "" && len(held) == 0 {
+		out = append(out, a)
+	}
+	if p := h.Pressure; p != nil && len(held) == 0 && busy < CPUBoundPct && p.CPUSomePct >= PressureWarnPct {
+		out = append(out, fmt.Sprintf("yet tasks waited for a CPU %.0f%% of the time (CPU pressure) with the CPUs only %.0f%% busy: a limit the guest's CPU figures do not show (a cgroup's quota, the hypervisor) held them", p.CPUSomePct, busy))
+	}
 	return strings.Join(out, "; ")
+}
+
+// Thresholds of the causes the guest's CPU figures cannot show: VMware's
+// usual ones for ready time and co-stop per vCPU (its performance guidance:
+// %RDY above 10 %, %CSTP above 3 % is a problem), time held by a limit,
+// and CPU pressure (share of wall time some task waited for a CPU).
+const (
+	ReadyWarnPct      = 10
+	CoStopWarnPct     = 3
+	MaxLimitedWarnPct = 1
+	PressureWarnPct   = 20
+)
+
+// heldBack names what held the step back that the guest's CPU figures do
+// not show: a cgroup throttled (ThrottledWarnPct), the hypervisor's ready
+// time, co-stop or limit above VMware's usual thresholds; nil when none.
+func heldBack(h *result.Host, busy float64) []string {
+	var out []string
+	if g := mostThrottled(h); g != nil && g.ThrottledPct >= ThrottledWarnPct {
+		s := fmt.Sprintf("CPU-limited by a cgroup: %s, while the host's CPUs were %.0f%% busy: %s", cgroupFigures(*g), busy, throttledMeans(*g))
+		out = append(out, s)
+	}
+	v := h.Hypervisor
+	if v == nil {
+		return out
+	}
+	guest := fmt.Sprintf("the guest saw its CPUs %.0f%% busy", busy)
+	if v.HostCPUPct != nil {
+		guest += fmt.Sprintf(", the host's were %.0f%%", *v.HostCPUPct)
+	}
+	var causes []string
+	if v.ReadyPct != nil && *v.ReadyPct >= ReadyWarnPct {
+		causes = append(causes, fmt.Sprintf("ready %.1f%% per vCPU (VMware's usual threshold %d%%): its vCPUs waited that long for a physical CPU", *v.ReadyPct, ReadyWarnPct))
+	}
+	if v.CoStopPct != nil && *v.CoStopPct >= CoStopWarnPct {
+		causes = append(causes, fmt.Sprintf("co-stop %.1f%% per vCPU (threshold %d%%): vCPUs were held so their siblings could catch up, a sign of more vCPUs than the host can schedule together", *v.CoStopPct, CoStopWarnPct))
+	}
+	if v.MaxLimitedPct != nil && *v.MaxLimitedPct >= MaxLimitedWarnPct {
+		causes = append(causes, fmt.Sprintf("max limited %.1f%% per vCPU: a CPU limit on the VM or its resource pool held it", *v.MaxLimitedPct))
+	}
+	if len(causes) > 0 {
+		out = append(out, "held back by the hypervisor: "+strings.Join(causes, "; ")+"; "+guest+", so the guest's figure is not the host's")
+	}
+	return out
+}
+
+// heldBrief names, in short phrases, what held a step back that the
+// guest's CPU figures do not show (heldBack's causes).
+func heldBrief(h *result.Host) []string {
+	var out []string
+	if g := mostThrottled(h); g != nil && g.ThrottledPct >= ThrottledWarnPct {
+		out = append(out, fmt.Sprintf("the %s cgroup %s throttled in %.0f%% of its periods", cgroupWhose(g.Role), g.Path, g.ThrottledPct))
+	}
+	if v := h.Hypervisor; v != nil {
+		if v.ReadyPct != nil && *v.ReadyPct >= ReadyWarnPct {
+			out = append(out, fmt.Sprintf("ready %.1f%% per vCPU", *v.ReadyPct))
+		}
+		if v.CoStopPct != nil && *v.CoStopPct >= CoStopWarnPct {
+			out = append(out, fmt.Sprintf("co-stop %.1f%% per vCPU", *v.CoStopPct))
+		}
+		if v.MaxLimitedPct != nil && *v.MaxLimitedPct >= MaxLimitedWarnPct {
+			out = append(out, fmt.Sprintf("max limited %.1f%% per vCPU", *v.MaxLimitedPct))
+		}
+	}
+	return out
+}
+
+// hypervisorAgrees says what the hypervisor saw when it did not hold the
+// VM back ("" without its figures).
+func hypervisorAgrees(v *result.Hypervisor) string {
+	if v == nil {
+		return ""
+	}
+	s := "the hypervisor saw"
+	if v.HostCPUPct != nil {
+		s += fmt.Sprintf(" the host %.0f%% busy and", *v.HostCPUPct)
+	}
+	s += " the VM"
+	if v.ReadyPct != nil {
+		s += fmt.Sprintf(" ready %.1f%%", *v.ReadyPct)
+	}
+	if v.CoStopPct != nil {
+		s += fmt.Sprintf(", co-stop %.1f%%", *v.CoStopPct)
+	}
+	return s + " per vCPU: no sign it held the VM back"
+}
+
+// guestOnly is the sweep verdict's one sentence on where its CPU figures
+// come from when no step has the hypervisor's ("" otherwise): the guest's
+// own, and which of the other views were sampled.
+func guestOnly(steps []result.SweepStep) string {
+	var pressure, cgroups bool
+	for _, st := range steps {
+		if st.Host == nil {
+			continue
+		}
+		if st.Host.Hypervisor != nil {
+			return ""
+		}
+		pressure = pressure || st.Host.Pressure != nil
+		cgroups = cgroups || len(st.Host.Cgroups) > 0
+	}
+	s := "The CPU figures are the guest's own: no hypervisor view was imported (rightsize import esxtop --into this sweep), so if this host is a VM, time it waited for physical CPUs shows only as steal, which VMware does not report to its guests"
+	switch {
+	case pressure && cgroups:
+		s += "; CPU pressure and the cgroups' throttling were sampled"
+	case pressure:
+		s += "; CPU pressure was sampled, cgroup throttling was not"
+	case cgroups:
+		s += "; cgroup throttling was sampled, CPU pressure was not (the kernel has no PSI)"
+	default:
+		s += "; neither CPU pressure nor cgroup throttling was sampled"
+	}
+	return s + "."
 }
 
 // Verdict answers "where is the knee, and why" for a sweep in plain

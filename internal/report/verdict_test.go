@@ -232,3 +232,72 @@ func TestSustainedKneeNamesTheBottleneckPastIt(t *testing.T) {
 		t.Errorf("verdict %q", v)
 	}
 }
+
+func ptr(v float64) *float64 { return &v }
+
+// TestBottleneckBeyondTheGuest: the causes the guest's CPU figures cannot
+// show are named, with their figures, ahead of what those figures say.
+func TestBottleneckBeyondTheGuest(t *testing.T) {
+	idle := result.CPUPct{User: 30, System: 10, Idle: 60}
+	throttled := func(role string) []result.Cgroup {
+		return []result.Cgroup{{Role: "rightsize and database", Path: "/"}, {Role: role, Path: "/half", LimitCPUs: 0.5, UsedCPUs: 0.5, Periods: 10, ThrottledPeriods: 9, ThrottledPct: 90, ThrottledMsPerS: 450}}
+	}
+	cases := []struct {
+		name string
+		h    *result.Host
+		want []string
+		not  []string
+	}{
+		{"database throttled", &result.Host{CPUs: 2, CPU: idle, Cgroups: throttled("database")},
+			[]string{"CPU-limited by a cgroup", "database's cgroup /half", "limit 0.50 CPUs", "throttled in 90% of its periods", "40% busy", "its CPU limit, not the host's CPUs"}, []string{"neither CPU", "measure the client"}},
+		{"generator throttled", &result.Host{CPUs: 2, CPU: idle, Cgroups: throttled("rightsize")},
+			[]string{"load generator's cgroup /half", "the figures measure the client"}, nil},
+		{"throttled a little", &result.Host{CPUs: 2, CPU: idle, Cgroups: []result.Cgroup{{Role: "database", Path: "/x", LimitCPUs: 4, Periods: 10, ThrottledPeriods: 1, ThrottledPct: 10}}},
+			[]string{"neither CPU"}, []string{"cgroup"}},
+		{"ready", &result.Host{CPUs: 2, CPU: idle, Hypervisor: &result.Hypervisor{Source: "esxtop", HostCPUPct: ptr(97), ReadyPct: ptr(25), CoStopPct: ptr(1)}},
+			[]string{"held back by the hypervisor", "ready 25.0% per vCPU (VMware's usual threshold 10%)", "guest saw its CPUs 40% busy, the host's were 97%"}, []string{"co-stop", "neither CPU"}},
+		{"co-stop and limit", &result.Host{CPUs: 2, CPU: idle, Hypervisor: &result.Hypervisor{Source: "esxtop", ReadyPct: ptr(2), CoStopPct: ptr(4), MaxLimitedPct: ptr(6)}},
+			[]string{"co-stop 4.0% per vCPU (threshold 3%)", "max limited 6.0%"}, []string{"ready 2"}},
+		{"hypervisor agrees", &result.Host{CPUs: 2, CPU: idle, Hypervisor: &result.Hypervisor{Source: "esxtop", HostCPUPct: ptr(55), ReadyPct: ptr(1.5), CoStopPct: ptr(0.2)}},
+			[]string{"neither CPU", "the hypervisor saw the host 55% busy and the VM ready 1.5%, co-stop 0.2% per vCPU: no sign it held the VM back"}, []string{"held back"}},
+		{"pressure while idle", &result.Host{CPUs: 2, CPU: idle, Pressure: &result.Pressure{CPUSomePct: 45}},
+			[]string{"tasks waited for a CPU 45% of the time", "only 40% busy"}, nil},
+		{"pressure while busy", &result.Host{CPUs: 2, CPU: result.CPUPct{User: 80, System: 15}, Pressure: &result.Pressure{CPUSomePct: 60}},
+			[]string{"CPU-bound"}, []string{"waited for a CPU"}},
+	}
+	for _, c := range cases {
+		got := Bottleneck(c.h, true)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", c.name, got, w)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: %q should not say %q", c.name, got, w)
+			}
+		}
+	}
+}
+
+// The sweep verdict says once that its CPU figures are the guest's own
+// when no step has the hypervisor's, and names what else was sampled.
+func TestVerdictSaysGuestOnly(t *testing.T) {
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, Workload: "oltp_point_select", Axis: "threads", HostIsServer: true}
+	for i, x := range []float64{1, 2, 4, 8} {
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: fmt.Sprint("threads ", x), X: x, Throughput: 100 * float64(i+1), P99Ms: 1,
+			Host: &result.Host{CPUs: 2, CPU: result.CPUPct{User: 20, Idle: 80}, Pressure: &result.Pressure{}}})
+	}
+	got := strings.Join(SweepSentences(analysis.Analyze(sw, analysis.OptionsOf(sw))), " ")
+	if n := strings.Count(got, "The CPU figures are the guest's own"); n != 1 || !strings.Contains(got, "CPU pressure was sampled, cgroup throttling was not") {
+		t.Errorf("verdict says it %d times: %s", n, got)
+	}
+	for i := range sw.Steps {
+		sw.Steps[i].Host.Hypervisor = &result.Hypervisor{Source: "esxtop", ReadyPct: ptr(30)}
+	}
+	got = strings.Join(SweepSentences(analysis.Analyze(sw, analysis.OptionsOf(sw))), " ")
+	if strings.Contains(got, "guest's own") || !strings.Contains(got, "ready 30.0% per vCPU") ||
+		!strings.Contains(got, "Held back where the guest's CPU figures do not show it: threads 1 (ready 30.0% per vCPU); threads 2 (ready 30.0% per vCPU)") {
+		t.Errorf("with the hypervisor's figures: %s", got)
+	}
+}

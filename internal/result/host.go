@@ -3,6 +3,7 @@ package result
 import (
 	"math"
 	"slices"
+	"time"
 )
 
 // Host is what the load generator's host did during one interval (or, in
@@ -289,4 +290,23 @@ func FairnessOf(throughputs []float64) *Fairness {
 		f.CoVPct = 100 * math.Sqrt(ss/float64(len(throughputs))) / mean
 	}
 	return f
+}
+
+// Window is the run's measured window in wall-clock time: from the start
+// of its first measured interval to the end of its last (its start and end
+// when it has none).
+func (r *Run) Window() (from, to time.Time) {
+	from, to = r.Started, r.Ended
+	first := true
+	for _, iv := range r.Intervals {
+		if iv.Phase != "measure" {
+			continue
+		}
+		end := r.Started.Add(time.Duration(iv.EndS * float64(time.Second)))
+		if first {
+			from, first = end.Add(-time.Duration(iv.DurationS*float64(time.Second))), false
+		}
+		to = end
+	}
+	return from, to
 }

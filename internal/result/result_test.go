@@ -439,3 +439,20 @@ func TestMachineRoundTrip(t *testing.T) {
 		t.Errorf("machine %+v, want %+v", got.Machine, r.Machine)
 	}
 }
+
+// The measured window runs from the start of the first measured interval
+// to the end of the last, past the warm-up.
+func TestRunWindow(t *testing.T) {
+	start := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	r := &result.Run{Started: start, Ended: start.Add(10 * time.Second), Intervals: []result.Interval{
+		{EndS: 1, DurationS: 1, Phase: "warmup"}, {EndS: 2, DurationS: 1, Phase: "warmup"},
+		{EndS: 3.5, DurationS: 1.5, Phase: "measure"}, {EndS: 4.5, DurationS: 1, Phase: "measure"}}}
+	from, to := r.Window()
+	if !from.Equal(start.Add(2*time.Second)) || !to.Equal(start.Add(4500*time.Millisecond)) {
+		t.Errorf("window %v..%v, want 10:00:02..10:00:04.5", from, to)
+	}
+	r.Intervals = nil
+	if from, to := r.Window(); !from.Equal(r.Started) || !to.Equal(r.Ended) {
+		t.Errorf("without intervals: %v..%v, want the run's start and end", from, to)
+	}
+}

@@ -1,5 +1,7 @@
 package result
 
+import "time"
+
 // Sweep is one sweep's data: what was swept and each step's headline and
 // result file. It is what a sweep file holds and the history catalog keeps;
 // what analysis finds in it (knees, the scalability fit, the service
@@ -53,4 +55,9 @@ type SweepStep struct {
 	// TickerLag: the load generator fell behind its ticks in this step.
 	TickerLag *TickerLag `json:"ticker_lag,omitempty"`
 	Result    string     `json:"result,omitempty"`
+	// From and To are the step's measured window (Run.Window), by which
+	// figures from elsewhere (the hypervisor's) are aligned to it; absent
+	// in files written before they were recorded.
+	From time.Time `json:"from,omitzero"`
+	To   time.Time `json:"to,omitzero"`
 }

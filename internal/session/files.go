@@ -43,7 +43,18 @@ func WriteResult(path string, r *result.Run) error {
 // temporary file is removed and path is as it was. A final result is
 // indented and fsynced; a checkpoint (final false) is compact, which halves
 // the memory its encoding takes, and not fsynced.
-func writeAtomic(path string, r *result.Run, final bool) (n int64, err error) {
+func writeAtomic(path string, r *result.Run, final bool) (int64, error) {
+	encode := result.EncodeCompact
+	if final {
+		encode = result.Encode
+	}
+	return writeFileAtomic(path, final, func(w io.Writer) error { return encode(w, r) })
+}
+
+// writeFileAtomic writes what write writes to a temporary file in path's
+// directory, fsynced when sync, and renames it to path, returning the bytes
+// written; on failure the temporary file is removed and path is as it was.
+func writeFileAtomic(path string, sync bool, write func(io.Writer) error) (n int64, err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
@@ -63,17 +74,13 @@ func writeAtomic(path string, r *result.Run, final bool) (n int64, err error) {
 		}
 	}()
 	cw := &countingWriter{w: tmp}
-	encode := result.EncodeCompact
-	if final {
-		encode = result.Encode
-	}
-	if err := encode(cw, r); err != nil {
+	if err := write(cw); err != nil {
 		return cw.n, err
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		return cw.n, err
 	}
-	if final {
+	if sync {
 		if err := tmp.Sync(); err != nil {
 			return cw.n, err
 		}

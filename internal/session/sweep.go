@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
@@ -46,6 +46,7 @@ func (s *session) sweep() error {
 			st.StartLagP99Ms = l.P99Ms
 		}
 		st.Instances, st.Offered, st.Late, st.Dropped = len(r.Instances), r.Summary.Offered, r.Summary.Late, r.Summary.Dropped
+		st.From, st.To = r.Window()
 		if !p.Out.None() {
 			st.Result = o.Paths[i]
 		}
@@ -57,6 +58,16 @@ func (s *session) sweep() error {
 		return nil
 	}
 	path := p.Out.Sweep(o.ID)
+	if err := WriteSweep(path, a); err != nil {
+		return err
+	}
+	o.SweepPath = path
+	return nil
+}
+
+// WriteSweep writes an analysed sweep's file at path and its Markdown
+// report beside it.
+func WriteSweep(path string, a *analysis.Result) error {
 	// The file holds the data and, for whoever reads it without rightsize,
 	// what the analysis found and the verdict; rightsize analyses it again.
 	b, err := json.MarshalIndent(struct {
@@ -66,13 +77,9 @@ func (s *session) sweep() error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if _, err := writeFileAtomic(path, true, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	o.SweepPath = path
 	var md bytes.Buffer
 	if err := report.SweepReport(&md, a, report.Markdown); err != nil {
 		return err

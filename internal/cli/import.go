@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/hypervisor"
+	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/session"
+)
+
+const importLong = `Import the hypervisor's view of the VM a run or sweep measured, and put it
+beside the guest's own figures: the guest cannot see time it was not given.
+esxtop's batch output (esxtop -b -d 5 -n N > host.csv on the ESXi host, or
+resxtop) is read for the VM --vm names (its name on the host): its %USED,
+%RDY (ready: it waited for a physical CPU), %CSTP (co-stop: a vCPU held
+for its siblings), %MLMTD (held by a CPU limit) and %WAIT, per vCPU as
+VMware's guidance reads them, and the host's physical CPU utilisation.
+
+With --into, the samples are aligned by time to each step of a sweep file
+(or to a run's result file) and the file is rewritten with them: the steps
+table, the verdict and the HTML report then show host beside guest, and
+the verdict names ready time or co-stop where they pass VMware's usual
+thresholds. Without --into, the file's figures are summarised.
+
+  rightsize import esxtop host.csv --vm DB01 --into results/ID-oltp_read_write-sweep.json
+
+--format csv reads any other hypervisor's or cloud's export put in rows of
+time (RFC 3339 or Unix seconds), metric, value, with the metrics
+host_cpu_pct, used_pct, ready_pct, costop_pct, max_limited_pct and wait_pct
+(the VM's per vCPU). Times must overlap the run's: esxtop writes the host's
+clock, so keep it in step (NTP) with the load generator's.`
+
+// errNoOverlap is a hypervisor file whose samples fall in no step.
+var errNoOverlap = errors.New("no overlap")
+
+func importCommand(env *Env) *cobra.Command {
+	var vm, format, into string
+	var vcpus int
+	cmd := &cobra.Command{
+		Use:   "import esxtop FILE",
+		Short: "Import the hypervisor's view (esxtop batch output) and align it to a sweep's steps",
+		Long:  importLong,
+		Args: func(c *cobra.Command, args []string) error {
+			switch {
+			case len(args) != 2 || args[0] != "esxtop":
+				return usagef("import: want 'import esxtop FILE' (esxtop batch output, or --format csv)")
+			case format != "esxtop" && format != "csv":
+				return usagef("import: --format %q: want esxtop or csv", format)
+			case format == "esxtop" && strings.TrimSpace(vm) == "":
+				return usagef("import esxtop: --vm NAME: name the VM as the host names it (its Group Cpu)")
+			case vcpus < 0:
+				return usagef("import: --vcpus %d: want a count of vCPUs", vcpus)
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := readHypervisor(args[1], format, vm, vcpus)
+			if err != nil {
+				return runError{err}
+			}
+			if into == "" {
+				return summarizeSeries(env.Stdout, s)
+			}
+			return runErr(importInto(env.Stdout, s, into))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&vm, "vm", "", "the VM's name on the host (esxtop's Group Cpu(ID:NAME)); with --format csv, a label")
+	f.IntVar(&vcpus, "vcpus", 0, "the VM's vCPUs, by which esxtop's group figures are divided (default: counted from the file's vcpu worlds)")
+	f.StringVar(&format, "format", "esxtop", "esxtop (batch output, perfmon CSV) or csv (rows of time, metric, value)")
+	f.StringVar(&into, "into", "", "a sweep file (…-sweep.json) or a run's result file to align the samples to and rewrite with them")
+	return cmd
+}
+
+func runErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return runError{err}
+}
+
+// readHypervisor reads a hypervisor export.
+func readHypervisor(path, format, vm string, vcpus int) (*hypervisor.Series, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	defer f.Close()
+	var s *hypervisor.Series
+	if format == "csv" {
+		s, err = hypervisor.ReadCSV(f, vm, vcpus)
+	} else {
+		s, err = hypervisor.ReadESXTop(f, vm, vcpus)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("import: %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// summarizeSeries prints the file's span and its means over it.
+func summarizeSeries(w io.Writer, s *hypervisor.Series) error {
+	from, to := s.Span()
+	h := s.Window(from, to)
+	fmt.Fprintf(w, "%s: VM %q, %d vCPUs, %d samples from %s to %s UTC\n", s.Source, s.VM, s.VCPUs, len(s.Samples),
+		from.UTC().Format(time.DateTime), to.UTC().Format(time.DateTime))
+	fmt.Fprintf(w, "mean: %s\n", report.HypervisorFigures(h))
+	return nil
+}
+
+// importInto aligns the series to the steps of the sweep file at path, or
+// to the run of the result file at path, and rewrites it.
+func importInto(w io.Writer, s *hypervisor.Series, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("import --into: %w", err)
+	}
+	var probe struct {
+		Axis  string            `json:"axis"`
+		Steps []json.RawMessage `json:"steps"`
+	}
+	if json.Unmarshal(b, &probe) == nil && probe.Axis != "" && len(probe.Steps) > 0 {
+		var sw result.Sweep
+		if err := json.Unmarshal(b, &sw); err != nil || sw.SchemaVersion != result.SchemaVersion {
+			return fmt.Errorf("import --into %s: not a sweep file of schema version %d", path, result.SchemaVersion)
+		}
+		return importIntoSweep(w, s, path, &sw)
+	}
+	r, err := readRun(path)
+	if err != nil {
+		return fmt.Errorf("import --into %s: neither a sweep file nor a result: %w", path, err)
+	}
+	from, to := r.Window()
+	h := s.Window(from, to)
+	if h == nil {
+		return noOverlap(s, path, from, to)
+	}
+	if r.Host == nil {
+		r.Host = &result.Host{}
+	}
+	r.Host.Hypervisor = h
+	if err := session.WriteResult(path, r); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s: %s\n", path, report.HypervisorFigures(h))
+	return nil
+}
+
+// importIntoSweep aligns the series to each step of a sweep file (by the
+// step's window, or for files that have none, its result file's), writes
+// the sweep again with its verdict and report, and prints the steps.
+func importIntoSweep(w io.Writer, s *hypervisor.Series, path string, sw *result.Sweep) error {
+	var err error
+	var first, last time.Time
+	aligned := 0
+	var none []string
+	for i := range sw.Steps {
+		st := &sw.Steps[i]
+		from, to := st.From, st.To
+		if from.IsZero() {
+			if from, to, err = stepWindow(path, st.Result); err != nil {
+				return fmt.Errorf("import --into: step %s has no window in the sweep file: %w", st.Label, err)
+			}
+		}
+		if first.IsZero() {
+			first = from
+		}
+		last = to
+		h := s.Window(from, to)
+		if h == nil {
+			none = append(none, st.Label)
+			continue
+		}
+		if st.Host == nil {
+			st.Host = &result.Host{}
+		}
+		st.Host.Hypervisor = h
+		aligned++
+	}
+	if aligned == 0 {
+		return noOverlap(s, path, first, last)
+	}
+	a := analysis.Analyze(sw, analysis.OptionsOf(sw))
+	if err := session.WriteSweep(path, a); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s: %d of %d steps aligned with %d samples of VM %q\n", path, aligned, len(sw.Steps), len(s.Samples), s.VM)
+	if len(none) > 0 {
+		fmt.Fprintf(w, "no samples in the window of: %s\n", strings.Join(none, ", "))
+	}
+	return report.SweepReport(w, a, report.Text)
+}
+
+// stepWindow reads a step's measured window from its result file, named as
+// the sweep recorded it (relative to where it ran, or to the sweep file).
+func stepWindow(sweepPath, resultPath string) (time.Time, time.Time, error) {
+	if resultPath == "" {
+		return time.Time{}, time.Time{}, errors.New("and no result file")
+	}
+	r, err := readRun(resultPath, filepath.Join(filepath.Dir(sweepPath), filepath.Base(resultPath)))
+	if err != nil {
+		return time.Time{}, time.Time{}, err
+	}
+	from, to := r.Window()
+	return from, to, nil
+}
+
+// noOverlap says that the samples and the run's window do not meet.
+func noOverlap(s *hypervisor.Series, path string, from, to time.Time) error {
+	sf, st := s.Span()
+	return fmt.Errorf("import --into %s: %w: the file's samples run from %s to %s UTC, the run's window from %s to %s UTC: not the same time (is the host's clock in step with the generator's, and the export of this run?)",
+		path, errNoOverlap, sf.UTC().Format(time.DateTime), st.UTC().Format(time.DateTime), from.UTC().Format(time.DateTime), to.UTC().Format(time.DateTime))
+}
