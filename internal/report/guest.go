@@ -33,9 +33,15 @@ var guestColumns = []guestColumn{
 		}
 		return g.ThrottledPct, true
 	}},
-	{"hv host cpu%", func(h *result.Host) (float64, bool) { return hvFigure(h, func(v *result.Hypervisor) *float64 { return v.HostCPUPct }) }},
-	{"ready%", func(h *result.Host) (float64, bool) { return hvFigure(h, func(v *result.Hypervisor) *float64 { return v.ReadyPct }) }},
-	{"costop%", func(h *result.Host) (float64, bool) { return hvFigure(h, func(v *result.Hypervisor) *float64 { return v.CoStopPct }) }},
+	{"hv host cpu%", func(h *result.Host) (float64, bool) {
+		return hvFigure(h, func(v *result.Hypervisor) *float64 { return v.HostCPUPct })
+	}},
+	{"ready%", func(h *result.Host) (float64, bool) {
+		return hvFigure(h, func(v *result.Hypervisor) *float64 { return v.ReadyPct })
+	}},
+	{"costop%", func(h *result.Host) (float64, bool) {
+		return hvFigure(h, func(v *result.Hypervisor) *float64 { return v.CoStopPct })
+	}},
 }
 
 func hvFigure(h *result.Host, f func(*result.Hypervisor) *float64) (float64, bool) {
