@@ -84,6 +84,16 @@ func TestImportESXTop(t *testing.T) {
 	if err != nil || !strings.Contains(string(md), "| ready% |") {
 		t.Errorf("Markdown report (%v):\n%s", err, md)
 	}
+	html := filepath.Join(dir, "s.html")
+	if o := run(t, context.Background(), "report", path, "--format", "html", "-o", html); o.code != ExitOK {
+		t.Fatalf("report: exit %d\n%s", o.code, o.stderr)
+	}
+	page, err := os.ReadFile(html)
+	for _, want := range []string{"<th>hv host cpu%</th><th>ready%</th><th>costop%</th>", "Guest CPU beside the host&#39;s view", "ready per vCPU", "host CPU (hypervisor)"} {
+		if err != nil || !strings.Contains(string(page), want) {
+			t.Errorf("HTML report lacks %q (%v)", want, err)
+		}
+	}
 }
 
 // TestImportErrors: each problem is one clear message and its exit code.

@@ -47,6 +47,10 @@ func HTML(w io.Writer, d Doc) error {
 		if err := add("Response time and host CPU by step", "bars: average and p99 response time; lines: the host's CPU", svg, err); err != nil {
 			return err
 		}
+		svg, err = guestHostChart(sw)
+		if err := add("Guest CPU beside the host's view", "bars: the guest's CPU busy and, where known, the hypervisor's host CPU and a limited cgroup's use of its limit; lines: the waits the guest cannot see (ready and co-stop per vCPU, throttled periods, CPU pressure)", svg, err); err != nil {
+			return err
+		}
 		if !sw.OwnSteps {
 			svg, err = throughputChart(sw)
 			if err := add("Throughput by "+sw.Axis, "the USL fit dashed, the knee ringed", svg, err); err != nil {
@@ -137,7 +141,15 @@ var pageFuncs = template.FuncMap{
 	"f0":        func(v float64) string { return fmt.Sprintf("%.0f", v) },
 	"openRows":  openRows,
 	"openCells": openCells,
-	"short":     shortTarget,
+	"guestHeads": func(rows []StepRow) []string {
+		var out []string
+		for _, c := range guestColumnsOf(rows) {
+			out = append(out, c.head)
+		}
+		return out
+	},
+	"guestRow": func(r StepRow, rows []StepRow) []string { return guestCells(r, guestColumnsOf(rows), "%.1f", "-") },
+	"short":    shortTarget,
 }
 
 var page = template.Must(template.New("report").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
@@ -166,8 +178,8 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 {{if not .HostIsServer}}<p class="note">The database ran on another host: the host figures are the load generator's.</p>{{end}}
 {{end}}
 {{if .Steps}}
-{{$open := openRows .Steps}}<div class="scroll"><table><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th></tr></thead><tbody>
-{{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}</tr>
+{{$open := openRows .Steps}}<div class="scroll"><table><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th>{{range guestHeads .Steps}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}{{range guestRow . $.Steps}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}
 {{with .Sweep}}{{if $.Verdict}}<h2>Verdict</h2>{{range $.Verdict}}<p>{{.}}</p>{{end}}
