@@ -253,7 +253,7 @@ func guestOnly(steps []result.SweepStep) string {
 	s := "The CPU figures are the guest's own: no hypervisor view was imported (rightsize import esxtop --into this sweep), so if this host is a VM, time it waited for physical CPUs shows only as steal, which VMware does not report to its guests"
 	switch {
 	case pressure && cgroups:
-		s += "; CPU pressure and the cgroups' throttling were sampled"
+		s += "; CPU pressure and cgroup throttling were sampled"
 	case pressure:
 		s += "; CPU pressure was sampled, cgroup throttling was not"
 	case cgroups:
