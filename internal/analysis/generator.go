@@ -26,6 +26,11 @@ const (
 	// GenLateTickPct: the share of report ticks that fired more than an
 	// interval late (the generator was starved of CPU).
 	GenLateTickPct = 10
+	// ThrottledPct: the share of a cgroup's CPU periods throttled from which
+	// its limit held its tasks back (Kubernetes' CPUThrottlingHigh alert
+	// fires at 25 %). The generator's own cgroup (not the database's) so
+	// throttled limited the step.
+	ThrottledPct = 25
 )
 
 // Limited is a step the load generator limited, and why.
@@ -47,6 +52,13 @@ func GeneratorLimit(st result.SweepStep, embedded, hostIsServer bool) string {
 	}
 	if !embedded && st.ClientSharePct >= GenCPUSharePct {
 		why = append(why, fmt.Sprintf("the generator used %.0f%% of the host's CPU (at least %d%%)", st.ClientSharePct, GenCPUSharePct))
+	}
+	if st.Host != nil {
+		for _, g := range st.Host.Cgroups {
+			if g.Role == "rightsize" && g.ThrottledPct >= ThrottledPct {
+				why = append(why, fmt.Sprintf("its cgroup %s was throttled in %.0f%% of its CPU periods (limit %.2f CPUs; at least %d%%)", g.Path, g.ThrottledPct, g.LimitCPUs, ThrottledPct))
+			}
+		}
 	}
 	if l := st.TickerLag; l != nil && l.Ticks > 0 && 100*l.Late >= GenLateTickPct*l.Ticks {
 		why = append(why, fmt.Sprintf("%d of its %d report ticks fired more than an interval late (worst %.1f s)", l.Late, l.Ticks, l.MaxS))

@@ -62,3 +62,19 @@ func TestNoKneeWhereTheGeneratorLimited(t *testing.T) {
 		}
 	}
 }
+
+// The generator's own cgroup throttled limits the step; the database's, or
+// one both share (an embedded database), is the system under test's.
+func TestGeneratorLimitByItsCgroup(t *testing.T) {
+	step := func(role string, pct float64) result.SweepStep {
+		return result.SweepStep{Label: "threads 4", Host: &result.Host{Cgroups: []result.Cgroup{{Role: role, Path: "/gen", LimitCPUs: 0.5, ThrottledPct: pct}}}}
+	}
+	if why := GeneratorLimit(step("rightsize", 60), false, true); !strings.Contains(why, "its cgroup /gen was throttled in 60% of its CPU periods (limit 0.50 CPUs") {
+		t.Errorf("the generator throttled: %q", why)
+	}
+	for _, st := range []result.SweepStep{step("rightsize", 10), step("database", 90), step("rightsize and database", 90)} {
+		if why := GeneratorLimit(st, false, true); why != "" {
+			t.Errorf("%+v: %q, want no generator limit", st.Host.Cgroups, why)
+		}
+	}
+}

@@ -9,6 +9,12 @@ import (
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
+// forwarder names the processes that listen for a container's or a
+// tunnel's published port and pass the connections on: their cgroup is not
+// the database's.
+var forwarder = map[string]bool{"docker-proxy": true, "rootlessport": true, "rootlesskit": true, "slirp4netns": true, "pasta": true,
+	"conmon": true, "kubectl": true, "socat": true, "haproxy": true, "pgbouncer": true, "proxysql": true, "sshd": true, "ssh": true}
+
 // watchedCgroups are the cgroups whose CPU the host sampler reads:
 // rightsize's own, and the database's (--db-cgroup, else that of each
 // server on this host the targets name, found from the process listening
@@ -60,6 +66,10 @@ func watchedCgroups(env *Env, p *config.Plan) []host.Cgroup {
 		}
 		if lerr != nil {
 			warn("the database's cgroup", lerr)
+			continue
+		}
+		if forwarder[comm] {
+			warn("the database's cgroup", fmt.Errorf("%s %s is served by %s (PID %d), a port forwarder, not the database: give the database's own with --db-cgroup", network, address, comm, pid))
 			continue
 		}
 		c, cerr := host.CgroupOf(env.ProcRoot, pid)

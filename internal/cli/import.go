@@ -147,7 +147,7 @@ func importInto(w io.Writer, s *hypervisor.Series, path string) error {
 		return noOverlap(s, path, from, to)
 	}
 	if r.Host == nil {
-		r.Host = &result.Host{}
+		return fmt.Errorf("import --into %s: the run has no host figures to set the hypervisor's beside", path)
 	}
 	r.Host.Hypervisor = h
 	if err := session.WriteResult(path, r); err != nil {
@@ -164,7 +164,7 @@ func importIntoSweep(w io.Writer, s *hypervisor.Series, path string, sw *result.
 	var err error
 	var first, last time.Time
 	aligned := 0
-	var none []string
+	var none, noHost []string
 	for i := range sw.Steps {
 		st := &sw.Steps[i]
 		from, to := st.From, st.To
@@ -177,15 +177,16 @@ func importIntoSweep(w io.Writer, s *hypervisor.Series, path string, sw *result.
 			first = from
 		}
 		last = to
+		if st.Host == nil {
+			noHost = append(noHost, st.Label) // nothing to set the view beside
+			continue
+		}
 		h := s.Window(from, to)
+		st.Host.Hypervisor = h // an earlier import's figures go too
 		if h == nil {
 			none = append(none, st.Label)
 			continue
 		}
-		if st.Host == nil {
-			st.Host = &result.Host{}
-		}
-		st.Host.Hypervisor = h
 		aligned++
 	}
 	if aligned == 0 {
@@ -198,6 +199,12 @@ func importIntoSweep(w io.Writer, s *hypervisor.Series, path string, sw *result.
 	fmt.Fprintf(w, "%s: %d of %d steps aligned with %d samples of VM %q\n", path, aligned, len(sw.Steps), len(s.Samples), s.VM)
 	if len(none) > 0 {
 		fmt.Fprintf(w, "no samples in the window of: %s\n", strings.Join(none, ", "))
+	}
+	if len(noHost) > 0 {
+		fmt.Fprintf(w, "no guest figures to set the hypervisor's beside (not sampled there): %s\n", strings.Join(noHost, ", "))
+	}
+	if !sw.HostIsServer {
+		fmt.Fprintf(w, "note: the database ran on another host than the load generator: the guest figures beside VM %q's are the generator's\n", s.VM)
 	}
 	return report.SweepReport(w, a, report.Text)
 }

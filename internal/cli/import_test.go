@@ -84,6 +84,16 @@ func TestImportESXTop(t *testing.T) {
 	if err != nil || !strings.Contains(string(md), "| ready% |") {
 		t.Errorf("Markdown report (%v):\n%s", err, md)
 	}
+	// Imported again from a file of the second step alone: the first step's
+	// earlier figures go, not stay beside the new ones.
+	second := filepath.Join(dir, "esx2.csv")
+	esxtopFor(t, second, sw.Steps[1].From.Add(time.Second), sw.Steps[1].To, sw.Steps[1].From)
+	if o := run(t, context.Background(), "import", "esxtop", second, "--vm", "DB01", "--into", path); o.code != ExitOK || !strings.Contains(o.stdout, "1 of 2 steps aligned") {
+		t.Fatalf("second import: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if again := readSweep(t, path); again.Steps[0].Host.Hypervisor != nil || again.Steps[1].Host.Hypervisor == nil {
+		t.Errorf("after the second import: %+v, %+v; want none, then the second file's", again.Steps[0].Host.Hypervisor, again.Steps[1].Host.Hypervisor)
+	}
 	html := filepath.Join(dir, "s.html")
 	if o := run(t, context.Background(), "report", path, "--format", "html", "-o", html); o.code != ExitOK {
 		t.Fatalf("report: exit %d\n%s", o.code, o.stderr)

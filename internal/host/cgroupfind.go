@@ -128,7 +128,11 @@ func CgroupAt(procRoot, path string) (Cgroup, error) {
 	if err != nil {
 		return Cgroup{}, fmt.Errorf("%w: %v", ErrNoCgroup, err)
 	}
-	cg, err := at(mounts, filepath.Clean(path), func(dir string) bool {
+	path = filepath.Clean(path)
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // /sys/fs/cgroup/cpu -> cpu,cpuacct, the mount's name
+	}
+	cg, err := at(mounts, path, func(dir string) bool {
 		_, err := os.Stat(filepath.Join(dir, "cpu.stat"))
 		return err == nil
 	})
@@ -179,7 +183,7 @@ func at(mounts []*procfs.MountInfo, path string, exists func(dir string) bool) (
 			continue
 		}
 		rel, ok := strings.CutPrefix(path, strings.TrimSuffix(m.Root, "/"))
-		if !ok {
+		if !ok || (rel != "" && !strings.HasPrefix(rel, "/")) {
 			continue
 		}
 		if cg := inHierarchy(m, rel); exists(cg.CPUDir) {

@@ -133,6 +133,18 @@ func TestCgroupAt(t *testing.T) {
 			t.Errorf("%s: accepted as %+v", path, got)
 		}
 	}
+	// systemd's v1 layout: cpu and cpuacct share a mount (CgroupAt first
+	// resolves the /sys/fs/cgroup/cpu symlink to it).
+	v1 := parseMounts(t, mountsV1)
+	dir := "/sys/fs/cgroup/cpu,cpuacct/docker/abc"
+	if got, err := at(v1, dir, exists(dir)); err != nil || got != (Cgroup{Path: "/docker/abc", CPUDir: dir, AcctDir: dir}) {
+		t.Errorf("v1 combined mount: %+v (%v)", got, err)
+	}
+	// A path that only starts like the mount's root is not under it.
+	c := parseMounts(t, mountsContainer)
+	if got, err := at(c, "/kubepods/pod1/c10", exists("/sys/fs/cgroup/0", "/sys/fs/cgroup")); err == nil {
+		t.Errorf("/kubepods/pod1/c10 under a mount of /kubepods/pod1/c1: accepted as %+v", got)
+	}
 	// The real mount table: this process's cgroup by its directory.
 	if c, err := CgroupOf("/proc", 0); err == nil {
 		got, err := CgroupAt("/proc", c.CPUDir)
@@ -270,4 +282,21 @@ func TestListener(t *testing.T) {
 func port(l net.Listener) string {
 	_, p, _ := net.SplitHostPort(l.Addr().String())
 	return p
+}
+
+// systemd's v1 layout names the cpu hierarchy's mount cpu,cpuacct and
+// links cpu to it: a cgroup given by the link's name is found.
+func TestCgroupAtThroughASymlink(t *testing.T) {
+	root := t.TempDir()
+	mount := filepath.Join(root, "cpu,cpuacct")
+	writeFiles(t, filepath.Join(mount, "docker", "abc"), map[string]string{"cpu.stat": cpuStatV1})
+	if err := os.Symlink("cpu,cpuacct", filepath.Join(root, "cpu")); err != nil {
+		t.Fatal(err)
+	}
+	proc := fakeProc(t, cgroupV1, "33 25 0:30 / "+mount+" rw,relatime shared:15 - cgroup cgroup rw,cpu,cpuacct\n")
+	dir := filepath.Join(mount, "docker", "abc")
+	got, err := CgroupAt(proc, filepath.Join(root, "cpu", "docker", "abc"))
+	if err != nil || got != (Cgroup{Path: "/docker/abc", CPUDir: dir, AcctDir: dir}) {
+		t.Errorf("through the cpu link: %+v (%v)", got, err)
+	}
 }

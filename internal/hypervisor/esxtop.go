@@ -72,6 +72,7 @@ func ReadESXTop(r io.Reader, vm string, vcpus int) (*Series, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: esxtop: no header row: %v", ErrFormat, err)
 	}
+	header = slices.Clone(header) // the reader reuses its record
 	m := pdhHeader.FindStringSubmatch(strings.TrimPrefix(header[0], "\ufeff"))
 	if m == nil {
 		return nil, fmt.Errorf("%w: esxtop: the first column is %q, not \"(PDH-CSV 4.0) (TZ)(BIAS)\": is this esxtop -b output?", ErrFormat, clip(header[0]))
@@ -102,7 +103,10 @@ func ReadESXTop(r io.Reader, vm string, vcpus int) (*Series, error) {
 			}
 		case "Vcpu":
 			if w := vcpuWorld.FindStringSubmatch(c.instance); w != nil && w[2] == vm && strings.HasPrefix(w[4], "vcpu-") {
-				worlds[w[1]+":"+w[3]] = true
+				// By group and vCPU name: a VM restarted (or moved) in the
+				// capture has a group of its own vCPUs each time.
+				n, _, _ := strings.Cut(w[4], ":")
+				worlds[w[1]+":"+n] = true
 			}
 		}
 	}
@@ -110,7 +114,12 @@ func ReadESXTop(r io.Reader, vm string, vcpus int) (*Series, error) {
 		return nil, fmt.Errorf("%w: %q: the file's VMs (Group Cpu) are %s", ErrNoVM, vm, listVMs(vms))
 	}
 	if vcpus <= 0 {
-		vcpus = len(worlds)
+		per := map[string]int{} // vCPUs per group
+		for k := range worlds {
+			gid, _, _ := strings.Cut(k, ":")
+			per[gid]++
+			vcpus = max(vcpus, per[gid])
+		}
 	}
 	if vcpus <= 0 {
 		return nil, fmt.Errorf("%w: esxtop: the file has no per-vCPU worlds (Vcpu(...:vcpu-N...)) of VM %q to count its vCPUs: give --vcpus", ErrFormat, vm)

@@ -24,7 +24,7 @@ func ReadCSV(r io.Reader, vm string, vcpus int) (*Series, error) {
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = 3
 	cr.TrimLeadingSpace = true
-	by := map[time.Time]*Sample{}
+	by := map[int64]*Sample{} // by instant (time.Time keys differ by zone)
 	for line := 1; ; line++ {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -48,10 +48,10 @@ func ReadCSV(r io.Reader, vm string, vcpus int) (*Series, error) {
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("%w: csv: row %d: %s: %q is not a number", ErrFormat, line, rec[1], clip(rec[2]))
 		}
-		x, ok := by[at]
+		x, ok := by[at.UnixNano()]
 		if !ok {
-			x = &Sample{At: at, V: nan()}
-			by[at] = x
+			x = &Sample{At: at.UTC(), V: nan()}
+			by[at.UnixNano()] = x
 		}
 		x.V[met] = v
 	}

@@ -75,8 +75,8 @@ func TestReadESXTopErrors(t *testing.T) {
 	if _, err := readFixture(t, "esxtop-ready.csv", "DB02", 0); !errors.Is(err, ErrNoVM) || !strings.Contains(err.Error(), `"DB01", "WEB01"`) {
 		t.Errorf("a VM not in the file: %v, want ErrNoVM naming the VMs there", err)
 	}
-	if _, err := readFixture(t, "esxtop-malformed.csv", "DB01", 0); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), `row 5`) || !strings.Contains(err.Error(), `"n/a"`) {
-		t.Errorf("a cell that is no number: %v, want ErrFormat naming row 5 and the cell", err)
+	if _, err := readFixture(t, "esxtop-malformed.csv", "DB01", 0); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), `row 5: \\esx01.lab.local\Group Cpu(71234:DB01)\% Ready: "n/a"`) {
+		t.Errorf("a cell that is no number: %v, want ErrFormat naming row 5, the column and the cell", err)
 	}
 	for name, in := range map[string]string{
 		"empty":          "",
@@ -90,6 +90,19 @@ func TestReadESXTopErrors(t *testing.T) {
 		if _, err := ReadESXTop(strings.NewReader(in), "DB01", 0); !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: %v, want ErrFormat", name, err)
 		}
+	}
+}
+
+// A VM restarted during the capture has a second group (a new GID) with
+// its own vCPU worlds: its vCPUs are counted once, and the figures come
+// from whichever group has them in a row.
+func TestReadESXTopRestartedVM(t *testing.T) {
+	in := `"(PDH-CSV 4.0) (UTC)(0)","\\h\Group Cpu(1:DB01)\% Ready","\\h\Group Cpu(9:DB01)\% Ready",` +
+		`"\\h\Vcpu(1:DB01:2:vcpu-0:DB01)\% Used","\\h\Vcpu(1:DB01:3:vcpu-1:DB01)\% Used","\\h\Vcpu(9:DB01:10:vcpu-0:DB01)\% Used","\\h\Vcpu(9:DB01:11:vcpu-1:DB01)\% Used"` + "\n" +
+		`"12/02/2026 10:00:05","40","","1","1","",""` + "\n" + `"12/02/2026 10:00:10","","60","","","1","1"` + "\n"
+	s, err := ReadESXTop(strings.NewReader(in), "DB01", 0)
+	if err != nil || s.VCPUs != 2 || s.Samples[0].V[Ready] != 20 || s.Samples[1].V[Ready] != 30 {
+		t.Fatalf("%+v (%v), want 2 vCPUs, ready 20 then 30 per vCPU", s, err)
 	}
 }
 
@@ -117,6 +130,11 @@ func TestReadCSV(t *testing.T) {
 	w := s.Window(at("10:00:00"), at("10:00:15"))
 	if w == nil || *w.ReadyPct != 11 || *w.CoStopPct != 3 || w.UsedPct != nil || w.Samples != 3 || w.VCPUs != 4 {
 		t.Errorf("window %+v, want ready 11 (mean of 2 and 20), co-stop 3, no used", w)
+	}
+	// One instant written in two zones is one sample.
+	s, err = ReadCSV(strings.NewReader("2026-12-02T15:30:05+05:30,ready_pct,2\n2026-12-02T10:00:05Z,costop_pct,1\n"), "", 0)
+	if err != nil || len(s.Samples) != 1 || s.Samples[0].V[Ready] != 2 || s.Samples[0].V[CoStop] != 1 {
+		t.Errorf("one instant in two zones: %+v (%v)", s, err)
 	}
 	for name, in := range map[string]string{
 		"two columns":   "2026-12-02T10:00:05Z,ready_pct\n",

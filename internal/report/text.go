@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -286,7 +287,7 @@ func hostLine(ew *errWriter, h *result.Host) {
 // ThrottledWarnPct is the share of a cgroup's CPU periods throttled at or
 // above which the report names its limit as a cause (Kubernetes'
 // CPUThrottlingHigh alert fires at 25 %).
-const ThrottledWarnPct = 25
+const ThrottledWarnPct = analysis.ThrottledPct
 
 // cgroupFigures describes a cgroup's CPU: "the database's cgroup
 // /system.slice/x (mariadbd (PID 9)): limit 0.50 CPUs, used 0.49, throttled

@@ -108,7 +108,7 @@ func Bottleneck(h *result.Host, hostIsServer bool) string {
 			disk = &h.Disks[i]
 		}
 	}
-	held := heldBack(h, busy)
+	held := heldBack(h, busy, hostIsServer)
 	switch {
 	case len(held) > 0:
 		out = append(out, held...)
@@ -141,6 +141,11 @@ func Bottleneck(h *result.Host, hostIsServer bool) string {
 	if h.CPU.Steal >= StealWarnPct {
 		out = append(out, fmt.Sprintf("the hypervisor took %.0f%% of the CPU time (steal): the guest's CPU figures understate the load, and the VM's host may be the limit", h.CPU.Steal))
 	}
+	for _, g := range h.Cgroups {
+		if g.Role == "rightsize" && g.ThrottledPct >= ThrottledWarnPct {
+			out = append(out, cgroupFigures(g)+": "+throttledMeans(g))
+		}
+	}
 	if a := hypervisorAgrees(h.Hypervisor); a != "" && len(held) == 0 {
 		out = append(out, a)
 	}
@@ -162,11 +167,14 @@ const (
 )
 
 // heldBack names what held the step back that the guest's CPU figures do
-// not show: a cgroup throttled (ThrottledWarnPct), the hypervisor's ready
-// time, co-stop or limit above VMware's usual thresholds; nil when none.
-func heldBack(h *result.Host, busy float64) []string {
+// not show: the database's cgroup throttled (ThrottledWarnPct; the load
+// generator's alone is a limit of the measurement, which the sweep's
+// generator check names), the hypervisor's ready time, co-stop or limit
+// above VMware's usual thresholds; nil when none. hostIsServer tells
+// whose CPU busy is: the database's host's, or the load generator's.
+func heldBack(h *result.Host, busy float64, hostIsServer bool) []string {
 	var out []string
-	if g := mostThrottled(h); g != nil && g.ThrottledPct >= ThrottledWarnPct {
+	if g := throttledDatabase(h); g != nil {
 		s := fmt.Sprintf("CPU-limited by a cgroup: %s, while the host's CPUs were %.0f%% busy: %s", cgroupFigures(*g), busy, throttledMeans(*g))
 		out = append(out, s)
 	}
@@ -175,6 +183,9 @@ func heldBack(h *result.Host, busy float64) []string {
 		return out
 	}
 	guest := fmt.Sprintf("the guest saw its CPUs %.0f%% busy", busy)
+	if !hostIsServer {
+		guest = fmt.Sprintf("the load generator's host (not the VM's guest) was %.0f%% busy", busy)
+	}
 	if v.HostCPUPct != nil {
 		guest += fmt.Sprintf(", the host's were %.0f%%", *v.HostCPUPct)
 	}
@@ -194,11 +205,24 @@ func heldBack(h *result.Host, busy float64) []string {
 	return out
 }
 
+// throttledDatabase is the most throttled cgroup the database runs in, when
+// throttled in ThrottledWarnPct of its periods or more; nil otherwise.
+func throttledDatabase(h *result.Host) *result.Cgroup {
+	var out *result.Cgroup
+	for i := range h.Cgroups {
+		g := &h.Cgroups[i]
+		if g.Role != "rightsize" && g.ThrottledPct >= ThrottledWarnPct && (out == nil || g.ThrottledPct > out.ThrottledPct) {
+			out = g
+		}
+	}
+	return out
+}
+
 // heldBrief names, in short phrases, what held a step back that the
 // guest's CPU figures do not show (heldBack's causes).
 func heldBrief(h *result.Host) []string {
 	var out []string
-	if g := mostThrottled(h); g != nil && g.ThrottledPct >= ThrottledWarnPct {
+	if g := throttledDatabase(h); g != nil {
 		out = append(out, fmt.Sprintf("the %s cgroup %s throttled in %.0f%% of its periods", cgroupWhose(g.Role), g.Path, g.ThrottledPct))
 	}
 	if v := h.Hypervisor; v != nil {
