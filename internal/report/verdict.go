@@ -187,7 +187,7 @@ func heldBack(h *result.Host, busy float64, hostIsServer bool) []string {
 		guest = fmt.Sprintf("the load generator's host (not the VM's guest) was %.0f%% busy", busy)
 	}
 	if v.HostCPUPct != nil {
-		guest += fmt.Sprintf(", the host's were %.0f%%", *v.HostCPUPct)
+		guest += fmt.Sprintf(" and the host's %.0f%%", *v.HostCPUPct)
 	}
 	var causes []string
 	if v.ReadyPct != nil && *v.ReadyPct >= ReadyWarnPct {
@@ -200,7 +200,7 @@ func heldBack(h *result.Host, busy float64, hostIsServer bool) []string {
 		causes = append(causes, fmt.Sprintf("max limited %.1f%% per vCPU: a CPU limit on the VM or its resource pool held it", *v.MaxLimitedPct))
 	}
 	if len(causes) > 0 {
-		out = append(out, "held back by the hypervisor: "+strings.Join(causes, "; ")+"; "+guest+", so the guest's figure is not the host's")
+		out = append(out, "held back by the hypervisor: "+strings.Join(causes, "; ")+"; "+guest+": the time a vCPU waited is not in the guest's CPU figure")
 	}
 	return out
 }

@@ -255,7 +255,7 @@ func TestBottleneckBeyondTheGuest(t *testing.T) {
 		{"throttled a little", &result.Host{CPUs: 2, CPU: idle, Cgroups: []result.Cgroup{{Role: "database", Path: "/x", LimitCPUs: 4, Periods: 10, ThrottledPeriods: 1, ThrottledPct: 10}}},
 			[]string{"neither CPU"}, []string{"cgroup"}},
 		{"ready", &result.Host{CPUs: 2, CPU: idle, Hypervisor: &result.Hypervisor{Source: "esxtop", HostCPUPct: ptr(97), ReadyPct: ptr(25), CoStopPct: ptr(1)}},
-			[]string{"held back by the hypervisor", "ready 25.0% per vCPU (VMware's usual threshold 10%)", "guest saw its CPUs 40% busy, the host's were 97%"}, []string{"co-stop", "neither CPU"}},
+			[]string{"held back by the hypervisor", "ready 25.0% per vCPU (VMware's usual threshold 10%)", "guest saw its CPUs 40% busy and the host's 97%: the time a vCPU waited is not in the guest's CPU figure"}, []string{"co-stop", "neither CPU"}},
 		{"co-stop and limit", &result.Host{CPUs: 2, CPU: idle, Hypervisor: &result.Hypervisor{Source: "esxtop", ReadyPct: ptr(2), CoStopPct: ptr(4), MaxLimitedPct: ptr(6)}},
 			[]string{"co-stop 4.0% per vCPU (threshold 3%)", "max limited 6.0%"}, []string{"ready 2"}},
 		{"hypervisor agrees", &result.Host{CPUs: 2, CPU: idle, Hypervisor: &result.Hypervisor{Source: "esxtop", HostCPUPct: ptr(55), ReadyPct: ptr(1.5), CoStopPct: ptr(0.2)}},
