@@ -28,6 +28,9 @@ type loadMeta struct {
 	Done     string `json:"done"`
 	Indexing bool   `json:"indexing,omitempty"` // secondary indexes being created
 	Loaded   bool   `json:"loaded"`             // every row loaded and indexed
+	// Indexed: the table has its secondary indexes while rows are still
+	// to load (it is growing to more warehouses); finishing it creates none.
+	Indexed bool `json:"indexed,omitempty"`
 }
 
 // tablePlan is prepare's state of one table.
@@ -155,8 +158,12 @@ func (l *loader) unitDone(u loadUnit) bool {
 // unless opt.Force, which drops and recreates it. Tables recorded with the
 // same warehouses and seed are kept: a complete load is left as it is, and
 // an interrupted one is resumed (the partial rows of the units it was
-// loading are deleted and loaded again). Any other recorded table is dropped
-// and reloaded. opt.Seed 0 keeps the recorded seed, or draws one.
+// loading are deleted and loaded again). A complete load of fewer
+// warehouses with the same seed grows: only the new warehouses are loaded,
+// into the indexed tables, and the result is the same rows as a load of
+// them all (each unit's data depend only on the seed and its warehouse).
+// Any other recorded table is dropped and reloaded. opt.Seed 0 keeps the
+// recorded seed, or draws one.
 //
 // The work is cut into units (item; each warehouse's order lines, stock,
 // customers and history, orders and new orders, warehouse and districts),
@@ -222,9 +229,9 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 	}
 
 	seed := opt.Seed
-	if seed == 0 { // keep the seed of a load of the same size, if any
+	if seed == 0 { // keep the seed of a load of the same size, or of a smaller complete one
 		for _, s := range sv {
-			if s.exists && s.owned && s.m.Warehouses == W && s.m.Seed != 0 {
+			if s.exists && s.owned && (s.m.Warehouses == W || (s.m.Warehouses < W && s.m.Loaded)) && s.m.Seed != 0 {
 				seed = s.m.Seed
 				break
 			}
@@ -241,6 +248,7 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 	l := &loader{in: in, seed: seed, now: time.Now().UTC().Truncate(time.Second), p: sp, plans: map[string]*tablePlan{}}
 	recreate := make(map[string]bool)
 	why := &reasons{}
+	grownFrom := 0
 	for i := range tables {
 		tb, s := &tables[i], sv[i]
 		pl := &tablePlan{t: tb, m: want, need: W, done: make([]bool, W+1)}
@@ -255,6 +263,26 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 			continue
 		case !s.owned:
 			because = reason{"was not created by rightsize (--force)", "were not created by rightsize (--force)"}
+		case s.m.Warehouses < W && s.m.Loaded && s.m.Seed == seed && !s.m.Indexing:
+			// A complete smaller load of the same data: grow it.
+			done, n, ok := parseRanges(s.m.Done, W+1)
+			if tb.name == "item" {
+				ok = ok && n == 1 && done[0]
+			} else {
+				ok = ok && n == s.m.Warehouses && !done[0]
+			}
+			if !ok {
+				because = reason{"has an unreadable record", "have unreadable records"}
+				break
+			}
+			grownFrom = s.m.Warehouses
+			pl.m = s.m
+			pl.m.Warehouses, pl.m.CLoad = W, want.CLoad
+			pl.done, pl.ndone = done, n
+			if n != pl.need {
+				pl.m.Loaded, pl.m.Indexed = false, len(tb.indexes) > 0
+			}
+			continue
 		case s.m.Warehouses != W:
 			r := fmt.Sprintf(" %d warehouse(s), --warehouses asks %d", s.m.Warehouses, W)
 			because = reason{"holds" + r, "hold" + r}
@@ -308,6 +336,9 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 	}
 	for _, m := range why.text() {
 		sp.Message(m + ": dropping and loading again")
+	}
+	if grownFrom > 0 {
+		sp.Message(fmt.Sprintf("growing from %d to %d warehouse(s): loading only warehouses %d-%d, into the indexed tables", grownFrom, W, grownFrom+1, W))
 	}
 
 	// Everything kept and complete: nothing to do, after a sanity check.
@@ -544,7 +575,7 @@ func (l *loader) loadUnit(ctx context.Context, c dialect.Conn, u loadUnit) error
 // loaded.
 func (l *loader) finish(ctx context.Context, c dialect.Conn, pl *tablePlan) error {
 	name := pl.t.name
-	if idx := pl.t.indexSQL(); len(idx) > 0 {
+	if idx := pl.t.indexSQL(); len(idx) > 0 && !pl.m.Indexed {
 		l.mu.Lock()
 		pl.m.Indexing = true
 		err := objects.Update(ctx, c, name, pl.m)
@@ -561,7 +592,7 @@ func (l *loader) finish(ctx context.Context, c dialect.Conn, pl *tablePlan) erro
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	pl.m.Indexing, pl.m.Loaded = false, true
+	pl.m.Indexing, pl.m.Indexed, pl.m.Loaded = false, false, true
 	if err := objects.Update(ctx, c, name, pl.m); err != nil {
 		return fmt.Errorf("%s: record in %s: %w", name, objects.Table, err)
 	}

@@ -379,3 +379,57 @@ func TestPreparePostgresTwoWarehouses(t *testing.T) {
 		t.Errorf("loadConstants = %v %v %v, want %v", cl, ok, err, loadConstantsFor(8))
 	}
 }
+
+// ldGrow loads 1 warehouse, then prepares 2 with the seed kept: only the
+// second warehouse's rows are loaded, and the tables hold what a load of 2
+// holds.
+func ldGrow(t *testing.T, rawURL string) {
+	ctx := context.Background()
+	one := ldOpen(t, rawURL, 1)
+	if err := one.Prepare(ctx, workload.PrepareOptions{Seed: 7, Force: true}, &ldProgress{}); err != nil {
+		t.Fatal(err)
+	}
+	two := ldOpen(t, rawURL, 2)
+	p := &ldProgress{}
+	if err := two.Prepare(ctx, workload.PrepareOptions{}, p); err != nil {
+		t.Fatal(err)
+	}
+	var w1, w2 int64
+	for name, n := range ldSummarize(t, 7, 1).rows {
+		w1 += n
+		if name == "item" {
+			w1 -= n // loaded once, with the first warehouse
+		}
+	}
+	for _, n := range ldSummarize(t, 7, 2).rows {
+		w2 += n
+	}
+	if !p.said("growing from 1 to 2 warehouse(s)") || float64(p.added) < 0.9*float64(w1) || float64(p.added) > 1.1*float64(w1) {
+		t.Errorf("grow: said %q, loaded %d rows; want about one warehouse's %d, not the %d of a full load", p.messages, p.added, w1, w2)
+	}
+	c := ldConn(t, two)
+	ldVerify(t, c, 2, 7)
+	// Prepared again: kept.
+	p = &ldProgress{}
+	if err := two.Prepare(ctx, workload.PrepareOptions{}, p); err != nil || !p.said("already loaded: 2 warehouse(s), seed 7") {
+		t.Errorf("prepare after the grow: %v, said %q", err, p.messages)
+	}
+	if _, err := two.Cleanup(ctx, workload.PrepareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPrepareGrowsSQLite(t *testing.T) {
+	t.Parallel()
+	ldGrow(t, "sqlite:"+filepath.Join(t.TempDir(), "grow.db"))
+}
+
+func TestPrepareGrowsPostgres(t *testing.T) {
+	t.Parallel()
+	ldGrow(t, testenv.PostgresURL(t))
+}
+
+func TestPrepareGrowsMySQL(t *testing.T) {
+	t.Parallel()
+	ldGrow(t, testenv.MySQLURL(t))
+}
