@@ -25,9 +25,9 @@ func watchedCgroups(env *Env, p *config.Plan) []host.Cgroup {
 	warn := func(what string, err error) {
 		fmt.Fprintf(env.Stderr, "rightsize: %s: %v\n", what, err)
 	}
-	own, err := host.CgroupOf(env.ProcRoot, 0)
-	if err != nil {
-		warn("this process's cgroup", err)
+	own, ownErr := host.CgroupOf(env.ProcRoot, 0)
+	if ownErr != nil {
+		warn("this process's cgroup", ownErr)
 	} else {
 		own.Role = "rightsize"
 		out = append(out, own)
@@ -53,7 +53,7 @@ func watchedCgroups(env *Env, p *config.Plan) []host.Cgroup {
 		}
 		seen[[2]string{network, address}] = true
 		if network == "embedded" {
-			if err == nil {
+			if ownErr == nil {
 				db := own
 				db.Role = "database"
 				out = append(out, db)

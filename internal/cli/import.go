@@ -72,7 +72,7 @@ func importCommand(env *Env) *cobra.Command {
 			if into == "" {
 				return summarizeSeries(env.Stdout, s)
 			}
-			return runErr(importInto(env.Stdout, s, into))
+			return wrapRun(importInto(env.Stdout, s, into))
 		},
 	}
 	f := cmd.Flags()
@@ -81,13 +81,6 @@ func importCommand(env *Env) *cobra.Command {
 	f.StringVar(&format, "format", "esxtop", "esxtop (batch output, perfmon CSV) or csv (rows of time, metric, value)")
 	f.StringVar(&into, "into", "", "a sweep file (…-sweep.json) or a run's result file to align the samples to and rewrite with them")
 	return cmd
-}
-
-func runErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return runError{err}
 }
 
 // readHypervisor reads a hypervisor export.

@@ -78,48 +78,12 @@ func ReadESXTop(r io.Reader, vm string, vcpus int) (*Series, error) {
 		return nil, fmt.Errorf("%w: esxtop: the first column is %q, not \"(PDH-CSV 4.0) (TZ)(BIAS)\": is this esxtop -b output?", ErrFormat, clip(header[0]))
 	}
 	bias, _ := strconv.Atoi(m[2])
-	// The columns kept: index -> metric; several may feed one metric
-	// (the VM's group under each GID it had, if it was restarted).
-	cols := map[int]Metric{}
-	worlds := map[string]bool{}
-	var vms []string
-	for i, h := range header[1:] {
-		c, ok := parseColumn(h)
-		if !ok {
-			continue
-		}
-		switch c.object {
-		case "Physical Cpu":
-			if c.instance == "_Total" && c.counter == "% Util Time" {
-				cols[i+1] = HostCPU
-			}
-		case "Group Cpu":
-			_, name, _ := strings.Cut(c.instance, ":")
-			if !slices.Contains(vms, name) {
-				vms = append(vms, name)
-			}
-			if met, ok := groupCounters[c.counter]; ok && name == vm {
-				cols[i+1] = met
-			}
-		case "Vcpu":
-			if w := vcpuWorld.FindStringSubmatch(c.instance); w != nil && w[2] == vm && strings.HasPrefix(w[4], "vcpu-") {
-				// By group and vCPU name: a VM restarted (or moved) in the
-				// capture has a group of its own vCPUs each time.
-				n, _, _ := strings.Cut(w[4], ":")
-				worlds[w[1]+":"+n] = true
-			}
-		}
-	}
+	cols, vms, counted := selectColumns(header, vm)
 	if !slices.Contains(vms, vm) {
 		return nil, fmt.Errorf("%w: %q: the file's VMs (Group Cpu) are %s", ErrNoVM, vm, listVMs(vms))
 	}
 	if vcpus <= 0 {
-		per := map[string]int{} // vCPUs per group
-		for k := range worlds {
-			gid, _, _ := strings.Cut(k, ":")
-			per[gid]++
-			vcpus = max(vcpus, per[gid])
-		}
+		vcpus = counted
 	}
 	if vcpus <= 0 {
 		return nil, fmt.Errorf("%w: esxtop: the file has no per-vCPU worlds (Vcpu(...:vcpu-N...)) of VM %q to count its vCPUs: give --vcpus", ErrFormat, vm)
@@ -168,6 +132,49 @@ func ReadESXTop(r io.Reader, vm string, vcpus int) (*Series, error) {
 		return nil, fmt.Errorf("%w: esxtop: the samples are not in time order", ErrFormat)
 	}
 	return s, nil
+}
+
+// selectColumns picks from esxtop's header the columns kept, by index
+// (several may feed one metric: the VM's group under each GID it had, if it
+// was restarted), the VMs the file has (Group Cpu names, in order), and the
+// VM's vCPUs counted from its vcpu worlds (the most of any one group).
+func selectColumns(header []string, vm string) (cols map[int]Metric, vms []string, vcpus int) {
+	cols = map[int]Metric{}
+	seen := map[string]bool{}
+	perGroup := map[string]map[string]bool{} // GID -> vCPU names
+	for i, h := range header[1:] {
+		c, ok := parseColumn(h)
+		if !ok {
+			continue
+		}
+		switch c.object {
+		case "Physical Cpu":
+			if c.instance == "_Total" && c.counter == "% Util Time" {
+				cols[i+1] = HostCPU
+			}
+		case "Group Cpu":
+			_, name, _ := strings.Cut(c.instance, ":")
+			if !seen[name] {
+				seen[name] = true
+				vms = append(vms, name)
+			}
+			if met, ok := groupCounters[c.counter]; ok && name == vm {
+				cols[i+1] = met
+			}
+		case "Vcpu":
+			if w := vcpuWorld.FindStringSubmatch(c.instance); w != nil && w[2] == vm && strings.HasPrefix(w[4], "vcpu-") {
+				// By group and vCPU name: a VM restarted (or moved) in the
+				// capture has a group of its own vCPUs each time.
+				n, _, _ := strings.Cut(w[4], ":")
+				if perGroup[w[1]] == nil {
+					perGroup[w[1]] = map[string]bool{}
+				}
+				perGroup[w[1]][n] = true
+				vcpus = max(vcpus, len(perGroup[w[1]]))
+			}
+		}
+	}
+	return cols, vms, vcpus
 }
 
 // listVMs lists VM names for a message, the first 20.

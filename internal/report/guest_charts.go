@@ -25,9 +25,7 @@ func guestHostChart(sw *analysis.Result) (string, error) {
 	}
 	bars := []series{
 		{"guest CPU busy", func(h *result.Host) (float64, bool) { return h.CPU.Busy(), true }},
-		{"host CPU (hypervisor)", func(h *result.Host) (float64, bool) {
-			return hvFigure(h, func(v *result.Hypervisor) *float64 { return v.HostCPUPct })
-		}},
+		{"host CPU (hypervisor)", hvCell(hvHostCPU)},
 		{"cgroup's use of its limit", func(h *result.Host) (float64, bool) {
 			g := mostThrottled(h)
 			if g == nil || g.LimitCPUs <= 0 || g.UsedCPUs <= 0 {
@@ -37,10 +35,10 @@ func guestHostChart(sw *analysis.Result) (string, error) {
 		}},
 	}
 	lines := []series{
-		{"ready per vCPU", guestColumns[3].cell},
-		{"co-stop per vCPU", guestColumns[4].cell},
-		{"cgroup throttled periods", guestColumns[1].cell},
-		{"CPU pressure (some)", guestColumns[0].cell},
+		{"ready per vCPU", hvCell(hvReady)},
+		{"co-stop per vCPU", hvCell(hvCoStop)},
+		{"cgroup throttled periods", throttledCell},
+		{"CPU pressure (some)", pressureCell},
 	}
 	values := func(s series) (plotter.Values, bool) {
 		v := make(plotter.Values, n)

@@ -189,18 +189,39 @@ func heldBack(h *result.Host, busy float64, hostIsServer bool) []string {
 	if v.HostCPUPct != nil {
 		guest += fmt.Sprintf(" and the host's %.0f%%", *v.HostCPUPct)
 	}
-	var causes []string
-	if v.ReadyPct != nil && *v.ReadyPct >= ReadyWarnPct {
-		causes = append(causes, fmt.Sprintf("ready %.1f%% per vCPU (VMware's usual threshold %d%%): its vCPUs waited that long for a physical CPU", *v.ReadyPct, ReadyWarnPct))
-	}
-	if v.CoStopPct != nil && *v.CoStopPct >= CoStopWarnPct {
-		causes = append(causes, fmt.Sprintf("co-stop %.1f%% per vCPU (threshold %d%%): vCPUs were held so their siblings could catch up, a sign of more vCPUs than the host can schedule together", *v.CoStopPct, CoStopWarnPct))
-	}
-	if v.MaxLimitedPct != nil && *v.MaxLimitedPct >= MaxLimitedWarnPct {
-		causes = append(causes, fmt.Sprintf("max limited %.1f%% per vCPU: a CPU limit on the VM or its resource pool held it", *v.MaxLimitedPct))
-	}
-	if len(causes) > 0 {
+	if causes := hypervisorHeld(v, true); len(causes) > 0 {
 		out = append(out, "held back by the hypervisor: "+strings.Join(causes, "; ")+"; "+guest+": the time a vCPU waited is not in the guest's CPU figure")
+	}
+	return out
+}
+
+// hvCause is a hypervisor figure that, at Min or more per vCPU, held the
+// VM back; Why says how, after the figure.
+type hvCause struct {
+	name string
+	get  func(*result.Hypervisor) *float64
+	min  float64
+	why  string
+}
+
+var hvCauses = []hvCause{
+	{"ready", hvReady, ReadyWarnPct, fmt.Sprintf(" (VMware's usual threshold %d%%): its vCPUs waited that long for a physical CPU", ReadyWarnPct)},
+	{"co-stop", hvCoStop, CoStopWarnPct, fmt.Sprintf(" (threshold %d%%): vCPUs were held so their siblings could catch up, a sign of more vCPUs than the host can schedule together", CoStopWarnPct)},
+	{"max limited", hvMaxLimited, MaxLimitedWarnPct, ": a CPU limit on the VM or its resource pool held it"},
+}
+
+// hypervisorHeld names the hypervisor's figures past their thresholds
+// ("ready 25.0% per vCPU"), with how each held the VM back when long.
+func hypervisorHeld(v *result.Hypervisor, long bool) []string {
+	var out []string
+	for _, c := range hvCauses {
+		if x := c.get(v); x != nil && *x >= c.min {
+			s := fmt.Sprintf("%s %.1f%% per vCPU", c.name, *x)
+			if long {
+				s += c.why
+			}
+			out = append(out, s)
+		}
 	}
 	return out
 }
@@ -208,14 +229,7 @@ func heldBack(h *result.Host, busy float64, hostIsServer bool) []string {
 // throttledDatabase is the most throttled cgroup the database runs in, when
 // throttled in ThrottledWarnPct of its periods or more; nil otherwise.
 func throttledDatabase(h *result.Host) *result.Cgroup {
-	var out *result.Cgroup
-	for i := range h.Cgroups {
-		g := &h.Cgroups[i]
-		if g.Role != "rightsize" && g.ThrottledPct >= ThrottledWarnPct && (out == nil || g.ThrottledPct > out.ThrottledPct) {
-			out = g
-		}
-	}
-	return out
+	return mostThrottledOf(h, func(g *result.Cgroup) bool { return g.Role != "rightsize" && g.ThrottledPct >= ThrottledWarnPct })
 }
 
 // heldBrief names, in short phrases, what held a step back that the
@@ -226,15 +240,7 @@ func heldBrief(h *result.Host) []string {
 		out = append(out, fmt.Sprintf("the %s cgroup %s throttled in %.0f%% of its periods", cgroupWhose(g.Role), g.Path, g.ThrottledPct))
 	}
 	if v := h.Hypervisor; v != nil {
-		if v.ReadyPct != nil && *v.ReadyPct >= ReadyWarnPct {
-			out = append(out, fmt.Sprintf("ready %.1f%% per vCPU", *v.ReadyPct))
-		}
-		if v.CoStopPct != nil && *v.CoStopPct >= CoStopWarnPct {
-			out = append(out, fmt.Sprintf("co-stop %.1f%% per vCPU", *v.CoStopPct))
-		}
-		if v.MaxLimitedPct != nil && *v.MaxLimitedPct >= MaxLimitedWarnPct {
-			out = append(out, fmt.Sprintf("max limited %.1f%% per vCPU", *v.MaxLimitedPct))
-		}
+		out = append(out, hypervisorHeld(v, false)...)
 	}
 	return out
 }
