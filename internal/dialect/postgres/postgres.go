@@ -116,7 +116,7 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, er
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", timedOut(ctx, cctx, connectErr(err, cfg), cfg, timeout))
 	}
-	c := &conn{pc: pc, rewrites: map[string]string{}}
+	c := &conn{pc: pc}
 	c.info.ServerProduct, c.info.ServerVersion = serverOf(ctx, pc)
 	if tc, ok := pc.PgConn().Conn().(*tls.Conn); ok {
 		c.info.Encrypted = true

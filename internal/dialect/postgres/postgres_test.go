@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -453,5 +454,48 @@ func TestConnectTimeoutSilentServer(t *testing.T) {
 				t.Errorf("sslmode=%s: %s: the error does not wrap context.DeadlineExceeded: %v", mode, op.name, err)
 			}
 		}
+	}
+}
+
+// A run of a thousand TPC-C terminals holds a thousand connections of about
+// 80 prepared statements each: what a statement keeps after it has run must
+// not grow with its arguments (kept per statement, the encoded arguments came
+// to 100 MB at that scale).
+func TestStatementsKeepNoArgumentBuffers(t *testing.T) {
+	c := connectURL(t, testenv.PostgresURL(t), nil)
+	ctx := context.Background()
+	const nstmt, nargs = 100, 150
+	q := "SELECT 1 WHERE ?::text IN (" + strings.TrimSuffix(strings.Repeat("?::text, ", nargs-1), ", ") + ")"
+	stmts := make([]dialect.Stmt, nstmt)
+	for i := range stmts {
+		s, err := c.Prepare(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stmts[i] = s
+	}
+	args := make([]any, nargs)
+	for i := range args {
+		args[i] = fmt.Sprintf("argument %022d", i) // 31 bytes
+	}
+	args[0] = args[nargs-1] // one row
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	for _, s := range stmts {
+		if n, err := s.Drain(ctx, args...); err != nil || n != 1 {
+			t.Fatalf("Drain: %d rows, %v", n, err)
+		}
+	}
+	after := heap()
+	runtime.KeepAlive(stmts)
+	if grew := int64(after) - int64(before); grew > nstmt*1024 {
+		t.Errorf("running %d statements of %d arguments once kept %d bytes more heap (%d per statement); want at most 1 KiB per statement",
+			nstmt, nargs, grew, grew/nstmt)
 	}
 }

@@ -5,12 +5,44 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/rightsize/rightsize/internal/dialect"
 )
 
 // maxLines is the most order lines of a New-Order (clause 2.4.1.3: 5..15).
 const maxLines = 15
+
+// texts holds the statement texts built for a count of values (New-Order's
+// items, stock rows and order lines, Delivery's districts), built once for
+// the process: a thousand terminals share one copy of each text instead of
+// holding one each. Its keys are a few hundred at most.
+var texts sync.Map // textKey -> string
+
+// textKey names a built text: the statement's kind, its count of values and
+// the dialect's row-lock clause.
+type textKey struct {
+	kind, n   int
+	forUpdate string
+}
+
+// Kinds of built text; Delivery's batched statement k is kindDelivery+k.
+const (
+	kindItems = iota
+	kindStock
+	kindStockUpdate
+	kindLines
+	kindDelivery
+)
+
+// text returns the text for k, building it on first use.
+func text(k textKey, build func() string) string {
+	if t, ok := texts.Load(k); ok {
+		return t.(string)
+	}
+	t, _ := texts.LoadOrStore(k, build())
+	return t.(string)
+}
 
 // statements are one terminal's prepared statements. The fixed ones are
 // prepared with the terminal; those with a variable number of values (a
@@ -165,7 +197,8 @@ func (s *statements) items(ctx context.Context, n int) (dialect.Stmt, error) {
 	if st := s.noItems[n]; st != nil {
 		return st, nil
 	}
-	return s.lazy(ctx, &s.noItems[n], fmt.Sprintf(sqlNoItems, placeholders(n)))
+	q := text(textKey{kind: kindItems, n: n}, func() string { return fmt.Sprintf(sqlNoItems, placeholders(n)) })
+	return s.lazy(ctx, &s.noItems[n], q)
 }
 
 // stock returns the stock SELECT ... FOR UPDATE for n distinct items of one
@@ -174,7 +207,8 @@ func (s *statements) stock(ctx context.Context, n int, forUpdate string) (dialec
 	if st := s.noStock[n]; st != nil {
 		return st, nil
 	}
-	return s.lazy(ctx, &s.noStock[n], fmt.Sprintf(sqlNoStock, placeholders(n), forUpdate))
+	q := text(textKey{kindStock, n, forUpdate}, func() string { return fmt.Sprintf(sqlNoStock, placeholders(n), forUpdate) })
+	return s.lazy(ctx, &s.noStock[n], q)
 }
 
 // delivery returns batched Delivery statement k over n districts.
@@ -182,7 +216,8 @@ func (s *statements) delivery(ctx context.Context, k, n int) (dialect.Stmt, erro
 	if st := s.dlBatch[k][n]; st != nil {
 		return st, nil
 	}
-	return s.lazy(ctx, &s.dlBatch[k][n], deliverySQL(k, n))
+	q := text(textKey{kind: kindDelivery + k, n: n}, func() string { return deliverySQL(k, n) })
+	return s.lazy(ctx, &s.dlBatch[k][n], q)
 }
 
 // stockUpdate returns the UPDATE of n stock rows of one supplier.
@@ -190,8 +225,11 @@ func (s *statements) stockUpdate(ctx context.Context, n int) (dialect.Stmt, erro
 	if s.noStockUpd[n] != nil {
 		return s.noStockUpd[n], nil
 	}
-	when := strings.TrimSuffix(strings.Repeat("WHEN ? THEN (? + 0) ", n), " ")
-	return s.lazy(ctx, &s.noStockUpd[n], fmt.Sprintf(sqlNoStockUpdate, when, placeholders(n)))
+	q := text(textKey{kind: kindStockUpdate, n: n}, func() string {
+		when := strings.TrimSuffix(strings.Repeat("WHEN ? THEN (? + 0) ", n), " ")
+		return fmt.Sprintf(sqlNoStockUpdate, when, placeholders(n))
+	})
+	return s.lazy(ctx, &s.noStockUpd[n], q)
 }
 
 // lines returns the order-line INSERT of n rows.
@@ -199,12 +237,11 @@ func (s *statements) lines(ctx context.Context, n int) (dialect.Stmt, error) {
 	if s.noLines[n] != nil {
 		return s.noLines[n], nil
 	}
-	row := "(" + placeholders(9) + ")"
-	vals := row
-	for i := 1; i < n; i++ {
-		vals += ", " + row
-	}
-	return s.lazy(ctx, &s.noLines[n], fmt.Sprintf(sqlNoLines, vals))
+	q := text(textKey{kind: kindLines, n: n}, func() string {
+		row := "(" + placeholders(9) + ")"
+		return fmt.Sprintf(sqlNoLines, strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
+	})
+	return s.lazy(ctx, &s.noLines[n], q)
 }
 
 func (s *statements) lazy(ctx context.Context, dst *dialect.Stmt, sql string) (dialect.Stmt, error) {
