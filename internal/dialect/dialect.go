@@ -244,6 +244,18 @@ type Rows interface {
 // returned no row.
 var ErrNoRows = errors.New("no rows in result set")
 
+// Analyzer is implemented by a Dialect whose database should bring a table's
+// planner statistics up to date after a bulk load, before a run measures
+// anything. On PostgreSQL a freshly loaded table also has no visibility map
+// and no hint bits: autovacuum's first pass over it (a full read and write of
+// every page) would otherwise run during the warm-up and the run. pgbench's
+// initialisation vacuums for the same reason.
+type Analyzer interface {
+	// AnalyzeSQL returns the statement that does so for table, to run
+	// outside a transaction.
+	AnalyzeSQL(table string) string
+}
+
 // WriteBeginner is implemented by a Conn whose database must be told, when a
 // transaction starts, that it will write. SQLite is the case: a plain BEGIN
 // starts a read transaction, and when it later tries to write while another

@@ -47,6 +47,12 @@ func (Dialect) TableOptions() string { return "" }
 // ForUpdate returns " FOR UPDATE".
 func (Dialect) ForUpdate() string { return " FOR UPDATE" }
 
+var _ dialect.Analyzer = Dialect{}
+
+// AnalyzeSQL implements dialect.Analyzer: VACUUM (ANALYZE) sets the table's
+// visibility map and hint bits and gathers its statistics in one pass.
+func (Dialect) AnalyzeSQL(table string) string { return "VACUUM (ANALYZE) " + table }
+
 // cancelGrace is how long a cancelled query may take to acknowledge the cancel
 // request before the connection's socket deadline breaks it (and the connection).
 const cancelGrace = 2 * time.Second

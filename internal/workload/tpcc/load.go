@@ -571,8 +571,8 @@ func (l *loader) loadUnit(ctx context.Context, c dialect.Conn, u loadUnit) error
 	return nil
 }
 
-// finish creates a complete table's secondary indexes and records it as
-// loaded.
+// finish creates a complete table's secondary indexes, brings its statistics
+// up to date (dialect.Analyzer) and records it as loaded.
 func (l *loader) finish(ctx context.Context, c dialect.Conn, pl *tablePlan) error {
 	name := pl.t.name
 	if idx := pl.t.indexSQL(); len(idx) > 0 && !pl.m.Indexed {
@@ -588,6 +588,12 @@ func (l *loader) finish(ctx context.Context, c dialect.Conn, pl *tablePlan) erro
 			if _, err := c.Exec(ctx, q); err != nil {
 				return fmt.Errorf("%s: create index: %w", name, err)
 			}
+		}
+	}
+	if a, ok := l.in.Target.D.(dialect.Analyzer); ok {
+		l.p.Message("analyzing " + name)
+		if _, err := c.Exec(ctx, a.AnalyzeSQL(name)); err != nil {
+			return fmt.Errorf("%s: analyze: %w", name, err)
 		}
 	}
 	l.mu.Lock()

@@ -292,6 +292,19 @@ func ldScenario(t *testing.T, rawURL string) {
 	}
 	t.Logf("resumed prepare loaded %d of %d rows", p.added, full)
 	ldVerify(t, c, 1, seed)
+	if in.Target.D.Name() == "postgres" { // vacuumed and analyzed by prepare, not left to autovacuum
+		var names []string
+		for _, tb := range tables {
+			names = append(names, "'"+tb.name+"'")
+		}
+		q := "SELECT COUNT(*) FROM pg_stat_user_tables WHERE last_vacuum IS NOT NULL AND last_analyze IS NOT NULL AND relname IN (" + strings.Join(names, ", ") + ")"
+		if n := ldInt(t, c, q); n != int64(len(tables)) {
+			t.Errorf("%d of the %d tables vacuumed and analyzed after prepare", n, len(tables))
+		}
+	}
+	if _, analyzes := in.Target.D.(dialect.Analyzer); p.said("analyzing ") != analyzes {
+		t.Errorf("resumed prepare's messages %q: saying it analyzed a table is %v, want %v", p.messages, !analyzes, analyzes)
+	}
 	if cl, ok, err := in.loadConstants(ctx, c); err != nil || !ok || cl != loadConstantsFor(seed) {
 		t.Errorf("loadConstants = %v %v %v, want %v", cl, ok, err, loadConstantsFor(seed))
 	}
