@@ -591,11 +591,14 @@ func TestSweepInstances(t *testing.T) {
 	if sw.Axis != "instances" || len(sw.Steps) != 3 || sw.Steps[2].X != 3 || !sw.HostIsServer || len(sw.Verdict) == 0 {
 		t.Errorf("sweep file: %+v", sw)
 	}
+	if len(sw.Steps) == 3 && (sw.Steps[0].Fairness != nil || sw.Steps[2].Fairness == nil) {
+		t.Errorf("sweep steps' fairness: 1 instance %v, 3 instances %v; want none, then the instances'", sw.Steps[0].Fairness, sw.Steps[2].Fairness)
+	}
 	md, err := os.ReadFile(filepath.Join(dir, "s-sweep.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# oltp_point_select sweep over instances", "| instances 3 |", "|---:|", "## Verdict", sw.Verdict[0]} {
+	for _, want := range []string{"# oltp_point_select sweep over instances", "| instances 3 |", "|---:|", "## Verdict", sw.Verdict[0], "| inst cov% |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}

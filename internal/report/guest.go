@@ -9,11 +9,31 @@ import (
 // The views beside the guest's CPU: what the kernel, a cgroup and the
 // hypervisor saw. A step table shows each only when some step has it.
 
-// guestColumn is one optional column of the step table.
-type guestColumn struct {
+// stepColumn is one optional column of the step table.
+type stepColumn struct {
 	head string
 	// cell is the row's value; false when the row has none ("-").
-	cell func(h *result.Host) (float64, bool)
+	cell func(r StepRow) (float64, bool)
+}
+
+// onHost is a column of the step's host figures.
+func onHost(f func(h *result.Host) (float64, bool)) func(StepRow) (float64, bool) {
+	return func(r StepRow) (float64, bool) {
+		if r.Host == nil {
+			return 0, false
+		}
+		return f(r.Host)
+	}
+}
+
+// onFairness is a column of the step's fairness between instances.
+func onFairness(f func(*result.Fairness) float64) func(StepRow) (float64, bool) {
+	return func(r StepRow) (float64, bool) {
+		if r.Fairness == nil {
+			return 0, false
+		}
+		return f(r.Fairness), true
+	}
 }
 
 // The hypervisor's figures, by name.
@@ -49,15 +69,19 @@ func throttledCell(h *result.Host) (float64, bool) {
 	return g.ThrottledPct, true
 }
 
-// guestColumns are the optional columns, in order: CPU pressure, the most
-// throttled cgroup's share of periods, and the hypervisor's host CPU,
-// ready and co-stop per vCPU.
-var guestColumns = []guestColumn{
-	{"cpu psi%", pressureCell},
-	{"throttled%", throttledCell},
-	{"hv host cpu%", hvCell(hvHostCPU)},
-	{"ready%", hvCell(hvReady)},
-	{"costop%", hvCell(hvCoStop)},
+// stepColumns are the optional columns, in order: the slowest and fastest
+// instance's throughput and their coefficient of variation (steps of
+// several instances), CPU pressure, the most throttled cgroup's share of
+// periods, and the hypervisor's host CPU, ready and co-stop per vCPU.
+var stepColumns = []stepColumn{
+	{"slowest inst/s", onFairness(func(f *result.Fairness) float64 { return f.Min })},
+	{"fastest inst/s", onFairness(func(f *result.Fairness) float64 { return f.Max })},
+	{"inst cov%", onFairness(func(f *result.Fairness) float64 { return f.CoVPct })},
+	{"cpu psi%", onHost(pressureCell)},
+	{"throttled%", onHost(throttledCell)},
+	{"hv host cpu%", onHost(hvCell(hvHostCPU))},
+	{"ready%", onHost(hvCell(hvReady))},
+	{"costop%", onHost(hvCell(hvCoStop))},
 }
 
 // mostThrottled is the host's cgroup with a limit that was throttled the
@@ -79,15 +103,12 @@ func mostThrottledOf(h *result.Host, keep func(*result.Cgroup) bool) *result.Cgr
 	return out
 }
 
-// guestColumnsOf are the optional columns some row has.
-func guestColumnsOf(rows []StepRow) []guestColumn {
-	var out []guestColumn
-	for _, c := range guestColumns {
+// stepColumnsOf are the optional columns some row has.
+func stepColumnsOf(rows []StepRow) []stepColumn {
+	var out []stepColumn
+	for _, c := range stepColumns {
 		for _, r := range rows {
-			if r.Host == nil {
-				continue
-			}
-			if _, ok := c.cell(r.Host); ok {
+			if _, ok := c.cell(r); ok {
 				out = append(out, c)
 				break
 			}
@@ -96,16 +117,13 @@ func guestColumnsOf(rows []StepRow) []guestColumn {
 	return out
 }
 
-// guestCells are a row's cells of cols, with the given precision; missing
+// stepCells are a row's cells of cols, with the given precision; missing
 // where the row has none.
-func guestCells(r StepRow, cols []guestColumn, format, missing string) []string {
+func stepCells(r StepRow, cols []stepColumn, format, missing string) []string {
 	out := make([]string, len(cols))
 	for i, c := range cols {
 		out[i] = missing
-		if r.Host == nil {
-			continue
-		}
-		if v, ok := c.cell(r.Host); ok {
+		if v, ok := c.cell(r); ok {
 			out[i] = fmt.Sprintf(format, v)
 		}
 	}

@@ -73,6 +73,21 @@ func TestHTMLChartsSelfContained(t *testing.T) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
+	if strings.Contains(out, "inst cov%") {
+		t.Error("fairness columns in the steps of a sweep of one instance")
+	}
+	// A step of several instances: their fairness in the step table.
+	sw := sweepOf(runs...)
+	sw.Sweep.Steps[3].Fairness = &result.Fairness{Min: 45.43, Max: 51.2, CoVPct: 2.66}
+	b.Reset()
+	if err := report.HTML(&b, report.Doc{Title: "t", Runs: runs, Sweep: sw, Tool: "rightsize test"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<th>slowest inst/s</th><th>fastest inst/s</th><th>inst cov%</th>", "<td>45.4</td><td>51.2</td><td>2.7</td>"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
 	// The SVG namespace names are identifiers, not links.
 	offline := strings.NewReplacer(`xmlns="http://www.w3.org/2000/svg"`, "", `xmlns:xlink="http://www.w3.org/1999/xlink"`, "").Replace(out)
 	for _, bad := range []string{"<script", "http://", "https://", "src=\"//"} {

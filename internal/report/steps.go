@@ -51,12 +51,14 @@ type StepRow struct {
 	Open          bool
 	Offered       float64
 	Late, Dropped int64
+	// Fairness is between the step's instances (nil for one).
+	Fairness *result.Fairness
 }
 
 // StepRowOf is a sweep step's row.
 func StepRowOf(st result.SweepStep) StepRow {
 	return StepRow{Label: st.Label, Throughput: st.Throughput, AvgMs: st.AvgMs, P95Ms: st.P95Ms, P99Ms: st.P99Ms, Errors: st.Errors,
-		Host: st.Host, Open: st.Offered > 0, Offered: st.Offered, Late: st.Late, Dropped: st.Dropped}
+		Host: st.Host, Open: st.Offered > 0, Offered: st.Offered, Late: st.Late, Dropped: st.Dropped, Fairness: st.Fairness}
 }
 
 // openRows reports whether any row ran at a rate (the table then has the
@@ -137,7 +139,7 @@ func StepTable(w io.Writer, rows []StepRow, f Format) error {
 		t.head = append(t.head, "offered/s", "late", "dropped")
 	}
 	t.head = append(t.head, "avg ms", "p95 ms", "p99 ms", "errors", "cpu usr%", "sys%", "iowait%", "steal%", "run queue")
-	guest := guestColumnsOf(rows)
+	guest := stepColumnsOf(rows)
 	for _, c := range guest {
 		t.head = append(t.head, c.head)
 	}
@@ -153,7 +155,7 @@ func StepTable(w io.Writer, rows []StepRow, f Format) error {
 		} else {
 			line = append(line, "-", "-", "-", "-", "-")
 		}
-		line = append(line, guestCells(r, guest, "%.1f", "-")...)
+		line = append(line, stepCells(r, guest, "%.1f", "-")...)
 		t.rows = append(t.rows, line)
 	}
 	t.write(ew, f, false)

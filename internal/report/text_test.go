@@ -536,3 +536,40 @@ func TestSummaryWhereItRan(t *testing.T) {
 		t.Errorf("a where line for a result that records nothing of it:\n%s", out)
 	}
 }
+
+// TestStepTableFairness: steps of several instances show the slowest and
+// fastest instance's throughput and their coefficient of variation, in every
+// format; a step of one instance has dashes there, and steps without
+// instances have no such columns.
+func TestStepTableFairness(t *testing.T) {
+	rows := []report.StepRow{
+		{Label: "instances 1", Throughput: 600, AvgMs: 1},
+		{Label: "instances 32", Throughput: 1557.9, AvgMs: 82, Fairness: &result.Fairness{Min: 45.43, Max: 51.2, CoVPct: 2.66}},
+	}
+	var b strings.Builder
+	if err := report.StepTable(&b, rows, report.Markdown); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| slowest inst/s | fastest inst/s | inst cov% |", "| 45.4 | 51.2 | 2.7 |", "| instances 1 | 600.00 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown step table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if !strings.HasSuffix(lineWith(t, b.String(), "| instances 1 |"), "| - | - | - |") {
+		t.Errorf("a step of one instance has fairness cells:\n%s", b.String())
+	}
+	b.Reset()
+	if err := report.StepCSV(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "slowest inst/s,fastest inst/s,inst cov%") || !strings.Contains(b.String(), ",45.43,51.20,2.66") {
+		t.Errorf("CSV step table lacks the fairness columns:\n%s", b.String())
+	}
+	b.Reset()
+	if err := report.StepTable(&b, rows[:1], report.Markdown); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "inst/s") {
+		t.Errorf("steps without instances have fairness columns:\n%s", b.String())
+	}
+}

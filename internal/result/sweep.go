@@ -37,8 +37,10 @@ type SweepStep struct {
 	AvgMs      float64 `json:"avg_ms"`
 	Errors     int64   `json:"errors"`
 	Host       *Host   `json:"host,omitempty"`
-	// Instances is how many instances the step drove at once.
-	Instances int `json:"instances,omitempty"`
+	// Instances is how many instances the step drove at once, Fairness
+	// how evenly they were served (Run.Fairness; absent for one).
+	Instances int       `json:"instances,omitempty"`
+	Fairness  *Fairness `json:"fairness,omitempty"`
 	// Offered is an open-loop step's intended starts per second, Late and
 	// Dropped its starts that began late or never (the system fell behind
 	// the schedule): see Summary.

@@ -45,7 +45,8 @@ func (s *session) sweep() error {
 		if l := r.Summary.StartLag; l != nil {
 			st.StartLagP99Ms = l.P99Ms
 		}
-		st.Instances, st.Offered, st.Late, st.Dropped = len(r.Instances), r.Summary.Offered, r.Summary.Late, r.Summary.Dropped
+		st.Instances, st.Fairness = len(r.Instances), r.Fairness
+		st.Offered, st.Late, st.Dropped = r.Summary.Offered, r.Summary.Late, r.Summary.Dropped
 		st.From, st.To = r.Window()
 		if !p.Out.None() {
 			st.Result = o.Paths[i]
