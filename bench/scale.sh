@@ -210,6 +210,11 @@ if part instances; then
     --table-size "$INSTANCE_ROWS" --warmup 5s --time "${STEP_TIME}s" --report-interval 5s --out "$OUT/inst.json" --no-history || true
   if [ -f "$OUT/inst-sweep.json" ]; then
     F[inst/steps]=$(jq -r '[.steps[] | "\(.instances): \(.throughput | floor)/s p99 \(.p99_ms * 10 | floor / 10)"] | join("; ")' "$OUT/inst-sweep.json")
+    # Fairness at each step: the slowest and fastest instance, and the
+    # coefficient of variation of their throughputs.
+    F[inst/fair]=$(for n in $INSTANCES; do
+      jq -r --arg n "$n" '"\($n): \(.fairness.min_throughput | floor)-\(.fairness.max_throughput | floor)/s CoV \(.fairness.cov_pct * 10 | round / 10) %"' "$OUT/inst-instances$n.json" 2>/dev/null
+    done | paste -sd ';' | sed 's/;/; /g')
     timed rs_inst_report postgres "$RS" report "$OUT/inst-sweep.json" --format html -o "$OUT/inst.html" || true
   fi
   for n in $(seq 1 "$(echo "$INSTANCES" | tr ' ' '\n' | sort -n | tail -1)"); do psqlp "DROP DATABASE IF EXISTS sbi_$n WITH (FORCE)"; done
@@ -283,7 +288,11 @@ load_row rs_check "PG check tpcc W=$WAREHOUSES"
   row "  HDR count / sum of intervals" "${F[terms/count]} / ${F[terms/intervals]}"
   row "  result JSON KiB" "${F[terms/json]}"
 }
-[ -n "${F[inst/steps]:-}" ] && { row "PG instance sweep (tps, p99 ms)" "${F[inst/steps]}"; load_row rs_inst_report "  HTML report of the sweep"; }
+[ -n "${F[inst/steps]:-}" ] && {
+  row "PG instance sweep (tps, p99 ms)" "${F[inst/steps]}"
+  row "  per instance: slowest-fastest, CoV" "${F[inst/fair]}"
+  load_row rs_inst_report "  HTML report of the sweep"
+}
 for srv in postgres mysql; do
   load_row "rs_tables_$srv" "$srv prepare $TABLES x $TABLE_SIZE rows (vs sysbench)" "sb_tables_$srv"
   [ -n "${F[tables_run_$srv]:-}" ] && row "$srv run over the $TABLES tables" "${F[tables_run_$srv]}"
