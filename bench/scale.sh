@@ -121,6 +121,8 @@ timed() {
 # ---------------------------------------------------------------- part 1: load, grow, check
 if part load; then
   fresh_pg rs_scale
+  # rightsize's time includes its VACUUM (ANALYZE) of every table; go-tpc's
+  # load ends without one.
   log "rightsize prepare tpcc, $WAREHOUSES warehouses, $LOADERS loaders"
   timed rs_load postgres "$RS" prepare tpcc --warehouses "$WAREHOUSES" --threads "$LOADERS" --target "$(pg_url rs_scale)" || true
   F[rs_load/size]=$(psqlp "SELECT pg_size_pretty(pg_database_size('rs_scale'))")
@@ -161,8 +163,9 @@ if part terminals; then
     log "rightsize prepare tpcc, $TW warehouses for $TERMINALS terminals"
     "$RS" prepare tpcc --warehouses "$TW" --threads "$LOADERS" --target "$(pg_url rs_terms)" >"$OUT/rs_terms_prepare.txt" 2>&1
   fi
-  # As pgbench's initialisation does: without it, autovacuum's first pass
-  # over every freshly loaded table runs during the warm-up and the run.
+  # rightsize's prepare ends with it (as pgbench's initialisation does);
+  # this covers a database loaded otherwise, where autovacuum's first pass
+  # over every freshly loaded table would run during the warm-up and the run.
   log "VACUUM (ANALYZE) of the $TW warehouses before the run"
   t0=$(date +%s.%N)
   psql -h 127.0.0.1 -p "$PPORT" -U postgres -d "$tdb" -qXc "VACUUM (ANALYZE)"

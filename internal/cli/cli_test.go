@@ -591,6 +591,9 @@ func TestSweepInstances(t *testing.T) {
 	if sw.Axis != "instances" || len(sw.Steps) != 3 || sw.Steps[2].X != 3 || !sw.HostIsServer || len(sw.Verdict) == 0 {
 		t.Errorf("sweep file: %+v", sw)
 	}
+	if !strings.Contains(o.stdout, "inst cov%") {
+		t.Errorf("the steps printed at the end lack the instances' fairness:\n%s", o.stdout)
+	}
 	if len(sw.Steps) == 3 && (sw.Steps[0].Fairness != nil || sw.Steps[2].Fairness == nil) {
 		t.Errorf("sweep steps' fairness: 1 instance %v, 3 instances %v; want none, then the instances'", sw.Steps[0].Fairness, sw.Steps[2].Fairness)
 	}

@@ -249,7 +249,9 @@ var ErrNoRows = errors.New("no rows in result set")
 // anything. On PostgreSQL a freshly loaded table also has no visibility map
 // and no hint bits: autovacuum's first pass over it (a full read and write of
 // every page) would otherwise run during the warm-up and the run. pgbench's
-// initialisation vacuums for the same reason.
+// initialisation vacuums for the same reason. Run it after every loader has
+// committed: a page is marked all-visible only when no open transaction
+// might not see its rows.
 type Analyzer interface {
 	// AnalyzeSQL returns the statement that does so for table, to run
 	// outside a transaction.

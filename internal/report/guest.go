@@ -6,8 +6,10 @@ import (
 	"github.com/rightsize/rightsize/internal/result"
 )
 
-// The views beside the guest's CPU: what the kernel, a cgroup and the
-// hypervisor saw. A step table shows each only when some step has it.
+// The step table's optional columns: how evenly a step's instances were
+// served, and the views beside the guest's CPU (what the kernel, a cgroup
+// and the hypervisor saw). A step table shows each only when some step has
+// it.
 
 // stepColumn is one optional column of the step table.
 type stepColumn struct {

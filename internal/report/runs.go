@@ -129,8 +129,8 @@ func RunTable(w io.Writer, rows []RunRow, f Format) error {
 func StepCSV(w io.Writer, rows []StepRow) error {
 	cw := csv.NewWriter(w)
 	head := []string{"step", "throughput", "offered", "late", "dropped", "avg ms", "p95 ms", "p99 ms", "errors", "cpu user %", "cpu sys %", "iowait %", "steal %", "run queue"}
-	guest := stepColumnsOf(rows)
-	for _, c := range guest {
+	extra := stepColumnsOf(rows)
+	for _, c := range extra {
 		head = append(head, c.head)
 	}
 	_ = cw.Write(head)
@@ -144,7 +144,7 @@ func StepCSV(w io.Writer, rows []StepRow) error {
 			line[9], line[10], line[11], line[12], line[13] = fmt.Sprintf("%.1f", h.CPU.User), fmt.Sprintf("%.1f", h.CPU.System),
 				fmt.Sprintf("%.1f", h.CPU.Iowait), fmt.Sprintf("%.1f", h.CPU.Steal), fmt.Sprint(h.RunQueue)
 		}
-		_ = cw.Write(append(line, stepCells(r, guest, "%.2f", "")...))
+		_ = cw.Write(append(line, stepCells(r, extra, "%.2f", "")...))
 	}
 	cw.Flush()
 	return cw.Error()

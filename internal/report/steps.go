@@ -105,7 +105,7 @@ func StepsAs(w io.Writer, runs []*result.Run, f Format) error {
 		s := r.Summary
 		rows[i] = StepRow{Label: stepLabel(r, r.Label), Throughput: s.Throughput, AvgMs: s.Latency.AvgMs, P95Ms: s.Latency.P95Ms,
 			P99Ms: s.Latency.P99Ms, Errors: s.Errors, Host: r.Host,
-			Open: r.Load.Mode == "open", Offered: s.Offered, Late: s.Late, Dropped: s.Dropped}
+			Open: r.Load.Mode == "open", Offered: s.Offered, Late: s.Late, Dropped: s.Dropped, Fairness: r.Fairness}
 	}
 	return StepTable(w, rows, f)
 }
@@ -123,8 +123,10 @@ func stepLabel(r *result.Run, fallback string) string {
 // StepTable writes one row per step: throughput (and, when a step ran at a
 // rate, the offered rate and the late and dropped starts), response times,
 // errors and the host's CPU user/system/iowait/steal and run queue; then,
-// where some step has them, the CPU pressure, the most throttled cgroup's
-// share of periods, and the hypervisor's host CPU, ready and co-stop.
+// where some step has them, the slowest and fastest instance's throughput
+// and the instances' coefficient of variation, the CPU pressure, the most
+// throttled cgroup's share of periods, and the hypervisor's host CPU, ready
+// and co-stop (stepColumns).
 func StepTable(w io.Writer, rows []StepRow, f Format) error {
 	if f == CSV {
 		return StepCSV(w, rows)
@@ -139,8 +141,8 @@ func StepTable(w io.Writer, rows []StepRow, f Format) error {
 		t.head = append(t.head, "offered/s", "late", "dropped")
 	}
 	t.head = append(t.head, "avg ms", "p95 ms", "p99 ms", "errors", "cpu usr%", "sys%", "iowait%", "steal%", "run queue")
-	guest := stepColumnsOf(rows)
-	for _, c := range guest {
+	extra := stepColumnsOf(rows)
+	for _, c := range extra {
 		t.head = append(t.head, c.head)
 	}
 	for _, r := range rows {
@@ -155,7 +157,7 @@ func StepTable(w io.Writer, rows []StepRow, f Format) error {
 		} else {
 			line = append(line, "-", "-", "-", "-", "-")
 		}
-		line = append(line, stepCells(r, guest, "%.1f", "-")...)
+		line = append(line, stepCells(r, extra, "%.1f", "-")...)
 		t.rows = append(t.rows, line)
 	}
 	t.write(ew, f, false)

@@ -41,7 +41,7 @@ type conn struct {
 	// reused by every statement of the connection: one is sent at a time,
 	// and pgconn copies the arguments into its message before it returns.
 	// (Kept per statement, they grew to ~100 KiB per connection at TPC-C's
-	// 50-odd statements: 100 MB at 1,000 terminals.)
+	// 80-odd statements: 100 MB at 1,000 terminals.)
 	enc encoded
 
 	// watched is the context whose cancellation interrupts the hot path (see

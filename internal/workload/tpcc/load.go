@@ -27,9 +27,11 @@ type loadMeta struct {
 	// ranges ("1-8,10"); "0" for the item table once loaded.
 	Done     string `json:"done"`
 	Indexing bool   `json:"indexing,omitempty"` // secondary indexes being created
-	Loaded   bool   `json:"loaded"`             // every row loaded and indexed
-	// Indexed: the table has its secondary indexes while rows are still
-	// to load (it is growing to more warehouses); finishing it creates none.
+	Loaded   bool   `json:"loaded"`             // every row loaded, indexed and analyzed
+	// Indexed: the table has its secondary indexes while it is not yet
+	// Loaded: rows are still to load (it is growing to more warehouses), or
+	// it waits for the analyze at the end of the load. Finishing it creates
+	// none.
 	Indexed bool `json:"indexed,omitempty"`
 }
 
@@ -41,7 +43,7 @@ type tablePlan struct {
 	ndone int
 	need  int  // units the table is complete with: 1 for item, else W
 	fresh bool // created empty by this prepare: no partial rows to delete
-	final bool // finishing (indexes, Loaded) claimed by a loader
+	final bool // finishing (its indexes) claimed by a loader
 }
 
 func (pl *tablePlan) setDone(key int, v bool) {
@@ -170,7 +172,8 @@ func (l *loader) unitDone(u loadUnit) bool {
 // the longest first, loaded by up to opt.Threads connections
 // (default 4; one where the database has a single writer). Each unit draws
 // from its own seeded source, so the data depend only on the seed. A
-// table's secondary indexes are created once its rows are complete.
+// table's secondary indexes are created once its rows are complete; once
+// every table is, each is analyzed where the dialect is a dialect.Analyzer.
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
 	if err := in.prepare(ctx, opt, workload.SyncProgress(p)); err != nil {
 		return fmt.Errorf("%s: prepare: %w", in.Target, err)
@@ -394,13 +397,22 @@ func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp
 			return err
 		}
 	}
-	// Tables complete from an earlier prepare that did not finish them.
+	// Every complete table not yet recorded as loaded: indexed (those
+	// complete from an earlier prepare that did not finish them), then
+	// analyzed, once no loader's transaction is open any more.
 	for i := range tables {
-		if pl := l.plans[tables[i].name]; pl.ndone == pl.need && !pl.m.Loaded && !pl.final {
+		pl := l.plans[tables[i].name]
+		if pl.ndone != pl.need || pl.m.Loaded {
+			continue
+		}
+		if !pl.final {
 			pl.final = true
 			if err := l.finish(ctx, admin, pl); err != nil {
 				return err
 			}
+		}
+		if err := l.settle(ctx, admin, pl); err != nil {
+			return err
 		}
 	}
 	return ctx.Err()
@@ -571,25 +583,44 @@ func (l *loader) loadUnit(ctx context.Context, c dialect.Conn, u loadUnit) error
 	return nil
 }
 
-// finish creates a complete table's secondary indexes, brings its statistics
-// up to date (dialect.Analyzer) and records it as loaded.
+// finish creates a complete table's secondary indexes, while other tables
+// may still be loading, and records them.
 func (l *loader) finish(ctx context.Context, c dialect.Conn, pl *tablePlan) error {
 	name := pl.t.name
-	if idx := pl.t.indexSQL(); len(idx) > 0 && !pl.m.Indexed {
-		l.mu.Lock()
-		pl.m.Indexing = true
-		err := objects.Update(ctx, c, name, pl.m)
-		l.mu.Unlock()
-		if err != nil {
-			return fmt.Errorf("%s: record in %s: %w", name, objects.Table, err)
-		}
-		l.p.Message("indexing " + name)
-		for _, q := range idx {
-			if _, err := c.Exec(ctx, q); err != nil {
-				return fmt.Errorf("%s: create index: %w", name, err)
-			}
+	idx := pl.t.indexSQL()
+	if len(idx) == 0 || pl.m.Indexed {
+		return nil
+	}
+	l.mu.Lock()
+	pl.m.Indexing = true
+	err := objects.Update(ctx, c, name, pl.m)
+	l.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("%s: record in %s: %w", name, objects.Table, err)
+	}
+	l.p.Message("indexing " + name)
+	for _, q := range idx {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: create index: %w", name, err)
 		}
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	pl.m.Indexing, pl.m.Indexed = false, true
+	if err := objects.Update(ctx, c, name, pl.m); err != nil {
+		return fmt.Errorf("%s: record in %s: %w", name, objects.Table, err)
+	}
+	return nil
+}
+
+// settle brings a complete, indexed table's statistics up to date
+// (dialect.Analyzer) and records it as loaded. It runs after every loader
+// has committed: PostgreSQL's VACUUM marks a page all-visible only when no
+// transaction that might not see its rows is still open, as another
+// loader's COPY would be. An interrupted settle leaves the table recorded as
+// indexed, and the next prepare settles it again.
+func (l *loader) settle(ctx context.Context, c dialect.Conn, pl *tablePlan) error {
+	name := pl.t.name
 	if a, ok := l.in.Target.D.(dialect.Analyzer); ok {
 		l.p.Message("analyzing " + name)
 		if _, err := c.Exec(ctx, a.AnalyzeSQL(name)); err != nil {

@@ -446,3 +446,34 @@ func TestPrepareGrowsMySQL(t *testing.T) {
 	t.Parallel()
 	ldGrow(t, testenv.MySQLURL(t))
 }
+
+// A prepare interrupted while analyzing (after every row is loaded and
+// indexed) leaves its tables recorded as indexed: the next prepare loads
+// nothing, creates no index, and analyzes what was left.
+func TestPrepareResumesTheAnalyzePostgres(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	in := ldOpen(t, testenv.PostgresURL(t), 1)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := &ldProgress{onMsg: func(s string) {
+		if s == "analyzing customer" {
+			cancel()
+		}
+	}}
+	if err := in.Prepare(cctx, workload.PrepareOptions{Seed: 3}, p); !errors.Is(err, context.Canceled) {
+		t.Fatalf("prepare cancelled while analyzing customer: %v, want context.Canceled", err)
+	}
+	p = &ldProgress{}
+	if err := in.Prepare(ctx, workload.PrepareOptions{}, p); err != nil {
+		t.Fatal(err)
+	}
+	if p.added != 0 || p.said("dropping") || p.said("indexing") || !p.said("analyzing customer") {
+		t.Errorf("prepare after an interrupted analyze: loaded %d rows, said %q; want no rows, no index, customer analyzed", p.added, p.messages)
+	}
+	c := ldConn(t, in)
+	ldVerify(t, c, 1, 3)
+	if n := ldInt(t, c, "SELECT COUNT(*) FROM pg_stat_user_tables WHERE relname = 'customer' AND last_vacuum IS NOT NULL"); n != 1 {
+		t.Error("customer not vacuumed after the resumed prepare")
+	}
+}

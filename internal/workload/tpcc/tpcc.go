@@ -58,7 +58,9 @@ when the server allows it (local_infile), multi-row INSERT otherwise; batched
 transactions on SQLite); --seed makes it repeatable (without it, a re-run
 keeps the recorded seed). It records what it loaded in rightsize_objects,
 refuses tables it did not create (unless --force), and an interrupted prepare
-resumes where it stopped. A prepare that loads recorded tables again says why
+resumes where it stopped. Once every table is loaded and indexed, each is
+analyzed (PostgreSQL: VACUUM (ANALYZE), so that autovacuum's first pass is not
+in the run; MySQL/MariaDB: ANALYZE TABLE). A prepare that loads recorded tables again says why
 ("the TPC-C tables hold 2 warehouse(s), --warehouses asks 4: dropping and
 loading again").
 
