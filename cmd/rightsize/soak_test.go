@@ -19,19 +19,25 @@ type soakPlan struct {
 	every, settle  time.Duration // RSS sampling; growth counts after settle
 	maxGrowth      float64       // allowed growth of rightsize's (Go) memory after settle, a fraction
 	maxRSSGrowth   float64       // allowed RSS growth after settle (SQLite's C heap included)
+	liveSlackKB    int64         // live heap growth allowed whatever the share
 	maxLateTickPct float64       // 0: not checked
 }
 
 var (
 	// soakFull is the soak of issue 8: RIGHTSIZE_SOAK=1.
-	soakFull = soakPlan{vus: 1000, length: 10 * time.Minute, every: 10 * time.Second, settle: time.Minute, maxGrowth: 0.10, maxRSSGrowth: 0.15, maxLateTickPct: 5}
+	soakFull = soakPlan{vus: 1000, length: 10 * time.Minute, every: 10 * time.Second, settle: time.Minute, maxGrowth: 0.10, maxRSSGrowth: 0.15, liveSlackKB: 2048, maxLateTickPct: 5}
 	// soakMini runs by default: the same properties, looser, in 30 s. Its
 	// live heap is still sizing itself after 10 s (the virtual users'
 	// buffers grow to their intervals, larger when a loaded machine makes
 	// ticks late: in a CI run 8 → 11 MB, 12 → 13 MB alone; growth is
 	// measured from the high-water mark up to settle, see flat), so it
-	// catches gross leaks only; the full soak holds the 10 %.
-	soakMini = soakPlan{vus: 200, length: 30 * time.Second, every: 2 * time.Second, settle: 10 * time.Second, maxGrowth: 0.50, maxRSSGrowth: 0.25}
+	// catches gross leaks only; the full soak holds the 10 %. On a loaded
+	// machine (another package's tests beside it, as in CI) the live heap
+	// grew 21-47 % (4-8 MB) after 10 s, the same before and after issue
+	// 20's changes, and once 50.0 % (18 → 27 MB) in a CI run; hence 8 MB
+	// of slack. A leak of 3 bytes per transaction (3.7 million of them
+	// after settle) would still exceed it.
+	soakMini = soakPlan{vus: 200, length: 30 * time.Second, every: 2 * time.Second, settle: 10 * time.Second, maxGrowth: 0.50, maxRSSGrowth: 0.25, liveSlackKB: 8 << 10}
 )
 
 // memSample is a memory figure at a moment of the run, KiB.
@@ -122,7 +128,7 @@ func liveHeapKB(trace string) (int64, bool) {
 // result must say so); and the report ticks must keep up. RIGHTSIZE_SOAK=1
 // runs the full soak: 10 minutes with 1,000 virtual users, every 10 s; by
 // default a 30 s miniature with 200 virtual users checks the same, looser
-// (RSS 25 % and live heap 50 % after 10 s). The table is small (1,000 rows,
+// (RSS 25 % and live heap 50 % or 8 MB after 10 s). The table is small (1,000 rows,
 // about 50 pages) so that every connection's page cache is warm within
 // seconds.
 //
@@ -174,7 +180,7 @@ func TestSoak(t *testing.T) {
 	if p.code != 0 {
 		t.Fatalf("exit %d\n%s", p.code, p.stderr.String())
 	}
-	flatWithin(t, "rightsize's memory (the Go heap live at the last collection)", live, plan.settle, plan.maxGrowth, 2048)
+	flatWithin(t, "rightsize's memory (the Go heap live at the last collection)", live, plan.settle, plan.maxGrowth, plan.liveSlackKB)
 	flat(t, "RSS", rss, plan.settle, plan.maxRSSGrowth)
 
 	r, err := decodeFile(out)
