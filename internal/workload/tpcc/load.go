@@ -591,12 +591,8 @@ func (l *loader) finish(ctx context.Context, c dialect.Conn, pl *tablePlan) erro
 	if len(idx) == 0 || pl.m.Indexed {
 		return nil
 	}
-	l.mu.Lock()
-	pl.m.Indexing = true
-	err := objects.Update(ctx, c, name, pl.m)
-	l.mu.Unlock()
-	if err != nil {
-		return fmt.Errorf("%s: record in %s: %w", name, objects.Table, err)
+	if err := l.record(ctx, c, pl, func(m *loadMeta) { m.Indexing = true }); err != nil {
+		return err
 	}
 	l.p.Message("indexing " + name)
 	for _, q := range idx {
@@ -604,11 +600,17 @@ func (l *loader) finish(ctx context.Context, c dialect.Conn, pl *tablePlan) erro
 			return fmt.Errorf("%s: create index: %w", name, err)
 		}
 	}
+	return l.record(ctx, c, pl, func(m *loadMeta) { m.Indexing, m.Indexed = false, true })
+}
+
+// record changes pl's record with set and writes it, under the loader's
+// lock.
+func (l *loader) record(ctx context.Context, c dialect.Conn, pl *tablePlan, set func(*loadMeta)) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	pl.m.Indexing, pl.m.Indexed = false, true
-	if err := objects.Update(ctx, c, name, pl.m); err != nil {
-		return fmt.Errorf("%s: record in %s: %w", name, objects.Table, err)
+	set(&pl.m)
+	if err := objects.Update(ctx, c, pl.t.name, pl.m); err != nil {
+		return fmt.Errorf("%s: record in %s: %w", pl.t.name, objects.Table, err)
 	}
 	return nil
 }
@@ -627,13 +629,7 @@ func (l *loader) settle(ctx context.Context, c dialect.Conn, pl *tablePlan) erro
 			return fmt.Errorf("%s: analyze: %w", name, err)
 		}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	pl.m.Indexing, pl.m.Indexed, pl.m.Loaded = false, false, true
-	if err := objects.Update(ctx, c, name, pl.m); err != nil {
-		return fmt.Errorf("%s: record in %s: %w", name, objects.Table, err)
-	}
-	return nil
+	return l.record(ctx, c, pl, func(m *loadMeta) { m.Indexing, m.Indexed, m.Loaded = false, false, true })
 }
 
 // Cleanup drops the nine TPC-C tables that rightsize_objects records, and
