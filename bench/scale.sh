@@ -256,6 +256,8 @@ if part mysql; then
   fresh_my rs_scale
   log "MariaDB: rightsize prepare tpcc, $MY_WAREHOUSES warehouses"
   timed rs_load_mysql mariadbd "$RS" prepare tpcc --warehouses "$MY_WAREHOUSES" --threads "$LOADERS" --target "$(my_url rs_scale)" || true
+  F[rs_load_mysql/size]=$("$MYSQL_CLI" -h "$MY_HOST" -P "$MY_PORT" -u"$MY_USER" -N -e \
+    "SELECT CONCAT(ROUND(SUM(data_length + index_length) / 1048576), ' MB') FROM information_schema.tables WHERE table_schema = 'rs_scale'" 2>/dev/null || true)
   if [ -n "$GOTPC" ]; then
     fresh_my gt_scale
     log "MariaDB: go-tpc tpcc prepare --no-check, $MY_WAREHOUSES warehouses"
@@ -301,3 +303,4 @@ for srv in postgres mysql; do
   [ -n "${F[tables_run_$srv]:-}" ] && row "$srv run over the $TABLES tables" "${F[tables_run_$srv]}"
 done
 load_row rs_load_mysql "MariaDB tpcc prepare W=$MY_WAREHOUSES (vs go-tpc)" gt_load_mysql
+if [ -n "${F[rs_load_mysql/size]:-}" ]; then row "MariaDB database size, W=$MY_WAREHOUSES" "${F[rs_load_mysql/size]}"; fi
