@@ -26,7 +26,9 @@
 #                       INSTANCE_VUS virtual users each, STEP_TIME seconds)
 #   INSTANCE_VUS=4 STEP_TIME=30 INSTANCE_ROWS=10000
 #   TABLES=100 TABLE_SIZE=100000  the sysbench tables (PostgreSQL and MariaDB)
-#   MY_WAREHOUSES=20    TPC-C warehouses loaded on MariaDB
+#   TABLE_REPS=3        prepares of each tool per server, alternating which
+#                       goes first; the table shows the medians
+#   MY_WAREHOUSES=300   TPC-C warehouses loaded on MariaDB (10.8 min here)
 #   PG_SHARED_BUFFERS=4GB  the private server's shared_buffers
 #   GOTPC=PATH          go-tpc binary (else /tmp/peer/bin/go-tpc; without it
 #                       the go-tpc rows are skipped)
@@ -47,7 +49,8 @@ STEP_TIME=${STEP_TIME:-30}
 INSTANCE_ROWS=${INSTANCE_ROWS:-10000}
 TABLES=${TABLES:-100}
 TABLE_SIZE=${TABLE_SIZE:-100000}
-MY_WAREHOUSES=${MY_WAREHOUSES:-20}
+TABLE_REPS=${TABLE_REPS:-3}
+MY_WAREHOUSES=${MY_WAREHOUSES:-300}
 PG_SHARED_BUFFERS=${PG_SHARED_BUFFERS:-4GB}
 GOTPC=${GOTPC:-/tmp/peer/bin/go-tpc}
 
@@ -61,7 +64,7 @@ SERVERS="postgres mysql"
 # shellcheck source=bench/lib.sh
 . "$SCRIPT_DIR/lib.sh"
 
-for v in WAREHOUSES GROW_FROM LOADERS TERMINALS RUN_TIME INSTANCE_VUS STEP_TIME INSTANCE_ROWS TABLES TABLE_SIZE MY_WAREHOUSES; do
+for v in WAREHOUSES GROW_FROM LOADERS TERMINALS RUN_TIME INSTANCE_VUS STEP_TIME INSTANCE_ROWS TABLES TABLE_SIZE TABLE_REPS MY_WAREHOUSES; do
   case ${!v} in '' | *[!0-9]* | 0) die "$v=${!v}: want a positive integer" ;; esac
 done
 [ "$GROW_FROM" -lt "$WAREHOUSES" ] || die "GROW_FROM=$GROW_FROM: want fewer than WAREHOUSES=$WAREHOUSES"
@@ -119,6 +122,21 @@ timed() {
   F[$name/wall]=$(awk '{ print $1 }' "$OUT/$name.time")
   F[$name/client]=$(awk '{ printf "%.1f", $2 + $3 }' "$OUT/$name.time")
   F[$name/server]=$(awk -v a="$after" -v b="$before" 'BEGIN { printf "%.1f", a - b }')
+}
+
+# median_of NAME N: NAME's wall, client and server CPU are the medians of
+# NAME_1..NAME_N's (FAILED if any run failed); NAME/runs lists the walls.
+median_of() {
+  local name=$1 n=$2 k w c v walls="" clients="" servers=""
+  for k in $(seq 1 "$n"); do
+    w=${F[${name}_$k/wall]:-FAILED}
+    [ "$w" = FAILED ] && { F[$name/wall]=FAILED; return 0; }
+    walls+=" $w"; clients+=" ${F[${name}_$k/client]}"; servers+=" ${F[${name}_$k/server]}"
+  done
+  # shellcheck disable=SC2086 # separate words
+  { F[$name/wall]=$(median $walls); F[$name/client]=$(median $clients); F[$name/server]=$(median $servers); }
+  for v in $walls; do c+="${c:+ }$v"; done
+  F[$name/runs]=$c
 }
 
 # ---------------------------------------------------------------- part 1: load, grow, check
@@ -200,9 +218,11 @@ if part terminals; then
   # maximum and its last; and the generator's CPU seconds over the run.
   F[terms/rss]=$(awk 'NF == 3 { if (s == "" || (t0 < 60 && $1 >= 60)) { s = $2; t0 = $1 } if ($2 > m) m = $2; e = $2; c = $3 }
     END { printf "%s at %d s, %s max, %s at the end; %s s of CPU", s, t0, m, e, c }' "$OUT/rs_terms.rss")
-  # The live heap after each collection from 30 s on ("gc N @Ts ...: A->B->C MB"): C.
+  # The live heap after the last collection of each minute from 30 s on
+  # ("gc N @Ts ...: A->B->C MB": C; under a memory limit there are many).
   F[terms/live]=$(awk '/^gc [0-9]+ @/ { t = $3; sub(/^@/, "", t); sub(/s$/, "", t); split($0, a, "->"); split(a[3], b, " ")
-      if (t + 0 >= 30) { n++; l[n] = b[1]; ts[n] = t } } END { if (n == 0) { print "n/a"; exit }
+      if (t + 0 >= 30) { m = int(t / 60); if (n == 0 || mm[n] != m) n++; mm[n] = m; l[n] = b[1]; ts[n] = t } }
+      END { if (n == 0) { print "n/a"; exit }
       s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") l[i] " at " int(ts[i]) " s"; print s }' "$OUT/rs_terms.gc")
   [ "$tdb" = rs_terms ] && psqlp "DROP DATABASE IF EXISTS rs_terms WITH (FORCE)"
 fi
@@ -240,11 +260,24 @@ if part tables; then
       sbconn="--db-driver=mysql --mysql-host=$MY_HOST --mysql-port=$MY_PORT --mysql-user=$MY_USER --mysql-db=sb_tables"
       proc=mariadbd
     fi
-    log "$srv: rightsize prepare oltp_read_write, $TABLES x $TABLE_SIZE rows"
-    timed "rs_tables_$srv" $proc "$RS" prepare oltp_read_write --tables "$TABLES" --table-size "$TABLE_SIZE" --threads "$LOADERS" --target "$rsurl" || true
-    log "$srv: sysbench oltp_read_write prepare, $TABLES x $TABLE_SIZE rows, --threads=$LOADERS"
-    # shellcheck disable=SC2086 # word splitting of the connection options
-    timed "sb_tables_$srv" $proc sysbench oltp_read_write $sbconn --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$LOADERS" prepare || true
+    # TABLE_REPS prepares of each tool into empty databases, alternating
+    # which goes first; the row shows the medians and each run's time.
+    for k in $(seq 1 "$TABLE_REPS"); do
+      if [ $srv = postgres ]; then fresh_pg rs_tables; fresh_pg sb_tables; else fresh_my rs_tables; fresh_my sb_tables; fi
+      order="rs sb"; [ $((k % 2)) = 0 ] && order="sb rs"
+      for tool in $order; do
+        if [ $tool = rs ]; then
+          log "$srv: rightsize prepare oltp_read_write, $TABLES x $TABLE_SIZE rows (run $k of $TABLE_REPS)"
+          timed "rs_tables_${srv}_$k" $proc "$RS" prepare oltp_read_write --tables "$TABLES" --table-size "$TABLE_SIZE" --threads "$LOADERS" --target "$rsurl" || true
+        else
+          log "$srv: sysbench oltp_read_write prepare, $TABLES x $TABLE_SIZE rows, --threads=$LOADERS (run $k of $TABLE_REPS)"
+          # shellcheck disable=SC2086 # word splitting of the connection options
+          timed "sb_tables_${srv}_$k" $proc sysbench oltp_read_write $sbconn --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$LOADERS" prepare || true
+        fi
+      done
+    done
+    median_of "rs_tables_$srv" "$TABLE_REPS"
+    median_of "sb_tables_$srv" "$TABLE_REPS"
     log "$srv: rightsize run oltp_read_write over the $TABLES tables (${STEP_TIME}s)"
     "$RS" run oltp_read_write --tables "$TABLES" --table-size "$TABLE_SIZE" --threads "$LOADERS" --time "${STEP_TIME}s" \
       --target "$rsurl" --out "$OUT/rs_tables_run_$srv.json" --no-history >"$OUT/rs_tables_run_$srv.txt" 2>&1 || true
@@ -295,7 +328,7 @@ load_row rs_check "PG check tpcc W=$WAREHOUSES"
   row "  mix %" "${F[terms/mix]}"
   row "  VACUUM (ANALYZE) before the run, s" "${F[terms/vacuum]}"
   row "  generator RSS MiB (GOMEMLIMIT ${TERMS_GOMEMLIMIT:-off})" "${F[terms/rss]}"
-  row "  generator live heap MB after each GC" "${F[terms/live]}"
+  row "  live heap MB, each minute's last GC" "${F[terms/live]}"
   row "  HDR count / sum of intervals" "${F[terms/count]} / ${F[terms/intervals]}"
   row "  result JSON KiB" "${F[terms/json]}"
 }
@@ -306,6 +339,8 @@ load_row rs_check "PG check tpcc W=$WAREHOUSES"
 }
 for srv in postgres mysql; do
   load_row "rs_tables_$srv" "$srv prepare $TABLES x $TABLE_SIZE rows (vs sysbench)" "sb_tables_$srv"
+  [ -n "${F[rs_tables_$srv/runs]:-}" ] && [ "$TABLE_REPS" -gt 1 ] &&
+    row "  medians of $TABLE_REPS, alternating; walls s" "rightsize ${F[rs_tables_$srv/runs]}; sysbench ${F[sb_tables_$srv/runs]:-?}"
   [ -n "${F[tables_run_$srv]:-}" ] && row "$srv run over the $TABLES tables" "${F[tables_run_$srv]}"
 done
 load_row rs_load_mysql "MariaDB tpcc prepare W=$MY_WAREHOUSES (vs go-tpc)" gt_load_mysql
