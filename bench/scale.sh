@@ -28,7 +28,7 @@
 #   TABLES=100 TABLE_SIZE=100000  the sysbench tables (PostgreSQL and MariaDB)
 #   TABLE_REPS=3        prepares of each tool per server, alternating which
 #                       goes first; the table shows the medians
-#   MY_WAREHOUSES=300   TPC-C warehouses loaded on MariaDB (10.8 min here)
+#   MY_WAREHOUSES=400   TPC-C warehouses loaded on MariaDB (14 min here)
 #   PG_SHARED_BUFFERS=4GB  the private server's shared_buffers
 #   GOTPC=PATH          go-tpc binary (else /tmp/peer/bin/go-tpc; without it
 #                       the go-tpc rows are skipped)
@@ -50,7 +50,7 @@ INSTANCE_ROWS=${INSTANCE_ROWS:-10000}
 TABLES=${TABLES:-100}
 TABLE_SIZE=${TABLE_SIZE:-100000}
 TABLE_REPS=${TABLE_REPS:-3}
-MY_WAREHOUSES=${MY_WAREHOUSES:-300}
+MY_WAREHOUSES=${MY_WAREHOUSES:-400}
 PG_SHARED_BUFFERS=${PG_SHARED_BUFFERS:-4GB}
 GOTPC=${GOTPC:-/tmp/peer/bin/go-tpc}
 
