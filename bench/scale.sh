@@ -127,7 +127,7 @@ timed() {
 # median_of NAME N: NAME's wall, client and server CPU are the medians of
 # NAME_1..NAME_N's (FAILED if any run failed); NAME/runs lists the walls.
 median_of() {
-  local name=$1 n=$2 k w c v walls="" clients="" servers=""
+  local name=$1 n=$2 k w walls="" clients="" servers=""
   for k in $(seq 1 "$n"); do
     w=${F[${name}_$k/wall]:-FAILED}
     [ "$w" = FAILED ] && { F[$name/wall]=FAILED; return 0; }
@@ -135,8 +135,7 @@ median_of() {
   done
   # shellcheck disable=SC2086 # separate words
   { F[$name/wall]=$(median $walls); F[$name/client]=$(median $clients); F[$name/server]=$(median $servers); }
-  for v in $walls; do c+="${c:+ }$v"; done
-  F[$name/runs]=$c
+  F[$name/runs]=${walls# }
 }
 
 # ---------------------------------------------------------------- part 1: load, grow, check
@@ -248,6 +247,17 @@ fi
 
 # ---------------------------------------------------------------- part 4: many tables
 if part tables; then
+  # prepare_rs K, prepare_sb K: run K of rightsize's and of sysbench's
+  # prepare of the tables on $srv (the loop's server).
+  prepare_rs() {
+    log "$srv: rightsize prepare oltp_read_write, $TABLES x $TABLE_SIZE rows (run $1 of $TABLE_REPS)"
+    timed "rs_tables_${srv}_$1" $proc "$RS" prepare oltp_read_write --tables "$TABLES" --table-size "$TABLE_SIZE" --threads "$LOADERS" --target "$rsurl" || true
+  }
+  prepare_sb() {
+    log "$srv: sysbench oltp_read_write prepare, $TABLES x $TABLE_SIZE rows, --threads=$LOADERS (run $1 of $TABLE_REPS)"
+    # shellcheck disable=SC2086 # word splitting of the connection options
+    timed "sb_tables_${srv}_$1" $proc sysbench oltp_read_write $sbconn --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$LOADERS" prepare || true
+  }
   for srv in postgres mysql; do
     if [ $srv = postgres ]; then
       fresh_pg rs_tables; fresh_pg sb_tables
@@ -264,17 +274,7 @@ if part tables; then
     # which goes first; the row shows the medians and each run's time.
     for k in $(seq 1 "$TABLE_REPS"); do
       if [ $srv = postgres ]; then fresh_pg rs_tables; fresh_pg sb_tables; else fresh_my rs_tables; fresh_my sb_tables; fi
-      order="rs sb"; [ $((k % 2)) = 0 ] && order="sb rs"
-      for tool in $order; do
-        if [ $tool = rs ]; then
-          log "$srv: rightsize prepare oltp_read_write, $TABLES x $TABLE_SIZE rows (run $k of $TABLE_REPS)"
-          timed "rs_tables_${srv}_$k" $proc "$RS" prepare oltp_read_write --tables "$TABLES" --table-size "$TABLE_SIZE" --threads "$LOADERS" --target "$rsurl" || true
-        else
-          log "$srv: sysbench oltp_read_write prepare, $TABLES x $TABLE_SIZE rows, --threads=$LOADERS (run $k of $TABLE_REPS)"
-          # shellcheck disable=SC2086 # word splitting of the connection options
-          timed "sb_tables_${srv}_$k" $proc sysbench oltp_read_write $sbconn --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$LOADERS" prepare || true
-        fi
-      done
+      if [ $((k % 2)) = 1 ]; then prepare_rs "$k"; prepare_sb "$k"; else prepare_sb "$k"; prepare_rs "$k"; fi
     done
     median_of "rs_tables_$srv" "$TABLE_REPS"
     median_of "sb_tables_$srv" "$TABLE_REPS"
