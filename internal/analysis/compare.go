@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/rightsize/rightsize/internal/hist"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -58,18 +59,32 @@ type MetricChange struct {
 	Unit string // "/s" (throughput: events per second) or "ms"
 	// HigherIsBetter is true for throughput, false for latency.
 	HigherIsBetter bool
-	// Base and Cand are the sides' means over their samples: the runs'
-	// summary figures (BasisRuns) or the measured intervals' figures
-	// (BasisIntervals; throughput weighted by interval length, which is the
-	// runs' events over their measured seconds).
+	// Base and Cand are each side's own figure, what the comparison shows:
+	// a single run's summary figure (its percentiles from its merged
+	// histogram, its throughput its events over its measured seconds);
+	// over several runs, the mean of the runs' figures (BasisRuns) or the
+	// runs' figure pooled (BasisIntervals: the percentiles of their merged
+	// histograms, their events over their measured seconds).
 	Base, Cand float64
+	// SampleBase and SampleCand are the sides' means over their samples,
+	// what the confidence interval is of: equal to Base and Cand with
+	// BasisRuns; with BasisIntervals the mean of the measured intervals'
+	// figures (throughput weighted by interval length). The mean of the
+	// intervals' percentiles is not a percentile of the run: a tail that
+	// falls in a few intervals is averaged away, so it is never shown as
+	// the run's figure.
+	SampleBase, SampleCand float64
+	// SampleChangePct is the relative change of the sample means, the
+	// centre of the confidence interval.
+	SampleChangePct float64
 	// BaseN and CandN are how many samples each side had.
 	BaseN, CandN int
 	// ChangePct is (Cand − Base) / Base in percent; NaN when Base is 0.
 	ChangePct float64
 	// CILowPct and CIHighPct bound the percentile bootstrap 95 % confidence
-	// interval of ChangePct; NaN when it could not be computed (fewer than
-	// two samples on a side, a baseline of 0).
+	// interval of SampleChangePct (the same as ChangePct with BasisRuns);
+	// NaN when it could not be computed (fewer than two samples on a side,
+	// a baseline of 0).
 	CILowPct, CIHighPct float64
 	// Verdict is Faster, Slower, NoDifference (the interval contains 0) or
 	// NotEnoughData. For latency, lower is faster.
@@ -82,17 +97,73 @@ type sample struct{ v, w float64 }
 type metricDef struct {
 	name   string
 	higher bool
-	run    func(*result.Run) float64
-	iv     func(result.Interval) (float64, bool)
+	// lat is the metric's figure of a latency distribution (nil for
+	// throughput).
+	lat func(result.Latency) float64
 }
 
 var metrics = []metricDef{
-	{"throughput", true, func(r *result.Run) float64 { return r.Summary.Throughput }, nil},
-	{"avg", false, func(r *result.Run) float64 { return r.Summary.Latency.AvgMs }, func(iv result.Interval) (float64, bool) { return iv.Latency.AvgMs, true }},
-	{"p50", false, func(r *result.Run) float64 { return r.Summary.Latency.P50Ms }, func(iv result.Interval) (float64, bool) { return iv.Latency.P50Ms, true }},
-	{"p95", false, func(r *result.Run) float64 { return r.Summary.Latency.P95Ms }, func(iv result.Interval) (float64, bool) { return iv.Latency.P95Ms, true }},
-	{"p99", false, func(r *result.Run) float64 { return r.Summary.Latency.P99Ms }, func(iv result.Interval) (float64, bool) { return iv.Latency.P99Ms, true }},
-	{"p99.9", false, func(r *result.Run) float64 { return r.Summary.Latency.P999Ms }, func(iv result.Interval) (float64, bool) { return iv.Latency.P999Ms, true }},
+	{"throughput", true, nil},
+	{"avg", false, func(l result.Latency) float64 { return l.AvgMs }},
+	{"p50", false, func(l result.Latency) float64 { return l.P50Ms }},
+	{"p95", false, func(l result.Latency) float64 { return l.P95Ms }},
+	{"p99", false, func(l result.Latency) float64 { return l.P99Ms }},
+	{"p99.9", false, func(l result.Latency) float64 { return l.P999Ms }},
+}
+
+// run is the metric's figure of a whole run: its summary's, the
+// percentiles from its merged histogram.
+func (m metricDef) run(r *result.Run) float64 {
+	if m.lat == nil {
+		return r.Summary.Throughput
+	}
+	return m.lat(r.Summary.Latency)
+}
+
+// figure is one side's own figure of the metric (MetricChange.Base): a
+// run's summary figure, the mean of several runs' with BasisRuns, and
+// with BasisIntervals their figure pooled: events over measured seconds,
+// the percentiles of their merged event histograms (the mean of the runs'
+// figures when a run kept no histogram).
+func (m metricDef) figure(runs []*result.Run, basis string) float64 {
+	if len(runs) == 1 {
+		return m.run(runs[0])
+	}
+	if basis == BasisIntervals {
+		if m.lat == nil {
+			var n int64
+			var secs float64
+			for _, r := range runs {
+				n, secs = n+r.Summary.Count, secs+r.Summary.DurationS
+			}
+			if secs > 0 {
+				return float64(n) / secs
+			}
+		} else if l, ok := pooledLatency(runs); ok {
+			return m.lat(l)
+		}
+	}
+	return mean(m.samples(runs, BasisRuns))
+}
+
+// pooledLatency is the latency of runs' events together, from their
+// merged event histograms (Ops[0]); false when a run kept none.
+func pooledLatency(runs []*result.Run) (result.Latency, bool) {
+	all := hist.New()
+	for _, r := range runs {
+		if len(r.Ops) == 0 || r.Ops[0].Histogram == "" {
+			return result.Latency{}, false
+		}
+		h, err := hist.FromSnapshot(r.Ops[0].Histogram)
+		if err != nil {
+			return result.Latency{}, false
+		}
+		all.Merge(h)
+	}
+	if all.Count() == 0 {
+		return result.Latency{}, false
+	}
+	return result.LatencyOf(all), true
 }
 
 // samples returns one side's samples of a metric.
@@ -109,13 +180,12 @@ func (m metricDef) samples(runs []*result.Run, basis string) []sample {
 			if iv.Phase != "measure" || iv.DurationS <= 0 {
 				continue
 			}
-			if m.iv == nil { // throughput: a stalled interval counts, as 0/s
+			if m.lat == nil { // throughput: a stalled interval counts, as 0/s
 				out = append(out, sample{iv.Rate, iv.DurationS})
 				continue
 			}
 			if iv.Events > 0 { // latency: an interval without events has none
-				v, _ := m.iv(iv)
-				out = append(out, sample{v, 1})
+				out = append(out, sample{m.lat(iv.Latency), 1})
 			}
 		}
 	}
@@ -177,10 +247,12 @@ func Compare(base, cand []*result.Run, rounds int, seed uint64) Comparison {
 		}
 		bs, cs := m.samples(base, c.Basis), m.samples(cand, c.Basis)
 		mc.BaseN, mc.CandN = len(bs), len(cs)
-		mc.Base, mc.Cand = mean(bs), mean(cs)
+		mc.SampleBase, mc.SampleCand = mean(bs), mean(cs)
+		mc.SampleChangePct = rel(mc.SampleBase, mc.SampleCand)
+		mc.Base, mc.Cand = m.figure(base, c.Basis), m.figure(cand, c.Basis)
 		mc.ChangePct = rel(mc.Base, mc.Cand)
 		mc.CILowPct, mc.CIHighPct = math.NaN(), math.NaN()
-		if !math.IsNaN(mc.ChangePct) {
+		if !math.IsNaN(mc.SampleChangePct) {
 			// One stream per metric, so that a metric's interval does not
 			// depend on which metrics come before it.
 			mc.CILowPct, mc.CIHighPct = changeCI(bs, cs, rounds, rand.NewPCG(seed, 0x9e3779b97f4a7c15+uint64(i)))
@@ -291,7 +363,7 @@ func (c Comparison) Metric(name string) MetricChange {
 		}
 	}
 	nan := math.NaN()
-	return MetricChange{Name: name, Base: nan, Cand: nan, ChangePct: nan, CILowPct: nan, CIHighPct: nan, Verdict: NotEnoughData}
+	return MetricChange{Name: name, Base: nan, Cand: nan, SampleBase: nan, SampleCand: nan, ChangePct: nan, SampleChangePct: nan, CILowPct: nan, CIHighPct: nan, Verdict: NotEnoughData}
 }
 
 // Regressed reports whether the candidate is significantly worse than the

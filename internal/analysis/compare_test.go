@@ -5,8 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/rightsize/rightsize/internal/hist"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -138,13 +141,14 @@ func TestCompareIntervalsBasis(t *testing.T) {
 	if tp.BaseN != 30 || tp.CandN != 30 {
 		t.Errorf("samples %d/%d, want the 30 measured intervals a side (warm-up excluded)", tp.BaseN, tp.CandN)
 	}
-	// The weighted mean of the interval rates is the run's rate over its intervals.
+	// The samples' mean (the interval's centre) is the weighted mean of
+	// the interval rates; the figure shown is the run's own.
 	var ev, secs float64
 	for _, iv := range base[0].Intervals[1:] {
 		ev, secs = ev+iv.Rate*iv.DurationS, secs+iv.DurationS
 	}
-	if math.Abs(tp.Base-ev/secs) > 1e-9 {
-		t.Errorf("base %.3f, want %.3f", tp.Base, ev/secs)
+	if math.Abs(tp.SampleBase-ev/secs) > 1e-9 || tp.Base != base[0].Summary.Throughput {
+		t.Errorf("base %.3f (samples %.3f), want %.3f (samples %.3f)", tp.Base, tp.SampleBase, base[0].Summary.Throughput, ev/secs)
 	}
 	if tp.Verdict != Slower || math.Abs(tp.ChangePct+10) > 2 || !c.Regressed(5) || c.Regressed(15) {
 		t.Errorf("throughput %+v; Regressed(5) %v, Regressed(15) %v", tp, c.Regressed(5), c.Regressed(15))
@@ -174,5 +178,71 @@ func TestCompareNotEnoughData(t *testing.T) {
 	notes := strings.Join(c.Notes, "\n")
 	if !strings.Contains(notes, "different workloads (w, v)") || !strings.Contains(notes, "partial") {
 		t.Errorf("notes:\n%s", notes)
+	}
+}
+
+// TestCompareShowsTheRunsOwnPercentiles: with one run a side the samples
+// are the report intervals, but the figures shown as each side's p99 are
+// the runs' own (from their merged histograms), not the mean of the
+// intervals' p99s, which understates a tail that falls in a few intervals.
+func TestCompareShowsTheRunsOwnPercentiles(t *testing.T) {
+	mk := func(id string, tailMs float64) *result.Run {
+		r := &result.Run{ID: id, Workload: "w", Summary: result.Summary{Throughput: 100, Count: 1000, DurationS: 10,
+			Latency: result.Latency{AvgMs: 6, P50Ms: 5, P95Ms: 8, P99Ms: tailMs, P999Ms: 2 * tailMs}}}
+		for i := range 10 {
+			p99 := 5.0
+			if i == 9 {
+				p99 = tailMs // the whole tail in one interval
+			}
+			r.Intervals = append(r.Intervals, result.Interval{Phase: "measure", DurationS: 1, Events: 100, Rate: 100,
+				Latency: result.Latency{AvgMs: 6, P50Ms: 5, P95Ms: 8, P99Ms: p99, P999Ms: 2 * p99}})
+		}
+		return r
+	}
+	c := Compare([]*result.Run{mk("a", 1303)}, []*result.Run{mk("b", 1400)}, 500, 1)
+	p99 := c.Metric("p99")
+	if p99.Base != 1303 || p99.Cand != 1400 {
+		t.Errorf("p99 shown %.1f / %.1f; want the runs' own 1303 / 1400 (not the intervals' mean %.1f)", p99.Base, p99.Cand, p99.SampleBase)
+	}
+	if want := (9*5.0 + 1303) / 10; math.Abs(p99.SampleBase-want) > 1e-9 {
+		t.Errorf("the intervals' mean p99 %.3f, want %.3f (what the confidence interval is of)", p99.SampleBase, want)
+	}
+	if math.Abs(p99.ChangePct-100*(1400.0/1303-1)) > 1e-9 {
+		t.Errorf("change %.3f %%, want the change of the shown figures", p99.ChangePct)
+	}
+	if tp := c.Metric("throughput"); tp.Base != 100 || tp.Cand != 100 {
+		t.Errorf("throughput shown %.1f / %.1f, want the runs' 100 / 100", tp.Base, tp.Cand)
+	}
+}
+
+// TestComparePoolsASideOfSeveralRuns: one run against three (the
+// intervals basis), the side of three shows the percentiles of its runs'
+// merged histograms and its events over its seconds.
+func TestComparePoolsASideOfSeveralRuns(t *testing.T) {
+	mk := func(ms ...int) *result.Run {
+		h := hist.New()
+		for _, m := range ms {
+			h.Record(time.Duration(m) * time.Millisecond)
+		}
+		snap, err := h.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := result.LatencyOf(h)
+		return &result.Run{Workload: "w", Summary: result.Summary{Throughput: float64(len(ms)) / 10, Count: int64(len(ms)), DurationS: 10, Latency: l},
+			Ops: []result.Op{{Name: "e", Kind: "event", Histogram: snap}}}
+	}
+	ones := func(n, ms int) []int { return slices.Repeat([]int{ms}, n) }
+	three := []*result.Run{mk(ones(100, 1)...), mk(ones(100, 1)...), mk(append(ones(95, 1), ones(5, 500)...)...)}
+	three[2].Summary.DurationS, three[2].Summary.Throughput = 20, 5
+	c := Compare([]*result.Run{mk(ones(100, 1)...)}, three, 200, 1)
+	p99 := c.Metric("p99")
+	// 5 of 300 events at 500 ms: the pooled p99 is 500 ms; the runs' mean
+	// p99 is (1 + 1 + 500) / 3.
+	if math.Abs(p99.Cand-500) > 5 {
+		t.Errorf("pooled p99 %.1f ms, want about 500 (the mean of the runs' p99s is %.1f)", p99.Cand, (1+1+three[2].Summary.Latency.P99Ms)/3)
+	}
+	if tp := c.Metric("throughput"); math.Abs(tp.Cand-7.5) > 1e-9 {
+		t.Errorf("pooled throughput %.3f, want 300 events / 40 s (not the runs' mean rate 8.33)", tp.Cand)
 	}
 }

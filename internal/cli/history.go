@@ -47,7 +47,10 @@ prefix), or a label: every run in the catalog with exactly that label, as
 repeated runs of one configuration. With two or more runs on each side the
 interval is a bootstrap over the runs; with a single run on a side it is over
 the runs' measured report intervals, which is narrower than repeated runs
-would give (repeat runs for a sound verdict).
+would give (repeat runs for a sound verdict). The figures shown are each
+side's own: a run's percentiles from its merged histogram (the mean of the
+runs' with several a side); with the intervals basis, the interval is of the
+change in the per-interval means, shown beside it (INTERVAL CHANGE).
 
 First it prints what each side ran: workload, targets, servers (product and
 version), load (loop, threads, rate) and the workload's options, and warns
@@ -711,15 +714,25 @@ func differently(d string) string {
 
 // writeComparison writes a comparison as a table: metric, baseline,
 // candidate, change, 95 % interval, verdict; then the overall verdict and
-// the notes.
+// the notes. The baseline and candidate are each side's own figures (a
+// run's percentiles from its merged histogram); with the intervals basis
+// the interval is of the change in the per-interval means, shown beside it
+// (INTERVAL CHANGE), which is not the change of the runs' figures.
 func writeComparison(w io.Writer, c analysis.Comparison) error {
-	if c.Basis == analysis.BasisRuns {
-		fmt.Fprintf(w, "95%% intervals: bootstrap over runs (%d baseline, %d candidate), %d rounds, seed %d\n\n", c.BaseRuns, c.CandRuns, c.Rounds, c.Seed)
+	byIntervals := c.Basis != analysis.BasisRuns
+	if byIntervals {
+		fmt.Fprintf(w, "figures: each side's own (throughput over its measured window, percentiles from its merged histogram)\n")
+		fmt.Fprintf(w, "95%% intervals: bootstrap over the runs' measured report intervals, of the change in the per-interval means (INTERVAL CHANGE), %d rounds, seed %d\n\n", c.Rounds, c.Seed)
 	} else {
-		fmt.Fprintf(w, "95%% intervals: bootstrap over the runs' measured report intervals (figures are means per interval), %d rounds, seed %d\n\n", c.Rounds, c.Seed)
+		fmt.Fprintf(w, "figures: the mean of each side's runs' own figures (a run's percentiles from its merged histogram)\n")
+		fmt.Fprintf(w, "95%% intervals: bootstrap over runs (%d baseline, %d candidate), %d rounds, seed %d\n\n", c.BaseRuns, c.CandRuns, c.Rounds, c.Seed)
 	}
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "METRIC\tBASELINE\tCANDIDATE\tCHANGE\t95%% CI\tVERDICT\n")
+	head := "METRIC\tBASELINE\tCANDIDATE\tCHANGE\t"
+	if byIntervals {
+		head += "INTERVAL CHANGE\t"
+	}
+	fmt.Fprintf(tw, "%s95%% CI\tVERDICT\n", head)
 	for _, m := range c.Metrics {
 		name := m.Name + " ms"
 		if m.HigherIsBetter {
@@ -729,7 +742,11 @@ func writeComparison(w io.Writer, c analysis.Comparison) error {
 		if !math.IsNaN(m.CILowPct) {
 			ci = fmt.Sprintf("%s to %s", signedPct(m.CILowPct), signedPct(m.CIHighPct))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, num2(m.Base), num2(m.Cand), signedPct(m.ChangePct), ci, m.Verdict)
+		row := fmt.Sprintf("%s\t%s\t%s\t%s\t", name, num2(m.Base), num2(m.Cand), signedPct(m.ChangePct))
+		if byIntervals {
+			row += signedPct(m.SampleChangePct) + "\t"
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\n", row, ci, m.Verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -483,3 +483,33 @@ func TestHistoryListsPostgresAndMariaDBRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryCompareShowsTheRunsP99: with one run a side, the p99 shown is
+// each run's own (its merged histogram's), not the mean of its report
+// intervals' p99s, and the output says what the interval is of.
+func TestHistoryCompareShowsTheRunsP99(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 6))
+	tail := func(r *result.Run, p99 float64) *result.Run {
+		r.Summary.Latency.P99Ms = p99 // the run's tail fell in its last interval
+		for i := range r.Intervals {
+			r.Intervals[i].Latency.P99Ms = 900
+		}
+		r.Intervals[len(r.Intervals)-1].Latency.P99Ms = p99
+		return r
+	}
+	a := writeRun(t, dir, tail(fakeRun(rng, "20250301T120000Z-aaaaaa", "", hist0, 1000, 900), 1303))
+	b := writeRun(t, dir, tail(fakeRun(rng, "20250301T120100Z-bbbbbb", "", hist0.Add(time.Minute), 1000, 900), 1303))
+	o := runHistory(t, nil, "compare", a, b)
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s", o.code, o.stderr)
+	}
+	if f := strings.Fields(lineOf(o.stdout, "p99 ms")); len(f) < 4 || f[2] != "1303.00" || f[3] != "1303.00" {
+		t.Errorf("p99 line %q: want the runs' own p99 (1303.00) a side, not the mean of the intervals' (920.15)\n%s", f, o.stdout)
+	}
+	for _, w := range []string{"percentiles from its merged histogram", "of the change in the per-interval means (INTERVAL CHANGE)", "INTERVAL CHANGE"} {
+		if !strings.Contains(o.stdout, w) {
+			t.Errorf("output lacks %q:\n%s", w, o.stdout)
+		}
+	}
+}
