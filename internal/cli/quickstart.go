@@ -1,17 +1,21 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/rightsize/rightsize/internal/config"
+	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload/all"
@@ -102,23 +106,97 @@ func sweepWith(ctx context.Context, env *Env, name string, args []string) (*sess
 	return o, wrapRun(err)
 }
 
-// printCommand prints a command line, as the user would type it.
+// printCommand prints a command line, as the user would type it: safe to
+// paste (shellJoin), with the passwords of its locations removed as results
+// show them (redactArgs).
 func printCommand(env *Env, args []string) {
-	fmt.Fprintf(env.Stdout, "\n$ rightsize %s\n", shellJoin(args))
+	fmt.Fprintf(env.Stdout, "\n$ rightsize %s\n", shellJoin(redactArgs(args)))
 }
 
-// shellJoin quotes arguments that need it, for printing a command.
-func shellJoin(args []string) string {
-	var b bytes.Buffer
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if a == "" || bytes.ContainsAny([]byte(a), " \t\"'$\\<>|&;*?") {
-			fmt.Fprintf(&b, "'%s'", a)
-		} else {
-			b.WriteString(a)
+// locationFlags are the flags whose value is a database's or a catalog's
+// location, which may hold a password.
+var locationFlags = []string{"--target", "--history"}
+
+// redactArgs is args with each location flag's value (--target=URL, or
+// --target URL) passed through dialect.Redact: the password of a URL and
+// its password parameters removed, a location that does not parse and may
+// hold one replaced; an env:VAR or a file's path shown as it is.
+func redactArgs(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		for _, f := range locationFlags {
+			if v, ok := strings.CutPrefix(a, f+"="); ok {
+				out[i] = f + "=" + dialect.Redact(v)
+			} else if a == f && i+1 < len(out) {
+				out[i+1] = dialect.Redact(out[i+1])
+			}
 		}
 	}
+	return out
+}
+
+// shellJoin joins arguments into a line a POSIX shell splits back into
+// them (shellQuote each).
+func shellJoin(args []string) string {
+	words := make([]string, len(args))
+	for i, a := range args {
+		words[i] = shellQuote(a)
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote is a as one shell word: as it is when it holds only
+// characters a shell takes literally anywhere in a word; else in single
+// quotes, each ' in it written '\”. An argument with a character a
+// terminal would act on or not show (a newline, an escape sequence, a
+// right-to-left override) is written $'...' instead, each such byte as
+// \xHH, so that none reaches the terminal raw (bash, zsh, ksh and
+// POSIX.1-2024 shells read $'...'; the study refuses such characters in
+// what it prints, this only keeps a path typed with one from the screen).
+func shellQuote(a string) string {
+	switch {
+	case a != "" && !strings.ContainsFunc(a, notPlain):
+		return a
+	case !hasUnprintable(a):
+		return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(a); {
+		r, n := utf8.DecodeRuneInString(a[i:])
+		switch {
+		case (r == utf8.RuneError && n == 1) || unprintable(r):
+			for _, c := range []byte(a[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		case r == '\'' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteString(a[i : i+n])
+		}
+		i += n
+	}
+	b.WriteByte('\'')
 	return b.String()
+}
+
+// notPlain reports whether r needs quoting in a shell word: anything but
+// ASCII letters, digits and @%+=:,./_- (a '~' expands, '#' starts a
+// comment, '!' recalls history, brackets and braces glob or expand).
+func notPlain(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r))
+}
+
+// hasUnprintable reports whether s holds a byte that is not valid UTF-8 or
+// an unprintable character.
+func hasUnprintable(s string) bool {
+	return !utf8.ValidString(s) || strings.ContainsFunc(s, unprintable)
+}
+
+// unprintable reports whether a terminal would act on r or not show it: a
+// control character but the tab, a format character (U+202E turns the
+// text right to left), a separator other than the space.
+func unprintable(r rune) bool {
+	return !unicode.IsPrint(r) && r != ' ' && r != '\t'
 }
