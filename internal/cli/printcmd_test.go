@@ -92,3 +92,15 @@ func TestStudyPrintsNoPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelRefusesControlCharacters: --label, printed by reports, the
+// history and a study, is one line without control characters, as --config
+// is (exit 2, the value quoted, never raw).
+func TestLabelRefusesControlCharacters(t *testing.T) {
+	for _, label := range []string{"\x1b[2J\x1b[31mred", "two\nlines", "bell\a"} {
+		o := run(t, context.Background(), "run", "noop", "--time", "1s", "--label", label, "--out", "-", "--no-history")
+		if o.code != ExitUsage || !strings.Contains(o.stderr, "--label") || strings.ContainsAny(o.stderr, "\x1b\a") {
+			t.Errorf("--label %q: exit %d\n%s", label, o.code, o.stderr)
+		}
+	}
+}

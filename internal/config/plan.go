@@ -224,7 +224,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 	if p.Sweep {
 		cfgErr = errors.Join(cfgErr, CheckCPUTarget(c.CPUTarget))
 	}
-	cfgErr = errors.Join(cfgErr, checkConfigName(p.Config))
+	cfgErr = errors.Join(cfgErr, checkConfigName(p.Config), checkLabel(p.Label))
 	if _, ok := w.(workload.ThreadCounter); ok {
 		for _, f := range []string{"threads", "rate", "think-time"} {
 			if c.Changed(f) {
@@ -281,6 +281,15 @@ func checkConfigName(name string) error {
 		return fmt.Errorf("--config %q: a name on one line, without control characters", name)
 	case utf8.RuneCountInString(name) > MaxConfigName:
 		return fmt.Errorf("--config: %d characters; at most %d", utf8.RuneCountInString(name), MaxConfigName)
+	}
+	return nil
+}
+
+// checkLabel checks a --label: free text on one line (reports, the history
+// and studies print it).
+func checkLabel(label string) error {
+	if strings.ContainsFunc(label, unicode.IsControl) {
+		return fmt.Errorf("--label %q: a name on one line, without control characters", label)
 	}
 	return nil
 }
