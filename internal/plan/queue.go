@@ -20,10 +20,10 @@ import "math"
 // 1 when a >= c (the queue is saturated; every arrival waits, for ever in
 // the limit) or c <= 0, NaN for a NaN load.
 //
-// It is computed through the Erlang B recursion B(0) = 1,
-// B(k) = a·B(k−1) / (k + a·B(k−1)), then C = c·B / (c − a·(1 − B)): every
-// term lies in [0, 1], so it neither overflows nor loses precision for c in
-// the thousands (cost O(c)).
+// It is computed from Erlang B (erlangB), C = c·B / (c − a·(1 − B)): every
+// term lies in [0, 1], so it neither overflows nor loses precision, and the
+// cost is O(√a) whatever c is (a planner asked about millions of servers
+// answers at once).
 func ErlangC(c int, a float64) float64 {
 	switch {
 	case math.IsNaN(a):
@@ -33,13 +33,37 @@ func ErlangC(c int, a float64) float64 {
 	case c <= 0 || a >= float64(c):
 		return 1
 	}
-	b := 1.0
-	for k := 1; k <= c; k++ {
-		b = a * b / (float64(k) + a*b)
-	}
+	b := erlangB(c, a)
 	fc := float64(c)
 	p := fc * b / (fc - a*(1-b))
 	return math.Min(1, math.Max(0, p))
+}
+
+// erlangB is the Erlang B blocking probability for 0 < a < c: the Poisson(a)
+// weight of c over the weights of 0..c, B = p(c) / Σ_{k≤c} p(k) (the same
+// as the recursion B(k) = a·B(k−1) / (k + a·B(k−1))). The weights are
+// taken relative to the mode m = ⌊a⌋ and summed outward by their ratios,
+// p(k−1)/p(k) = k/a below it and p(k+1)/p(k) = a/(k+1) above, each at most
+// 1: downward until a term is below 1e-20 of the sum, upward until c or
+// until the term underflows to 0 (then B is 0 to double precision). The
+// weights fall off like a Gaussian of width √a, so either way about 40·√a
+// terms, not c.
+func erlangB(c int, a float64) float64 {
+	m := int(a) // the mode: m ≤ a < c
+	sum, w := 1.0, 1.0
+	for k := m; k > 0; k-- {
+		w *= float64(k) / a
+		sum += w
+		if w < 1e-20*sum {
+			break
+		}
+	}
+	w = 1
+	for k := m + 1; k <= c && w > 0; k++ {
+		w *= a / float64(k)
+		sum += w
+	}
+	return w / sum
 }
 
 // MMcWait returns the mean time an arrival waits in the queue of an M/M/c

@@ -103,8 +103,13 @@ func CheckVM(h topology.Host, vm VM) VMPlan {
 
 	// Rule 1 and 3: never more vCPUs than physical cores.
 	if vm.VCPU > cores {
-		add("vcpu-within-cores", Fail,
-			fmt.Sprintf("%d vCPUs > %d physical cores (%d logical CPUs): hyperthreads are not cores; a sibling adds about 20 %%, not a core's worth", vm.VCPU, cores, h.Threads()),
+		// Say hyperthreads only where the host has them: on one without,
+		// its logical CPUs are its cores and there is no sibling to count.
+		why := "no hyperthreads on this host: one vCPU per core"
+		if h.Threads() > cores {
+			why = fmt.Sprintf("%d logical CPUs: hyperthreads are not cores; a sibling adds about 20 %%, not a core's worth", h.Threads())
+		}
+		add("vcpu-within-cores", Fail, fmt.Sprintf("%d vCPUs > %d physical cores (%s)", vm.VCPU, cores, why),
 			fmt.Sprintf("give it at most %d vCPUs; more needs a host with more cores", cores))
 	} else {
 		add("vcpu-within-cores", Pass, fmt.Sprintf("%d vCPUs ≤ %d physical cores (one vCPU per core, hyperthreads not counted)", vm.VCPU, cores), "")
@@ -139,7 +144,12 @@ func CheckVM(h topology.Host, vm VM) VMPlan {
 		if needMem > needCPU {
 			why = fmt.Sprintf("%s > %s per node", topology.FormatBytes(vm.Memory), topology.FormatBytes(mpn))
 		}
-		add("fits-numa-node", Info, fmt.Sprintf("wide VM: %s, so it spans %d NUMA nodes; that is allowed, and the guest must see the same nodes (vNUMA)", why, span), "")
+		if span > nodes {
+			// More than the whole host: a rule above already fails it.
+			add("fits-numa-node", Info, fmt.Sprintf("%s, and it would need %d NUMA nodes where the host has %d: larger than the host, not only than a node", why, span, nodes), "")
+		} else {
+			add("fits-numa-node", Info, fmt.Sprintf("wide VM: %s, so it spans %d NUMA nodes; that is allowed, and the guest must see the same nodes (vNUMA)", why, span), "")
+		}
 	}
 
 	// Rule 3: a wide VM splits evenly over the fewest nodes.

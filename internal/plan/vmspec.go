@@ -30,9 +30,14 @@ func ParseVMSpec(s string) (VM, error) {
 	vm := VM{Name: name}
 	var errs []error
 	badVCPU := false // already reported: valid would add "vcpu 0"
+	seen := map[string]bool{}
 	for _, kv := range strings.Split(rest, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
 		k = strings.ToLower(k)
+		if err := once(seen, k); err != nil {
+			errs = append(errs, fmt.Errorf("vm %s: %w", name, err))
+			continue
+		}
 		if err := vm.set(k, v); err != nil {
 			errs = append(errs, fmt.Errorf("vm %s: %w", name, err))
 			badVCPU = badVCPU || k == "vcpu" || k == "vcpus"
@@ -44,6 +49,28 @@ func ParseVMSpec(s string) (VM, error) {
 	return vm, errors.Join(errs...)
 }
 
+// MaxVMMemory is the most memory the planner gives one VM: 1 PiB (vSphere 8
+// allows 24 TB), so that sizes stay far from the int64 range.
+const MaxVMMemory = 1 << 50
+
+// settingNames maps each name of a VM setting to the one errors use.
+var settingNames = map[string]string{"vcpu": "vcpu", "vcpus": "vcpu", "mem": "mem", "memory": "mem",
+	"cps": "cps", "cores_per_socket": "cps", "hotadd": "hotadd", "cpu_hot_add": "hotadd", "busy": "busy"}
+
+// once refuses a setting given a second time, under either of its names
+// (the last would silently win).
+func once(seen map[string]bool, k string) error {
+	name, ok := settingNames[k]
+	if !ok {
+		return nil // set reports it
+	}
+	if seen[name] {
+		return fmt.Errorf("%s given twice: give each setting once", name)
+	}
+	seen[name] = true
+	return nil
+}
+
 func (vm *VM) set(k, v string) error {
 	switch k {
 	case "vcpu", "vcpus":
@@ -51,17 +78,23 @@ func (vm *VM) set(k, v string) error {
 		if err != nil {
 			return fmt.Errorf("vcpu %q: want a whole number", v)
 		}
+		if n > MaxVCPU {
+			return fmt.Errorf("vcpu %d: at most %d (the most vCPUs a hypervisor gives one VM)", n, MaxVCPU)
+		}
 		vm.VCPU = n
 	case "mem", "memory":
 		b, err := topology.ParseBytes(v)
 		if err != nil {
 			return fmt.Errorf("mem: %w", err)
 		}
+		if b > MaxVMMemory {
+			return fmt.Errorf("mem %s: at most 1 PiB", v)
+		}
 		vm.Memory = b
 	case "cps", "cores_per_socket":
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("cps %q: want a whole number of cores per socket", v)
+		if err != nil || n < 1 || n > MaxVCPU {
+			return fmt.Errorf("cps %q: want a whole number of cores per socket, 1 to at most %d", v, MaxVCPU)
 		}
 		vm.CoresPerSocket = n
 	case "hotadd", "cpu_hot_add":
@@ -127,9 +160,14 @@ func ParseVMs(b []byte, name string) ([]VM, error) {
 		}
 		sort.Strings(keys)
 		badVCPU := false
+		seenKey := map[string]bool{}
 		for _, k := range keys {
 			node := m[k]
 			if k == "name" {
+				continue
+			}
+			if err := once(seenKey, k); err != nil {
+				errs = append(errs, fmt.Errorf("%s: line %d: %s: %w", name, node.Line, vm.Name, err))
 				continue
 			}
 			if err := vm.set(k, node.Value); err != nil {
