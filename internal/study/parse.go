@@ -1,12 +1,15 @@
 package study
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -27,13 +30,27 @@ func Parse(r io.Reader, name string) (*Study, error) {
 		p.add(0, "larger than %d bytes: a study file lists steps, not data", maxFile)
 		return nil, p.err(name)
 	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
+	switch err := dec.Decode(&doc); {
+	case errors.Is(err, io.EOF):
+		p.add(0, "empty: a study needs a name and steps")
+		return nil, p.err(name)
+	case err != nil:
 		p.add(yamlLine(err), "not YAML: %s", yamlMsg(err))
 		return nil, p.err(name)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		p.add(0, "empty: a study needs a name and steps")
+		return nil, p.err(name)
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		line := next.Line
+		if err != nil {
+			line = yamlLine(err)
+		}
+		p.add(line, "a second YAML document (---): a study file is one document (one study per file)")
 		return nil, p.err(name)
 	}
 	s := p.study(doc.Content[0])
@@ -124,7 +141,28 @@ func (p *parser) str(n *yaml.Node, what string) string {
 		p.add(n.Line, "%s: want a single value, not %s", what, kindName(n))
 		return ""
 	}
+	p.printable(n.Line, what, n.Value)
 	return n.Value
+}
+
+// printable adds a problem when s, a value rightsize prints (a title, a
+// step's workload, an option), holds a control character: an escape
+// sequence would reach the terminal raw.
+func (p *parser) printable(line int, what, s string) {
+	if strings.ContainsFunc(s, unicode.IsControl) {
+		p.add(line, "%s: %q: control characters (a newline, a tab, an escape sequence) are not allowed", what, s)
+	}
+}
+
+// CheckID checks a study id (study run --study-id): it names the study's
+// folder (results/<id>-<study>) and labels its steps in the history
+// (<id>/<step>), so it is one plain word, as a study's and a step's names
+// are.
+func CheckID(id string) error {
+	if !nameRE.MatchString(id) {
+		return fmt.Errorf("%w: --study-id %q: want 1 to 64 letters, digits, '-' or '_', starting with a letter or digit (it names the study's folder and labels its steps)", ErrInvalid, id)
+	}
+	return nil
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
@@ -142,6 +180,9 @@ func (p *parser) study(root *yaml.Node) *Study {
 	s.Steps = p.steps(f["steps"], root.Line, common)
 	if f["plan"] != nil {
 		s.Plan = p.plan(f["plan"], s)
+		if st := s.StepByName("plan"); st != nil {
+			p.add(st.Line, "step plan: a study with a plan writes plan.json, which would replace this step's plan.json: name the step otherwise")
+		}
 	}
 	s.Report = p.report(f["report"], root.Line, s)
 	return s
@@ -158,6 +199,9 @@ var reserved = map[string]string{
 	"shard":      "a study runs on one generator",
 	"run-id":     "a study runs on one generator",
 	"start-at":   "a study runs on one generator",
+	// Options that name a file to write: a study writes only into its --dir.
+	"cpuprofile": "it names a file to write, and a study writes only into its --dir (profile a step with 'rightsize run ... --cpuprofile FILE')",
+	"file":       "it names the file fileio writes: give --target to 'rightsize study run'",
 }
 
 var flagRE = regexp.MustCompile(`^[a-z][a-z0-9-]{0,63}$`)
@@ -228,8 +272,9 @@ func (p *parser) value(n *yaml.Node, what string, scalable bool) Value {
 		p.add(n.Line, "%s: want a value, a list or {small: ..., full: ...}, not %s", what, kindName(n))
 	}
 	for _, it := range items {
-		if strings.ContainsAny(it, "\n\x00") || (v.List && strings.Contains(it, ",")) {
-			p.add(n.Line, "%s: %q: a value on one line, list items without commas", what, it)
+		p.printable(n.Line, what, it)
+		if v.List && strings.Contains(it, ",") {
+			p.add(n.Line, "%s: %q: list items without commas", what, it)
 		}
 	}
 	for _, sc := range Scales {

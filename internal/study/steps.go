@@ -1,6 +1,7 @@
 package study
 
 import (
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,8 +16,12 @@ func (p *parser) steps(n *yaml.Node, line int, common []Option) []Step {
 		p.add(line, "steps: missing (a list of sweeps and runs)")
 		return nil
 	}
-	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+	switch {
+	case n.Kind != yaml.SequenceNode:
 		p.add(n.Line, "steps: want a list of sweeps and runs, not %s", kindName(n))
+		return nil
+	case len(n.Content) == 0:
+		p.add(n.Line, "steps: an empty list: a study runs at least one sweep or run")
 		return nil
 	}
 	var out []Step
@@ -164,9 +169,7 @@ func (p *parser) report(n *yaml.Node, line int, s *Study) Report {
 	r.Path = "report." + formats[r.Format]
 	if v := f["path"]; v != nil {
 		r.Path = p.str(v, "report: path")
-		if r.Path == "" || strings.ContainsRune(r.Path, 0) {
-			p.add(v.Line, "report: path: want a file name")
-		}
+		p.reportPath(v.Line, r.Path, s)
 	}
 	if v := f["steps"]; v != nil {
 		r.Steps = p.value(v, "report: steps", false).At(Small)
@@ -181,4 +184,24 @@ func (p *parser) report(n *yaml.Node, line int, s *Study) Report {
 		}
 	}
 	return r
+}
+
+// reportPath checks the report's path: a file name in the study's
+// directory (neither absolute nor leaving it), not the name of a file the
+// study's steps or plan write.
+func (p *parser) reportPath(line int, path string, s *Study) {
+	switch {
+	case path == "" || path == "." || strings.ContainsAny(path, `/\`) || !filepath.IsLocal(path):
+		p.add(line, "report: path %q: want a file name (report.html), written in the study's directory (--dir): no folder, not absolute, no '..'", path)
+		return
+	case strings.HasSuffix(strings.ToLower(path), ".json"):
+		p.add(line, "report: path %q: the study's results and plan are its .json files: name the report .html, .md, .csv or .txt", path)
+		return
+	}
+	for _, st := range s.Steps {
+		if st.Name != "" && (strings.HasPrefix(path, st.Name+".") || strings.HasPrefix(path, st.Name+"-")) {
+			p.add(line, "report: path %q: step %s writes %s.json and %s-* (a sweep's steps, its Markdown): name the report otherwise", path, st.Name, st.Name, st.Name)
+			return
+		}
+	}
 }

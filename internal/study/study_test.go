@@ -124,7 +124,7 @@ func TestParseRefusals(t *testing.T) {
 		"":                          "x.yaml: empty",
 		"study: [":                  "x.yaml:1: not YAML",
 		"- a\n- b\n":                "study: want a mapping",
-		"study: x\nsteps: []\n":     "steps: want a list",
+		"study: x\nsteps: []\n":     "steps: an empty list",
 		"study: x\nsteps: {a: 1}\n": "steps: want a list",
 		"study: x\n":                "x.yaml:1: steps: missing",
 		"study: x\nsteps:\n  - 3\n": "step 1: want a mapping",
