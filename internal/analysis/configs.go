@@ -216,6 +216,10 @@ func CompareConfigs(cs []Config, at string) (ConfigComparison, error) {
 			c.Notes = append(c.Notes, fmt.Sprintf("The load generator limited %s from %s on (%s): at %s its figures measure the client as much as the system under test; compare at an earlier step (--at).",
 				cf.Name, l[0].Label, l[0].Reason, c.At))
 		}
+		for _, l := range cf.Sweep.Stalled {
+			c.Notes = append(c.Notes, fmt.Sprintf("The load generator stalled in %s's step %s (%s): its figures there are the generator's, not the system's, and its knee is sought without it; run it again.",
+				cf.Name, l.Label, l.Reason))
+		}
 	}
 	c.Notes = append(c.Notes, optionNotes(c.Configs)...)
 	return c, nil
@@ -429,19 +433,19 @@ func stepOf(sw *Result, x float64) result.SweepStep {
 	return sw.Steps[i]
 }
 
-// PrimaryKnee is the knee a sweep's verdict names, from the first of
-// KneeMethods that found one: the SLO knee when an objective was given and
+// PrimaryKnee is the sweep's knee (Result.Knee), the one its headline,
+// verdict, chart, comparison and the planner name: from the first of
+// KneeMethods that found one, the SLO knee when an objective was given and
 // met, else (an open loop) the highest rate sustained, else the
-// marginal-gain knee, else Kneedle's. false when no method found one; the Knee returned then is the
-// marginal method's answer, whose Reason says why.
+// marginal-gain knee, else Kneedle's. false when there is none; the Knee
+// returned then says why in its Reason: the sweep was past its limit from
+// its first step (PastLimit), else the marginal method's answer.
 func PrimaryKnee(r *Result) (Knee, bool) {
-	n := min(r.Usable(), len(r.Steps))
-	for _, m := range KneeMethods {
-		for _, k := range r.Knees {
-			if k.Method == m && k.Index >= 0 && k.Index < n {
-				return k, true
-			}
-		}
+	if r.Knee != nil {
+		return *r.Knee, true
+	}
+	if r.PastLimit != "" {
+		return none("marginal", r.PastLimit), false
 	}
 	for _, k := range r.Knees {
 		if k.Method == "marginal" {
@@ -449,6 +453,19 @@ func PrimaryKnee(r *Result) (Knee, bool) {
 		}
 	}
 	return none("marginal", "no knee method ran (no usable steps, or the steps vary the work)"), false
+}
+
+// FirstKnee is the knee of the first of KneeMethods that found one among
+// the first n steps; false when none did.
+func FirstKnee(knees []Knee, n int) (Knee, bool) {
+	for _, m := range KneeMethods {
+		for _, k := range knees {
+			if k.Method == m && k.Index >= 0 && k.Index < n {
+				return k, true
+			}
+		}
+	}
+	return Knee{}, false
 }
 
 // optionNotes says which workload options and load windows differ between

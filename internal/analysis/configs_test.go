@@ -260,3 +260,23 @@ func TestCompareConfigsRepeatsMeanHostCPU(t *testing.T) {
 		t.Errorf("the first repeat's host changed: %+v", cs[0].Sweep.Steps[1].Host)
 	}
 }
+
+// TestCompareConfigsNotesAStall: a configuration's step in which the
+// generator stalled is named in the comparison's notes.
+func TestCompareConfigsNotesAStall(t *testing.T) {
+	mk := func(name string, cpu ...float64) Config {
+		sw := &result.Sweep{Workload: "fileio", Axis: "read", OwnSteps: true, Config: name}
+		for i, c := range cpu {
+			x := float64(100 - 10*i)
+			sw.Steps = append(sw.Steps, result.SweepStep{Label: fmt.Sprint(x), X: x, Throughput: 1000, ClientCPUUs: c})
+		}
+		return Config{Name: name, Sweep: Analyze(sw, OptionsOf(sw))}
+	}
+	c, err := CompareConfigs([]Config{mk("b16k", 4.6, 199, 4.6), mk("b4k", 4.6, 4.7, 4.5)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Join(c.Notes, "\n"); !strings.Contains(n, "The load generator stalled in b16k's step 90 (the generator used 199 µs of CPU per event") || strings.Contains(n, "b4k's") {
+		t.Errorf("notes:\n%s", n)
+	}
+}

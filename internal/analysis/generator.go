@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/result"
@@ -84,4 +85,62 @@ func (r *Result) Usable() int {
 		return r.Limited[0].Index
 	}
 	return len(r.Steps)
+}
+
+// Thresholds past which a step's figures, beside the sweep's other steps,
+// say that the load generator stalled in it (GeneratorStall).
+const (
+	// GenCPUOutlierX: the generator's CPU per event at least this many
+	// times the median of the sweep's steps (three or more with the
+	// figure): its process spent its time elsewhere than driving the load.
+	GenCPUOutlierX = 10
+	// GenStallPct: one report tick fired late by at least this share of
+	// the step's measured window (a gap in its interval series).
+	GenStallPct = 10
+)
+
+// GeneratorStall says why the load generator stalled in step st, "" when
+// nothing says so: its CPU per event an outlier against medianCPUUs (the
+// sweep's median; 0: unknown), or a report tick late by a tenth of the
+// step's window. A stall is the step's alone: the step is left out of the
+// knee, the steps after it are kept.
+func GeneratorStall(st result.SweepStep, medianCPUUs float64) string {
+	var why []string
+	if medianCPUUs > 0 && st.ClientCPUUs >= GenCPUOutlierX*medianCPUUs {
+		why = append(why, fmt.Sprintf("the generator used %.3g µs of CPU per event, %.0fx the sweep's median of %.3g µs (at least %dx)",
+			st.ClientCPUUs, st.ClientCPUUs/medianCPUUs, medianCPUUs, GenCPUOutlierX))
+	}
+	if l, w := st.TickerLag, st.To.Sub(st.From).Seconds(); l != nil && w > 0 && 100*l.MaxS >= GenStallPct*w {
+		why = append(why, fmt.Sprintf("a report tick fired %.1f s late in its %.0f s window (a gap in its interval series; at least %d%% of the window)", l.MaxS, w, GenStallPct))
+	}
+	return strings.Join(why, "; ")
+}
+
+// stalls lists the steps the generator stalled in, of those it did not
+// limit.
+func stalls(steps []result.SweepStep, limited []Limited) []Limited {
+	var cpu []float64
+	for _, st := range steps {
+		if st.ClientCPUUs > 0 {
+			cpu = append(cpu, st.ClientCPUUs)
+		}
+	}
+	med := 0.0
+	if len(cpu) >= 3 {
+		slices.Sort(cpu)
+		med = cpu[len(cpu)/2]
+		if len(cpu)%2 == 0 {
+			med = (cpu[len(cpu)/2-1] + cpu[len(cpu)/2]) / 2
+		}
+	}
+	var out []Limited
+	for i, st := range steps {
+		if slices.ContainsFunc(limited, func(l Limited) bool { return l.Index == i }) {
+			continue
+		}
+		if why := GeneratorStall(st, med); why != "" {
+			out = append(out, Limited{Index: i, Label: st.Label, Reason: why})
+		}
+	}
+	return out
 }

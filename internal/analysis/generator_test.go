@@ -3,6 +3,7 @@ package analysis
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/result"
 )
@@ -76,5 +77,43 @@ func TestGeneratorLimitByItsCgroup(t *testing.T) {
 		if why := GeneratorLimit(st, false, true); why != "" {
 			t.Errorf("%+v: %q, want no generator limit", st.Host.Cgroups, why)
 		}
+	}
+}
+
+// TestStalledStepLeftOut: a step in which the generator spent 199 µs of
+// CPU per event where the others spent 4.6 (it stalled) is flagged, and
+// the knee is sought without it; the steps after it are kept.
+func TestStalledStepLeftOut(t *testing.T) {
+	sw := &result.Sweep{Axis: "threads", Steps: []result.SweepStep{
+		{Label: "threads 1", X: 1, Throughput: 100, P99Ms: 1, ClientCPUUs: 4.6},
+		{Label: "threads 2", X: 2, Throughput: 200, P99Ms: 1, ClientCPUUs: 4.5},
+		{Label: "threads 4", X: 4, Throughput: 40, P99Ms: 900, ClientCPUUs: 199},
+		{Label: "threads 8", X: 8, Throughput: 800, P99Ms: 2, ClientCPUUs: 4.7},
+		{Label: "threads 16", X: 16, Throughput: 820, P99Ms: 9, ClientCPUUs: 4.6},
+	}}
+	r := Analyze(sw, OptionsOf(sw))
+	if len(r.Stalled) != 1 || r.Stalled[0].Index != 2 || !strings.Contains(r.Stalled[0].Reason, "199 µs of CPU per event, 43x the sweep's median of 4.6 µs") {
+		t.Fatalf("stalled %+v; want threads 4, with its CPU per event against the median", r.Stalled)
+	}
+	k, ok := PrimaryKnee(r)
+	if !ok || k.Index != 3 || k.Method != "marginal" {
+		t.Errorf("knee %+v (found %v); want the marginal knee at threads 8, the stalled step left out", k, ok)
+	}
+	for _, k := range r.Knees {
+		if k.Index == 2 {
+			t.Errorf("%s knee at the stalled step", k.Method)
+		}
+	}
+	// A tick 74 s late in a 10 s window is a gap in the series: a stall.
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st := result.SweepStep{TickerLag: &result.TickerLag{Ticks: 100, Late: 1, MaxS: 74}, From: at, To: at.Add(10 * time.Second)}
+	if why := GeneratorStall(st, 0); !strings.Contains(why, "74.0 s late in its 10 s window") {
+		t.Errorf("late tick: %q", why)
+	}
+	// A workload's own steps (fileio's read mixes) are checked too.
+	own := &result.Sweep{Axis: "read %", OwnSteps: true, Steps: []result.SweepStep{
+		{Label: "100", X: 100, ClientCPUUs: 4.6}, {Label: "90", X: 90, ClientCPUUs: 199}, {Label: "70", X: 70, ClientCPUUs: 4.6}}}
+	if r := Analyze(own, OptionsOf(own)); len(r.Stalled) != 1 || r.Stalled[0].Label != "90" {
+		t.Errorf("own steps: stalled %+v, want the read mix 90", r.Stalled)
 	}
 }

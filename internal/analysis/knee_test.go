@@ -120,3 +120,62 @@ func TestSustainedKnee(t *testing.T) {
 		}
 	}
 }
+
+// TestNoKneePastTheLimit: when the first step already fell behind its
+// schedule, or no step met the SLO, the system was past its limit from
+// the start: no knee is named (although the marginal method finds a bend)
+// and no service demand is given, so that no VM is planned from it.
+func TestNoKneePastTheLimit(t *testing.T) {
+	host := func(busy float64) *result.Host { return &result.Host{CPUs: 2, CPU: result.CPUPct{User: busy}} }
+	behind := &result.Sweep{Axis: "rate", BaselineRate: 400, Steps: []result.SweepStep{
+		{Label: "1x", X: 1, Offered: 400, Throughput: 300, P99Ms: 4000, Host: host(95)},
+		{Label: "2x", X: 2, Offered: 800, Throughput: 360, P99Ms: 11300, Host: host(97)},
+		{Label: "3x", X: 3, Offered: 1200, Throughput: 340, P99Ms: 15000, Host: host(98)},
+		{Label: "4x", X: 4, Offered: 1600, Throughput: 330, P99Ms: 17000, Host: host(98)},
+	}}
+	r := Analyze(behind, OptionsOf(behind))
+	k, ok := PrimaryKnee(r)
+	if ok || r.Knee != nil || !strings.Contains(k.Reason, "no step kept up: the system was past its limit at the first step (1: 300/s done of 400/s offered, 75%)") {
+		t.Errorf("behind from the first step: knee %+v (found %v)", k, ok)
+	}
+	for _, k := range r.Knees {
+		if k.Index >= 0 {
+			t.Errorf("the %s method's knee at %v is named", k.Method, k.X)
+		}
+	}
+	if r.Demand != nil || !strings.Contains(r.DemandError, "no VM is planned") {
+		t.Errorf("demand %+v (%q); want none, and why", r.Demand, r.DemandError)
+	}
+	slo := &result.Sweep{Axis: "threads", SLOMs: 5, Steps: []result.SweepStep{
+		{Label: "1", X: 1, Throughput: 100, P99Ms: 6, Host: host(20)},
+		{Label: "2", X: 2, Throughput: 190, P99Ms: 8, Host: host(40)},
+		{Label: "4", X: 4, Throughput: 200, P99Ms: 30, Host: host(45)},
+	}}
+	r = Analyze(slo, OptionsOf(slo))
+	if k, ok := PrimaryKnee(r); ok || !strings.Contains(k.Reason, "no step met the SLO (p99 within 5 ms): the system was past its limit at the first step (1: p99 6 ms)") || r.Demand != nil {
+		t.Errorf("no step within the SLO: knee %+v (found %v), demand %+v", k, ok, r.Demand)
+	}
+	slo.SLOMs = 7 // the first step meets it: a knee is named
+	if r = Analyze(slo, OptionsOf(slo)); r.PastLimit != "" || r.Knee == nil || r.Demand == nil {
+		t.Errorf("first step within the SLO: past limit %q, knee %+v, demand %+v", r.PastLimit, r.Knee, r.Demand)
+	}
+}
+
+// TestOneKnee: the sweep's knee is chosen once, by KneeMethods' order,
+// whatever the order the methods ran in.
+func TestOneKnee(t *testing.T) {
+	sw := &result.Sweep{Axis: "rate", BaselineRate: 100, Steps: []result.SweepStep{
+		{Label: "1x", X: 1, Offered: 100, Throughput: 100, P99Ms: 2},
+		{Label: "2x", X: 2, Offered: 200, Throughput: 199, P99Ms: 3},
+		{Label: "3x", X: 3, Offered: 300, Throughput: 250, P99Ms: 900},
+		{Label: "4x", X: 4, Offered: 400, Throughput: 260, P99Ms: 2000},
+		{Label: "5x", X: 5, Offered: 500, Throughput: 262, P99Ms: 3000},
+	}}
+	r := Analyze(sw, OptionsOf(sw))
+	if r.Knee == nil || r.Knee.Method != "sustained" || r.Knee.X != 2 {
+		t.Fatalf("knee %+v, want the sustained knee at 2x", r.Knee)
+	}
+	if k, ok := PrimaryKnee(r); !ok || k != *r.Knee {
+		t.Errorf("PrimaryKnee %+v, want the Result's %+v", k, *r.Knee)
+	}
+}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/rightsize/rightsize/internal/result"
@@ -25,7 +26,18 @@ func OptionsOf(sw *result.Sweep) Options {
 // indexes are into its Steps.
 type Result struct {
 	*result.Sweep
-	Knees       []Knee  `json:"knees"`
+	Knees []Knee `json:"knees"`
+	// Knee is the sweep's knee, the one every rendering names (headline,
+	// verdict, chart, the configurations' comparison, the planner): the
+	// first of KneeMethods that found one (PrimaryKnee); nil when none did,
+	// or when the sweep was past its limit from its first step (PastLimit).
+	Knee *Knee `json:"knee,omitempty"`
+	// PastLimit says, when every step was already past the system's limit
+	// (an open loop whose first step fell behind its schedule, or no step
+	// within the SLO), that there is no knee in the range and why; "" when
+	// some step was below the limit. Then no method's finding is a knee
+	// and no service demand is given, so that no VM is planned from it.
+	PastLimit   string  `json:"past_limit,omitempty"`
 	USL         *USL    `json:"usl,omitempty"`
 	USLError    string  `json:"usl_error,omitempty"`
 	Demand      *Demand `json:"demand,omitempty"`
@@ -33,26 +45,35 @@ type Result struct {
 	// Limited lists the steps the load generator limited (GeneratorLimit):
 	// the methods read only the steps before the first of them (Usable).
 	Limited []Limited `json:"generator_limited,omitempty"`
+	// Stalled lists the other steps in which the load generator stalled
+	// (GeneratorStall): each is left out of the methods, the steps after
+	// it are kept.
+	Stalled []Limited `json:"generator_stalled,omitempty"`
 }
 
 // Analyze finds the knees, the service demand and sweet spot, and (over
 // threads or instances) the USL fit from the steps, up to the first one
-// the load generator limited: its figures and those after it measure the
-// client, so no knee is claimed there. Steps that vary the work rather
-// than the load (OwnSteps) get none. sw is not changed: the Result holds
-// its own copy.
+// the load generator limited (its figures and those after it measure the
+// client, so no knee is claimed there) and without those in which it
+// stalled. Steps that vary the work rather than the load (OwnSteps) get
+// no knee, only the generator's checks. sw is not changed: the Result
+// holds its own copy.
 func Analyze(sw *result.Sweep, o Options) *Result {
 	cp := *sw
 	cp.Steps = slices.Clone(sw.Steps)
 	cp.SLOMs, cp.CPUTargetPct = o.SLOMs, o.CPUTargetPct
 	r := &Result{Sweep: &cp}
+	if !cp.OwnSteps {
+		// The methods read the steps in rising order of the load axis.
+		slices.SortStableFunc(cp.Steps, func(a, b result.SweepStep) int { return cmp.Compare(a.X, b.X) })
+	}
+	r.Limited = limits(cp.Steps, cp.Embedded, cp.HostIsServer)
+	r.Stalled = stalls(cp.Steps, r.Limited)
 	if cp.OwnSteps {
 		return r // the steps vary the work, not the load
 	}
-	// The methods read the steps in rising order of the load axis.
-	slices.SortStableFunc(cp.Steps, func(a, b result.SweepStep) int { return cmp.Compare(a.X, b.X) })
-	r.Limited = limits(cp.Steps, cp.Embedded, cp.HostIsServer)
-	ps := r.Points()[:r.Usable()]
+	use := r.Used()
+	ps := pick(r.Points(), use)
 	if len(ps) == 0 {
 		r.DemandError, r.USLError = "the load generator limited every step", "the load generator limited every step"
 		return r
@@ -64,22 +85,23 @@ func Analyze(sw *result.Sweep, o Options) *Result {
 	if o.SLOMs > 0 {
 		r.Knees = append(r.Knees, SLOKnee(ps, o.SLOMs))
 	}
-	var ls []Load
-	cpus := 0
-	for _, st := range cp.Steps[:len(ps)] {
-		if st.Host == nil {
-			ls = nil
-			break
+	for i := range r.Knees {
+		if r.Knees[i].Index >= 0 {
+			r.Knees[i].Index = use[r.Knees[i].Index] // into Steps
 		}
-		cpus = st.Host.CPUs
-		ls = append(ls, Load{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, BusyPct: st.Host.CPU.Busy()})
 	}
-	if ls == nil {
-		r.DemandError = "no host CPU figures for every step"
-	} else if d, err := ServiceDemand(ls, cpus, o.CPUTargetPct); err != nil {
-		r.DemandError = err.Error()
+	if r.PastLimit = pastLimit(ps, o.SLOMs); r.PastLimit != "" {
+		for i, k := range r.Knees {
+			if k.Index >= 0 {
+				r.Knees[i] = none(k.Method, fmt.Sprintf("not a knee: %s (it found: %s)", r.PastLimit, k.Reason))
+			}
+		}
+		r.DemandError = r.PastLimit + ": no VM is planned from a sweep that never ran below its limit; sweep from a lower load"
 	} else {
-		r.Demand = &d
+		if k, ok := FirstKnee(r.Knees, len(r.Steps)); ok {
+			r.Knee = &k
+		}
+		r.Demand, r.DemandError = demandOf(pickSteps(cp.Steps, use), o.CPUTargetPct)
 	}
 	if cp.Axis == "threads" || cp.Axis == "instances" {
 		xs, ys := make([]float64, len(ps)), make([]float64, len(ps))
@@ -93,6 +115,83 @@ func Analyze(sw *result.Sweep, o Options) *Result {
 		}
 	}
 	return r
+}
+
+// demandOf is the service demand of steps (all with host figures), or why
+// there is none.
+func demandOf(steps []result.SweepStep, cpuTargetPct float64) (*Demand, string) {
+	var ls []Load
+	cpus := 0
+	for _, st := range steps {
+		if st.Host == nil {
+			return nil, "no host CPU figures for every step"
+		}
+		cpus = st.Host.CPUs
+		ls = append(ls, Load{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, BusyPct: st.Host.CPU.Busy()})
+	}
+	d, err := ServiceDemand(ls, cpus, cpuTargetPct)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return &d, ""
+}
+
+// pastLimit says why no step of ps (rising) was below the system's limit:
+// an open loop whose first step already fell behind its schedule (under 95
+// % of the rate offered done), or no step within the SLO (sloMs > 0); ""
+// when some step was.
+func pastLimit(ps []Point, sloMs float64) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	p := ps[0]
+	if p.Offered > 0 && p.Throughput < 0.95*p.Offered {
+		return fmt.Sprintf("no step kept up: the system was past its limit at the first step (%g: %.0f/s done of %.0f/s offered, %.0f%%)",
+			p.X, p.Throughput, p.Offered, 100*p.Throughput/p.Offered)
+	}
+	if sloMs <= 0 {
+		return ""
+	}
+	for _, q := range ps {
+		if q.P99Ms <= sloMs {
+			return ""
+		}
+	}
+	return fmt.Sprintf("no step met the SLO (p99 within %g ms): the system was past its limit at the first step (%g: p99 %.4g ms)", sloMs, p.X, p.P99Ms)
+}
+
+// Used are the indexes of the steps the knee methods, the demand and the
+// fit read: those before the first step the generator limited (Usable),
+// less those in which it stalled.
+func (r *Result) Used() []int {
+	var out []int
+	for i := range r.Usable() {
+		if !r.StalledAt(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// StalledAt reports whether the generator stalled in step i (Stalled).
+func (r *Result) StalledAt(i int) bool {
+	return slices.ContainsFunc(r.Stalled, func(l Limited) bool { return l.Index == i })
+}
+
+func pick(ps []Point, at []int) []Point {
+	out := make([]Point, len(at))
+	for i, j := range at {
+		out[i] = ps[j]
+	}
+	return out
+}
+
+func pickSteps(steps []result.SweepStep, at []int) []result.SweepStep {
+	out := make([]result.SweepStep, len(at))
+	for i, j := range at {
+		out[i] = steps[j]
+	}
+	return out
 }
 
 // Points are the steps as the knee methods read them.

@@ -324,10 +324,8 @@ func throughputChart(sw *analysis.Result) (string, error) {
 		p.Add(c)
 		p.Legend.Add(fmt.Sprintf("USL fit (σ %.3f, κ %.4f)", u.Sigma, u.Kappa), c)
 	}
-	for _, k := range sw.Knees {
-		if k.Index < 0 || k.Index >= len(sw.Steps) {
-			continue
-		}
+	if k, ok := analysis.PrimaryKnee(sw); ok {
+		// The sweep's knee, the one the headline and verdict name.
 		st := sw.Steps[k.Index]
 		m, err := plotter.NewScatter(plotter.XYs{{X: st.X, Y: st.Throughput}})
 		if err != nil {
@@ -336,7 +334,6 @@ func throughputChart(sw *analysis.Result) (string, error) {
 		m.Shape, m.Color, m.Radius = draw.RingGlyph{}, colSys, vg.Points(7)
 		p.Add(m)
 		p.Legend.Add(fmt.Sprintf("knee (%s): %g", k.Method, st.X), m)
-		break // the first method that found one
 	}
 	p.Y.Min = 0
 	if lo, hi := xys[0].X, xys[len(xys)-1].X; lo > 0 && hi/lo >= 8 {

@@ -40,12 +40,15 @@ func sweepHeadline(sw *analysis.Result) []string {
 		if at < 0 {
 			return nil
 		}
-		return []string{fmt.Sprintf("Most throughput: %s/s at %s (the steps vary the work, not the load: no knee).", Num(best), sw.Steps[at].Label)}
+		return append([]string{fmt.Sprintf("Most throughput: %s/s at %s (the steps vary the work, not the load: no knee).", Num(best), sw.Steps[at].Label)},
+			generatorHeadline(sw)...)
 	}
 	n := sw.Usable()
 	ps, hosts := sw.Points()[:n], sw.Hosts()[:n]
 	var out []string
-	if k, ok := analysis.PrimaryKnee(sw); ok {
+	if k, ok := analysis.PrimaryKnee(sw); sw.PastLimit != "" {
+		out = append(out, "No knee: "+sw.PastLimit+".")
+	} else if ok {
 		out = append(out, fmt.Sprintf("Knee: %s (%s method): %s/s, p99 %s.", sw.Steps[k.Index].Label, k.Method, Num(ps[k.Index].Throughput), Ms(ps[k.Index].P99Ms)))
 		at, past := bottleneckStep(k, n)
 		if h := hostAt(hosts, at); h != nil && past {
@@ -63,8 +66,30 @@ func sweepHeadline(sw *analysis.Result) []string {
 	if b := bestWithin(sw, n); b != "" {
 		out = append(out, b)
 	}
+	return append(out, generatorHeadline(sw)...)
+}
+
+// generatorHeadline says where the load generator limited the sweep and in
+// which steps it stalled.
+func generatorHeadline(sw *analysis.Result) []string {
+	var out []string
 	if len(sw.Limited) > 0 {
-		out = append(out, fmt.Sprintf("The load generator limited %s and after: no knee is claimed there.", sw.Limited[0].Label))
+		s := fmt.Sprintf("The load generator limited %s and after", sw.Limited[0].Label)
+		if !sw.OwnSteps {
+			s += ": no knee is claimed there"
+		}
+		out = append(out, s+".")
+	}
+	if len(sw.Stalled) > 0 {
+		var at []string
+		for _, l := range sw.Stalled {
+			at = append(at, l.Label)
+		}
+		s := "The load generator stalled at " + strings.Join(at, ", ") + ": its figures there are not the system's"
+		if !sw.OwnSteps {
+			s += ", and the knee is sought without it"
+		}
+		out = append(out, s+".")
 	}
 	return out
 }
@@ -96,7 +121,7 @@ func peakedBefore(sw *analysis.Result) (string, bool) {
 func bestWithin(sw *analysis.Result, n int) string {
 	at := -1
 	for i, st := range sw.Steps[:n] {
-		if (sw.SLOMs <= 0 || st.P99Ms <= sw.SLOMs) && (at < 0 || st.Throughput > sw.Steps[at].Throughput) {
+		if !sw.StalledAt(i) && (sw.SLOMs <= 0 || st.P99Ms <= sw.SLOMs) && (at < 0 || st.Throughput > sw.Steps[at].Throughput) {
 			at = i
 		}
 	}

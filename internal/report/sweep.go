@@ -27,6 +27,9 @@ func SweepVerdict(w io.Writer, sw *analysis.Result, f Format) error {
 	}
 	if sw.OwnSteps {
 		ew.printf("%sthe steps vary the work (%s), not the load: no knee, scalability fit or sweet spot; compare the steps in the table\n", indent(md), sw.Axis)
+		for _, s := range SweepSentences(sw) {
+			ew.printf("%s%s\n", indent(md), s)
+		}
 		return ew.err
 	}
 	verdict := SweepSentences(sw)

@@ -26,31 +26,17 @@ const (
 // workload's own steps has none.
 func SweepSentences(r *analysis.Result) []string {
 	if r.OwnSteps {
-		return nil
+		return generatorSentences(r)
 	}
 	n := r.Usable()
 	var out []string
-	if n > 0 {
-		axis := r.Axis
-		if axis == "rate" && r.BaselineRate > 0 {
-			axis = "multiple" // the steps are multiples of the baseline: "2x"
-		}
-		out = Verdict(axis, r.Points()[:n], r.Hosts()[:n], r.Knees, r.HostIsServer)
+	switch {
+	case r.PastLimit != "":
+		out = append(out, pastLimitSentences(r)...)
+	case n > 0:
+		out = Verdict(sentenceAxis(r), r.Points()[:n], r.Hosts()[:n], r.Knees, r.HostIsServer)
 	}
-	if len(r.Limited) > 0 {
-		var at []string
-		for _, l := range r.Limited {
-			at = append(at, fmt.Sprintf("%s (%s)", l.Label, l.Reason))
-		}
-		s := "The load generator, not the system under test, limited " + strings.Join(at, ", ") +
-			": there the figures measure the client, so "
-		if n == 0 {
-			s += "no knee can be claimed"
-		} else {
-			s += fmt.Sprintf("the knee is sought among the steps before %s only", r.Steps[n].Label)
-		}
-		out = append(out, s+". Give the generator its own cores, or split the load over generators (run --shard).")
-	}
+	out = append(out, generatorSentences(r)...)
 	var lagged, over []string
 	for _, st := range r.Steps {
 		if l := st.TickerLag; l != nil {
@@ -85,6 +71,61 @@ func SweepSentences(r *analysis.Result) []string {
 		out = append(out, g)
 	}
 	return out
+}
+
+// sentenceAxis is the axis as a verdict names its steps: "multiple" for
+// multiples of a baseline rate ("2x").
+func sentenceAxis(r *analysis.Result) string {
+	if r.Axis == "rate" && r.BaselineRate > 0 {
+		return "multiple"
+	}
+	return r.Axis
+}
+
+// pastLimitSentences say that a sweep has no knee because every step was
+// already past the system's limit (Result.PastLimit), with the bottleneck
+// at its first step.
+func pastLimitSentences(r *analysis.Result) []string {
+	out := []string{"No knee: " + r.PastLimit + "; the knee is below the range, so no VM is planned from this sweep. Sweep from a lower load to find it."}
+	if h := hostAt(r.Hosts(), 0); h != nil {
+		out = append(out, "At the first step: "+Bottleneck(h, r.HostIsServer)+".")
+	}
+	return out
+}
+
+// generatorSentences say which steps the load generator limited (the
+// knee is sought before the first of them) and in which it stalled (each
+// left out of the knee).
+func generatorSentences(r *analysis.Result) []string {
+	var out []string
+	n := r.Usable()
+	if len(r.Limited) > 0 {
+		s := "The load generator, not the system under test, limited " + limitedList(r.Limited) + ": there the figures measure the client"
+		switch {
+		case r.OwnSteps:
+		case n == 0:
+			s += ", so no knee can be claimed"
+		default:
+			s += fmt.Sprintf(", so the knee is sought among the steps before %s only", r.Steps[n].Label)
+		}
+		out = append(out, s+". Give the generator its own cores, or split the load over generators (run --shard).")
+	}
+	if len(r.Stalled) > 0 {
+		s := "The load generator stalled at " + limitedList(r.Stalled) + ": those steps' figures are the generator's, not the system's"
+		if !r.OwnSteps {
+			s += ", so the knee is sought without them"
+		}
+		out = append(out, s+". Run them again.")
+	}
+	return out
+}
+
+func limitedList(ls []analysis.Limited) string {
+	var at []string
+	for _, l := range ls {
+		at = append(at, fmt.Sprintf("%s (%s)", l.Label, l.Reason))
+	}
+	return strings.Join(at, ", ")
 }
 
 // Bottleneck says, in one or two sentences, what a step's host figures point
@@ -304,18 +345,7 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 	if len(ps) == 0 {
 		return []string{"no steps"}
 	}
-	by := map[string]analysis.Knee{}
-	for _, k := range knees {
-		by[k.Method] = k
-	}
-	var main analysis.Knee
-	found := false
-	for _, m := range analysis.KneeMethods {
-		if k, ok := by[m]; ok && k.Index >= 0 && k.Index < len(ps) {
-			main, found = k, true
-			break
-		}
-	}
+	main, found := analysis.FirstKnee(knees, len(ps)) // as the Result's Knee
 	step := func(x float64) string { return stepAt(axis, x) }
 	best, at := analysis.MaxThroughput(ps)
 	var out []string
