@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
