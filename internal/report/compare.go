@@ -402,8 +402,8 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 {{end}}
 <h2>Each configuration's steps</h2>
 {{range .Configs}}<h3>{{.Name}} <span class="note">sweep {{.ID}}</span></h3>
-{{$open := openRows .Steps}}<div class="scroll"><table class="steps"><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th></tr></thead><tbody>
-{{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}</tr>
+{{$open := openRows .Steps}}<div class="scroll"><table class="steps"><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>retries</th><th>deadlocks</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th></tr></thead><tbody>
+{{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td><td>{{.Retries}}</td><td>{{.Deadlocks}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}
 {{if .RunRows}}<h2>Runs</h2>

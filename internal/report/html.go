@@ -178,8 +178,8 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 {{if not .HostIsServer}}<p class="note">The database ran on another host: the host figures are the load generator's.</p>{{end}}
 {{end}}
 {{if .Steps}}
-{{$open := openRows .Steps}}<div class="scroll"><table><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th>{{range extraHeads .Steps}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}{{range extraRow . $.Steps}}<td>{{.}}</td>{{end}}</tr>
+{{$open := openRows .Steps}}<div class="scroll"><table><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>retries</th><th>deadlocks</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th>{{range extraHeads .Steps}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td><td>{{.Retries}}</td><td>{{.Deadlocks}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}{{range extraRow . $.Steps}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}
 {{with .Sweep}}{{if $.Verdict}}<h2>Verdict</h2>{{range $.Verdict}}<p>{{.}}</p>{{end}}

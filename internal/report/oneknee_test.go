@@ -118,3 +118,56 @@ func TestStalledStepSaidSo(t *testing.T) {
 		t.Errorf("report:\n%s", b.String())
 	}
 }
+
+// TestStepsCountRetriesAndDeadlocks: a step whose throughput collapsed
+// under deadlocks (retried, so no errors) shows them in every form of the
+// steps table; it showed "errors 0" alone.
+func TestStepsCountRetriesAndDeadlocks(t *testing.T) {
+	sw := analysis.Analyze(&result.Sweep{ID: "s", Workload: "oltp_read_write", Axis: "threads", Steps: []result.SweepStep{
+		{Label: "threads 8", X: 8, Throughput: 1072},
+		{Label: "threads 16", X: 16, Throughput: 3.3, Retries: 41, Deadlocks: 33},
+	}}, analysis.Options{})
+	for _, f := range []Format{Text, Markdown, CSV} {
+		var b bytes.Buffer
+		if err := SweepTable(&b, sw, f); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.Contains(out, "retries") || !strings.Contains(out, "deadlocks") {
+			t.Errorf("format %d: no retries or deadlocks column:\n%s", f, out)
+		}
+		line := lineWith(out, "threads 16")
+		if !strings.Contains(line, "41") || !strings.Contains(line, "33") {
+			t.Errorf("format %d: the step's line lacks its 41 retries and 33 deadlocks: %q", f, line)
+		}
+	}
+	if v := strings.Join(SweepSentences(sw), " "); !strings.Contains(v, "at threads 16 (33 deadlocks, 41 retries, 0 errors)") {
+		t.Errorf("verdict: %s", v)
+	}
+	var page bytes.Buffer
+	if err := HTML(&page, Doc{Title: "t", Sweep: sw}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "<th>retries</th><th>deadlocks</th>") || !strings.Contains(page.String(), "<td>0</td><td>41</td><td>33</td>") {
+		t.Errorf("the HTML steps table lacks the retries and deadlocks")
+	}
+	// The table made from the runs (printed after a sweep) counts them too.
+	r := &result.Run{Label: "threads 16", Summary: result.Summary{Throughput: 3.3, Retries: 41,
+		RetriesByClass: map[string]int64{"deadlock": 30, "serialization": 11}, ErrorsByClass: map[string]int64{"deadlock": 3}, Errors: 3}}
+	var b bytes.Buffer
+	if err := Steps(&b, []*result.Run{r}); err != nil {
+		t.Fatal(err)
+	}
+	if f := strings.Fields(lineWith(b.String(), "threads 16")); len(f) < 9 || f[6] != "3" || f[7] != "41" || f[8] != "33" {
+		t.Errorf("run's row %q: want errors 3, retries 41, deadlocks 33\n%s", f, b.String())
+	}
+}
+
+func lineWith(out, s string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}

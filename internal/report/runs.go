@@ -128,7 +128,7 @@ func RunTable(w io.Writer, rows []RunRow, f Format) error {
 // CPU columns (the same figures as StepTable).
 func StepCSV(w io.Writer, rows []StepRow) error {
 	cw := csv.NewWriter(w)
-	head := []string{"step", "throughput", "offered", "late", "dropped", "avg ms", "p95 ms", "p99 ms", "errors", "cpu user %", "cpu sys %", "iowait %", "steal %", "run queue"}
+	head := []string{"step", "throughput", "offered", "late", "dropped", "avg ms", "p95 ms", "p99 ms", "errors", "retries", "deadlocks", "cpu user %", "cpu sys %", "iowait %", "steal %", "run queue"}
 	extra := stepColumnsOf(rows)
 	for _, c := range extra {
 		head = append(head, c.head)
@@ -136,12 +136,14 @@ func StepCSV(w io.Writer, rows []StepRow) error {
 	_ = cw.Write(head)
 	for _, r := range rows {
 		line := []string{r.Label, fmt.Sprintf("%.2f", r.Throughput), "", "", "", fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P95Ms),
-			fmt.Sprintf("%.3f", r.P99Ms), fmt.Sprint(r.Errors), "", "", "", "", ""}
+			fmt.Sprintf("%.3f", r.P99Ms)}
+		line = append(line, r.counts()...)
+		line = append(line, "", "", "", "", "")
 		if r.Open {
 			line[2], line[3], line[4] = fmt.Sprintf("%.2f", r.Offered), fmt.Sprint(r.Late), fmt.Sprint(r.Dropped)
 		}
 		if h := r.Host; h != nil {
-			line[9], line[10], line[11], line[12], line[13] = fmt.Sprintf("%.1f", h.CPU.User), fmt.Sprintf("%.1f", h.CPU.System),
+			line[11], line[12], line[13], line[14], line[15] = fmt.Sprintf("%.1f", h.CPU.User), fmt.Sprintf("%.1f", h.CPU.System),
 				fmt.Sprintf("%.1f", h.CPU.Iowait), fmt.Sprintf("%.1f", h.CPU.Steal), fmt.Sprint(h.RunQueue)
 		}
 		_ = cw.Write(append(line, stepCells(r, extra, "%.2f", "")...))

@@ -44,8 +44,11 @@ type StepRow struct {
 	Label               string
 	Throughput          float64
 	AvgMs, P95Ms, P99Ms float64
-	Errors              int64
-	Host                *result.Host
+	// Errors counts the failed events, Retries the failed attempts of
+	// events that were re-run, Deadlocks the deadlocks among both (a
+	// throughput that collapsed under them shows errors 0 otherwise).
+	Errors, Retries, Deadlocks int64
+	Host                       *result.Host
 	// Open: the step ran at a rate; Offered is its intended starts per
 	// second, Late and Dropped its starts that began late or never.
 	Open          bool
@@ -57,7 +60,8 @@ type StepRow struct {
 
 // StepRowOf is a sweep step's row.
 func StepRowOf(st result.SweepStep) StepRow {
-	return StepRow{Label: st.Label, Throughput: st.Throughput, AvgMs: st.AvgMs, P95Ms: st.P95Ms, P99Ms: st.P99Ms, Errors: st.Errors,
+	return StepRow{Label: st.Label, Throughput: st.Throughput, AvgMs: st.AvgMs, P95Ms: st.P95Ms, P99Ms: st.P99Ms,
+		Errors: st.Errors, Retries: st.Retries, Deadlocks: st.Deadlocks,
 		Host: st.Host, Open: st.Offered > 0, Offered: st.Offered, Late: st.Late, Dropped: st.Dropped, Fairness: st.Fairness}
 }
 
@@ -104,7 +108,7 @@ func StepsAs(w io.Writer, runs []*result.Run, f Format) error {
 	for i, r := range runs {
 		s := r.Summary
 		rows[i] = StepRow{Label: stepLabel(r, r.Label), Throughput: s.Throughput, AvgMs: s.Latency.AvgMs, P95Ms: s.Latency.P95Ms,
-			P99Ms: s.Latency.P99Ms, Errors: s.Errors, Host: r.Host,
+			P99Ms: s.Latency.P99Ms, Errors: s.Errors, Retries: s.Retries, Deadlocks: s.Deadlocks(), Host: r.Host,
 			Open: r.Load.Mode == "open", Offered: s.Offered, Late: s.Late, Dropped: s.Dropped, Fairness: r.Fairness}
 	}
 	return StepTable(w, rows, f)
@@ -122,7 +126,7 @@ func stepLabel(r *result.Run, fallback string) string {
 
 // StepTable writes one row per step: throughput (and, when a step ran at a
 // rate, the offered rate and the late and dropped starts), response times,
-// errors and the host's CPU user/system/iowait/steal and run queue; then,
+// errors, retries and deadlocks, and the host's CPU user/system/iowait/steal and run queue; then,
 // where some step has them, the slowest and fastest instance's throughput
 // and the instances' coefficient of variation, the CPU pressure, the most
 // throttled cgroup's share of periods, and the hypervisor's host CPU, ready
@@ -140,7 +144,7 @@ func StepTable(w io.Writer, rows []StepRow, f Format) error {
 	if open {
 		t.head = append(t.head, "offered/s", "late", "dropped")
 	}
-	t.head = append(t.head, "avg ms", "p95 ms", "p99 ms", "errors", "cpu usr%", "sys%", "iowait%", "steal%", "run queue")
+	t.head = append(t.head, "avg ms", "p95 ms", "p99 ms", "errors", "retries", "deadlocks", "cpu usr%", "sys%", "iowait%", "steal%", "run queue")
 	extra := stepColumnsOf(rows)
 	for _, c := range extra {
 		t.head = append(t.head, c.head)
@@ -150,7 +154,8 @@ func StepTable(w io.Writer, rows []StepRow, f Format) error {
 		if open {
 			line = append(line, openCells(r)...)
 		}
-		line = append(line, fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P95Ms), fmt.Sprintf("%.3f", r.P99Ms), fmt.Sprint(r.Errors))
+		line = append(line, fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P95Ms), fmt.Sprintf("%.3f", r.P99Ms))
+		line = append(line, r.counts()...)
 		if h := r.Host; h != nil {
 			line = append(line, fmt.Sprintf("%.0f", h.CPU.User), fmt.Sprintf("%.0f", h.CPU.System), fmt.Sprintf("%.0f", h.CPU.Iowait),
 				fmt.Sprintf("%.0f", h.CPU.Steal), fmt.Sprint(h.RunQueue))
@@ -162,6 +167,11 @@ func StepTable(w io.Writer, rows []StepRow, f Format) error {
 	}
 	t.write(ew, f, false)
 	return ew.err
+}
+
+// counts are a row's errors, retries and deadlocks cells.
+func (r StepRow) counts() []string {
+	return []string{fmt.Sprint(r.Errors), fmt.Sprint(r.Retries), fmt.Sprint(r.Deadlocks)}
 }
 
 // table is a header and rows of cells, written aligned or as Markdown;

@@ -46,6 +46,9 @@ func SweepSentences(r *analysis.Result) []string {
 			over = append(over, fmt.Sprintf("%s (%d starts dropped)", st.Label, st.Dropped))
 		}
 	}
+	if c := contention(r.Steps); c != "" {
+		out = append(out, c)
+	}
 	if len(over) > 0 {
 		out = append(out, "Overloaded: the open loop fell behind its schedule at "+strings.Join(over, ", ")+
 			": starts due in the window never ran; the system could not take that rate. The throughput there is what it completed, and the response time (from the intended starts) shows the queue that built up.")
@@ -71,6 +74,23 @@ func SweepSentences(r *analysis.Result) []string {
 		out = append(out, g)
 	}
 	return out
+}
+
+// contention is the verdict's sentence on the steps with deadlocks or
+// retries ("" when none had any): their throughput is the work that got
+// through the conflicts.
+func contention(steps []result.SweepStep) string {
+	var at []string
+	for _, st := range steps {
+		if st.Deadlocks > 0 || st.Retries > 0 {
+			at = append(at, fmt.Sprintf("%s (%d deadlocks, %d retries, %d errors)", st.Label, st.Deadlocks, st.Retries, st.Errors))
+		}
+	}
+	if len(at) == 0 {
+		return ""
+	}
+	return "Conflicts: transactions deadlocked or were re-run at " + strings.Join(at, ", ") +
+		": there throughput is what got through the conflicts (row locks, hot rows), not what the host could do."
 }
 
 // sentenceAxis is the axis as a verdict names its steps: "multiple" for

@@ -1,6 +1,10 @@
 package result
 
-import "time"
+import (
+	"time"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+)
 
 // Sweep is one sweep's data: what was swept and each step's headline and
 // result file. It is what a sweep file holds and the history catalog keeps;
@@ -36,7 +40,12 @@ type SweepStep struct {
 	P99Ms      float64 `json:"p99_ms"`
 	AvgMs      float64 `json:"avg_ms"`
 	Errors     int64   `json:"errors"`
-	Host       *Host   `json:"host,omitempty"`
+	// Retries counts the step's failed attempts of events that were re-run
+	// (Summary.Retries), Deadlocks its deadlocks, retried or counted among
+	// Errors (the "deadlock" class of both).
+	Retries   int64 `json:"retries,omitempty"`
+	Deadlocks int64 `json:"deadlocks,omitempty"`
+	Host      *Host `json:"host,omitempty"`
 	// Instances is how many instances the step drove at once, Fairness
 	// how evenly they were served (Run.Fairness; absent for one).
 	Instances int       `json:"instances,omitempty"`
@@ -62,4 +71,11 @@ type SweepStep struct {
 	// in files written before they were recorded.
 	From time.Time `json:"from,omitzero"`
 	To   time.Time `json:"to,omitzero"`
+}
+
+// Deadlocks counts the summary's deadlocks: the "deadlock" class of its
+// errors and of its retries (events re-run after one).
+func (s Summary) Deadlocks() int64 {
+	d := errclass.Deadlock.String()
+	return s.ErrorsByClass[d] + s.RetriesByClass[d]
 }

@@ -45,6 +45,7 @@ func (s *session) sweep() error {
 		if l := r.Summary.StartLag; l != nil {
 			st.StartLagP99Ms = l.P99Ms
 		}
+		st.Retries, st.Deadlocks = r.Summary.Retries, r.Summary.Deadlocks()
 		st.Instances, st.Fairness = len(r.Instances), r.Fairness
 		st.Offered, st.Late, st.Dropped = r.Summary.Offered, r.Summary.Late, r.Summary.Dropped
 		st.From, st.To = r.Window()

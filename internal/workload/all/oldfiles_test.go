@@ -167,11 +167,12 @@ func TestTPCCFileOfSchema1(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The lines the generic rendering writes differently (each figure is
-	// still there), the one it adds, and the step table's columns of the
-	// instances' fairness (the figures the "per instance" lines give).
+	// still there), the one it adds, the step table's columns of the
+	// instances' fairness (the figures the "per instance" lines give) and
+	// of its retries and deadlocks (none in this run).
 	changed := map[string]string{
-		"  step  throughput/s  avg ms   p95 ms   p99 ms  errors  cpu usr%  sys%  iowait%  steal%  run queue":                                             "  step  throughput/s  avg ms   p95 ms   p99 ms  errors  cpu usr%  sys%  iowait%  steal%  run queue  slowest inst/s  fastest inst/s  inst cov%",
-		"               32.50  35.835  105.644  118.424       0        64    34        0       2         20":                                             "               32.50  35.835  105.644  118.424       0        64    34        0       2         20            15.5            17.0        4.6",
+		"  step  throughput/s  avg ms   p95 ms   p99 ms  errors  cpu usr%  sys%  iowait%  steal%  run queue":                                             "  step  throughput/s  avg ms   p95 ms   p99 ms  errors  retries  deadlocks  cpu usr%  sys%  iowait%  steal%  run queue  slowest inst/s  fastest inst/s  inst cov%",
+		"               32.50  35.835  105.644  118.424       0        64    34        0       2         20":                                             "               32.50  35.835  105.644  118.424       0        0          0        64    34        0       2         20            15.5            17.0        4.6",
 		"TPC-C, 2 instances of 1 warehouse(s), 8 terminal(s), think scale 0.01: tpmC 900, NOPM 870, all transactions 1950/min; efficiency 87.5% of 1029": "TPC-C, 2 instances of 1 warehouse(s), 8 terminal(s), think scale 0.01: tpmC 900, NOPM 870, all transactions 1950/min, efficiency 87.5%, ceiling 1029 tpmC",
 		"rolled back New-Orders 3.33%, remote order lines 0.00%, remote Payments 0.00%, by last name: Payment 67.7%, Order-Status 0.0%":                  "rolled back New-Orders 3.33%, remote order lines 0.00%, remote Payments 0.00%, Payments by last name 67.7%, Order-Status by last name 0.0%\nlimit checks: 9 of 9 met",
 	}
