@@ -67,7 +67,11 @@ func studyCommand(ctx context.Context, env *Env) *cobra.Command {
 type studyOptions struct {
 	scale, id, dir, config, history, prepare string
 	targets                                  []string
-	dryRun                                   bool
+	dryRun, force                            bool
+	// replaceOurs lets the study replace, in --dir, the files rightsize
+	// wrote there whatever study wrote them (quickstart's folder is its
+	// own), not others.
+	replaceOurs bool
 	// extra are flags given to every step after the study's own (the last
 	// of a flag wins): quickstart's --time.
 	extra []string
@@ -98,6 +102,7 @@ func studyRunCommand(ctx context.Context, env *Env) *cobra.Command {
 	fs.StringVar(&o.history, "history", "", "the history catalog the steps are recorded in and resumed from (default: as run's)")
 	fs.StringVar(&o.prepare, "prepare", "", "every step's --prepare: auto, always or never (default: the study's, else run's auto)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print each step's command and run nothing")
+	fs.BoolVar(&o.force, "force", false, "write in a --dir that holds a report, results or a plan of the study's names that this study id did not write (replacing them)")
 	return cmd
 }
 
@@ -114,7 +119,11 @@ func loadStudy(arg string) (*study.Study, error) {
 		return nil, runError{fmt.Errorf("study: %w", err)}
 	}
 	defer f.Close()
-	return study.Parse(f, arg)
+	s, err := study.Parse(f, arg)
+	if errors.Is(err, study.ErrInvalid) {
+		return nil, usageError{err}
+	}
+	return s, err
 }
 
 // stepRun is one step of a study as planned: its command, and the plan
@@ -125,6 +134,7 @@ type stepRun struct {
 	plan  *config.Plan
 	label string // <study id>/<step>: how the history finds it
 	out   string // its --out
+	spec  []string
 }
 
 // planStudy builds every step's plan, as sweep and run would from these
@@ -152,6 +162,7 @@ func planStudy(env *Env, s *study.Study, name string, o studyOptions) ([]stepRun
 		if o.history != "" {
 			st.args = append(st.args, "--history="+o.history)
 		}
+		st.spec = stepSpec(st.args)
 		st.plan, err = planStep(env, c, st.args)
 		if err == nil && st.plan.Config == "" {
 			st.plan.Config = session.HostConfig(st.plan, orElse(env.Hostname, "localhost")) // run's default, but the label is the study's
@@ -220,6 +231,8 @@ func runStudy(ctx context.Context, env *Env, arg string, o studyOptions) error {
 	}
 	if o.id == "" {
 		o.id = session.NewRunID(time.Now())
+	} else if err := study.CheckID(o.id); err != nil {
+		return usageError{err}
 	}
 	if o.dir == "" {
 		o.dir = filepath.Join("results", o.id+"-"+s.Name)
@@ -235,10 +248,11 @@ func runStudy(ctx context.Context, env *Env, arg string, o studyOptions) error {
 		}
 		return nil
 	}
-	if err := os.MkdirAll(o.dir, 0o755); err != nil {
-		return runError{fmt.Errorf("study: %w", err)}
+	rec, err := claimDir(s, o)
+	if err != nil {
+		return err
 	}
-	files, err := runSteps(ctx, env, steps)
+	files, err := runSteps(ctx, env, steps, rec, o.dir)
 	if err != nil {
 		return err
 	}

@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/internal/config"
+	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
+	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
@@ -32,10 +36,11 @@ func (f stepFiles) all() []string {
 	return f.runs
 }
 
-// runSteps runs each step the history does not hold yet, in order, and
-// returns every step's files (a skipped step's as the catalog recorded
-// them). The first step that fails ends the study.
-func runSteps(ctx context.Context, env *Env, steps []stepRun) (map[string]stepFiles, error) {
+// runSteps runs each step the history does not hold yet with the same
+// options, in order, adding each to the study's record in dir as it
+// completes, and returns every step's files (a skipped step's as the
+// catalog recorded them). The first step that fails ends the study.
+func runSteps(ctx context.Context, env *Env, steps []stepRun, rec *studyRecord, dir string) (map[string]stepFiles, error) {
 	files := map[string]stepFiles{}
 	var cat *history.Catalog
 	if dsn := steps[0].plan.History; dsn != "" {
@@ -50,26 +55,20 @@ func runSteps(ctx context.Context, env *Env, steps []stepRun) (map[string]stepFi
 	}
 	var skipped []string
 	for _, st := range steps {
-		if cat != nil {
-			f, ok, err := stepDone(ctx, cat, st)
-			if err != nil {
-				return nil, runError{fmt.Errorf("study: step %s: %w", st.cmd.Step, err)}
-			}
-			if ok {
-				files[st.cmd.Step] = f
-				skipped = append(skipped, st.cmd.Step)
-				continue
-			}
-		}
-		printCommand(env, append([]string{st.cmd.Phase, st.cmd.Workload}, st.args...))
-		out, err := execute(ctx, env, st.plan)
+		f, done, err := stepDone(ctx, env, cat, st)
 		if err != nil {
-			if errors.Is(err, workload.ErrNotPrepared) && st.plan.Prepare == "auto" {
-				err = fmt.Errorf("%w (a study's --prepare auto loads only the default embedded target and numbered databases: give study run --prepare always to load a database named with --target)", err)
-			}
-			return nil, wrapRun(fmt.Errorf("study: step %s: %w", st.cmd.Step, err))
+			return nil, runError{fmt.Errorf("study: step %s: %w", st.cmd.Step, err)}
 		}
-		files[st.cmd.Step] = stepFiles{sweep: out.SweepPath, runs: out.Paths}
+		if done {
+			skipped = append(skipped, st.cmd.Step)
+		} else if f, err = runStep(ctx, env, st); err != nil {
+			return nil, err
+		}
+		files[st.cmd.Step] = f
+		rec.Steps[st.cmd.Step] = stepRecord{Spec: st.spec, Files: f.all()}
+		if err := rec.write(dir); err != nil {
+			return nil, runError{fmt.Errorf("study: %w", err)}
+		}
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintf(env.Stdout, "study: skipped %d of %d steps, already in the history: %s\n", len(skipped), len(steps), strings.Join(skipped, ", "))
@@ -77,10 +76,67 @@ func runSteps(ctx context.Context, env *Env, steps []stepRun) (map[string]stepFi
 	return files, nil
 }
 
-// stepDone looks a step up in the history: a run labelled <study id>/<step>
-// that is not partial, or a sweep (recorded once all its steps ran) whose
-// runs are labelled "<study id>/<step> <axis step>".
-func stepDone(ctx context.Context, cat *history.Catalog, st stepRun) (stepFiles, bool, error) {
+// runStep runs one step as sweep or run would, and returns its files. A
+// step whose tables, or database, are missing says how the study would
+// load them.
+func runStep(ctx context.Context, env *Env, st stepRun) (stepFiles, error) {
+	printCommand(env, append([]string{st.cmd.Phase, st.cmd.Workload}, st.args...))
+	out, err := execute(ctx, env, st.plan)
+	if err != nil {
+		switch {
+		case st.plan.Prepare == "always":
+		case errors.Is(err, workload.ErrNotPrepared):
+			err = fmt.Errorf("%w (a study's --prepare auto loads only the default embedded target and numbered databases: give study run --prepare always to load a database named with --target)", err)
+		case missingDatabase(st.plan, err):
+			err = fmt.Errorf("%w (the database does not exist yet: give study run --prepare always to create and load it)", err)
+		}
+		return stepFiles{}, wrapRun(fmt.Errorf("study: step %s: %w", st.cmd.Step, err))
+	}
+	return stepFiles{sweep: out.SweepPath, runs: out.Paths}, nil
+}
+
+// missingDatabase reports whether err is the step's database server saying
+// that the database (or a table of it) does not exist.
+func missingDatabase(p *config.Plan, err error) bool {
+	for _, t := range p.Targets {
+		if d, ok := dialectall.ForScheme(t.String()); ok && d.Classify(err) == errclass.Missing {
+			return true
+		}
+	}
+	return false
+}
+
+// stepDone reports whether the history holds the step, complete, run with
+// the options it has now (the record beside its files says which). When it
+// holds the step otherwise it says why the step runs again.
+func stepDone(ctx context.Context, env *Env, cat *history.Catalog, st stepRun) (stepFiles, bool, error) {
+	if cat == nil {
+		return stepFiles{}, false, nil
+	}
+	f, ok, err := stepInHistory(ctx, cat, st)
+	if err != nil || !ok {
+		return stepFiles{}, false, err
+	}
+	path := f.all()[0]
+	why := "the history holds it (" + path + "), but no " + recordFile + " beside it says with which options it ran"
+	rec, _ := readRecord(filepath.Dir(path))
+	if rec != nil && strings.HasPrefix(st.label, rec.ID+"/") {
+		if sr, ok := rec.Steps[st.cmd.Step]; ok && slices.Contains(sr.Files, path) {
+			if slices.Equal(sr.Spec, st.spec) {
+				return f, true, nil
+			}
+			why = "the history holds it with other options (" + specDiff(sr.Spec, st.spec) + ")"
+		}
+	}
+	fmt.Fprintf(env.Stdout, "study: step %s: %s: running it again\n", st.cmd.Step, why)
+	return stepFiles{}, false, nil
+}
+
+// stepInHistory looks a step up in the history: the newest run labelled
+// <study id>/<step> that is not partial, or the newest sweep (recorded
+// once all its steps ran) whose runs are labelled "<study id>/<step> <axis
+// step>".
+func stepInHistory(ctx context.Context, cat *history.Catalog, st stepRun) (stepFiles, bool, error) {
 	es, err := cat.List(ctx, history.Filter{Workload: st.cmd.Workload})
 	if err != nil {
 		return stepFiles{}, false, err
@@ -88,7 +144,7 @@ func stepDone(ctx context.Context, cat *history.Catalog, st stepRun) (stepFiles,
 	seen := map[string]bool{}
 	for _, e := range es {
 		switch {
-		case !st.plan.Sweep && e.Label == st.label && !e.Partial && e.SweepID == "":
+		case !st.plan.Sweep && e.Label == st.label && !e.Partial && e.SweepID == "" && e.Path != "":
 			return stepFiles{runs: []string{e.Path}}, true, nil
 		case st.plan.Sweep && strings.HasPrefix(e.Label, st.label+" ") && e.SweepID != "" && !seen[e.SweepID]:
 			seen[e.SweepID] = true
@@ -101,7 +157,9 @@ func stepDone(ctx context.Context, cat *history.Catalog, st stepRun) (stepFiles,
 			if err != nil {
 				return stepFiles{}, false, err
 			}
-			return stepFiles{sweep: se.Path}, true, nil
+			if se.Path != "" {
+				return stepFiles{sweep: se.Path}, true, nil
+			}
 		}
 	}
 	return stepFiles{}, false, nil
@@ -124,7 +182,8 @@ func finishStudy(ctx context.Context, env *Env, s *study.Study, o studyOptions, 
 	page := filepath.Join(o.dir, s.Report.Path)
 	printCommand(env, append([]string{"report", "--format", s.Report.Format, "-o", page}, paths...))
 	title := orElse(s.Title, s.Name)
-	if err := writeReport(ctx, env, reportOptions{format: s.Report.Format, out: page, title: title}, paths); err != nil {
+	// claimDir has made --dir the study's: its report there may be replaced.
+	if err := writeReport(ctx, env, reportOptions{format: s.Report.Format, out: page, title: title, force: true}, paths); err != nil {
 		return err
 	}
 	abs, _ := filepath.Abs(page)

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/internal/study"
+	"github.com/rightsize/rightsize/internal/testenv"
 )
 
 // tinyStudy is a study of a sweep and a run, each a second long, on SQLite.
@@ -191,5 +195,187 @@ func TestStudyNamesPrepareAlways(t *testing.T) {
 	o := run(t, context.Background(), "study", "run", "vm-rate", "--target", "sqlite:"+filepath.Join(dir, "empty.db"), "--dir", dir, "--history", "sqlite:"+filepath.Join(dir, "h.db"))
 	if o.code == ExitOK || !strings.Contains(o.stderr, "missing tables: sbtest1, sbtest2") || !strings.Contains(o.stderr, "give study run --prepare always") {
 		t.Errorf("exit %d:\n%s", o.code, o.stderr)
+	}
+}
+
+// noopStudy is a study (named by %s) of one noop run of a second on %d
+// threads, its report r.md.
+const noopStudy = `study: %s
+options: {time: 1s, report-interval: 500ms}
+steps:
+  - name: a
+    run: noop
+    options: {threads: %d}
+report: {format: md, path: r.md}
+`
+
+// studyIn runs study run on file with the history h in dir, and more args.
+func studyIn(t *testing.T, file, h, dir string, args ...string) outcome {
+	t.Helper()
+	return run(t, context.Background(), append([]string{"study", "run", file, "--history", "sqlite:" + h, "--dir", dir}, args...)...)
+}
+
+// TestStudyFileErrorsExit2: a problem of the study file is a usage error
+// (exit 2, as a step's bad flag is), with the file's line, and nothing is
+// written; so is a --study-id that is not one plain word.
+func TestStudyFileErrorsExit2(t *testing.T) {
+	dir := t.TempDir()
+	h := filepath.Join(dir, "h.db")
+	good := fmt.Sprintf(noopStudy, "x", 1)
+	for text, want := range map[string]string{
+		strings.Replace(good, "path: r.md", "path: ../../r.md", 1):   ":7: report: path \"../../r.md\"",
+		strings.Replace(good, "path: r.md", "path: /tmp/r.md", 1):    ":7: report: path \"/tmp/r.md\"",
+		strings.Replace(good, "time: 1s,", "cpuprofile: /tmp/p,", 1): ":2: options: cpuprofile is not a study option",
+		good + "---\n" + good: ":8: a second YAML document",
+		strings.Replace(good, "steps:\n", "title: \"\\e[31mred\"\nsteps:\n", 1): ":3: title: \"\\x1b[31mred\": control characters",
+	} {
+		file := writeStudy(t, dir, text)
+		out := filepath.Join(dir, "out")
+		o := studyIn(t, file, h, out)
+		if o.code != ExitUsage || !strings.Contains(o.stderr, file+want) || strings.Contains(o.stderr, "\x1b") {
+			t.Errorf("%s: exit %d, want 2 and %q:\n%s", want, o.code, want, o.stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: --dir made: %v", want, err)
+		}
+	}
+	file := writeStudy(t, dir, good)
+	deep := filepath.Join(dir, "a", "b", "c")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(deep) // the default --dir is results/<id>-<study>
+	for _, id := range []string{"../../../x", "a b", "x;touch y", "\x1b[31m"} {
+		o := run(t, context.Background(), "study", "run", file, "--history", "sqlite:"+h, "--study-id", id)
+		if o.code != ExitUsage || !strings.Contains(o.stderr, "--study-id") || strings.Contains(o.stderr, "\x1b") {
+			t.Errorf("--study-id %q: exit %d\n%s", id, o.code, o.stderr)
+		}
+	}
+	for _, p := range []string{filepath.Join(dir, "x-x"), filepath.Join(dir, "a", "x-x"), filepath.Join(deep, "results")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s made: %v", p, err)
+		}
+	}
+}
+
+// TestStudyDirNotOverwritten: study run --dir never replaces a report or
+// results there that its study id did not write, without --force; its own
+// id resumes there.
+func TestStudyDirNotOverwritten(t *testing.T) {
+	dir := t.TempDir()
+	h, out := filepath.Join(dir, "h.db"), filepath.Join(dir, "out")
+	file := writeStudy(t, dir, fmt.Sprintf(noopStudy, "x", 1))
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(out, "r.md")
+	if err := os.WriteFile(mine, []byte("my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := studyIn(t, file, h, out, "--study-id", "s1")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "r.md") || !strings.Contains(o.stderr, "--force") {
+		t.Errorf("over my notes: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "my notes\n" {
+		t.Errorf("my notes replaced: %q", b)
+	}
+	if o := studyIn(t, file, h, out, "--study-id", "s1", "--force"); o.code != ExitOK {
+		t.Fatalf("--force: exit %d\n%s", o.code, o.stderr)
+	}
+	if b, _ := os.ReadFile(mine); string(b) == "my notes\n" {
+		t.Errorf("--force kept the old report")
+	}
+	// Study s1 resumes in its own folder; study s2 may not write there.
+	if o := studyIn(t, file, h, out, "--study-id", "s1"); o.code != ExitOK || !strings.Contains(o.stdout, "skipped 1 of 1 steps") {
+		t.Errorf("resume: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	o = studyIn(t, file, h, out, "--study-id", "s2")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "study s1") || !strings.Contains(o.stderr, "--force") {
+		t.Errorf("s2 over s1: exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+// TestStudyResumeComparesSpec: a step the history holds under the study id
+// is skipped only when it ran with the same options; otherwise it runs
+// again, and the study says why (a changed file, another study under the
+// same id).
+func TestStudyResumeComparesSpec(t *testing.T) {
+	dir := t.TempDir()
+	h := filepath.Join(dir, "h.db")
+	file := writeStudy(t, dir, fmt.Sprintf(noopStudy, "x", 1))
+	if o := studyIn(t, file, h, filepath.Join(dir, "out"), "--study-id", "s1"); o.code != ExitOK {
+		t.Fatalf("first: exit %d\n%s", o.code, o.stderr)
+	}
+	file = writeStudy(t, dir, fmt.Sprintf(noopStudy, "x", 2))
+	o := studyIn(t, file, h, filepath.Join(dir, "out"), "--study-id", "s1")
+	if o.code != ExitOK || !strings.Contains(o.stdout, "step a: the history holds it with other options (--threads=1 then, --threads=2 now): running it again") ||
+		!strings.Contains(o.stdout, "$ rightsize run noop") || strings.Contains(o.stdout, "skipped") {
+		t.Errorf("changed: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if r := mustReadResult(t, filepath.Join(dir, "out", "a.json")); r.Load.Threads != 2 {
+		t.Errorf("a.json has %d threads", r.Load.Threads)
+	}
+	if o := studyIn(t, file, h, filepath.Join(dir, "out"), "--study-id", "s1"); o.code != ExitOK || !strings.Contains(o.stdout, "skipped 1 of 1 steps") {
+		t.Errorf("unchanged: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	// Another study under the same id, a step of the same name and workload.
+	other := writeStudy(t, t.TempDir(), fmt.Sprintf(noopStudy, "other", 3))
+	o = studyIn(t, other, h, filepath.Join(dir, "out2"), "--study-id", "s1")
+	if o.code != ExitOK || !strings.Contains(o.stdout, "step a: the history holds it with other options (--threads=2 then, --threads=3 now)") || strings.Contains(o.stdout, "skipped") {
+		t.Errorf("another study: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// TestStudyMissingDatabaseNamesPrepareAlways: a study on a database that
+// does not exist yet stops at once and says how to have it created.
+func TestStudyMissingDatabaseNamesPrepareAlways(t *testing.T) {
+	u := mustURL(t, testenv.PostgresURL(t))
+	u.Path = "/" + uniqueName("rs_missing_")
+	dir := t.TempDir()
+	o := studyIn(t, writeStudy(t, dir, strings.Replace(fmt.Sprintf(noopStudy, "x", 1), "run: noop", "run: oltp_point_select", 1)),
+		filepath.Join(dir, "h.db"), filepath.Join(dir, "out"), "--target", u.String())
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "does not exist") || !strings.Contains(o.stderr, "give study run --prepare always") {
+		t.Errorf("exit %d:\n%s", o.code, o.stderr)
+	}
+}
+
+// TestQuickstartReplacesOnlyOurs: quickstart's folder is its own: a run
+// replaces what an earlier one (another study id) wrote there, and still
+// refuses a file rightsize did not write.
+func TestQuickstartReplacesOnlyOurs(t *testing.T) {
+	s, _, err := study.ParseBuiltin("vm-rate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	old := &studyRecord{Study: "vm-rate", ID: "old", Steps: map[string]stepRecord{}}
+	if err := old.write(dir); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("report.html", "<html><head>"+htmlMarker+` 1.0"></head></html>`)
+	write("rate-notes.txt", "mine")
+	o := studyOptions{id: "new", dir: dir, replaceOurs: true}
+	if _, err := claimDir(s, o); err == nil || !strings.Contains(err.Error(), "holds rate-notes.txt,") || strings.Contains(err.Error(), "report.html") || strings.Contains(err.Error(), "--force") {
+		t.Errorf("claim: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "rate-notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := claimDir(s, o)
+	if err != nil || rec.ID != "new" {
+		t.Fatalf("claim: %v %+v", err, rec)
+	}
+	if again, err := readRecord(dir); err != nil || again.ID != "new" {
+		t.Errorf("record: %+v %v", again, err)
+	}
+	o.replaceOurs = false
+	o.id = "third"
+	if _, err := claimDir(s, o); err == nil || !strings.Contains(err.Error(), "study new (vm-rate) wrote") {
+		t.Errorf("study run over another id: %v", err)
 	}
 }
