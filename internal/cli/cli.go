@@ -195,7 +195,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		SilenceErrors: true,
 		Version:       Version(),
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		phaseCommand(ctx, env, "run", "Run a workload and measure it", runCmd),
@@ -271,7 +271,7 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 		if c == parent && len(env.Args) > 1 && env.Args[0] == phase && !strings.HasPrefix(env.Args[1], "-") {
 			return parent.Args(parent, env.Args[1:2])
 		}
-		return usageError{err}
+		return flagError(c, err)
 	})
 	for _, w := range ws {
 		common := &config.Flags{}

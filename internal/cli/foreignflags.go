@@ -1,0 +1,277 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// foreignFlag is a flag of another benchmark tool that rightsize does not
+// take, and what a user of that tool should write instead. The hint is
+// shown under "unknown flag" (flagError); the table is data, checked by
+// TestForeignFlagsNameRealFlags against the command tree.
+type foreignFlag struct {
+	flag  string   // as the tool spells it: "--runtime", "-T", "-c, --client"
+	tools []string // whose flag it is, with this meaning
+	// use is rightsize's flag that does the same ("--time"), or a command
+	// ("prepare WORKLOAD": its words before WORKLOAD name one), or "" when
+	// rightsize has no equivalent.
+	use  string
+	note string // what else to know; with use == "", why there is none
+}
+
+// Reasons shared by several tools' flags.
+const (
+	whyCount    = "it runs for --time, since a fixed count would end each step of a sweep at a different time, and steps are compared over equal windows"
+	whyPctl     = "every result reports p50, p95, p99 and p99.9, the average and the maximum, from full HDR histograms"
+	howPassword = "the password goes in the URL; --target env:VAR reads the URL from a variable, off the command line: docs/passwords.md"
+	howDirect   = "I/O is direct, O_DIRECT, by default; --buffered goes through the page cache, fio's --direct=0"
+	howScheme   = "the URL's scheme chooses the database: postgres://, mysql:// or sqlite:PATH"
+	howJobs     = "virtual users are goroutines, which Go spreads over every CPU"
+)
+
+var (
+	sysbench = []string{"sysbench"}
+	fio      = []string{"fio"}
+	gotpc    = []string{"go-tpc"}
+	pgbench  = []string{"pgbench"}
+	k6       = []string{"k6"}
+)
+
+// foreignFlags are the flags a user of sysbench, fio, go-tpc, pgbench or k6
+// is likely to type. One flag may appear once per meaning (-T is go-tpc's
+// thread count and pgbench's duration). Underscores match dashes
+// (--ramp_time, --ramp-time). Notes hold no parentheses: a hint puts them
+// in some.
+var foreignFlags = []foreignFlag{
+	// sysbench 1.0 (and its 0.4/0.5 names)
+	{"--warmup-time", sysbench, "--warmup", ""},
+	{"--events", sysbench, "", whyCount},
+	{"--max-requests", sysbench, "", whyCount},
+	{"--max-time", sysbench, "--time", ""},
+	{"--num-threads", sysbench, "--threads", ""},
+	{"--tx-rate", sysbench, "--rate", ""},
+	{"--percentile", sysbench, "", whyPctl},
+	{"--db-driver", sysbench, "--target", howScheme},
+	{"--mysql-host", sysbench, "--target", "--target mysql://USER@HOST:3306/DB"},
+	{"--mysql-port", sysbench, "--target", "--target mysql://USER@HOST:PORT/DB"},
+	{"--mysql-user", sysbench, "--target", "--target mysql://USER@HOST:3306/DB"},
+	{"--mysql-db", sysbench, "--target", "--target mysql://USER@HOST:3306/DB"},
+	{"--mysql-socket", sysbench, "--target", "--target 'mysql://USER@localhost/DB?socket=/run/mysqld/mysqld.sock'"},
+	{"--mysql-password", sysbench, "--target", howPassword},
+	{"--pgsql-host", sysbench, "--target", "--target postgres://USER@HOST:5432/DB"},
+	{"--pgsql-port", sysbench, "--target", "--target postgres://USER@HOST:PORT/DB"},
+	{"--pgsql-user", sysbench, "--target", "--target postgres://USER@HOST:5432/DB"},
+	{"--pgsql-db", sysbench, "--target", "--target postgres://USER@HOST:5432/DB"},
+	{"--pgsql-password", sysbench, "--target", howPassword},
+	{"--mysql-ignore-errors", sysbench, "--retry", "the error classes after which a transaction is run again: deadlock, serialization, lock_timeout, constraint"},
+	{"--rand-seed", sysbench, "--seed", ""},
+	{"--db-ps-mode", sysbench, "", "statements are always prepared, as with --db-ps-mode=auto"},
+	{"--forced-shutdown", sysbench, "--grace", "how long events in flight may finish at the end"},
+	{"--file-total-size", sysbench, "--size", ""},
+	{"--file-block-size", sysbench, "--bs", ""},
+	{"--file-test-mode", sysbench, "--rw", "seqrd, seqwr, rndrd, rndwr, rndrw are read, write, randread, randwrite, randrw"},
+	{"--file-rw-ratio", sysbench, "--read", "a read percentage: --read 60 is a ratio of 1.5"},
+	{"--file-io-mode", sysbench, "--engine", "io_uring or psync"},
+	{"--file-extra-flags", sysbench, "--buffered", howDirect},
+	{"--file-num", sysbench, "", "one file per --target; repeat --target for several files or devices"},
+	// fio
+	{"--runtime", fio, "--time", ""},
+	{"--ramp-time", fio, "--warmup", ""},
+	{"--time-based", fio, "", "rightsize always runs for --time"},
+	{"--filename", fio, "--file", "or --target, repeated for several files or devices"},
+	{"--ioengine", fio, "--engine", "io_uring or psync"},
+	{"--direct", fio, "--buffered", howDirect},
+	{"--blocksize", fio, "--bs", ""},
+	{"--readwrite", fio, "--rw", ""},
+	{"--bs", fio, "--bs", ""},
+	{"--rw", fio, "--rw", ""},
+	{"--iodepth", fio, "--iodepth", ""},
+	{"--numjobs", fio, "--numjobs", ""},
+	{"--size", fio, "--size", ""},
+	{"--filesize", fio, "--size", ""},
+	{"--rwmixread", fio, "--rwmixread", ""},
+	{"--rwmixwrite", fio, "--rwmixread", "100 minus it"},
+	{"--name", fio, "--label", ""},
+	{"--output", fio, "--out", "a result is JSON; 'rightsize report' renders it"},
+	{"--output-format", fio, "", "a result is always JSON, written to --out; 'rightsize report --format' renders it as html, md, csv or text"},
+	{"--group-reporting", fio, "", "threads are always reported together"},
+	{"--steadystate, --ss", fio, "--steady-state", "its value is the window; --steady-tolerance the drift allowed"},
+	{"--ss-dur", fio, "--steady-state", "the window"},
+	{"--rate-iops", fio, "--rate", "I/Os per second: one event is one I/O"},
+	{"--randseed", fio, "--seed", ""},
+	{"--io-size", fio, "", whyCount},
+	{"--number-ios", fio, "", whyCount},
+	{"--percentile-list", fio, "", whyPctl},
+	// go-tpc
+	{"-H, --host", gotpc, "--target", "the URL's host: --target postgres://USER@HOST:5432/DB"},
+	{"-P, --port", gotpc, "--target", "the URL's port: --target mysql://USER@HOST:PORT/DB"},
+	{"-U, --user", gotpc, "--target", "the URL's user: --target postgres://USER@HOST/DB"},
+	{"-p, --password", gotpc, "--target", howPassword},
+	{"-D, --db", gotpc, "--target", "the URL's database: --target postgres://USER@HOST/DB"},
+	{"-d, --driver", gotpc, "--target", howScheme},
+	{"-T, --threads", gotpc, "--threads", "virtual users per instance"},
+	{"--warehouses", gotpc, "--warehouses", ""},
+	{"--interval", gotpc, "--report-interval", ""},
+	{"--count", gotpc, "", whyCount},
+	{"--ignore-error", gotpc, "--retry", "the error classes after which a transaction is run again"},
+	{"--wait", gotpc, "--think-scale", "1 runs the spec's keying and think times"},
+	{"--conn-params", gotpc, "--target", "the URL's query parameters: --target 'postgres://USER@HOST/DB?sslmode=require'"},
+	{"--dropdata", gotpc, "cleanup WORKLOAD", "it drops only what prepare created"},
+	{"--check-all", gotpc, "check WORKLOAD", ""},
+	// pgbench
+	{"-c, --client", pgbench, "--threads", "virtual users per instance"},
+	{"-j, --jobs", pgbench, "", howJobs},
+	{"-T, --time", pgbench, "--time", ""},
+	{"-R, --rate", pgbench, "--rate", "events per second per instance, open loop, latency from the intended start"},
+	{"-P, --progress", pgbench, "--report-interval", ""},
+	{"-M, --protocol", pgbench, "", "statements are always prepared, as with -M prepared"},
+	{"-t, --transactions", pgbench, "", whyCount},
+	{"-s, --scale", pgbench, "--table-size", "rows per table; tpcc: --warehouses"},
+	{"-i, --initialize", pgbench, "prepare WORKLOAD", ""},
+	{"-S, --select-only", pgbench, "run oltp_point_select", "the workload of one primary-key SELECT"},
+	{"-f", pgbench, "", "workloads are built in: 'rightsize list'"},
+	{"-U, --username", pgbench, "--target", "the URL's user: --target postgres://USER@HOST/DB"},
+	{"-p, --port", pgbench, "--target", "the URL's port: --target postgres://USER@HOST:PORT/DB"},
+	{"--dbname", pgbench, "--target", "the URL's database: --target postgres://USER@HOST/DB"},
+	// k6
+	{"-u, --vus", k6, "--threads", "virtual users per instance"},
+	{"-d, --duration", k6, "--time", ""},
+	{"-i, --iterations", k6, "", whyCount},
+	{"--rps", k6, "--rate", "events per second per instance, open loop"},
+	{"-s, --stage", k6, "sweep WORKLOAD", "a sweep steps through a list of --threads or --rate"},
+	{"-o, --out", k6, "--out", ""},
+}
+
+// flagError is the commands' FlagErrorFunc: a usage error (exit 2) that,
+// for a flag rightsize does not know, says what rightsize calls it when it
+// is another tool's (or why there is none), or how rightsize spells it.
+func flagError(c *cobra.Command, err error) error {
+	if hint := flagHint(c, err); hint != "" {
+		return usageError{fmt.Errorf("%w\n%s", err, hint)}
+	}
+	return usageError{err}
+}
+
+// flagHint is the hint for err, an unknown flag of c; "" when there is none.
+func flagHint(c *cobra.Command, err error) string {
+	var ne *pflag.NotExistError
+	if !errors.As(err, &ne) {
+		return ""
+	}
+	name, group := ne.GetSpecifiedName(), ne.GetSpecifiedShortnames()
+	if len(group) > 1 && c.Flags().Lookup(group) != nil { // -time
+		return fmt.Sprintf("  rightsize's long flags take two dashes: --%s", group)
+	}
+	given := "--" + name
+	if group != "" {
+		given = "-" + name
+	}
+	var lines []string
+	for _, f := range foreignFlags {
+		if f.spells(given) {
+			lines = append(lines, "  "+f.hint(c, given))
+		}
+	}
+	if dashed := strings.ReplaceAll(name, "_", "-"); len(lines) == 0 && group == "" && c.Flags().Lookup(dashed) != nil {
+		lines = append(lines, "  rightsize spells it --"+dashed)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// spellings are f's short and long forms: "-c", "--client".
+func (f foreignFlag) spellings() []string { return strings.Split(f.flag, ", ") }
+
+// spells reports whether given (as typed, "-T" or "--ramp_time") is f,
+// underscores matching dashes.
+func (f foreignFlag) spells(given string) bool {
+	for _, s := range f.spellings() {
+		if s == strings.ReplaceAll(given, "_", "-") {
+			return true
+		}
+	}
+	return false
+}
+
+// dashless is a flag's name for Lookup: "--time" is "time".
+func dashless(flag string) string { return strings.TrimLeft(flag, "-") }
+
+// hint is the line for f under "unknown flag" on c, given as typed.
+func (f foreignFlag) hint(c *cobra.Command, given string) string {
+	sp := f.spellings()
+	who := given + " is " + possessive(f.tools)
+	if long := sp[len(sp)-1]; !strings.HasPrefix(given, "--") && strings.HasPrefix(long, "--") {
+		who += " " + long // -T is pgbench's --time
+	}
+	var s string
+	switch {
+	case f.use == "":
+		return fmt.Sprintf("%s, and rightsize has no equivalent: %s", who, f.note)
+	case !strings.HasPrefix(f.use, "-"):
+		s = fmt.Sprintf("%s: rightsize does it with 'rightsize %s'", who, f.use)
+	case c.Flags().Lookup(dashless(f.use)) != nil:
+		s = fmt.Sprintf("%s: rightsize says %s", who, f.use)
+	case slices.Contains(sp, f.use):
+		s = fmt.Sprintf("%s: rightsize has it on '%s', not on '%s'", who, flagHome(c, dashless(f.use)), c.CommandPath())
+	default:
+		s = fmt.Sprintf("%s: rightsize says %s, on '%s', not on '%s'", who, f.use, flagHome(c, dashless(f.use)), c.CommandPath())
+	}
+	if f.note != "" {
+		s += " (" + f.note + ")"
+	}
+	return s
+}
+
+// possessive is "fio's", "go-tpc's and pgbench's".
+func possessive(tools []string) string {
+	p := make([]string, len(tools))
+	for i, t := range tools {
+		p[i] = t + "'s"
+	}
+	return strings.Join(p, " and ")
+}
+
+// flagHome is the path of a command that takes the flag name: a sibling of
+// c under the same parent (run fileio for run oltp_read_write), else one
+// under run, else the first in the tree. A parent whose every subcommand takes it is named with
+// WORKLOAD: "rightsize run WORKLOAD".
+func flagHome(c *cobra.Command, name string) string {
+	var scopes []*cobra.Command
+	if c.HasParent() && c.Parent() != c.Root() {
+		scopes = append(scopes, c.Parent())
+	}
+	if run, _, err := c.Root().Find([]string{"run"}); err == nil && run != c.Root() {
+		scopes = append(scopes, run)
+	}
+	for _, p := range scopes {
+		var with []*cobra.Command
+		for _, s := range p.Commands() {
+			if s.Flags().Lookup(name) != nil {
+				with = append(with, s)
+			}
+		}
+		switch {
+		case len(with) > 1 && len(with) == len(p.Commands()):
+			return p.CommandPath() + " WORKLOAD"
+		case len(with) > 0:
+			return with[0].CommandPath()
+		}
+	}
+	var walk func(*cobra.Command) string
+	walk = func(x *cobra.Command) string {
+		if x.Flags().Lookup(name) != nil {
+			return x.CommandPath()
+		}
+		for _, s := range x.Commands() {
+			if p := walk(s); p != "" {
+				return p
+			}
+		}
+		return ""
+	}
+	return walk(c.Root())
+}

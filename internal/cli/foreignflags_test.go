@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// A flag of sysbench, fio, go-tpc, pgbench or k6 gets a line that says what
+// rightsize calls it, or why it has none; exit 2 as for any unknown flag.
+func TestForeignFlagHints(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string // each on a line under the error
+	}{
+		{[]string{"run", "oltp_read_write", "--warmup-time", "5"}, []string{"--warmup-time is sysbench's: rightsize says --warmup"}},
+		{[]string{"run", "oltp_read_write", "--events=1000"}, []string{"--events is sysbench's, and rightsize has no equivalent: it runs for --time"}},
+		{[]string{"run", "oltp_read_write", "--percentile", "99"}, []string{"--percentile is sysbench's, and rightsize has no equivalent: every result reports p50, p95, p99 and p99.9"}},
+		{[]string{"run", "oltp_read_write", "--db-driver", "pgsql"}, []string{"--db-driver is sysbench's: rightsize says --target (the URL's scheme"}},
+		{[]string{"run", "oltp_read_write", "--mysql-host", "db"}, []string{"--mysql-host is sysbench's: rightsize says --target (--target mysql://USER@HOST:3306/DB)"}},
+		{[]string{"run", "fileio", "--runtime", "60"}, []string{"--runtime is fio's: rightsize says --time"}},
+		{[]string{"run", "fileio", "--ramp_time=5"}, []string{"--ramp_time is fio's: rightsize says --warmup"}},
+		{[]string{"run", "fileio", "--filename", "/tmp/x"}, []string{"--filename is fio's: rightsize says --file"}},
+		{[]string{"run", "fileio", "--ioengine", "libaio"}, []string{"--ioengine is fio's: rightsize says --engine"}},
+		{[]string{"run", "fileio", "--direct=1"}, []string{"--direct is fio's: rightsize says --buffered (I/O is direct, O_DIRECT, by default"}},
+		{[]string{"run", "fileio", "--time_based"}, []string{"--time_based is fio's, and rightsize has no equivalent: rightsize always runs for --time"}},
+		{[]string{"run", "tpcc", "-H", "db"}, []string{"-H is go-tpc's --host: rightsize says --target"}},
+		{[]string{"run", "tpcc", "-T", "8"}, []string{
+			"-T is go-tpc's --threads: rightsize says --threads",
+			"-T is pgbench's --time: rightsize says --time",
+		}},
+		{[]string{"run", "oltp_read_write", "-c10"}, []string{"-c is pgbench's --client: rightsize says --threads"}},
+		{[]string{"run", "oltp_read_write", "-M", "prepared"}, []string{"-M is pgbench's --protocol, and rightsize has no equivalent: statements are always prepared"}},
+		{[]string{"run", "oltp_read_write", "--vus", "10"}, []string{"--vus is k6's: rightsize says --threads"}},
+		{[]string{"run", "oltp_read_write", "--duration", "1m"}, []string{"--duration is k6's: rightsize says --time"}},
+		{[]string{"run", "oltp_read_write", "-i"}, []string{
+			"-i is pgbench's --initialize: rightsize does it with 'rightsize prepare WORKLOAD'",
+			"-i is k6's --iterations, and rightsize has no equivalent",
+		}},
+		// A flag rightsize has, on a command that does not take it.
+		{[]string{"run", "oltp_read_write", "--bs", "4k"}, []string{"--bs is fio's: rightsize has it on 'rightsize run fileio', not on 'rightsize run oltp_read_write'"}},
+		{[]string{"plan", "--runtime", "60"}, []string{"--runtime is fio's: rightsize says --time, on 'rightsize run WORKLOAD', not on 'rightsize plan'"}},
+		{[]string{"k8s", "job", "oltp_read_write", "--runtime", "60"}, []string{"--runtime is fio's: rightsize says --time"}},
+		// rightsize's own flags, spelt another way.
+		{[]string{"run", "oltp_read_write", "--table_size", "10"}, []string{"rightsize spells it --table-size"}},
+		{[]string{"run", "oltp_read_write", "-time", "10s"}, []string{"rightsize's long flags take two dashes: --time"}},
+	} {
+		o := run(t, context.Background(), tc.args...)
+		if o.code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d; stderr:\n%s", tc.args, o.code, ExitUsage, o.stderr)
+			continue
+		}
+		lines := strings.Split(o.stderr, "\n")
+		if !strings.HasPrefix(lines[0], "rightsize: unknown ") {
+			t.Errorf("%v: first line %q, want the unknown flag", tc.args, lines[0])
+		}
+		for _, w := range tc.want {
+			found := false
+			for _, l := range lines[1:] {
+				found = found || strings.HasPrefix(l, "  "+w)
+			}
+			if !found {
+				t.Errorf("%v: no line starting %q in:\n%s", tc.args, w, o.stderr)
+			}
+		}
+	}
+}
+
+// A flag no tool in the table has gets pflag's message alone.
+func TestUnknownFlagWithoutHint(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "oltp_read_write", "--no-such-flag"},
+		{"run", "oltp_read_write", "-Z"},
+		{"report", "--nope"},
+	} {
+		o := run(t, context.Background(), args...)
+		want := "rightsize: unknown " // then pflag's text, then the usage line only
+		if o.code != ExitUsage || !strings.HasPrefix(o.stderr, want) || strings.Count(o.stderr, "\n") != 2 ||
+			!strings.HasSuffix(o.stderr, "\nRun 'rightsize --help' for usage.\n") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and the plain message", args, o.code, o.stderr)
+		}
+	}
+}
+
+// Every hint names a flag or command that exists, and says why when there
+// is none.
+func TestForeignFlagsNameRealFlags(t *testing.T) {
+	env := &Env{Getenv: func(string) string { return "" }}
+	root := newRoot(context.Background(), env)
+	seen := map[string]bool{}
+	for _, f := range foreignFlags {
+		for _, s := range f.spellings() {
+			short := len(s) == 2 && s[0] == '-' && s[1] != '-'
+			if !short && !strings.HasPrefix(s, "--") {
+				t.Errorf("%q: spelling %q is neither -X nor --name", f.flag, s)
+			}
+			for _, tool := range f.tools {
+				if seen[s+" "+tool] {
+					t.Errorf("%s is listed twice for %s", s, tool)
+				}
+				seen[s+" "+tool] = true
+			}
+		}
+		if strings.ContainsAny(f.note, "()") {
+			t.Errorf("%q: note %q holds parentheses (the hint adds some)", f.flag, f.note)
+		}
+		switch {
+		case f.use == "" && f.note == "":
+			t.Errorf("%q: no equivalent and no reason", f.flag)
+		case f.use == "":
+		case strings.HasPrefix(f.use, "--"):
+			if flagHome(root, dashless(f.use)) == "" {
+				t.Errorf("%q: rightsize has no flag %s", f.flag, f.use)
+			}
+		default:
+			words := strings.Fields(strings.TrimSuffix(f.use, " WORKLOAD"))
+			if c, rest, err := root.Find(words); err != nil || len(rest) > 0 || c == root {
+				t.Errorf("%q: 'rightsize %s' is not a command (%v, %v)", f.flag, f.use, rest, err)
+			}
+		}
+	}
+}
