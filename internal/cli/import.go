@@ -14,6 +14,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/hypervisor"
+	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
@@ -39,7 +40,12 @@ thresholds. Without --into, the file's figures are summarised.
 time (RFC 3339 or Unix seconds), metric, value, with the metrics
 host_cpu_pct, used_pct, ready_pct, costop_pct, max_limited_pct and wait_pct
 (the VM's per vCPU). Times must overlap the run's: esxtop writes the host's
-clock, so keep it in step (NTP) with the load generator's.`
+clock, so keep it in step (NTP) with the load generator's.
+
+The file is streamed: a line may be up to 8 MiB (esxtop's header of some
+150,000 counters; 1 MiB in --format csv) and a file up to 524,288 samples
+(30 days at 5 s); past either it is refused, so that a file that is not
+one (or /dev/zero) fails at once instead of filling the memory.`
 
 // errNoOverlap is a hypervisor file whose samples fall in no step.
 var errNoOverlap = errors.New("no overlap")
@@ -59,13 +65,16 @@ func importCommand(env *Env) *cobra.Command {
 				return usagef("import: --format %q: want esxtop or csv", format)
 			case format == "esxtop" && strings.TrimSpace(vm) == "":
 				return usagef("import esxtop: --vm NAME: name the VM as the host names it (its Group Cpu)")
-			case vcpus < 0:
-				return usagef("import: --vcpus %d: want a count of vCPUs", vcpus)
+			case vcpus < 0 || vcpus > plan.MaxVCPU:
+				return usagef("import: --vcpus %d: want a count of vCPUs from 1 to %d", vcpus, plan.MaxVCPU)
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			s, err := readHypervisor(args[1], format, vm, vcpus)
+			if errors.Is(err, hypervisor.ErrVCPUs) {
+				return usageError{err}
+			}
 			if err != nil {
 				return runError{err}
 			}
@@ -77,7 +86,7 @@ func importCommand(env *Env) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&vm, "vm", "", "the VM's name on the host (esxtop's Group Cpu(ID:NAME)); with --format csv, a label")
-	f.IntVar(&vcpus, "vcpus", 0, "the VM's vCPUs, by which esxtop's group figures are divided (default: counted from the file's vcpu worlds)")
+	f.IntVar(&vcpus, "vcpus", 0, "the VM's vCPUs, by which esxtop's group figures are divided, for a file without vcpu worlds (default: counted from them; a different count is refused)")
 	f.StringVar(&format, "format", "esxtop", "esxtop (batch output, perfmon CSV) or csv (rows of time, metric, value)")
 	f.StringVar(&into, "into", "", "a sweep file (…-sweep.json) or a run's result file to align the samples to and rewrite with them")
 	return cmd

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -115,6 +116,10 @@ func TestImportErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("time,cpu\n1,2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	long := filepath.Join(dir, "long.csv") // one line of 9 MiB
+	if err := os.WriteFile(long, bytes.Repeat([]byte{'0'}, 9<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A run whose window is now, not 10:00 on the file's day.
 	res := filepath.Join(dir, "r.json")
 	if o := run(t, context.Background(), "run", "noop", "--time", "200ms", "--out", res, "--no-history"); o.code != ExitOK {
@@ -134,6 +139,9 @@ func TestImportErrors(t *testing.T) {
 		{"malformed", []string{"import", "esxtop", bad, "--vm", "DB01"}, ExitFailure, "is this esxtop -b output?"},
 		{"missing VM", []string{"import", "esxtop", good, "--vm", "DB02"}, ExitFailure, `"DB02": the file's VMs (Group Cpu) are "DB01", "WEB01"`},
 		{"no overlap", []string{"import", "esxtop", good, "--vm", "DB01", "--into", res}, ExitFailure, "the file's samples run from 2026-12-02 10:00:00 to 2026-12-02 10:01:01 UTC"},
+		{"vcpus contradict", []string{"import", "esxtop", good, "--vm", "DB01", "--vcpus", "8"}, ExitUsage, `--vcpus 8, but the file shows 2 vCPUs of VM "DB01"`},
+		{"vcpus huge", []string{"import", "esxtop", good, "--vm", "DB01", "--vcpus", "99999999999"}, ExitUsage, "--vcpus 99999999999: want a count of vCPUs from 1 to 4096"},
+		{"one endless line", []string{"import", "esxtop", long, "--vm", "DB01"}, ExitFailure, "line 1 longer than 8 MiB: not an esxtop batch file?"},
 	} {
 		o := run(t, context.Background(), c.args...)
 		if o.code != c.code || !strings.Contains(o.stderr, c.want) || strings.Count(o.stderr, "rightsize:") != 1 {

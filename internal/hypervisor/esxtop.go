@@ -62,13 +62,20 @@ func parseColumn(h string) (column, bool) {
 
 // ReadESXTop reads esxtop batch output for the VM named vm (as the host
 // names its group), keeping only its columns and the host's physical CPU
-// utilisation. vcpus, when above 0, is the VM's vCPU count; else it is
-// counted from the file's per-vCPU worlds. The group's percentages are
+// utilisation. vcpus, when above 0, is the VM's vCPU count, for a file
+// without per-vCPU worlds; else it is counted from them, and a vcpus that
+// contradicts the count is refused (ErrVCPUs). The group's percentages are
 // divided by it (VMware's guidance: %RDY and %CSTP per vCPU).
+//
+// It streams r: a line longer than MaxLine, or more than MaxSamples rows,
+// is refused (ErrTooLong, with ErrFormat) without reading on.
 func ReadESXTop(r io.Reader, vm string, vcpus int) (*Series, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(newLineLimit(r, MaxLine, MaxSamples+1, "an esxtop batch file"))
 	cr.ReuseRecord = true
 	header, err := cr.Read()
+	if errors.Is(err, ErrTooLong) {
+		return nil, fmt.Errorf("%w: esxtop: %w", ErrFormat, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: esxtop: no header row: %v", ErrFormat, err)
 	}
@@ -82,7 +89,10 @@ func ReadESXTop(r io.Reader, vm string, vcpus int) (*Series, error) {
 	if !slices.Contains(vms, vm) {
 		return nil, fmt.Errorf("%w: %q: the file's VMs (Group Cpu) are %s", ErrNoVM, vm, listVMs(vms))
 	}
-	if vcpus <= 0 {
+	switch {
+	case vcpus > 0 && counted > 0 && vcpus != counted:
+		return nil, fmt.Errorf("%w: --vcpus %d, but the file shows %d vCPUs of VM %q (its vcpu-N worlds): leave --vcpus out, or give %d", ErrVCPUs, vcpus, counted, vm, counted)
+	case vcpus <= 0:
 		vcpus = counted
 	}
 	if vcpus <= 0 {
@@ -100,7 +110,7 @@ func ReadESXTop(r io.Reader, vm string, vcpus int) (*Series, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: esxtop: %v", ErrFormat, err)
+			return nil, fmt.Errorf("%w: esxtop: %w", ErrFormat, err)
 		}
 		at, err := time.Parse(pdhTime, rec[0])
 		if err != nil {

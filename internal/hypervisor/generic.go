@@ -18,9 +18,10 @@ import (
 // metrics are host_cpu_pct, used_pct, ready_pct, costop_pct,
 // max_limited_pct and wait_pct, the VM's per vCPU (taken as given), others
 // ignored. Rows of one time make one sample. vm and vcpus only label the
-// series.
+// series. A line over 1 MiB, or more than 6 × MaxSamples rows, is refused
+// (ErrTooLong, with ErrFormat).
 func ReadCSV(r io.Reader, vm string, vcpus int) (*Series, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(newLineLimit(r, maxCSVLine, 6*MaxSamples, "a time, metric, value CSV"))
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = 3
 	cr.TrimLeadingSpace = true
@@ -29,6 +30,9 @@ func ReadCSV(r io.Reader, vm string, vcpus int) (*Series, error) {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if errors.Is(err, ErrTooLong) {
+			return nil, fmt.Errorf("%w: csv: %w", ErrFormat, err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: csv: %v (want rows of time, metric, value)", ErrFormat, err)

@@ -7,7 +7,8 @@
 //
 // Reading is pure: it takes an io.Reader and streams it, keeping only the
 // columns asked for, so exports of tens of thousands of columns and hours
-// of samples load in seconds.
+// of samples load in seconds; lines and rows are capped (MaxLine,
+// MaxSamples), so an input that never ends is refused in bounded memory.
 package hypervisor
 
 import (
@@ -24,6 +25,9 @@ var ErrFormat = errors.New("not a hypervisor export")
 
 // ErrNoVM is a VM the file has no figures of.
 var ErrNoVM = errors.New("VM not in the file")
+
+// ErrVCPUs is a vCPU count given that contradicts the file's.
+var ErrVCPUs = errors.New("vCPUs contradict the file")
 
 // Metric is one figure of a sample.
 type Metric int
