@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +30,13 @@ type loaded struct {
 	sweep  *analysis.Result
 	sweeps []analysis.Config
 	plan   *plan.Report
+	// files are the paths of every file read (steps' results too), which
+	// report -o may not write over.
+	files []string
+	// arg is the argument being loaded; seen, the argument that brought
+	// each sweep and run (by id), so that none is counted twice.
+	arg  string
+	seen map[string]string
 }
 
 // loadFiles reads result files, sweep files (with their steps' result
@@ -36,6 +45,7 @@ type loaded struct {
 func loadFiles(paths []string) (loaded, error) {
 	var l loaded
 	for _, p := range paths {
+		l.arg = p
 		if err := l.addFile(p); err != nil {
 			return l, err
 		}
@@ -45,12 +55,14 @@ func loadFiles(paths []string) (loaded, error) {
 }
 
 // addFile reads a result file, a sweep file (with its steps' result files)
-// or a plan, telling them apart by their fields.
+// or a plan, telling them apart by their fields; each is read as
+// result.ReadFile reads (no more than result.MaxFileSize, no device).
 func (l *loaded) addFile(p string) error {
-	b, err := os.ReadFile(p)
+	b, err := result.ReadFile(p)
 	if err != nil {
 		return runError{fmt.Errorf("report: %w", err)}
 	}
+	l.files = append(l.files, p)
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(b, &keys); err != nil {
 		return runError{fmt.Errorf("report: %s is not JSON: %w", p, err)}
@@ -61,17 +73,17 @@ func (l *loaded) addFile(p string) error {
 	_, htGain := keys["ht_gain_pct"]
 	switch {
 	case axis:
-		cf, err := loadSweep(p, b)
+		cf, err := l.loadSweep(p, b)
 		if err != nil {
 			return err
 		}
-		l.addSweep(cf)
+		return l.addSweep(cf)
 	case summary:
-		r, err := readRun(p)
+		r, err := decodeRun(p, b)
 		if err != nil {
 			return err
 		}
-		l.addRun(r)
+		return l.addRun(r)
 	case host && htGain:
 		var pr plan.Report
 		if err := json.Unmarshal(b, &pr); err != nil {
@@ -84,14 +96,64 @@ func (l *loaded) addFile(p string) error {
 	return nil
 }
 
-// addSweep adds a sweep with its steps' runs.
-func (l *loaded) addSweep(cf analysis.Config) {
+// addSweep adds a sweep with its steps' runs; a sweep (or one of its
+// steps' runs) already loaded is refused.
+func (l *loaded) addSweep(cf analysis.Config) error {
+	if err := l.once("sweep", cf.Sweep.ID, cf.Sweep.ID+" "+cf.Sweep.Workload); err != nil {
+		return err
+	}
+	for _, r := range cf.Runs {
+		if err := l.once("run", r.ID, runKey(r)); err != nil {
+			return err
+		}
+	}
 	l.sweeps = append(l.sweeps, cf)
 	l.runs = append(l.runs, cf.Runs...)
+	return nil
 }
 
-// addRun adds a run named on its own.
-func (l *loaded) addRun(r *result.Run) { l.runs, l.results = append(l.runs, r), append(l.results, r) }
+// addRun adds a run named on its own; one already loaded (on its own or
+// as a step of a sweep) is refused.
+func (l *loaded) addRun(r *result.Run) error {
+	if err := l.once("run", r.ID, runKey(r)); err != nil {
+		return err
+	}
+	l.runs, l.results = append(l.runs, r), append(l.results, r)
+	return nil
+}
+
+// runKey tells runs apart: the steps of a sweep share its id, and the
+// shards of a run have ids of their own.
+func runKey(r *result.Run) string { return r.ID + " " + r.Workload + " " + r.Label }
+
+// once records that the current argument brought the sweep or run of id
+// (told apart by key), refusing (exit 2) one that an argument brought
+// already: the same measurement named twice would count as two (one sweep
+// as two repeats of its configuration). Files of no id are not told apart.
+func (l *loaded) once(what, id, key string) error {
+	if id == "" {
+		return nil
+	}
+	if l.seen == nil {
+		l.seen = map[string]string{}
+	}
+	k := what + " " + key
+	prev, ok := l.seen[k]
+	if !ok {
+		l.seen[k] = l.arg
+		return nil
+	}
+	return usagef("report: %s and %s are the same %s (id %s): it would count twice; name each measurement once", quoteArg(prev), quoteArg(l.arg), what, id)
+}
+
+// quoteArg is an argument as messages name it: quoted when it is empty or
+// has spaces.
+func quoteArg(a string) string {
+	if a == "" || strings.ContainsAny(a, " \t") {
+		return strconv.Quote(a)
+	}
+	return a
+}
 
 // finish sets the sweep once everything is loaded.
 func (l *loaded) finish() {
@@ -102,7 +164,7 @@ func (l *loaded) finish() {
 
 // loadSweep decodes the sweep file p (its bytes b), analyses it and reads
 // its steps' result files (where the sweep recorded them, else beside it).
-func loadSweep(p string, b []byte) (analysis.Config, error) {
+func (l *loaded) loadSweep(p string, b []byte) (analysis.Config, error) {
 	var data result.Sweep
 	if err := json.Unmarshal(b, &data); err != nil || data.SchemaVersion != result.SchemaVersion {
 		return analysis.Config{}, runError{fmt.Errorf("report: %s is not a sweep file of schema version %d", p, result.SchemaVersion)}
@@ -111,7 +173,7 @@ func loadSweep(p string, b []byte) (analysis.Config, error) {
 		if st.Result == "" {
 			return nil, nil
 		}
-		return readRun(st.Result, filepath.Join(filepath.Dir(p), filepath.Base(st.Result)))
+		return l.readRun(st.Result, filepath.Join(filepath.Dir(p), filepath.Base(st.Result)))
 	})
 }
 
@@ -132,30 +194,59 @@ func analyseSweep(data *result.Sweep, stepRun func(result.SweepStep) (*result.Ru
 	return analysis.Config{Name: analysis.ConfigOf(data, runs), Sweep: sw, Runs: runs}, nil
 }
 
+// readRun is readRun, adding the file read to l.files.
+func (l *loaded) readRun(paths ...string) (*result.Run, error) {
+	r, p, err := readRunAt(paths...)
+	if p != "" {
+		l.files = append(l.files, p)
+	}
+	return r, err
+}
+
 // readRun decodes the first of paths that exists.
 func readRun(paths ...string) (*result.Run, error) {
+	r, _, err := readRunAt(paths...)
+	return r, err
+}
+
+// readRunAt decodes the first of paths that exists (read as
+// result.ReadFile reads), returning which it was.
+func readRunAt(paths ...string) (*result.Run, string, error) {
 	var firstErr error
 	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
+		b, err := result.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
 			if firstErr == nil {
 				firstErr = err
 			}
 			continue
 		}
-		r, err := result.Decode(f)
-		f.Close()
 		if err != nil {
-			return nil, runError{fmt.Errorf("report: %s: %w", p, err)}
+			return nil, p, runError{fmt.Errorf("report: %w", err)}
 		}
-		all.Upgrade(r)
-		return r, nil
+		r, err := decodeRun(p, b)
+		return r, p, err
 	}
-	return nil, runError{fmt.Errorf("report: %w", firstErr)}
+	return nil, "", runError{fmt.Errorf("report: %w", firstErr)}
+}
+
+// decodeRun decodes the result file p (its bytes b), upgraded to this
+// build's figures.
+func decodeRun(p string, b []byte) (*result.Run, error) {
+	r, err := result.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, runError{fmt.Errorf("report: %s: %w", p, err)}
+	}
+	all.Upgrade(r)
+	return r, nil
 }
 
 // reportOptions are report's flags.
-type reportOptions struct{ format, out, sortBy, title, at, history string }
+type reportOptions struct {
+	format, out, sortBy, title, at, history string
+	force                                   bool   // -o may replace a file rightsize did not write
+	mark                                    string // what a file -o writes begins with (Markdown: markdownMarker)
+}
 
 // writeReport renders what args name to o.out (standard output when "" or
 // "-"), in o.format: result, sweep and plan files, and (looked up in the
@@ -171,6 +262,14 @@ func writeReport(ctx context.Context, env *Env, o reportOptions, args []string) 
 	l, err := loadArgs(ctx, rc, args)
 	if err != nil {
 		return err
+	}
+	if o.out != "" && o.out != "-" {
+		if err := checkOutput("report", "-o", o.out, o.force, l.files); err != nil {
+			return err
+		}
+		if f == report.Markdown {
+			o.mark = markdownMarker
+		}
 	}
 	if len(l.sweeps) > 1 {
 		return writeConfigs(env, o, f, l)
@@ -190,7 +289,7 @@ func writeReport(ctx context.Context, env *Env, o reportOptions, args []string) 
 	} else if err := tables(&b, l, rows, f); err != nil {
 		return err
 	}
-	return emit(env, o.out, b.Bytes())
+	return emit(env, o, b.Bytes())
 }
 
 // writeConfigs renders several sweeps as one comparison of their
@@ -210,7 +309,7 @@ func writeConfigs(env *Env, o reportOptions, f report.Format, l loaded) error {
 		if err := report.CompareHTML(&b, d); err != nil {
 			return runError{err}
 		}
-		return emit(env, o.out, b.Bytes())
+		return emit(env, o, b.Bytes())
 	}
 	if err := report.CompareReport(&b, c, f); err != nil {
 		return runError{err}
@@ -226,19 +325,21 @@ func writeConfigs(env *Env, o reportOptions, f report.Format, l loaded) error {
 			return runError{err}
 		}
 	}
-	return emit(env, o.out, b.Bytes())
+	return emit(env, o, b.Bytes())
 }
 
-// emit writes a rendered report to out (standard output when "" or "-").
-func emit(env *Env, out string, b []byte) error {
-	if out == "" || out == "-" {
+// emit writes a rendered report to o.out (standard output when "" or
+// "-"): a file as writeOutput writes it (a full disk leaves the previous
+// report whole), beginning with o.mark.
+func emit(env *Env, o reportOptions, b []byte) error {
+	if o.out == "" || o.out == "-" {
 		_, err := env.Stdout.Write(b)
 		return err
 	}
-	if err := os.WriteFile(out, b, 0o644); err != nil {
+	if err := writeOutput(o.out, append([]byte(o.mark), b...)); err != nil {
 		return runError{fmt.Errorf("report: %w", err)}
 	}
-	fmt.Fprintf(env.Stderr, "report: %s\n", out)
+	fmt.Fprintf(env.Stderr, "report: %s\n", o.out)
 	return nil
 }
 
@@ -318,7 +419,8 @@ axes are refused (exit 2); options that differ are noted.`,
 		RunE: func(c *cobra.Command, args []string) error { return writeReport(c.Context(), env, o, args) },
 	}
 	cmd.Flags().StringVar(&o.format, "format", "html", "html, md, csv or text")
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write the report to this file (default: standard output)")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write the report to this file (default: standard output); never one of the inputs, nor a file rightsize did not write (see --force)")
+	cmd.Flags().BoolVar(&o.force, "force", false, "let -o replace an existing file that is not a report, result, sweep or plan of rightsize's (a CSV or text report carries no mark: replacing one needs --force)")
 	cmd.Flags().StringVar(&o.sortBy, "sort", "", "sort the runs table by label, target, throughput, avg, p95, p99 or errors; a comparison's table by config, throughput, avg or p99 (best first)")
 	cmd.Flags().StringVar(&o.title, "title", "", "the HTML report's title")
 	cmd.Flags().StringVar(&o.history, "history", "", "the history catalog the arguments that are not files are looked up in: sqlite:PATH or postgres://user@host:5432/db (default: $RIGHTSIZE_HISTORY, else $XDG_DATA_HOME/rightsize/history.db or ~/.local/share/rightsize/history.db)")

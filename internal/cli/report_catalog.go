@@ -57,6 +57,7 @@ func (rc *reportCatalog) close() {
 func loadArgs(ctx context.Context, rc *reportCatalog, args []string) (loaded, error) {
 	var l loaded
 	for _, a := range args {
+		l.arg = a
 		var err error
 		if _, serr := os.Stat(a); serr == nil || !errors.Is(serr, fs.ErrNotExist) || strings.HasSuffix(a, ".json") {
 			err = l.addFile(a)
@@ -99,19 +100,17 @@ func (l *loaded) addFromCatalog(ctx context.Context, rc *reportCatalog, arg stri
 		return wrapRun(err)
 	}
 	if ref.Kind == history.KindSweep {
-		cf, err := catalogSweep(ctx, cat, ref.Key)
+		cf, err := l.catalogSweep(ctx, cat, ref.Key)
 		if err != nil {
 			return err
 		}
-		l.addSweep(cf)
-		return nil
+		return l.addSweep(cf)
 	}
 	r, err := catalogRun(ctx, cat, ref.Key)
 	if err != nil {
 		return err
 	}
-	l.addRun(r)
-	return nil
+	return l.addRun(r)
 }
 
 // addConfig loads a configuration's sweeps, oldest first: every sweep whose
@@ -146,11 +145,13 @@ func (l *loaded) addConfig(ctx context.Context, cat *history.Catalog, name strin
 	}
 	if len(sweeps) > 0 {
 		for _, k := range sweeps {
-			cf, err := catalogSweep(ctx, cat, k)
+			cf, err := l.catalogSweep(ctx, cat, k)
 			if err != nil {
 				return 0, err
 			}
-			l.addSweep(cf)
+			if err := l.addSweep(cf); err != nil {
+				return 0, err
+			}
 		}
 		return len(sweeps), nil
 	}
@@ -159,7 +160,9 @@ func (l *loaded) addConfig(ctx context.Context, cat *history.Catalog, name strin
 		if err != nil {
 			return 0, err
 		}
-		l.addRun(r)
+		if err := l.addRun(r); err != nil {
+			return 0, err
+		}
 	}
 	return len(runs), nil
 }
@@ -168,7 +171,7 @@ func (l *loaded) addConfig(ctx context.Context, cat *history.Catalog, name strin
 // loadSweep does, with its steps' runs as the catalog holds them (so that
 // it does not matter where the files went); a step the catalog has no run
 // of is read from its result file, as loadSweep reads it.
-func catalogSweep(ctx context.Context, cat *history.Catalog, key string) (analysis.Config, error) {
+func (l *loaded) catalogSweep(ctx context.Context, cat *history.Catalog, key string) (analysis.Config, error) {
 	sw, e, err := cat.GetSweep(ctx, key)
 	if err != nil {
 		return analysis.Config{}, wrapRun(fmt.Errorf("report: %w", err))
@@ -190,7 +193,7 @@ func catalogSweep(ctx context.Context, cat *history.Catalog, key string) (analys
 		if e.Path != "" {
 			paths = append(paths, filepath.Join(filepath.Dir(e.Path), filepath.Base(st.Result)))
 		}
-		return readRun(paths...)
+		return l.readRun(paths...)
 	})
 }
 

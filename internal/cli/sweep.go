@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -30,7 +29,7 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if err := config.CheckCPUTarget(cpuTarget); err != nil {
 				return usageError{err}
 			}
-			b, err := os.ReadFile(args[0])
+			b, err := result.ReadFile(args[0])
 			if err != nil {
 				return runError{fmt.Errorf("analyze: %w", err)}
 			}

@@ -487,12 +487,14 @@ func EncodeCompact(w io.Writer, r *Run) error {
 	return json.NewEncoder(w).Encode(v)
 }
 
-// Decode reads a result file, refusing schema versions this build does not know.
+// Decode reads a result file, refusing schema versions this build does not
+// know, and reading no more than MaxFileSize bytes of rd (past them it
+// fails with ErrNotRead).
 func Decode(rd io.Reader) (*Run, error) {
 	var probe struct {
 		SchemaVersion *int `json:"schema_version"`
 	}
-	data, err := io.ReadAll(rd)
+	data, err := readCapped(rd)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,14 +13,14 @@ import (
 	"github.com/rightsize/rightsize/internal/result"
 )
 
-// ReadResult reads a result file.
+// ReadResult reads a result file, as result.ReadFile reads (no more than
+// result.MaxFileSize, no device).
 func ReadResult(path string) (*result.Run, error) {
-	f, err := os.Open(path)
+	b, err := result.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	r, err := result.Decode(f)
+	r, err := result.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -34,6 +35,17 @@ func ReadResult(path string) (*result.Run, error) {
 func WriteResult(path string, r *result.Run) error {
 	if _, err := writeAtomic(path, r, true); err != nil {
 		return fmt.Errorf("result %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteFile writes what write writes at path as WriteResult writes a
+// result: a temporary file beside it, fsynced and renamed into place, so
+// that a failing write (a full disk) leaves path as it was and no
+// temporary file. Errors name path.
+func WriteFile(path string, write func(io.Writer) error) error {
+	if _, err := writeFileAtomic(path, true, write); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// tinyResult runs oltp_point_select on SQLite for a moment and returns its
+// result file, dir/name.
+func tinyResult(t *testing.T, dir, name string) string {
+	t.Helper()
+	out := filepath.Join(dir, name)
+	o := run(t, context.Background(), "run", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite"),
+		"--prepare", "always", "--table-size", "100", "--time", "300ms", "--report-interval", "300ms", "--out", out, "--no-history")
+	if o.code != ExitOK {
+		t.Fatalf("run: exit %d\n%s", o.code, o.stderr)
+	}
+	return out
+}
+
+// unchanged fails unless the file at path still holds want.
+func unchanged(t *testing.T, path string, want []byte) {
+	t.Helper()
+	if got, err := os.ReadFile(path); err != nil || string(got) != string(want) {
+		t.Errorf("%s changed (%v): now %.80q", path, err, got)
+	}
+}
+
+// report -o never writes over one of its inputs, by any name (the same
+// path, a symlink, a hard link, a step's result read through its sweep):
+// exit 2, the input unchanged, even with --force.
+func TestReportOutIsNeverAnInput(t *testing.T) {
+	dir := t.TempDir()
+	r := tinyResult(t, dir, "r.json")
+	before, _ := os.ReadFile(r)
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(r, link); err != nil {
+		t.Fatal(err)
+	}
+	hard := filepath.Join(dir, "hard.json")
+	if err := os.Link(r, hard); err != nil {
+		t.Fatal(err)
+	}
+	sw := writeSweep(t, dir, "S", "oltp_point_select", "threads", 1000, 1, 2)
+	b, _ := os.ReadFile(sw)
+	// The sweep's first step's result is r.json.
+	if err := os.WriteFile(sw, []byte(strings.Replace(string(b), `"label":"threads 1"`, `"label":"threads 1","result":"`+r+`"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{r, "-o", r},
+		{r, "-o", link},
+		{link, "-o", r},
+		{r, "-o", hard, "--force"},
+		{sw, "-o", r},
+	} {
+		o := run(t, context.Background(), append([]string{"report"}, args...)...)
+		if o.code != ExitUsage || !strings.Contains(o.stderr, "would be replaced by the output") {
+			t.Errorf("report %v: exit %d, want %d refusing to replace an input\n%s", args, o.code, ExitUsage, o.stderr)
+		}
+		unchanged(t, r, before)
+	}
+}
+
+// report -o replaces what rightsize wrote (an earlier report, an empty
+// file) and nothing else without --force.
+func TestReportOutReplacesOnlyItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	r := tinyResult(t, dir, "r.json")
+	mine := filepath.Join(dir, "notes.html")
+	if err := os.WriteFile(mine, []byte("<html>my notes</html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := run(t, context.Background(), "report", r, "-o", mine)
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "was not written by rightsize") || !strings.Contains(o.stderr, "--force") {
+		t.Errorf("report -o over a file of the user's: exit %d\n%s", o.code, o.stderr)
+	}
+	unchanged(t, mine, []byte("<html>my notes</html>"))
+	if o := run(t, context.Background(), "report", r, "-o", mine, "--force"); o.code != ExitOK {
+		t.Errorf("--force: exit %d\n%s", o.code, o.stderr)
+	}
+	// Now it is a report of rightsize's: replaced without --force, in
+	// every format that carries a mark.
+	for _, f := range []string{"html", "md"} {
+		out := filepath.Join(dir, "r."+f)
+		for i := range 2 {
+			if o := run(t, context.Background(), "report", r, "--format", f, "-o", out); o.code != ExitOK {
+				t.Errorf("report --format %s -o (time %d): exit %d\n%s", f, i+1, o.code, o.stderr)
+			}
+		}
+	}
+	empty := filepath.Join(dir, "empty.csv")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o := run(t, context.Background(), "report", r, "--format", "csv", "-o", empty); o.code != ExitOK {
+		t.Errorf("report -o over an empty file: exit %d\n%s", o.code, o.stderr)
+	}
+	if o := run(t, context.Background(), "report", r, "-o", dir); o.code != ExitUsage || !strings.Contains(o.stderr, "is a directory") {
+		t.Errorf("report -o DIR: exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+// The same sweep or run named twice (the same file, a copy of it, or its
+// key beside its file) is refused, naming both arguments: it would count
+// as two repeats of one measurement.
+func TestReportSameInputTwice(t *testing.T) {
+	dir := t.TempDir()
+	sw := writeSweep(t, dir, "S", "oltp_point_select", "threads", 1000, 1, 2, 4)
+	cp := filepath.Join(dir, "copy.json")
+	b, _ := os.ReadFile(sw)
+	if err := os.WriteFile(cp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := tinyResult(t, dir, "r.json")
+	for _, args := range [][2]string{{sw, sw}, {sw, cp}, {r, r}} {
+		o := run(t, context.Background(), "report", args[0], args[1], "--format", "text")
+		if o.code != ExitUsage || !strings.Contains(o.stderr, args[0]) || !strings.Contains(o.stderr, args[1]) || !strings.Contains(o.stderr, "the same") {
+			t.Errorf("report %s %s: exit %d, want %d naming both\n%s%s", args[0], args[1], o.code, ExitUsage, o.stdout, o.stderr)
+		}
+	}
+}
+
+// Inputs too large to be results, and devices that never end, are refused
+// with one message, without reading them (a sparse file of MaxFileSize+1
+// bytes; /dev/zero).
+func TestReportRefusesHugeAndEndlessInputs(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(big, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, result.MaxFileSize+1); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ args []string }{
+		{[]string{"report", big}},
+		{[]string{"report", "/dev/zero"}},
+		{[]string{"analyze", big}},
+		{[]string{"analyze", "/dev/zero"}},
+		{[]string{"merge", "/dev/zero", "-o", "-", "--no-history"}},
+	} {
+		o := run(t, context.Background(), tc.args...)
+		want := "257 MiB, over the 256 MiB a result, sweep or plan file may weigh"
+		if strings.Contains(strings.Join(tc.args, " "), "/dev/zero") {
+			want = "/dev/zero: not read: it is a device, not a regular file"
+		}
+		if o.code != ExitFailure || !strings.Contains(o.stderr, want) {
+			t.Errorf("%v: exit %d, want %d and %q\n%s", tc.args, o.code, ExitFailure, want, o.stderr)
+		}
+	}
+}

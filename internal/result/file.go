@@ -1,0 +1,79 @@
+package result
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// MaxFileSize is the most a result, sweep or plan file may weigh, in
+// bytes: 256 MiB. A day-long run's result with one-second intervals is
+// about 17 MB, so every real file fits many times over; a larger one (or a
+// device such as /dev/zero, a stream that never ends) would only fill the
+// memory before it failed to decode.
+const MaxFileSize = 256 << 20
+
+// ErrNotRead wraps the refusal of an input over MaxFileSize, and of a
+// device (which may never end) or anything else not a file.
+var ErrNotRead = errors.New("not read")
+
+// ReadFile reads the result, sweep or plan file at path, refusing, with
+// an error that wraps ErrNotRead and names path, a file over MaxFileSize
+// and anything that is not a regular file or a pipe (a device, a
+// directory, a socket). A pipe (a shell's <(...)) is read up to
+// MaxFileSize and refused past it.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	switch m := st.Mode(); {
+	case m.IsRegular():
+		if st.Size() > MaxFileSize {
+			return nil, fmt.Errorf("%s: %w: %s, over the %s a result, sweep or plan file may weigh", path, ErrNotRead, mib(st.Size()), mib(MaxFileSize))
+		}
+	case m&fs.ModeNamedPipe != 0:
+	default:
+		return nil, fmt.Errorf("%s: %w: it is %s, not a regular file", path, ErrNotRead, kind(m))
+	}
+	b, err := readCapped(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// readCapped reads rd to its end, refusing (ErrNotRead) past MaxFileSize.
+func readCapped(rd io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(rd, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileSize {
+		return nil, fmt.Errorf("%w: more than the %s a result, sweep or plan file may weigh", ErrNotRead, mib(MaxFileSize))
+	}
+	return b, nil
+}
+
+// kind names what a file that is not regular is.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file (" + m.Type().String() + ")"
+}
+
+// mib writes a size in MiB.
+func mib(n int64) string { return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20) }
