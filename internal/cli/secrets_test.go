@@ -192,7 +192,49 @@ func TestPasswordNeverShownPostgres(t *testing.T) {
 	lc.run("sqlite catalog list", nil, ExitOK, "history", "list", "--history", lite)
 	lc.run("pg catalog unreachable", map[string]string{"RIGHTSIZE_HISTORY": strings.Replace(pgCatalog, "127.0.0.1:5432", "127.0.0.1:1", 1)},
 		ExitFailure, "history", "list")
+	studyLeaks(lc, map[string]string{"RS_TARGET": withPW(db), "RS_HISTORY": pgCatalog}, withPW(db), pgCatalog, lite)
 	lc.verify(lite, pgCatalog)
+}
+
+// canaryStudy is a study of one short run and a two-step sweep on the
+// canary's database.
+const canaryStudy = `study: canary
+options: {table-size: 200, time: 1s, report-interval: 500ms}
+steps:
+  - {name: point, run: oltp_point_select}
+  - {name: sweep, sweep: oltp_point_select, axis: threads, values: [1, 2]}
+report: {format: md, path: canary.md}
+`
+
+// studyLeaks runs a study with the canary in its --target and --history
+// (as URLs and as env:VAR): printed with --dry-run, run for real (its
+// printed commands, results, sweep file, record and report), resumed, and
+// failing on a wrong port.
+func studyLeaks(lc *leakCheck, vars map[string]string, target, catalog, lite string) {
+	t := lc.t
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "canary.yaml")
+	if err := os.WriteFile(file, []byte(canaryStudy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, target, history string }{
+		{"url", target, catalog},
+		{"env", "env:RS_TARGET", lite},
+	} {
+		dir := filepath.Join(lc.dir, "study-"+c.name)
+		args := []string{"study", "run", file, "--target", c.target, "--history", c.history, "--dir", dir, "--study-id", "canary-" + c.name, "--prepare", "always"}
+		o := lc.run("study dry-run "+c.name, vars, ExitOK, append(args, "--dry-run")...)
+		if strings.Count(o.stdout, "$ rightsize ") != 2 {
+			t.Errorf("study dry-run %s: want two commands printed:\n%s", c.name, o.stdout)
+		}
+		lc.run("study "+c.name, vars, ExitOK, args...)
+		o = lc.run("study resumed "+c.name, vars, ExitOK, args...)
+		if !strings.Contains(o.stdout, "skipped 2 of 2 steps") {
+			t.Errorf("study %s resumed:\n%s", c.name, o.stdout)
+		}
+	}
+	bad := strings.Replace(target, "127.0.0.1:5432", "127.0.0.1:1", 1)
+	lc.run("study wrong port", vars, ExitFailure, "study", "run", file, "--target", bad, "--history", catalog, "--dir", filepath.Join(lc.dir, "study-bad"))
 }
 
 // TestPasswordNeverShownMySQL: the same for MariaDB, where a password comes
