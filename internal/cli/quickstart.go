@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -51,7 +50,7 @@ plan are in --dir.`,
 			if stepTime < time.Second {
 				return usagef("quickstart: --time %v: want at least 1s", stepTime)
 			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
+			if err := makeIgnoredDir(dir); err != nil {
 				return runError{fmt.Errorf("quickstart: %w", err)}
 			}
 			return quickstart(ctx, env, dir, stepTime)
