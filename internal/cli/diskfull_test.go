@@ -273,3 +273,25 @@ func fillTo(t *testing.T, dir string, free int64) {
 		t.Fatal(err)
 	}
 }
+
+// TestReportOnAFullDisk: report -o on a full disk fails (exit 1) naming the
+// file and the full disk, and leaves the previous report whole (a small
+// one, which a larger page written in its place would only half replace),
+// with no temporary file.
+func TestReportOnAFullDisk(t *testing.T) {
+	fs := smallFS(t, "256k")
+	r := tinyResult(t, t.TempDir(), "r.json")
+	page := filepath.Join(fs, "report")
+	if o := run(t, context.Background(), "report", r, "--format", "md", "-o", page); o.code != ExitOK {
+		t.Fatalf("the first report: exit %d\n%s", o.code, o.stderr)
+	}
+	fill(t, fs)
+	before := snapshotFiles(t, fs)
+	o := run(t, context.Background(), "report", r, "--format", "html", "-o", page)
+	t.Logf("full: exit %d: %s", o.code, strings.TrimSpace(o.stderr))
+	if o.code != ExitFailure || !strings.Contains(o.stderr, page) || !strings.Contains(o.stderr, "no space left on device") {
+		t.Errorf("report -o on a full disk: exit %d, want %d naming %s and the full disk\n%s", o.code, ExitFailure, page, o.stderr)
+	}
+	intact(t, fs, before)
+	noTempFiles(t, fs)
+}
