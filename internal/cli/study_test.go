@@ -226,8 +226,10 @@ func TestStudyFileErrorsExit2(t *testing.T) {
 		strings.Replace(good, "path: r.md", "path: ../../r.md", 1):   ":7: report: path \"../../r.md\"",
 		strings.Replace(good, "path: r.md", "path: /tmp/r.md", 1):    ":7: report: path \"/tmp/r.md\"",
 		strings.Replace(good, "time: 1s,", "cpuprofile: /tmp/p,", 1): ":2: options: cpuprofile is not a study option",
-		good + "---\n" + good: ":8: a second YAML document",
-		strings.Replace(good, "steps:\n", "title: \"\\e[31mred\"\nsteps:\n", 1): ":3: title: \"\\x1b[31mred\": control characters",
+		good + "---\n" + good:   ":8: a second YAML document",
+		"study: x\nsteps: []\n": ":2: steps: an empty list",
+		"study: x\nsteps:\n  - {name: a, sweep: noop, axis: threads, values: []}\n": ":3: step a: values: an empty list",
+		strings.Replace(good, "steps:\n", "title: \"\\e[31mred\"\nsteps:\n", 1):     ":3: title: \"\\x1b[31mred\": control characters",
 	} {
 		file := writeStudy(t, dir, text)
 		out := filepath.Join(dir, "out")
