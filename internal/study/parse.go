@@ -160,7 +160,8 @@ func (p *parser) printable(line int, what, s string) {
 // are.
 func CheckID(id string) error {
 	if !nameRE.MatchString(id) {
-		return fmt.Errorf("%w: --study-id %q: want 1 to 64 letters, digits, '-' or '_', starting with a letter or digit (it names the study's folder and labels its steps)", ErrInvalid, id)
+		msg := fmt.Sprintf("--study-id %q: want 1 to 64 letters, digits, '-' or '_', starting with a letter or digit (it names the study's folder and labels its steps)", id)
+		return &Error{File: "study", Problems: []Problem{{Msg: msg}}}
 	}
 	return nil
 }
