@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -180,11 +181,16 @@ func (o planOptions) vms() ([]plan.VM, int64, error) {
 		vms = append(vms, vm)
 	}
 	if o.vmsFile != "" {
-		b, err := os.ReadFile(o.vmsFile)
+		f, err := os.Open(o.vmsFile)
 		if err != nil {
 			return nil, 0, runError{fmt.Errorf("vms: %w", err)}
 		}
-		more, err := plan.ParseVMs(b, o.vmsFile)
+		more, err := plan.ReadVMs(f, o.vmsFile)
+		f.Close()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, 0, runError{fmt.Errorf("vms: %w", err)} // a directory, an I/O error
+		}
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -195,6 +201,8 @@ func (o planOptions) vms() ([]plan.VM, int64, error) {
 		var err error
 		if mem, err = topology.ParseBytes(o.memArg); err != nil {
 			errs = append(errs, fmt.Errorf("mem: %w", err))
+		} else if mem > plan.MaxVMMemory {
+			errs = append(errs, fmt.Errorf("mem %s: at most 1 PiB", o.memArg))
 		}
 	}
 	if (o.from == "") != (o.targetRate == "") {
@@ -250,12 +258,16 @@ func loadHost(env *Env, arg string) (topology.Host, error) {
 		}
 		return h, nil
 	}
-	b, err := os.ReadFile(arg)
+	f, err := os.Open(arg)
 	if err != nil {
 		return topology.Host{}, runError{fmt.Errorf("host: %w", err)}
 	}
-	h, err := topology.Parse(b, arg)
-	if err != nil {
+	defer f.Close()
+	h, err := topology.Read(f, arg) // at most topology.MaxFileSize of it
+	switch {
+	case errors.Is(err, topology.ErrRead):
+		return h, runError{fmt.Errorf("host: %w", err)}
+	case err != nil:
 		return h, usageError{err}
 	}
 	return h, nil
@@ -285,8 +297,14 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 	if req.Rate, req.RateText, err = targetRate(rateArg, sw, path); err != nil {
 		return plan.Sizing{}, err
 	}
+	if sw.BaselineRate > 0 { // 1x, of all the instances, as targetRate counts it
+		req.Baseline = sw.BaselineRate * float64(max(sw.Steps[0].Instances, 1))
+	}
 	req.Curve = responseCurve(sw, client)
 	s, err := plan.RightSize(req)
+	if errors.Is(err, plan.ErrNoVMFits) {
+		return s, usageError{fmt.Errorf("target-rate %s: %w", rateArg, err)}
+	}
 	if err != nil {
 		return s, usageError{err}
 	}

@@ -11,9 +11,11 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -107,24 +109,7 @@ func TestPlanThisMachineAndMeasureHT(t *testing.T) {
 // Right-sizing from a sweep file: the service demand, the client's share
 // taken out, the knee and the response time from the curve.
 func TestPlanFromSweep(t *testing.T) {
-	host := func(busy float64) *result.Host {
-		return &result.Host{CPUs: 2, CPU: result.CPUPct{User: busy * 0.6, System: busy * 0.4, Idle: 100 - busy}}
-	}
-	// 2 CPUs, 5 ms of CPU per event: 100/s at 25 % (0.5 cores), 200/s at
-	// 50 %, 300/s at 75 %, then 380/s at 95 % for four times the threads
-	// (the knee is at 4); the client used 1 ms of each event.
-	sw := result.Sweep{SchemaVersion: result.SchemaVersion, ID: "s", Workload: "oltp_read_write", Axis: "threads", HostIsServer: true,
-		Steps: []result.SweepStep{
-			{Label: "threads 1", X: 1, Throughput: 100, AvgMs: 2, P99Ms: 3, Host: host(25), ClientCPUUs: 1000},
-			{Label: "threads 2", X: 2, Throughput: 200, AvgMs: 2.5, P99Ms: 4, Host: host(50), ClientCPUUs: 1000},
-			{Label: "threads 4", X: 4, Throughput: 300, AvgMs: 3, P99Ms: 5, Host: host(75), ClientCPUUs: 1000},
-			{Label: "threads 16", X: 16, Throughput: 380, AvgMs: 40, P99Ms: 90, Host: host(95), ClientCPUUs: 1000},
-		}}
-	path := filepath.Join(t.TempDir(), "s-sweep.json")
-	b, _ := json.Marshal(sw)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writePlanSweep(t)
 	// 4 ms of the database's CPU per event × 3000/s = 12 cores; at 50 %: 24,
 	// 2 nodes of 12. The curve without the client's CPU (1 ms × rate over
 	// 2 CPUs) is 20 %, 40 %, 60 %: at 50 % the response is between the
@@ -241,5 +226,114 @@ func TestPlanNamesThePrimaryKnee(t *testing.T) {
 	}
 	if got := kneeReason(analysis.Analyze(sw, analysis.OptionsOf(sw))); !strings.Contains(got, "found its knee at rate 2x: 800/s on 0 CPUs (sustained method)") {
 		t.Errorf("kneeReason: %q", got)
+	}
+}
+
+// writePlanSweep writes a sweep file of 2 CPUs and 5 ms of CPU per event
+// (4 of the database's, 1 of the client's), with its knee at 4 threads.
+func writePlanSweep(t *testing.T) string {
+	t.Helper()
+	host := func(busy float64) *result.Host {
+		return &result.Host{CPUs: 2, CPU: result.CPUPct{User: busy * 0.6, System: busy * 0.4, Idle: 100 - busy}}
+	}
+	// 2 CPUs, 5 ms of CPU per event: 100/s at 25 % (0.5 cores), 200/s at
+	// 50 %, 300/s at 75 %, then 380/s at 95 % for four times the threads
+	// (the knee is at 4); the client used 1 ms of each event.
+	sw := result.Sweep{SchemaVersion: result.SchemaVersion, ID: "s", Workload: "oltp_read_write", Axis: "threads", HostIsServer: true,
+		Steps: []result.SweepStep{
+			{Label: "threads 1", X: 1, Throughput: 100, AvgMs: 2, P99Ms: 3, Host: host(25), ClientCPUUs: 1000},
+			{Label: "threads 2", X: 2, Throughput: 200, AvgMs: 2.5, P99Ms: 4, Host: host(50), ClientCPUUs: 1000},
+			{Label: "threads 4", X: 4, Throughput: 300, AvgMs: 3, P99Ms: 5, Host: host(75), ClientCPUUs: 1000},
+			{Label: "threads 16", X: 16, Throughput: 380, AvgMs: 40, P99Ms: 90, Host: host(95), ClientCPUUs: 1000},
+		}}
+	path := filepath.Join(t.TempDir(), "s-sweep.json")
+	b, _ := json.Marshal(sw)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Every numeric input of plan is bounded: a target rate no VM can carry is
+// refused at once (exit 2) naming what the host carries, never looped over
+// nor overflowed; a VM setting given twice, a vCPU count or memory past any
+// VM's, a host or VM file that never ends, each one message and exit 2.
+func TestPlanBoundsInputs(t *testing.T) {
+	ctx := context.Background()
+	sweep := writePlanSweep(t)
+	for _, rate := range []string{"1e14", "1e25", "1e300"} {
+		start := time.Now()
+		o := run(t, ctx, "plan", "--host", seedHostFile, "--from", sweep, "--target-rate", rate)
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("target-rate %s took %v", rate, took)
+		}
+		if o.code != ExitUsage || !strings.Contains(o.stderr, "target-rate "+rate+": right-size: no VM fits") ||
+			!strings.Contains(o.stderr, "more than any VM can have (4096); this host's 24 cores carry at most 4800/s at 80%") || strings.Contains(o.stdout, "PASS") {
+			t.Errorf("target-rate %s: exit %d\n%s%s", rate, o.code, o.stdout, o.stderr)
+		}
+	}
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml") // a host description that is not one
+	if err := os.WriteFile(big, bytes.Repeat([]byte("# \n"), 400000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--vm", "db:vcpu=16,mem=8GB,vcpu=32"}, "vm db: vcpu given twice"},
+		{[]string{"--vm", "db:vcpu=99999999999"}, "at most 4096"},
+		{[]string{"--vm", "db:vcpu=4,mem=2PiB"}, "at most 1 PiB"},
+		{[]string{"--from", sweep, "--target-rate", "100", "--mem", "2000TB"}, "mem 2000TB: at most 1 PiB"},
+		{[]string{"--from", sweep, "--target-rate", "100", "--cpu-target", "0"}, "cpu-target 0"},
+		{[]string{"--host", big}, big + ": larger than 64 KiB: not a host description"},
+		{[]string{"--vms", big}, big + ": larger than 1 MiB: not a VM list"},
+	} {
+		args := append([]string{"plan", "--host", seedHostFile}, c.args...)
+		if o := run(t, ctx, args...); o.code != ExitUsage || !strings.Contains(o.stderr, c.want) || strings.Count(o.stderr, "rightsize:") != 1 {
+			t.Errorf("%v: exit %d, want %d and %q\n%s", c.args, o.code, ExitUsage, c.want, o.stderr)
+		}
+	}
+	if o := run(t, ctx, "plan", "--host", dir); o.code != ExitFailure || !strings.Contains(o.stderr, "is a directory") {
+		t.Errorf("a directory as host: exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+// A VM too big for a host without hyperthreads is explained without
+// hyperthreads; a right-sizing beyond the host says why, in its reasons,
+// its JSON and the headline, with what the host carries.
+func TestPlanBeyondASmallHost(t *testing.T) {
+	ctx := context.Background()
+	const noHT = "../topology/testdata/small-noht.yaml"
+	o := run(t, ctx, "plan", "--host", noHT, "--vm", "db:vcpu=4")
+	if o.code != ExitFailure || !strings.Contains(o.stdout, "4 vCPUs > 2 physical cores (no hyperthreads on this host: one vCPU per core)") ||
+		strings.Contains(o.stdout, "hyperthreads are not cores") || strings.Contains(o.stdout, "sibling") {
+		t.Errorf("4 vCPUs on 2 cores without HT: exit %d\n%s", o.code, o.stdout)
+	}
+	// 4 ms × 3x of 100/s = 1.2 cores, 1.5 vCPUs at 80 %: fits 2 cores;
+	// 6x: 3 vCPUs, more than 2 cores, which carry 400/s, 4x.
+	sweep := writePlanSweep(t)
+	b, _ := os.ReadFile(sweep)
+	var sw result.Sweep
+	if err := json.Unmarshal(b, &sw); err != nil {
+		t.Fatal(err)
+	}
+	sw.BaselineRate = 100
+	b, _ = json.Marshal(sw)
+	if err := os.WriteFile(sweep, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = run(t, ctx, "plan", "--host", noHT, "--from", sweep, "--target-rate", "6x", "--format", "json")
+	var r plan.Report
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || r.Sizing == nil || o.code != ExitFailure {
+		t.Fatalf("6x: exit %d, %v\n%s%s", o.code, err, o.stdout, o.stderr)
+	}
+	want := "No VM on this host carries 6x (600/s): it needs 3.0 vCPUs at 80% peak CPU and the host has 2 physical cores, which carry at most 4x (400/s) at 80%."
+	if r.Sizing.Limit != want || !strings.Contains(strings.Join(r.Sizing.Reasons, " "), want) {
+		t.Errorf("limit %q\nwant  %q\nreasons %q", r.Sizing.Limit, want, r.Sizing.Reasons)
+	}
+	lines := report.Headline(report.Doc{Plan: &r})
+	if got := strings.Join(lines, "\n"); !strings.Contains(got, "FAIL. "+want) {
+		t.Errorf("headline lacks why:\n%s", got)
 	}
 }

@@ -45,7 +45,7 @@ func ErlangC(c int, a float64) float64 {
 // taken relative to the mode m = ⌊a⌋ and summed outward by their ratios,
 // p(k−1)/p(k) = k/a below it and p(k+1)/p(k) = a/(k+1) above, each at most
 // 1: downward until a term is below 1e-20 of the sum, upward until c or
-// until the term underflows to 0 (then B is 0 to double precision). The
+// until the term is below 2^-1000 (then B is 0 to double precision). The
 // weights fall off like a Gaussian of width √a, so either way about 40·√a
 // terms, not c.
 func erlangB(c int, a float64) float64 {
@@ -59,9 +59,15 @@ func erlangB(c int, a float64) float64 {
 		}
 	}
 	w = 1
-	for k := m + 1; k <= c && w > 0; k++ {
+	for k := m + 1; k <= c; k++ {
 		w *= a / float64(k)
 		sum += w
+		if w < 0x1p-1000 {
+			// B < 2^-1000: 0 to double precision. (Multiplying on into
+			// the subnormals would stick at the smallest one, × a ratio
+			// above 1/2 rounding back to it, for up to a steps.)
+			return 0
+		}
 	}
 	return w / sum
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,6 +126,23 @@ func (vm VM) valid() error {
 		return fmt.Errorf("vcpu %d: want 1 or more", vm.VCPU)
 	}
 	return nil
+}
+
+// MaxVMsFile is the most a VM list file may weigh: 1 MiB, some ten
+// thousand VMs; a larger input (or one that never ends) is refused.
+const MaxVMsFile = 1 << 20
+
+// ReadVMs reads a VM list file from r (see ParseVMs), reading at most
+// MaxVMsFile+1 bytes of it; name names it in errors.
+func ReadVMs(r io.Reader, name string) ([]VM, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxVMsFile+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", name, err)
+	case len(b) > MaxVMsFile:
+		return nil, fmt.Errorf("%s: larger than %d MiB: not a VM list", name, MaxVMsFile>>20)
+	}
+	return ParseVMs(b, name)
 }
 
 // ParseVMs reads a VM list file (YAML): a sequence of mappings with the

@@ -191,7 +191,7 @@ func planHeadline(p *plan.Report) []string {
 		return fmt.Sprintf("%s: %s%d vCPUs, %s, %d socket(s) × %d cores: %s.", what, name, v.VM.VCPU, vnuma, l.Sockets, l.CoresPerSocket, strings.ToUpper(v.Worst().String()))
 	}
 	if s := p.Sizing; s != nil {
-		out = append(out, vm(s.Plan, "Planned VM"))
+		out = append(out, strings.TrimSpace(vm(s.Plan, "Planned VM")+" "+s.Limit)) // Limit: why it fails here
 	}
 	for _, v := range p.VMs {
 		out = append(out, vm(v, "VM"))

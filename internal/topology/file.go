@@ -15,6 +15,32 @@ import (
 // documentation gives them.
 var fileKeys = []string{"name", "sockets", "cores_per_socket", "threads_per_core", "numa_nodes", "memory_per_node", "memory_total"}
 
+// MaxFileSize is the most a host description file may weigh: 64 KiB. One
+// is a dozen lines; a larger input (a device such as /dev/zero, which never
+// ends) is not one, and is refused rather than read into memory.
+const MaxFileSize = 64 << 10
+
+// ErrTooLarge wraps an input over MaxFileSize; ErrRead wraps a failure to
+// read it.
+var (
+	ErrTooLarge = errors.New("larger than 64 KiB") // MaxFileSize
+	ErrRead     = errors.New("cannot read")
+)
+
+// Read reads a host description from r and parses it (Parse), reading at
+// most MaxFileSize+1 bytes: a longer input fails with ErrTooLarge, a read
+// that fails with ErrRead; name names it in errors.
+func Read(r io.Reader, name string) (Host, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	switch {
+	case err != nil:
+		return Host{Source: name}, fmt.Errorf("%s: %w: %w", name, ErrRead, err)
+	case len(b) > MaxFileSize:
+		return Host{Source: name}, fmt.Errorf("%s: %w: not a host description (a dozen lines of sockets, cores_per_socket, ...)", name, ErrTooLarge)
+	}
+	return Parse(b, name)
+}
+
 // Parse reads a host description file (YAML); name is the file's name, used
 // in errors and as the Host's Source. The keys:
 //
