@@ -25,11 +25,14 @@ options are refused, and missing shards are named.
   rightsize merge results/*-shard*of4-tpcc.json -o merged.json
   rightsize merge --run 20261201T100000Z-1a2b3c4d --history postgres://rs@history/rs
 
+-o never replaces one of the shards' files (exit 2), nor, without --force, a
+file rightsize did not write.
+
 The merged result is recorded in the history catalog (--no-history: not).`
 
 func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 	var runID, out, dsnFlag string
-	var noHistory bool
+	var noHistory, force bool
 	cmd := &cobra.Command{
 		Use:   "merge [SHARD.json ...]",
 		Short: "Merge the results of a distributed run's shards into one exact result",
@@ -51,6 +54,11 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 			if dsn != "" && (runID != "" || !noHistory) {
 				if err := history.Validate(dsn, env.Getenv); err != nil {
 					return usageError{err}
+				}
+			}
+			if out != "" && out != "-" {
+				if err := checkOutput("merge", "-o", out, force, args); err != nil {
+					return err
 				}
 			}
 			shards, err := loadShards(ctx, dsn, env.Getenv, runID, args)
@@ -75,6 +83,9 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 				out = filepath.Join("results", result.FileSafe(m.ID+"-"+m.Workload)+".json")
 			}
 			if out != "-" {
+				if err := checkOutput("merge", "-o", out, force, args); err != nil { // the default's
+					return err
+				}
 				if err := session.WriteResult(out, m); err != nil {
 					return runError{err}
 				}
@@ -90,7 +101,8 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&runID, "run", "", "merge the shards of this run recorded in the history catalog (the run id every shard printed)")
-	f.StringVarP(&out, "out", "o", "", "the merged result file (default results/<run id>-<workload>.json; '-' for none)")
+	f.StringVarP(&out, "out", "o", "", "the merged result file (default results/<run id>-<workload>.json; '-' for none); never one of the shards' files, nor a file that is not a rightsize result (see --force)")
+	f.BoolVar(&force, "force", false, "let -o replace an existing file that is not a result, sweep, plan or report of rightsize's")
 	f.StringVar(&dsnFlag, "history", "", "the history catalog (default: $RIGHTSIZE_HISTORY, else the local one): where --run is looked up and the merged result recorded")
 	f.BoolVar(&noHistory, "no-history", false, "do not record the merged result in the history catalog")
 	return cmd

@@ -154,3 +154,51 @@ func TestReportRefusesHugeAndEndlessInputs(t *testing.T) {
 		}
 	}
 }
+
+// run and sweep --out replace what rightsize wrote, and nothing else
+// without --force: refused (exit 2) before anything is prepared or run;
+// merge -o never replaces a shard it reads.
+func TestRunOutReplacesOnlyItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db.sqlite")
+	notes := filepath.Join(dir, "notes.json")
+	mine := []byte(`{"mine": 1}`)
+	if err := os.WriteFile(notes, mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runTo := func(cmd, out string, extra ...string) outcome {
+		threads := "1"
+		if cmd == "sweep" {
+			threads = "1,2"
+		}
+		return run(t, context.Background(), append([]string{cmd, "oltp_point_select", "--target", "sqlite:" + db, "--prepare", "always",
+			"--table-size", "100", "--threads", threads, "--time", "300ms", "--report-interval", "300ms", "--out", out, "--no-history"}, extra...)...)
+	}
+	o := runTo("run", notes)
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "run: --out "+notes+" exists and was not written by rightsize") {
+		t.Errorf("run --out over a file of the user's: exit %d\n%s", o.code, o.stderr)
+	}
+	unchanged(t, notes, mine)
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("the database was prepared before the refusal: %v", err)
+	}
+	if o := runTo("run", notes, "--force"); o.code != ExitOK {
+		t.Errorf("run --out --force: exit %d\n%s", o.code, o.stderr)
+	}
+	if o := runTo("run", notes); o.code != ExitOK { // a result of rightsize's now
+		t.Errorf("run --out over an earlier result: exit %d\n%s", o.code, o.stderr)
+	}
+	// A sweep writes s-threads_1.json, s-threads_2.json, s-sweep.json and s-sweep.md.
+	md := filepath.Join(dir, "s-sweep.md")
+	if err := os.WriteFile(md, []byte("# my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = runTo("sweep", filepath.Join(dir, "s.json"))
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "sweep: --out "+md+" exists and was not written by rightsize") {
+		t.Errorf("sweep over a Markdown file of the user's: exit %d\n%s", o.code, o.stderr)
+	}
+	unchanged(t, md, []byte("# my notes\n"))
+	if o := run(t, context.Background(), "merge", notes, "-o", notes, "--no-history"); o.code != ExitUsage || !strings.Contains(o.stderr, "would be replaced by the output") {
+		t.Errorf("merge -o INPUT: exit %d\n%s", o.code, o.stderr)
+	}
+}

@@ -22,8 +22,36 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags)
 	if err != nil {
 		return err
 	}
+	cmd := "run"
+	if p.Sweep {
+		cmd = "sweep"
+	}
+	if err := checkOutputs(cmd, "--out", outputs(p), p.Force, nil); err != nil {
+		return err
+	}
 	_, err = execute(ctx, env, p)
 	return err
+}
+
+// outputs are the files a plan writes whose names --out gives: the steps'
+// results, a measured baseline's, a sweep's file and its Markdown report.
+// With no --out the names hold the run's new id, and --out - writes none.
+func outputs(p *config.Plan) []string {
+	if p.Out.Path == "" || p.Out.None() {
+		return nil
+	}
+	var out []string
+	for _, l := range p.Steps {
+		out = append(out, p.Out.Result("", l.Label, len(p.Steps)))
+	}
+	if p.Baseline.Auto {
+		out = append(out, p.Out.Baseline(""))
+	}
+	if p.Sweep {
+		sw := p.Out.Sweep("")
+		out = append(out, sw, session.MarkdownPath(sw))
+	}
+	return out
 }
 
 // execute runs a plan with the observers its options ask for: the console

@@ -275,7 +275,7 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 	fs.Uint64Var(&c.Seed, "seed", 0, "random seed (0 = from the clock); the same seed repeats the same key sequence")
 	fs.StringVar(&c.Retry, "retry", "deadlock,serialization,lock_timeout,constraint", "error classes after which a transaction is run again and counted as a retry, not an error (sysbench 1.0 restarts events on PostgreSQL 40P01, 40001, 23505 and MySQL 1213, 1020, 1205); 'none' counts every failure as an error")
 	fs.IntVar(&c.MaxRetries, "max-retries", 100, "how many times one event is run again at most after errors of the --retry classes; an event whose last attempt fails counts as an error of that class and in the summary's gave_up")
-	fs.BoolVar(&c.Force, "force", false, "run even when the prepared tables or file do not match the options (tables loaded with another --table-size or not fully, a file of another --size): the mismatch is then a warning and a note in the result, not a refusal")
+	fs.BoolVar(&c.Force, "force", false, "run even when the prepared tables or file do not match the options (tables loaded with another --table-size or not fully, a file of another --size): the mismatch is then a warning and a note in the result, not a refusal; and let --out replace files rightsize did not write (without it they are refused, exit 2)")
 	fs.StringVar(&c.Prepare, "prepare", "auto", "prepare before running: auto (the default embedded SQLite target, databases numbered by --instances, or a fileio file that does not exist yet; what is already loaded is kept), always, never")
 	BindPrometheus(fs, &c.Prometheus)
 	if phase == PhaseRun {
