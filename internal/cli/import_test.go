@@ -141,6 +141,7 @@ func TestImportErrors(t *testing.T) {
 		{"no overlap", []string{"import", "esxtop", good, "--vm", "DB01", "--into", res}, ExitFailure, "the file's samples run from 2026-12-02 10:00:00 to 2026-12-02 10:01:01 UTC"},
 		{"vcpus contradict", []string{"import", "esxtop", good, "--vm", "DB01", "--vcpus", "8"}, ExitUsage, `--vcpus 8, but the file shows 2 vCPUs of VM "DB01"`},
 		{"vcpus huge", []string{"import", "esxtop", good, "--vm", "DB01", "--vcpus", "99999999999"}, ExitUsage, "--vcpus 99999999999: want a count of vCPUs from 1 to 4096"},
+		{"into a device", []string{"import", "esxtop", good, "--vm", "DB01", "--into", os.DevNull}, ExitFailure, "not read: it is a device"},
 		{"one endless line", []string{"import", "esxtop", long, "--vm", "DB01"}, ExitFailure, "line 1 longer than 8 MiB: not an esxtop batch file?"},
 	} {
 		o := run(t, context.Background(), c.args...)

@@ -317,7 +317,7 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 
 // readSweepFile reads a sweep file for the planner.
 func readSweepFile(path string) (*result.Sweep, error) {
-	b, err := os.ReadFile(path)
+	b, err := result.ReadFile(path) // at most result.MaxFileSize, no devices
 	if err != nil {
 		return nil, runError{fmt.Errorf("from: %w", err)}
 	}

@@ -297,6 +297,10 @@ func TestPlanBoundsInputs(t *testing.T) {
 	if o := run(t, ctx, "plan", "--host", dir); o.code != ExitFailure || !strings.Contains(o.stderr, "is a directory") {
 		t.Errorf("a directory as host: exit %d\n%s", o.code, o.stderr)
 	}
+	// A sweep that never ends (a device) is refused before it is read.
+	if o := run(t, ctx, "plan", "--host", seedHostFile, "--from", os.DevNull, "--target-rate", "3x"); o.code != ExitFailure || !strings.Contains(o.stderr, "not read: it is a device") {
+		t.Errorf("--from a device: exit %d\n%s", o.code, o.stderr)
+	}
 }
 
 // A VM too big for a host without hyperthreads is explained without
