@@ -29,7 +29,8 @@ type studyRecord struct {
 }
 
 // stepRecord is a step that ran: its specification (stepSpec) and the
-// files it wrote (a sweep's file, or a run's results).
+// files it wrote (a sweep's file, or a run's results; absolute, as the
+// history records them, to be compared with the history's).
 type stepRecord struct {
 	Spec  []string `json:"spec"`
 	Files []string `json:"files"`
@@ -175,4 +176,16 @@ func specDiff(then, now []string) string {
 		diffs = append(diffs[:3], fmt.Sprintf("and %d more", len(diffs)-3))
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// absPaths is paths made absolute (each as it is when it cannot be).
+func absPaths(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if a, err := filepath.Abs(p); err == nil {
+			out[i] = a
+		}
+	}
+	return out
 }

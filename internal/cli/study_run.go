@@ -65,7 +65,7 @@ func runSteps(ctx context.Context, env *Env, steps []stepRun, rec *studyRecord, 
 			return nil, err
 		}
 		files[st.cmd.Step] = f
-		rec.Steps[st.cmd.Step] = stepRecord{Spec: st.spec, Files: f.all()}
+		rec.Steps[st.cmd.Step] = stepRecord{Spec: st.spec, Files: absPaths(f.all())}
 		if err := rec.write(dir); err != nil {
 			return nil, runError{fmt.Errorf("study: %w", err)}
 		}
@@ -121,7 +121,7 @@ func stepDone(ctx context.Context, env *Env, cat *history.Catalog, st stepRun) (
 	why := "the history holds it (" + path + "), but no " + recordFile + " beside it says with which options it ran"
 	rec, _ := readRecord(filepath.Dir(path))
 	if rec != nil && strings.HasPrefix(st.label, rec.ID+"/") {
-		if sr, ok := rec.Steps[st.cmd.Step]; ok && slices.Contains(sr.Files, path) {
+		if sr, ok := rec.Steps[st.cmd.Step]; ok && slices.Contains(sr.Files, absPaths([]string{path})[0]) {
 			if slices.Equal(sr.Spec, st.spec) {
 				return f, true, nil
 			}

@@ -381,3 +381,16 @@ func TestQuickstartReplacesOnlyOurs(t *testing.T) {
 		t.Errorf("study run over another id: %v", err)
 	}
 }
+
+// TestStudyResumeRelativeDir: a study resumes in a --dir given relative to
+// the working folder (the history records absolute paths).
+func TestStudyResumeRelativeDir(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	file := writeStudy(t, dir, fmt.Sprintf(noopStudy, "x", 1))
+	for i, want := range []string{"$ rightsize run noop", "skipped 1 of 1 steps"} {
+		if o := studyIn(t, file, "h.db", "out", "--study-id", "s1"); o.code != ExitOK || !strings.Contains(o.stdout, want) {
+			t.Errorf("run %d: exit %d, want %q\n%s\n%s", i+1, o.code, want, o.stdout, o.stderr)
+		}
+	}
+}
