@@ -36,7 +36,10 @@ For a team, point it at PostgreSQL: --history postgres://user@host:5432/db
 
 A run's key is <id>-<workload>, and -<label> when it has a label (spaces and
 other signs dropped, as in result file names); a sweep's is
-<id>-<workload>-sweep. Any unique prefix of a key will do.`
+<id>-<workload>-sweep. Any unique prefix of a key will do, and so will a key
+as history list elides it to fit a terminal (its head, "…", its tail).
+history list groups the runs and sweeps a study made (labelled <study
+id>/<step>) under a line naming the study.`
 
 const compareLong = `Compare a candidate with a baseline: throughput and each latency percentile,
 the change in percent with its 95 % confidence interval, and a verdict:
@@ -203,7 +206,7 @@ func resolve(ctx context.Context, open catalogOpener, verb, key string) (*histor
 	if err != nil {
 		return nil, history.Ref{}, wrapRun(err)
 	}
-	ref, err := cat.Resolve(ctx, key)
+	ref, err := resolveKey(ctx, cat, key)
 	if err != nil {
 		cat.Close()
 		return nil, ref, runError{fmt.Errorf("history %s: %w", verb, err)}
@@ -213,9 +216,10 @@ func resolve(ctx context.Context, open catalogOpener, verb, key string) (*histor
 
 func historyList(env *Env, open catalogOpener) *cobra.Command {
 	var f history.Filter
+	var wide bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the runs (newest first), then the sweeps",
+		Short: "List the runs (newest first), then the sweeps, each row fitted to 120 columns (--wide: every field whole)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if f.Limit < 0 {
@@ -226,59 +230,15 @@ func historyList(env *Env, open catalogOpener) *cobra.Command {
 				return wrapRun(err)
 			}
 			defer cat.Close()
-			return wrapRun(listCatalog(c.Context(), env.Stdout, cat, f))
+			return wrapRun(listCatalog(c.Context(), env.Stdout, cat, f, wide))
 		},
 	}
+	cmd.Flags().BoolVar(&wide, "wide", false, "every field whole (whole keys, targets and servers), with the start, average and p95, however wide the rows")
 	cmd.Flags().StringVar(&f.Workload, "workload", "", "only runs of this workload")
 	cmd.Flags().StringVar(&f.Label, "label", "", "only runs with exactly this label (no sweeps)")
 	cmd.Flags().StringVar(&f.Config, "config", "", "only runs of exactly this configuration (--config of run and sweep; no sweeps)")
 	cmd.Flags().IntVar(&f.Limit, "limit", 50, "at most this many runs, and as many sweeps (0: all)")
 	return cmd
-}
-
-func listCatalog(ctx context.Context, w io.Writer, cat *history.Catalog, f history.Filter) error {
-	runs, err := cat.List(ctx, f)
-	if err != nil {
-		return err
-	}
-	var sweeps []history.SweepEntry
-	if f.Label == "" && f.Config == "" {
-		if sweeps, err = cat.ListSweeps(ctx, f); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(w, "catalog %s\n", cat)
-	if len(runs) == 0 && len(sweeps) == 0 {
-		fmt.Fprintf(w, "no runs or sweeps recorded%s\n", filterText(f))
-		return nil
-	}
-	if len(runs) > 0 {
-		tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "\nKEY\tSTARTED (UTC)\tWORKLOAD\tLABEL\tCONFIG\tTARGET\tSERVER\tTHROUGHPUT\tAVG ms\tP95 ms\tP99 ms\tERRORS\tNOTE\n")
-		for _, e := range runs {
-			var note []string
-			if e.Partial {
-				note = append(note, "partial")
-			}
-			if e.SweepStep != "" {
-				note = append(note, "sweep step "+e.SweepStep)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s\t%s\t%s\t%d\t%s\n", e.Key, e.Started.Format("2006-01-02 15:04:05"), e.Workload, e.Label,
-				e.Config, firstOf(e.Targets), distinct(e.Servers), num2(e.Throughput), num2(e.AvgMs), num2(e.P95Ms), num2(e.P99Ms), e.Errors, strings.Join(note, ", "))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	if len(sweeps) > 0 {
-		tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "\nSWEEP KEY\tWORKLOAD\tAXIS\tSTEPS\n")
-		for _, s := range sweeps {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", s.Key, s.Workload, s.Axis, s.Steps)
-		}
-		return tw.Flush()
-	}
-	return nil
 }
 
 // firstOf is a run's first target, and how many more it had.
@@ -348,7 +308,12 @@ func historyShow(env *Env, open catalogOpener) *cobra.Command {
 				if err != nil {
 					return wrapRun(err)
 				}
-				fmt.Fprintf(env.Stdout, "sweep %s, recorded %s%s\n\n", e.Key, e.Recorded.Format(time.RFC3339), fromFile(e.Path))
+				fmt.Fprintf(env.Stdout, "sweep %s, recorded %s%s\n", e.Key, e.Recorded.Format(time.RFC3339), fromFile(e.Path))
+				info, err := sweepInfoOf(ctx, cat, e)
+				if err != nil {
+					return wrapRun(err)
+				}
+				fmt.Fprintf(env.Stdout, "%s\n\n", info.describe())
 				// As analyze and report do: the catalog keeps the data, and
 				// the analysis is done again from its steps.
 				if err := report.SweepReport(env.Stdout, analysis.Analyze(sw, analysis.OptionsOf(sw)), report.Text); err != nil {
@@ -372,8 +337,11 @@ func historyShow(env *Env, open catalogOpener) *cobra.Command {
 				return wrapRun(err)
 			}
 			fmt.Fprintf(env.Stdout, "run %s, recorded %s%s\n", e.Key, e.Recorded.Format(time.RFC3339), fromFile(e.Path))
+			if st, step := studyOf(e.Label); st != "" {
+				fmt.Fprintf(env.Stdout, "study %s, step %s\n", st, step)
+			}
 			if e.SweepID != "" {
-				fmt.Fprintf(env.Stdout, "step %q of sweep %s\n", e.SweepStep, e.SweepID)
+				fmt.Fprintf(env.Stdout, "step %q of sweep %s (history show %s-%s-sweep)\n", e.SweepStep, e.SweepID, e.SweepID, e.Workload)
 			}
 			if !recordsServer(r) { // the summary names them otherwise
 				for i, tg := range e.Targets {
@@ -678,7 +646,7 @@ func compareSide(ctx context.Context, arg string, catalog func() (*history.Catal
 			return runs, fmt.Sprintf("label %q: %d run(s) of %s", arg, len(runs), strings.Join(names, ", ")), nil
 		}
 	}
-	ref, err := cat.Resolve(ctx, arg)
+	ref, err := resolveKey(ctx, cat, arg)
 	if err != nil {
 		return nil, "", runError{fmt.Errorf("history compare: %q is not a result file, a run's key or a label in %s: %w", arg, cat, err)}
 	}

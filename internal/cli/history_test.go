@@ -5,15 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/testenv"
 )
@@ -134,12 +137,16 @@ func TestHistoryImportListShowDelete(t *testing.T) {
 		t.Errorf("import of a bad file: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 
-	o = runHistory(t, vars, "list")
+	o = runHistory(t, vars, "list", "--wide")
 	bk, ck := "20250301T120000Z-b00000-oltp_read_write-base", "20250301T130000Z-c00000-oltp_read_write-cand"
 	if o.code != ExitOK || !strings.Contains(o.stdout, bk) || !strings.Contains(o.stdout, ck) || strings.Index(o.stdout, ck) > strings.Index(o.stdout, bk) {
 		t.Errorf("list (want both, newest first): exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	o = runHistory(t, vars, "list", "--label", "cand")
+	// Fitted to a terminal, a run whose id names it alone is listed by it.
+	if o := runHistory(t, vars, "list"); !strings.Contains(lineOf(o.stdout, "20250301T120000Z-b00000 "), "base") {
+		t.Errorf("list: the run is not listed by its id:\n%s", o.stdout)
+	}
+	o = runHistory(t, vars, "list", "--label", "cand", "--wide")
 	if o.code != ExitOK || strings.Contains(o.stdout, bk) || !strings.Contains(o.stdout, ck) {
 		t.Errorf("list --label cand: exit %d\n%s", o.code, o.stdout)
 	}
@@ -157,7 +164,7 @@ func TestHistoryImportListShowDelete(t *testing.T) {
 	if o.code != ExitOK || !strings.Contains(o.stdout, "deleted run "+ck) {
 		t.Errorf("delete: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	o = runHistory(t, vars, "list")
+	o = runHistory(t, vars, "list", "--wide")
 	if strings.Contains(o.stdout, ck) || !strings.Contains(o.stdout, bk) {
 		t.Errorf("list after delete:\n%s", o.stdout)
 	}
@@ -256,8 +263,11 @@ func TestRecordInHistoryTiesTheSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := runHistory(t, nil, "list", "--history", dsn)
-	if strings.Count(o.stdout, id) != 3 || !strings.Contains(o.stdout, "sweep step threads 2") || !strings.Contains(o.stdout, id+"-oltp_read_write-sweep") {
+	if strings.Count(o.stdout, id) != 3 || !strings.Contains(lineOf(o.stdout, id+"-oltp_read_write-threads2"), "threads 2") || !strings.Contains(o.stdout, id+"-oltp_read_write-sweep") {
 		t.Errorf("list:\n%s\n%s", o.stdout, o.stderr)
+	}
+	if o := runHistory(t, nil, "list", "--wide", "--history", dsn); !strings.Contains(o.stdout, "sweep step threads 2") {
+		t.Errorf("list --wide:\n%s\n%s", o.stdout, o.stderr)
 	}
 	o = runHistory(t, nil, "show", id+"-oltp_read_write-sweep", "--history", dsn)
 	if o.code != ExitOK || !strings.Contains(o.stdout, "oltp_read_write sweep "+id+" over threads") || !strings.Contains(o.stdout, id+"-oltp_read_write-threads2 (threads 2)") {
@@ -288,7 +298,7 @@ func TestHistoryOnPostgres(t *testing.T) {
 	if o := hist(append([]string{"import"}, append(base, cand...)...)...); o.code != ExitOK || strings.Count(o.stdout, "imported run") != 4 {
 		t.Fatalf("import: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	if o := hist("list", "--label", "base"); o.code != ExitOK || strings.Count(o.stdout, "-base") != 2 || strings.Contains(o.stdout, "-cand") {
+	if o := hist("list", "--label", "base", "--wide"); o.code != ExitOK || strings.Count(o.stdout, "-base") != 2 || strings.Contains(o.stdout, "-cand") {
 		t.Errorf("list --label base: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	if o := hist("show", "20250301T1201"); o.code != ExitOK || !strings.Contains(o.stdout, "oltp_read_write [base]") {
@@ -303,7 +313,7 @@ func TestHistoryOnPostgres(t *testing.T) {
 	if o := hist("delete", "20250301T1301"); o.code != ExitOK || !strings.Contains(o.stdout, "deleted run 20250301T130100Z-c00001-oltp_read_write-cand") {
 		t.Errorf("delete: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	if o := hist("list"); strings.Count(o.stdout, "oltp_read_write-") != 3 {
+	if o := hist("list", "--wide"); strings.Count(o.stdout, "oltp_read_write-") != 3 {
 		t.Errorf("list after delete:\n%s", o.stdout)
 	}
 }
@@ -353,16 +363,16 @@ func TestHistoryListAndShowTellServersApart(t *testing.T) {
 	if hdr := lineOf(o.stdout, "KEY"); !strings.Contains(hdr, "TARGET") || !strings.Contains(hdr, "SERVER") {
 		t.Errorf("list header %q names no TARGET and SERVER", hdr)
 	}
+	// The list names a target by its host, port and database; --wide whole.
+	wide := runHistory(t, vars, "list", "--wide")
 	for key, want := range map[string][]string{
-		"20250301T120000Z-aaaaaa": {"postgres://postgres@127.0.0.1:5432/sbtest?sslmode=disable", "PostgreSQL 15.20"},
-		"20250301T120100Z-bbbbbb": {"mysql://root@127.0.0.1:3306/sbtest?tls=preferred", "MariaDB 10.11.19"},
-		"20250301T120200Z-cccccc": {"postgres://postgres@db2:5432/sbtest", "postgres 16.4"},
+		"20250301T120000Z-aaaaaa": {"127.0.0.1:5432/sbtest", "postgres://postgres@127.0.0.1:5432/sbtest?sslmode=disable", "PostgreSQL 15.20"},
+		"20250301T120100Z-bbbbbb": {"127.0.0.1:3306/sbtest", "mysql://root@127.0.0.1:3306/sbtest?tls=preferred", "MariaDB 10.11.19"},
+		"20250301T120200Z-cccccc": {"db2:5432/sbtest", "postgres://postgres@db2:5432/sbtest", "postgres 16.4"},
 	} {
-		line := lineOf(o.stdout, key)
-		for _, w := range want {
-			if !strings.Contains(line, w) {
-				t.Errorf("list line of %s lacks %q: %q", key, w, line)
-			}
+		line, whole := lineOf(o.stdout, key), lineOf(wide.stdout, key)
+		if !strings.Contains(line, want[0]) || !strings.Contains(line, want[2]) || !strings.Contains(whole, want[1]) || !strings.Contains(whole, want[2]) {
+			t.Errorf("list line of %s lacks %q or %q, or its --wide line %q:\n%q\n%q", key, want[0], want[2], want[1], line, whole)
 		}
 	}
 	for key, want := range map[string]string{
@@ -476,10 +486,14 @@ func TestHistoryListsPostgresAndMariaDBRuns(t *testing.T) {
 		t.Fatalf("list: exit %d\n%s", o.code, o.stderr)
 	}
 	t.Logf("history list:\n%s", o.stdout)
+	wide := runHistory(t, nil, "list", "--wide", "--history", dsn)
 	for i, tg := range targets {
-		line := lineOf(o.stdout, keys[i])
-		if !strings.Contains(line, tg.url) || !strings.Contains(line, tg.server) {
-			t.Errorf("list line of the run on %s lacks its target or %q: %q", tg.url, tg.server, line)
+		hostPort := strings.SplitN(report.ShortTarget(tg.url), "/", 2)[0]
+		if line := lineOf(o.stdout, keys[i]); !strings.Contains(line, hostPort) || !strings.Contains(line, tg.server) {
+			t.Errorf("list line of the run on %s lacks its host and port or %q: %q", tg.url, tg.server, line)
+		}
+		if line := lineOf(wide.stdout, keys[i]); !strings.Contains(line, tg.url) || !strings.Contains(line, tg.server) {
+			t.Errorf("list --wide line of the run on %s lacks its target or %q: %q", tg.url, tg.server, line)
 		}
 	}
 }
@@ -511,5 +525,79 @@ func TestHistoryCompareShowsTheRunsP99(t *testing.T) {
 		if !strings.Contains(o.stdout, w) {
 			t.Errorf("output lacks %q:\n%s", w, o.stdout)
 		}
+	}
+}
+
+// TestHistoryListFitsATerminal: a study's sweep, its runs and a run with a
+// long label, configuration, target and server list in rows of at most 120
+// columns (they ran to 321), each run and sweep with the study that ran it;
+// show names the study, and a sweep's configuration and server. --wide
+// keeps every field whole.
+func TestHistoryListFitsATerminal(t *testing.T) {
+	dir := t.TempDir()
+	dsn := "sqlite:" + filepath.Join(dir, "h.db")
+	rng := rand.New(rand.NewPCG(1, 1))
+	study, id := "20250301T115900Z-57d1e5", "20250301T120000Z-5eeeee"
+	target := "postgres://postgres@database-server-01.example.internal:5432/sbtest_with_a_long_name?sslmode=disable"
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: "oltp_read_write", Axis: "rate", Config: "24 vCPU on the new storage array"}
+	var runs []*result.Run
+	var paths []string
+	for i, n := range []int{1, 2, 3} {
+		r := fakeRun(rng, id, fmt.Sprintf("%s/rate rate %dx", study, n), hist0.Add(time.Duration(i)*time.Minute), float64(100*n), 5)
+		r.Options["sweep_step"], r.Config = fmt.Sprintf("rate %dx", n), sw.Config
+		onServer(r, target, "postgres", "PostgreSQL", "15.20 (Debian 15.20-0+deb12u1) on x86_64-pc-linux-gnu")
+		runs, paths = append(runs, r), append(paths, filepath.Join(dir, fmt.Sprintf("r%d.json", i)))
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: r.Options["sweep_step"].(string), X: float64(n), Throughput: r.Summary.Throughput, P99Ms: 5})
+	}
+	lone := onServer(fakeRun(rng, "20250301T130000Z-0ne0ne", "a label somebody wrote at some length to say what the run was for", hist0.Add(time.Hour), 500, 7),
+		target, "postgres", "PostgreSQL", "15.20 (Debian 15.20-0+deb12u1) on x86_64-pc-linux-gnu")
+	lone.Config = "the configuration under test, named at length"
+	runs, paths = append(runs, lone), append(paths, filepath.Join(dir, "lone.json"))
+	env := &Env{Stdout: io.Discard, Getenv: func(string) string { return "" }}
+	if err := recordInHistory(context.Background(), env, dsn, runs, paths, sw, filepath.Join(dir, "s.json")); err != nil {
+		t.Fatal(err)
+	}
+	o := runHistory(t, nil, "list", "--history", dsn)
+	if o.code != ExitOK {
+		t.Fatalf("list: exit %d\n%s", o.code, o.stderr)
+	}
+	t.Logf("history list:\n%s", o.stdout)
+	for _, l := range strings.Split(o.stdout, "\n") {
+		if n := utf8.RuneCountInString(l); n > 120 && !strings.HasPrefix(l, "catalog ") {
+			t.Errorf("a row of %d columns: %q", n, l)
+		}
+	}
+	if h := lineOf(o.stdout, "KEY"); !strings.Contains(h, "SERVER") || !strings.Contains(h, "TARGET") {
+		t.Errorf("runs' header %q", h)
+	}
+	// The study's runs, then its sweep, under a line naming it.
+	runsAt, sweepsAt := strings.Index(o.stdout, "\nKEY"), strings.Index(o.stdout, "\nSWEEP KEY")
+	if n := strings.Count(o.stdout, "\nstudy "+study+":\n"); n != 2 || runsAt < 0 || sweepsAt < 0 ||
+		strings.Count(o.stdout[runsAt:sweepsAt], "\n"+id) != 3 || !strings.Contains(o.stdout[sweepsAt:], "study "+study+":\n"+id) {
+		t.Errorf("want the study's three runs, then its sweep, under a line naming it (%d such lines)", n)
+	}
+	if l := lineOf(o.stdout[sweepsAt:], id); !strings.Contains(l, "24 vCPU") || !strings.Contains(l, "PostgreSQL 15") {
+		t.Errorf("the sweep's row lacks its configuration or server: %q", l)
+	}
+	if l := lineOf(o.stdout, "20250301T130000Z-0ne0ne "); !strings.Contains(l, "datab") || !strings.Contains(l, "500.19/s") {
+		t.Errorf("the lone run's row (by its id, a unique prefix) lacks its target's host or its throughput: %q", l)
+	}
+	// A key as the list elides it names its run.
+	if f := strings.Fields(lineOf(o.stdout[runsAt:], id)); len(f) == 0 || !strings.Contains(f[0], "…") {
+		t.Errorf("a step's key is not elided: %q", f)
+	} else if s := runHistory(t, nil, "show", f[0], "--history", dsn); s.code != ExitOK || !strings.Contains(s.stdout, "study "+study+", step rate rate 3x") {
+		t.Errorf("show %s: exit %d\n%s%s", f[0], s.code, s.stdout, s.stderr)
+	}
+	o = runHistory(t, nil, "show", id+"-oltp_read_write-sweep", "--history", dsn)
+	if o.code != ExitOK || !strings.Contains(o.stdout, "study "+study+", configuration 24 vCPU on the new storage array, server PostgreSQL 15.20") {
+		t.Errorf("show sweep: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	o = runHistory(t, nil, "show", id+"-oltp_read_write-"+result.FileSafe(study+"/rate rate 2x"), "--history", dsn)
+	if o.code != ExitOK || !strings.Contains(o.stdout, "study "+study+", step rate rate 2x") || !strings.Contains(o.stdout, "of sweep "+id+" (history show "+id+"-oltp_read_write-sweep)") {
+		t.Errorf("show run: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	o = runHistory(t, nil, "list", "--wide", "--history", dsn)
+	if o.code != ExitOK || !strings.Contains(o.stdout, target) || !strings.Contains(o.stdout, lone.Label) || !strings.Contains(o.stdout, "STARTED (UTC)") {
+		t.Errorf("list --wide: exit %d\n%s", o.code, o.stdout)
 	}
 }

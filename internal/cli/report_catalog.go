@@ -90,7 +90,7 @@ func (l *loaded) addFromCatalog(ctx context.Context, rc *reportCatalog, arg stri
 			return err
 		}
 	}
-	ref, err := cat.Resolve(ctx, arg)
+	ref, err := resolveKey(ctx, cat, arg) // a key as history list elides it, too
 	switch {
 	case errors.Is(err, history.ErrNotFound):
 		return usagef("report: %q is not a file, nor a run's or sweep's key (or a unique prefix of one), nor a configuration (--config) in the history catalog %s", arg, cat)

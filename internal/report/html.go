@@ -149,7 +149,7 @@ var pageFuncs = template.FuncMap{
 		return out
 	},
 	"extraRow": func(r StepRow, rows []StepRow) []string { return stepCells(r, stepColumnsOf(rows), "%.1f", "-") },
-	"short":    shortTarget,
+	"short":    ShortTarget,
 }
 
 var page = template.Must(template.New("report").Funcs(pageFuncs).Parse(`<!DOCTYPE html>

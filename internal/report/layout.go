@@ -13,11 +13,11 @@ import (
 // What the HTML report's layout needs beyond the figures: targets short
 // enough for a table cell, and parameters shown once for several runs.
 
-// shortTarget shortens a target for a table cell: a URL to host:port/db
+// ShortTarget shortens a target for a table cell: a URL to host:port/db
 // (no scheme, user or query), an SQLite target to its file's name, a long
 // file path to its last element. The report puts the full text in the
 // cell's title (shown on hover). A row's "N × target, …" keeps its count.
-func shortTarget(t string) string {
+func ShortTarget(t string) string {
 	if i := strings.Index(t, " × "); i > 0 && strings.HasSuffix(t, ", …") {
 		head := t[:i+len(" × ")]
 		return head + shortOne(strings.TrimSuffix(t[len(head):], ", …")) + ", …"

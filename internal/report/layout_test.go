@@ -121,8 +121,8 @@ func TestShortTarget(t *testing.T) {
 		"/mnt/a/very/long/path/of/the/storage/under/test/fileio.dat": "…/fileio.dat",
 		"": "",
 	} {
-		if got := shortTarget(in); got != want {
-			t.Errorf("shortTarget(%q) = %q, want %q", in, got, want)
+		if got := ShortTarget(in); got != want {
+			t.Errorf("ShortTarget(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
