@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/session"
 )
 
 // smallFS mounts a tmpfs of size (e.g. "256k") for the test and unmounts it
@@ -96,7 +99,8 @@ func intact(t *testing.T, dir string, before map[string][]byte) {
 // until it is full: the run that cannot write its result fails (exit 1)
 // naming the file and "no space left on device"; the earlier results are
 // unchanged and valid; no temporary file is left; a checkpoint left in
-// place is whole and named by the error.
+// place (renamed <out>-<id>.json.unwritten.partial) is whole and named by
+// the error.
 func TestResultsUntilTheDiskIsFull(t *testing.T) {
 	fs := smallFS(t, "256k")
 	db := "sqlite:" + filepath.Join(t.TempDir(), "db.sqlite")
@@ -129,13 +133,16 @@ func TestResultsUntilTheDiskIsFull(t *testing.T) {
 		}
 		noTempFiles(t, fs)
 		intact(t, fs, before)
-		if cp := out + ".partial"; strings.Contains(o.stderr, "the checkpoint "+cp+" of the run so far is kept") {
-			r, err := readResult(cp)
-			if err != nil || !r.Partial {
+		if kept, _ := filepath.Glob(strings.TrimSuffix(out, ".json") + "-*.json.unwritten.partial"); len(kept) > 0 {
+			if !strings.Contains(o.stderr, "the checkpoint "+kept[0]+" of the run so far is kept") {
+				t.Errorf("a checkpoint the error does not mention: %s", kept[0])
+			}
+			if r, err := readResult(kept[0]); err != nil || !r.Partial {
 				t.Errorf("the kept checkpoint: %v", err)
 			}
-		} else if _, err := os.Stat(cp); !os.IsNotExist(err) {
-			t.Errorf("a checkpoint the error does not mention: %v", err)
+		}
+		if _, err := os.Stat(out + ".partial"); !os.IsNotExist(err) {
+			t.Errorf("a checkpoint left under the name of a run in progress: %v", err)
 		}
 		if k < 2 {
 			t.Errorf("only %d results fit", k)
@@ -294,4 +301,73 @@ func TestReportOnAFullDisk(t *testing.T) {
 	}
 	intact(t, fs, before)
 	noTempFiles(t, fs)
+}
+
+// TestUnwrittenResultIsNotAnInterruption: a run whose result cannot be
+// written keeps its checkpoint as <out>-<id>.json.unwritten.partial, and
+// the next run says that run's result could not be written (with why, when
+// there was room to record it), not that it was interrupted. Once with a
+// directory put at the result's path during the run (room to spare), once
+// with the disk filled during the run.
+func TestUnwrittenResultIsNotAnInterruption(t *testing.T) {
+	spoil := map[string]func(t *testing.T, dir, out string){
+		"directory": func(t *testing.T, _, out string) {
+			if err := os.Mkdir(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(out, "x"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"full disk": func(t *testing.T, dir, _ string) { fill(t, dir) },
+	}
+	for _, name := range []string{"directory", "full disk"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if name == "full disk" {
+				dir = smallFS(t, "1m")
+			}
+			out := filepath.Join(dir, "r.json")
+			db := "sqlite:" + filepath.Join(t.TempDir(), "db.sqlite")
+			done := make(chan outcome, 1)
+			go func() {
+				done <- runOn(t, "run", "oltp_point_select", "--target", db, "--prepare", "always", "--table-size", "100",
+					"--time", "3s", "--report-interval", "200ms", "--out", out, "--no-history")
+			}()
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if _, err := os.Stat(out + ".partial"); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("no checkpoint after 20 s")
+				}
+			}
+			spoil[name](t, dir, out)
+			o := <-done
+			kept, _ := filepath.Glob(filepath.Join(dir, "r-*.json.unwritten.partial"))
+			if o.code != ExitFailure || len(kept) != 1 || !strings.Contains(o.stderr, "the checkpoint "+kept[0]+" of the run so far is kept") {
+				t.Fatalf("exit %d, kept %v\n%s", o.code, kept, o.stderr)
+			}
+			r := mustReadResult(t, kept[0])
+			if name == "directory" && (r.Checkpoint == nil || !strings.Contains(r.Checkpoint.ResultError, "result "+out)) {
+				t.Errorf("the kept checkpoint does not say why: %+v", r.Checkpoint)
+			}
+			os.Remove(filepath.Join(dir, "filler"))
+			// As if written by a process that has ended (this one goes on).
+			r.Checkpoint.PID = deadPID(t)
+			if err := session.WriteResult(kept[0], r); err != nil {
+				t.Fatal(err)
+			}
+			o = runOn(t, "run", "oltp_point_select", "--target", db, "--table-size", "100", "--time", "300ms",
+				"--out", filepath.Join(dir, "next.json"), "--no-history")
+			t.Logf("the next run: %s", strings.TrimSpace(o.stderr))
+			want := "rightsize: an earlier run's result could not be written"
+			if name == "directory" {
+				want += " (result " + out
+			}
+			if o.code != ExitOK || !strings.Contains(o.stderr, want) || !strings.Contains(o.stderr, "its checkpoint is at "+kept[0]) || strings.Contains(o.stderr, "interrupted") {
+				t.Errorf("the next run: exit %d, want %q naming %s\n%s", o.code, want, kept[0], o.stderr)
+			}
+		})
+	}
 }

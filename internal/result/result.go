@@ -97,6 +97,10 @@ type Checkpoint struct {
 	Written  time.Time `json:"written"`
 	// Result is where the run's result was to be written.
 	Result string `json:"result"`
+	// ResultError is why that result could not be written (a full disk),
+	// when the checkpoint was kept for that reason and not because the
+	// run was interrupted; "" otherwise.
+	ResultError string `json:"result_error,omitempty"`
 }
 
 // Shard says which part of a distributed run one generator drove. A run of

@@ -33,12 +33,16 @@ package session
 //     partial_reason starting "checkpoint (the run did not finish)", and a
 //     checkpoint object: pid, hostname, when written, the result's path.
 //   - End: removed once the result is written, after a complete run or a
-//     handled signal; kept when the result cannot be written (the error
-//     names it) or the process dies.
+//     handled signal; kept when the process dies, and when the result
+//     cannot be written (a full disk): then it is renamed
+//     <result>-<id>.json.unwritten.partial (a rename needs no free space),
+//     and, where there is room, its checkpoint object records why
+//     (result_error); the error names it.
 //   - Staleness: run and sweep look for *.partial files in the directory their
 //     results go to before they open anything. A checkpoint whose pid is not
 //     alive on this host is stale: one line on stderr reports the interrupted
-//     run, and the file is left where it is (it is the user's data; it is
+//     run (or the run whose result could not be written, with why when the
+//     checkpoint says), and the file is left where it is (it is the user's data; it is
 //     reported again at the next start until it is deleted). One from another
 //     host, or whose pid is alive, is a run still going and is not reported
 //     (a pid reused since then hides it until that process ends). A stale
@@ -47,6 +51,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,6 +67,9 @@ import (
 const (
 	// checkpointSuffix is appended to the result's path.
 	checkpointSuffix = ".partial"
+	// unwrittenSuffix ends a checkpoint kept because its result could not
+	// be written.
+	unwrittenSuffix = ".unwritten" + checkpointSuffix
 	// CheckpointReason starts a checkpoint's partial_reason.
 	CheckpointReason = "checkpoint (the run did not finish)"
 	checkpointDetail = "; figures up to its last interval, without the workload's own (tpcc, fileio)"
@@ -84,6 +92,7 @@ type checkpointer struct {
 	obs          observers
 
 	last   time.Time // nominal tick of the last checkpoint taken (ticker goroutine only)
+	id     string    // the run's id, from the first checkpoint taken (ticker goroutine, then keep)
 	warned bool      // a write error was reported (ticker goroutine, then stop)
 
 	wg      sync.WaitGroup
@@ -130,6 +139,7 @@ func (c *checkpointer) snapshot(at time.Time, take func() (*result.Run, error)) 
 	}
 	c.last = at
 	c.describe(r)
+	c.id = r.ID
 	r.Partial, r.Summary.Partial = true, true
 	r.PartialReason = CheckpointReason + checkpointDetail
 	r.Checkpoint = &result.Checkpoint{PID: c.pid, Hostname: c.host, Written: time.Now(), Result: c.result}
@@ -187,6 +197,34 @@ func (c *checkpointer) stop(resultWritten bool) string {
 	return ""
 }
 
+// keep is stop for a result that could not be written (why: err): the
+// checkpoint is kept, renamed <result>-<id>.json.unwritten.partial so that
+// the next run does not take it for an interrupted run's, and marked with
+// err where the disk has room for it. It returns the kept checkpoint's
+// path ("" when none was written).
+func (c *checkpointer) keep(err error) string {
+	p := c.stop(false)
+	if p == "" {
+		return ""
+	}
+	ext, id := filepath.Ext(c.result), ""
+	if c.id != "" {
+		id = "-" + result.FileSafe(c.id)
+	}
+	kept := strings.TrimSuffix(c.result, ext) + id + ext + unwrittenSuffix
+	if rerr := os.Rename(p, kept); rerr != nil {
+		c.obs.warn("checkpoint not renamed: %v", rerr)
+		kept = p
+	}
+	r, rerr := ReadResult(kept)
+	if rerr != nil || r.Checkpoint == nil {
+		return kept
+	}
+	r.Checkpoint.ResultError = err.Error()
+	writeAtomic(kept, r, false) // no room: the name alone tells
+	return kept
+}
+
 // reportInterrupted prints one line for each stale checkpoint in dir (see
 // the top of this file) and leaves it in place; one at a path this run may
 // write to (ownPrefix: the base name its results start with, "" when they
@@ -221,8 +259,15 @@ func reportInterrupted(dir, ownPrefix, hostname string, obs observers) {
 				p = aside
 			}
 		}
-		obs.warn("an earlier run was interrupted: %s %s, checkpoint %s (measured %s s of %s s)",
-			r.ID, r.Workload, p, roundSecs(r.Summary.DurationS), roundSecs(r.Load.DurationS))
+		measured := fmt.Sprintf("(measured %s s of %s s)", roundSecs(r.Summary.DurationS), roundSecs(r.Load.DurationS))
+		switch {
+		case r.Checkpoint != nil && r.Checkpoint.ResultError != "":
+			obs.warn("an earlier run's result could not be written (%s): %s %s, its checkpoint is at %s %s", r.Checkpoint.ResultError, r.ID, r.Workload, p, measured)
+		case strings.HasSuffix(name, unwrittenSuffix):
+			obs.warn("an earlier run's result could not be written: %s %s, its checkpoint is at %s %s", r.ID, r.Workload, p, measured)
+		default:
+			obs.warn("an earlier run was interrupted: %s %s, checkpoint %s %s", r.ID, r.Workload, p, measured)
+		}
 	}
 }
 

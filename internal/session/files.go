@@ -80,8 +80,12 @@ func writeFileAtomic(path string, sync bool, write func(io.Writer) error) (n int
 			tmp.Close()
 			os.Remove(tmp.Name())
 			var pe *fs.PathError
-			if errors.As(err, &pe) && pe.Path == tmp.Name() {
+			var le *os.LinkError
+			switch {
+			case errors.As(err, &pe) && pe.Path == tmp.Name():
 				err = fmt.Errorf("%s: %w", pe.Op, pe.Err)
+			case errors.As(err, &le) && le.Old == tmp.Name():
+				err = fmt.Errorf("%s: %w", le.Op, le.Err)
 			}
 		}
 	}()

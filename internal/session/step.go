@@ -53,7 +53,7 @@ func (s *session) runStep(ctx context.Context, st Step) (*result.Run, error) {
 	}
 	if st.Path != "-" {
 		if err := WriteResult(st.Path, res); err != nil {
-			if kept := cp.stop(false); kept != "" {
+			if kept := cp.keep(err); kept != "" {
 				err = fmt.Errorf("%w; the checkpoint %s of the run so far is kept", err, kept)
 			}
 			return res, errors.Join(err, obsErr)
