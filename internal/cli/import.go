@@ -124,7 +124,7 @@ func summarizeSeries(w io.Writer, s *hypervisor.Series) error {
 // importInto aligns the series to the steps of the sweep file at path, or
 // to the run of the result file at path, and rewrites it.
 func importInto(w io.Writer, s *hypervisor.Series, path string) error {
-	b, err := result.ReadFile(path) // at most result.MaxFileSize, no devices
+	b, err := session.ReadFile(path) // at most result.MaxFileSize, no devices
 	if err != nil {
 		return fmt.Errorf("import --into: %w", err)
 	}

@@ -95,7 +95,7 @@ func ours(path string) bool {
 // file or a plan of rightsize's, told apart by their fields as report
 // tells them.
 func ownJSON(path string) bool {
-	b, err := result.ReadFile(path)
+	b, err := session.ReadFile(path)
 	if err != nil {
 		return false
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/topology"
 )
 
@@ -317,7 +318,7 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 
 // readSweepFile reads a sweep file for the planner.
 func readSweepFile(path string) (*result.Sweep, error) {
-	b, err := result.ReadFile(path) // at most result.MaxFileSize, no devices
+	b, err := session.ReadFile(path) // at most result.MaxFileSize, no devices
 	if err != nil {
 		return nil, runError{fmt.Errorf("from: %w", err)}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
@@ -56,9 +57,9 @@ func loadFiles(paths []string) (loaded, error) {
 
 // addFile reads a result file, a sweep file (with its steps' result files)
 // or a plan, telling them apart by their fields; each is read as
-// result.ReadFile reads (no more than result.MaxFileSize, no device).
+// session.ReadFile reads (no more than result.MaxFileSize, no device).
 func (l *loaded) addFile(p string) error {
-	b, err := result.ReadFile(p)
+	b, err := session.ReadFile(p)
 	if err != nil {
 		return runError{fmt.Errorf("report: %w", err)}
 	}
@@ -210,11 +211,11 @@ func readRun(paths ...string) (*result.Run, error) {
 }
 
 // readRunAt decodes the first of paths that exists (read as
-// result.ReadFile reads), returning which it was.
+// session.ReadFile reads), returning which it was.
 func readRunAt(paths ...string) (*result.Run, string, error) {
 	var firstErr error
 	for _, p := range paths {
-		b, err := result.ReadFile(p)
+		b, err := session.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			if firstErr == nil {
 				firstErr = err

@@ -10,6 +10,7 @@ import (
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/session"
 )
 
 // analyzeCommand re-runs a sweep's analysis from its file, with no database.
@@ -29,7 +30,7 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if err := config.CheckCPUTarget(cpuTarget); err != nil {
 				return usageError{err}
 			}
-			b, err := result.ReadFile(args[0])
+			b, err := session.ReadFile(args[0])
 			if err != nil {
 				return runError{fmt.Errorf("analyze: %w", err)}
 			}

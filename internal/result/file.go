@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 )
 
 // MaxFileSize is the most a result, sweep or plan file may weigh, in
@@ -19,39 +18,26 @@ const MaxFileSize = 256 << 20
 // device (which may never end) or anything else not a file.
 var ErrNotRead = errors.New("not read")
 
-// ReadFile reads the result, sweep or plan file at path, refusing, with
-// an error that wraps ErrNotRead and names path, a file over MaxFileSize
-// and anything that is not a regular file or a pipe (a device, a
-// directory, a socket). A pipe (a shell's <(...)) is read up to
-// MaxFileSize and refused past it.
-func ReadFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	switch m := st.Mode(); {
+// CheckFile refuses, with an error that wraps ErrNotRead and names path,
+// to read the file at path of info fi as a result, sweep or plan: one over
+// MaxFileSize, and anything that is neither a regular file nor a pipe (a
+// device such as /dev/zero, a directory, a socket). A pipe (a shell's
+// <(...)) passes: ReadCapped bounds it.
+func CheckFile(path string, fi fs.FileInfo) error {
+	switch m := fi.Mode(); {
 	case m.IsRegular():
-		if st.Size() > MaxFileSize {
-			return nil, fmt.Errorf("%s: %w: %s, over the %s a result, sweep or plan file may weigh", path, ErrNotRead, mib(st.Size()), mib(MaxFileSize))
+		if fi.Size() > MaxFileSize {
+			return fmt.Errorf("%s: %w: %s, over the %s a result, sweep or plan file may weigh", path, ErrNotRead, mib(fi.Size()), mib(MaxFileSize))
 		}
 	case m&fs.ModeNamedPipe != 0:
 	default:
-		return nil, fmt.Errorf("%s: %w: it is %s, not a regular file", path, ErrNotRead, kind(m))
+		return fmt.Errorf("%s: %w: it is %s, not a regular file", path, ErrNotRead, kind(m))
 	}
-	b, err := readCapped(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return b, nil
+	return nil
 }
 
-// readCapped reads rd to its end, refusing (ErrNotRead) past MaxFileSize.
-func readCapped(rd io.Reader) ([]byte, error) {
+// ReadCapped reads rd to its end, refusing (ErrNotRead) past MaxFileSize.
+func ReadCapped(rd io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(rd, MaxFileSize+1))
 	if err != nil {
 		return nil, err

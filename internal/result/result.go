@@ -498,7 +498,7 @@ func Decode(rd io.Reader) (*Run, error) {
 	var probe struct {
 		SchemaVersion *int `json:"schema_version"`
 	}
-	data, err := readCapped(rd)
+	data, err := ReadCapped(rd)
 	if err != nil {
 		return nil, err
 	}

@@ -13,10 +13,33 @@ import (
 	"github.com/rightsize/rightsize/internal/result"
 )
 
-// ReadResult reads a result file, as result.ReadFile reads (no more than
-// result.MaxFileSize, no device).
+// ReadFile reads the result, sweep or plan file at path: no more than
+// result.MaxFileSize bytes, and no device, directory or socket (refused
+// with an error that wraps result.ErrNotRead and names path, as
+// result.CheckFile says).
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := result.CheckFile(path, fi); err != nil {
+		return nil, err
+	}
+	b, err := result.ReadCapped(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// ReadResult reads a result file, as ReadFile reads.
 func ReadResult(path string) (*result.Run, error) {
-	b, err := result.ReadFile(path)
+	b, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
