@@ -23,9 +23,15 @@ const maxCSVLine = 1 << 20
 // CSV: six rows a sample) a file, or an endless stream of rows, is refused.
 const MaxSamples = 1 << 19
 
-// ErrTooLong wraps an input with a line over its cap or more rows than
-// MaxSamples.
+// ErrTooLong is matched (errors.Is) by the refusal of an input with a line
+// over its cap or more rows than MaxSamples.
 var ErrTooLong = errors.New("too long")
+
+// tooLong is such a refusal: its message alone, matching ErrTooLong.
+type tooLong string
+
+func (e tooLong) Error() string        { return string(e) }
+func (e tooLong) Is(target error) bool { return target == ErrTooLong }
 
 // lineLimit passes its reader through, failing with ErrTooLong once a line
 // passes max bytes or the lines pass maxLines, so that a reader above it
@@ -67,9 +73,9 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 	}
 	switch {
 	case l.inLine > l.max:
-		l.err = fmt.Errorf("%w: line %d longer than %d MiB: not %s?", ErrTooLong, l.line, l.max>>20, l.hint)
+		l.err = tooLong(fmt.Sprintf("line %d longer than %d MiB: not %s?", l.line, l.max>>20, l.hint))
 	case l.line > l.maxLines:
-		l.err = fmt.Errorf("%w: more than %d lines (the most samples read is %d)", ErrTooLong, l.maxLines, MaxSamples)
+		l.err = tooLong(fmt.Sprintf("more than %d lines (the most samples read is %d)", l.maxLines, MaxSamples))
 	}
 	if l.err != nil {
 		return 0, l.err
