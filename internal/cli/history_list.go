@@ -303,8 +303,8 @@ func (t listTable) withoutEmpty() listTable {
 // (two spaces between columns): each column that may be elided is cut to
 // the largest common width that fits, and not below its least width (the
 // key, the first column, in its middle, keeping its head and tail, and
-// only when the others down to their least are not enough; others at
-// their end).
+// only when the others down to their least are not enough; a label in its
+// middle, keeping the step it ends with; others at their end).
 func (t *listTable) shrink(width int) {
 	natural := make([]int, len(t.head))
 	for c := range natural {
@@ -325,9 +325,16 @@ func (t *listTable) shrink(width int) {
 			continue
 		}
 		n := min(natural[c], max(least[c], level))
-		t.head[c] = elide(t.head[c], n, c > 0)
+		tail := 0 // the end cut
+		switch {
+		case c == 0:
+			tail = (n - 1) / 4 // a key's head and the end of its label
+		case t.head[c] == "LABEL":
+			tail = (n - 1) / 2 // a step's label ends with its step
+		}
+		t.head[c] = elide(t.head[c], n, 0)
 		for _, r := range t.rows {
-			r[c] = elide(r[c], n, c > 0)
+			r[c] = elide(r[c], n, tail)
 		}
 	}
 }
@@ -351,16 +358,12 @@ func fitLevel(natural, least []int, width int) (int, bool) {
 	return 0, false
 }
 
-// elide shortens s to n characters with "…": its end cut (atEnd), or its
-// middle, keeping its head and its last quarter.
-func elide(s string, n int, atEnd bool) string {
+// elide shortens s to n characters with "…": its end cut, or with tail
+// > 0 its middle, keeping its last tail characters.
+func elide(s string, n, tail int) string {
 	rs := []rune(s)
 	if len(rs) <= n {
 		return s
 	}
-	if atEnd {
-		return string(rs[:n-1]) + "…"
-	}
-	tail := (n - 1) / 4
 	return string(rs[:n-1-tail]) + "…" + string(rs[len(rs)-tail:])
 }
