@@ -46,7 +46,11 @@ description (sockets, cores_per_socket, threads_per_core, numa_nodes,
 memory_per_node such as 128GiB; see docs/planner.md).
 VMs: --vm NAME:vcpu=16,mem=96GB[,cps=8][,hotadd][,busy=0.85] (repeat), or
 --vms FILE (a YAML list of name, vcpu, memory, cores_per_socket, cpu_hot_add,
-busy).
+busy). Each setting once; vcpu and cps at most 4096 (the most vCPUs a
+hypervisor gives one VM), mem and --mem at most 1 PiB; a host file at most
+64 KiB, a VM list 1 MiB. A target rate that needs more than 4096 vCPUs is
+refused (exit 2) with the most this host carries; one beyond this host's
+cores gets a VM that fails, and the reason says why in one sentence.
 
 Exit status 1 when a VM fails a rule (or the what-if finds the host
 oversubscribed), so scripts can gate on it.`
