@@ -90,7 +90,7 @@ func Analyze(sw *result.Sweep, o Options) *Result {
 			r.Knees[i].Index = use[r.Knees[i].Index] // into Steps
 		}
 	}
-	if r.PastLimit = pastLimit(ps, o.SLOMs); r.PastLimit != "" {
+	if r.PastLimit = pastLimit(ps, o.SLOMs, cp.Steps[use[0]].Label); r.PastLimit != "" {
 		for i, k := range r.Knees {
 			if k.Index >= 0 {
 				r.Knees[i] = none(k.Method, fmt.Sprintf("not a knee: %s (it found: %s)", r.PastLimit, k.Reason))
@@ -136,18 +136,18 @@ func demandOf(steps []result.SweepStep, cpuTargetPct float64) (*Demand, string) 
 	return &d, ""
 }
 
-// pastLimit says why no step of ps (rising) was below the system's limit:
-// an open loop whose first step already fell behind its schedule (under 95
-// % of the rate offered done), or no step within the SLO (sloMs > 0); ""
-// when some step was.
-func pastLimit(ps []Point, sloMs float64) string {
+// pastLimit says why no step of ps (rising; the first labelled first) was
+// below the system's limit: an open loop whose first step already fell
+// behind its schedule (under 95 % of the rate offered done), or no step
+// within the SLO (sloMs > 0); "" when some step was.
+func pastLimit(ps []Point, sloMs float64, first string) string {
 	if len(ps) == 0 {
 		return ""
 	}
 	p := ps[0]
 	if p.Offered > 0 && p.Throughput < 0.95*p.Offered {
-		return fmt.Sprintf("no step kept up: the system was past its limit at the first step (%g: %.0f/s done of %.0f/s offered, %.0f%%)",
-			p.X, p.Throughput, p.Offered, 100*p.Throughput/p.Offered)
+		return fmt.Sprintf("no step kept up: the system was past its limit at the first step (%s: %.0f/s done of %.0f/s offered, %.0f%%)",
+			first, p.Throughput, p.Offered, 100*p.Throughput/p.Offered)
 	}
 	if sloMs <= 0 {
 		return ""
@@ -157,7 +157,7 @@ func pastLimit(ps []Point, sloMs float64) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("no step met the SLO (p99 within %g ms): the system was past its limit at the first step (%g: p99 %.4g ms)", sloMs, p.X, p.P99Ms)
+	return fmt.Sprintf("no step met the SLO (p99 within %g ms): the system was past its limit at the first step (%s: p99 %.4g ms)", sloMs, first, p.P99Ms)
 }
 
 // Used are the indexes of the steps the knee methods, the demand and the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
@@ -81,7 +82,7 @@ func TestNoKneeNamedPastTheLimit(t *testing.T) {
 	}}
 	r := analysis.Analyze(sw, analysis.OptionsOf(sw))
 	head := strings.Join(Headline(Doc{Sweep: r}), " ")
-	if strings.Contains(head, "Knee:") || !strings.Contains(head, "No knee: no step kept up: the system was past its limit at the first step (1: 300/s done of 400/s offered") {
+	if strings.Contains(head, "Knee:") || !strings.Contains(head, "No knee: no step kept up: the system was past its limit at the first step (1x: 300/s done of 400/s offered") {
 		t.Errorf("headline: %s", head)
 	}
 	v := strings.Join(SweepSentences(r), " ")
@@ -143,6 +144,13 @@ func TestStepsCountRetriesAndDeadlocks(t *testing.T) {
 	}
 	if v := strings.Join(SweepSentences(sw), " "); !strings.Contains(v, "at threads 16 (33 deadlocks, 41 retries, 0 errors)") {
 		t.Errorf("verdict: %s", v)
+	}
+	// One retry in 10,720 events is no conflict worth a sentence.
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	few := analysis.Analyze(&result.Sweep{Axis: "threads", Steps: []result.SweepStep{
+		{Label: "threads 8", X: 8, Throughput: 1072, Retries: 1, From: at, To: at.Add(10 * time.Second)}}}, analysis.Options{})
+	if v := strings.Join(SweepSentences(few), " "); strings.Contains(v, "Conflicts") {
+		t.Errorf("one retry in 10,720 events named: %s", v)
 	}
 	var page bytes.Buffer
 	if err := HTML(&page, Doc{Title: "t", Sweep: sw}); err != nil {

@@ -76,13 +76,20 @@ func SweepSentences(r *analysis.Result) []string {
 	return out
 }
 
-// contention is the verdict's sentence on the steps with deadlocks or
-// retries ("" when none had any): their throughput is the work that got
-// through the conflicts.
+// ConflictPct is the share of a step's events re-run or deadlocked from
+// which the verdict names the step's conflicts.
+const ConflictPct = 1
+
+// contention is the verdict's sentence on the steps whose retries or
+// deadlocks came to ConflictPct of their events or more (any, where the
+// step's window is unknown); "" when none did: their throughput is the
+// work that got through the conflicts.
 func contention(steps []result.SweepStep) string {
 	var at []string
 	for _, st := range steps {
-		if st.Deadlocks > 0 || st.Retries > 0 {
+		n := float64(max(st.Retries, st.Deadlocks))
+		events := st.Throughput * st.To.Sub(st.From).Seconds()
+		if n > 0 && (events <= 0 || 100*n >= ConflictPct*events) {
 			at = append(at, fmt.Sprintf("%s (%d deadlocks, %d retries, %d errors)", st.Label, st.Deadlocks, st.Retries, st.Errors))
 		}
 	}
