@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
@@ -36,9 +37,15 @@ func Headline(d Doc) []string {
 // bottleneck at the knee.
 func sweepHeadline(sw *analysis.Result) []string {
 	if sw.OwnSteps {
-		best, at := analysis.MaxThroughput(sw.Points())
-		if at < 0 {
-			return nil
+		ps := sw.Points()
+		for i := range ps {
+			if sw.StalledAt(i) {
+				ps[i].Throughput = math.Inf(-1) // its figure is the generator's
+			}
+		}
+		best, at := analysis.MaxThroughput(ps)
+		if at < 0 || math.IsInf(best, -1) {
+			return generatorHeadline(sw)
 		}
 		return append([]string{fmt.Sprintf("Most throughput: %s/s at %s (the steps vary the work, not the load: no knee).", Num(best), sw.Steps[at].Label)},
 			generatorHeadline(sw)...)
