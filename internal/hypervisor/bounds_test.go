@@ -6,25 +6,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/internal/testenv/endless"
 )
-
-// endless is an io.Reader of its prefix, then of fill for ever, counting
-// what it gave.
-type endless struct {
-	prefix []byte
-	fill   byte
-	n      int64
-}
-
-func (e *endless) Read(p []byte) (int, error) {
-	k := copy(p, e.prefix)
-	e.prefix = e.prefix[k:]
-	for i := k; i < len(p); i++ {
-		p[i] = e.fill
-	}
-	e.n += int64(len(p))
-	return len(p), nil
-}
 
 // An endless line (/dev/zero, or a CSV of one huge row) is refused after
 // MaxLine bytes with one message naming the line, whatever the reader: the
@@ -33,20 +17,20 @@ func TestReadersRefuseEndlessLine(t *testing.T) {
 	header := `"(PDH-CSV 4.0) (UTC)(0)","\\h\Group Cpu(1:DB01)\% Ready","\\h\Vcpu(1:DB01:2:vcpu-0:DB01)\% Used"` + "\n"
 	for _, c := range []struct {
 		name string
-		in   *endless
+		in   *endless.Reader
 		read func(io.Reader) error
 		want string
 	}{
-		{"esxtop zeros", &endless{}, func(r io.Reader) error { _, err := ReadESXTop(r, "DB01", 0); return err }, "line 1 longer than 8 MiB: not an esxtop batch file?"},
-		{"esxtop row", &endless{prefix: []byte(header + `"12/02/2026 10:00:05","`), fill: '1'}, func(r io.Reader) error { _, err := ReadESXTop(r, "DB01", 0); return err }, "line 2 longer than 8 MiB"},
-		{"csv zeros", &endless{}, func(r io.Reader) error { _, err := ReadCSV(r, "db", 0); return err }, "line 1 longer than 1 MiB: not a time, metric, value CSV?"},
+		{"esxtop zeros", &endless.Reader{}, func(r io.Reader) error { _, err := ReadESXTop(r, "DB01", 0); return err }, "line 1 longer than 8 MiB: not an esxtop batch file?"},
+		{"esxtop row", &endless.Reader{Prefix: []byte(header + `"12/02/2026 10:00:05","`), Fill: '1'}, func(r io.Reader) error { _, err := ReadESXTop(r, "DB01", 0); return err }, "line 2 longer than 8 MiB"},
+		{"csv zeros", &endless.Reader{}, func(r io.Reader) error { _, err := ReadCSV(r, "db", 0); return err }, "line 1 longer than 1 MiB: not a time, metric, value CSV?"},
 	} {
 		err := c.read(c.in)
 		if !errors.Is(err, ErrFormat) || !errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ErrFormat, ErrTooLong and %q", c.name, err, c.want)
 		}
-		if c.in.n > MaxLine+1<<20 {
-			t.Errorf("%s: read %d bytes, more than the %d of a line and a buffer", c.name, c.in.n, MaxLine+1<<20)
+		if c.in.N > MaxLine+1<<20 {
+			t.Errorf("%s: read %d bytes, more than the %d of a line and a buffer", c.name, c.in.N, MaxLine+1<<20)
 		}
 	}
 }
@@ -54,31 +38,15 @@ func TestReadersRefuseEndlessLine(t *testing.T) {
 // Endless empty lines, or endless samples, stop at MaxSamples rows rather
 // than run (and grow) for ever.
 func TestReadersRefuseEndlessRows(t *testing.T) {
-	in := &endless{fill: '\n'}
+	in := &endless.Reader{Fill: '\n'}
 	if _, err := ReadCSV(in, "db", 0); !errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), "more than") {
 		t.Errorf("endless newlines: %v", err)
 	}
-	rows := &repeat{head: []byte(`"(PDH-CSV 4.0) (UTC)(0)","\\h\Group Cpu(1:DB01)\% Ready","\\h\Vcpu(1:DB01:2:vcpu-0:DB01)\% Used"` + "\n"),
-		row: []byte(`"12/02/2026 10:00:05","3","1"` + "\n")}
+	rows := &endless.Rows{Head: []byte(`"(PDH-CSV 4.0) (UTC)(0)","\\h\Group Cpu(1:DB01)\% Ready","\\h\Vcpu(1:DB01:2:vcpu-0:DB01)\% Used"` + "\n"),
+		Row: []byte(`"12/02/2026 10:00:05","3","1"` + "\n")}
 	if _, err := ReadESXTop(rows, "DB01", 0); !errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), "the most samples read is 524288") {
 		t.Errorf("endless rows: %v", err)
 	}
-}
-
-// repeat is an io.Reader of head, then of row for ever.
-type repeat struct{ head, row []byte }
-
-func (r *repeat) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		if len(r.head) == 0 {
-			r.head = r.row
-		}
-		k := copy(p[n:], r.head)
-		r.head = r.head[k:]
-		n += k
-	}
-	return n, nil
 }
 
 // --vcpus must agree with the vCPUs the file shows (its vcpu-N worlds).
@@ -109,7 +77,7 @@ func FuzzReadersBounded(f *testing.F) {
 			func(r io.Reader) error { _, err := ReadESXTop(r, "DB01", 0); return err },
 			func(r io.Reader) error { _, err := ReadCSV(r, "DB01", 0); return err },
 		} {
-			in := &endless{prefix: prefix, fill: fill}
+			in := &endless.Reader{Prefix: prefix, Fill: fill}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			err := read(in)
@@ -117,8 +85,8 @@ func FuzzReadersBounded(f *testing.F) {
 			if err == nil {
 				t.Fatal("an endless input was read to an end")
 			}
-			if in.n > int64(len(prefix))+MaxLine+1<<20 {
-				t.Fatalf("read %d bytes of an endless input", in.n)
+			if in.N > int64(len(prefix))+MaxLine+1<<20 {
+				t.Fatalf("read %d bytes of an endless input", in.N)
 			}
 			// What the reader allocated in all (csv's line and record
 			// buffers growing to the cap): a few times the cap, not the input.

@@ -6,36 +6,20 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/internal/testenv/endless"
 )
-
-// endless is an io.Reader of its prefix, then of fill for ever, counting
-// what it gave.
-type endless struct {
-	prefix []byte
-	fill   byte
-	n      int64
-}
-
-func (e *endless) Read(p []byte) (int, error) {
-	k := copy(p, e.prefix)
-	e.prefix = e.prefix[k:]
-	for i := k; i < len(p); i++ {
-		p[i] = e.fill
-	}
-	e.n += int64(len(p))
-	return len(p), nil
-}
 
 // A host description that never ends (/dev/zero) is refused after
 // MaxFileSize bytes, with one message; a real one reads as Parse does.
 func TestReadBounded(t *testing.T) {
-	in := &endless{}
+	in := &endless.Reader{}
 	_, err := Read(in, "/dev/zero")
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "/dev/zero: larger than 64 KiB: not a host description") {
 		t.Errorf("endless zeros: %v", err)
 	}
-	if in.n > MaxFileSize+1 {
-		t.Errorf("read %d bytes, more than %d", in.n, MaxFileSize+1)
+	if in.N > MaxFileSize+1 {
+		t.Errorf("read %d bytes, more than %d", in.N, MaxFileSize+1)
 	}
 	h, err := Read(strings.NewReader("sockets: 2\ncores_per_socket: 12\nthreads_per_core: 2\n"), "h.yaml")
 	if err != nil || h.Cores() != 24 || h.Source != "h.yaml" {
@@ -58,7 +42,7 @@ func FuzzReadBounded(f *testing.F) {
 	f.Add([]byte("name: \""), byte('a'))
 	f.Add([]byte{}, byte(0))
 	f.Fuzz(func(t *testing.T, prefix []byte, fill byte) {
-		in := &endless{prefix: prefix, fill: fill}
+		in := &endless.Reader{Prefix: prefix, Fill: fill}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		_, err := Read(in, "f.yaml")
@@ -66,8 +50,8 @@ func FuzzReadBounded(f *testing.F) {
 		if !errors.Is(err, ErrTooLarge) && len(prefix) <= MaxFileSize {
 			t.Fatalf("an endless input: %v", err)
 		}
-		if in.n > MaxFileSize+1 {
-			t.Fatalf("read %d bytes of an endless input", in.n)
+		if in.N > MaxFileSize+1 {
+			t.Fatalf("read %d bytes of an endless input", in.N)
 		}
 		// What Read allocated: the capped buffer as it grew, not the input.
 		if d := after.TotalAlloc - before.TotalAlloc; d > 4<<20 {
