@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/rightsize/rightsize/internal/datahome"
 	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/pace"
 	"github.com/rightsize/rightsize/internal/result"
@@ -176,11 +177,8 @@ func HistoryDSN(getenv func(string) string, flag string) string {
 	if v := getenv("RIGHTSIZE_HISTORY"); v != "" {
 		return v
 	}
-	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return "sqlite:" + filepath.Join(d, "rightsize", "history.db")
-	}
-	if h := getenv("HOME"); h != "" {
-		return "sqlite:" + filepath.Join(h, ".local", "share", "rightsize", "history.db")
+	if f := datahome.HistoryFile(getenv); f != "" {
+		return "sqlite:" + f
 	}
 	return ""
 }

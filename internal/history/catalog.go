@@ -8,12 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/datahome"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/result"
@@ -43,7 +47,8 @@ type Catalog struct {
 }
 
 // Open opens the catalog at dsn, creating its schema (and, for SQLite, the
-// file and its directory) when missing:
+// file) when missing; a SQLite file's folder must exist (see Validate),
+// except the default catalog's (datahome.HistoryFile), which is created:
 //
 //	sqlite:PATH, sqlite://PATH (relative), sqlite:///abs/path
 //	postgres://user@host:5432/db?sslmode=..., postgresql://...
@@ -72,12 +77,16 @@ func Open(ctx context.Context, dsn string, getenv func(string) string) (*Catalog
 	return c, nil
 }
 
-// Validate checks the form of a catalog location as Open does, without
-// opening anything, so that a command can refuse a malformed one before it
-// starts: an empty location, a scheme of no database that can hold a
-// catalog, or a location its dialect refuses (a sqlite: path that names no
-// file, a postgres:// URL with a bad port or a bad escape). getenv is Open's.
-// Errors wrap ErrBadDSN and never contain a password.
+// Validate checks a catalog location as Open does, without opening
+// anything, so that a command can refuse a bad one before it starts: an
+// empty location, a scheme of no database that can hold a catalog, a
+// location its dialect refuses (a sqlite: path that names no file, a
+// postgres:// URL with a bad port or a bad escape), or a SQLite file in a
+// folder that does not exist, unless it is the default catalog
+// (datahome.HistoryFile of getenv), whose folder Open creates: as with
+// sqlite3, k6's --out or any shell redirection, a mistyped path is refused,
+// not made into a new tree of folders. getenv is Open's. Errors wrap
+// ErrBadDSN and never contain a password.
 func Validate(dsn string, getenv func(string) string) error {
 	_, _, err := parse(dsn, getenv)
 	return err
@@ -101,7 +110,34 @@ func parse(dsn string, getenv func(string) string) (*dialect.Target, dialect.Sto
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %w", ErrBadDSN, dialect.Redact(dsn), err)
 	}
+	if err := checkFolder(t, getenv); err != nil {
+		return nil, nil, err
+	}
 	return t, store, nil
+}
+
+// checkFolder refuses a SQLite catalog whose folder does not exist, unless
+// it is the default catalog's (see Validate).
+func checkFolder(t *dialect.Target, getenv func(string) string) error {
+	if t.Dialect != "sqlite" {
+		return nil
+	}
+	dir := filepath.Dir(t.Database)
+	if _, err := os.Stat(dir); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return nil // there, or not ours to judge: opening it will say
+	}
+	if def := datahome.HistoryFile(getenv); def != "" && sameAbs(def, t.Database) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s: the folder %s of the history catalog does not exist: create it (mkdir -p %s), or name a catalog in a folder that exists (only the default catalog's folder is made for it)",
+		ErrBadDSN, t.Redacted, dir, dir)
+}
+
+// sameAbs reports whether two paths name one file once made absolute.
+func sameAbs(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
 }
 
 // Close closes the catalog's connection. Closing again does nothing.

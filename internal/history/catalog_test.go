@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ import (
 // catalogs runs a test on a fresh SQLite catalog and a fresh PostgreSQL one.
 func catalogs(t *testing.T, test func(t *testing.T, c *Catalog)) {
 	t.Run("sqlite", func(t *testing.T) {
-		test(t, open(t, "sqlite:"+filepath.Join(t.TempDir(), "sub", "history.db")))
+		test(t, open(t, "sqlite:"+filepath.Join(t.TempDir(), "history.db")))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		test(t, open(t, testenv.PostgresURL(t)))
@@ -538,4 +539,32 @@ func TestPostgresSessionSettings(t *testing.T) {
 	if rs, err := c.ShardResults(ctx, "20250301T120000Z"); err != nil || len(rs) != 1 {
 		t.Errorf("ShardResults: %d, %v", len(rs), err)
 	}
+}
+
+// A SQLite catalog's folder is made only for the default catalog
+// (datahome.HistoryFile); elsewhere a missing folder is refused, by
+// Validate as by Open, wrapping ErrBadDSN, and none is made.
+func TestFolderMadeOnlyForTheDefault(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "new", "dir")
+	dsn := "sqlite:" + filepath.Join(missing, "x.db")
+	getenv := func(k string) string { return map[string]string{"XDG_DATA_HOME": filepath.Join(dir, "data")}[k] }
+	if err := Validate(dsn, getenv); !errors.Is(err, ErrBadDSN) || !strings.Contains(err.Error(), "the folder "+missing+" of the history catalog does not exist") {
+		t.Errorf("Validate(%s) = %v", dsn, err)
+	}
+	if c, err := Open(context.Background(), dsn, getenv); !errors.Is(err, ErrBadDSN) {
+		if c != nil {
+			c.Close()
+		}
+		t.Errorf("Open(%s) = %v", dsn, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
+		t.Errorf("a folder was made: %v", err)
+	}
+	def := "sqlite:" + filepath.Join(dir, "data", "rightsize", "history.db")
+	c, err := Open(context.Background(), def, getenv)
+	if err != nil {
+		t.Fatalf("Open(the default %s) = %v", def, err)
+	}
+	c.Close()
 }
