@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -375,6 +376,9 @@ func targetRate(rateArg string, sw *analysis.Result, path string) (float64, stri
 	// The baseline is per instance; the demand is of all the instances.
 	n := max(sw.Steps[0].Instances, 1)
 	rate := r.PerSecond(sw.BaselineRate) * float64(n)
+	if math.IsInf(rate, 0) {
+		return 0, "", usagef("target-rate %s: %s of the baseline %.4g/s is past any number: give a rate a VM could carry", rateArg, rateArg, sw.BaselineRate)
+	}
 	if n > 1 {
 		return rate, fmt.Sprintf("%s of the baseline %.4g/s per instance × %d instances = %.4g/s", rateArg, sw.BaselineRate, n, rate), nil
 	}

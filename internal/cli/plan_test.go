@@ -336,6 +336,9 @@ func TestPlanBeyondASmallHost(t *testing.T) {
 	if r.Sizing.Limit != want || !strings.Contains(strings.Join(r.Sizing.Reasons, " "), want) {
 		t.Errorf("limit %q\nwant  %q\nreasons %q", r.Sizing.Limit, want, r.Sizing.Reasons)
 	}
+	if o := run(t, ctx, "plan", "--host", noHT, "--from", sweep, "--target-rate", "1e308x"); o.code != ExitUsage || !strings.Contains(o.stderr, "target-rate 1e308x: 1e308x of the baseline 100/s is past any number") {
+		t.Errorf("1e308x: exit %d\n%s", o.code, o.stderr)
+	}
 	lines := report.Headline(report.Doc{Plan: &r})
 	if got := strings.Join(lines, "\n"); !strings.Contains(got, "FAIL. "+want) {
 		t.Errorf("headline lacks why:\n%s", got)
