@@ -410,7 +410,15 @@ average response time as bars grouped by step, one per configuration, with
 host CPU busy as lines; the curves of every configuration overlaid over the
 shared axis (throughput, average and p99 response time, host CPU busy); then
 each configuration's steps and parameters. Sweeps of different workloads or
-axes are refused (exit 2); options that differ are noted.`,
+axes are refused (exit 2); options that differ are noted. The same sweep or
+run named twice (the same file, a copy, its key beside its file) is refused
+(exit 2): it would count twice.
+
+Files over 256 MiB and devices (/dev/zero) are refused (exit 1). -o writes
+to a temporary file renamed into place (a full disk leaves the previous
+report whole); it never replaces an input (exit 2), and replaces an existing
+file only when rightsize wrote it (a result, sweep, plan, HTML report, a
+Markdown report of report -o, or an empty file): anything else needs --force.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("report: name at least one result, sweep or plan file")
