@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -37,16 +38,35 @@ func CheckFile(path string, fi fs.FileInfo) error {
 }
 
 // ReadCapped reads rd to its end, refusing (ErrNotRead) past MaxFileSize.
+// It reads in chunks (4 KiB, growing with what was read up to readChunk)
+// and joins them at the end, so an endless stream costs about MaxFileSize
+// of memory before it is refused (io.ReadAll's doubling buffer would cost
+// three times that).
 func ReadCapped(rd io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(rd, MaxFileSize+1))
-	if err != nil {
-		return nil, err
+	var chunks [][]byte
+	total := 0
+	for {
+		c := make([]byte, min(readChunk, max(4096, total)))
+		n, err := io.ReadFull(rd, c)
+		chunks, total = append(chunks, c[:n]), total+n
+		if total > MaxFileSize {
+			return nil, fmt.Errorf("%w: more than the %s a result, sweep or plan file may weigh", ErrNotRead, mib(MaxFileSize))
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if len(b) > MaxFileSize {
-		return nil, fmt.Errorf("%w: more than the %s a result, sweep or plan file may weigh", ErrNotRead, mib(MaxFileSize))
+	if len(chunks) == 1 {
+		return chunks[0], nil
 	}
-	return b, nil
+	return bytes.Join(chunks, nil), nil
 }
+
+// readChunk is the size of ReadCapped's largest reads.
+const readChunk = 1 << 20
 
 // kind names what a file that is not regular is.
 func kind(m fs.FileMode) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -456,3 +457,20 @@ func TestRunWindow(t *testing.T) {
 		t.Errorf("without intervals: %v..%v, want the run's start and end", from, to)
 	}
 }
+
+// ReadCapped reads to the end up to MaxFileSize bytes, and refuses one
+// byte more with ErrNotRead.
+func TestReadCapped(t *testing.T) {
+	b, err := result.ReadCapped(io.LimitReader(zeros{}, 1000))
+	if err != nil || len(b) != 1000 {
+		t.Errorf("1000 bytes: %d, %v", len(b), err)
+	}
+	if _, err := result.ReadCapped(io.LimitReader(zeros{}, result.MaxFileSize+1)); !errors.Is(err, result.ErrNotRead) {
+		t.Errorf("MaxFileSize+1 bytes: %v, want ErrNotRead", err)
+	}
+}
+
+// zeros reads as /dev/zero does.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
