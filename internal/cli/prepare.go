@@ -58,8 +58,12 @@ func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Fl
 
 // cleanupCmd cleans up each instance and says what it removed, or that
 // there was nothing to clean up (a second cleanup, or nothing prepared).
+// Once every instance is closed, it drops the databases prepare created
+// (those --instances numbered, or any a --target named that did not exist)
+// that now hold nothing else (droppedDatabases).
 func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
-	return eachInstance(ctx, env, w, c, func(i, _ int, t workload.Target, in workload.Instance) error {
+	var cleaned []workload.Target
+	err := eachInstance(ctx, env, w, c, func(i, _ int, t workload.Target, in workload.Instance) error {
 		removed, err := in.Cleanup(ctx, workload.PrepareOptions{Force: c.Force})
 		switch {
 		case err != nil && len(removed) > 0:
@@ -72,8 +76,48 @@ func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Fl
 		default:
 			fmt.Fprintf(env.Stdout, "cleaned up %s for %s: removed %s\n", t, w.Name(), nameList(removed))
 		}
+		cleaned = append(cleaned, t)
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return dropCreatedDatabases(ctx, env, cleaned)
+}
+
+// createdDatabase is a target whose database prepare may have created
+// (dbtarget.Target).
+type createdDatabase interface {
+	DropCreatedDatabase(ctx context.Context) (dropped bool, kept string, err error)
+}
+
+// dropCreatedDatabases drops the database of each target that prepare
+// created and that holds nothing else now, and says which it dropped and
+// which it kept and why; a database prepare did not create is not named.
+func dropCreatedDatabases(ctx context.Context, env *Env, ts []workload.Target) error {
+	var dropped []string
+	for _, t := range ts {
+		cd, ok := t.(createdDatabase)
+		if !ok {
+			continue
+		}
+		gone, kept, err := cd.DropCreatedDatabase(ctx)
+		switch {
+		case err != nil:
+			if len(dropped) > 0 {
+				fmt.Fprintf(env.Stdout, "dropped the database(s) prepare created: %s, before the error below\n", nameList(dropped))
+			}
+			return fmt.Errorf("%s: cleanup: drop the database prepare created: %w", t, err)
+		case gone:
+			dropped = append(dropped, t.String())
+		case kept != "":
+			fmt.Fprintf(env.Stdout, "kept the database of %s, which prepare created: %s\n", t, kept)
+		}
+	}
+	if len(dropped) > 0 {
+		fmt.Fprintf(env.Stdout, "dropped the database(s) prepare created: %s\n", nameList(dropped))
+	}
+	return nil
 }
 
 // nameList joins names, the middle of a long list elided: "sbtest1,

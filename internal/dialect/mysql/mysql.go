@@ -76,6 +76,24 @@ func open(cfg *mysql.Config) (*sql.DB, error) {
 	return db, nil
 }
 
+// serverSession opens a session to t's server that names no database
+// (cfg is t's configuration), within t's connect timeout.
+func serverSession(ctx context.Context, t *dialect.Target, cfg *mysql.Config) (*sql.DB, error) {
+	admin := cfg.Clone()
+	admin.DBName = ""
+	db, err := open(admin)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel, timeout := t.ConnectWithin(ctx)
+	defer cancel()
+	if err := db.PingContext(cctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mysql: connect: %w", connectErr(ctx, cctx, dialect.ScrubError(err, cfg.Passwd), cfg, timeout))
+	}
+	return db, nil
+}
+
 // EnsureDatabase creates the target's database over a connection that names
 // no database, if the user cannot already see it: a database that exists
 // gets no statement at all (no DDL, and no "create database: access denied"
@@ -88,18 +106,11 @@ func (Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, err
 	if cfg.DBName == "" {
 		return false, nil
 	}
-	admin := cfg.Clone()
-	admin.DBName = ""
-	db, err := open(admin)
+	db, err := serverSession(ctx, t, cfg)
 	if err != nil {
 		return false, err
 	}
 	defer db.Close()
-	cctx, cancel, timeout := t.ConnectWithin(ctx)
-	defer cancel()
-	if err := db.PingContext(cctx); err != nil {
-		return false, fmt.Errorf("mysql: connect: %w", connectErr(ctx, cctx, dialect.ScrubError(err, cfg.Passwd), cfg, timeout))
-	}
 	var found int
 	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", cfg.DBName).Scan(&found); err != nil {
 		return false, fmt.Errorf("mysql: look up database: %w", dialect.ScrubError(err, cfg.Passwd))

@@ -70,21 +70,9 @@ func tuneConfig(cfg *pgx.ConnConfig) {
 // EnsureDatabase connects to the "postgres" maintenance database and creates
 // the target's database if it is missing.
 func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, error) {
-	cfg, err := configOf(t)
+	c, name, err := maintenance(ctx, t)
 	if err != nil {
 		return false, err
-	}
-	name := cfg.Database
-	if name == "" {
-		name = cfg.User
-	}
-	admin := cfg.Copy()
-	admin.Database = "postgres"
-	cctx, cancel, timeout := t.ConnectWithin(ctx)
-	defer cancel()
-	c, err := pgx.ConnectConfig(cctx, admin)
-	if err != nil {
-		return false, fmt.Errorf("postgres: connect to maintenance database: %w", timedOut(ctx, cctx, connectErr(err, cfg), cfg, timeout))
 	}
 	defer c.Close(context.Background())
 	var exists bool
@@ -102,6 +90,28 @@ func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, e
 		return false, fmt.Errorf("postgres: create database: %w", err)
 	}
 	return true, nil
+}
+
+// maintenance connects to the server's "postgres" maintenance database as
+// t's user, and returns the connection and the name of t's database.
+func maintenance(ctx context.Context, t *dialect.Target) (*pgx.Conn, string, error) {
+	cfg, err := configOf(t)
+	if err != nil {
+		return nil, "", err
+	}
+	name := cfg.Database
+	if name == "" {
+		name = cfg.User
+	}
+	admin := cfg.Copy()
+	admin.Database = "postgres"
+	cctx, cancel, timeout := t.ConnectWithin(ctx)
+	defer cancel()
+	c, err := pgx.ConnectConfig(cctx, admin)
+	if err != nil {
+		return nil, "", fmt.Errorf("postgres: connect to maintenance database: %w", timedOut(ctx, cctx, connectErr(err, cfg), cfg, timeout))
+	}
+	return c, name, nil
 }
 
 // Connect opens one connection with a prepared-statement cache, within

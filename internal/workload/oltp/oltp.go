@@ -180,7 +180,9 @@ sysbench 1.1 changed its default to uniform and dropped 'special'; pass
 prepare records the tables it creates in rightsize_objects; it refuses to touch
 sbtest tables it did not create unless --force, skips tables already fully
 loaded (so an interrupted prepare can be re-run), and loads tables in parallel.
-cleanup drops only recorded tables (and unrecorded sbtest tables with --force).
+cleanup drops only recorded tables (and unrecorded sbtest tables with --force),
+then a database prepare created (numbered by --instances, say) once it holds
+nothing else.
 Tables made by sysbench itself can be used by run as they are. A prepare that
 loads a recorded table again says why (e.g. "tables sbtest1..sbtest4 hold
 10,000 rows each, --table-size asks 1,000,000: dropping and loading again").

@@ -76,7 +76,7 @@ const (
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
 	sp := workload.SyncProgress(p)
 	d, t := in.Target.D, in.Target.T
-	if _, err := d.EnsureDatabase(ctx, t); err != nil {
+	if err := objects.EnsureDatabase(ctx, d, t); err != nil {
 		return fmt.Errorf("%s: prepare: %w", in.Target, err)
 	}
 	admin, err := in.Connect(ctx)

@@ -183,7 +183,7 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 
 func (in *instance) prepare(ctx context.Context, opt workload.PrepareOptions, sp workload.Progress) error {
 	d, t := in.Target.D, in.Target.T
-	if _, err := d.EnsureDatabase(ctx, t); err != nil {
+	if err := objects.EnsureDatabase(ctx, d, t); err != nil {
 		return err
 	}
 	admin, err := in.Connect(ctx)

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/testenv"
+	"github.com/rightsize/rightsize/internal/workload/dbtarget"
+)
+
+// cleanup with the --instances of prepare drops the numbered databases
+// prepare created, once their tables are gone; a numbered database that
+// existed before prepare, or one that holds a table of the user's, is kept.
+func TestCleanupDropsCreatedDatabasesPostgres(t *testing.T) {
+	testCleanupDropsCreatedDatabases(t, testenv.PostgresURL(t),
+		"SELECT COUNT(*) FROM pg_database WHERE datname = ?", func(n string) string { return `CREATE DATABASE "` + n + `"` })
+}
+
+func TestCleanupDropsCreatedDatabasesMySQL(t *testing.T) {
+	testCleanupDropsCreatedDatabases(t, testenv.MySQLURL(t),
+		"SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", func(n string) string { return "CREATE DATABASE `" + n + "`" })
+}
+
+func testCleanupDropsCreatedDatabases(t *testing.T, base, existsSQL string, create func(string) string) {
+	ctx := context.Background()
+	urls, err := dbtarget.Number(base, "sbtest", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := func(i int) string { // the database of urls[i]
+		u := urls[i]
+		if q := strings.IndexByte(u, '?'); q >= 0 {
+			u = u[:q]
+		}
+		return u[strings.LastIndexByte(u, '/')+1:]
+	}
+	admin := connectTo(t, base)
+	exists := func(i int) bool {
+		t.Helper()
+		var n int64
+		if err := admin.QueryRow(ctx, existsSQL, []any{name(i)}, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	// NAME_4 is the user's: it exists before prepare.
+	if _, err := admin.Exec(ctx, create(name(3))); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--target", base, "--instances", "4", "--tables", "1", "--table-size", "10"}
+	if o := run(t, ctx, append([]string{"prepare", "oltp_read_write"}, flags...)...); o.code != ExitOK {
+		t.Fatalf("prepare: exit %d\n%s", o.code, o.stderr)
+	}
+	for i := range 4 {
+		if !exists(i) {
+			t.Fatalf("prepare did not create %s", name(i))
+		}
+	}
+	// NAME_3 gains a table of the user's.
+	execOn(t, urls[2])("CREATE TABLE users_own (id INTEGER)")
+
+	o := run(t, ctx, append([]string{"cleanup", "oltp_read_write"}, flags...)...)
+	if o.code != ExitOK {
+		t.Fatalf("cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	for i, want := range []bool{false, false, true, true} {
+		if got := exists(i); got != want {
+			t.Errorf("after cleanup, %s exists = %v, want %v\n%s", name(i), got, want, o.stdout)
+		}
+	}
+	for _, w := range []string{
+		"dropped the database(s) prepare created: ",
+		"/" + name(2) + "?",
+		"which prepare created: it holds 1 table(s) or view(s) that rightsize did not create",
+	} {
+		if !strings.Contains(o.stdout, w) {
+			t.Errorf("cleanup's output lacks %q:\n%s", w, o.stdout)
+		}
+	}
+	for _, l := range strings.Split(o.stdout, "\n") {
+		if strings.Contains(l, "/"+name(3)+"?") && strings.Contains(l, "prepare created") {
+			t.Errorf("cleanup names the user's database as prepare's: %s", l)
+		}
+	}
+	// A second cleanup fails on the first database it dropped (exit 1), as
+	// on any database that does not exist.
+	o = run(t, ctx, append([]string{"cleanup", "oltp_read_write"}, flags[:4]...)...)
+	if o.code != ExitFailure || !strings.Contains(o.stderr, name(0)) || strings.Contains(o.stdout, "dropped the database") {
+		t.Errorf("second cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}
