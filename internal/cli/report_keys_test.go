@@ -52,6 +52,13 @@ func TestReportFromTheCatalog(t *testing.T) {
 	// A unique prefix of a key will do, and a key beside a file; a prefix
 	// of several keys is refused, naming them.
 	headline(t, "report PREFIX FILE", run(t, ctx, "report", strings.TrimSuffix(keys[0], "eep"), files[1], "--history", dsn, "--format", "md"))
+	// A sweep named twice, by its key or configuration and by its file, is
+	// refused: it would count as two repeats.
+	for _, args := range [][]string{{keys[0], files[0]}, {"alpha", files[0]}, {"alpha", "alpha"}} {
+		if o := run(t, ctx, "report", args[0], args[1], "--history", dsn); o.code != ExitUsage || !strings.Contains(o.stderr, args[0]+" and "+args[1]+" are the same sweep") {
+			t.Errorf("report %s %s: exit %d, want %d\n%s", args[0], args[1], o.code, ExitUsage, o.stderr)
+		}
+	}
 	prefix := strings.TrimSuffix(keys[0], "-sweep")
 	if o := run(t, ctx, "report", prefix, files[1], "--history", dsn); o.code != ExitUsage || !strings.Contains(o.stderr, "ambiguous key") || !strings.Contains(o.stderr, keys[0]) {
 		t.Errorf("report AMBIGUOUS: exit %d, want %d naming %s\n%s", o.code, ExitUsage, keys[0], o.stderr)
