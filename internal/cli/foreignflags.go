@@ -50,7 +50,7 @@ var (
 var foreignFlags = []foreignFlag{
 	// sysbench 1.0 (and its 0.4/0.5 names)
 	{"--warmup-time", sysbench, "--warmup", ""},
-	{"--events", sysbench, "", whyCount},
+	{"--events", sysbench, "", whyCount + "; --events=0, no limit, is what rightsize always does: drop it"},
 	{"--max-requests", sysbench, "", whyCount},
 	{"--max-time", sysbench, "--time", ""},
 	{"--num-threads", sysbench, "--threads", ""},
