@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
 )
 
@@ -370,4 +373,55 @@ func TestUnwrittenResultIsNotAnInterruption(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSweepMarkdownOnAFullDisk: a sweep file written again (import --into)
+// on a disk with room for its JSON but not its Markdown report fails, and
+// the Markdown report before it is whole, not half replaced.
+func TestSweepMarkdownOnAFullDisk(t *testing.T) {
+	fs := smallFS(t, "256k")
+	analysed := func(steps int) *analysis.Result {
+		xs := make([]float64, steps)
+		for i := range xs {
+			xs[i] = float64(i + 1)
+		}
+		var sw result.Sweep
+		if err := json.Unmarshal(mustRead(t, writeSweep(t, t.TempDir(), "S", "oltp_point_select", "threads", 1000, xs...)), &sw); err != nil {
+			t.Fatal(err)
+		}
+		return analysis.Analyze(&sw, analysis.OptionsOf(&sw))
+	}
+	path := filepath.Join(fs, "s-sweep.json")
+	if err := session.WriteSweep(path, analysed(2)); err != nil {
+		t.Fatal(err)
+	}
+	// How much the larger sweep's JSON takes, written elsewhere.
+	big := analysed(200)
+	elsewhere := filepath.Join(t.TempDir(), "s-sweep.json")
+	if err := session.WriteSweep(elsewhere, big); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(elsewhere)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillTo(t, fs, (st.Size()+4095)/4096*4096)
+	md := session.MarkdownPath(path)
+	before := mustRead(t, md)
+	err = session.WriteSweep(path, big)
+	t.Logf("full: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Errorf("WriteSweep on a full disk: %v", err)
+	}
+	unchanged(t, md, before)
+	noTempFiles(t, fs)
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
@@ -86,7 +85,7 @@ func WriteSweep(path string, a *analysis.Result) error {
 	if err := report.SweepReport(&md, a, report.Markdown); err != nil {
 		return err
 	}
-	if err := os.WriteFile(MarkdownPath(path), md.Bytes(), 0o644); err != nil {
+	if err := WriteFile(MarkdownPath(path), func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err }); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	return nil
