@@ -1,23 +1,24 @@
 package cli
 
 // What a command may write over. A command that writes a file (run and
-// sweep --out, report -o, merge -o) never replaces:
+// sweep --out and --cpuprofile, report -o, merge -o) never replaces:
 //
 //   - one of its own inputs (the same file by any name: a symlink, a hard
 //     link, another spelling of the path): refused, whatever --force says;
 //   - a file rightsize did not write, unless --force. rightsize wrote a file
 //     when it is empty, or is a result (a checkpoint too), a sweep file or a
 //     plan (rightsize plan --format json) that decodes as ours, an HTML
-//     report (its <meta name="generator" content="rightsize ..."> tag) or a
+//     report (its <meta name="generator" content="rightsize ..."> tag), a
 //     Markdown report written by report -o (its first line is
-//     markdownMarker); a sweep's Markdown report is ours when the sweep file
-//     beside it is. CSV and text reports carry no mark: replacing one needs
-//     --force.
+//     markdownMarker) or a Go CPU profile (--cpuprofile's); a sweep's
+//     Markdown report is ours when the sweep file beside it is. CSV and
+//     text reports carry no mark: replacing one needs --force.
 //
 // Both refusals are usage errors (exit 2), made before anything runs.
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"io"
@@ -87,8 +88,27 @@ func ours(path string) bool {
 		return true
 	case bytes.HasPrefix(bytes.TrimSpace(head), []byte("{")):
 		return ownJSON(path)
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return profile(head)
 	}
 	return false
+}
+
+// profile reports whether head begins a Go CPU profile as --cpuprofile
+// writes it: gzip, then a protocol buffer whose first byte is the key of
+// one of the pprof Profile message's fields (1 to 14), a varint or a
+// length-delimited one.
+func profile(head []byte) bool {
+	zr, err := gzip.NewReader(bytes.NewReader(head))
+	if err != nil {
+		return false
+	}
+	b := make([]byte, 1)
+	if _, err := io.ReadFull(zr, b); err != nil {
+		return false
+	}
+	field, wire := b[0]>>3, b[0]&7
+	return field >= 1 && field <= 14 && (wire == 0 || wire == 2)
 }
 
 // ownJSON reports whether path holds a result (or checkpoint), a sweep

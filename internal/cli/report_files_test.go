@@ -202,3 +202,28 @@ func TestRunOutReplacesOnlyItsOwn(t *testing.T) {
 		t.Errorf("merge -o INPUT: exit %d\n%s", o.code, o.stderr)
 	}
 }
+
+// --cpuprofile replaces an earlier profile, and nothing else without
+// --force (exit 2 before anything runs).
+func TestCPUProfileReplacesOnlyAProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.out")
+	mine := []byte("my notes")
+	if err := os.WriteFile(prof, mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runWith := func(extra ...string) outcome {
+		return run(t, context.Background(), append([]string{"run", "oltp_point_select", "--target", "sqlite:" + filepath.Join(dir, "db.sqlite"),
+			"--prepare", "always", "--table-size", "100", "--time", "300ms", "--out", "-", "--no-history", "--cpuprofile", prof}, extra...)...)
+	}
+	if o := runWith(); o.code != ExitUsage || !strings.Contains(o.stderr, "--cpuprofile "+prof+" exists and was not written by rightsize") {
+		t.Errorf("--cpuprofile over a file of the user's: exit %d\n%s", o.code, o.stderr)
+	}
+	unchanged(t, prof, mine)
+	if o := runWith("--force"); o.code != ExitOK {
+		t.Errorf("--force: exit %d\n%s", o.code, o.stderr)
+	}
+	if o := runWith(); o.code != ExitOK { // a profile now
+		t.Errorf("--cpuprofile over a profile: exit %d\n%s", o.code, o.stderr)
+	}
+}

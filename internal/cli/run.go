@@ -29,6 +29,11 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags)
 	if err := checkOutputs(cmd, "--out", outputs(p), p.Force, nil); err != nil {
 		return err
 	}
+	if p.CPUProfile != "" {
+		if err := checkOutput(cmd, "--cpuprofile", p.CPUProfile, p.Force, nil); err != nil {
+			return err
+		}
+	}
 	_, err = execute(ctx, env, p)
 	return err
 }

@@ -284,6 +284,6 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 		fs.StringVar(&c.StartAt, "start-at", "", "start the warm-up at this wall-clock time (RFC 3339, e.g. 2026-12-01T10:00:00Z), after connecting; with --shard and a history catalog, also not before every shard has connected")
 		DurationVar(fs, &c.BarrierWait, "barrier-timeout", 10*time.Minute, "with --shard and a history catalog: how long to wait for every shard to connect before giving up")
 	}
-	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof')")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof'); an existing file that is not a profile is replaced only with --force")
 	fs.StringVar(&c.DBCgroup, "db-cgroup", "", "the cgroup the database runs in, whose CPU limit and throttling are sampled beside the host's figures: its directory (/sys/fs/cgroup/system.slice/postgresql.service; v1: /sys/fs/cgroup/cpu/NAME) or its path in the hierarchy (default: found from the server's process when --target is on this host by a loopback address or a socket; this process's own for an embedded database)")
 }
