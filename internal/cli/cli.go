@@ -195,7 +195,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		SilenceErrors: true,
 		Version:       Version(),
 	}
-	root.SetFlagErrorFunc(flagError)
+	root.SetFlagErrorFunc(flagErrors(env.Args))
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		phaseCommand(ctx, env, "run", "Run a workload and measure it", runCmd),
@@ -271,7 +271,7 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 		if c == parent && len(env.Args) > 1 && env.Args[0] == phase && !strings.HasPrefix(env.Args[1], "-") {
 			return parent.Args(parent, env.Args[1:2])
 		}
-		return flagError(c, err)
+		return flagError(c, err, env.Args)
 	})
 	for _, w := range ws {
 		common := &config.Flags{}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -147,40 +148,101 @@ var foreignFlags = []foreignFlag{
 	{"-o, --out", k6, "--out", ""},
 }
 
-// flagError is the commands' FlagErrorFunc: a usage error (exit 2) that,
-// for a flag rightsize does not know, says what rightsize calls it when it
-// is another tool's (or why there is none), or how rightsize spells it.
-func flagError(c *cobra.Command, err error) error {
-	if hint := flagHint(c, err); hint != "" {
-		return usageError{fmt.Errorf("%w\n%s", err, hint)}
-	}
-	return usageError{err}
+// flagErrors is the commands' FlagErrorFunc for the command line args (the
+// process's, without the program's name): see flagError.
+func flagErrors(args []string) func(*cobra.Command, error) error {
+	return func(c *cobra.Command, err error) error { return flagError(c, err, args) }
 }
 
-// flagHint is the hint for err, an unknown flag of c; "" when there is none.
-func flagHint(c *cobra.Command, err error) string {
+// flagError is a usage error (exit 2) that, for a flag rightsize does not
+// know, says what rightsize calls it when it is another tool's (or why there
+// is none), or how rightsize spells it; and does the same, at once, for the
+// other flags of args that c does not take (pflag stops at the first), so
+// that a fio command line is mended in one go.
+func flagError(c *cobra.Command, err error, args []string) error {
 	var ne *pflag.NotExistError
 	if !errors.As(err, &ne) {
-		return ""
+		return usageError{err}
 	}
-	name, group := ne.GetSpecifiedName(), ne.GetSpecifiedShortnames()
-	if len(group) > 1 && c.Flags().Lookup(group) != nil { // -time
-		return fmt.Sprintf("  rightsize's long flags take two dashes: --%s", group)
+	first := unknownFlag{ne.GetSpecifiedName(), ne.GetSpecifiedShortnames()}
+	lines := first.hints(c)
+	for _, u := range otherUnknown(c, args, first) {
+		h := u.hints(c)
+		if len(h) == 0 {
+			h = []string{"  " + u.given() + " is unknown too"}
+		}
+		lines = append(lines, h...)
 	}
-	given := "--" + name
-	if group != "" {
-		given = "-" + name
+	if len(lines) == 0 {
+		return usageError{err}
+	}
+	return usageError{fmt.Errorf("%w\n%s", err, strings.Join(lines, "\n"))}
+}
+
+// unknownFlag is a flag as pflag reports it: name without dashes (one
+// letter for a shorthand) and group, the cluster of shorthands it was in
+// ("T4" of -T4; "" for a long flag).
+type unknownFlag struct{ name, group string }
+
+// given is the flag as the user typed it: "--runtime", "-T".
+func (u unknownFlag) given() string {
+	if u.group != "" {
+		return "-" + u.name
+	}
+	return "--" + u.name
+}
+
+// hints are the lines for u under the error, each indented; none when
+// rightsize knows nothing to say.
+func (u unknownFlag) hints(c *cobra.Command) []string {
+	if len(u.group) > 1 && c.Flags().Lookup(u.group) != nil { // -time
+		return []string{"  rightsize's long flags take two dashes: --" + u.group}
 	}
 	var lines []string
 	for _, f := range foreignFlags {
-		if f.spells(given) {
-			lines = append(lines, "  "+f.hint(c, given))
+		if f.spells(u.given()) {
+			lines = append(lines, "  "+f.hint(c, u.given()))
 		}
 	}
-	if dashed := strings.ReplaceAll(name, "_", "-"); len(lines) == 0 && group == "" && c.Flags().Lookup(dashed) != nil {
+	if dashed := strings.ReplaceAll(u.name, "_", "-"); len(lines) == 0 && u.group == "" && c.Flags().Lookup(dashed) != nil {
 		lines = append(lines, "  rightsize spells it --"+dashed)
 	}
-	return strings.Join(lines, "\n")
+	return lines
+}
+
+// otherUnknown lists the flags in args (up to "--") that c does not take,
+// each once, first aside. A word that is a number ("-1") is a value.
+func otherUnknown(c *cobra.Command, args []string, first unknownFlag) []unknownFlag {
+	seen := map[string]bool{first.given(): true}
+	var out []unknownFlag
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		var u unknownFlag
+		if long, ok := strings.CutPrefix(a, "--"); ok {
+			u.name, _, _ = strings.Cut(long, "=")
+			if u.name == "" || c.Flags().Lookup(u.name) != nil {
+				continue
+			}
+		} else if len(a) > 1 && a[0] == '-' {
+			if _, err := strconv.ParseFloat(a, 64); err == nil {
+				continue
+			}
+			u.group, _, _ = strings.Cut(a[1:], "=")
+			if u.group == "" || c.Flags().ShorthandLookup(u.group[:1]) != nil {
+				continue
+			}
+			u.name = u.group[:1]
+		} else {
+			continue
+		}
+		if !seen[u.given()] {
+			seen[u.given()] = true
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // spellings are f's short and long forms: "-c", "--client".

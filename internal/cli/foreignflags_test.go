@@ -121,3 +121,33 @@ func TestForeignFlagsNameRealFlags(t *testing.T) {
 		}
 	}
 }
+
+// pflag stops at the first unknown flag; the hints cover every one of the
+// command line at once, so that a fio command line is mended in one go.
+func TestForeignFlagsAllAtOnce(t *testing.T) {
+	o := run(t, context.Background(), "run", "fileio", "--name=t", "--filename", "/tmp/x", "--bs=4k", "--runtime=10",
+		"--ioengine=io_uring", "--direct=1", "--nope", "-Z", "--rate", "-1", "--", "--ignored")
+	if o.code != ExitUsage {
+		t.Fatalf("exit %d, want %d\n%s", o.code, ExitUsage, o.stderr)
+	}
+	want := []string{
+		"rightsize: unknown flag: --name",
+		"  --name is fio's: rightsize says --label",
+		"  --filename is fio's: rightsize says --file",
+		"  --runtime is fio's: rightsize says --time",
+		"  --ioengine is fio's: rightsize says --engine",
+		"  --direct is fio's: rightsize says --buffered",
+		"  --nope is unknown too",
+		"  -Z is unknown too",
+		"Run 'rightsize --help' for usage.",
+	}
+	lines := strings.Split(strings.TrimSuffix(o.stderr, "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), o.stderr)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d = %q, want it to start %q", i+1, lines[i], w)
+		}
+	}
+}

@@ -122,7 +122,7 @@ func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 		if c == job && len(env.Args) > 2 && env.Args[0] == "k8s" && env.Args[1] == "job" && !strings.HasPrefix(env.Args[2], "-") {
 			return job.Args(job, env.Args[2:3])
 		}
-		return flagError(c, err)
+		return flagError(c, err, env.Args)
 	})
 	return job
 }
