@@ -23,6 +23,7 @@ import (
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
@@ -400,7 +401,7 @@ func historyDelete(env *Env, open catalogOpener) *cobra.Command {
 // readResultOrSweep reads a result file or a sweep file (told apart by the
 // sweep's "axis" and "steps").
 func readResultOrSweep(path string) (*result.Run, *result.Sweep, error) {
-	b, err := os.ReadFile(path)
+	b, err := session.ReadFile(path) // at most result.MaxFileSize, no devices
 	if err != nil {
 		return nil, nil, err
 	}
