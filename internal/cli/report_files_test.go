@@ -143,6 +143,8 @@ func TestReportRefusesHugeAndEndlessInputs(t *testing.T) {
 		{[]string{"analyze", big}},
 		{[]string{"analyze", "/dev/zero"}},
 		{[]string{"merge", "/dev/zero", "-o", "-", "--no-history"}},
+		{[]string{"history", "import", "/dev/zero", "--history", "sqlite:" + filepath.Join(filepath.Dir(big), "h.db")}},
+		{[]string{"history", "import", big, "--history", "sqlite:" + filepath.Join(filepath.Dir(big), "h.db")}},
 	} {
 		o := run(t, context.Background(), tc.args...)
 		want := "257 MiB, over the 256 MiB a result, sweep or plan file may weigh"
