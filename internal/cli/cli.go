@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,6 +122,9 @@ func Main(ctx context.Context, env Env) int {
 		return ExitOK
 	}
 	code := exitCode(err)
+	if code == ExitUsage {
+		err = commandOrderHint(err, env.Args)
+	}
 	if ctx.Err() != nil && code == ExitFailure {
 		// A signal during prepare, cleanup or connecting: say so, exit 3.
 		fmt.Fprintf(env.Stderr, "rightsize: interrupted (%v): %s\n", context.Cause(ctx), err)
@@ -133,6 +137,28 @@ func Main(ctx context.Context, env Env) int {
 		}
 	}
 	return code
+}
+
+// phases are the commands that take a workload: "rightsize run WORKLOAD".
+var phases = []string{"run", "prepare", "cleanup", "sweep", "check"}
+
+// commandOrderHint adds, to the error of a command line that starts with a
+// workload's name (sysbench's order: sysbench oltp_read_write run), the
+// order rightsize takes: the command first.
+func commandOrderHint(err error, args []string) error {
+	if len(args) == 0 || !slices.ContainsFunc(all.All(), func(w workload.Workload) bool { return w.Name() == args[0] }) {
+		return err
+	}
+	phase := "run"
+	if i := slices.IndexFunc(args, func(a string) bool { return slices.Contains(phases, a) }); i >= 0 {
+		phase = args[i]
+	}
+	more := "" // the flags are not echoed: a --target may hold a password
+	if len(args) > 2 || phase == "run" && len(args) > 1 {
+		more = " ..."
+	}
+	return fmt.Errorf("%w\n  rightsize takes the command first, then the workload (sysbench's order is the other way round): rightsize %s %s%s",
+		err, phase, args[0], more)
 }
 
 func exitCode(err error) int {

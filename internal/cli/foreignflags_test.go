@@ -151,3 +151,25 @@ func TestForeignFlagsAllAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// sysbench's order (workload, then command) gets rightsize's, without
+// echoing the flags (a --target may hold a password).
+func TestSysbenchCommandOrder(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"oltp_read_write", "--threads=4", "--target", "postgres://u:SECRET@h/db", "run"}, "rightsize run oltp_read_write ...\n"},
+		{[]string{"oltp_point_select", "prepare"}, "rightsize prepare oltp_point_select\n"},
+		{[]string{"fileio"}, "rightsize run fileio\n"},
+	} {
+		o := run(t, context.Background(), tc.args...)
+		if o.code != ExitUsage || !strings.Contains(o.stderr, "rightsize takes the command first, then the workload") ||
+			!strings.Contains(o.stderr, tc.want) || strings.Contains(o.stderr, "SECRET") {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit 2 and %q", tc.args, o.code, o.stderr, tc.want)
+		}
+	}
+	if o := run(t, context.Background(), "nothing"); strings.Contains(o.stderr, "takes the command first") {
+		t.Errorf("an unknown word that is no workload got the order hint:\n%s", o.stderr)
+	}
+}
