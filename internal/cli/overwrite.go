@@ -21,6 +21,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -178,7 +179,7 @@ func writeOutput(path string, b []byte) error {
 		path = target
 	}
 	if _, err := os.Stat(filepath.Dir(path)); err != nil {
-		return err // no folder is made for a report
+		return fmt.Errorf("%s: the folder %s: %w", path, filepath.Dir(path), errors.Unwrap(err)) // none is made for it
 	}
 	return session.WriteFile(path, func(w io.Writer) error { _, err := w.Write(b); return err })
 }

@@ -104,6 +104,13 @@ func TestReportOutReplacesOnlyItsOwn(t *testing.T) {
 	if o := run(t, context.Background(), "report", r, "-o", dir); o.code != ExitUsage || !strings.Contains(o.stderr, "is a directory") {
 		t.Errorf("report -o DIR: exit %d\n%s", o.code, o.stderr)
 	}
+	nodir := filepath.Join(dir, "nodir")
+	if o := run(t, context.Background(), "report", r, "-o", filepath.Join(nodir, "x.html")); o.code != ExitFailure || !strings.Contains(o.stderr, "the folder "+nodir+": no such file or directory") {
+		t.Errorf("report -o in a missing folder: exit %d\n%s", o.code, o.stderr)
+	}
+	if _, err := os.Stat(nodir); !os.IsNotExist(err) {
+		t.Errorf("report -o made a folder: %v", err)
+	}
 }
 
 // The same sweep or run named twice (the same file, a copy of it, or its
