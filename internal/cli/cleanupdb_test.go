@@ -72,7 +72,7 @@ func testCleanupDropsCreatedDatabases(t *testing.T, base, existsSQL string, crea
 	for _, w := range []string{
 		"dropped the database(s) prepare created: ",
 		"/" + name(2) + "?",
-		"which prepare created: it holds 1 table(s) or view(s) that rightsize did not create",
+		"which prepare created: each holds 1 table(s) or view(s) that rightsize did not create",
 	} {
 		if !strings.Contains(o.stdout, w) {
 			t.Errorf("cleanup's output lacks %q:\n%s", w, o.stdout)
@@ -88,5 +88,34 @@ func testCleanupDropsCreatedDatabases(t *testing.T, base, existsSQL string, crea
 	o = run(t, ctx, append([]string{"cleanup", "oltp_read_write"}, flags[:4]...)...)
 	if o.code != ExitFailure || !strings.Contains(o.stderr, name(0)) || strings.Contains(o.stdout, "dropped the database") {
 		t.Errorf("second cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// A cleanup with fewer --tables than prepare used keeps the databases,
+// saying so once for all of them; one without the --instances of prepare
+// fails on the unnumbered database and names --instances.
+func TestCleanupKeptDatabasesSaidOnce(t *testing.T) {
+	ctx := context.Background()
+	base := testenv.PostgresURL(t)
+	flags := []string{"--target", base, "--instances", "3"}
+	if o := run(t, ctx, append([]string{"prepare", "oltp_read_write", "--tables", "2", "--table-size", "10"}, flags...)...); o.code != ExitOK {
+		t.Fatalf("prepare: exit %d\n%s", o.code, o.stderr)
+	}
+	o := run(t, ctx, append([]string{"cleanup", "oltp_read_write"}, flags...)...)
+	if o.code != ExitOK || strings.Count(o.stdout, "kept the database(s) of ") != 1 || !strings.Contains(o.stdout, "give the --tables prepare used") ||
+		strings.Contains(o.stdout, "dropped the database") {
+		t.Errorf("cleanup --tables 1: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	// A study's base name is never a database itself: cleanup without
+	// --instances fails on it.
+	u := base[:strings.LastIndexByte(base, '/')] + "/rs_never_made_" + strings.ToLower(t.Name()) + "?sslmode=disable"
+	o = run(t, ctx, "cleanup", "oltp_read_write", "--target", u)
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "give cleanup the same --instances") {
+		t.Errorf("cleanup of a database that does not exist: exit %d\n%s", o.code, o.stderr)
+	}
+	o = run(t, ctx, append([]string{"cleanup", "oltp_read_write", "--tables", "2"}, flags...)...)
+	if o.code != ExitOK || !strings.Contains(o.stdout, "dropped the database(s) prepare created: ") ||
+		!strings.Contains(o.stdout, "_1?") || !strings.Contains(o.stdout, "_3?") || strings.Contains(o.stdout, "kept the database") {
+		t.Errorf("cleanup --tables 2: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 }

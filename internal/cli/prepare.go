@@ -10,6 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/rightsize/rightsize/internal/config"
+	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/topology"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -69,6 +70,8 @@ func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Fl
 		case err != nil && len(removed) > 0:
 			fmt.Fprintf(env.Stdout, "removed %s from %s before the error below\n", nameList(removed), t)
 			return err
+		case err != nil && !c.Changed("instances") && in.Classify(err) == errclass.Missing:
+			return fmt.Errorf("%w\n  if --instances numbered databases from this URL (NAME_1..NAME_N, as a study's steps do), give cleanup the same --instances", err)
 		case err != nil:
 			return err
 		case len(removed) == 0:
@@ -93,30 +96,39 @@ type createdDatabase interface {
 
 // dropCreatedDatabases drops the database of each target that prepare
 // created and that holds nothing else now, and says which it dropped and
-// which it kept and why; a database prepare did not create is not named.
+// which it kept and why (one line per reason); a database prepare did not
+// create is not named.
 func dropCreatedDatabases(ctx context.Context, env *Env, ts []workload.Target) error {
-	var dropped []string
+	var dropped, reasons []string
+	kept := map[string][]string{}
+	say := func(suffix string) {
+		for _, r := range reasons {
+			fmt.Fprintf(env.Stdout, "kept the database(s) of %s, which prepare created: %s\n", nameList(kept[r]), r)
+		}
+		if len(dropped) > 0 {
+			fmt.Fprintf(env.Stdout, "dropped the database(s) prepare created: %s%s\n", nameList(dropped), suffix)
+		}
+	}
 	for _, t := range ts {
 		cd, ok := t.(createdDatabase)
 		if !ok {
 			continue
 		}
-		gone, kept, err := cd.DropCreatedDatabase(ctx)
+		gone, why, err := cd.DropCreatedDatabase(ctx)
 		switch {
 		case err != nil:
-			if len(dropped) > 0 {
-				fmt.Fprintf(env.Stdout, "dropped the database(s) prepare created: %s, before the error below\n", nameList(dropped))
-			}
+			say(", before the error below")
 			return fmt.Errorf("%s: cleanup: drop the database prepare created: %w", t, err)
 		case gone:
 			dropped = append(dropped, t.String())
-		case kept != "":
-			fmt.Fprintf(env.Stdout, "kept the database of %s, which prepare created: %s\n", t, kept)
+		case why != "":
+			if kept[why] == nil {
+				reasons = append(reasons, why)
+			}
+			kept[why] = append(kept[why], t.String())
 		}
 	}
-	if len(dropped) > 0 {
-		fmt.Fprintf(env.Stdout, "dropped the database(s) prepare created: %s\n", nameList(dropped))
-	}
+	say("")
 	return nil
 }
 

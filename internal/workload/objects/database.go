@@ -82,14 +82,14 @@ func whyKeep(ctx context.Context, d dialect.Dialect, dr dialect.Dropper, t *dial
 		return true, "", err
 	}
 	if records > 1 {
-		return true, fmt.Sprintf("it still holds %d table(s) that prepare recorded and this cleanup did not drop (another workload's, or beyond --tables)", records-1), nil
+		return true, fmt.Sprintf("each still holds %d table(s) that prepare recorded and this cleanup did not drop (another workload's, or beyond --tables: give the --tables prepare used)", records-1), nil
 	}
 	others, err := dr.CountTables(ctx, c, Table)
 	if err != nil {
 		return true, "", err
 	}
 	if others > 0 {
-		return true, fmt.Sprintf("it holds %d table(s) or view(s) that rightsize did not create", others), nil
+		return true, fmt.Sprintf("each holds %d table(s) or view(s) that rightsize did not create", others), nil
 	}
 	return true, "", nil
 }
