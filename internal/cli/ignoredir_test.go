@@ -32,7 +32,10 @@ func TestREADMEOutputsAreGitIgnored(t *testing.T) {
 		filepath.Join(qs, "sbtest.db"),
 		filepath.Join(db, "sbtest.db"),
 		filepath.Join("results", "x-oltp_read_write.json"),
-		"rightsize", // go build -o rightsize ./cmd/rightsize
+		"rightsize",   // go build -o rightsize ./cmd/rightsize
+		"report.html", // the README's report, comparison and merge examples
+		"cmp.html",
+		"merged.json",
 	} {
 		cmd := exec.Command("git", "-C", root, "check-ignore", "-q", "--no-index", p)
 		if err := cmd.Run(); err != nil {
