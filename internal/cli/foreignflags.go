@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,10 +175,59 @@ func flagError(c *cobra.Command, err error, args []string) error {
 		}
 		lines = append(lines, h...)
 	}
+	if t := sysbenchTarget(args); t != "" {
+		lines = append(lines, "  together: --target "+t)
+	}
 	if len(lines) == 0 {
 		return usageError{err}
 	}
 	return usageError{fmt.Errorf("%w\n%s", err, strings.Join(lines, "\n"))}
+}
+
+// sysbenchTarget is the --target that sysbench's connection flags in args
+// (--mysql-host, --pgsql-user, ...) name together, sysbench's defaults
+// filling the rest; "" when args have none. The password is never put in
+// it (--target env:VAR keeps it off the command line).
+func sysbenchTarget(args []string) string {
+	given := map[string]string{}
+	scheme := ""
+	for i, a := range args {
+		name, val, eq := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		db, field, ok := strings.Cut(name, "-")
+		if !strings.HasPrefix(a, "--") || !ok || db != "mysql" && db != "pgsql" ||
+			!slices.Contains([]string{"host", "port", "user", "db"}, field) {
+			continue
+		}
+		if !eq && i+1 < len(args) {
+			val = args[i+1]
+		}
+		if scheme != "" && scheme != db {
+			return "" // both databases' flags: no one target
+		}
+		scheme, given[field] = db, val
+	}
+	if scheme == "" {
+		return ""
+	}
+	u := url.URL{Scheme: "mysql", Host: "localhost", User: url.User("sbtest"), Path: "/sbtest"}
+	port := "3306"
+	if scheme == "pgsql" {
+		u.Scheme, port = "postgres", "5432"
+	}
+	if v := given["host"]; v != "" {
+		u.Host = v
+	}
+	if v := given["port"]; v != "" {
+		port = v
+	}
+	u.Host = net.JoinHostPort(u.Host, port)
+	if v := given["user"]; v != "" {
+		u.User = url.User(v)
+	}
+	if v := given["db"]; v != "" {
+		u.Path = "/" + v
+	}
+	return u.String()
 }
 
 // unknownFlag is a flag as pflag reports it: name without dashes (one

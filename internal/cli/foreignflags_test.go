@@ -173,3 +173,25 @@ func TestSysbenchCommandOrder(t *testing.T) {
 		t.Errorf("an unknown word that is no workload got the order hint:\n%s", o.stderr)
 	}
 }
+
+// sysbench's connection flags are put together into the one --target they
+// name, sysbench's defaults filling the rest; never the password.
+func TestSysbenchFlagsMakeOneTarget(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "oltp_read_write", "--db-driver=mysql", "--mysql-host=db1", "--mysql-user", "root", "--mysql-password=SECRET", "--mysql-db=bench"},
+			"  together: --target mysql://root@db1:3306/bench"},
+		{[]string{"run", "oltp_read_write", "--pgsql-host", "10.0.0.5", "--pgsql-port=6432", "--pgsql-password", "SECRET"},
+			"  together: --target postgres://sbtest@10.0.0.5:6432/sbtest"},
+	} {
+		o := run(t, context.Background(), tc.args...)
+		if o.code != ExitUsage || !strings.Contains(o.stderr, tc.want+"\n") || strings.Contains(o.stderr, "SECRET") {
+			t.Errorf("%v: exit %d\n%s\nwant exit 2 and %q, no password", tc.args, o.code, o.stderr, tc.want)
+		}
+	}
+	if o := run(t, context.Background(), "run", "oltp_read_write", "--runtime", "5"); strings.Contains(o.stderr, "together") {
+		t.Errorf("no sysbench connection flag, yet:\n%s", o.stderr)
+	}
+}
