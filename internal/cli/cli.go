@@ -226,7 +226,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 	root.AddCommand(
 		phaseCommand(ctx, env, "run", "Run a workload and measure it", runCmd),
 		phaseCommand(ctx, env, "prepare", "Create and load a workload's tables", prepareCmd),
-		phaseCommand(ctx, env, "cleanup", "Drop the tables rightsize created for a workload", cleanupCmd),
+		phaseCommand(ctx, env, "cleanup", "Drop the tables rightsize created for a workload, and a database prepare created once it holds nothing else", cleanupCmd),
 		phaseCommand(ctx, env, "sweep", "Run a workload at several thread counts, rates or instance counts (or fileio read mixes) and find the knee", runCmd),
 		phaseCommand(ctx, env, "check", "Check a prepared or run database for consistency (exit 1 when a condition fails)", checkCmd),
 		analyzeCommand(env),
