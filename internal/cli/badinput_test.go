@@ -109,8 +109,13 @@ func checkOneMessage(t *testing.T, o outcome) {
 	rest := lines[at[0]+1:]
 	switch o.code {
 	case ExitUsage:
+		// Indented lines may explain the message (an unknown flag's
+		// name in rightsize); then the usage hint, last.
+		for len(rest) > 1 && strings.HasPrefix(rest[0], "  ") {
+			rest = rest[1:]
+		}
 		if len(rest) != 1 || rest[0] != "Run 'rightsize --help' for usage." {
-			t.Errorf("after the message, want only the usage hint; got %q", rest)
+			t.Errorf("after the message, want only indented hints and the usage hint; got %q", rest)
 		}
 		if at[0] != 0 || o.stdout != "" {
 			t.Errorf("a usage error printed something before it:\nstdout: %s\nstderr: %s", o.stdout, o.stderr)

@@ -328,6 +328,9 @@ func (f foreignFlag) hint(c *cobra.Command, given string) string {
 		s = fmt.Sprintf("%s: rightsize does it with 'rightsize %s'", who, f.use)
 	case c.Flags().Lookup(dashless(f.use)) != nil:
 		s = fmt.Sprintf("%s: rightsize says %s", who, f.use)
+	case strings.ReplaceAll(given, "_", "-") == f.use:
+		// rightsize's own flag (the other tool's too), on another command.
+		return fmt.Sprintf("%s (%s too) is rightsize's on '%s', not on '%s'", given, possessive(f.tools), flagHome(c, dashless(f.use)), c.CommandPath())
 	case slices.Contains(sp, f.use):
 		s = fmt.Sprintf("%s: rightsize has it on '%s', not on '%s'", who, flagHome(c, dashless(f.use)), c.CommandPath())
 	default:

@@ -39,7 +39,8 @@ func TestForeignFlagHints(t *testing.T) {
 			"-i is k6's --iterations, and rightsize has no equivalent",
 		}},
 		// A flag rightsize has, on a command that does not take it.
-		{[]string{"run", "oltp_read_write", "--bs", "4k"}, []string{"--bs is fio's: rightsize has it on 'rightsize run fileio', not on 'rightsize run oltp_read_write'"}},
+		{[]string{"run", "oltp_read_write", "--bs", "4k"}, []string{"--bs (fio's too) is rightsize's on 'rightsize run fileio', not on 'rightsize run oltp_read_write'"}},
+		{[]string{"prepare", "oltp_read_write", "--time", "5s"}, []string{"--time (pgbench's too) is rightsize's on 'rightsize run WORKLOAD', not on 'rightsize prepare oltp_read_write'"}},
 		{[]string{"plan", "--runtime", "60"}, []string{"--runtime is fio's: rightsize says --time, on 'rightsize run WORKLOAD', not on 'rightsize plan'"}},
 		{[]string{"k8s", "job", "oltp_read_write", "--runtime", "60"}, []string{"--runtime is fio's: rightsize says --time"}},
 		// rightsize's own flags, spelt another way.

@@ -71,7 +71,7 @@ func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Fl
 			fmt.Fprintf(env.Stdout, "removed %s from %s before the error below\n", nameList(removed), t)
 			return err
 		case err != nil && !c.Changed("instances") && in.Classify(err) == errclass.Missing:
-			return fmt.Errorf("%w\n  if --instances numbered databases from this URL (NAME_1..NAME_N, as a study's steps do), give cleanup the same --instances", err)
+			return fmt.Errorf("%w; if --instances numbered databases from this URL (NAME_1..NAME_N, as a study's steps do), give cleanup the same --instances", err)
 		case err != nil:
 			return err
 		case len(removed) == 0:
