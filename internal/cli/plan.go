@@ -288,6 +288,10 @@ func hostMemTotal(env *Env) (int64, error) {
 	return host.MemTotal(env.ProcRoot)
 }
 
+// errNoDemand is a sweep that gives no service demand to plan from: every
+// step past the limit, or no host figures.
+var errNoDemand = errors.New("no service demand")
+
 // sizeFromSweep right-sizes from a sweep file's service demand.
 func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem int64) (plan.Sizing, error) {
 	data, err := readSweepFile(path)
@@ -296,7 +300,7 @@ func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem
 	}
 	sw := analysis.Analyze(data, analysis.Options{SLOMs: data.SLOMs, CPUTargetPct: cpuTarget})
 	if sw.Demand == nil {
-		return plan.Sizing{}, runError{fmt.Errorf("from: %s: no service demand: %s", path, sw.DemandError)}
+		return plan.Sizing{}, runError{fmt.Errorf("from: %s: %w: %s", path, errNoDemand, sw.DemandError)}
 	}
 	req := plan.SizeRequest{Host: h, CoreSecondsPerEvent: sw.Demand.CoreSecondsPerEvent, CPUTargetPct: cpuTarget, Memory: mem, Event: "event"}
 	pre, client := clientShare(sw, &req)

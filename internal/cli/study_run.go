@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -174,10 +173,16 @@ func finishStudy(ctx context.Context, env *Env, s *study.Study, o studyOptions, 
 	}
 	if s.Plan != nil {
 		p, err := studyPlan(env, s.Plan, files[s.Plan.Step].sweep, o.dir)
-		if err != nil {
+		switch {
+		case errors.Is(err, errNoDemand) || errors.Is(err, plan.ErrNoVMFits):
+			// The steps measured something worth reporting: the report
+			// says what they found, and this why no VM is planned.
+			fmt.Fprintf(env.Stdout, "plan: no VM planned: %v\n", err)
+		case err != nil:
 			return err
+		default:
+			paths = append(paths, p)
 		}
-		paths = append(paths, p)
 	}
 	page := filepath.Join(o.dir, s.Report.Path)
 	printCommand(env, append([]string{"report", "--format", s.Report.Format, "-o", page}, paths...))
@@ -214,7 +219,7 @@ func studyPlan(env *Env, p *study.Plan, sweep, dir string) (string, error) {
 		return "", runError{fmt.Errorf("study: plan: %w", err)}
 	}
 	path := filepath.Join(dir, "plan.json")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := writeOutput(path, b.Bytes()); err != nil { // atomic: a full disk leaves the old plan whole
 		return "", runError{fmt.Errorf("study: plan: %w", err)}
 	}
 	fmt.Fprintf(env.Stdout, "plan: %d vCPUs for %s at %s %% CPU on this machine's topology\n", sizing.VCPU, p.TargetRate, cpu)

@@ -394,3 +394,46 @@ func TestStudyResumeRelativeDir(t *testing.T) {
 		}
 	}
 }
+
+// TestStudyPastTheLimitStillReports runs a study whose every step is past
+// the limit (an open loop far beyond what one virtual user on SQLite
+// serves): no VM is planned from it, the study says why, and the report of
+// what its steps measured is still written (it was not: the study failed
+// at its plan, after the steps had run).
+func TestStudyPastTheLimitStillReports(t *testing.T) {
+	dir := t.TempDir()
+	file := writeStudy(t, dir, `study: past
+options:
+  tables: 1
+  table-size: 200
+  time: 1s
+  warmup: 200ms
+  threads: 1
+steps:
+  - name: rate
+    sweep: oltp_point_select
+    axis: rate
+    values: [5000000, 10000000]
+plan:
+  step: rate
+  target-rate: "1000"
+  cpu-target: 80
+report:
+  format: md
+  path: past.md
+`)
+	o := run(t, context.Background(), "study", "run", file, "--target", "sqlite:"+filepath.Join(dir, "sb.db"), "--prepare", "always",
+		"--history", "sqlite:"+filepath.Join(dir, "h.db"), "--dir", filepath.Join(dir, "out"))
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if !strings.Contains(o.stdout, "plan: no VM planned: ") || !strings.Contains(o.stdout, "no service demand") {
+		t.Errorf("no word on why no VM is planned:\n%s", o.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "past.md")); err != nil {
+		t.Errorf("no report: %v\n%s", err, o.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "plan.json")); err == nil {
+		t.Errorf("a plan.json was written from a sweep past its limit")
+	}
+}
