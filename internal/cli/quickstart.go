@@ -146,7 +146,8 @@ func shellJoin(args []string) string {
 
 // shellQuote is a as one shell word: as it is when it holds only
 // characters a shell takes literally anywhere in a word; else in single
-// quotes, each ' in it written '\”. An argument with a character a
+// quotes, each single quote in it closed, escaped and reopened (the four
+// characters quote, backslash, quote, quote). An argument with a character a
 // terminal would act on or not show (a newline, an escape sequence, a
 // right-to-left override) is written $'...' instead, each such byte as
 // \xHH, so that none reaches the terminal raw (bash, zsh, ksh and
