@@ -11,9 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/config"
-	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
-	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
@@ -92,17 +89,6 @@ func runStep(ctx context.Context, env *Env, st stepRun) (stepFiles, error) {
 		return stepFiles{}, wrapRun(fmt.Errorf("study: step %s: %w", st.cmd.Step, err))
 	}
 	return stepFiles{sweep: out.SweepPath, runs: out.Paths}, nil
-}
-
-// missingDatabase reports whether err is the step's database server saying
-// that the database (or a table of it) does not exist.
-func missingDatabase(p *config.Plan, err error) bool {
-	for _, t := range p.Targets {
-		if d, ok := dialectall.ForScheme(t.String()); ok && d.Classify(err) == errclass.Missing {
-			return true
-		}
-	}
-	return false
 }
 
 // stepDone reports whether the history holds the step, complete, run with
