@@ -412,14 +412,8 @@ func readResultOrSweep(path string) (*result.Run, *result.Sweep, error) {
 	_, axis := keys["axis"]
 	_, steps := keys["steps"]
 	if axis && steps {
-		var sw result.Sweep
-		if err := json.Unmarshal(b, &sw); err != nil {
-			return nil, nil, fmt.Errorf("%s is not a sweep file: %w", path, err)
-		}
-		if sw.SchemaVersion != result.SchemaVersion {
-			return nil, nil, fmt.Errorf("%s has schema version %d; this rightsize reads %d", path, sw.SchemaVersion, result.SchemaVersion)
-		}
-		return nil, &sw, nil
+		sw, err := decodeSweep(path, b)
+		return nil, sw, err
 	}
 	r, err := result.Decode(bytes.NewReader(b))
 	if err != nil {

@@ -129,15 +129,14 @@ func importInto(w io.Writer, s *hypervisor.Series, path string) error {
 		return fmt.Errorf("import --into: %w", err)
 	}
 	var probe struct {
-		Axis  string            `json:"axis"`
-		Steps []json.RawMessage `json:"steps"`
+		Axis string `json:"axis"` // a sweep's, which a result has not
 	}
-	if json.Unmarshal(b, &probe) == nil && probe.Axis != "" && len(probe.Steps) > 0 {
-		var sw result.Sweep
-		if err := json.Unmarshal(b, &sw); err != nil || sw.SchemaVersion != result.SchemaVersion {
-			return fmt.Errorf("import --into %s: not a sweep file of schema version %d", path, result.SchemaVersion)
+	if json.Unmarshal(b, &probe) == nil && probe.Axis != "" {
+		sw, err := decodeSweep(path, b)
+		if err != nil {
+			return fmt.Errorf("import --into: %w", err)
 		}
-		return importIntoSweep(w, s, path, &sw)
+		return importIntoSweep(w, s, path, sw)
 	}
 	r, err := readRun(path)
 	if err != nil {

@@ -331,11 +331,11 @@ func readSweepFile(path string) (*result.Sweep, error) {
 	if err != nil {
 		return nil, runError{fmt.Errorf("from: %w", err)}
 	}
-	var sw result.Sweep
-	if err := json.Unmarshal(b, &sw); err != nil || sw.SchemaVersion != result.SchemaVersion || len(sw.Steps) == 0 || sw.Axis == "" {
-		return nil, runError{fmt.Errorf("from: %s is not a sweep file of schema version %d (rightsize sweep writes <id>-<workload>-sweep.json)", path, result.SchemaVersion)}
+	sw, err := decodeSweep(path, b)
+	if err != nil {
+		return nil, runError{fmt.Errorf("from: %w", err)}
 	}
-	return &sw, nil
+	return sw, nil
 }
 
 // clientShare takes the load generator's own CPU per event out of the

@@ -166,16 +166,42 @@ func (l *loaded) finish() {
 // loadSweep decodes the sweep file p (its bytes b), analyses it and reads
 // its steps' result files (where the sweep recorded them, else beside it).
 func (l *loaded) loadSweep(p string, b []byte) (analysis.Config, error) {
-	var data result.Sweep
-	if err := json.Unmarshal(b, &data); err != nil || data.SchemaVersion != result.SchemaVersion {
-		return analysis.Config{}, runError{fmt.Errorf("report: %s is not a sweep file of schema version %d", p, result.SchemaVersion)}
+	data, err := decodeSweep(p, b)
+	if err != nil {
+		return analysis.Config{}, runError{fmt.Errorf("report: %w", err)}
 	}
-	return analyseSweep(&data, func(st result.SweepStep) (*result.Run, error) {
+	return analyseSweep(data, func(st result.SweepStep) (*result.Run, error) {
 		if st.Result == "" {
 			return nil, nil
 		}
 		return l.readRun(st.Result, filepath.Join(filepath.Dir(p), filepath.Base(st.Result)))
 	})
+}
+
+// errNoSteps is a sweep file that holds no step: nothing was measured, so
+// there is nothing to report, analyse or plan from.
+var errNoSteps = errors.New("a sweep with no steps: nothing to report")
+
+// decodeSweep decodes the sweep file p (its bytes b), the one check every
+// command that reads a sweep file shares (report, analyze, plan --from,
+// history import, import --into): JSON of this build's schema version,
+// with an axis and at least one step (errNoSteps). Its errors name p and
+// not the command: the caller prefixes its own.
+func decodeSweep(p string, b []byte) (*result.Sweep, error) {
+	var sw result.Sweep
+	if err := json.Unmarshal(b, &sw); err != nil {
+		return nil, fmt.Errorf("%s is not a sweep file (rightsize sweep writes <id>-<workload>-sweep.json): %w", p, err)
+	}
+	if sw.SchemaVersion != result.SchemaVersion {
+		return nil, fmt.Errorf("%s has schema version %d; this rightsize reads sweep files of schema version %d", p, sw.SchemaVersion, result.SchemaVersion)
+	}
+	if sw.Axis == "" {
+		return nil, fmt.Errorf("%s is not a sweep file: it names no axis", p)
+	}
+	if len(sw.Steps) == 0 {
+		return nil, fmt.Errorf("%s: %w", p, errNoSteps)
+	}
+	return &sw, nil
 }
 
 // analyseSweep analyses a sweep and names its configuration, with the runs

@@ -176,6 +176,9 @@ func (l *loaded) catalogSweep(ctx context.Context, cat *history.Catalog, key str
 	if err != nil {
 		return analysis.Config{}, wrapRun(fmt.Errorf("report: %w", err))
 	}
+	if len(sw.Steps) == 0 { // as decodeSweep refuses a file of none
+		return analysis.Config{}, runError{fmt.Errorf("report: sweep %s: %w", key, errNoSteps)}
+	}
 	steps, err := sweepRuns(ctx, cat, sw)
 	if err != nil {
 		return analysis.Config{}, wrapRun(fmt.Errorf("report: %w", err))

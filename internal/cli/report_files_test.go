@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/result"
 )
@@ -234,5 +235,35 @@ func TestCPUProfileReplacesOnlyAProfile(t *testing.T) {
 	}
 	if o := runWith(); o.code != ExitOK { // a profile now
 		t.Errorf("--cpuprofile over a profile: exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+// A sweep file with no steps gets one message from every command that
+// reads sweep files (exit 1), never a chart's "plotter: no data points".
+func TestSweepWithNoSteps(t *testing.T) {
+	dir := t.TempDir()
+	sw := writeSweep(t, dir, "S", "oltp_point_select", "threads", 1000) // "steps": null
+	b, _ := os.ReadFile(sw)
+	empty := filepath.Join(dir, "E-sweep.json")
+	if err := os.WriteFile(empty, []byte(strings.Replace(string(b), `"steps":null`, `"steps":[]`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	csv := filepath.Join(dir, "esxtop.csv")
+	esxtopFor(t, csv, time.Now().Add(-time.Minute), time.Now(), time.Now())
+	for _, p := range []string{sw, empty} {
+		for _, args := range [][]string{
+			{"report", p},
+			{"report", p, "--format", "text"},
+			{"analyze", p},
+			{"plan", "--from", p, "--target-rate", "100", "--host", seedHostFile},
+			{"history", "import", p, "--history", "sqlite:" + filepath.Join(dir, "h.db")},
+			{"import", "esxtop", csv, "--vm", "DB01", "--into", p},
+		} {
+			o := run(t, context.Background(), args...)
+			want := p + ": a sweep with no steps: nothing to report"
+			if o.code != ExitFailure || !strings.Contains(o.stderr, want) || strings.Contains(o.stderr, "plotter") {
+				t.Errorf("%v: exit %d, want %d and %q\n%s", args, o.code, ExitFailure, want, o.stderr)
+			}
+		}
 	}
 }

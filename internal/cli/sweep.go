@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -9,7 +8,6 @@ import (
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/report"
-	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
 )
 
@@ -34,28 +32,22 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if err != nil {
 				return runError{fmt.Errorf("analyze: %w", err)}
 			}
-			var sw result.Sweep
-			if err := json.Unmarshal(b, &sw); err != nil {
-				return runError{fmt.Errorf("analyze: %s is not a sweep file: %w", args[0], err)}
-			}
-			if sw.SchemaVersion != result.SchemaVersion {
-				return runError{fmt.Errorf("analyze: %s has schema version %d; this rightsize reads %d", args[0], sw.SchemaVersion, result.SchemaVersion)}
-			}
-			if len(sw.Steps) == 0 {
-				return runError{fmt.Errorf("analyze: %s holds no steps", args[0])}
+			sw, err := decodeSweep(args[0], b)
+			if err != nil {
+				return runError{fmt.Errorf("analyze: %w", err)}
 			}
 			f, err := report.ParseFormat(format, report.Text, report.Markdown)
 			if err != nil {
 				return usageError{err}
 			}
-			o := analysis.OptionsOf(&sw)
+			o := analysis.OptionsOf(sw)
 			if c.Flags().Changed("slo") {
 				o.SLOMs = slo
 			}
 			if c.Flags().Changed("cpu-target") || o.CPUTargetPct == 0 {
 				o.CPUTargetPct = cpuTarget
 			}
-			return report.SweepReport(env.Stdout, analysis.Analyze(&sw, o), f)
+			return report.SweepReport(env.Stdout, analysis.Analyze(sw, o), f)
 		},
 	}
 	config.MillisVar(cmd.Flags(), &slo, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (default: the sweep's)")

@@ -195,9 +195,13 @@ func newPlot(title, x, y string) *plot.Plot {
 
 // responseCPUChart is the first seed's chart: the average and p99 response
 // time as bars per step, and under it the host's CPU (user, system,
-// iowait, steal) as lines, over the sweep's axis.
+// iowait, steal) as lines, over the sweep's axis; "" (no chart) when the
+// sweep has no steps.
 func responseCPUChart(sw *analysis.Result) (string, error) {
 	n := len(sw.Steps)
+	if n == 0 {
+		return "", nil // gonum refuses a bar chart of no values
+	}
 	labels := make([]string, n)
 	avg, p99 := make(plotter.Values, n), make(plotter.Values, n)
 	for i, st := range sw.Steps {
@@ -294,12 +298,16 @@ func axisLabel(sw *analysis.Result, i int) string {
 }
 
 // throughputChart is throughput against the swept concurrency with the
-// fitted USL curve and the knee marked.
+// fitted USL curve and the knee marked; "" (no chart) when the sweep has
+// no steps.
 func throughputChart(sw *analysis.Result) (string, error) {
 	p := newPlot("Throughput by "+sw.Axis, axisTitle(sw), "throughput (events/s)")
 	var xys plotter.XYs
 	for _, st := range sw.Steps {
 		xys = append(xys, plotter.XY{X: st.X, Y: st.Throughput})
+	}
+	if len(xys) == 0 {
+		return "", nil
 	}
 	l, pts, err := plotter.NewLinePoints(xys)
 	if err != nil {
