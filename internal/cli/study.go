@@ -260,5 +260,5 @@ func runStudy(ctx context.Context, env *Env, arg string, o studyOptions) error {
 	if err != nil {
 		return err
 	}
-	return finishStudy(ctx, env, s, o, files)
+	return finishStudy(ctx, env, s, o, steps, files)
 }

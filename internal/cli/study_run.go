@@ -10,12 +10,16 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/rightsize/rightsize/internal/config"
+	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/study"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
 // stepFiles are what a step wrote: a sweep's file, or a run's results.
@@ -150,9 +154,9 @@ func stepInHistory(ctx context.Context, cat *history.Catalog, st stepRun) (stepF
 	return stepFiles{}, false, nil
 }
 
-// finishStudy right-sizes a VM when the study asks, writes the report, and
-// says how to resume.
-func finishStudy(ctx context.Context, env *Env, s *study.Study, o studyOptions, files map[string]stepFiles) error {
+// finishStudy right-sizes a VM when the study asks, writes the report, says
+// how to resume, and how to remove what the steps prepared on a server.
+func finishStudy(ctx context.Context, env *Env, s *study.Study, o studyOptions, steps []stepRun, files map[string]stepFiles) error {
 	var paths []string
 	for _, name := range s.Report.Steps {
 		paths = append(paths, files[name].all()...)
@@ -180,7 +184,75 @@ func finishStudy(ctx context.Context, env *Env, s *study.Study, o studyOptions, 
 	abs, _ := filepath.Abs(page)
 	fmt.Fprintf(env.Stdout, "\nstudy %s done (id %s). The report: %s\n", s.Name, o.id, abs)
 	fmt.Fprintf(env.Stdout, "Run it again with --study-id %s to resume: the steps in the history are not run again.\n", o.id)
+	printCleanup(env, steps)
 	return nil
+}
+
+// printCleanup prints the cleanup command(s) that remove what the steps
+// prepared on a database server (preparedOnServer): one per workload,
+// targets and workload options, with the largest --instances of its steps.
+// The embedded default target is left out: it is a file of this machine.
+func printCleanup(env *Env, steps []stepRun) {
+	var cmds [][]string
+	instances := map[string]int{}
+	for _, st := range steps {
+		if !preparedOnServer(st.plan) {
+			continue
+		}
+		args, n := cleanupArgs(st)
+		key := strings.Join(args, "\x00")
+		if _, ok := instances[key]; !ok {
+			cmds = append(cmds, args)
+		}
+		instances[key] = max(instances[key], n)
+	}
+	if len(cmds) == 0 {
+		return
+	}
+	fmt.Fprintln(env.Stdout, "\nThe tables (and numbered databases) the steps prepared stay on the server; when you are done with them, this removes them:")
+	for _, args := range cmds {
+		if n := instances[strings.Join(args, "\x00")]; n > 1 {
+			args = append(args, fmt.Sprintf("--instances=%d", n))
+		}
+		printCommand(env, args)
+	}
+}
+
+// preparedOnServer reports whether the step's --prepare loads its targets
+// (always; auto for databases numbered by --instances, config.Plan's
+// AutoPrepare) and one of them is on a server, not an embedded database.
+func preparedOnServer(p *config.Plan) bool {
+	if p.Prepare != "always" && (p.Prepare != "auto" || !p.AutoPrepare) {
+		return false
+	}
+	for _, t := range p.Targets {
+		if d, ok := dialectall.ForScheme(t.String()); ok && !d.Capabilities().Embedded {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanupArgs are the step's cleanup command without --instances: its
+// --target flags and the workload's own options it was given (--tables,
+// --warehouses, ...: what says which tables are the workload's), as the
+// study's steps give flags (--name=value); and the step's largest
+// --instances (0 when not given).
+func cleanupArgs(st stepRun) (args []string, instances int) {
+	fs := pflag.NewFlagSet(st.cmd.Workload, pflag.ContinueOnError)
+	all.ByName(st.cmd.Workload).BindFlags(fs) // a new workload: the step's plan keeps its options
+	args = []string{"cleanup", st.cmd.Workload}
+	for _, a := range st.args {
+		name, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		switch {
+		case name == "target" || fs.Lookup(name) != nil:
+			args = append(args, a)
+		case name == "instances":
+			ns, _ := config.IntList(v)
+			instances = slices.Max(append(ns, 0))
+		}
+	}
+	return args, instances
 }
 
 // studyPlan right-sizes a VM from the plan step's sweep, as 'rightsize plan
