@@ -99,8 +99,12 @@ func RightSize(req SizeRequest) (Sizing, error) {
 		s.HostsNeeded = exact / float64(cores)
 		s.Limit = fmt.Sprintf("No VM on this host carries %s: it needs %.1f vCPUs at %.0f%% peak CPU and the host has %d physical cores, %s.",
 			rateShort(req, req.Rate), exact, req.CPUTargetPct, cores, hostCarries(req, "which "))
-		s.Reasons = append(s.Reasons, s.Limit+fmt.Sprintf(" The rate needs %.1f such hosts' cores (%d cores short): split the load (shards, instances) or use a bigger host",
-			s.HostsNeeded, vcpu-cores))
+		short := fmt.Sprintf("%d cores", vcpu-cores)
+		if vcpu-cores == 1 {
+			short = "1 core"
+		}
+		s.Reasons = append(s.Reasons, s.Limit+fmt.Sprintf(" The rate needs %.1f such hosts' cores (%s short): split the load (shards, instances) or use a bigger host",
+			s.HostsNeeded, short))
 	} else if s.Plan.Worst() == Fail {
 		s.Limit = failing(s.Plan)
 		s.Reasons = append(s.Reasons, s.Limit)

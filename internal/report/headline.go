@@ -182,20 +182,26 @@ func figuresHeadline(r *result.Run) string {
 	return line + "."
 }
 
-// planHeadline is each planned VM with its layout and worst verdict.
+// planHeadline is each planned VM with its layout and worst verdict; a VM
+// that does not fit the host has no layout, and none is given (the nodes
+// and sockets it would need do not add up to its vCPUs).
 func planHeadline(p *plan.Report) []string {
 	var out []string
 	vm := func(v plan.VMPlan, what string) string {
 		l := v.Layout
-		vnuma := fmt.Sprintf("%d vNUMA node(s) of %d vCPUs", l.VNUMANodes, l.VCPUPerNode)
-		if l.VNUMANodes <= 1 {
-			vnuma = "one vNUMA node"
+		layout := "no layout: it does not fit this host"
+		if l.Fits {
+			vnuma := "one vNUMA node"
+			if l.VNUMANodes > 1 {
+				vnuma = fmt.Sprintf("%d vNUMA nodes of %s", l.VNUMANodes, counted(l.VCPUPerNode, "vCPU"))
+			}
+			layout = fmt.Sprintf("%s, %s × %s", vnuma, counted(l.Sockets, "socket"), counted(l.CoresPerSocket, "core"))
 		}
 		name := ""
 		if v.VM.Name != "" {
 			name = v.VM.Name + " "
 		}
-		return fmt.Sprintf("%s: %s%d vCPUs, %s, %d socket(s) × %d cores: %s.", what, name, v.VM.VCPU, vnuma, l.Sockets, l.CoresPerSocket, strings.ToUpper(v.Worst().String()))
+		return fmt.Sprintf("%s: %s%s, %s: %s.", what, name, counted(v.VM.VCPU, "vCPU"), layout, strings.ToUpper(v.Worst().String()))
 	}
 	if s := p.Sizing; s != nil {
 		out = append(out, strings.TrimSpace(vm(s.Plan, "Planned VM")+" "+s.Limit)) // Limit: why it fails here
@@ -223,4 +229,12 @@ func WriteHeadline(w io.Writer, lines []string, f Format) error {
 		ew.printf("  %s\n", l)
 	}
 	return ew.err
+}
+
+// counted is n with its noun, plural past one: "1 core", "4 cores".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/topology"
 )
 
 // headSweep is a sweep whose knee is at 4 threads, CPU-bound there.
@@ -40,12 +41,12 @@ func TestHeadlineOfASweep(t *testing.T) {
 
 func TestHeadlineOfARunAndAPlan(t *testing.T) {
 	r := &result.Run{Event: "transaction", Config: "24 vCPU", Summary: result.Summary{Throughput: 1803.2, Offered: 2000, Latency: result.Latency{AvgMs: 2.2, P99Ms: 4.11}}}
-	p := &plan.Report{Sizing: &plan.Sizing{Plan: plan.VMPlan{VM: plan.VM{VCPU: 8}, Layout: plan.Layout{VNUMANodes: 2, VCPUPerNode: 4, Sockets: 2, CoresPerSocket: 4},
+	p := &plan.Report{Sizing: &plan.Sizing{Plan: plan.VMPlan{VM: plan.VM{VCPU: 8}, Layout: plan.Layout{Fits: true, VNUMANodes: 2, VCPUPerNode: 4, Sockets: 2, CoresPerSocket: 4},
 		Checks: []plan.Check{{Status: plan.Pass}, {Status: plan.Warn}}}}}
 	got := Headline(Doc{Runs: []*result.Run{r}, Plan: p})
 	want := []string{
 		"24 vCPU: 1803/s (transactions), response time avg 2.2 ms, p99 4.11 ms, of 2000/s offered.",
-		"Planned VM: 8 vCPUs, 2 vNUMA node(s) of 4 vCPUs, 2 socket(s) × 4 cores: WARN.",
+		"Planned VM: 8 vCPUs, 2 vNUMA nodes of 4 vCPUs, 2 sockets × 4 cores: WARN.",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("headline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -84,5 +85,33 @@ func TestMs(t *testing.T) {
 		if got := Ms(v); got != want {
 			t.Errorf("Ms(%v) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// A planned VM larger than the host has no layout: the headline gives its
+// vCPUs and verdict and no vNUMA nodes or sockets that do not add up to
+// them (3 vCPUs on a 2-core host were "2 vNUMA node(s) of 1 vCPUs, 2
+// socket(s) × 1 cores"); the reasons count cores in words that agree.
+func TestHeadlineOfAVMThatDoesNotFit(t *testing.T) {
+	small := topology.Host{Sockets: 1, CoresPerSocket: 2, ThreadsPerCore: 1, NUMANodes: 1, MemoryPerNode: 8 << 30}
+	// 2.2 busy cores at 80 % need 2.75 vCPUs: 3, one core more than the host has.
+	s, err := plan.RightSize(plan.SizeRequest{Host: small, CoreSecondsPerEvent: 0.0022, Rate: 1000, CPUTargetPct: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.VCPU != 3 || s.Plan.Layout.Fits {
+		t.Fatalf("sizing %d vCPUs, fits %v: want 3 that do not fit", s.VCPU, s.Plan.Layout.Fits)
+	}
+	got := strings.Join(Headline(Doc{Plan: &plan.Report{Host: small, Sizing: &s}}), "\n")
+	if !strings.HasPrefix(got, "Planned VM: recommended 3 vCPUs") || !strings.Contains(got, "FAIL") {
+		t.Errorf("headline %q: want the 3 vCPUs and FAIL", got)
+	}
+	for _, bad := range []string{"vNUMA", "socket", "of 1 vCPUs", "1 cores"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("headline %q: %q, a layout the VM cannot have", got, bad)
+		}
+	}
+	if words := strings.Join(s.Reasons, " "); strings.Contains(words, "(1 cores short)") || !strings.Contains(words, "(1 core short)") {
+		t.Errorf("reasons %q: want '(1 core short)'", words)
 	}
 }
