@@ -70,7 +70,7 @@ func testCleanupDropsCreatedDatabases(t *testing.T, base, existsSQL string, crea
 		}
 	}
 	for _, w := range []string{
-		"dropped the database(s) prepare created: ",
+		"dropped the databases prepare created: ",
 		"/" + name(2) + "?",
 		"which prepare created: each holds 1 table(s) or view(s) that rightsize did not create",
 	} {
@@ -102,7 +102,7 @@ func TestCleanupKeptDatabasesSaidOnce(t *testing.T) {
 		t.Fatalf("prepare: exit %d\n%s", o.code, o.stderr)
 	}
 	o := run(t, ctx, append([]string{"cleanup", "oltp_read_write"}, flags...)...)
-	if o.code != ExitOK || strings.Count(o.stdout, "kept the database(s) of ") != 1 || !strings.Contains(o.stdout, "give the --tables prepare used") ||
+	if o.code != ExitOK || strings.Count(o.stdout, "kept the databases of ") != 1 || !strings.Contains(o.stdout, "give the --tables prepare used") ||
 		strings.Contains(o.stdout, "dropped the database") {
 		t.Errorf("cleanup --tables 1: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
@@ -114,7 +114,7 @@ func TestCleanupKeptDatabasesSaidOnce(t *testing.T) {
 		t.Errorf("cleanup of a database that does not exist: exit %d\n%s", o.code, o.stderr)
 	}
 	o = run(t, ctx, append([]string{"cleanup", "oltp_read_write", "--tables", "2"}, flags...)...)
-	if o.code != ExitOK || !strings.Contains(o.stdout, "dropped the database(s) prepare created: ") ||
+	if o.code != ExitOK || !strings.Contains(o.stdout, "dropped the databases prepare created: ") ||
 		!strings.Contains(o.stdout, "_1?") || !strings.Contains(o.stdout, "_3?") || strings.Contains(o.stdout, "kept the database") {
 		t.Errorf("cleanup --tables 2: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}

@@ -401,7 +401,7 @@ func TestTPCCCycleOnMySQL(t *testing.T) {
 	db := execOn(t, url)
 	db("UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1")
 	o = run(t, ctx, "check", "tpcc", "--target", url)
-	if o.code != ExitFailure || !strings.Contains(o.stdout, "FAILED 3.3.2.1") || !strings.Contains(o.stderr, "consistency condition(s) failed") {
+	if o.code != ExitFailure || !strings.Contains(o.stdout, "FAILED 3.3.2.1") || !strings.Contains(o.stderr, "2 consistency conditions failed") {
 		t.Fatalf("check of a corrupted database: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	if o := run(t, ctx, "run", "tpcc", "--warehouses", "3", "--time", "1s", "--target", url, "--out", "-"); o.code != ExitFailure || !strings.Contains(o.stderr, "holds 1 warehouse(s), --warehouses asks 3") {

@@ -46,14 +46,14 @@ func (c *console) StepStart(s session.Step) {
 	}
 	out, cfg, name := c.env.Stdout, s.Config, c.plan.Workload.Name()
 	if s.IsBaseline() {
-		fmt.Fprintf(out, "rightsize %s: %s on %d instance(s); measuring the baseline rate: closed loop, %d thread(s) per instance; warm-up %v, measured %v\n",
-			Version(), name, s.Instances, cfg.Threads, cfg.Warmup, cfg.Duration)
+		fmt.Fprintf(out, "rightsize %s: %s on %s; measuring the baseline rate: closed loop, %s per instance; warm-up %v, measured %v\n",
+			Version(), name, plural(s.Instances, "instance"), plural(cfg.Threads, "thread"), cfg.Warmup, cfg.Duration)
 		return
 	}
 	if s.Count > 1 {
 		fmt.Fprintf(out, "\n== step %d of %d: %s\n", s.Index+1, s.Count, s.Spec.Label)
 	}
-	mode := fmt.Sprintf("closed loop, %d threads per instance", cfg.Threads)
+	mode := fmt.Sprintf("closed loop, %s per instance", plural(cfg.Threads, "thread"))
 	if cfg.Rate > 0 {
 		mode = fmt.Sprintf("open loop, %g/s per instance (%s), up to %d in flight", cfg.Rate, cfg.Arrival, cfg.Threads)
 		if r := s.Spec.Rate; r.IsMultiple() {
@@ -61,8 +61,8 @@ func (c *console) StepStart(s session.Step) {
 				r, s.Baseline, cfg.Rate, cfg.Arrival, cfg.Threads)
 		}
 	}
-	fmt.Fprintf(out, "rightsize %s: %s on %d instance(s); %s; warm-up %v, measured %v, report every %v\n",
-		Version(), name, s.Instances, mode, cfg.Warmup, cfg.Duration, cfg.Interval)
+	fmt.Fprintf(out, "rightsize %s: %s on %s; %s; warm-up %v, measured %v, report every %v\n",
+		Version(), name, plural(s.Instances, "instance"), mode, cfg.Warmup, cfg.Duration, cfg.Interval)
 	if d := c.plan.Dist; d != nil && d.Sharded {
 		p := d.Part
 		fmt.Fprintf(out, "shard %s of run %s: instances %d..%d of %d, virtual users %d..%d of %d on each\n",

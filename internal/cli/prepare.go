@@ -103,10 +103,10 @@ func dropCreatedDatabases(ctx context.Context, env *Env, ts []workload.Target) e
 	kept := map[string][]string{}
 	say := func(suffix string) {
 		for _, r := range reasons {
-			fmt.Fprintf(env.Stdout, "kept the database(s) of %s, which prepare created: %s\n", nameList(kept[r]), r)
+			fmt.Fprintf(env.Stdout, "kept the %s of %s, which prepare created: %s\n", nounFor(len(kept[r]), "database"), nameList(kept[r]), r)
 		}
 		if len(dropped) > 0 {
-			fmt.Fprintf(env.Stdout, "dropped the database(s) prepare created: %s%s\n", nameList(dropped), suffix)
+			fmt.Fprintf(env.Stdout, "dropped the %s prepare created: %s%s\n", nounFor(len(dropped), "database"), nameList(dropped), suffix)
 		}
 	}
 	for _, t := range ts {
@@ -267,7 +267,7 @@ func checkCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flag
 		return err
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("%d consistency condition(s) failed: %s", len(failed), strings.Join(failed, ", "))
+		return fmt.Errorf("%s failed: %s", plural(len(failed), "consistency condition"), strings.Join(failed, ", "))
 	}
 	fmt.Fprintf(env.Stdout, "all consistency conditions hold\n")
 	return nil

@@ -71,7 +71,7 @@ func runSteps(ctx context.Context, env *Env, steps []stepRun, rec *studyRecord, 
 		}
 	}
 	if len(skipped) > 0 {
-		fmt.Fprintf(env.Stdout, "study: skipped %d of %d steps, already in the history: %s\n", len(skipped), len(steps), strings.Join(skipped, ", "))
+		fmt.Fprintf(env.Stdout, "study: skipped %d of %s, already in the history: %s\n", len(skipped), plural(len(steps), "step"), strings.Join(skipped, ", "))
 	}
 	return files, nil
 }
@@ -280,7 +280,7 @@ func studyPlan(env *Env, p *study.Plan, sweep, dir string) (string, error) {
 	if err := writeOutput(path, b.Bytes()); err != nil { // atomic: a full disk leaves the old plan whole
 		return "", runError{fmt.Errorf("study: plan: %w", err)}
 	}
-	fmt.Fprintf(env.Stdout, "plan: %d vCPUs for %s at %s %% CPU on this machine's topology\n", sizing.VCPU, p.TargetRate, cpu)
+	fmt.Fprintf(env.Stdout, "plan: %s for %s at %s %% CPU on this machine's topology\n", plural(sizing.VCPU, "vCPU"), p.TargetRate, cpu)
 	for _, r := range sizing.Reasons {
 		fmt.Fprintf(env.Stdout, "  %s\n", r)
 	}

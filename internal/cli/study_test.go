@@ -288,7 +288,7 @@ func TestStudyDirNotOverwritten(t *testing.T) {
 		t.Errorf("--force kept the old report")
 	}
 	// Study s1 resumes in its own folder; study s2 may not write there.
-	if o := studyIn(t, file, h, out, "--study-id", "s1"); o.code != ExitOK || !strings.Contains(o.stdout, "skipped 1 of 1 steps") {
+	if o := studyIn(t, file, h, out, "--study-id", "s1"); o.code != ExitOK || !strings.Contains(o.stdout, "skipped 1 of 1 step") {
 		t.Errorf("resume: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	o = studyIn(t, file, h, out, "--study-id", "s2")
@@ -317,7 +317,7 @@ func TestStudyResumeComparesSpec(t *testing.T) {
 	if r := mustReadResult(t, filepath.Join(dir, "out", "a.json")); r.Load.Threads != 2 {
 		t.Errorf("a.json has %d threads", r.Load.Threads)
 	}
-	if o := studyIn(t, file, h, filepath.Join(dir, "out"), "--study-id", "s1"); o.code != ExitOK || !strings.Contains(o.stdout, "skipped 1 of 1 steps") {
+	if o := studyIn(t, file, h, filepath.Join(dir, "out"), "--study-id", "s1"); o.code != ExitOK || !strings.Contains(o.stdout, "skipped 1 of 1 step") {
 		t.Errorf("unchanged: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	// Another study under the same id, a step of the same name and workload.
@@ -388,7 +388,7 @@ func TestStudyResumeRelativeDir(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	file := writeStudy(t, dir, fmt.Sprintf(noopStudy, "x", 1))
-	for i, want := range []string{"$ rightsize run noop", "skipped 1 of 1 steps"} {
+	for i, want := range []string{"$ rightsize run noop", "skipped 1 of 1 step"} {
 		if o := studyIn(t, file, "h.db", "out", "--study-id", "s1"); o.code != ExitOK || !strings.Contains(o.stdout, want) {
 			t.Errorf("run %d: exit %d, want %q\n%s\n%s", i+1, o.code, want, o.stdout, o.stderr)
 		}
