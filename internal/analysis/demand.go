@@ -9,6 +9,7 @@ import (
 type Load struct {
 	X, Throughput, P99Ms float64
 	BusyPct              float64 // host CPU busy (user + system), percent of all CPUs
+	Label                string  // the step's, naming it as Point.Label does
 }
 
 // Demand is the CPU a unit of work costs, from the utilisation law
@@ -55,7 +56,7 @@ func ServiceDemand(ls []Load, cpus int, cpuTargetPct float64) (Demand, error) {
 		return d, nil
 	}
 	d.SweetSpot = Knee{Method: "sweet spot", Index: at, X: ls[at].X, Reason: fmt.Sprintf(
-		"%g is the highest step under %.0f%% CPU (%.0f%%) with flat response time (p99 %.3g ms, first step %.3g ms); each event costs %.3g ms of CPU, %.0f events/s per core",
-		ls[at].X, cpuTargetPct, ls[at].BusyPct, ls[at].P99Ms, ls[0].P99Ms, 1000*d.CoreSecondsPerEvent, d.EventsPerCore)}
+		"%s is the highest step under %.0f%% CPU (%.0f%%) with flat response time (p99 %.3g ms, first step %.3g ms); each event costs %.3g ms of CPU, %.0f events/s per core",
+		Point{X: ls[at].X, Label: ls[at].Label}.Name(), cpuTargetPct, ls[at].BusyPct, ls[at].P99Ms, ls[0].P99Ms, 1000*d.CoreSecondsPerEvent, d.EventsPerCore)}
 	return d, nil
 }

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Point is one step of a sweep: the value of the swept axis (threads,
@@ -13,6 +14,18 @@ type Point struct {
 	// Offered is an open-loop step's intended starts per second (0 in a
 	// closed loop).
 	Offered float64
+	// Label is the step's label ("rate 2x", "threads 4"), as the steps
+	// table shows it and the knees' reasons name the step; "" names it by
+	// X.
+	Label string
+}
+
+// Name is how a sentence names the step: its label, else its axis value.
+func (p Point) Name() string {
+	if p.Label != "" {
+		return p.Label
+	}
+	return strconv.FormatFloat(p.X, 'g', -1, 64)
 }
 
 // KneeMethods are the knee methods in the order a sweep's knee is taken
@@ -42,14 +55,14 @@ func SustainedKnee(ps []Point) Knee {
 	}
 	switch {
 	case at < 0:
-		return none(method, fmt.Sprintf("the first step (%g) already fell behind: %.0f/s done of %.0f/s offered, so the knee is below the range", ps[0].X, ps[0].Throughput, ps[0].Offered))
+		return none(method, fmt.Sprintf("the first step (%s) already fell behind: %.0f/s done of %.0f/s offered, so the knee is below the range", ps[0].Name(), ps[0].Throughput, ps[0].Offered))
 	case at == len(ps)-1:
-		return none(method, fmt.Sprintf("every step was sustained (throughput within 5%% of the rate offered) up to the last (%g)", ps[at].X))
+		return none(method, fmt.Sprintf("every step was sustained (throughput within 5%% of the rate offered) up to the last (%s)", ps[at].Name()))
 	}
 	next := ps[at+1]
 	return Knee{Method: method, Index: at, X: ps[at].X, Reason: fmt.Sprintf(
-		"%g is the highest rate sustained (%.0f/s done of %.0f/s offered); at %g the system fell behind (%.0f/s of %.0f/s, %.0f%%) while p99 went from %.0f to %.0f ms",
-		ps[at].X, ps[at].Throughput, ps[at].Offered, next.X, next.Throughput, next.Offered, 100*next.Throughput/next.Offered, ps[at].P99Ms, next.P99Ms)}
+		"%s is the highest rate sustained (%.0f/s done of %.0f/s offered); at %s the system fell behind (%.0f/s of %.0f/s, %.0f%%) while p99 went from %.0f to %.0f ms",
+		ps[at].Name(), ps[at].Throughput, ps[at].Offered, next.Name(), next.Throughput, next.Offered, 100*next.Throughput/next.Offered, ps[at].P99Ms, next.P99Ms)}
 }
 
 // Knee is one method's answer. Index is -1 when the method found none.
@@ -98,12 +111,12 @@ func SLOKnee(ps []Point, sloMs float64) Knee {
 			return none(method, fmt.Sprintf("no step keeps p99 within %g ms", sloMs))
 		}
 		return Knee{Method: method, Index: at, X: ps[at].X, Reason: fmt.Sprintf(
-			"the last step within the %g ms p99 objective is %g (p99 %.3g ms), at %.0f%% of the best throughput: the objective binds before throughput peaks",
-			sloMs, ps[at].X, ps[at].P99Ms, 100*ps[at].Throughput/best)}
+			"the last step within the %g ms p99 objective is %s (p99 %.3g ms), at %.0f%% of the best throughput: the objective binds before throughput peaks",
+			sloMs, ps[at].Name(), ps[at].P99Ms, 100*ps[at].Throughput/best)}
 	}
 	return Knee{Method: method, Index: at, X: ps[at].X, Reason: fmt.Sprintf(
-		"%g is the largest step with p99 within %g ms (%.3g ms) and throughput within 5%% of the best (%.0f%%)",
-		ps[at].X, sloMs, ps[at].P99Ms, 100*ps[at].Throughput/best)}
+		"%s is the largest step with p99 within %g ms (%.3g ms) and throughput within 5%% of the best (%.0f%%)",
+		ps[at].Name(), sloMs, ps[at].P99Ms, 100*ps[at].Throughput/best)}
 }
 
 // MarginalKnee is where more load stops paying: the last step before the
@@ -118,7 +131,7 @@ func MarginalKnee(ps []Point, frac float64) Knee {
 	slope := func(i int) float64 { return (ps[i].Throughput - ps[i-1].Throughput) / (ps[i].X - ps[i-1].X) }
 	initial := slope(1)
 	if initial <= 0 {
-		return Knee{Method: method, Index: 0, X: ps[0].X, Reason: fmt.Sprintf("throughput does not grow past the first step (%g)", ps[0].X)}
+		return Knee{Method: method, Index: 0, X: ps[0].X, Reason: fmt.Sprintf("throughput does not grow past the first step (%s)", ps[0].Name())}
 	}
 	for i := 2; i < len(ps); i++ {
 		gain := ps[i].Throughput/ps[i-1].Throughput - 1
@@ -129,16 +142,16 @@ func MarginalKnee(ps []Point, frac float64) Knee {
 		}
 		if ps[i].Throughput < ps[i-1].Throughput && ps[i].P99Ms > ps[i-1].P99Ms {
 			return Knee{Method: method, Index: i - 1, X: ps[i-1].X, Reason: fmt.Sprintf(
-				"tipping point at %g: going to %g lost %.0f%% of the throughput while p99 rose %.0f%%",
-				ps[i-1].X, ps[i].X, -100*gain, 100*p99)}
+				"tipping point at %s: going to %s lost %.0f%% of the throughput while p99 rose %.0f%%",
+				ps[i-1].Name(), ps[i].Name(), -100*gain, 100*p99)}
 		}
 		if slope(i) < frac*initial {
 			return Knee{Method: method, Index: i - 1, X: ps[i-1].X, Reason: fmt.Sprintf(
-				"throughput stops scaling at %g: %+.0f%% throughput for %+.0f%% load going to %g, while p99 rose %.0f%%",
-				ps[i-1].X, 100*gain, 100*more, ps[i].X, 100*p99)}
+				"throughput stops scaling at %s: %+.0f%% throughput for %+.0f%% load going to %s, while p99 rose %.0f%%",
+				ps[i-1].Name(), 100*gain, 100*more, ps[i].Name(), 100*p99)}
 		}
 	}
-	return none(method, fmt.Sprintf("throughput still grows by at least %.0f%% of the first step's gain at the last step (%g)", 100*frac, ps[len(ps)-1].X))
+	return none(method, fmt.Sprintf("throughput still grows by at least %.0f%% of the first step's gain at the last step (%s)", 100*frac, ps[len(ps)-1].Name()))
 }
 
 // Kneedle finds the knee of the throughput curve as Satopää et al. (2011)
@@ -169,5 +182,5 @@ func Kneedle(ps []Point) Knee {
 		return none(method, "no point lies above the line from the first to the last step: no knee in the range")
 	}
 	return Knee{Method: method, Index: at, X: ps[at].X, Reason: fmt.Sprintf(
-		"the throughput curve bends most at %g (%.0f%% of the range above the chord from %g to %g)", ps[at].X, 100*best, x0, x1)}
+		"the throughput curve bends most at %s (%.0f%% of the range above the chord from %s to %s)", ps[at].Name(), 100*best, ps[0].Name(), ps[len(ps)-1].Name())}
 }

@@ -127,7 +127,7 @@ func demandOf(steps []result.SweepStep, cpuTargetPct float64) (*Demand, string) 
 			return nil, "no host CPU figures for every step"
 		}
 		cpus = st.Host.CPUs
-		ls = append(ls, Load{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, BusyPct: st.Host.CPU.Busy()})
+		ls = append(ls, Load{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, BusyPct: st.Host.CPU.Busy(), Label: st.Label})
 	}
 	d, err := ServiceDemand(ls, cpus, cpuTargetPct)
 	if err != nil {
@@ -198,7 +198,7 @@ func pickSteps(steps []result.SweepStep, at []int) []result.SweepStep {
 func (r *Result) Points() []Point {
 	ps := make([]Point, len(r.Steps))
 	for i, st := range r.Steps {
-		ps[i] = Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, Offered: st.Offered}
+		ps[i] = Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, Offered: st.Offered, Label: st.Label}
 	}
 	return ps
 }

@@ -373,7 +373,14 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 		return []string{"no steps"}
 	}
 	main, found := analysis.FirstKnee(knees, len(ps)) // as the Result's Knee
-	step := func(x float64) string { return stepAt(axis, x) }
+	// A step is named by its label, as the steps table and the knees'
+	// reasons name it ("rate 2x"); a point without one by its axis value.
+	step := func(i int) string {
+		if ps[i].Label != "" {
+			return ps[i].Label
+		}
+		return stepAt(axis, ps[i].X)
+	}
 	best, at := analysis.MaxThroughput(ps)
 	var out []string
 	if !found {
@@ -382,30 +389,30 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 			// Too few steps for the methods, or no clear bend, yet
 			// throughput did not grow past at: it did not scale there.
 			out = append(out, fmt.Sprintf("No knee method found one, but throughput peaked at %s (%s/s, p99 %s) and did not grow after it (%s/s at %s): the knee is at or before %s; sweep below it, or in finer steps, to place it.",
-				step(ps[at].X), Num(best), Ms(ps[at].P99Ms), Num(ps[last].Throughput), step(ps[last].X), step(ps[at].X)))
+				step(at), Num(best), Ms(ps[at].P99Ms), Num(ps[last].Throughput), step(last), step(at)))
 		} else {
 			out = append(out, fmt.Sprintf("No knee in the range: throughput still scales at %s (%s/s, p99 %s); sweep further to find it.",
-				step(ps[last].X), Num(ps[last].Throughput), Ms(ps[last].P99Ms)))
+				step(last), Num(ps[last].Throughput), Ms(ps[last].P99Ms)))
 		}
 		if h := hostAt(hosts, last); h != nil {
 			out = append(out, "At the last step: "+Bottleneck(h, hostIsServer)+".")
 		}
 		return out
 	}
-	s := fmt.Sprintf("The knee is at %s (%s method): %s/s, p99 %s", step(main.X), main.Method, Num(ps[main.Index].Throughput), Ms(ps[main.Index].P99Ms))
+	s := fmt.Sprintf("The knee is at %s (%s method): %s/s, p99 %s", step(main.Index), main.Method, Num(ps[main.Index].Throughput), Ms(ps[main.Index].P99Ms))
 	switch {
 	case at > main.Index:
-		s += fmt.Sprintf("; the most throughput, %s/s at %s, is %+.0f%% more for %+.0f%% more load", Num(best), step(ps[at].X),
+		s += fmt.Sprintf("; the most throughput, %s/s at %s, is %+.0f%% more for %+.0f%% more load", Num(best), step(at),
 			100*(best/ps[main.Index].Throughput-1), 100*(ps[at].X/main.X-1))
 	case at >= 0 && at < main.Index:
-		s += fmt.Sprintf("; the most throughput, %s/s, came at a lighter load (%s)", Num(best), step(ps[at].X))
+		s += fmt.Sprintf("; the most throughput, %s/s, came at a lighter load (%s)", Num(best), step(at))
 	}
 	out = append(out, s+".")
 	out = append(out, otherMethods(knees, main, step)...)
 	out = append(out, "Why: "+main.Reason+".")
 	at, past := bottleneckStep(main, len(ps))
 	if h := hostAt(hosts, at); h != nil && past {
-		out = append(out, fmt.Sprintf("At %s, where it fell behind, %s.", step(ps[at].X), Bottleneck(h, hostIsServer)))
+		out = append(out, fmt.Sprintf("At %s, where it fell behind, %s.", step(at), Bottleneck(h, hostIsServer)))
 	} else if h != nil {
 		out = append(out, "At the knee, "+Bottleneck(h, hostIsServer)+".")
 	}
@@ -413,9 +420,9 @@ func Verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []ana
 }
 
 // otherMethods are the verdict's sentences on the methods other than main's:
-// which agree, where the others put the knee (step names an axis value),
-// and which found none, with why.
-func otherMethods(knees []analysis.Knee, main analysis.Knee, step func(float64) string) []string {
+// which agree, where the others put the knee (step names the step of an
+// index), and which found none, with why.
+func otherMethods(knees []analysis.Knee, main analysis.Knee, step func(int) string) []string {
 	var out, agree, differ, none []string
 	for _, k := range knees {
 		if k.Method == main.Method {
@@ -428,7 +435,7 @@ func otherMethods(knees []analysis.Knee, main analysis.Knee, step func(float64) 
 		if k.Index == main.Index {
 			agree = append(agree, k.Method)
 		} else {
-			differ = append(differ, fmt.Sprintf("%s at %s", k.Method, step(k.X)))
+			differ = append(differ, fmt.Sprintf("%s at %s", k.Method, step(k.Index)))
 		}
 	}
 	switch {

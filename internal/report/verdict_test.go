@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,7 +137,7 @@ func TestSweepVerdictNamesTheGeneratorLimit(t *testing.T) {
 	}}
 	got := strings.Join(SweepSentences(analysis.Analyze(sw, analysis.OptionsOf(sw))), " ")
 	for _, want := range []string{
-		"No knee in the range: throughput still scales at 4 threads",
+		"No knee in the range: throughput still scales at threads 4 (",
 		"The load generator, not the system under test, limited threads 8 (the generator used 91% of the host's CPU (at least 80%))",
 		"the knee is sought among the steps before threads 8 only",
 	} {
@@ -179,14 +181,16 @@ func TestVerdictNamesRateSteps(t *testing.T) {
 		{Label: "rate 3x", X: 3, Throughput: 585, P99Ms: 6682}, {Label: "rate 4x", X: 4, Throughput: 580, P99Ms: 8112}}
 	sw := &result.Sweep{Axis: "rate", BaselineRate: 400, Steps: steps}
 	got := strings.Join(SweepSentences(analysis.Analyze(sw, analysis.OptionsOf(sw))), " ")
-	if !strings.Contains(got, "The knee is at 2x (") || strings.Contains(got, "(rate)") {
+	if !strings.Contains(got, "The knee is at rate 2x (") || strings.Contains(got, "(rate)") {
 		t.Errorf("multiples: %q", got)
 	}
 	abs := &result.Sweep{Axis: "rate", Steps: steps}
+	abs.Steps = slices.Clone(steps)
 	for i := range abs.Steps {
 		abs.Steps[i].X *= 400
+		abs.Steps[i].Label = fmt.Sprintf("rate %g", abs.Steps[i].X)
 	}
-	if got := strings.Join(SweepSentences(analysis.Analyze(abs, analysis.OptionsOf(abs))), " "); !strings.Contains(got, "The knee is at 800/s (") {
+	if got := strings.Join(SweepSentences(analysis.Analyze(abs, analysis.OptionsOf(abs))), " "); !strings.Contains(got, "The knee is at rate 800 (") {
 		t.Errorf("rates: %q", got)
 	}
 }
@@ -228,7 +232,7 @@ func TestSustainedKneeNamesTheBottleneckPastIt(t *testing.T) {
 	if !strings.Contains(head, "Bottleneck past the knee (at rate 2x, where it fell behind): CPU-bound") {
 		t.Errorf("headline %q", head)
 	}
-	if v := strings.Join(SweepSentences(r), " "); !strings.Contains(v, "At 2x, where it fell behind, CPU-bound") {
+	if v := strings.Join(SweepSentences(r), " "); !strings.Contains(v, "At rate 2x, where it fell behind, CPU-bound") {
 		t.Errorf("verdict %q", v)
 	}
 }
@@ -299,5 +303,41 @@ func TestVerdictSaysGuestOnly(t *testing.T) {
 	if strings.Contains(got, "guest's own") || !strings.Contains(got, "ready 30.0% per vCPU") ||
 		!strings.Contains(got, "Held back where the guest's CPU figures do not show it: threads 1 (ready 30.0% per vCPU); threads 2 (ready 30.0% per vCPU)") {
 		t.Errorf("with the hypervisor's figures: %s", got)
+	}
+}
+
+// Every sentence of the verdict and headline names a step by its label,
+// as the steps table shows it ("rate 2x"), never by its bare axis value
+// ("Why: 2 is the highest rate sustained …; at 3 the system fell behind")
+// nor by a third form ("2x"): on a rate sweep of multiples, in the knee
+// methods' reasons too.
+func TestVerdictNamesStepsAsTheTable(t *testing.T) {
+	sw := &result.Sweep{Axis: "rate", BaselineRate: 1000, HostIsServer: true, Steps: []result.SweepStep{
+		{Label: "rate 1x", X: 1, Throughput: 1000, Offered: 1000, AvgMs: 1, P99Ms: 3},
+		{Label: "rate 2x", X: 2, Throughput: 1990, Offered: 2000, AvgMs: 1.2, P99Ms: 4},
+		{Label: "rate 3x", X: 3, Throughput: 2200, Offered: 3000, AvgMs: 50, P99Ms: 400},
+		{Label: "rate 4x", X: 4, Throughput: 2250, Offered: 4000, AvgMs: 500, P99Ms: 4000}}}
+	r := analysis.Analyze(sw, analysis.OptionsOf(sw))
+	var b strings.Builder
+	if err := SweepReport(&b, r, Text); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(append(Headline(Doc{Sweep: r}), SweepSentences(r)...), "\n") + "\n" + b.String()
+	for _, want := range []string{"Why: rate 2x is the highest rate sustained", "at rate 3x the system fell behind", "The knee is at rate 2x (", "Knee: rate 2x ("} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if strings.HasPrefix(line, "oltp") || strings.Contains(line, "1x = ") {
+			continue // the title gives the baseline: "1x = 1000/s"
+		}
+		for _, m := range regexp.MustCompile(`(\S*) (\d+(x|\b))`).FindAllStringSubmatch(line, -1) {
+			if (m[1] == "at" || m[1] == "Why:" || m[1] == "(" || m[1] == "to") && !strings.HasPrefix(m[2], "rate") {
+				if strings.HasSuffix(m[2], "x") || !strings.Contains(line, m[2]+"/s") && !strings.Contains(line, m[2]+" ms") && !strings.Contains(line, m[2]+"%") {
+					t.Errorf("a step named %q, not as the table names it, in %q", m[1]+" "+m[2], line)
+				}
+			}
+		}
 	}
 }
