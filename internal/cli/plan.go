@@ -389,17 +389,17 @@ func targetRate(rateArg string, sw *analysis.Result, path string) (float64, stri
 	return rate, fmt.Sprintf("%s of the baseline %.4g/s per instance = %.4g/s", rateArg, sw.BaselineRate, rate), nil
 }
 
-// responseCurve is the steps up to the knee, while the host's CPU still
-// rises with the load; past the knee a closed loop only queues, and its
-// response time says nothing about CPU share. With the client's CPU taken
-// out of the demand (client, CPU seconds per event), it is taken out of the
-// curve's CPU too, so that both speak of the database alone.
+// responseCurve is the steps up to the sweep's knee (the one its verdict
+// names, analysis.PrimaryKnee; every step when it found none), while the
+// host's CPU still rises with the load; past the knee a closed loop only
+// queues, and its response time says nothing about CPU share. With the
+// client's CPU taken out of the demand (client, CPU seconds per event), it
+// is taken out of the curve's CPU too, so that both speak of the database
+// alone.
 func responseCurve(sw *analysis.Result, client float64) []plan.CurvePoint {
 	last := len(sw.Steps) - 1
-	for _, k := range sw.Knees {
-		if k.Index >= 0 {
-			last = min(last, k.Index)
-		}
+	if k, ok := analysis.PrimaryKnee(sw); ok {
+		last = min(last, k.Index)
 	}
 	var curve []plan.CurvePoint
 	prev := -1.0

@@ -344,3 +344,37 @@ func TestPlanBeyondASmallHost(t *testing.T) {
 		t.Errorf("headline lacks why:\n%s", got)
 	}
 }
+
+// The response curve the planner interpolates runs up to the sweep's knee,
+// the one its verdict names (Result.Knee: here the SLO method's, at
+// threads 8), not the earliest any method found (the marginal method's,
+// at threads 2).
+func TestResponseCurveEndsAtTheChosenKnee(t *testing.T) {
+	host := func(busy float64) *result.Host {
+		return &result.Host{CPUs: 4, CPU: result.CPUPct{User: busy * 0.7, System: busy * 0.3, Idle: 100 - busy}}
+	}
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: "S", Workload: "oltp_read_only", Axis: "threads", HostIsServer: true, SLOMs: 10, Steps: []result.SweepStep{
+		{Label: "threads 1", X: 1, Throughput: 100, AvgMs: 1, P99Ms: 1, Host: host(20)},
+		{Label: "threads 2", X: 2, Throughput: 200, AvgMs: 1, P99Ms: 1, Host: host(40)},
+		{Label: "threads 4", X: 4, Throughput: 210, AvgMs: 2, P99Ms: 2, Host: host(60)},
+		{Label: "threads 8", X: 8, Throughput: 215, AvgMs: 3, P99Ms: 3, Host: host(70)},
+		{Label: "threads 16", X: 16, Throughput: 216, AvgMs: 40, P99Ms: 50, Host: host(75)},
+	}}
+	r := analysis.Analyze(sw, analysis.OptionsOf(sw))
+	k, ok := analysis.PrimaryKnee(r)
+	if !ok || k.Method != "slo" || k.Index != 3 {
+		t.Fatalf("the sweep's knee %+v (%v): want the slo method's at threads 8", k, ok)
+	}
+	earliest := len(r.Steps)
+	for _, k := range r.Knees {
+		if k.Index >= 0 {
+			earliest = min(earliest, k.Index)
+		}
+	}
+	if earliest >= k.Index {
+		t.Fatalf("no method found a knee before the sweep's: knees %+v", r.Knees)
+	}
+	if curve := responseCurve(r, 0); len(curve) != k.Index+1 {
+		t.Errorf("curve of %d points, want %d (up to the knee at %s): %+v", len(curve), k.Index+1, r.Steps[k.Index].Label, curve)
+	}
+}
