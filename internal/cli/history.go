@@ -54,7 +54,10 @@ the runs' measured report intervals, which is narrower than repeated runs
 would give (repeat runs for a sound verdict). The figures shown are each
 side's own: a run's percentiles from its merged histogram (the mean of the
 runs' with several a side); with the intervals basis, the interval is of the
-change in the per-interval means, shown beside it (INTERVAL CHANGE).
+change in the per-interval means, shown beside it (INTERVAL CHANGE). A run
+on both sides (the same file twice, a copy, its key beside its file, labels
+that share a run) is refused (exit 2): compared with itself it shows no
+change.
 
 First it prints what each side ran: workload, targets, servers (product and
 version), load (loop, threads, rate) and the workload's options, and warns
@@ -557,6 +560,9 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 			if err != nil {
 				return wrapRun(err)
 			}
+			if err := sameRunTwice(args, base, cand); err != nil {
+				return err
+			}
 			fmt.Fprintf(env.Stdout, "baseline:  %s\ncandidate: %s\n\n", baseDesc, candDesc)
 			sd := compareSides(base, cand)
 			if err := sd.write(env.Stdout); err != nil {
@@ -653,6 +659,21 @@ func compareSide(ctx context.Context, arg string, catalog func() (*history.Catal
 		return nil, "", err
 	}
 	return []*result.Run{r}, fmt.Sprintf("%s (%s)", e.Key, describeRun(r)), nil
+}
+
+// sameRunTwice refuses (exit 2, naming both arguments) a run on both
+// sides of a comparison, as report refuses the same measurement named
+// twice: by the same file, a copy, its key or a label that shares it.
+func sameRunTwice(args []string, sides ...[]*result.Run) error {
+	var seen seenOnce
+	for i, runs := range sides {
+		for _, r := range runs {
+			if err := seen.once("history compare", args[i], "run", r.ID, runKey(r), "a run compared with itself shows no change"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func describeRun(r *result.Run) string {

@@ -601,3 +601,33 @@ func TestHistoryListFitsATerminal(t *testing.T) {
 		t.Errorf("list --wide: exit %d\n%s", o.code, o.stdout)
 	}
 }
+
+// A run compared with itself (the same file twice, a copy, its key beside
+// its file, two labels that share a run) is refused as report refuses the
+// same measurement named twice: exit 2, naming both arguments.
+func TestHistoryCompareSameRunTwice(t *testing.T) {
+	dir := t.TempDir()
+	vars := map[string]string{"XDG_DATA_HOME": dir}
+	base, cand := regression(t, dir, 2)
+	if o := runHistory(t, vars, append([]string{"import"}, append(base, cand...)...)...); o.code != ExitOK {
+		t.Fatalf("import: exit %d\n%s", o.code, o.stderr)
+	}
+	cp := filepath.Join(dir, "copy.json")
+	b, _ := os.ReadFile(base[0])
+	if err := os.WriteFile(cp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := result.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][2]string{{base[0], base[0]}, {base[0], cp}, {r.ID, base[0]}, {"base", base[1]}, {"cand", "cand"}} {
+		o := runHistory(t, vars, "compare", args[0], args[1])
+		if o.code != ExitUsage || !strings.Contains(o.stderr, "the same run") || !strings.Contains(o.stderr, args[0]+" and "+args[1]) {
+			t.Errorf("compare %s %s: exit %d, want %d naming both\n%s%s", args[0], args[1], o.code, ExitUsage, o.stdout, o.stderr)
+		}
+	}
+	if o := runHistory(t, vars, "compare", "base", "cand"); o.code != ExitOK {
+		t.Errorf("compare base cand: exit %d\n%s", o.code, o.stderr)
+	}
+}

@@ -37,7 +37,7 @@ type loaded struct {
 	// arg is the argument being loaded; seen, the argument that brought
 	// each sweep and run (by id), so that none is counted twice.
 	arg  string
-	seen map[string]string
+	seen seenOnce
 }
 
 // loadFiles reads result files, sweep files (with their steps' result
@@ -130,21 +130,34 @@ func runKey(r *result.Run) string { return r.ID + " " + r.Workload + " " + r.Lab
 // once records that the current argument brought the sweep or run of id
 // (told apart by key), refusing (exit 2) one that an argument brought
 // already: the same measurement named twice would count as two (one sweep
-// as two repeats of its configuration). Files of no id are not told apart.
+// as two repeats of its configuration).
 func (l *loaded) once(what, id, key string) error {
+	return l.seen.once("report", l.arg, what, id, key, "it would count twice")
+}
+
+// seenOnce is the argument that brought each sweep and run (by "what key"),
+// for the commands that refuse the same measurement named twice (report,
+// history compare).
+type seenOnce map[string]string
+
+// once records that arg brought the sweep or run (what) of id, told apart
+// by key, refusing (exit 2, naming both arguments, with why) one that an
+// argument brought already: by the same file, a copy, its key or a label.
+// Files of no id are not told apart.
+func (s *seenOnce) once(verb, arg, what, id, key, why string) error {
 	if id == "" {
 		return nil
 	}
-	if l.seen == nil {
-		l.seen = map[string]string{}
+	if *s == nil {
+		*s = seenOnce{}
 	}
 	k := what + " " + key
-	prev, ok := l.seen[k]
+	prev, ok := (*s)[k]
 	if !ok {
-		l.seen[k] = l.arg
+		(*s)[k] = arg
 		return nil
 	}
-	return usagef("report: %s and %s are the same %s (id %s): it would count twice; name each measurement once", quoteArg(prev), quoteArg(l.arg), what, id)
+	return usagef("%s: %s and %s are the same %s (id %s): %s; name each measurement once", verb, quoteArg(prev), quoteArg(arg), what, id, why)
 }
 
 // quoteArg is an argument as messages name it: quoted when it is empty or
