@@ -342,10 +342,16 @@ func historyShow(env *Env, open catalogOpener) *cobra.Command {
 			}
 			fmt.Fprintf(env.Stdout, "run %s, recorded %s%s\n", e.Key, e.Recorded.Format(time.RFC3339), fromFile(e.Path))
 			if st, step := studyOf(e.Label); st != "" {
+				// The study's step, less the sweep step its label ends
+				// with (said on the next line): "step rate", not
+				// "step rate rate 2x".
+				if e.SweepStep != "" && strings.HasSuffix(step, " "+e.SweepStep) {
+					step = strings.TrimSuffix(step, " "+e.SweepStep)
+				}
 				fmt.Fprintf(env.Stdout, "study %s, step %s\n", st, step)
 			}
 			if e.SweepID != "" {
-				fmt.Fprintf(env.Stdout, "step %q of sweep %s (history show %s-%s-sweep)\n", e.SweepStep, e.SweepID, e.SweepID, e.Workload)
+				fmt.Fprintf(env.Stdout, "sweep step %q of sweep %s (history show %s-%s-sweep)\n", e.SweepStep, e.SweepID, e.SweepID, e.Workload)
 			}
 			if !recordsServer(r) { // the summary names them otherwise
 				for i, tg := range e.Targets {

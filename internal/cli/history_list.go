@@ -12,6 +12,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/result"
 )
 
 // listWidth is the width history list fits its rows to (without --wide): a
@@ -84,9 +85,11 @@ func orDash(s string) string {
 // fitted to listWidth columns: a run's key (its id when that names it
 // alone), label, configuration, target (host, port and database) and
 // server, throughput, p99 and errors; a sweep's configuration and servers.
-// Runs and sweeps a study made are grouped under a line naming it. Long
-// fields are elided ("…"; a key so elided still names it: resolveKey);
-// wide writes every field whole, with the start, average and p95.
+// Runs and sweeps a study made are grouped under a line naming it (their
+// labels then the step's alone). Long fields are elided ("…"), but for
+// workloads and a study's labels; a key is elided to "ID…TAIL", which
+// still names it (shortKey, resolveKey). Wide writes every field whole,
+// with the start, average and p95.
 func listCatalog(ctx context.Context, w io.Writer, cat *history.Catalog, f history.Filter, wide bool) error {
 	runs, err := cat.List(ctx, f)
 	if err != nil {
@@ -112,7 +115,7 @@ func listCatalog(ctx context.Context, w io.Writer, cat *history.Catalog, f histo
 	}
 	if len(sweeps) > 0 {
 		t := listTable{head: []string{"SWEEP KEY", "WORKLOAD", "CONFIG", "SERVER", "AXIS", "STEPS"},
-			fit: []int{keyWidth, 8, 8, 8, 8, 0}}
+			fit: []int{keyWidth, 0, 8, 8, 8, 0}}
 		for _, s := range sweeps {
 			info, err := sweepInfoOf(ctx, cat, s)
 			if err != nil {
@@ -124,20 +127,29 @@ func listCatalog(ctx context.Context, w io.Writer, cat *history.Catalog, f histo
 		t.write(w, wide)
 	}
 	if !wide {
-		fmt.Fprintf(w, "\nKEY: a run's id where it names the run alone; a key elided with … still names it.\n")
+		fmt.Fprintf(w, "\nKEY: a run's id where it names the run alone, else its id…the end of its key (a sweep's step); either names it.\n")
 		fmt.Fprintf(w, "history show KEY: a run's or a sweep's whole record (a sweep's with its runs); history list --wide: every field whole.\n")
 	}
 	return nil
 }
 
 // runTable is the runs' table: fitted (a target's host, port and
-// database) or wide (every field whole, and the start, avg and p95).
+// database) or wide (every field whole, and the start, avg and p95). The
+// fitted table never elides a workload's name (they are short), nor a
+// label that names a step: a sweep's, or a study's (the study's line above
+// it names the study, so the label is the step's alone).
 func runTable(ctx context.Context, cat *history.Catalog, runs []history.Entry, wide bool) (listTable, error) {
 	t := listTable{head: []string{"KEY", "WORKLOAD", "LABEL", "CONFIG", "TARGET", "SERVER", "THROUGHPUT", "P99 ms", "ERRORS", "NOTE"},
-		fit: []int{keyWidth, 8, 8, 8, 8, 8, 0, 0, 0, 8}}
+		fit: []int{keyWidth, 0, 8, 8, 8, 8, 0, 0, 0, 8}}
+	var keys []history.Ref
 	if wide {
 		t.head = []string{"KEY", "STARTED (UTC)", "WORKLOAD", "LABEL", "CONFIG", "TARGET", "SERVER", "THROUGHPUT", "AVG ms", "P95 ms", "P99 ms", "ERRORS", "NOTE"}
 		t.fit = make([]int, len(t.head))
+	} else {
+		var err error
+		if keys, err = catalogKeys(ctx, cat); err != nil {
+			return t, err
+		}
 	}
 	for _, e := range runs {
 		study, label := studyOf(e.Label)
@@ -147,7 +159,10 @@ func runTable(ctx context.Context, cat *history.Catalog, runs []history.Entry, w
 				num2(e.Throughput) + "/s", num2(e.AvgMs), num2(e.P95Ms), num2(e.P99Ms), fmt.Sprint(e.Errors), runNote(e, true)})
 			continue
 		}
-		key, err := shortKey(ctx, cat, e)
+		if study != "" || e.SweepStep != "" { // a label that names a step is kept whole
+			t.fit[2] = max(t.fit[2], runes(label))
+		}
+		key, err := shortKey(ctx, cat, e, keys)
 		if err != nil {
 			return t, err
 		}
@@ -175,8 +190,12 @@ func runNote(e history.Entry, step bool) string {
 }
 
 // shortKey is what names a run in the fitted list: its id when that prefix
-// names it alone in the catalog, else its whole key.
-func shortKey(ctx context.Context, cat *history.Catalog, e history.Entry) (string, error) {
+// names it alone in the catalog; else (the steps of a sweep share its id)
+// its id, "…" and the shortest end of its key that, with the id, names it
+// alone among keys (every key of the catalog), at least its sweep step's
+// ("20250301T120000Z-5eeeee…rate3x"), as resolveKey reads it; else its
+// whole key.
+func shortKey(ctx context.Context, cat *history.Catalog, e history.Entry, keys []history.Ref) (string, error) {
 	if e.ID == "" || e.ID == e.Key {
 		return e.Key, nil
 	}
@@ -184,10 +203,54 @@ func shortKey(ctx context.Context, cat *history.Catalog, e history.Entry) (strin
 	switch {
 	case err == nil && ref.Key == e.Key:
 		return e.ID, nil
-	case err == nil, errors.Is(err, history.ErrAmbiguous):
+	case err != nil && !errors.Is(err, history.ErrAmbiguous):
+		return "", err
+	case !strings.HasPrefix(e.Key, e.ID):
 		return e.Key, nil
 	}
-	return "", err
+	rest := e.Key[len(e.ID):] // the tail is cut from it
+	n := 1
+	if step := result.FileSafe(e.SweepStep); step != "" && strings.HasSuffix(rest, step) {
+		n = len(step)
+	}
+	for ; n < len(rest)-1; n++ { // "…" stands for at least 2 characters
+		if len(elidedMatches(keys, e.ID, rest[len(rest)-n:])) == 1 {
+			return e.ID + "…" + rest[len(rest)-n:], nil
+		}
+	}
+	return e.Key, nil
+}
+
+// catalogKeys are the keys of every run and sweep in the catalog.
+func catalogKeys(ctx context.Context, cat *history.Catalog) ([]history.Ref, error) {
+	runs, err := cat.List(ctx, history.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	sweeps, err := cat.ListSweeps(ctx, history.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]history.Ref, 0, len(runs)+len(sweeps))
+	for _, e := range runs {
+		refs = append(refs, history.Ref{Kind: history.KindRun, Key: e.Key})
+	}
+	for _, s := range sweeps {
+		refs = append(refs, history.Ref{Kind: history.KindSweep, Key: s.Key})
+	}
+	return refs, nil
+}
+
+// elidedMatches are the keys "HEAD…TAIL" names: those that start with
+// head and end with tail (apart).
+func elidedMatches(keys []history.Ref, head, tail string) []history.Ref {
+	var found []history.Ref
+	for _, k := range keys {
+		if len(k.Key) >= len(head)+len(tail) && strings.HasPrefix(k.Key, head) && strings.HasSuffix(k.Key, tail) {
+			found = append(found, k)
+		}
+	}
+	return found
 }
 
 // resolveKey finds the run or sweep key names: a key or a unique prefix of
@@ -198,26 +261,11 @@ func resolveKey(ctx context.Context, cat *history.Catalog, key string) (history.
 	if !elided || head == "" {
 		return cat.Resolve(ctx, key)
 	}
-	runs, err := cat.List(ctx, history.Filter{})
+	keys, err := catalogKeys(ctx, cat)
 	if err != nil {
 		return history.Ref{}, err
 	}
-	sweeps, err := cat.ListSweeps(ctx, history.Filter{})
-	if err != nil {
-		return history.Ref{}, err
-	}
-	var found []history.Ref
-	match := func(k string, kind history.Kind) {
-		if len(k) >= len(head)+len(tail) && strings.HasPrefix(k, head) && strings.HasSuffix(k, tail) {
-			found = append(found, history.Ref{Kind: kind, Key: k})
-		}
-	}
-	for _, e := range runs {
-		match(e.Key, history.KindRun)
-	}
-	for _, s := range sweeps {
-		match(s.Key, history.KindSweep)
-	}
+	found := elidedMatches(keys, head, tail)
 	switch len(found) {
 	case 0:
 		return history.Ref{}, fmt.Errorf("%w: no key starts with %q and ends with %q", history.ErrNotFound, head, tail)

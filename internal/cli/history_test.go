@@ -582,18 +582,33 @@ func TestHistoryListFitsATerminal(t *testing.T) {
 	if l := lineOf(o.stdout, "20250301T130000Z-0ne0ne "); !strings.Contains(l, "datab") || !strings.Contains(l, "500.19/s") {
 		t.Errorf("the lone run's row (by its id, a unique prefix) lacks its target's host or its throughput: %q", l)
 	}
-	// A key as the list elides it names its run.
-	if f := strings.Fields(lineOf(o.stdout[runsAt:], id)); len(f) == 0 || !strings.Contains(f[0], "…") {
-		t.Errorf("a step's key is not elided: %q", f)
-	} else if s := runHistory(t, nil, "show", f[0], "--history", dsn); s.code != ExitOK || !strings.Contains(s.stdout, "study "+study+", step rate rate 3x") {
-		t.Errorf("show %s: exit %d\n%s%s", f[0], s.code, s.stdout, s.stderr)
+	// Readable: the workload's name whole in every row; a study's run's
+	// label whole (the line above names the study); a step's key its run
+	// id and, after "…", its step (rate3x), and as the list elides it,
+	// it names its run.
+	for _, l := range strings.Split(o.stdout[runsAt:sweepsAt], "\n") {
+		if strings.HasPrefix(l, "20250301T") && !strings.Contains(l, "  oltp_read_write  ") {
+			t.Errorf("a row without its workload's name whole: %q", l)
+		}
+	}
+	for n := 1; n <= 3; n++ {
+		row := lineOf(o.stdout[runsAt:], fmt.Sprintf("rate rate %dx", n))
+		f := strings.Fields(row)
+		if len(f) == 0 || f[0] != fmt.Sprintf("%s…rate%dx", id, n) {
+			t.Errorf("step %dx: row %q: want its label whole and its key %s…rate%dx", n, row, id, n)
+			continue
+		}
+		if s := runHistory(t, nil, "show", f[0], "--history", dsn); s.code != ExitOK || !strings.Contains(s.stdout, fmt.Sprintf("\nstudy %s, step rate\nsweep step \"rate %dx\" of sweep %s", study, n, id)) {
+			t.Errorf("show %s: exit %d\n%s%s", f[0], s.code, s.stdout, s.stderr)
+		}
 	}
 	o = runHistory(t, nil, "show", id+"-oltp_read_write-sweep", "--history", dsn)
 	if o.code != ExitOK || !strings.Contains(o.stdout, "study "+study+", configuration 24 vCPU on the new storage array, server PostgreSQL 15.20") {
 		t.Errorf("show sweep: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	o = runHistory(t, nil, "show", id+"-oltp_read_write-"+result.FileSafe(study+"/rate rate 2x"), "--history", dsn)
-	if o.code != ExitOK || !strings.Contains(o.stdout, "study "+study+", step rate rate 2x") || !strings.Contains(o.stdout, "of sweep "+id+" (history show "+id+"-oltp_read_write-sweep)") {
+	if o.code != ExitOK || !strings.Contains(o.stdout, "study "+study+", step rate\n") || strings.Contains(o.stdout, "step rate rate") ||
+		!strings.Contains(o.stdout, `sweep step "rate 2x" of sweep `+id+" (history show "+id+"-oltp_read_write-sweep)") {
 		t.Errorf("show run: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	o = runHistory(t, nil, "list", "--wide", "--history", dsn)
