@@ -57,7 +57,9 @@ type VM struct {
 type Layout struct {
 	// Fits is false when the VM cannot be placed on the host at all (more
 	// vCPUs than cores, more memory or nodes than it has); the rest of the
-	// layout is then only what the VM would need.
+	// layout is then only what the VM would need, its vCPUs per node and
+	// cores per socket 0 when they do not split evenly over the nodes (no
+	// count would add up to its vCPUs).
 	Fits           bool  `json:"fits"`
 	Wide           bool  `json:"wide"`             // larger than one NUMA node
 	VNUMANodes     int   `json:"vnuma_nodes"`      // nodes the VM spans
@@ -182,6 +184,9 @@ func CheckVM(h topology.Host, vm VM) VMPlan {
 		}
 		l.VNUMANodes, l.Sockets = span, span
 		l.VCPUPerNode, l.CoresPerSocket = vm.VCPU/span, vm.VCPU/span
+		if vm.VCPU%span != 0 {
+			l.VCPUPerNode, l.CoresPerSocket = 0, 0 // no even split: no count adds up
+		}
 		if vm.Memory > 0 {
 			l.MemoryPerNode = vm.Memory / int64(span)
 		}

@@ -152,3 +152,24 @@ func TestConsolidateLargeHost(t *testing.T) {
 		t.Errorf("large host: checks %+v, first VM %+v", c.Checks, c.VMs[0])
 	}
 }
+
+// A layout's counts add up to the VM's vCPUs, or are 0 where no even split
+// exists: 3 vCPUs over the 2 nodes a 2-core host would need were "2 vNUMA
+// nodes of 1 vCPU, 2 sockets of 1 core".
+func TestLayoutAddsUp(t *testing.T) {
+	small := topology.Host{Sockets: 1, CoresPerSocket: 2, ThreadsPerCore: 1, NUMANodes: 1, MemoryPerNode: 8 << 30}
+	for _, h := range []topology.Host{small, seedTopology()} {
+		for vcpu := 1; vcpu <= 2*h.Cores()+3; vcpu++ {
+			l := CheckVM(h, VM{Name: "v", VCPU: vcpu}).Layout
+			if n := l.VNUMANodes * l.VCPUPerNode; n != vcpu && l.VCPUPerNode != 0 {
+				t.Errorf("%d vCPUs on %d cores: %d vNUMA nodes of %d vCPUs (fits %v)", vcpu, h.Cores(), l.VNUMANodes, l.VCPUPerNode, l.Fits)
+			}
+			if n := l.Sockets * l.CoresPerSocket; n != vcpu && l.CoresPerSocket != 0 {
+				t.Errorf("%d vCPUs on %d cores: %d sockets of %d cores (fits %v)", vcpu, h.Cores(), l.Sockets, l.CoresPerSocket, l.Fits)
+			}
+			if (l.VCPUPerNode == 0 || l.CoresPerSocket == 0) && l.Fits {
+				t.Errorf("%d vCPUs on %d cores: fits with no even split %+v", vcpu, h.Cores(), l)
+			}
+		}
+	}
+}
