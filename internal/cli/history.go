@@ -558,18 +558,10 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 				cat, err = open(ctx)
 				return cat, err
 			}
-			base, baseDesc, err := compareSide(ctx, args[0], catalog)
+			base, cand, err := compareBoth(ctx, env.Stdout, args, catalog)
 			if err != nil {
-				return wrapRun(err)
-			}
-			cand, candDesc, err := compareSide(ctx, args[1], catalog)
-			if err != nil {
-				return wrapRun(err)
-			}
-			if err := sameRunTwice(args, base, cand); err != nil {
 				return err
 			}
-			fmt.Fprintf(env.Stdout, "baseline:  %s\ncandidate: %s\n\n", baseDesc, candDesc)
 			sd := compareSides(base, cand)
 			if err := sd.write(env.Stdout); err != nil {
 				return wrapRun(err)
@@ -665,6 +657,24 @@ func compareSide(ctx context.Context, arg string, catalog func() (*history.Catal
 		return nil, "", err
 	}
 	return []*result.Run{r}, fmt.Sprintf("%s (%s)", e.Key, describeRun(r)), nil
+}
+
+// compareBoth loads the baseline and the candidate (args), refusing a run
+// on both sides, and writes what each side is.
+func compareBoth(ctx context.Context, w io.Writer, args []string, catalog func() (*history.Catalog, error)) (base, cand []*result.Run, err error) {
+	base, baseDesc, err := compareSide(ctx, args[0], catalog)
+	if err != nil {
+		return nil, nil, wrapRun(err)
+	}
+	cand, candDesc, err := compareSide(ctx, args[1], catalog)
+	if err != nil {
+		return nil, nil, wrapRun(err)
+	}
+	if err := sameRunTwice(args, base, cand); err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(w, "baseline:  %s\ncandidate: %s\n\n", baseDesc, candDesc)
+	return base, cand, nil
 }
 
 // sameRunTwice refuses (exit 2, naming both arguments) a run on both
