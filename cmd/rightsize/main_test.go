@@ -67,7 +67,7 @@ func TestSIGTERMWritesPartialResult(t *testing.T) {
 		t.Errorf("count %d over %v s", r.Summary.Count, r.Summary.DurationS)
 	}
 	// The partial run is in the history too.
-	if !strings.Contains(stdout.String(), "history: 1 run(s)") {
+	if !strings.Contains(stdout.String(), "history: 1 run recorded") {
 		t.Errorf("the interrupted run was not recorded in the history:\n%s", stdout.String()[max(0, stdout.Len()-500):])
 	}
 }

@@ -320,7 +320,7 @@ func TestSIGTERMAtRandomMoments(t *testing.T) {
 			}
 			t.Errorf("#%d: exit %d, want %d or %d\n%s", i, p.code, cli.ExitOK, cli.ExitInterrupted, errText)
 		}
-		if rerr == nil && !strings.Contains(p.stdout.String(), "history: 1 run(s)") {
+		if rerr == nil && !strings.Contains(p.stdout.String(), "history: 1 run recorded") {
 			t.Errorf("#%d: the run was not recorded in the history:\n%s", i, p.stdout.String())
 		}
 		if l := leftovers(dir); len(l) > 0 {

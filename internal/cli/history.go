@@ -111,7 +111,7 @@ func recordInHistory(ctx context.Context, env *Env, dsn string, runs []*result.R
 		}
 		n++
 	}
-	what := fmt.Sprintf("%d run(s)", n)
+	what := plural(n, "run")
 	if sw != nil {
 		if err := cat.RecordSweep(ctx, sw, absPath(swPath)); err != nil {
 			return err

@@ -110,7 +110,7 @@ func trimFloat(s float64) string {
 func Summary(w io.Writer, r *result.Run) error {
 	ew := &errWriter{w: w}
 	s := r.Summary
-	mode := fmt.Sprintf("closed loop, %d threads", r.Load.Threads)
+	mode := "closed loop, " + count(r.Load.Threads, "thread")
 	if r.Load.Mode == "open" {
 		mode = fmt.Sprintf("open loop at %g/s per instance (%s arrivals), up to %d in flight", r.Load.Rate, r.Load.Arrival, r.Load.Threads)
 	}
@@ -122,7 +122,7 @@ func Summary(w io.Writer, r *result.Run) error {
 	if r.Warmup != nil {
 		ew.printf(" after %s warm-up (excluded)", seconds(r.Warmup.DurationS))
 	}
-	ew.printf("; %s; %d instance(s)\n", mode, len(r.Instances))
+	ew.printf("; %s; %s\n", mode, count(len(r.Instances), "instance"))
 	if r.Partial {
 		ew.printf("PARTIAL RESULT: %s\n", r.PartialReason)
 	}
@@ -362,7 +362,7 @@ func headline(ew *errWriter, prefix, event string, s result.Summary) {
 		ew.printf("\n")
 	}
 	if s.Retries > 0 {
-		ew.printf("%s  retried after %d errors (%s); each event's latency spans its attempts\n", prefix, s.Retries, classes(s.RetriesByClass))
+		ew.printf("%s  retried after %s (%s); each event's latency spans its attempts\n", prefix, count(int(s.Retries), "error"), classes(s.RetriesByClass))
 	}
 	if s.GaveUp > 0 {
 		ew.printf("%s  %d %ss gave up after their last retry (--max-retries) and count among the errors\n", prefix, s.GaveUp, event)

@@ -224,9 +224,25 @@ func lineWith(t *testing.T, out, prefix string) string {
 	return ""
 }
 
+// TestSummaryCountsReadAsWords: one thread, one instance and one retried
+// error read in the singular ("1 threads; 1 instance(s)" before).
+func TestSummaryCountsReadAsWords(t *testing.T) {
+	r := closedRun()
+	r.Load.Threads = 1
+	r.Summary.Retries = 1
+	r.Summary.RetriesByClass = map[string]int64{"deadlock": 1}
+	out := render(t, r)
+	if got := lineWith(t, out, "oltp_read_write"); !strings.HasSuffix(got, "; closed loop, 1 thread; 1 instance") {
+		t.Errorf("title line = %q", got)
+	}
+	if !strings.Contains(out, "retried after 1 error (deadlock 1)") {
+		t.Errorf("no 'retried after 1 error' in:\n%s", out)
+	}
+}
+
 func TestSummaryClosedLoop(t *testing.T) {
 	out := render(t, closedRun())
-	if want := "oltp_read_write: 60 s measured after 10 s warm-up (excluded); closed loop, 8 threads; 1 instance(s)"; lineWith(t, out, "oltp_read_write") != want {
+	if want := "oltp_read_write: 60 s measured after 10 s warm-up (excluded); closed loop, 8 threads; 1 instance"; lineWith(t, out, "oltp_read_write") != want {
 		t.Errorf("title line = %q, want %q", lineWith(t, out, "oltp_read_write"), want)
 	}
 	want := "1803.20 transaction/s (108192 transactions), latency ms avg 2.20 p95 3.02 p99 4.11 max 12.25; qps 36064.00 (r/w/o 1514688/432768/216384)"
@@ -250,7 +266,7 @@ func TestSummaryClosedLoop(t *testing.T) {
 func TestSummaryOpenLoop(t *testing.T) {
 	out := render(t, openRun())
 	for _, want := range []string{
-		"\noltp_point_select [pg17 tuned]: 60 s measured; open loop at 2000/s per instance (poisson arrivals), up to 64 in flight; 1 instance(s)\n",
+		"\noltp_point_select [pg17 tuned]: 60 s measured; open loop at 2000/s per instance (poisson arrivals), up to 64 in flight; 1 instance\n",
 		"\n1998.50 transaction/s (119910 transactions), latency ms avg 5.50 p95 20.00 p99 45.50 max 300.00\n",
 		"\n  offered 2000.10 transaction/s; response time counts from the intended start; service time ms avg 1.25 p95 2.50 p99 3.75; late starts 345, dropped 90\n",
 		// classes sorted by name
@@ -274,7 +290,7 @@ func TestSummaryPartialMultiInstance(t *testing.T) {
 	if len(lines) < 3 || lines[2] != "PARTIAL RESULT: interrupted by signal after 42 s" {
 		t.Errorf("line 3 = %q, want the partial mark:\n%s", lines[min(2, len(lines)-1)], out)
 	}
-	if !strings.Contains(lines[1], "; 2 instance(s)") {
+	if !strings.Contains(lines[1], "; 2 instances") {
 		t.Errorf("title %q does not count 2 instances", lines[1])
 	}
 	for _, want := range []string{
@@ -409,7 +425,7 @@ func TestSummarySteadyState(t *testing.T) {
 	r.Warmup.DurationS = 12
 	r.Load.SteadyState = &result.SteadyState{WindowS: 10, TolerancePct: 5, Reached: true, AtS: 12, ThroughputDriftPct: 1.234, P99DriftPct: 3.35}
 	out := render(t, r)
-	if want := "oltp_read_write: 60 s measured after 12 s warm-up (excluded); closed loop, 8 threads; 1 instance(s)"; lineWith(t, out, "oltp_read_write") != want {
+	if want := "oltp_read_write: 60 s measured after 12 s warm-up (excluded); closed loop, 8 threads; 1 instance"; lineWith(t, out, "oltp_read_write") != want {
 		t.Errorf("title line = %q, want %q", lineWith(t, out, "oltp_read_write"), want)
 	}
 	want := "steady state: reached after 12 s of warm-up (throughput drift 1.2 %, p99 drift 3.4 % over 10 s; tolerance 5 %)"

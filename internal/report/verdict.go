@@ -462,6 +462,15 @@ func plural(n int) string {
 	return "s"
 }
 
+// count is n and the noun, in the plural unless n is 1: "1 thread",
+// "8 threads". The noun must make its plural with an s.
+func count(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // methods names knee methods: "kneedle method", "marginal and kneedle methods".
 func methods(ms []string) string {
 	if len(ms) == 1 {
