@@ -68,3 +68,29 @@ func TestCheckID(t *testing.T) {
 		}
 	}
 }
+
+// TestParseChecksTargetRate refuses a plan's target rate that the plan
+// could only refuse once every step had run (a study of hours failed at
+// its end, with no report).
+func TestParseChecksTargetRate(t *testing.T) {
+	const rateSweep = "study: x\nsteps:\n  - {name: r, sweep: noop, axis: rate, values: [1x, 2x], options: {baseline-rate: 100}}\n"
+	const threadSweep = "study: x\nsteps:\n  - {name: r, sweep: noop, axis: threads, values: [1, 2]}\n"
+	for in, want := range map[string]string{
+		rateSweep + "plan: {step: r, target-rate: banana}\n":  `x.yaml:4: plan: target-rate "banana": want events per second`,
+		rateSweep + "plan: {step: r, target-rate: 0x}\n":      `x.yaml:4: plan: target-rate "0x": want`,
+		rateSweep + "plan: {step: r, target-rate: -5}\n":      `x.yaml:4: plan: target-rate "-5": want`,
+		rateSweep + "plan: {step: r, target-rate: 1e999x}\n":  `x.yaml:4: plan: target-rate "1e999x": want`,
+		threadSweep + "plan: {step: r, target-rate: 3x}\n":    `x.yaml:4: plan: target-rate "3x": a multiple of a baseline, but step r sweeps threads and gives no baseline-rate`,
+		rateSweep + "plan: {step: r, target-rate: 3x}\n":      "",
+		threadSweep + "plan: {step: r, target-rate: 3000}\n":  "",
+		rateSweep + "plan: {step: r, target-rate: \"250\"}\n": "",
+	} {
+		_, err := Parse(strings.NewReader(in), "x.yaml")
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v", in, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: error %v, want %q", in, err, want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package study
 
 import (
+	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -139,6 +141,8 @@ func (p *parser) plan(n *yaml.Node, s *Study) *Plan {
 	}
 	if f["target-rate"] == nil {
 		p.add(n.Line, "plan: target-rate missing (events per second, or a multiple of the sweep's baseline: 3x)")
+	} else if msg := checkTargetRate(pl.TargetRate, s.StepByName(pl.Step)); msg != "" {
+		p.add(f["target-rate"].Line, "plan: target-rate %q: %s", pl.TargetRate, msg)
 	}
 	if c := f["cpu-target"]; c != nil {
 		v, err := strconv.ParseFloat(p.str(c, "plan: cpu-target"), 64)
@@ -148,6 +152,23 @@ func (p *parser) plan(n *yaml.Node, s *Study) *Plan {
 		pl.CPUTarget = v
 	}
 	return pl
+}
+
+// checkTargetRate is what is wrong with a plan's target rate, "" if
+// nothing: events per second (3000) or a multiple of the sweep's baseline
+// (3x), a finite number above 0; a multiple only of a sweep that has a
+// baseline (it sweeps the rate, or gives baseline-rate). Checked when the
+// file is read, so that a study does not fail at its plan after its steps.
+func checkTargetRate(v string, st *Step) string {
+	num, mult := strings.CutSuffix(strings.ToLower(strings.TrimSpace(v)), "x")
+	n, err := strconv.ParseFloat(num, 64)
+	switch {
+	case err != nil || !(n > 0) || math.IsInf(n, 0):
+		return "want events per second (3000) or a multiple of the sweep's baseline (3x), above 0"
+	case mult && st != nil && st.Axis != "rate" && !slices.ContainsFunc(st.Options, func(o Option) bool { return o.Name == "baseline-rate" }):
+		return fmt.Sprintf("a multiple of a baseline, but step %s sweeps %s and gives no baseline-rate: give events per second", st.Name, st.Axis)
+	}
+	return ""
 }
 
 // formats are the report formats and the extension of their default file.
