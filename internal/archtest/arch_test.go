@@ -52,8 +52,10 @@ func rel(path string) string { return strings.TrimPrefix(strings.TrimPrefix(path
 func under(p, prefix string) bool { return p == prefix || strings.HasPrefix(p, prefix+"/") }
 
 // pure packages compute on result data only: no database, network, files,
-// process state or other layers.
-var pure = []string{"internal/errclass", "internal/hist", "internal/pace", "internal/result", "internal/report", "internal/analysis", "internal/topology", "internal/plan", "internal/shard", "internal/merge", "internal/k8sjob"}
+// process state or other layers. shellword, quoting words for a shell, is
+// shared by cli and history (both print lines to paste) and stays pure so
+// that any layer may use it.
+var pure = []string{"internal/shellword", "internal/errclass", "internal/hist", "internal/pace", "internal/result", "internal/report", "internal/analysis", "internal/topology", "internal/plan", "internal/shard", "internal/merge", "internal/k8sjob"}
 
 var impureStd = []string{"os", "os/exec", "os/signal", "net", "net/http", "database/sql", "syscall", "golang.org/x/sys/unix"}
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/shellword"
 )
 
 // foreignFlag is a flag of another benchmark tool that rightsize does not
@@ -164,9 +166,10 @@ func flagErrors(args []string) func(*cobra.Command, error) error {
 func flagError(c *cobra.Command, err error, args []string) error {
 	var ne *pflag.NotExistError
 	if !errors.As(err, &ne) {
-		return usageError{err}
+		return usageError{valueless(err)}
 	}
 	first := unknownFlag{ne.GetSpecifiedName(), ne.GetSpecifiedShortnames()}
+	err = valueless(err)
 	lines := first.hints(c)
 	for _, u := range otherUnknown(c, args, first) {
 		h := u.hints(c)
@@ -176,12 +179,42 @@ func flagError(c *cobra.Command, err error, args []string) error {
 		lines = append(lines, h...)
 	}
 	if t := sysbenchTarget(args); t != "" {
-		lines = append(lines, "  together: --target "+t)
+		lines = append(lines, "  together: "+shellword.Join([]string{"--target", t}))
 	}
 	if len(lines) == 0 {
 		return usageError{err}
 	}
 	return usageError{fmt.Errorf("%w\n%s", err, strings.Join(lines, "\n"))}
+}
+
+// flagMessage is an error that reads msg and wraps err, pflag's.
+type flagMessage struct {
+	msg string
+	err error
+}
+
+func (e flagMessage) Error() string { return e.msg }
+func (e flagMessage) Unwrap() error { return e.err }
+
+// valueless is err, pflag's, without the value the flag was typed with:
+// pflag's message for an unknown shorthand shows its whole cluster ("'p'
+// in -pSECRET", go-tpc's and mysql's password) and its bad syntax the whole
+// word ("---password=SECRET"); these say "unknown shorthand flag: -p" and
+// "bad flag syntax: ---password". Other errors are as pflag says them (an
+// unknown long flag is named without its "=value"; an invalid argument is
+// one of rightsize's flags, none of which takes a password apart from a
+// URL, which flags do not check).
+func valueless(err error) error {
+	var ne *pflag.NotExistError
+	var se *pflag.InvalidSyntaxError
+	switch {
+	case errors.As(err, &ne) && ne.GetSpecifiedShortnames() != "":
+		return flagMessage{"unknown shorthand flag: -" + ne.GetSpecifiedName(), err}
+	case errors.As(err, &se):
+		name, _, _ := strings.Cut(se.GetSpecifiedFlag(), "=")
+		return flagMessage{"bad flag syntax: " + name, err}
+	}
+	return err
 }
 
 // sysbenchTarget is the --target that sysbench's connection flags in args

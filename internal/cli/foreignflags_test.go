@@ -196,3 +196,49 @@ func TestSysbenchFlagsMakeOneTarget(t *testing.T) {
 		t.Errorf("no sysbench connection flag, yet:\n%s", o.stderr)
 	}
 }
+
+// TestUnknownFlagNeverEchoesItsValue: pflag's message for an unknown
+// shorthand quotes its whole cluster ("'p' in -pSECRET8"), and its message
+// for bad syntax the whole word: a password typed the way go-tpc, mysql or
+// sysbench take it must not reach stderr that way, nor through any hint.
+func TestUnknownFlagNeverEchoesItsValue(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		first string // the error's first line
+	}{
+		{[]string{"run", "oltp_read_write", "-pSECRET8"}, "unknown shorthand flag: -p"},
+		{[]string{"run", "oltp_read_write", "--time=1s", "-pSECRET8"}, "unknown shorthand flag: -p"},
+		{[]string{"run", "tpcc", "-p", "SECRET8"}, "unknown shorthand flag: -p"},
+		{[]string{"run", "tpcc", "--password=SECRET8"}, "unknown flag: --password"},
+		{[]string{"run", "oltp_read_write", "--mysql-password=SECRET8", "--mysql-host=db"}, "unknown flag: --mysql-password"},
+		{[]string{"run", "oltp_read_write", "--pgsql-host=db", "--pgsql-password", "SECRET8"}, "unknown flag: --pgsql-host"},
+		{[]string{"run", "oltp_read_write", "--mysql-host=db", "-pSECRET8", "--mysql-password=SECRET8"}, "unknown flag: --mysql-host"},
+		{[]string{"run", "oltp_read_write", "---mysql-password=SECRET8"}, "bad flag syntax: ---mysql-password"},
+		{[]string{"run", "oltp_read_write", "--=SECRET8"}, "bad flag syntax: --"},
+	} {
+		o := run(t, context.Background(), tc.args...)
+		if o.code != ExitUsage || strings.Contains(o.stdout+o.stderr, "SECRET8") {
+			t.Errorf("%q: exit %d, the password printed?\n%s%s", tc.args, o.code, o.stdout, o.stderr)
+		}
+		if first, _, _ := strings.Cut(o.stderr, "\n"); !strings.HasSuffix(first, tc.first) {
+			t.Errorf("%q: first line %q, want it to end %q", tc.args, first, tc.first)
+		}
+	}
+}
+
+// TestSysbenchTargetPastes: the "together: --target URL" line is pasted
+// into a shell as it is printed: what sysbench's flags carried ($(...),
+// ';') comes back as one word, and nothing runs.
+func TestSysbenchTargetPastes(t *testing.T) {
+	args := []string{"run", "oltp_read_write", "--pgsql-host=h$(id)", "--pgsql-db=x;touch /tmp/pwned"}
+	o := run(t, context.Background(), args...)
+	_, line, ok := strings.Cut(o.stderr, "together: ")
+	line, _, _ = strings.Cut(line, "\n")
+	if !ok || o.code != ExitUsage {
+		t.Fatalf("exit %d, no together line:\n%s", o.code, o.stderr)
+	}
+	url := sysbenchTarget(args)
+	if got := shellWords(t, "sh", line); len(got) != 2 || got[0] != "--target" || got[1] != url || !strings.Contains(url, "$(id)") {
+		t.Errorf("sh made %q of %s", got, line)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/rightsize/rightsize/internal/shellword"
 )
 
 // shellWords runs line's words through a shell (printf '%s\0' WORDS) and
@@ -26,7 +28,7 @@ func shellWords(t *testing.T, shell, line string) []string {
 	return words[:len(words)-1]
 }
 
-// TestShellJoinPastes: every argument printed by printCommand comes back
+// TestShellJoinPastes: every argument printed by shellword.Join comes back
 // as it was when the line is pasted into a POSIX shell (dash: what /bin/sh
 // is here), whatever shell characters it holds, and nothing else runs.
 func TestShellJoinPastes(t *testing.T) {
@@ -37,7 +39,7 @@ func TestShellJoinPastes(t *testing.T) {
 		"#comment", "a#b", "~", "~/x", "x~", "(a)", "{a,b}", "[ab]", "*", "?", "!x", "a=b", "=", "--x=a;b", "a|b", "a&b", "a>b", "<a",
 		`"q"`, `a\b`, "%s", "é", "--rate=1x,2x", "sqlite:/tmp/x.db", "-", "--",
 	}
-	line := shellJoin(args)
+	line := shellword.Join(args)
 	if got := shellWords(t, "sh", line); strings.Join(got, "\x00") != strings.Join(args, "\x00") {
 		t.Errorf("sh made of %s:\n%q\nwant\n%q", line, got, args)
 	}
@@ -45,7 +47,7 @@ func TestShellJoinPastes(t *testing.T) {
 		t.Errorf("pasting %s ran a command", line)
 	}
 	// Plain words stay plain, as typed.
-	if got := shellJoin([]string{"sweep", "--rate=1x,2x", "--out=/tmp/a-b_c.json", "--target=sqlite:x.db", "--label=s1/rate", "a@b", "50%"}); got != "sweep --rate=1x,2x --out=/tmp/a-b_c.json --target=sqlite:x.db --label=s1/rate a@b 50%" {
+	if got := shellword.Join([]string{"sweep", "--rate=1x,2x", "--out=/tmp/a-b_c.json", "--target=sqlite:x.db", "--label=s1/rate", "a@b", "50%"}); got != "sweep --rate=1x,2x --out=/tmp/a-b_c.json --target=sqlite:x.db --label=s1/rate a@b 50%" {
 		t.Errorf("plain words quoted: %s", got)
 	}
 }
@@ -56,7 +58,7 @@ func TestShellJoinPastes(t *testing.T) {
 // back as it was.
 func TestShellJoinControlCharacters(t *testing.T) {
 	args := []string{"a\nb", "a\tb\x1b", "\x1b]0;title\x07", "\x1b[31mred", "x'y\rz", "\x7f", "\u009b1m", "\u202eevil", "a\\b\x01"}
-	line := shellJoin(args)
+	line := shellword.Join(args)
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' || unicode.Is(unicode.Cf, r) }) {
 		t.Errorf("control characters printed raw: %q", line)
 	}
