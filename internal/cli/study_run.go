@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -168,6 +170,10 @@ func finishStudy(ctx context.Context, env *Env, s *study.Study, o studyOptions, 
 			// The steps measured something worth reporting: the report
 			// says what they found, and this why no VM is planned.
 			fmt.Fprintf(env.Stdout, "plan: no VM planned: %v\n", err)
+			// An earlier run's plan in --dir would read as this one's.
+			if err := os.Remove(filepath.Join(o.dir, "plan.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return runError{fmt.Errorf("study: plan: %w", err)}
+			}
 		case err != nil:
 			return err
 		default:
@@ -324,4 +330,10 @@ func studyListCommand(env *Env) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// fileExists reports whether path names something (the plan a study wrote).
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

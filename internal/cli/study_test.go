@@ -422,8 +422,15 @@ report:
   format: md
   path: past.md
 `)
+	// An earlier run's plan in the folder must not stay to be read as this one's.
+	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "out", "plan.json"), []byte(`{"stale": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	o := run(t, context.Background(), "study", "run", file, "--target", "sqlite:"+filepath.Join(dir, "sb.db"), "--prepare", "always",
-		"--history", "sqlite:"+filepath.Join(dir, "h.db"), "--dir", filepath.Join(dir, "out"))
+		"--history", "sqlite:"+filepath.Join(dir, "h.db"), "--dir", filepath.Join(dir, "out"), "--force")
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
@@ -434,6 +441,6 @@ report:
 		t.Errorf("no report: %v\n%s", err, o.stdout)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "plan.json")); err == nil {
-		t.Errorf("a plan.json was written from a sweep past its limit")
+		t.Errorf("a plan.json is in the folder of a study that planned no VM")
 	}
 }
