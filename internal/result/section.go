@@ -124,8 +124,9 @@ func (r Run) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads r and, under its workload's name, its sections and
-// its instances'.
+// its instances'; every string made Printable.
 func (r *Run) UnmarshalJSON(data []byte) error {
+	data = printableJSON(data)
 	if err := json.Unmarshal(data, (*plainRun)(r)); err != nil {
 		return err
 	}

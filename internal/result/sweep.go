@@ -1,6 +1,7 @@
 package result
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
@@ -29,6 +30,15 @@ type Sweep struct {
 	// sweep was run with, the analysis's defaults.
 	SLOMs        float64 `json:"slo_ms,omitempty"`
 	CPUTargetPct float64 `json:"cpu_target_pct,omitempty"`
+}
+
+// plainSweep is a Sweep without its methods, for UnmarshalJSON.
+type plainSweep Sweep
+
+// UnmarshalJSON reads s with every string made Printable: a sweep file, as
+// a result file, can come from anywhere and its text is printed.
+func (s *Sweep) UnmarshalJSON(data []byte) error {
+	return json.Unmarshal(printableJSON(data), (*plainSweep)(s))
 }
 
 // SweepStep is one step's headline and its result file.
