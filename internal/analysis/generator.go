@@ -97,12 +97,16 @@ const (
 	// GenStallPct: one report tick fired late by at least this share of
 	// the step's measured window (a gap in its interval series).
 	GenStallPct = 10
+	// GenStallMinS: and by at least this many seconds, so that a
+	// scheduler's hiccup of tens of milliseconds on a shared host does not
+	// make a stall of a short step.
+	GenStallMinS = 1.0
 )
 
 // GeneratorStall says why the load generator stalled in step st, "" when
 // nothing says so: its CPU per event an outlier against medianCPUUs (the
 // sweep's median; 0: unknown), or a report tick late by a tenth of the
-// step's window. A stall is the step's alone: the step is left out of the
+// step's window and by a second at least. A stall is the step's alone: the step is left out of the
 // knee, the steps after it are kept.
 func GeneratorStall(st result.SweepStep, medianCPUUs float64) string {
 	var why []string
@@ -110,7 +114,7 @@ func GeneratorStall(st result.SweepStep, medianCPUUs float64) string {
 		why = append(why, fmt.Sprintf("the generator used %.3g µs of CPU per event, %.0fx the sweep's median of %.3g µs (at least %dx)",
 			st.ClientCPUUs, st.ClientCPUUs/medianCPUUs, medianCPUUs, GenCPUOutlierX))
 	}
-	if l, w := st.TickerLag, st.To.Sub(st.From).Seconds(); l != nil && w > 0 && 100*l.MaxS >= GenStallPct*w {
+	if l, w := st.TickerLag, st.To.Sub(st.From).Seconds(); l != nil && w > 0 && 100*l.MaxS >= GenStallPct*w && l.MaxS >= GenStallMinS {
 		why = append(why, fmt.Sprintf("a report tick fired %.1f s late in its %.0f s window (a gap in its interval series; at least %d%% of the window)", l.MaxS, w, GenStallPct))
 	}
 	return strings.Join(why, "; ")
