@@ -164,17 +164,9 @@ func checkOutputs(cmd, flag string, paths []string, force bool, inputs []string)
 // writeOutput writes b to path as results are written (session.WriteFile:
 // a temporary file beside it, renamed into place, so that a full disk
 // leaves the old file whole); a device or a pipe (/dev/null, /dev/stdout)
-// is written to directly, and a symlink's target is replaced, not the
-// link.
+// is written to in place (session.WriteFile does it), and a symlink's
+// target is replaced, not the link.
 func writeOutput(path string, b []byte) error {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		_, err = f.Write(b)
-		return errors.Join(err, f.Close())
-	}
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
 	}

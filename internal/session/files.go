@@ -53,6 +53,7 @@ func ReadResult(path string) (*result.Run, error) {
 // WriteResult writes the JSON atomically: a temporary file beside it,
 // synced and renamed into place, so an interrupted write never leaves half a
 // result and a full or failing disk is reported here, not after the rename.
+// A device or a pipe (/dev/null) is written to as it is, never replaced.
 // Errors name the result's path (the temporary file's name means nothing to
 // the user), and the temporary file is removed on failure.
 func WriteResult(path string, r *result.Run) error {
@@ -65,7 +66,8 @@ func WriteResult(path string, r *result.Run) error {
 // WriteFile writes what write writes at path as WriteResult writes a
 // result: a temporary file beside it, fsynced and renamed into place, so
 // that a failing write (a full disk) leaves path as it was and no
-// temporary file. Errors name path.
+// temporary file; a device or a pipe is written to in place. Errors name
+// path.
 func WriteFile(path string, write func(io.Writer) error) error {
 	if _, err := writeFileAtomic(path, true, write); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -89,7 +91,13 @@ func writeAtomic(path string, r *result.Run, final bool) (int64, error) {
 // writeFileAtomic writes what write writes to a temporary file in path's
 // directory, fsynced when sync, and renames it to path, returning the bytes
 // written; on failure the temporary file is removed and path is as it was.
+// A path that exists and is not a regular file (a device such as
+// /dev/null, a pipe, or a symlink to one) is written to in place, never
+// replaced.
 func writeFileAtomic(path string, sync bool, write func(io.Writer) error) (n int64, err error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return writeInPlace(path, write)
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
@@ -128,6 +136,18 @@ func writeFileAtomic(path string, sync bool, write func(io.Writer) error) (n int
 		return cw.n, err
 	}
 	return cw.n, os.Rename(tmp.Name(), path)
+}
+
+// writeInPlace writes what write writes to the existing file at path (a
+// device or a pipe), returning the bytes written.
+func writeInPlace(path string, write func(io.Writer) error) (int64, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return 0, err
+	}
+	cw := &countingWriter{w: f}
+	err = write(cw)
+	return cw.n, errors.Join(err, f.Close())
 }
 
 // countingWriter counts the bytes written through it.
