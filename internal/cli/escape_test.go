@@ -38,3 +38,16 @@ func TestResultTextNeverEscapesToTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestStudyDirLineQuoted: study's "… in DIR" line quotes the folder as a
+// shell word, an escape in its name written \x1b, never raw.
+func TestStudyDirLineQuoted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a b\x1b[31m")
+	o := run(t, context.Background(), "study", "run", "vm-rate", "--dry-run", "--dir", dir, "--target", "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+	if strings.Contains(o.stdout+o.stderr, "\x1b") {
+		t.Errorf("exit %d, an escape printed raw:\n%q", o.code, o.stdout+o.stderr)
+	}
+	if o.code == ExitOK && !strings.Contains(o.stdout, " in $'") {
+		t.Errorf("the folder is not quoted:\n%s", o.stdout)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/session"
+	"github.com/rightsize/rightsize/internal/shellword"
 	"github.com/rightsize/rightsize/internal/study"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
@@ -245,7 +246,7 @@ func runStudy(ctx context.Context, env *Env, arg string, o studyOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "study %s (%s, scale %s): %s, id %s, in %s\n", s.Name, orElse(s.Title, arg), o.scale, plural(len(steps), "step"), o.id, o.dir)
+	fmt.Fprintf(env.Stdout, "study %s (%s, scale %s): %s, id %s, in %s\n", s.Name, orElse(s.Title, arg), o.scale, plural(len(steps), "step"), o.id, shellword.Quote(o.dir))
 	if o.dryRun {
 		for _, st := range steps {
 			printCommand(env, append([]string{st.cmd.Phase, st.cmd.Workload}, st.args...))
