@@ -255,7 +255,7 @@ func TestRecordInHistoryTiesTheSweep(t *testing.T) {
 	if err := recordInHistory(context.Background(), env, dsn, runs, paths, sw, filepath.Join(dir, "s.json")); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "history: 2 run(s) and the sweep recorded in "+dsn) {
+	if !strings.Contains(out.String(), "history: 2 runs and the sweep recorded in "+dsn) {
 		t.Errorf("said %q", out.String())
 	}
 	// Again: nothing doubles.
@@ -263,7 +263,7 @@ func TestRecordInHistoryTiesTheSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := runHistory(t, nil, "list", "--history", dsn)
-	if strings.Count(o.stdout, id) != 3 || !strings.Contains(lineOf(o.stdout, id+"-oltp_read_write-threads2"), "threads 2") || !strings.Contains(o.stdout, id+"-oltp_read_write-sweep") {
+	if strings.Count(o.stdout, id) != 3 || !strings.Contains(lineOf(o.stdout, id+"…threads2"), "threads 2") || !strings.Contains(o.stdout, id+"-oltp_read_write-sweep") {
 		t.Errorf("list:\n%s\n%s", o.stdout, o.stderr)
 	}
 	if o := runHistory(t, nil, "list", "--wide", "--history", dsn); !strings.Contains(o.stdout, "sweep step threads 2") {
