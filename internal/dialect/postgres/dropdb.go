@@ -11,11 +11,16 @@ import (
 
 var _ dialect.Dropper = Dialect{}
 
-// CountTables counts the tables and views of c's database outside
-// pg_catalog and information_schema, except the one named.
+// CountTables counts the tables, views, materialized views and foreign
+// tables of c's database outside the system schemas, except the one named.
+// It reads pg_class, which lists every relation whatever the connecting
+// role may read (information_schema.tables leaves out another role's
+// tables, and a database holding them would be taken for empty).
 func (Dialect) CountTables(ctx context.Context, c dialect.Conn, except string) (int64, error) {
 	var n int64
-	err := c.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_name <> ?", []any{except}, &n)
+	err := c.QueryRow(ctx, `SELECT COUNT(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+		AND n.nspname NOT LIKE 'pg\_toast%' AND n.nspname NOT LIKE 'pg\_temp\_%' AND c.relname <> ?`, []any{except}, &n)
 	return n, err
 }
 
