@@ -36,7 +36,9 @@ type Sweep struct {
 type plainSweep Sweep
 
 // UnmarshalJSON reads s with every string made Printable: a sweep file, as
-// a result file, can come from anywhere and its text is printed.
+// a result file, can come from anywhere and its text is printed. A type
+// that embeds a Sweep (analysis.Result) is given this method too, which
+// decodes only the Sweep: decode such a type's other fields apart.
 func (s *Sweep) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(printableJSON(data), (*plainSweep)(s))
 }
