@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/testenv"
 	"github.com/rightsize/rightsize/internal/workload/dbtarget"
@@ -117,5 +120,68 @@ func TestCleanupKeptDatabasesSaidOnce(t *testing.T) {
 	if o.code != ExitOK || !strings.Contains(o.stdout, "dropped the databases prepare created: ") ||
 		!strings.Contains(o.stdout, "_1?") || !strings.Contains(o.stdout, "_3?") || strings.Contains(o.stdout, "kept the database") {
 		t.Errorf("cleanup --tables 2: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// TestCleanupKeepsAnotherRolesTable: a database prepare created, in which
+// another role made a table the preparing role may not read, is not empty:
+// cleanup, run as the preparing role, keeps it (information_schema.tables
+// hid that table from it, and the database was dropped with it).
+func TestCleanupKeepsAnotherRolesTable(t *testing.T) {
+	ctx := context.Background()
+	base := testenv.PostgresURL(t)
+	admin := connectTo(t, base)
+	suffix := fmt.Sprintf("%d", time.Now().UnixNano()%1e9)
+	owner, other := "rs_owner_"+suffix, "rs_other_"+suffix
+	for _, q := range []string{`CREATE ROLE "` + owner + `" LOGIN CREATEDB`, `CREATE ROLE "` + other + `"`} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(owner)
+	asOwner := u.String()
+	urls, err := dbtarget.Number(asOwner, "sbtest", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbName := func(i int) string {
+		p, _ := url.Parse(urls[i])
+		return strings.TrimPrefix(p.Path, "/")
+	}
+	t.Cleanup(func() {
+		for i := range urls {
+			admin.Exec(ctx, `DROP DATABASE IF EXISTS "`+dbName(i)+`" WITH (FORCE)`)
+		}
+		admin.Exec(ctx, `DROP ROLE IF EXISTS "`+owner+`"`)
+		admin.Exec(ctx, `DROP ROLE IF EXISTS "`+other+`"`)
+	})
+	flags := []string{"--target", asOwner, "--instances", "2", "--tables", "1", "--table-size", "10"}
+	if o := run(t, ctx, append([]string{"prepare", "oltp_read_write"}, flags...)...); o.code != ExitOK {
+		t.Fatalf("prepare: exit %d\n%s", o.code, o.stderr)
+	}
+	// The other role's table, in the first database, as the server's admin.
+	u.User = url.User("postgres")
+	first, _ := url.Parse(urls[0])
+	u.Path = first.Path
+	sql := execOn(t, u.String())
+	sql(`CREATE SCHEMA theirs AUTHORIZATION "` + other + `"`)
+	sql(`CREATE TABLE theirs.orders (id INTEGER)`)
+	sql(`ALTER TABLE theirs.orders OWNER TO "` + other + `"`)
+	o := run(t, ctx, append([]string{"cleanup", "oltp_read_write"}, flags...)...)
+	if o.code != ExitOK {
+		t.Fatalf("cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	for i, want := range []bool{true, false} {
+		var n int64
+		if err := admin.QueryRow(ctx, "SELECT COUNT(*) FROM pg_database WHERE datname = ?", []any{dbName(i)}, &n); err != nil {
+			t.Fatal(err)
+		}
+		if got := n > 0; got != want {
+			t.Errorf("after cleanup, %s exists = %v, want %v\n%s", dbName(i), got, want, o.stdout)
+		}
 	}
 }
