@@ -26,7 +26,8 @@ options are refused, and missing shards are named.
   rightsize merge --run 20261201T100000Z-1a2b3c4d --history postgres://rs@history/rs
 
 -o never replaces one of the shards' files (exit 2), nor, without --force, a
-file rightsize did not write.
+file that is not a result, sweep file or sweep's Markdown report of
+rightsize's (a report, a plan, a file of the user's).
 
 The merged result is recorded in the history catalog (--no-history: not).`
 
@@ -57,7 +58,7 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 				}
 			}
 			if out != "" && out != "-" {
-				if err := checkOutput("merge", "-o", out, force, args); err != nil {
+				if err := checkOutput("merge", "-o", out, resultOut, force, args); err != nil {
 					return err
 				}
 			}
@@ -83,7 +84,7 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 				out = filepath.Join("results", result.FileSafe(m.ID+"-"+m.Workload)+".json")
 			}
 			if out != "-" {
-				if err := checkOutput("merge", "-o", out, force, args); err != nil { // the default's
+				if err := checkOutput("merge", "-o", out, resultOut, force, args); err != nil { // the default's
 					return err
 				}
 				if err := session.WriteResult(out, m); err != nil {
@@ -101,7 +102,7 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&runID, "run", "", "merge the shards of this run recorded in the history catalog (the run id every shard printed)")
-	f.StringVarP(&out, "out", "o", "", "the merged result file (default results/<run id>-<workload>.json; '-' for none); never one of the shards' files, nor a file that is not a rightsize result (see --force)")
+	f.StringVarP(&out, "out", "o", "", "the merged result file (default results/<run id>-<workload>.json; '-' for none); never one of the shards' files, nor a file that is not a result or sweep of rightsize's (see --force)")
 	f.BoolVar(&force, "force", false, "let -o replace an existing file that is not a result, sweep, plan or report of rightsize's")
 	f.StringVar(&dsnFlag, "history", "", "the history catalog (default: $RIGHTSIZE_HISTORY, else the local one): where --run is looked up and the merged result recorded")
 	f.BoolVar(&noHistory, "no-history", false, "do not record the merged result in the history catalog")

@@ -5,16 +5,18 @@ package cli
 //
 //   - one of its own inputs (the same file by any name: a symlink, a hard
 //     link, another spelling of the path): refused, whatever --force says;
-//   - a file rightsize did not write, unless --force. rightsize wrote a file
-//     when it is empty, or is a result (a checkpoint too), a sweep file or a
-//     plan (rightsize plan --format json) that decodes as ours, an HTML
-//     report (its <meta name="generator" content="rightsize ..."> tag), a
-//     Markdown report written by report -o (its first line is
-//     markdownMarker) or a Go CPU profile (--cpuprofile's); a sweep's
-//     Markdown report is ours when the sweep file beside it is. CSV and
-//     text reports carry no mark: replacing one needs --force.
+//   - a file of another kind than it writes, unless --force: report -o
+//     replaces a report rightsize wrote (an HTML report, with its <meta
+//     name="generator" content="rightsize ..."> tag, or a Markdown report
+//     of report -o, whose first line is markdownMarker); run and sweep
+//     --out and merge -o a result (a checkpoint too) or a sweep file that
+//     decodes as ours, or a sweep's Markdown report (ours when the sweep
+//     file beside it is); --cpuprofile a Go CPU profile. An empty file is
+//     replaced by all. A plan, CSV and text reports (they carry no mark)
+//     and files rightsize did not write need --force.
+//   - an output another of its flags names (--out and --cpuprofile).
 //
-// Both refusals are usage errors (exit 2), made before anything runs.
+// The refusals are usage errors (exit 2), made before anything runs.
 
 import (
 	"bytes"
@@ -26,6 +28,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/result"
@@ -40,12 +43,47 @@ const markdownMarker = "<!-- generator: rightsize -->\n"
 // htmlMarker is in the head of every HTML page rightsize writes.
 const htmlMarker = `<meta name="generator" content="rightsize`
 
+// kind is what a file rightsize wrote is, as fileKind tells it.
+type kind int
+
+const (
+	notOurs kind = iota // not rightsize's, or it cannot tell
+	kindResult
+	kindSweep
+	kindSweepMarkdown
+	kindPlan
+	kindHTML
+	kindMarkdown
+	kindProfile
+)
+
+// String names the kind in a refusal: "-o b.json is a rightsize result".
+func (k kind) String() string {
+	return [...]string{"not rightsize's", "a rightsize result (a measurement)", "a rightsize sweep file",
+		"a sweep's Markdown report (beside its sweep file)", "a rightsize plan", "an HTML report of rightsize's",
+		"a Markdown report of rightsize's", "a Go CPU profile"}[k]
+}
+
+// output is what a command's flag writes, and which kinds of rightsize's
+// files it replaces without --force.
+type output struct {
+	name     string
+	replaces []kind
+}
+
+var (
+	reportOut  = output{"a report", []kind{kindHTML, kindMarkdown}}
+	resultOut  = output{"a result or sweep file", []kind{kindResult, kindSweep, kindSweepMarkdown}}
+	profileOut = output{"a CPU profile", []kind{kindProfile}}
+)
+
 // checkOutput refuses (exit 2) to let the command cmd write its flag's file
-// path over one of inputs (paths it read), or over an existing file
-// rightsize did not write unless force. A path that does not exist is
-// fine; one that is not a regular file (a directory) is refused, except a
-// device or a pipe (/dev/null, /dev/stdout), which is written to as it is.
-func checkOutput(cmd, flag, path string, force bool, inputs []string) error {
+// path, which is out, over one of inputs (paths it read), or over an
+// existing file that is not of a kind out replaces unless force. A path
+// that does not exist, or is empty, is fine; one that is not a regular
+// file (a directory) is refused, except a device or a pipe (/dev/null,
+// /dev/stdout), which is written to as it is.
+func checkOutput(cmd, flag, path string, out output, force bool, inputs []string) error {
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -65,34 +103,74 @@ func checkOutput(cmd, flag, path string, force bool, inputs []string) error {
 			return usagef("%s: %s %s is the input %s (the same file): it would be replaced by the output; write elsewhere", cmd, flag, path, in)
 		}
 	}
-	if force || st.Size() == 0 || ours(path) {
+	if force || st.Size() == 0 {
 		return nil
+	}
+	switch k := fileKind(path); {
+	case slices.Contains(out.replaces, k):
+		return nil
+	case k != notOurs:
+		return usagef("%s: %s %s is %s, not %s: --force replaces it", cmd, flag, path, k, out.name)
+	case slices.Contains([]string{".csv", ".txt", ".text"}, strings.ToLower(filepath.Ext(path))):
+		return usagef("%s: %s %s exists and rightsize cannot tell who wrote it (CSV and text reports carry no mark): --force replaces it", cmd, flag, path)
 	}
 	return usagef("%s: %s %s exists and was not written by rightsize (not a result, sweep, plan or report of its own): --force replaces it", cmd, flag, path)
 }
 
-// ours reports whether rightsize wrote the file at path (see the top of
-// this file).
-func ours(path string) bool {
-	// A sweep's Markdown report goes with the sweep file beside it.
-	if sweep := strings.TrimSuffix(path, ".md") + ".json"; strings.HasSuffix(path, "-sweep.md") && ownJSON(sweep) {
+// checkOnce refuses (exit 2) a file that two of a command's flags name
+// (files[i] is flags[i]'s; "" is none): one output would overwrite the
+// other. Paths are compared cleaned and absolute, and as files when both
+// exist (a symlink, a hard link).
+func checkOnce(cmd string, flags, files []string) error {
+	for i := range files {
+		for j := range i {
+			if files[i] != "" && files[j] != "" && samePath(files[i], files[j]) {
+				return usagef("%s: %s %s is also %s's %s: name each output once", cmd, flags[i], files[i], flags[j], files[j])
+			}
+		}
+	}
+	return nil
+}
+
+// samePath reports whether a and b name one file.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == ab {
 		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// ours reports whether rightsize wrote the file at path, of any kind (see
+// the top of this file).
+func ours(path string) bool {
+	return fileKind(path) != notOurs
+}
+
+// fileKind tells what kind of rightsize's file path is (notOurs when none).
+func fileKind(path string) kind {
+	// A sweep's Markdown report goes with the sweep file beside it.
+	if sweep := strings.TrimSuffix(path, ".md") + ".json"; strings.HasSuffix(path, "-sweep.md") && ownJSON(sweep) == kindSweep {
+		return kindSweepMarkdown
 	}
 	head, err := readHead(path, 4096)
 	if err != nil {
-		return false
+		return notOurs
 	}
 	switch {
 	case bytes.HasPrefix(head, []byte(markdownMarker)):
-		return true
+		return kindMarkdown
 	case bytes.Contains(head, []byte(htmlMarker)):
-		return true
+		return kindHTML
 	case bytes.HasPrefix(bytes.TrimSpace(head), []byte("{")):
 		return ownJSON(path)
-	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
-		return profile(head)
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}) && profile(head):
+		return kindProfile
 	}
-	return false
+	return notOurs
 }
 
 // profile reports whether head begins a Go CPU profile as --cpuprofile
@@ -112,28 +190,33 @@ func profile(head []byte) bool {
 	return field >= 1 && field <= 14 && (wire == 0 || wire == 2)
 }
 
-// ownJSON reports whether path holds a result (or checkpoint), a sweep
-// file or a plan of rightsize's, told apart by their fields as report
-// tells them.
-func ownJSON(path string) bool {
+// ownJSON tells whether path holds a result (or checkpoint), a sweep file
+// or a plan of rightsize's, told apart by their fields as report tells
+// them (notOurs when none).
+func ownJSON(path string) kind {
 	b, err := session.ReadFile(path)
 	if err != nil {
-		return false
+		return notOurs
 	}
 	var keys map[string]json.RawMessage
 	if json.Unmarshal(b, &keys) != nil {
-		return false
+		return notOurs
 	}
 	has := func(k string) bool { _, ok := keys[k]; return ok }
 	switch {
 	case has("schema_version") && has("axis") && has("steps"):
 		var sw result.Sweep
-		return json.Unmarshal(b, &sw) == nil && sw.SchemaVersion >= 1
+		if json.Unmarshal(b, &sw) == nil && sw.SchemaVersion >= 1 {
+			return kindSweep
+		}
 	case has("schema_version") && has("summary"):
-		_, err := result.Decode(bytes.NewReader(b))
-		return err == nil
+		if _, err := result.Decode(bytes.NewReader(b)); err == nil {
+			return kindResult
+		}
+	case has("host") && has("ht_gain_pct"):
+		return kindPlan
 	}
-	return has("host") && has("ht_gain_pct")
+	return notOurs
 }
 
 // readHead reads up to n bytes from the start of the file at path.
@@ -152,9 +235,9 @@ func readHead(path string, n int) ([]byte, error) {
 }
 
 // checkOutputs checks each of paths as checkOutput does.
-func checkOutputs(cmd, flag string, paths []string, force bool, inputs []string) error {
+func checkOutputs(cmd, flag string, paths []string, out output, force bool, inputs []string) error {
 	for _, p := range paths {
-		if err := checkOutput(cmd, flag, p, force, inputs); err != nil {
+		if err := checkOutput(cmd, flag, p, out, force, inputs); err != nil {
 			return err
 		}
 	}

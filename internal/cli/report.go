@@ -304,7 +304,7 @@ func writeReport(ctx context.Context, env *Env, o reportOptions, args []string) 
 		return err
 	}
 	if o.out != "" && o.out != "-" {
-		if err := checkOutput("report", "-o", o.out, o.force, l.files); err != nil {
+		if err := checkOutput("report", "-o", o.out, reportOut, o.force, l.files); err != nil {
 			return err
 		}
 		if f == report.Markdown {
@@ -456,8 +456,9 @@ run named twice (the same file, a copy, its key beside its file) is refused
 Files over 256 MiB and devices (/dev/zero) are refused (exit 1). -o writes
 to a temporary file renamed into place (a full disk leaves the previous
 report whole); it never replaces an input (exit 2), and replaces an existing
-file only when rightsize wrote it (a result, sweep, plan, HTML report, a
-Markdown report of report -o, or an empty file): anything else needs --force.`,
+file only when it is a report rightsize wrote (an HTML report, a Markdown
+report of report -o) or empty: anything else (a result, a sweep, a plan, a
+CSV or text report, which carry no mark) needs --force.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("report: name at least one result, sweep or plan file")
@@ -467,8 +468,8 @@ Markdown report of report -o, or an empty file): anything else needs --force.`,
 		RunE: func(c *cobra.Command, args []string) error { return writeReport(c.Context(), env, o, args) },
 	}
 	cmd.Flags().StringVar(&o.format, "format", "html", "html, md, csv or text")
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write the report to this file (default: standard output); never one of the inputs, nor a file rightsize did not write (see --force)")
-	cmd.Flags().BoolVar(&o.force, "force", false, "let -o replace an existing file that is not a report, result, sweep or plan of rightsize's (a CSV or text report carries no mark: replacing one needs --force)")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write the report to this file (default: standard output); never one of the inputs, nor a file that is not a report of rightsize's (see --force)")
+	cmd.Flags().BoolVar(&o.force, "force", false, "let -o replace an existing file that is not an HTML or Markdown report of rightsize's (a result, a sweep, a plan, a CSV or text report: these carry no report mark)")
 	cmd.Flags().StringVar(&o.sortBy, "sort", "", "sort the runs table by label, target, throughput, avg, p95, p99 or errors; a comparison's table by config, throughput, avg or p99 (best first)")
 	cmd.Flags().StringVar(&o.title, "title", "", "the HTML report's title")
 	cmd.Flags().StringVar(&o.history, "history", "", "the history catalog the arguments that are not files are looked up in: sqlite:PATH or postgres://user@host:5432/db (default: $RIGHTSIZE_HISTORY, else $XDG_DATA_HOME/rightsize/history.db or ~/.local/share/rightsize/history.db)")

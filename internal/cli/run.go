@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"slices"
 
 	"github.com/rightsize/rightsize/internal/config"
 	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
@@ -28,13 +29,18 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags)
 	if p.Sweep {
 		cmd = "sweep"
 	}
-	if err := checkOutputs(cmd, "--out", outputs(p), p.Force, nil); err != nil {
+	outs := outputs(p)
+	if err := checkOutputs(cmd, "--out", outs, resultOut, p.Force, nil); err != nil {
 		return err
 	}
 	if p.CPUProfile != "" {
-		if err := checkOutput(cmd, "--cpuprofile", p.CPUProfile, p.Force, nil); err != nil {
+		if err := checkOutput(cmd, "--cpuprofile", p.CPUProfile, profileOut, p.Force, nil); err != nil {
 			return err
 		}
+	}
+	flags := append(slices.Repeat([]string{"--out"}, len(outs)), "--cpuprofile")
+	if err := checkOnce(cmd, flags, append(outs, p.CPUProfile)); err != nil {
+		return err
 	}
 	_, err = execute(ctx, env, p)
 	if err != nil && p.Prepare != "always" && missingDatabase(p, err) {
