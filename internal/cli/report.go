@@ -208,6 +208,9 @@ func decodeSweep(p string, b []byte) (*result.Sweep, error) {
 	if sw.SchemaVersion != result.SchemaVersion {
 		return nil, fmt.Errorf("%s has schema version %d; this rightsize reads sweep files of schema version %d", p, sw.SchemaVersion, result.SchemaVersion)
 	}
+	if sw.Axis == "" && len(sw.Steps) == 0 {
+		return nil, fmt.Errorf("%s is not a sweep file: it names no axis and has no steps (a run's result? report reads those)", p)
+	}
 	if sw.Axis == "" {
 		return nil, fmt.Errorf("%s is not a sweep file: it names no axis", p)
 	}

@@ -172,7 +172,7 @@ func TestTPCCFileOfSchema1(t *testing.T) {
 	// of its retries and deadlocks (none in this run), and counts in the
 	// singular or plural as they fall ("2 instances", not "2 instance(s)").
 	changed := map[string]string{
-		"tpcc: 2 s measured; closed loop, 4 threads; 2 instance(s)": "tpcc: 2 s measured; closed loop, 4 threads; 2 instances",
+		"tpcc: 2 s measured; closed loop, 4 threads; 2 instance(s)":                                                                                      "tpcc: 2 s measured; closed loop, 4 threads; 2 instances",
 		"  step  throughput/s  avg ms   p95 ms   p99 ms  errors  cpu usr%  sys%  iowait%  steal%  run queue":                                             "  step  throughput/s  avg ms   p95 ms   p99 ms  errors  retries  deadlocks  cpu usr%  sys%  iowait%  steal%  run queue  slowest inst/s  fastest inst/s  inst cov%",
 		"               32.50  35.835  105.644  118.424       0        64    34        0       2         20":                                             "               32.50  35.835  105.644  118.424       0        0          0        64    34        0       2         20            15.5            17.0        4.6",
 		"TPC-C, 2 instances of 1 warehouse(s), 8 terminal(s), think scale 0.01: tpmC 900, NOPM 870, all transactions 1950/min; efficiency 87.5% of 1029": "TPC-C, 2 instances of 1 warehouse(s), 8 terminal(s), think scale 0.01: tpmC 900, NOPM 870, all transactions 1950/min, efficiency 87.5%, ceiling 1029 tpmC",
