@@ -91,12 +91,21 @@ IOPS, MB/s (10^6 bytes) and MiB/s, latency percentiles, the engine and the
 client CPU per I/O; with --vms and --capacity, the per-VM and per-GB figures
 of the seed's table.`
 
-// ParseTarget takes --target, or --file when --target is not given.
+// ParseTarget takes --target, or --file when --target is not given: a
+// path, or a file URL (file:PATH, file:///PATH).
 func (w *Workload) ParseTarget(raw string, _ workload.TargetOptions) (workload.Target, error) {
 	if strings.TrimSpace(raw) == "" {
 		raw = w.opt.File
 	}
 	raw = strings.TrimSpace(raw)
+	// A file URL (file:/data/x, file:///data/x), as the report's layout
+	// line writes a file, names the file.
+	if rest, ok := strings.CutPrefix(raw, "file:"); ok {
+		if strings.HasPrefix(rest, "///") {
+			rest = rest[2:]
+		}
+		raw = rest
+	}
 	if raw == "" {
 		return nil, fmt.Errorf("%w: give the file or block device to test with --file (or --target)", dialect.ErrBadTarget)
 	}

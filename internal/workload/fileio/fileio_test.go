@@ -325,3 +325,30 @@ func TestWritingRunOnAFileItDidNotLayOut(t *testing.T) {
 		t.Error("no reads from a user's file")
 	}
 }
+
+// TestParseTargetFileURL: a target written as a file URL (file:/data/x,
+// file:///data/x), as report's layout line shows a file, names the file,
+// not a path under a folder called "file:" (prepare failed to record its
+// layout in "file:/…").
+func TestParseTargetFileURL(t *testing.T) {
+	w := New()
+	for raw, want := range map[string]string{
+		"file:/data/rs.dat":   "/data/rs.dat",
+		"file:///data/rs.dat": "/data/rs.dat",
+		"file:rs.dat":         "rs.dat",
+		"/data/rs.dat":        "/data/rs.dat",
+		"/dev/nvme0n1":        "/dev/nvme0n1",
+	} {
+		tg, err := w.ParseTarget(raw, workload.TargetOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", raw, err)
+			continue
+		}
+		if got := tg.(*target).path; got != want {
+			t.Errorf("%s: path %q, want %q", raw, got, want)
+		}
+	}
+	if _, err := w.ParseTarget("file:", workload.TargetOptions{}); err == nil {
+		t.Errorf("file: with no path was accepted")
+	}
+}
