@@ -293,6 +293,16 @@ type listTable struct {
 // fills (but the key's), and unless wide fitted to listWidth.
 func (t listTable) write(w io.Writer, wide bool) {
 	t = t.withoutEmpty()
+	// A catalog written before results were decoded printable may hold a
+	// label with an escape sequence: shown visibly, before any cell is cut.
+	for _, r := range t.rows {
+		for c := range r {
+			r[c] = result.Printable(r[c])
+		}
+	}
+	for i, g := range t.groups {
+		t.groups[i] = result.Printable(g)
+	}
 	if !wide {
 		t.shrink(listWidth)
 	}

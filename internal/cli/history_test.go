@@ -646,3 +646,25 @@ func TestHistoryCompareSameRunTwice(t *testing.T) {
 		t.Errorf("compare base cand: exit %d\n%s", o.code, o.stderr)
 	}
 }
+
+// TestHistoryListShowsOldRawLabelsVisibly: a catalog recorded before result
+// files were decoded printable may hold a label with an escape sequence;
+// history list writes it visibly, never raw, and never cut in half.
+func TestHistoryListShowsOldRawLabelsVisibly(t *testing.T) {
+	dir := t.TempDir()
+	dsn := "sqlite:" + filepath.Join(dir, "h.db")
+	rng := rand.New(rand.NewPCG(1, 2))
+	label := "evil\x1b]0;PWNED\x07\x1b[31m" + strings.Repeat("x", 60)
+	r := fakeRun(rng, "20250301T120000Z-7e7e7e", label, hist0, 100, 5)
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Getenv: func(string) string { return "" }}
+	if err := recordInHistory(context.Background(), env, dsn, []*result.Run{r}, []string{filepath.Join(dir, "r.json")}, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"list"}, {"list", "--wide"}} {
+		o := runHistory(t, nil, append(args, "--history", dsn)...)
+		if o.code != ExitOK || strings.ContainsAny(o.stdout, "\x1b\x07") || !strings.Contains(o.stdout, `evil\x1b]0;P`) {
+			t.Errorf("%v: exit %d, a raw escape or no visible label:\n%q", args, o.code, o.stdout)
+		}
+	}
+}
