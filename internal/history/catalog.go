@@ -131,7 +131,7 @@ func checkFolder(t *dialect.Target, getenv func(string) string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s: the folder %s of the history catalog does not exist: create it (mkdir -p %s), or name a catalog in a folder that exists (only the default catalog's folder is made for it)",
-		ErrBadDSN, t.Redacted, dir, shellword.Quote(dir))
+		ErrBadDSN, result.Printable(t.Redacted), result.Printable(dir), shellword.Quote(dir))
 }
 
 // sameAbs reports whether two paths name one file once made absolute.

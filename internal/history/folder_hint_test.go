@@ -17,3 +17,13 @@ func TestMkdirHintPastes(t *testing.T) {
 		t.Errorf("got %v\nwant it to hold %s", err, want)
 	}
 }
+
+// TestMissingFolderMessagePrintable: a folder named with an escape sequence
+// is written visibly in the message's prose, as in its mkdir -p.
+func TestMissingFolderMessagePrintable(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "red\x1b[31m")
+	err := Validate("sqlite:"+filepath.Join(missing, "h.db"), func(string) string { return "" })
+	if err == nil || strings.ContainsRune(err.Error(), 0x1b) || !strings.Contains(err.Error(), `red\x1b[31m`) {
+		t.Errorf("got %q", err)
+	}
+}
