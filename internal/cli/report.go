@@ -488,7 +488,7 @@ func tables(w io.Writer, l loaded, rows []report.RunRow, f report.Format) error 
 		if f == report.CSV {
 			err = report.SweepTable(w, sw, f)
 		} else {
-			err = report.SweepReport(w, sw, f)
+			err = report.SweepDocument(w, report.Doc{Sweep: sw, Plan: l.plan}, f)
 		}
 		if err != nil {
 			return err

@@ -81,3 +81,26 @@ func TestReportCompareRefuses(t *testing.T) {
 		t.Errorf("--at with one sweep: exit %d\n%s", o.code, o.stderr)
 	}
 }
+
+// TestTextReportAnswersWithThePlan: report --format text|md of a sweep and
+// a plan opens with an answer that names the planned VM, as the HTML page
+// and the quickstart do (the text and Markdown answers left it out).
+func TestTextReportAnswersWithThePlan(t *testing.T) {
+	dir := t.TempDir()
+	const sweep = "testdata/sweep-written-by-v1.json"
+	p := run(t, context.Background(), "plan", "--from", sweep, "--target-rate", "100", "--format", "json")
+	if p.code != ExitOK {
+		t.Fatalf("plan: exit %d\n%s", p.code, p.stderr)
+	}
+	planFile := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(planFile, []byte(p.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"text", "md"} {
+		o := run(t, context.Background(), "report", "--format", f, sweep, planFile)
+		answer, _, _ := strings.Cut(o.stdout, "throughput/s") // the steps table's head
+		if o.code != ExitOK || !strings.Contains(answer, "Planned VM: recommended") {
+			t.Errorf("%s: exit %d, no planned VM in the answer:\n%s%s", f, o.code, o.stdout, o.stderr)
+		}
+	}
+}

@@ -83,11 +83,19 @@ func SweepVerdict(w io.Writer, sw *analysis.Result, f Format) error {
 // SweepReport writes a whole sweep as a document: a title, the answer
 // (Headline), what was swept, the step table and the verdict.
 func SweepReport(w io.Writer, sw *analysis.Result, f Format) error {
+	return SweepDocument(w, Doc{Sweep: sw}, f)
+}
+
+// SweepDocument is SweepReport of d.Sweep with the answer of all of d: a
+// plan beside the sweep adds its planned VM to the answer, as the HTML
+// page's does.
+func SweepDocument(w io.Writer, d Doc, f Format) error {
+	sw := d.Sweep
 	ew := &errWriter{w: w}
 	if f == Markdown {
 		ew.printf("# %s sweep over %s\n\n", sw.Workload, sw.Axis)
 	}
-	if ew.err = WriteHeadline(w, Headline(Doc{Sweep: sw}), f); ew.err != nil {
+	if ew.err = WriteHeadline(w, Headline(d), f); ew.err != nil {
 		return ew.err
 	}
 	if f == Markdown {
