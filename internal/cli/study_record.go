@@ -38,16 +38,15 @@ type stepRecord struct {
 
 // readRecord reads the record of the study folder dir (nil: there is none).
 func readRecord(dir string) (*studyRecord, error) {
-	f, err := os.Open(filepath.Join(dir, recordFile))
+	b, err := session.ReadFile(filepath.Join(dir, recordFile)) // capped, as every file rightsize reads back
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var r studyRecord
-	if err := json.NewDecoder(io.LimitReader(f, 4<<20)).Decode(&r); err != nil {
+	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, recordFile), err)
 	}
 	return &r, nil
@@ -117,9 +116,7 @@ func studyClashes(s *study.Study, o studyOptions) []string {
 	for _, e := range ents {
 		name := e.Name()
 		mine := name == recordFile || name == s.Report.Path || (s.Plan != nil && name == "plan.json") ||
-			slices.ContainsFunc(s.Steps, func(st study.Step) bool {
-				return strings.HasPrefix(name, st.Name+".") || strings.HasPrefix(name, st.Name+"-")
-			})
+			slices.ContainsFunc(s.Steps, func(st study.Step) bool { return st.Writes(name) })
 		if !mine || (o.replaceOurs && (name == recordFile || ours(filepath.Join(o.dir, name)))) {
 			continue
 		}
@@ -182,10 +179,7 @@ func specDiff(then, now []string) string {
 func absPaths(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = p
-		if a, err := filepath.Abs(p); err == nil {
-			out[i] = a
-		}
+		out[i] = absPath(p)
 	}
 	return out
 }

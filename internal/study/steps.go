@@ -220,7 +220,7 @@ func (p *parser) reportPath(line int, path string, s *Study) {
 		return
 	}
 	for _, st := range s.Steps {
-		if st.Name != "" && (strings.HasPrefix(path, st.Name+".") || strings.HasPrefix(path, st.Name+"-")) {
+		if st.Writes(path) {
 			p.add(line, "report: path %q: step %s writes %s.json and %s-* (a sweep's steps, its Markdown): name the report otherwise", path, st.Name, st.Name, st.Name)
 			return
 		}

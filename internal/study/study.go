@@ -91,6 +91,13 @@ type Step struct {
 	Options []Option
 }
 
+// Writes reports whether a file named name (in the study's directory) is
+// one of the step's: <step>.json and <step>-* (a sweep's steps, its
+// Markdown).
+func (st Step) Writes(name string) bool {
+	return st.Name != "" && (strings.HasPrefix(name, st.Name+".") || strings.HasPrefix(name, st.Name+"-"))
+}
+
 // Plan right-sizes a VM from a sweep step once it ran ('rightsize plan
 // --from SWEEP --target-rate R --cpu-target C').
 type Plan struct {
