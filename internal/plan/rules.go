@@ -93,6 +93,22 @@ func ceilDiv(a, b int64) int64 {
 	return (a-1)/b + 1
 }
 
+// vcpuWithinCores is rules 1 and 3's check: never more vCPUs than physical
+// cores. It speaks of hyperthreads only where the host has them: on one
+// without, its logical CPUs are its cores and there is no sibling to count.
+func vcpuWithinCores(h topology.Host, vcpu int) Check {
+	cores := h.Cores()
+	if vcpu <= cores {
+		return Check{Rule: "vcpu-within-cores", Status: Pass, Detail: fmt.Sprintf("%d vCPUs ≤ %d physical cores (one vCPU per core, hyperthreads not counted)", vcpu, cores)}
+	}
+	why := "no hyperthreads on this host: one vCPU per core"
+	if h.Threads() > cores {
+		why = fmt.Sprintf("%d logical CPUs: hyperthreads are not cores; a sibling adds about 20 %%, not a core's worth", h.Threads())
+	}
+	return Check{Rule: "vcpu-within-cores", Status: Fail, Detail: fmt.Sprintf("%d vCPUs > %d physical cores (%s)", vcpu, cores, why),
+		Advice: fmt.Sprintf("give it at most %d vCPUs; more needs a host with more cores", cores)}
+}
+
 // CheckVM applies the seed study's rules (DOMAIN.md §1, rules 1 to 3) to vm
 // on host h and works out the layout the VM should get.
 func CheckVM(h topology.Host, vm VM) VMPlan {
@@ -103,19 +119,7 @@ func CheckVM(h topology.Host, vm VM) VMPlan {
 	cores, cpn, nodes := h.Cores(), h.CoresPerNode(), h.NUMANodes
 	mpn := h.MemoryPerNode
 
-	// Rule 1 and 3: never more vCPUs than physical cores.
-	if vm.VCPU > cores {
-		// Say hyperthreads only where the host has them: on one without,
-		// its logical CPUs are its cores and there is no sibling to count.
-		why := "no hyperthreads on this host: one vCPU per core"
-		if h.Threads() > cores {
-			why = fmt.Sprintf("%d logical CPUs: hyperthreads are not cores; a sibling adds about 20 %%, not a core's worth", h.Threads())
-		}
-		add("vcpu-within-cores", Fail, fmt.Sprintf("%d vCPUs > %d physical cores (%s)", vm.VCPU, cores, why),
-			fmt.Sprintf("give it at most %d vCPUs; more needs a host with more cores", cores))
-	} else {
-		add("vcpu-within-cores", Pass, fmt.Sprintf("%d vCPUs ≤ %d physical cores (one vCPU per core, hyperthreads not counted)", vm.VCPU, cores), "")
-	}
+	p.Checks = append(p.Checks, vcpuWithinCores(h, vm.VCPU))
 
 	// Memory against the host.
 	if total := h.MemoryBytes(); total > 0 && vm.Memory > total {
