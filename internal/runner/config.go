@@ -1,0 +1,299 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/pace"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/workload"
+)
+
+// The run's configuration: the load settings, their limits and validation.
+
+// Limits of the load settings.
+const (
+	MinRate     = 1e-3 // starts per second: one in 1000 s
+	MaxRate     = 1e7  // starts per second per instance
+	MinInterval = 10 * time.Millisecond
+	MaxThreads  = 100000
+	// yieldEvery is how often a VU yields its P to the scheduler (see
+	// vu.yield): under the 10 ms after which the runtime forces a hand-off,
+	// and rarely enough that the wake-ups a yield causes stay few (each wakes
+	// an idle thread to look for work). Measured on PostgreSQL point selects:
+	// every 1 ms, 7,000 futex calls a second and 22 µs client CPU per query;
+	// every 5 ms, 1,800 and 15 µs; never, 4,500 timer wake-ups a second and
+	// 24 µs. Checked at every sub-operation, not only between events, 9 ms
+	// is safe and cost 4 % less client CPU per point select than 5 ms
+	// (medians of 4 alternating runs on PostgreSQL, 3 on MariaDB, issue 18).
+	yieldEvery = 9 * time.Millisecond
+	// connectParallel bounds how many VUs connect at once (no connection storm).
+	connectParallel = 16
+	// abandonAfter: events still running this long after their context was
+	// cancelled are abandoned and the run ends without them (partial).
+	abandonAfter = 5 * time.Second
+)
+
+// Config is how load is offered. Durations are wall-clock.
+type Config struct {
+	// Threads is the number of VUs per instance: the concurrency of a closed
+	// loop, the most events in flight at once in an open loop. 1..MaxThreads.
+	Threads int
+	// Rate > 0 selects the open loop: intended starts per second per
+	// instance, MinRate..MaxRate.
+	Rate    float64
+	Arrival pace.Arrival
+	// Think is the closed loop's pause between a VU's events (not timed).
+	Think pace.Think
+	// Warmup precedes the measured window and is reported apart from it.
+	// With SteadyState on it is the longest warm-up.
+	Warmup time.Duration
+	// SteadyState, when its Window is > 0, ends the warm-up early once the
+	// load has settled (fio's ss=).
+	SteadyState SteadyState
+	// Duration is the measured window. Must be > 0.
+	Duration time.Duration
+	// Interval is the report interval (a tick); zero means 1 s; at least MinInterval.
+	Interval time.Duration
+	// Grace is how long events in flight at the end may run before their
+	// context is cancelled; zero means the default, 5 s; negative cancels them
+	// at once.
+	Grace time.Duration
+	// LateThreshold: an open-loop start more than this after its intended
+	// time is counted late; zero means 1 ms.
+	LateThreshold time.Duration
+	// Retry lists the error classes after which an event is run again, as
+	// sysbench restarts events on the errors it ignores; the event's latency
+	// spans every attempt and the failed attempts are counted as retries.
+	// An event in flight at the stop is retried within Grace too.
+	// Connection errors are never retried (the VU reconnects instead).
+	Retry []errclass.Class
+	// MaxRetries bounds the re-runs of one event (at most MaxRetries+1
+	// attempts); zero means 100. An event whose last attempt fails with a
+	// retried class fails for good and is counted in the summary's GaveUp
+	// as well as among its errors.
+	MaxRetries int
+	// Seed seeds VU random sources and Poisson schedules.
+	Seed uint64
+	// Ops are the workload's sub-operations; Event names what one VU.Event runs; Unit names
+	// what throughput counts ("transactions", "ios").
+	Ops   []workload.Op
+	Event string
+	Unit  string
+	// Counters names the workload's own counters (workload.Counting); VUs
+	// add to them by index through Meter.Count.
+	Counters []string
+	// Part, when set, makes this run one shard of a larger one (run
+	// --shard): its instances are the run's FirstInstance.., its Threads
+	// virtual users per instance are the run's FirstVU... Virtual users get
+	// their number in the whole run (NewVU's id) and the random streams
+	// that number has in it, so that the shards together drive what one
+	// process would; the result numbers the instances in the whole run and
+	// keeps the histograms of every summary and interval for the merge.
+	Part *Part
+	// Ready, if set, is called once every virtual user has connected and
+	// returns when the warm-up is to start (the zero time: at once); the
+	// runner waits until then (a start barrier for shards).
+	Ready func(ctx context.Context) (time.Time, error)
+	// OnTick, if set, is called after every tick with the aggregate interval and
+	// each instance's, from the runner's ticker goroutine.
+	OnTick func(agg result.Interval, perInstance []result.Interval)
+	// Snapshot, if set, is called after OnTick at every tick but the measured
+	// window's last (the result follows it), from the ticker goroutine, with
+	// the tick's nominal time (Interval multiples, however late the tick
+	// fired) and take: a function that builds the run's figures up to that tick, marked
+	// partial, as Run would return them had the run stopped there (Summary
+	// and Warmup, Ops with their histograms, from the HDR totals, Intervals,
+	// Instances, Client, Host, TickerLag), except that open-loop Dropped
+	// counts only the starts virtual users gave up (those never handed out
+	// are counted at the end). take may be called only during Snapshot; it
+	// costs a few histogram merges and encodings, so a caller should use it
+	// about once a second at most. The returned Run shares nothing the run
+	// goes on to change.
+	Snapshot func(at time.Time, take func() (*result.Run, error))
+	// Sample, if set, returns the host's figures since its previous call
+	// (secs seconds of wall time); the run calls it with secs 0 as it starts
+	// (and drops what it returns) so that the first interval begins there,
+	// then the ticker calls it at each tick and keeps them in the aggregate
+	// interval, and the run's Host is their mean over the measured window.
+	Sample func(secs float64) *result.Host
+	// CPUTime, if set, returns the process's user and system CPU time; the
+	// runner reads it when the measured window starts and when it stops, and
+	// reports the client's CPU per event (over the events that completed in
+	// that window) and, with CPUs, as a share of the host.
+	CPUTime func() (user, sys time.Duration)
+	// CPUs is the host's CPU count, for the client's share of it (0: not
+	// reported).
+	CPUs int
+	// Backoff bounds the pause between reconnect attempts, which doubles from
+	// BackoffMin up to BackoffMax; defaults 100 ms and 1 s. The cap bounds how
+	// long after a restarted server accepts connections again a virtual user
+	// may still be waiting to retry (with 5 s, VUs came back up to 3 s late
+	// after a 3.5 s outage).
+	BackoffMin, BackoffMax time.Duration
+}
+
+// SteadyState ends the warm-up as soon as the aggregate throughput and p99
+// latency have settled. At every report tick of the warm-up, the runner fits
+// a least-squares line through each of the two series over the warm-up
+// intervals that lie within the last Window (the window must be full); the
+// drift of a series is |slope × Window| / its mean. When both drifts are
+// below Tolerance, the measured window starts at the next tick (a decision
+// made at a tick takes effect at the next one, so that no event is counted in
+// the wrong phase) and lasts Duration. Otherwise the warm-up lasts Warmup.
+type SteadyState struct {
+	// Window is the span the drifts are measured over: 0 (off) or at least
+	// three report intervals, at most Warmup.
+	Window time.Duration
+	// Tolerance is the largest drift that counts as steady, a fraction in
+	// (0, 1): 0.05 is 5 %.
+	Tolerance float64
+}
+
+// Part is a shard's place in the whole run (Config.Part).
+type Part struct {
+	FirstInstance int
+	FirstVU       int
+}
+
+// A Stamped cancellation cause knows when it happened. When the context a
+// run is driven with is cancelled with such a cause (context.CancelCauseFunc),
+// the runner judges the stop by that moment: a signal received before the
+// window's end interrupts the run even when a busy ticker sees it only after
+// the end. Other causes are judged when the runner sees them.
+type Stamped interface {
+	error
+	At() time.Time
+}
+
+// Instance is what the runner needs of one opened target.
+type Instance struct {
+	NewVU    func(ctx context.Context, id int, seed uint64) (workload.VU, error)
+	Classify func(error) errclass.Class
+}
+
+// ErrConfig is matched (errors.Is) by every configuration error.
+var ErrConfig = errors.New("invalid runner configuration")
+
+// ConfigError lists every problem of a Config; errors.Is(err, ErrConfig) holds.
+type ConfigError struct{ Problems []error }
+
+func (e *ConfigError) Error() string        { return errors.Join(e.Problems...).Error() }
+func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
+
+// Validate returns every problem of the configuration at once. Messages name
+// the fields as the CLI's flags do.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Threads < 1 || c.Threads > MaxThreads {
+		errs = append(errs, fmt.Errorf("threads %d: want 1 to %d", c.Threads, MaxThreads))
+	}
+	if c.Duration <= 0 {
+		errs = append(errs, fmt.Errorf("time %v: want a positive duration", c.Duration))
+	}
+	if c.Warmup < 0 {
+		errs = append(errs, fmt.Errorf("warmup %v: want 0 or more", c.Warmup))
+	}
+	if math.IsNaN(c.Rate) || c.Rate < 0 || (c.Rate > 0 && (c.Rate < MinRate || c.Rate > MaxRate)) {
+		errs = append(errs, fmt.Errorf("rate %v: want 0 (closed loop) or %g to %g starts per second", c.Rate, MinRate, MaxRate))
+	}
+	if c.Rate > 0 {
+		if _, err := pace.ParseArrival(string(c.Arrival)); err != nil && c.Arrival != "" {
+			errs = append(errs, err)
+		}
+	}
+	if c.Interval < 0 || (c.Interval > 0 && c.Interval < MinInterval) {
+		errs = append(errs, fmt.Errorf("report-interval %v: want %v or more", c.Interval, MinInterval))
+	}
+	if c.Think.Mean < 0 {
+		errs = append(errs, fmt.Errorf("think-time %v: want 0 or more", c.Think.Mean))
+	}
+	if c.Rate > 0 && c.Think.Mean > 0 {
+		errs = append(errs, errors.New("think-time applies to the closed loop; with a rate the schedule sets the pace"))
+	}
+	if c.LateThreshold < 0 {
+		errs = append(errs, fmt.Errorf("late-threshold %v: want 0 or more", c.LateThreshold))
+	}
+	if c.MaxRetries < 0 {
+		errs = append(errs, fmt.Errorf("max retries %d: want 0 or more", c.MaxRetries))
+	}
+	if slices.Contains(c.Retry, errclass.Connection) {
+		errs = append(errs, errors.New("retry: connection errors are not retried (the virtual user reconnects)"))
+	}
+	errs = append(errs, c.SteadyState.problems(c.Warmup, c.Interval)...)
+	if len(errs) > 0 {
+		return &ConfigError{Problems: errs}
+	}
+	return nil
+}
+
+// problems lists what is wrong with s for a warm-up of warmup and a report
+// interval of interval (0 meaning the default, 1 s).
+func (s SteadyState) problems(warmup, interval time.Duration) []error {
+	if s.Window < 0 {
+		return []error{fmt.Errorf("steady-state window %v: want 0 (off) or more", s.Window)}
+	}
+	if s.Window == 0 {
+		return nil
+	}
+	var errs []error
+	if interval == 0 {
+		interval = time.Second
+	}
+	switch {
+	case warmup <= 0:
+		errs = append(errs, errors.New("steady-state needs --warmup, the longest warm-up"))
+	case s.Window > warmup:
+		errs = append(errs, fmt.Errorf("steady-state window %v: longer than the warm-up (%v)", s.Window, warmup))
+	}
+	if interval > 0 && s.Window < 3*interval {
+		errs = append(errs, fmt.Errorf("steady-state window %v: want at least three report intervals (%v)", s.Window, 3*interval))
+	}
+	if !(s.Tolerance > 0 && s.Tolerance < 1) {
+		errs = append(errs, fmt.Errorf("steady-state tolerance %g%%: want more than 0 and less than 100 %%", 100*s.Tolerance))
+	}
+	return errs
+}
+
+// defaults validates c and fills in the defaults of zero fields.
+func (c *Config) defaults() error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if c.Interval == 0 {
+		c.Interval = time.Second
+	}
+	switch {
+	case c.Grace == 0:
+		c.Grace = 5 * time.Second
+	case c.Grace < 0:
+		c.Grace = 0
+	}
+	if c.LateThreshold == 0 {
+		c.LateThreshold = time.Millisecond
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = 100
+	}
+	if c.BackoffMin <= 0 {
+		c.BackoffMin = 100 * time.Millisecond
+	}
+	if c.BackoffMax < c.BackoffMin {
+		c.BackoffMax = max(time.Second, c.BackoffMin)
+	}
+	if c.Event == "" {
+		c.Event = "event"
+	}
+	if c.Unit == "" {
+		c.Unit = c.Event + "s"
+	}
+	if c.Arrival == "" {
+		c.Arrival = pace.Constant
+	}
+	return nil
+}
