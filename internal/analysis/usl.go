@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -52,23 +51,51 @@ func (u USL) Predict(n float64) float64 {
 // It needs at least 4 points with distinct N > 0, X ≥ 0, all finite, and
 // not all X zero; points may repeat an N.
 func FitUSL(n, x []float64, boot int, seed uint64) (USL, error) {
+	lam0, nmax, err := checkUSLPoints(n, x, boot)
+	if err != nil {
+		return USL{}, err
+	}
+	f := newUSLFitter(n, lam0, nmax)
+	f.setY(x)
+	l, s, kp := f.fit(lam0, [][2]float64{{0.01, 0.1}, {0.01, 10}, {0.3, 0.1}, {0.3, 10}})
+	u := USL{Lambda: l, Sigma: s, Kappa: kp, N: len(n)}
+	u.Peak, u.PeakX = uslPeak(l, s, kp)
+	u.Retrograde = nmax > u.Peak
+
+	var fitted, resid []float64
+	fitted, resid, u.R2 = uslResiduals(u, n, x)
+	nan := [2]float64{math.NaN(), math.NaN()}
+	u.SigmaCI, u.KappaCI, u.PeakCI = nan, nan, nan
+	if boot == 0 {
+		return u, nil
+	}
+	u.SigmaCI, u.KappaCI, u.PeakCI = f.bootstrap(u, fitted, resid, boot, seed)
+	return u, nil
+}
+
+// checkUSLPoints checks FitUSL's input (matching lengths, boot ≥ 0, finite
+// points with N > 0 and X ≥ 0, at least 4 distinct N, some X > 0) and
+// returns what the fit is scaled by: λ0, X at the smallest N divided by that
+// N (or the best per-unit rate seen when the smallest N measured nothing),
+// and Nmax, the largest N.
+func checkUSLPoints(n, x []float64, boot int) (lam0, nmax float64, err error) {
 	if len(n) != len(x) {
-		return USL{}, fmt.Errorf("analysis: USL fit: %d concurrency levels but %d throughputs", len(n), len(x))
+		return 0, 0, fmt.Errorf("analysis: USL fit: %d concurrency levels but %d throughputs", len(n), len(x))
 	}
 	if boot < 0 {
-		return USL{}, fmt.Errorf("analysis: USL fit: negative bootstrap rounds (%d)", boot)
+		return 0, 0, fmt.Errorf("analysis: USL fit: negative bootstrap rounds (%d)", boot)
 	}
 	distinct := map[float64]bool{}
-	imin, nmax, anyX := -1, 0.0, false
+	imin, anyX := -1, false
 	for i := range n {
 		if math.IsNaN(n[i]) || math.IsInf(n[i], 0) || math.IsNaN(x[i]) || math.IsInf(x[i], 0) {
-			return USL{}, fmt.Errorf("analysis: USL fit: point %d is not finite (N = %v, X = %v)", i, n[i], x[i])
+			return 0, 0, fmt.Errorf("analysis: USL fit: point %d is not finite (N = %v, X = %v)", i, n[i], x[i])
 		}
 		if n[i] <= 0 {
-			return USL{}, fmt.Errorf("analysis: USL fit: point %d has N = %v; concurrency must be > 0", i, n[i])
+			return 0, 0, fmt.Errorf("analysis: USL fit: point %d has N = %v; concurrency must be > 0", i, n[i])
 		}
 		if x[i] < 0 {
-			return USL{}, fmt.Errorf("analysis: USL fit: point %d has X = %v; throughput must be ≥ 0", i, x[i])
+			return 0, 0, fmt.Errorf("analysis: USL fit: point %d has X = %v; throughput must be ≥ 0", i, x[i])
 		}
 		distinct[n[i]] = true
 		if imin < 0 || n[i] < n[imin] {
@@ -78,199 +105,43 @@ func FitUSL(n, x []float64, boot int, seed uint64) (USL, error) {
 		anyX = anyX || x[i] > 0
 	}
 	if len(distinct) < 4 {
-		return USL{}, fmt.Errorf("analysis: USL fit: needs at least 4 distinct concurrency levels N > 0, got %d (from %d points)", len(distinct), len(n))
+		return 0, 0, fmt.Errorf("analysis: USL fit: needs at least 4 distinct concurrency levels N > 0, got %d (from %d points)", len(distinct), len(n))
 	}
 	if !anyX {
-		return USL{}, errors.New("analysis: USL fit: every throughput is zero; nothing to scale")
+		return 0, 0, errors.New("analysis: USL fit: every throughput is zero; nothing to scale")
 	}
-	lam0 := x[imin] / n[imin]
+	lam0 = x[imin] / n[imin]
 	if lam0 <= 0 { // the smallest N measured nothing: take the best per-unit rate seen
 		for i := range n {
 			lam0 = math.Max(lam0, x[i]/n[i])
 		}
 	}
+	return lam0, nmax, nil
+}
+
+// uslPeak returns N*, the concurrency of maximum throughput, and X(N*) for
+// the model (λ, σ, κ): sqrt((1−σ)/κ) for κ > 0; for κ = 0, N* = +Inf and
+// X(N*) is the limit λ/σ, or +Inf when σ = 0 too.
+func uslPeak(l, s, kp float64) (peak, peakX float64) {
+	switch {
+	case kp > 0:
+		peak = math.Sqrt((1 - s) / kp)
+		return peak, l * peak / (1 + s*(peak-1) + kp*peak*(peak-1))
+	case s > 0:
+		return math.Inf(1), l / s
+	default:
+		return math.Inf(1), math.Inf(1)
+	}
+}
+
+// uslResiduals measures the fit u against the points (n[i], x[i]): the
+// fitted curve at each point, the residuals x − fitted, and R² (NaN when X
+// does not vary).
+func uslResiduals(u USL, n, x []float64) (fitted, resid []float64, r2 float64) {
 	k := len(n)
-	nmax2 := nmax * nmax
-
-	// decode maps the unconstrained parameters to (λ, σ, κ).
-	decode := func(p []float64) (l, s, kp float64) {
-		sb := math.Sin(p[1])
-		return lam0 * math.Exp(p[0]), sb * sb, p[2] * p[2] / nmax2
-	}
-	encode := func(l, s, kp float64) []float64 {
-		return []float64{math.Log(l / lam0), math.Asin(math.Sqrt(math.Min(math.Max(s, 0), 1))), nmax * math.Sqrt(math.Max(kp, 0))}
-	}
-
-	// y is the throughput being fitted: x for the fit, a resample in the
-	// bootstrap. scale normalises the sum of squares to order one.
-	y := make([]float64, k)
-	scale := 1.0
-	setY := func(v []float64) {
-		copy(y, v)
-		scale = 0
-		for _, yi := range y {
-			scale += yi * yi
-		}
-		if scale == 0 {
-			scale = 1
-		}
-	}
-	problem := optimize.Problem{
-		Func: func(p []float64) float64 {
-			l, s, kp := decode(p)
-			var ssr float64
-			for i, ni := range n {
-				d := 1 + s*(ni-1) + kp*ni*(ni-1)
-				if d <= 0 {
-					return math.Inf(1)
-				}
-				r := l*ni/d - y[i]
-				ssr += r * r
-			}
-			return ssr / scale
-		},
-		Grad: func(grad, p []float64) {
-			l, s, kp := decode(p)
-			var gl, gs, gk float64
-			for i, ni := range n {
-				d := 1 + s*(ni-1) + kp*ni*(ni-1)
-				if d <= 0 {
-					grad[0], grad[1], grad[2] = math.NaN(), math.NaN(), math.NaN()
-					return
-				}
-				g := ni / d
-				r := l*g - y[i]
-				gl += r * g
-				dd := -l * ni * (ni - 1) / (d * d)
-				gs += r * dd
-				gk += r * dd * ni
-			}
-			grad[0] = 2 * gl * l / scale
-			grad[1] = 2 * gs * math.Sin(2*p[1]) / scale
-			grad[2] = 2 * gk * 2 * p[2] / nmax2 / scale
-		},
-	}
-	settings := func() *optimize.Settings {
-		return &optimize.Settings{
-			Converger:       &optimize.FunctionConverge{Absolute: 1e-16, Iterations: 25},
-			MajorIterations: 2000,
-		}
-	}
-	// minimise fits the parameters marked free (b = 0 gives σ = 0 and c = 0
-	// gives κ = 0 for the fixed ones) from init and returns the full
-	// parameter vector and its objective.
-	minimise := func(free [3]bool, init []float64) ([]float64, float64) {
-		full, g := make([]float64, 3), make([]float64, 3)
-		expand := func(q []float64) {
-			j := 0
-			for i := range full {
-				full[i] = 0
-				if free[i] {
-					full[i] = q[j]
-					j++
-				}
-			}
-		}
-		sub := optimize.Problem{
-			Func: func(q []float64) float64 { expand(q); return problem.Func(full) },
-			Grad: func(grad, q []float64) {
-				expand(q)
-				problem.Grad(g, full)
-				j := 0
-				for i := range g {
-					if free[i] {
-						grad[j] = g[i]
-						j++
-					}
-				}
-			},
-		}
-		var q0 []float64
-		for i := range init {
-			if free[i] {
-				q0 = append(q0, init[i])
-			}
-		}
-		f0 := sub.Func(q0)
-		res, err := optimize.Minimize(sub, q0, settings(), &optimize.LBFGS{})
-		if res == nil || math.IsNaN(res.F) || math.IsInf(res.F, 0) || (err != nil && res.F >= f0) {
-			// L-BFGS failed outright (say, a line search off the region
-			// where the denominator is positive): Nelder–Mead needs no
-			// gradient.
-			res, _ = optimize.Minimize(optimize.Problem{Func: sub.Func}, q0, settings(), &optimize.NelderMead{})
-		}
-		if res == nil || !(res.F < f0) {
-			expand(q0)
-			return append([]float64(nil), full...), f0
-		}
-		expand(res.X)
-		return append([]float64(nil), full...), res.F
-	}
-	// fit fits the full model from each start (σ, κ·Nmax²), the faces σ = 0
-	// and κ = 0 of the feasible region from the starts' κ and σ, and the
-	// corner σ = κ = 0, and returns (λ, σ, κ) of the simplest of these fits
-	// that is as good as the best. An optimum on a face is reached only
-	// asymptotically through the sin² and square maps; fitting the face
-	// itself puts σ or κ at exactly 0 there (and N* at +Inf for κ = 0).
-	fit := func(l0 float64, starts [][2]float64) (l, s, kp float64) {
-		type cand struct {
-			p []float64
-			f float64
-		}
-		best := func(free [3]bool, inits [][]float64) cand {
-			c := cand{f: math.Inf(1)}
-			for _, init := range inits {
-				if p, f := minimise(free, init); f < c.f || c.p == nil {
-					c = cand{p, f}
-				}
-			}
-			return c
-		}
-		var fullInits, sigmaInits, kappaInits [][]float64
-		for _, st := range starts {
-			fullInits = append(fullInits, encode(l0, st[0], st[1]/nmax2))
-			sigmaInits = append(sigmaInits, encode(l0, st[0], 0))
-			kappaInits = append(kappaInits, encode(l0, 0, st[1]/nmax2))
-		}
-		// Simplest first: the first within a hair of the best wins.
-		cands := []cand{
-			best([3]bool{true, false, false}, fullInits[:1]),
-			best([3]bool{true, true, false}, sigmaInits),
-			best([3]bool{true, false, true}, kappaInits),
-			best([3]bool{true, true, true}, fullInits),
-		}
-		fmin := math.Inf(1)
-		for _, c := range cands {
-			fmin = math.Min(fmin, c.f)
-		}
-		for _, c := range cands {
-			if c.f <= fmin*(1+1e-9)+1e-15 {
-				return decode(c.p)
-			}
-		}
-		return decode(cands[3].p)
-	}
-	peakOf := func(l, s, kp float64) (peak, peakX float64) {
-		switch {
-		case kp > 0:
-			peak = math.Sqrt((1 - s) / kp)
-			return peak, l * peak / (1 + s*(peak-1) + kp*peak*(peak-1))
-		case s > 0:
-			return math.Inf(1), l / s
-		default:
-			return math.Inf(1), math.Inf(1)
-		}
-	}
-
-	setY(x)
-	l, s, kp := fit(lam0, [][2]float64{{0.01, 0.1}, {0.01, 10}, {0.3, 0.1}, {0.3, 10}})
-	u := USL{Lambda: l, Sigma: s, Kappa: kp, N: k}
-	u.Peak, u.PeakX = peakOf(l, s, kp)
-	u.Retrograde = nmax > u.Peak
-
-	fitted := make([]float64, k)
-	resid := make([]float64, k)
-	var mean, ssr, sst, rmean float64
+	fitted = make([]float64, k)
+	resid = make([]float64, k)
+	var mean, ssr, sst float64
 	for i := range n {
 		mean += x[i]
 	}
@@ -280,42 +151,52 @@ func FitUSL(n, x []float64, boot int, seed uint64) (USL, error) {
 		resid[i] = x[i] - fitted[i]
 		ssr += resid[i] * resid[i]
 		sst += (x[i] - mean) * (x[i] - mean)
-		rmean += resid[i]
 	}
-	u.R2 = math.NaN()
+	r2 = math.NaN()
 	if sst > 0 {
-		u.R2 = 1 - ssr/sst
+		r2 = 1 - ssr/sst
 	}
+	return fitted, resid, r2
+}
 
-	nan := [2]float64{math.NaN(), math.NaN()}
-	u.SigmaCI, u.KappaCI, u.PeakCI = nan, nan, nan
-	if boot == 0 {
-		return u, nil
+// bootstrap runs boot rounds of the residual bootstrap around the fit u
+// (deterministic for a seed): each round adds centred residuals, inflated by
+// √(k/(k−3)) for the three fitted parameters and drawn with replacement, to
+// the fitted curve, and refits. It returns the 2.5 % and 97.5 % quantiles of
+// the refits' σ, κ and N*. It leaves f fitting the last resample.
+func (f *uslFitter) bootstrap(u USL, fitted, resid []float64, boot int, seed uint64) (sigmaCI, kappaCI, peakCI [2]float64) {
+	k := len(fitted)
+	var rmean float64
+	for _, r := range resid {
+		rmean += r
 	}
 	rmean /= float64(k)
 	inflate := math.Sqrt(float64(k) / float64(k-3))
+	centred := make([]float64, k)
 	for i := range resid {
-		resid[i] = (resid[i] - rmean) * inflate
+		centred[i] = (resid[i] - rmean) * inflate
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	// Refits start at the fit (kept off the boundary, where the sin² and
 	// square maps have zero gradient) and at one generic point.
-	starts := [][2]float64{{math.Max(s, 1e-3), math.Max(kp*nmax2, 1e-3)}, {0.05, 1}}
+	starts := [][2]float64{{math.Max(u.Sigma, 1e-3), math.Max(u.Kappa*f.nmax2, 1e-3)}, {0.05, 1}}
 	sig, kap, pk := make([]float64, boot), make([]float64, boot), make([]float64, boot)
 	ystar := make([]float64, k)
 	for b := range boot {
 		for i := range ystar {
-			ystar[i] = fitted[i] + resid[rng.IntN(k)]
+			ystar[i] = fitted[i] + centred[rng.IntN(k)]
 		}
-		setY(ystar)
-		bl, bs, bk := fit(l, starts)
+		f.setY(ystar)
+		bl, bs, bk := f.fit(u.Lambda, starts)
 		sig[b], kap[b] = bs, bk
-		pk[b], _ = peakOf(bl, bs, bk)
+		pk[b], _ = uslPeak(bl, bs, bk)
 	}
-	ci := func(v []float64) [2]float64 {
-		sort.Float64s(v)
-		return [2]float64{stat.Quantile(0.025, stat.Empirical, v, nil), stat.Quantile(0.975, stat.Empirical, v, nil)}
-	}
-	u.SigmaCI, u.KappaCI, u.PeakCI = ci(sig), ci(kap), ci(pk)
-	return u, nil
+	return quantiles95(sig), quantiles95(kap), quantiles95(pk)
+}
+
+// quantiles95 sorts v in place and returns its empirical 2.5 % and 97.5 %
+// quantiles.
+func quantiles95(v []float64) [2]float64 {
+	sort.Float64s(v)
+	return [2]float64{stat.Quantile(0.025, stat.Empirical, v, nil), stat.Quantile(0.975, stat.Empirical, v, nil)}
 }
