@@ -242,30 +242,38 @@ func Simulate(cfg SimConfig, vms []SimVM) ([]SimResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := cfg.Host
-	tpc := h.ThreadsPerCore
-	nCPU := h.Cores * tpc
-	q := cfg.Quantum.Seconds()
-	D := cfg.Duration.Seconds()
-	burst := cfg.MeanBurst.Seconds()
-	skew := cfg.SkewLimit.Seconds()
+	d := cfg.Duration.Seconds()
+	vc, first, demand := newSimVCPUs(vms, cfg.Seed, cfg.MeanBurst.Seconds(), d)
+	s := newScheduler(cfg.Host, vc)
+	s.start()
+	s.run(cfg.Quantum.Seconds(), d, cfg.SkewLimit.Seconds(), first)
+	return simResults(vms, vc, first, demand, d), nil
+}
 
-	// The vCPUs, each VM's contiguous; demands from a copy of each stream.
-	var vc []simVCPU
-	first := make([]int, len(vms)+1)
-	demand := make([]float64, len(vms))
+// newSimVCPUs makes the VMs' vCPUs, each VM's contiguous: VM m's are
+// vc[first[m]:first[m+1]]. Each vCPU's stream is seeded from seed and its
+// index; demand[m] is the work (seconds at full speed) VM m's streams ask
+// for over d seconds on an empty host, drawn from a copy of each stream.
+func newSimVCPUs(vms []SimVM, seed uint64, burst, d float64) (vc []simVCPU, first []int, demand []float64) {
+	first = make([]int, len(vms)+1)
+	demand = make([]float64, len(vms))
 	for i, vm := range vms {
 		first[i] = len(vc)
 		for range vm.VCPUs {
 			idx := len(vc)
-			demand[i] += newBurstStream(cfg.Seed, idx, vm.Busy, burst).demand(D)
-			vc = append(vc, simVCPU{vm: i, stream: newBurstStream(cfg.Seed, idx, vm.Busy, burst), cpu: -1})
+			demand[i] += newBurstStream(seed, idx, vm.Busy, burst).demand(d)
+			vc = append(vc, simVCPU{vm: i, stream: newBurstStream(seed, idx, vm.Busy, burst), cpu: -1})
 		}
 	}
 	first[len(vms)] = len(vc)
+	return vc, first, demand
+}
 
+// newScheduler returns host h's logical CPUs, all free and at full speed,
+// with an empty ready queue, for the vCPUs vc.
+func newScheduler(h SimHost, vc []simVCPU) *scheduler {
 	s := &scheduler{
-		vc: vc, tpc: tpc, owner: make([]int, nCPU), load: make([]int, h.Cores),
+		vc: vc, tpc: h.ThreadsPerCore, owner: make([]int, h.Cores*h.ThreadsPerCore), load: make([]int, h.Cores),
 		speed: make([]float64, h.Cores), htGain: h.HTGain, nextAt: make([]float64, len(vc)),
 	}
 	for l := range s.owner {
@@ -274,8 +282,14 @@ func Simulate(cfg SimConfig, vms []SimVM) ([]SimResult, error) {
 	for c := range s.speed {
 		s.speed[c] = 1
 	}
-	for i := range vc {
-		v := &vc[i]
+	return s
+}
+
+// start draws each vCPU's state at time 0 (a burst to run, queued in vCPU
+// order, or a gap to wait out) and dispatches the queue.
+func (s *scheduler) start() {
+	for i := range s.vc {
+		v := &s.vc[i]
 		if busy, d := v.stream.start(); busy {
 			v.rem, v.blen, v.arrive, v.state = d, d, 0, stReady
 			s.nextAt[i] = math.Inf(1)
@@ -285,77 +299,41 @@ func Simulate(cfg SimConfig, vms []SimVM) ([]SimResult, error) {
 		}
 	}
 	s.dispatch(0)
+}
 
-	// Each vCPU's times are brought up to date (flush) only when its state
-	// or its core's speed changes, and at the co-scheduling check; nextAt
-	// holds the time of its next event (a running burst's end, an idle
-	// gap's end; +Inf when ready or co-stopped).
+// run advances the simulation from time 0 to d (seconds), stepping from one
+// event to the next: a burst's or gap's end (endEvents) or a quantum
+// boundary every q, where the time slice and, for skew ≥ 0, the
+// co-scheduling check of each VM of more than one vCPU (VM m's vCPUs being
+// vc[first[m]:first[m+1]]) run; then it dispatches. At d it brings every
+// vCPU's times up to date.
+//
+// Each vCPU's times are brought up to date (flush) only when its state or
+// its core's speed changes, and at the co-scheduling check; nextAt holds
+// the time of its next event (a running burst's end, an idle gap's end;
+// +Inf when ready or co-stopped).
+func (s *scheduler) run(q, d, skew float64, first []int) {
 	t := 0.0
 	k := 1 // next quantum boundary: k·q
 	var eligible []int
 	for {
-		next := min(float64(k)*q, D)
+		next := min(float64(k)*q, d)
 		for _, e := range s.nextAt {
 			if e < next {
 				next = e
 			}
 		}
 		t = next
-		if t >= D {
+		if t >= d {
 			break
 		}
-
-		// Bursts that ended and gaps that ended, in vCPU order.
-		for i := range vc {
-			if s.nextAt[i] > t {
-				continue
-			}
-			v := &vc[i]
-			s.flush(i, t)
-			switch v.state {
-			case stRun:
-				v.done += v.rem // rounding's crumbs
-				v.rem = 0
-				v.respSum += t - v.arrive
-				v.lenSum += v.blen
-				s.release(i, t)
-				if g := v.stream.gap(); g > 0 {
-					v.state, s.nextAt[i] = stIdle, t+g
-				} else {
-					s.arrive(i, t)
-				}
-			case stIdle:
-				s.arrive(i, t)
-			}
-		}
-
+		s.endEvents(t)
 		if t >= float64(k)*q {
 			k++
-			// Time slice: as many of the vCPUs that ran a whole quantum as
-			// there are waiting ones go to the back of the queue, longest
-			// running first.
-			if n := s.waiting(); n > 0 {
-				eligible = eligible[:0]
-				for _, i := range s.owner {
-					if i >= 0 && t-vc[i].slice >= q*(1-1e-9) {
-						eligible = append(eligible, i)
-					}
-				}
-				slices.SortFunc(eligible, func(a, b int) int {
-					if c := compareFloat(vc[a].slice, vc[b].slice); c != 0 {
-						return c
-					}
-					return a - b
-				})
-				for _, i := range eligible[:min(n, len(eligible))] {
-					s.flush(i, t)
-					s.release(i, t)
-					s.ready(i)
-				}
-			}
+			eligible = s.timeSlice(t, q, eligible)
 			if skew >= 0 {
-				for m := range vms {
-					if vms[m].VCPUs > 1 {
+				for m := 0; m+1 < len(first); m++ {
+					if first[m+1]-first[m] > 1 {
 						s.coSchedule(first[m], first[m+1], skew, t)
 					}
 				}
@@ -363,10 +341,72 @@ func Simulate(cfg SimConfig, vms []SimVM) ([]SimResult, error) {
 		}
 		s.dispatch(t)
 	}
-	for i := range vc {
-		s.flush(i, D)
+	for i := range s.vc {
+		s.flush(i, d)
 	}
+}
 
+// endEvents handles, in vCPU order, the bursts and the gaps that end at t:
+// a finished burst is counted and its vCPU leaves its CPU for a new gap (or
+// at once a new burst, when the gap is 0); an ended gap brings a new burst.
+func (s *scheduler) endEvents(t float64) {
+	for i := range s.vc {
+		if s.nextAt[i] > t {
+			continue
+		}
+		v := &s.vc[i]
+		s.flush(i, t)
+		switch v.state {
+		case stRun:
+			v.done += v.rem // rounding's crumbs
+			v.rem = 0
+			v.respSum += t - v.arrive
+			v.lenSum += v.blen
+			s.release(i, t)
+			if g := v.stream.gap(); g > 0 {
+				v.state, s.nextAt[i] = stIdle, t+g
+			} else {
+				s.arrive(i, t)
+			}
+		case stIdle:
+			s.arrive(i, t)
+		}
+	}
+}
+
+// timeSlice runs at a quantum boundary t: when vCPUs wait, as many of the
+// vCPUs that ran a whole quantum q as there are waiting ones go to the back
+// of the queue, longest running first. eligible is scratch space, returned
+// for reuse.
+func (s *scheduler) timeSlice(t, q float64, eligible []int) []int {
+	n := s.waiting()
+	if n == 0 {
+		return eligible
+	}
+	eligible = eligible[:0]
+	for _, i := range s.owner {
+		if i >= 0 && t-s.vc[i].slice >= q*(1-1e-9) {
+			eligible = append(eligible, i)
+		}
+	}
+	slices.SortFunc(eligible, func(a, b int) int {
+		if c := compareFloat(s.vc[a].slice, s.vc[b].slice); c != 0 {
+			return c
+		}
+		return a - b
+	})
+	for _, i := range eligible[:min(n, len(eligible))] {
+		s.flush(i, t)
+		s.release(i, t)
+		s.ready(i)
+	}
+	return eligible
+}
+
+// simResults sums each VM's vCPUs' times over a run of d seconds into its
+// SimResult: percentages of the VM's vCPU time, Delivered against demand,
+// and the response factor.
+func simResults(vms []SimVM, vc []simVCPU, first []int, demand []float64, d float64) []SimResult {
 	out := make([]SimResult, len(vms))
 	for m, vm := range vms {
 		var r SimResult
@@ -382,7 +422,7 @@ func Simulate(cfg SimConfig, vms []SimVM) ([]SimResult, error) {
 			resp += v.respSum
 			blen += v.lenSum
 		}
-		total := D * float64(vm.VCPUs) / 100
+		total := d * float64(vm.VCPUs) / 100
 		r.ReadyPct /= total
 		r.CoStopPct /= total
 		r.RunPct /= total
@@ -397,7 +437,7 @@ func Simulate(cfg SimConfig, vms []SimVM) ([]SimResult, error) {
 		}
 		out[m] = r
 	}
-	return out, nil
+	return out
 }
 
 func compareFloat(a, b float64) int {
