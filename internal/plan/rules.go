@@ -112,112 +112,161 @@ func vcpuWithinCores(h topology.Host, vcpu int) Check {
 // CheckVM applies the seed study's rules (DOMAIN.md §1, rules 1 to 3) to vm
 // on host h and works out the layout the VM should get.
 func CheckVM(h topology.Host, vm VM) VMPlan {
-	p := VMPlan{VM: vm}
-	add := func(rule string, s Status, detail, advice string) {
-		p.Checks = append(p.Checks, Check{Rule: rule, Status: s, Detail: detail, Advice: advice})
-	}
-	cores, cpn, nodes := h.Cores(), h.CoresPerNode(), h.NUMANodes
-	mpn := h.MemoryPerNode
-
+	need := numaNeedOf(h, vm)
+	l := layoutFor(h, vm, need.span)
+	p := VMPlan{VM: vm, Layout: l}
 	p.Checks = append(p.Checks, vcpuWithinCores(h, vm.VCPU))
-
-	// Memory against the host.
-	if total := h.MemoryBytes(); total > 0 && vm.Memory > total {
-		add("memory-fits-host", Fail, fmt.Sprintf("%s of memory > the host's %s", topology.FormatBytes(vm.Memory), topology.FormatBytes(total)),
-			"reduce the VM's memory or use a larger host")
-	} else if total > 0 && vm.Memory > 0 {
-		add("memory-fits-host", Pass, fmt.Sprintf("%s ≤ the host's %s", topology.FormatBytes(vm.Memory), topology.FormatBytes(total)), "")
+	if c, ok := memoryFitsHost(h, vm); ok {
+		p.Checks = append(p.Checks, c)
 	}
-
-	// Rule 2: fit one NUMA node where possible.
-	needCPU := ceilDiv(int64(vm.VCPU), int64(max(cpn, 1)))
-	needMem := int64(1)
-	if mpn > 0 && vm.Memory > 0 {
-		needMem = ceilDiv(vm.Memory, mpn)
+	p.Checks = append(p.Checks, fitsNUMANode(h, vm, need))
+	if l.Wide {
+		p.Checks = append(p.Checks, wideEvenSplit(h, vm, need.span), wideEvenVCPU(h, vm))
 	}
-	span := int(max(needCPU, needMem, 1))
-	l := Layout{Fits: vm.VCPU <= cores && span <= max(nodes, 1) && (h.MemoryBytes() == 0 || vm.Memory <= h.MemoryBytes()),
+	p.Checks = append(p.Checks, coresPerSocket(vm, l), hotAdd(vm, l))
+	return p
+}
+
+// memoryFitsHost checks vm's memory against the host's; there is no check
+// (false) when either is unknown (0) and the VM's is not over the host's.
+func memoryFitsHost(h topology.Host, vm VM) (Check, bool) {
+	switch total := h.MemoryBytes(); {
+	case total > 0 && vm.Memory > total:
+		return Check{Rule: "memory-fits-host", Status: Fail, Detail: fmt.Sprintf("%s of memory > the host's %s", topology.FormatBytes(vm.Memory), topology.FormatBytes(total)),
+			Advice: "reduce the VM's memory or use a larger host"}, true
+	case total > 0 && vm.Memory > 0:
+		return Check{Rule: "memory-fits-host", Status: Pass, Detail: fmt.Sprintf("%s ≤ the host's %s", topology.FormatBytes(vm.Memory), topology.FormatBytes(total))}, true
+	}
+	return Check{}, false
+}
+
+// numaNeed is how many of a host's NUMA nodes a VM needs: for its vCPUs,
+// for its memory (1 when either is unknown), and span, the larger, ≥ 1.
+type numaNeed struct {
+	cpu, mem int64
+	span     int
+}
+
+// numaNeedOf works out vm's numaNeed on h.
+func numaNeedOf(h topology.Host, vm VM) numaNeed {
+	n := numaNeed{cpu: ceilDiv(int64(vm.VCPU), int64(max(h.CoresPerNode(), 1))), mem: 1}
+	if h.MemoryPerNode > 0 && vm.Memory > 0 {
+		n.mem = ceilDiv(vm.Memory, h.MemoryPerNode)
+	}
+	n.span = int(max(n.cpu, n.mem, 1))
+	return n
+}
+
+// layoutFor is the virtual topology of vm on h over span NUMA nodes: one
+// socket of all its vCPUs on one node, or, wide, one virtual socket per
+// node with the vCPUs and memory split evenly (vCPUs per node and cores per
+// socket 0, and Fits false, when the vCPUs do not split evenly).
+func layoutFor(h topology.Host, vm VM, span int) Layout {
+	l := Layout{Fits: vm.VCPU <= h.Cores() && span <= max(h.NUMANodes, 1) && (h.MemoryBytes() == 0 || vm.Memory <= h.MemoryBytes()),
 		VNUMANodes: 1, VCPUPerNode: vm.VCPU, MemoryPerNode: vm.Memory, Sockets: 1, CoresPerSocket: vm.VCPU}
 	if span == 1 {
+		return l
+	}
+	l.Wide = true
+	l.VNUMANodes, l.Sockets = span, span
+	l.VCPUPerNode, l.CoresPerSocket = vm.VCPU/span, vm.VCPU/span
+	if vm.VCPU%span != 0 {
+		l.Fits = false
+		l.VCPUPerNode, l.CoresPerSocket = 0, 0 // no even split: no count adds up
+	}
+	if vm.Memory > 0 {
+		l.MemoryPerNode = vm.Memory / int64(span)
+	}
+	return l
+}
+
+// fitsNUMANode is rule 2: fit one NUMA node where possible. A wide VM is
+// allowed (Info), and said to be larger than the host when it needs more
+// nodes than the host has.
+func fitsNUMANode(h topology.Host, vm VM, need numaNeed) Check {
+	cpn, mpn, nodes := h.CoresPerNode(), h.MemoryPerNode, h.NUMANodes
+	c := Check{Rule: "fits-numa-node", Status: Info}
+	if need.span == 1 {
 		memNote := ""
 		if mpn > 0 && vm.Memory > 0 {
 			memNote = fmt.Sprintf(" and %s ≤ %s per node", topology.FormatBytes(vm.Memory), topology.FormatBytes(mpn))
 		}
-		add("fits-numa-node", Pass, fmt.Sprintf("fits one NUMA node: %d vCPUs ≤ %d cores per node%s", vm.VCPU, cpn, memNote), "")
+		c.Status, c.Detail = Pass, fmt.Sprintf("fits one NUMA node: %d vCPUs ≤ %d cores per node%s", vm.VCPU, cpn, memNote)
+		return c
+	}
+	why := fmt.Sprintf("%d vCPUs > %d cores per node", vm.VCPU, cpn)
+	if need.mem > need.cpu {
+		why = fmt.Sprintf("%s > %s per node", topology.FormatBytes(vm.Memory), topology.FormatBytes(mpn))
+	}
+	if need.span > nodes {
+		// More than the whole host: a rule above already fails it.
+		c.Detail = fmt.Sprintf("%s, and it would need %d NUMA nodes where the host has %d: larger than the host, not only than a node", why, need.span, nodes)
 	} else {
-		l.Wide = true
-		why := fmt.Sprintf("%d vCPUs > %d cores per node", vm.VCPU, cpn)
-		if needMem > needCPU {
-			why = fmt.Sprintf("%s > %s per node", topology.FormatBytes(vm.Memory), topology.FormatBytes(mpn))
-		}
-		if span > nodes {
-			// More than the whole host: a rule above already fails it.
-			add("fits-numa-node", Info, fmt.Sprintf("%s, and it would need %d NUMA nodes where the host has %d: larger than the host, not only than a node", why, span, nodes), "")
-		} else {
-			add("fits-numa-node", Info, fmt.Sprintf("wide VM: %s, so it spans %d NUMA nodes; that is allowed, and the guest must see the same nodes (vNUMA)", why, span), "")
-		}
+		c.Detail = fmt.Sprintf("wide VM: %s, so it spans %d NUMA nodes; that is allowed, and the guest must see the same nodes (vNUMA)", why, need.span)
 	}
+	return c
+}
 
-	// Rule 3: a wide VM splits evenly over the fewest nodes.
-	if l.Wide {
-		switch {
-		case span > nodes:
-			add("wide-even-split", Fail, fmt.Sprintf("it needs %d NUMA nodes; the host has %d", span, nodes),
-				"shrink the VM to fit the host's nodes")
-		case vm.VCPU%span != 0:
-			// The nearest count that splits evenly and is even.
-			step := span
-			if step%2 != 0 {
-				step *= 2
-			}
-			n := (vm.VCPU + step - 1) / step * step
-			if n > cores {
-				n = vm.VCPU / step * step
-			}
-			advice := fmt.Sprintf("use %d vCPUs (%d per node)", n, n/span)
-			add("wide-even-split", Fail, fmt.Sprintf("%d vCPUs do not split evenly over %d nodes", vm.VCPU, span), advice)
-			l.Fits = false
-		default:
-			add("wide-even-split", Pass, fmt.Sprintf("%d vCPUs split evenly: %d vNUMA nodes of %d vCPUs", vm.VCPU, span, vm.VCPU/span), "")
+// wideEvenSplit is rule 3 for a wide VM over span nodes: it splits evenly
+// over the fewest nodes, and the host has that many. The advice for an
+// uneven split is the nearest even count that splits evenly (down, when up
+// is more than the host's cores).
+func wideEvenSplit(h topology.Host, vm VM, span int) Check {
+	c := Check{Rule: "wide-even-split"}
+	switch nodes := h.NUMANodes; {
+	case span > nodes:
+		c.Status, c.Detail, c.Advice = Fail, fmt.Sprintf("it needs %d NUMA nodes; the host has %d", span, nodes),
+			"shrink the VM to fit the host's nodes"
+	case vm.VCPU%span != 0:
+		// The nearest count that splits evenly and is even.
+		step := span
+		if step%2 != 0 {
+			step *= 2
 		}
-		if vm.VCPU%2 != 0 {
-			add("wide-even-vcpu", Fail, fmt.Sprintf("a wide VM with an odd vCPU count (%d) cannot be split evenly", vm.VCPU),
-				fmt.Sprintf("use %d vCPUs", evenNear(vm.VCPU, cores)))
-		} else {
-			add("wide-even-vcpu", Pass, fmt.Sprintf("even vCPU count (%d)", vm.VCPU), "")
+		n := (vm.VCPU + step - 1) / step * step
+		if n > h.Cores() {
+			n = vm.VCPU / step * step
 		}
-		l.VNUMANodes, l.Sockets = span, span
-		l.VCPUPerNode, l.CoresPerSocket = vm.VCPU/span, vm.VCPU/span
-		if vm.VCPU%span != 0 {
-			l.VCPUPerNode, l.CoresPerSocket = 0, 0 // no even split: no count adds up
-		}
-		if vm.Memory > 0 {
-			l.MemoryPerNode = vm.Memory / int64(span)
-		}
+		c.Status, c.Detail = Fail, fmt.Sprintf("%d vCPUs do not split evenly over %d nodes", vm.VCPU, span)
+		c.Advice = fmt.Sprintf("use %d vCPUs (%d per node)", n, n/span)
+	default:
+		c.Status, c.Detail = Pass, fmt.Sprintf("%d vCPUs split evenly: %d vNUMA nodes of %d vCPUs", vm.VCPU, span, vm.VCPU/span)
 	}
+	return c
+}
 
-	// Rule 3: cores per socket matches the layout (when there is one).
+// wideEvenVCPU is rule 3's even count for a wide VM: an odd count cannot be
+// split evenly; the advice is the even count next to it within the host's
+// cores.
+func wideEvenVCPU(h topology.Host, vm VM) Check {
+	if vm.VCPU%2 != 0 {
+		return Check{Rule: "wide-even-vcpu", Status: Fail, Detail: fmt.Sprintf("a wide VM with an odd vCPU count (%d) cannot be split evenly", vm.VCPU),
+			Advice: fmt.Sprintf("use %d vCPUs", evenNear(vm.VCPU, h.Cores()))}
+	}
+	return Check{Rule: "wide-even-vcpu", Status: Pass, Detail: fmt.Sprintf("even vCPU count (%d)", vm.VCPU)}
+}
+
+// coresPerSocket is rule 3: cores per socket matches the layout l (when
+// there is one; Info when the VM does not fit the host). Not set (0), it is
+// what to set.
+func coresPerSocket(vm VM, l Layout) Check {
+	c := Check{Rule: "cores-per-socket", Status: Pass}
 	if !l.Fits {
-		p.Layout = l
-		add("cores-per-socket", Info, "no layout: the VM does not fit this host", "")
-		p.Checks = append(p.Checks, hotAdd(vm, l))
-		return p
+		c.Status, c.Detail = Info, "no layout: the VM does not fit this host"
+		return c
 	}
 	want := fmt.Sprintf("%d virtual socket(s) of %d cores", l.Sockets, l.CoresPerSocket)
 	switch {
 	case vm.CoresPerSocket == 0:
-		add("cores-per-socket", Pass, "set cores per socket to "+fmt.Sprint(l.CoresPerSocket)+": "+want+
-			map[bool]string{true: ", one per vNUMA node", false: ", so the guest sees one socket, as the VM fits one node"}[l.Wide], "")
+		c.Detail = "set cores per socket to " + fmt.Sprint(l.CoresPerSocket) + ": " + want +
+			map[bool]string{true: ", one per vNUMA node", false: ", so the guest sees one socket, as the VM fits one node"}[l.Wide]
 	case vm.CoresPerSocket != l.CoresPerSocket:
-		add("cores-per-socket", Warn, fmt.Sprintf("cores per socket is %d; the layout wants %d (%s)", vm.CoresPerSocket, l.CoresPerSocket, want),
-			fmt.Sprintf("set cores per socket to %d", l.CoresPerSocket))
+		c.Status, c.Detail = Warn, fmt.Sprintf("cores per socket is %d; the layout wants %d (%s)", vm.CoresPerSocket, l.CoresPerSocket, want)
+		c.Advice = fmt.Sprintf("set cores per socket to %d", l.CoresPerSocket)
 	default:
-		add("cores-per-socket", Pass, fmt.Sprintf("cores per socket %d matches the layout (%s)", vm.CoresPerSocket, want), "")
+		c.Detail = fmt.Sprintf("cores per socket %d matches the layout (%s)", vm.CoresPerSocket, want)
 	}
-
-	p.Checks = append(p.Checks, hotAdd(vm, l))
-	p.Layout = l
-	return p
+	return c
 }
 
 // hotAdd is rule 3's last part: CPU hot-add disables vNUMA.
