@@ -103,6 +103,33 @@ var setByManifest = []string{"target", "history", "no-history", "shard", "run-id
 // version (backoffLimitPerIndex would need 1.29 or later and let the others
 // run to their end).
 func Build(s Spec) (*batchv1.Job, error) {
+	name, cpu, mem, err := s.check()
+	if err != nil {
+		return nil, err
+	}
+	labels := map[string]string{
+		LabelName:      "rightsize",
+		LabelComponent: "generator",
+		LabelRun:       LabelValue(s.RunID),
+	}
+	return &batchv1.Job{
+		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      name,
+			Namespace: s.Namespace,
+			Labels:    labels,
+			Annotations: map[string]string{
+				AnnotationRunID: s.RunID,
+				AnnotationMerge: MergeCommand(s.RunID),
+			},
+		},
+		Spec: jobSpec(int32(s.Generators), podTemplate(labels, s.container(cpu, mem))),
+	}, nil
+}
+
+// check returns the Job's name (Name, or one derived from RunID) and each
+// generator's CPU and memory, or every problem with s at once.
+func (s Spec) check() (name string, cpu, mem resource.Quantity, err error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -120,6 +147,39 @@ func Build(s Spec) (*batchv1.Job, error) {
 	if s.Image == "" || strings.ContainsAny(s.Image, " \t\r\n") {
 		bad("--image %q: want an image reference such as registry.example.com/rightsize:1.0", s.Image)
 	}
+	s.checkSecret(bad)
+	if s.Namespace != "" {
+		if msgs := validation.IsDNS1123Label(s.Namespace); len(msgs) > 0 {
+			bad("--namespace %q: not a namespace name: %s", s.Namespace, strings.Join(msgs, "; "))
+		}
+	}
+	cpu, err = quantity("cpu", s.CPU, "2, 1500m or 0.5")
+	if err != nil {
+		errs = append(errs, err)
+	}
+	mem, err = quantity("memory", s.Memory, "2Gi or 512Mi")
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, a := range s.Args {
+		opt, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		for _, set := range setByManifest {
+			if strings.HasPrefix(a, "--") && opt == set {
+				// Not echoed: a --target or --history value holds a password.
+				bad("an argument sets --%s, which the manifest sets itself", set)
+			}
+		}
+	}
+	name = s.jobName(bad)
+	if err := errors.Join(errs...); err != nil {
+		return "", cpu, mem, err
+	}
+	return name, cpu, mem, nil
+}
+
+// checkSecret reports to bad what is wrong with the Secret's name and its
+// two keys.
+func (s Spec) checkSecret(bad func(format string, args ...any)) {
 	if s.Secret == "" {
 		bad("--secret: name the Kubernetes Secret holding the target's and the history catalog's URLs")
 	} else if msgs := validation.IsDNS1123Subdomain(s.Secret); len(msgs) > 0 {
@@ -130,50 +190,89 @@ func Build(s Spec) (*batchv1.Job, error) {
 			bad("--%s %q: not a Secret key: %s", k.flag, k.key, strings.Join(msgs, "; "))
 		}
 	}
-	if s.Namespace != "" {
-		if msgs := validation.IsDNS1123Label(s.Namespace); len(msgs) > 0 {
-			bad("--namespace %q: not a namespace name: %s", s.Namespace, strings.Join(msgs, "; "))
-		}
-	}
-	cpu, err := quantity("cpu", s.CPU, "2, 1500m or 0.5")
-	if err != nil {
-		errs = append(errs, err)
-	}
-	mem, err := quantity("memory", s.Memory, "2Gi or 512Mi")
-	if err != nil {
-		errs = append(errs, err)
-	}
-	for _, a := range s.Args {
-		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		for _, set := range setByManifest {
-			if strings.HasPrefix(a, "--") && name == set {
-				// Not echoed: a --target or --history value holds a password.
-				bad("an argument sets --%s, which the manifest sets itself", set)
-			}
-		}
-	}
-	name := s.Name
-	if s.Generators >= 1 && s.Generators <= MaxGenerators {
-		if name == "" {
-			name = JobName(s.RunID, s.Generators)
-		} else if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
-			bad("--name %q: not a Job name: %s", name, strings.Join(msgs, "; "))
-		} else if limit := maxNameLen(s.Generators); len(name) > limit {
-			// The Job controller names the pods' hosts NAME-INDEX, which must
-			// be a DNS label too.
-			bad("--name %q: at most %d characters with %d generators (the pods' hostnames are NAME-INDEX, at most 63 characters)", name, limit, s.Generators)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
+}
 
-	labels := map[string]string{
-		LabelName:      "rightsize",
-		LabelComponent: "generator",
-		LabelRun:       LabelValue(s.RunID),
+// jobName is the Job's name: Name when given, checked (reported to bad) to
+// be a DNS label short enough for the pods' hostnames, else derived from
+// RunID. It is Name unchecked when Generators is out of range (already
+// reported).
+func (s Spec) jobName(bad func(format string, args ...any)) string {
+	name := s.Name
+	if s.Generators < 1 || s.Generators > MaxGenerators {
+		return name
 	}
-	n := int32(s.Generators)
+	if name == "" {
+		name = JobName(s.RunID, s.Generators)
+	} else if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+		bad("--name %q: not a Job name: %s", name, strings.Join(msgs, "; "))
+	} else if limit := maxNameLen(s.Generators); len(name) > limit {
+		// The Job controller names the pods' hosts NAME-INDEX, which must
+		// be a DNS label too.
+		bad("--name %q: at most %d characters with %d generators (the pods' hostnames are NAME-INDEX, at most 63 characters)", name, limit, s.Generators)
+	}
+	return name
+}
+
+// jobSpec is the Indexed Job of n pods made from template: parallelism =
+// completions = n, backoffLimit 0 (see Build).
+func jobSpec(n int32, template corev1.PodTemplateSpec) batchv1.JobSpec {
+	return batchv1.JobSpec{
+		CompletionMode: ptr(batchv1.IndexedCompletion),
+		Completions:    ptr(n),
+		Parallelism:    ptr(n),
+		BackoffLimit:   ptr(int32(0)),
+		Template:       template,
+	}
+}
+
+// podTemplate is the generators' pod, labelled with (a copy of) labels,
+// running c: never restarted, with no access to the Kubernetes API, and
+// within the "restricted" Pod Security Standard.
+func podTemplate(labels map[string]string, c corev1.Container) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			// The generators need no access to the Kubernetes API.
+			AutomountServiceAccountToken: ptr(false),
+			// Within the "restricted" Pod Security Standard.
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsNonRoot:   ptr(true),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
+			Containers: []corev1.Container{c},
+		},
+	}
+}
+
+// container is the generator's container: the image running one shard
+// (shardArgs), its environment (shardEnv), cpu and mem as both requests and
+// limits, and no privilege escalation or capabilities.
+func (s Spec) container(cpu, mem resource.Quantity) corev1.Container {
+	resources := func() corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem}
+	}
+	return corev1.Container{
+		Name:  Container,
+		Image: s.Image,
+		Args:  s.shardArgs(),
+		Env:   s.shardEnv(),
+		// Requests = limits: Guaranteed QoS, so that a generator is neither
+		// throttled below what it asked for nor evicted first, and measures
+		// the database, not itself.
+		Resources: corev1.ResourceRequirements{Requests: resources(), Limits: resources()},
+		SecurityContext: &corev1.SecurityContext{
+			AllowPrivilegeEscalation: ptr(false),
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		},
+	}
+}
+
+// shardArgs is a shard's command line: 'run WORKLOAD ARGS...' with every '$'
+// escaped, then what the manifest sets: the target from $RIGHTSIZE_TARGET,
+// the shard from $(JOB_COMPLETION_INDEX), the run id, no result file, and
+// --start-at when given.
+func (s Spec) shardArgs() []string {
 	args := []string{"run", Escape(s.Workload)}
 	for _, a := range s.Args {
 		args = append(args, Escape(a))
@@ -189,67 +288,26 @@ func Build(s Spec) (*batchv1.Job, error) {
 	if s.StartAt != "" {
 		args = append(args, "--start-at", Escape(s.StartAt))
 	}
-	resources := func() corev1.ResourceList {
-		return corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem}
-	}
+	return args
+}
+
+// shardEnv is the container's environment: the shard's index from the pod's
+// completion-index annotation, and the target's and the history catalog's
+// URLs from the Secret.
+func (s Spec) shardEnv() []corev1.EnvVar {
 	secret := func(key string) *corev1.EnvVarSource {
 		return &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: s.Secret},
 			Key:                  key,
 		}}
 	}
-	return &batchv1.Job{
-		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      name,
-			Namespace: s.Namespace,
-			Labels:    labels,
-			Annotations: map[string]string{
-				AnnotationRunID: s.RunID,
-				AnnotationMerge: MergeCommand(s.RunID),
-			},
-		},
-		Spec: batchv1.JobSpec{
-			CompletionMode: ptr(batchv1.IndexedCompletion),
-			Completions:    ptr(n),
-			Parallelism:    ptr(n),
-			BackoffLimit:   ptr(int32(0)),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)},
-				Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
-					// The generators need no access to the Kubernetes API.
-					AutomountServiceAccountToken: ptr(false),
-					// Within the "restricted" Pod Security Standard.
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr(true),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
-					Containers: []corev1.Container{{
-						Name:  Container,
-						Image: s.Image,
-						Args:  args,
-						Env: []corev1.EnvVar{
-							{Name: EnvIndex, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
-								FieldPath: "metadata.annotations['" + batchv1.JobCompletionIndexAnnotation + "']",
-							}}},
-							{Name: EnvTarget, ValueFrom: secret(s.TargetKey)},
-							{Name: EnvHistory, ValueFrom: secret(s.HistoryKey)},
-						},
-						// Requests = limits: Guaranteed QoS, so that a
-						// generator is neither throttled below what it asked
-						// for nor evicted first, and measures the database,
-						// not itself.
-						Resources: corev1.ResourceRequirements{Requests: resources(), Limits: resources()},
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: ptr(false),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
-					}},
-				},
-			},
-		},
-	}, nil
+	return []corev1.EnvVar{
+		{Name: EnvIndex, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
+			FieldPath: "metadata.annotations['" + batchv1.JobCompletionIndexAnnotation + "']",
+		}}},
+		{Name: EnvTarget, ValueFrom: secret(s.TargetKey)},
+		{Name: EnvHistory, ValueFrom: secret(s.HistoryKey)},
+	}
 }
 
 // Marshal returns job as a YAML manifest.
