@@ -84,92 +84,150 @@ func FromSys(fsys fs.FS, memTotal int64) (Host, error) {
 	h := Host{Source: "sysfs"}
 	note := func(format string, a ...any) { h.Notes = append(h.Notes, fmt.Sprintf(format, a...)) }
 
-	onlineText, err := fs.ReadFile(fsys, "devices/system/cpu/online")
+	online, err := readOnline(fsys)
 	if err != nil {
-		return h, fmt.Errorf("topology from sysfs: %w", err)
-	}
-	online, err := parseCPUList(string(onlineText))
-	if err != nil {
-		return h, fmt.Errorf("topology from sysfs: devices/system/cpu/online: %w", err)
-	}
-	if len(online) == 0 {
-		return h, errors.New("topology from sysfs: devices/system/cpu/online lists no CPU")
+		return h, err
 	}
 	isOnline := map[int]bool{}
 	for _, c := range online {
 		isOnline[c] = true
 	}
-
-	// Per CPU: its core key and its siblings.
-	type coreKey struct{ pkg, die, core int }
-	keyOf := map[int]coreKey{}
-	siblingsOf := map[int]string{} // the online siblings, as a list, to compare
-	byKey := map[coreKey][]int{}
-	bySiblings := map[string][]int{}
-	maxSiblings := 0
-	for _, c := range online {
-		dir := fmt.Sprintf("devices/system/cpu/cpu%d/topology/", c)
-		var k coreKey
-		if k.pkg, err = readInt(fsys, dir+"physical_package_id"); err != nil {
-			return h, err
-		}
-		if k.core, err = readInt(fsys, dir+"core_id"); err != nil {
-			return h, err
-		}
-		if k.die, err = readInt(fsys, dir+"die_id"); errors.Is(err, fs.ErrNotExist) {
-			k.die = 0
-		} else if err != nil {
-			return h, err
-		}
-		sibText, err := fs.ReadFile(fsys, dir+"thread_siblings_list")
-		if err != nil {
-			return h, fmt.Errorf("topology from sysfs: %w", err)
-		}
-		sibs, err := parseCPUList(string(sibText))
-		if err != nil {
-			return h, fmt.Errorf("topology from sysfs: %s: %w", dir+"thread_siblings_list", err)
-		}
-		sibs = slices.DeleteFunc(sibs, func(s int) bool { return !isOnline[s] })
-		if !slices.Contains(sibs, c) {
-			return h, fmt.Errorf("topology from sysfs: %sthread_siblings_list %q does not list CPU %d itself", dir, strings.TrimSpace(string(sibText)), c)
-		}
-		keyOf[c] = k
-		sib := fmt.Sprint(sibs)
-		siblingsOf[c] = sib
-		byKey[k] = append(byKey[k], c)
-		bySiblings[sib] = append(bySiblings[sib], c)
-		maxSiblings = max(maxSiblings, len(sibs))
+	cpus, err := readSysCPUs(fsys, online, isOnline)
+	if err != nil {
+		return h, err
+	}
+	h.CoreCPUs = cpus.cores(note)
+	h.ThreadsPerCore = cpus.maxSiblings
+	if err := cpus.sockets(&h); err != nil {
+		return h, err
+	}
+	if n := len(online); n != h.Cores()*h.ThreadsPerCore {
+		h.LogicalCPUs = n
+		note("%d logical CPUs on %d cores: not every core has %d threads (a hybrid CPU, or SMT off on some cores)", n, h.Cores(), h.ThreadsPerCore)
 	}
 
-	// Group CPUs into cores by key, unless the key groups disagree with the
-	// sibling lists.
+	if err := readNodes(fsys, &h, isOnline, memTotal, note); err != nil {
+		return h, err
+	}
+	if err := h.Validate(); err != nil {
+		return h, prefixEach("topology from sysfs: ", err)
+	}
+	return h, nil
+}
+
+// readOnline reads devices/system/cpu/online: the online CPUs, at least
+// one.
+func readOnline(fsys fs.FS) ([]int, error) {
+	onlineText, err := fs.ReadFile(fsys, "devices/system/cpu/online")
+	if err != nil {
+		return nil, fmt.Errorf("topology from sysfs: %w", err)
+	}
+	online, err := parseCPUList(string(onlineText))
+	if err != nil {
+		return nil, fmt.Errorf("topology from sysfs: devices/system/cpu/online: %w", err)
+	}
+	if len(online) == 0 {
+		return nil, errors.New("topology from sysfs: devices/system/cpu/online lists no CPU")
+	}
+	return online, nil
+}
+
+// coreKey names a physical core as sysfs numbers it: package, die, core_id.
+type coreKey struct{ pkg, die, core int }
+
+// sysCPUs is the online CPUs' topology as sysfs gives it, grouped two ways:
+// by core key and by sibling list.
+type sysCPUs struct {
+	keyOf       map[int]coreKey
+	siblingsOf  map[int]string // the online siblings, as a list, to compare
+	byKey       map[coreKey][]int
+	bySiblings  map[string][]int
+	maxSiblings int
+}
+
+// readSysCPUs reads each online CPU's core key and online siblings.
+func readSysCPUs(fsys fs.FS, online []int, isOnline map[int]bool) (sysCPUs, error) {
+	t := sysCPUs{keyOf: map[int]coreKey{}, siblingsOf: map[int]string{}, byKey: map[coreKey][]int{}, bySiblings: map[string][]int{}}
+	for _, c := range online {
+		k, sibs, err := readSysCPU(fsys, c, isOnline)
+		if err != nil {
+			return t, err
+		}
+		t.keyOf[c] = k
+		sib := fmt.Sprint(sibs)
+		t.siblingsOf[c] = sib
+		t.byKey[k] = append(t.byKey[k], c)
+		t.bySiblings[sib] = append(t.bySiblings[sib], c)
+		t.maxSiblings = max(t.maxSiblings, len(sibs))
+	}
+	return t, nil
+}
+
+// readSysCPU reads CPU c's topology directory: its core key (die 0 when
+// die_id is absent) and its online thread siblings, which must include c.
+func readSysCPU(fsys fs.FS, c int, isOnline map[int]bool) (coreKey, []int, error) {
+	dir := fmt.Sprintf("devices/system/cpu/cpu%d/topology/", c)
+	var k coreKey
+	var err error
+	if k.pkg, err = readInt(fsys, dir+"physical_package_id"); err != nil {
+		return k, nil, err
+	}
+	if k.core, err = readInt(fsys, dir+"core_id"); err != nil {
+		return k, nil, err
+	}
+	if k.die, err = readInt(fsys, dir+"die_id"); errors.Is(err, fs.ErrNotExist) {
+		k.die = 0
+	} else if err != nil {
+		return k, nil, err
+	}
+	sibText, err := fs.ReadFile(fsys, dir+"thread_siblings_list")
+	if err != nil {
+		return k, nil, fmt.Errorf("topology from sysfs: %w", err)
+	}
+	sibs, err := parseCPUList(string(sibText))
+	if err != nil {
+		return k, nil, fmt.Errorf("topology from sysfs: %s: %w", dir+"thread_siblings_list", err)
+	}
+	sibs = slices.DeleteFunc(sibs, func(s int) bool { return !isOnline[s] })
+	if !slices.Contains(sibs, c) {
+		return k, nil, fmt.Errorf("topology from sysfs: %sthread_siblings_list %q does not list CPU %d itself", dir, strings.TrimSpace(string(sibText)), c)
+	}
+	return k, sibs, nil
+}
+
+// cores groups the CPUs into physical cores, ordered by their first CPU: by
+// core key, unless the key groups disagree with the sibling lists, in which
+// case by sibling list, with a note.
+func (t sysCPUs) cores(note func(string, ...any)) [][]int {
 	var cores [][]int
 	agree := true
-	for _, cpus := range byKey {
+	for _, cpus := range t.byKey {
 		for _, c := range cpus {
-			if siblingsOf[c] != fmt.Sprint(cpus) {
+			if t.siblingsOf[c] != fmt.Sprint(cpus) {
 				agree = false
 			}
 		}
 	}
 	if agree {
-		for _, cpus := range byKey {
+		for _, cpus := range t.byKey {
 			cores = append(cores, cpus)
 		}
 	} else {
-		for _, cpus := range bySiblings {
+		for _, cpus := range t.bySiblings {
 			cores = append(cores, cpus)
 		}
-		note("core_id does not tell the cores apart on this host (it repeats within a die, or disagrees with thread_siblings_list); cores are counted from the sibling lists: %d, not %d", len(bySiblings), len(byKey))
+		note("core_id does not tell the cores apart on this host (it repeats within a die, or disagrees with thread_siblings_list); cores are counted from the sibling lists: %d, not %d", len(t.bySiblings), len(t.byKey))
 	}
 	sort.Slice(cores, func(i, j int) bool { return cores[i][0] < cores[j][0] })
-	h.CoreCPUs = cores
-	h.ThreadsPerCore = maxSiblings
+	return cores
+}
 
-	// Sockets: every socket must have as many cores as every other.
+// sockets sets h's Sockets and CoresPerSocket from its cores (CoreCPUs)
+// and their packages: every socket must have as many cores as every other.
+func (t sysCPUs) sockets(h *Host) error {
 	perSocket := map[int]int{}
-	for _, cpus := range cores {
-		perSocket[keyOf[cpus[0]].pkg]++
+	for _, cpus := range h.CoreCPUs {
+		perSocket[t.keyOf[cpus[0]].pkg]++
 	}
 	h.Sockets = len(perSocket)
 	pkgs := make([]int, 0, len(perSocket))
@@ -184,21 +242,10 @@ func FromSys(fsys fs.FS, memTotal int64) (Host, error) {
 			for _, q := range pkgs {
 				counts = append(counts, fmt.Sprintf("socket %d: %d", q, perSocket[q]))
 			}
-			return h, fmt.Errorf("topology from sysfs: the sockets have different numbers of online cores (%s); are some CPUs offline?", strings.Join(counts, ", "))
+			return fmt.Errorf("topology from sysfs: the sockets have different numbers of online cores (%s); are some CPUs offline?", strings.Join(counts, ", "))
 		}
 	}
-	if n := len(online); n != h.Cores()*h.ThreadsPerCore {
-		h.LogicalCPUs = n
-		note("%d logical CPUs on %d cores: not every core has %d threads (a hybrid CPU, or SMT off on some cores)", n, h.Cores(), h.ThreadsPerCore)
-	}
-
-	if err := readNodes(fsys, &h, isOnline, memTotal, note); err != nil {
-		return h, err
-	}
-	if err := h.Validate(); err != nil {
-		return h, prefixEach("topology from sysfs: ", err)
-	}
-	return h, nil
+	return nil
 }
 
 // readNodes fills the NUMA fields of h from devices/system/node, memory
