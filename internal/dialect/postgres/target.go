@@ -79,6 +79,39 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
+	u, err := parseURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	settings, query, err := urlSettings(u, getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := connConfig(settings, secretsOf(u, settings), getenv("HOME"))
+	if err != nil {
+		return nil, err
+	}
+	sslmode := settings["sslmode"]
+	if sslmode == "" {
+		sslmode = "prefer"
+	}
+	db := cfg.Database
+	if db == "" {
+		db = cfg.User // the server's default, as libpq
+	}
+	return &dialect.Target{
+		Dialect:  "postgres",
+		Redacted: redact(u.Scheme, cfg, query, sslmode),
+		Database: db,
+		Identity: identity(cfg, db),
+		Config:   cfg,
+		Local:    local(cfg),
+	}, nil
+}
+
+// parseURL parses raw as a postgres:// or postgresql:// URL with an
+// authority ("//"), refusing the shapes whose user info would be misread.
+func parseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Error quotes the input, password included: never show it.
@@ -96,7 +129,14 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 	if dialect.CutUserInfo(raw) {
 		return nil, fmt.Errorf("%w: postgres: malformed URL: an '@' after the host (percent-encode special characters in the user name and password)", dialect.ErrBadTarget)
 	}
+	return u, nil
+}
 
+// urlSettings gathers the libpq keywords u and getenv set, in libpq's
+// precedence (query parameters, then the URL's user, password, host, port
+// and database, then the PG* variables), and returns them with u's query.
+// It checks the host, the parameter names and the port.
+func urlSettings(u *url.URL, getenv func(string) string) (map[string]string, url.Values, error) {
 	settings := map[string]string{}
 	for _, ek := range envKeys {
 		if v := getenv(ek.env); v != "" {
@@ -111,33 +151,19 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 			settings["password"] = pw
 		}
 	}
-	if u.Host != "" {
-		if strings.Contains(u.Host, ",") {
-			return nil, fmt.Errorf("%w: postgres: multiple hosts are not supported", dialect.ErrBadTarget)
-		}
-		host, port := u.Hostname(), u.Port()
-		if strings.Contains(host, ":") {
-			if _, err := netip.ParseAddr(host); err != nil {
-				return nil, fmt.Errorf("%w: postgres: invalid IPv6 host", dialect.ErrBadTarget)
-			}
-		}
-		if host != "" {
-			settings["host"] = host
-		}
-		if port != "" {
-			settings["port"] = port
-		}
+	if err := hostSettings(u, settings); err != nil {
+		return nil, nil, err
 	}
 	if db := strings.TrimPrefix(u.Path, "/"); db != "" {
 		settings["dbname"] = db
 	}
 	query, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
-		return nil, fmt.Errorf("%w: postgres: malformed query string", dialect.ErrBadTarget)
+		return nil, nil, fmt.Errorf("%w: postgres: malformed query string", dialect.ErrBadTarget)
 	}
 	for k, vs := range query {
 		if !validKey(k) {
-			return nil, fmt.Errorf("%w: postgres: invalid parameter name %q", dialect.ErrBadTarget, k)
+			return nil, nil, fmt.Errorf("%w: postgres: invalid parameter name %q", dialect.ErrBadTarget, k)
 		}
 		if k == "database" {
 			k = "dbname"
@@ -146,18 +172,55 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 	}
 	if p := settings["port"]; p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
-			return nil, fmt.Errorf("%w: postgres: invalid port: want a number from 1 to 65535", dialect.ErrBadTarget)
+			return nil, nil, fmt.Errorf("%w: postgres: invalid port: want a number from 1 to 65535", dialect.ErrBadTarget)
 		}
 	}
+	return settings, query, nil
+}
 
+// hostSettings sets host and port in settings from u's authority: one
+// host, an IPv6 address valid.
+func hostSettings(u *url.URL, settings map[string]string) error {
+	if u.Host == "" {
+		return nil
+	}
+	if strings.Contains(u.Host, ",") {
+		return fmt.Errorf("%w: postgres: multiple hosts are not supported", dialect.ErrBadTarget)
+	}
+	host, port := u.Hostname(), u.Port()
+	if strings.Contains(host, ":") {
+		if _, err := netip.ParseAddr(host); err != nil {
+			return fmt.Errorf("%w: postgres: invalid IPv6 host", dialect.ErrBadTarget)
+		}
+	}
+	if host != "" {
+		settings["host"] = host
+	}
+	if port != "" {
+		settings["port"] = port
+	}
+	return nil
+}
+
+// secretsOf is what an error must never show: the password and the
+// sslpassword in settings, and the password as typed in u.
+func secretsOf(u *url.URL, settings map[string]string) []string {
 	secrets := []string{settings["password"], settings["sslpassword"]}
 	if u.User != nil {
 		if _, raw, ok := strings.Cut(u.User.String(), ":"); ok {
 			secrets = append(secrets, raw)
 		}
 	}
+	return secrets
+}
 
-	masked := applyDefaults(settings, getenv("HOME"))
+// connConfig parses settings, with every key pgconn would read from the
+// process environment filled in (applyDefaults, files under home), into
+// pgx's configuration, and sets rightsize's defaults: the cached-statement
+// query mode and the cache sizes, unless settings choose them, and
+// tuneConfig's. Errors have secrets scrubbed.
+func connConfig(settings map[string]string, secrets []string, home string) (*pgx.ConnConfig, error) {
+	masked := applyDefaults(settings, home)
 	cfg, err := pgx.ParseConfig(keywordDSN(settings))
 	if err != nil {
 		return nil, fmt.Errorf("%w: postgres: %s", dialect.ErrBadTarget, dialect.Scrub(err.Error(), secrets...))
@@ -175,23 +238,7 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 	}
 	sizeCaches(cfg, settings)
 	tuneConfig(cfg)
-
-	sslmode := settings["sslmode"]
-	if sslmode == "" {
-		sslmode = "prefer"
-	}
-	db := cfg.Database
-	if db == "" {
-		db = cfg.User // the server's default, as libpq
-	}
-	return &dialect.Target{
-		Dialect:  "postgres",
-		Redacted: redact(u.Scheme, cfg, query, sslmode),
-		Database: db,
-		Identity: identity(cfg, db),
-		Config:   cfg,
-		Local:    local(cfg),
-	}, nil
+	return cfg, nil
 }
 
 // local is where the server listens when it is on this host: its Unix
