@@ -146,7 +146,7 @@ var phases = []string{"run", "prepare", "cleanup", "sweep", "check"}
 // workload's name (sysbench's order: sysbench oltp_read_write run), the
 // order rightsize takes: the command first.
 func commandOrderHint(err error, args []string) error {
-	if len(args) == 0 || !slices.ContainsFunc(all.All(), func(w workload.Workload) bool { return w.Name() == args[0] }) {
+	if len(args) == 0 || !slices.ContainsFunc(all.All(), func(w workload.Workload) bool { return w.Meta().Name == args[0] }) {
 		return err
 	}
 	phase := "run"
@@ -251,7 +251,8 @@ func listCommand(env *Env) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			for _, w := range all.All() {
-				fmt.Fprintf(env.Stdout, "%-24s %s\n", w.Name(), w.Short())
+				m := w.Meta()
+				fmt.Fprintf(env.Stdout, "%-24s %s\n", m.Name, m.Short)
 			}
 			return nil
 		},
@@ -266,13 +267,13 @@ type phaseBody func(ctx context.Context, env *Env, w workload.Workload, common *
 func phaseCommand(ctx context.Context, env *Env, phase, short string, body phaseBody) *cobra.Command {
 	var ws []workload.Workload
 	for _, w := range all.All() {
-		if _, ok := w.(workload.Checker); ok || phase != "check" {
+		if w.Meta().Check || phase != "check" {
 			ws = append(ws, w)
 		}
 	}
 	names := make([]string, len(ws))
 	for i, w := range ws {
-		names[i] = w.Name()
+		names[i] = w.Meta().Name
 	}
 	parent := &cobra.Command{
 		Use:   phase + " WORKLOAD",
@@ -282,7 +283,7 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 				return usagef("%s: name a workload (one of: %s)", phase, strings.Join(names, ", "))
 			}
 			for _, w := range all.All() {
-				if w.Name() == args[0] { // a workload without this phase (check)
+				if w.Meta().Name == args[0] { // a workload without this phase (check)
 					return usagef("%s: %s has nothing to %s (one of: %s)", phase, args[0], phase, strings.Join(names, ", "))
 				}
 			}
@@ -300,11 +301,11 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 		return flagError(c, err, env.Args)
 	})
 	for _, w := range ws {
-		common := &config.Flags{}
+		common, m := &config.Flags{}, w.Meta()
 		sub := &cobra.Command{
-			Use:   w.Name(),
-			Short: w.Short(),
-			Long:  w.Long(),
+			Use:   m.Name,
+			Short: m.Short,
+			Long:  m.Long,
 			Args:  cobra.NoArgs,
 			RunE: func(c *cobra.Command, args []string) error {
 				return wrapRun(body(c.Context(), env, w, common))

@@ -28,7 +28,7 @@ var _ session.Observer = (*console)(nil)
 
 func newConsole(env *Env, p *config.Plan) *console {
 	unit := "tps"
-	if e := p.Workload.Event(); e != "transaction" {
+	if e := p.Workload.Meta().Event; e != "transaction" {
 		unit = e + "/s"
 	}
 	return &console{env: env, plan: p, unit: unit, brief: env.Brief}
@@ -44,7 +44,7 @@ func (c *console) StepStart(s session.Step) {
 	if c.brief {
 		return
 	}
-	out, cfg, name := c.env.Stdout, s.Config, c.plan.Workload.Name()
+	out, cfg, name := c.env.Stdout, s.Config, c.plan.Workload.Meta().Name
 	if s.IsBaseline() {
 		fmt.Fprintf(out, "rightsize %s: %s on %s; measuring the baseline rate: closed loop, %s per instance; warm-up %v, measured %v\n",
 			Version(), name, plural(s.Instances, "instance"), plural(cfg.Threads, "thread"), cfg.Warmup, cfg.Duration)
@@ -93,7 +93,7 @@ func (c *console) briefLine(s session.Step, r *result.Run) error {
 		name = "baseline (closed loop)"
 	}
 	if name == "" {
-		name = c.plan.Workload.Name()
+		name = c.plan.Workload.Meta().Name
 	}
 	sum := r.Summary
 	line := fmt.Sprintf("  %-24s %10.2f %s", name, sum.Throughput, c.unit)

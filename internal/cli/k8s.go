@@ -91,7 +91,7 @@ func (o *k8sOptions) bind() {
 func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 	opts := map[string]*k8sOptions{}
 	job := phaseCommand(ctx, env, "run", "", func(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
-		return k8sJob(env, w, c, opts[w.Name()])
+		return k8sJob(env, w, c, opts[w.Meta().Name])
 	})
 	job.Use = "job WORKLOAD"
 	job.Short = "Print a Kubernetes Indexed Job running WORKLOAD over N load generators (a distributed run)"
@@ -155,7 +155,7 @@ func k8sJob(env *Env, w workload.Workload, c *config.Flags, o *k8sOptions) error
 	args := k8sArgs(c, o)
 	job, err := k8sjob.Build(k8sjob.Spec{
 		Name: o.name, Namespace: o.namespace, Image: o.image,
-		Workload: w.Name(), Args: args, Generators: o.generators,
+		Workload: w.Meta().Name, Args: args, Generators: o.generators,
 		RunID: runID, StartAt: c.StartAt,
 		Secret: o.secret, TargetKey: o.targetKey, HistoryKey: o.historyKey,
 		CPU: o.cpu, Memory: o.memory,
@@ -177,7 +177,7 @@ func k8sJob(env *Env, w workload.Workload, c *config.Flags, o *k8sOptions) error
 	if o.namespace != "" {
 		ns = " -n " + o.namespace
 	}
-	fmt.Fprintf(env.Stderr, "Job %s: run %s of %s on %d generators. With the manifest saved (rightsize k8s job ... > job.yaml):\n", job.Name, runID, w.Name(), o.generators)
+	fmt.Fprintf(env.Stderr, "Job %s: run %s of %s on %d generators. With the manifest saved (rightsize k8s job ... > job.yaml):\n", job.Name, runID, w.Meta().Name, o.generators)
 	fmt.Fprintf(env.Stderr, "  kubectl apply%s -f job.yaml\n", ns)
 	fmt.Fprintf(env.Stderr, "  kubectl get pods%s -l %s=%s --watch\n", ns, k8sjob.LabelRun, job.Labels[k8sjob.LabelRun])
 	fmt.Fprintf(env.Stderr, "  %s   # once the Job has completed\n", k8sjob.MergeCommand(runID))

@@ -52,7 +52,7 @@ func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Fl
 		if err := in.Prepare(ctx, workload.PrepareOptions{Force: c.Force, Threads: c.Loaders, Seed: c.Seed}, newProgress(env, t.String())); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "prepared %s for %s in %.1f s\n", t, w.Name(), time.Since(start).Seconds())
+		fmt.Fprintf(env.Stdout, "prepared %s for %s in %.1f s\n", t, w.Meta().Name, time.Since(start).Seconds())
 		return nil
 	})
 }
@@ -75,9 +75,9 @@ func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Fl
 		case err != nil:
 			return err
 		case len(removed) == 0:
-			fmt.Fprintf(env.Stdout, "nothing to clean up on %s for %s (already clean, or never prepared)\n", t, w.Name())
+			fmt.Fprintf(env.Stdout, "nothing to clean up on %s for %s (already clean, or never prepared)\n", t, w.Meta().Name)
 		default:
-			fmt.Fprintf(env.Stdout, "cleaned up %s for %s: removed %s\n", t, w.Name(), nameList(removed))
+			fmt.Fprintf(env.Stdout, "cleaned up %s for %s: removed %s\n", t, w.Meta().Name, nameList(removed))
 		}
 		cleaned = append(cleaned, t)
 		return nil
@@ -229,14 +229,18 @@ func (p *progress) Message(s string) {
 // checkCmd runs the workload's consistency checks on every instance and
 // prints each condition; it fails (exit 1) when any condition fails.
 func checkCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
-	ck, ok := w.(workload.Checker)
-	if !ok {
-		return usagef("check: %s has no consistency checks", w.Name())
+	m := w.Meta()
+	if !m.Check {
+		return usagef("check: %s has no consistency checks", m.Name)
 	}
 	var failed []string
 	err := eachInstance(ctx, env, w, c, func(i, _ int, t workload.Target, in workload.Instance) error {
-		fmt.Fprintf(env.Stdout, "checking %s for %s\n", t, w.Name())
-		results, err := ck.Check(ctx, in, newProgress(env, t.String()))
+		fmt.Fprintf(env.Stdout, "checking %s for %s\n", t, m.Name)
+		ck, ok := in.(workload.Checker)
+		if !ok {
+			return fmt.Errorf("check: %s says it has consistency checks, but its instance %T has none", m.Name, in)
+		}
+		results, err := ck.Check(ctx, newProgress(env, t.String()))
 		if err != nil {
 			return err
 		}

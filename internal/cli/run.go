@@ -44,7 +44,7 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags)
 	}
 	_, err = execute(ctx, env, p)
 	if err != nil && p.Prepare != "always" && missingDatabase(p, err) {
-		err = fmt.Errorf("%w (the database does not exist yet: `rightsize prepare %s --target URL`, with this command's workload options, creates and loads it, or give --prepare always)", err, p.Workload.Name())
+		err = fmt.Errorf("%w (the database does not exist yet: `rightsize prepare %s --target URL`, with this command's workload options, creates and loads it, or give --prepare always)", err, p.Workload.Meta().Name)
 	}
 	return err
 }
@@ -87,7 +87,8 @@ func execute(ctx context.Context, env *Env, p *config.Plan) (*session.Outcome, e
 	obs := []session.Observer{newConsole(env, p)}
 	if p.Prometheus != "" {
 		pctx, stopProm := context.WithCancel(ctx) // the server stops when the command ends
-		e, addr, err := startPrometheus(pctx, p.Prometheus, p.Workload.Name(), p.Workload.Event())
+		m := p.Workload.Meta()
+		e, addr, err := startPrometheus(pctx, p.Prometheus, m.Name, m.Event)
 		if err != nil {
 			stopProm()
 			return nil, err

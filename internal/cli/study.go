@@ -212,7 +212,7 @@ func planStep(env *Env, c study.Command, args []string) (*config.Plan, error) {
 	if w == nil {
 		var names []string
 		for _, w := range all.All() {
-			names = append(names, w.Name())
+			names = append(names, w.Meta().Name)
 		}
 		return nil, fmt.Errorf("unknown workload %q (one of: %s)", c.Workload, strings.Join(names, ", "))
 	}

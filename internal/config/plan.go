@@ -71,7 +71,7 @@ type Step struct {
 	Label string  // "threads 4", "rate 2x", "read 70%"; "" for a run's only step
 	X     float64 // the step's value on the axis, for the analysis
 	// Threads is the virtual users per instance (the workload's own count
-	// for a workload.ThreadCounter).
+	// when its options set it: workload.Meta.VUs).
 	Threads int
 	Rate    Rate
 	// Instances is how many of the instances run (0: all).
@@ -205,7 +205,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Force: c.Force, Out: Output{Path: c.Out, Workload: w.Name()},
+	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Force: c.Force, Out: Output{Path: c.Out, Workload: w.Meta().Name},
 		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, CPUTarget: c.CPUTarget, Baseline: c.Baseline}
 	rate, flagThreads, multiples := c.Rate, c.Threads, c.Rate.IsMultiple()
 	if p.Sweep {
@@ -223,10 +223,10 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		cfgErr = errors.Join(cfgErr, CheckCPUTarget(c.CPUTarget))
 	}
 	cfgErr = errors.Join(cfgErr, checkConfigName(p.Config), checkLabel(p.Label))
-	if _, ok := w.(workload.ThreadCounter); ok {
+	if m := w.Meta(); m.VUs > 0 {
 		for _, f := range []string{"threads", "rate", "think-time"} {
 			if c.Changed(f) {
-				cfgErr = errors.Join(cfgErr, fmt.Errorf("--%s does not apply to %s: its options set the threads and their queue depth (closed loop)", f, w.Name()))
+				cfgErr = errors.Join(cfgErr, fmt.Errorf("--%s does not apply to %s: its options set the threads and their queue depth (closed loop)", f, m.Name))
 			}
 		}
 	}
@@ -295,8 +295,8 @@ func checkLabel(label string) error {
 // threads is the virtual users per instance of every step: the workload's
 // own count, or n.
 func threads(w workload.Workload, n int) int {
-	if tc, ok := w.(workload.ThreadCounter); ok {
-		return tc.VUs()
+	if vus := w.Meta().VUs; vus > 0 {
+		return vus
 	}
 	return n
 }
@@ -304,9 +304,9 @@ func threads(w workload.Workload, n int) int {
 // runSteps are a run's steps: one, or the workload's own (fileio's read
 // mixes).
 func (c *Flags) runSteps(w workload.Workload) []Step {
-	steps := []workload.Step{{}}
-	if st, ok := w.(workload.Stepper); ok {
-		steps = st.Steps()
+	steps := w.Meta().Steps
+	if len(steps) == 0 {
+		steps = []workload.Step{{}}
 	}
 	out := make([]Step, len(steps))
 	for k, s := range steps {
@@ -471,11 +471,8 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 	if err != nil {
 		return Error{err}
 	}
-	var own []workload.Step
-	st, isStepper := w.(workload.Stepper)
-	if isStepper {
-		own = st.Steps()
-	}
+	m := w.Meta()
+	own := m.Steps
 	lists := 0
 	for _, n := range []int{len(threadList), len(rates), len(counts), len(own)} {
 		if n > 1 {
@@ -483,7 +480,7 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 		}
 	}
 	if lists > 1 {
-		return Invalidf("sweep one axis at a time: more than one of --threads, --rate, --instances (and %s's own steps) list several values", w.Name())
+		return Invalidf("sweep one axis at a time: more than one of --threads, --rate, --instances (and %s's own steps) list several values", m.Name)
 	}
 	one := Step{Threads: threads(w, threadList[0]), Rate: rates[0]}
 	add := func(l Step, label string, x float64) {
@@ -516,7 +513,7 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 			add(l, fmt.Sprintf("instances %d", n), float64(n))
 		}
 	case len(own) > 1:
-		p.Axis, p.OwnAxis = st.StepAxis(), true
+		p.Axis, p.OwnAxis = m.StepAxis, true
 		for _, o := range own {
 			l := one
 			l.Options = o.Options

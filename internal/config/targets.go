@@ -72,7 +72,7 @@ func (c *Flags) ParseTargets(w workload.Workload, getenv func(string) string) (t
 		case len(c.Targets) > 1:
 			raws = raws[:n]
 		case !ok && n > 1:
-			errs = append(errs, fmt.Errorf("instances %d: %s cannot number targets from one; give one --target per instance", n, w.Name()))
+			errs = append(errs, fmt.Errorf("instances %d: %s cannot number targets from one; give one --target per instance", n, w.Meta().Name))
 		case ok:
 			nr, err := nb.NumberTargets(raws[0], n)
 			if err != nil {

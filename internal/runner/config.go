@@ -85,7 +85,7 @@ type Config struct {
 	Ops   []workload.Op
 	Event string
 	Unit  string
-	// Counters names the workload's own counters (workload.Counting); VUs
+	// Counters names the workload's own counters (workload.Meta.Counters); VUs
 	// add to them by index through Meter.Count.
 	Counters []string
 	// Part, when set, makes this run one shard of a larger one (run

@@ -227,7 +227,8 @@ func CloseAll(ins []workload.Instance) {
 
 // prepare prepares the instances --prepare asks for: always, or with auto
 // those that say they need it (workload.PrepareChecker) or, for the rest,
-// the default embedded target and numbered databases. Shards never prepare
+// the default embedded target and numbered databases of a workload that
+// has something to prepare (workload.Meta.Prepare). Shards never prepare
 // (refused for always): the tables are loaded once, before the shards
 // start.
 func (s *session) prepare(ctx context.Context) error {
@@ -235,8 +236,9 @@ func (s *session) prepare(ctx context.Context) error {
 	if p.Dist != nil && p.Dist.Sharded {
 		return nil
 	}
+	prepares := p.Workload.Meta().Prepare
 	for i, in := range s.ins {
-		auto := p.AutoPrepare
+		auto := p.AutoPrepare && prepares
 		if pc, ok := in.(workload.PrepareChecker); ok {
 			auto = pc.NeedsPrepare()
 		}
@@ -313,11 +315,9 @@ func (s *session) configure() {
 			rs.SeedRun(cfg.Seed + uint64(i))
 		}
 	}
-	cfg.Ops = w.Ops()
-	if cw, ok := w.(workload.Counting); ok {
-		cfg.Counters = cw.Counters()
-	}
-	cfg.Event, cfg.Unit = w.Event(), w.Event()+"s"
+	m := w.Meta()
+	cfg.Ops, cfg.Counters = m.Ops, m.Counters
+	cfg.Event, cfg.Unit = m.Event, m.Event+"s"
 	cfg.CPUTime, cfg.Sample, cfg.CPUs = s.opt.CPUTime, s.opt.Sample, s.opt.NumCPU
 	s.base = cfg
 	s.setMaxProcs()
@@ -397,16 +397,16 @@ func (s *session) live(l config.Step) int {
 }
 
 // measureBaseline runs the baseline step (--baseline-rate auto): closed
-// loop, one virtual user per instance (the workload's own count for a
-// workload.ThreadCounter), on the first step's instances; its throughput
+// loop, one virtual user per instance (the workload's own count when its
+// options set it: workload.Meta.VUs), on the first step's instances; its throughput
 // per instance is what 1x means.
 func (s *session) measureBaseline(ctx context.Context) error {
 	p, w := s.plan, s.plan.Workload
 	first := s.live(p.Steps[0])
 	cfg := s.base
 	cfg.Rate, cfg.Threads = 0, 1
-	if tc, ok := w.(workload.ThreadCounter); ok {
-		cfg.Threads = tc.VUs()
+	if vus := w.Meta().VUs; vus > 0 {
+		cfg.Threads = vus
 	}
 	st := Step{Index: -1, Count: len(p.Steps), Spec: config.Step{Label: "baseline", Threads: cfg.Threads}, Config: cfg,
 		Instances: first, Path: p.Out.Baseline(s.out.ID)}
@@ -417,7 +417,7 @@ func (s *session) measureBaseline(ctx context.Context) error {
 	s.out.Baseline, s.out.BaselinePath = res, st.Path
 	s.baseline = res.Summary.Throughput / float64(first)
 	if s.baseline <= 0 {
-		return fmt.Errorf("baseline: no %ss completed at one thread per instance; cannot multiply a zero rate", w.Event())
+		return fmt.Errorf("baseline: no %ss completed at one thread per instance; cannot multiply a zero rate", w.Meta().Event)
 	}
 	s.obs.notice("baseline rate: %.4g/s per instance (1x)", s.baseline)
 	return nil

@@ -41,7 +41,7 @@ func (s *session) runStep(ctx context.Context, st Step) (*result.Run, error) {
 	if sw, ok := s.plan.Workload.(workload.Summarizer); ok {
 		if err := sw.Summarize(res); err != nil {
 			// The measurements are intact: keep them and say what is missing.
-			s.obs.warn("%s figures not computed: %v", s.plan.Workload.Name(), err)
+			s.obs.warn("%s figures not computed: %v", res.Workload, err)
 		}
 	}
 	// The result is written even when an observer fails (a summary that
@@ -86,8 +86,15 @@ func (s *session) describe(res *result.Run, st Step) {
 		res.Label = strings.TrimSpace(p.Label + " " + st.Spec.Label)
 	}
 	res.Config = s.configName()
-	res.Workload = p.Workload.Name()
-	res.Options = p.Workload.Options()
+	res.Workload = p.Workload.Meta().Name
+	opts, err := workload.Record(p.Workload.Options())
+	if err != nil {
+		// A type JSON cannot encode: a bug of the workload's, which must
+		// not cost the measurements.
+		s.obs.warn("%s: %v", res.Workload, err)
+		opts = map[string]any{}
+	}
+	res.Options = opts
 	for k, v := range st.Spec.Options {
 		res.Options[k] = v
 	}

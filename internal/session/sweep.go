@@ -18,7 +18,7 @@ import (
 // --out -, writes the sweep file and its Markdown beside it.
 func (s *session) sweep() error {
 	p, o := s.plan, s.out
-	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: o.ID, Workload: p.Workload.Name(), Config: s.configName(), Axis: p.Axis, OwnSteps: p.OwnAxis,
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: o.ID, Workload: p.Workload.Meta().Name, Config: s.configName(), Axis: p.Axis, OwnSteps: p.OwnAxis,
 		SLOMs: p.SLO, CPUTargetPct: p.CPUTarget}
 	if p.Multiples() {
 		sw.BaselineRate = s.baseline

@@ -13,7 +13,7 @@ import (
 // the command line does; the instance is closed when the test ends.
 func Open(t testing.TB, w workload.Workload, rawURL string, args ...string) workload.Instance {
 	t.Helper()
-	fs := pflag.NewFlagSet(w.Name(), pflag.ContinueOnError)
+	fs := pflag.NewFlagSet(w.Meta().Name, pflag.ContinueOnError)
 	w.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)

@@ -56,12 +56,12 @@ type Span struct {
 // them; the VU only says which operation ran and whether it failed. A Meter
 // belongs to one VU and is not safe for concurrent use.
 type Meter interface {
-	// Start marks the start of operation op (an index into Workload.Ops).
+	// Start marks the start of operation op (an index into Meta.Ops).
 	Start(op int) Span
 	// End marks its end; err is nil on success.
 	End(s Span, err error)
 	// Count adds n to the workload's counter c (an index into
-	// Counting.Counters), in the phase the event in flight completes in. VUs count
+	// Meta.Counters), in the phase the event in flight completes in. VUs count
 	// what only they know (TPC-C's rolled-back New-Orders) and should count
 	// an event's things only once it has succeeded.
 	Count(c int, n int64)
@@ -75,7 +75,7 @@ type Meter interface {
 // Recorder receives the finished events of a Pipeline VU.
 type Recorder interface {
 	// Event records one event that ran operation op (an index into
-	// Workload.Ops) from start to end; err is nil on success. The event
+	// Meta.Ops) from start to end; err is nil on success. The event
 	// belongs to the warm-up or the measured window by its end.
 	Event(op int, start, end time.Time, err error)
 }
@@ -93,12 +93,6 @@ type Recorder interface {
 type Pipeline interface {
 	VU
 	Run(ctx context.Context, rec Recorder, more func() bool) error
-}
-
-// Counting is implemented by a workload whose VUs report counters of their
-// own through Meter.Count; the result lists them by name in each summary.
-type Counting interface {
-	Counters() []string
 }
 
 // Pacer is implemented by a VU that sets its own pause between events in the
@@ -120,13 +114,6 @@ type Summarizer interface {
 	Summarize(r *result.Run) error
 }
 
-// ThreadCounter is implemented by a workload whose options set the number
-// of virtual users per instance (fileio's pattern threads); --threads then
-// does not apply.
-type ThreadCounter interface {
-	VUs() int
-}
-
 // Step is one of the runs a single command makes (fileio's read mixes): a
 // step of the plan, as a sweep's points are (config.Step).
 type Step struct {
@@ -135,15 +122,9 @@ type Step struct {
 	Options map[string]any // merged into the result's options
 }
 
-// Stepper is implemented by a workload that runs several steps in turn in
-// one command; each Instance then implements StepSetter.
-type Stepper interface {
-	Steps() []Step
-	// StepAxis names what the steps vary, for a sweep's table ("read %").
-	StepAxis() string
-}
-
-// StepSetter selects the step (an index into Stepper.Steps) the next VUs run.
+// StepSetter is implemented by the Instance of a workload with steps of its
+// own (Meta.Steps): it selects the step (an index into Meta.Steps) the next
+// VUs run.
 type StepSetter interface {
 	SetStep(i int)
 }
@@ -158,7 +139,9 @@ type Numberer interface {
 
 // PrepareChecker is implemented by an Instance that can tell whether run's
 // --prepare auto should prepare it (fileio: the file does not exist yet).
-// Without it, auto prepares only the default embedded target.
+// Without it, auto prepares only the default embedded target and numbered
+// databases, and only of a workload that has something to prepare
+// (Meta.Prepare).
 type PrepareChecker interface {
 	NeedsPrepare() bool
 }
@@ -246,10 +229,13 @@ type CheckResult struct {
 	Checked int64    // rows or groups examined
 }
 
-// Checker is implemented by a workload that can verify a prepared (or run)
-// database: rightsize check <workload>.
+// Checker is implemented by the Instance of a workload that can verify its
+// prepared (or run) database: rightsize check <workload>. Its Meta.Check
+// says so before any instance is opened. Check opens and closes its own
+// connection; it returns an error, not a failed condition, when it cannot
+// check at all.
 type Checker interface {
-	Check(ctx context.Context, in Instance, p Progress) ([]CheckResult, error)
+	Check(ctx context.Context, p Progress) ([]CheckResult, error)
 }
 
 // VU is one virtual user: one connection and its prepared statements. Event is
@@ -359,27 +345,87 @@ type Instance interface {
 	Close() error
 }
 
-// Workload is a named workload with its options.
+// Workload is a workload with its options: what it is, as data (Meta), and
+// the few calls that need its code. Flags bind to one value; use one per
+// command line.
 type Workload interface {
-	Name() string
-	// Short is a one-line description for --help.
-	Short() string
-	// Long is the full help text (what it runs, its defaults and why).
-	Long() string
+	// Meta describes the workload with its options as they stand: call it
+	// after Validate for the facts that follow from the options (Steps,
+	// VUs). Each call returns a fresh value.
+	Meta() Meta
 	// BindFlags registers the workload's options on fs.
 	BindFlags(fs *pflag.FlagSet)
 	// Validate checks the options and returns every problem at once (errors.Join).
 	Validate() error
-	// Options returns the effective options for the result file.
-	Options() map[string]any
-	// Ops lists the operations VUs report through their Meter.
-	Ops() []Op
-	// Event names what one VU.Event runs ("transaction", "io").
-	Event() string
+	// Options returns the effective options as the workload's typed value:
+	// its JSON form, an object, is the result's options (Record), and a
+	// workload reads a result's options back into the same type
+	// (ReadOptions).
+	Options() any
 	// ParseTarget validates a --target value without opening anything; an empty
 	// raw means the workload's default. The target opens with the workload's
 	// options as they are then.
 	ParseTarget(raw string, o TargetOptions) (Target, error)
+}
+
+// Meta is what a workload is, as data: its name and help, what its virtual
+// users run and report, the steps and virtual users its options fix, what
+// prepare does for it and its options. CockroachDB's workload.Meta and
+// FlagMeta are the model. Static facts live here; behaviour that needs the
+// workload's code stays on an interface (VU, Pipeline, Reconnector,
+// Checker, StepSetter, Matcher, Summarizer).
+type Meta struct {
+	// Name is the workload on the command line and in the result
+	// ("oltp_read_write", "tpcc").
+	Name string
+	// Short is a one-line description for --help and the workload list.
+	Short string
+	// Long is the full help text (what it runs, its defaults and why).
+	Long string
+	// Event names what one VU.Event runs ("transaction", "io").
+	Event string
+	// Ops lists the operations VUs report through their Meter, indexed by
+	// position.
+	Ops []Op
+	// Counters names the workload's own counters, which VUs report through
+	// Meter.Count by index; the result lists them by name in each summary.
+	// None for a workload without counters of its own.
+	Counters []string
+	// Steps are the runs one command makes in turn (fileio's read mixes),
+	// each instance selecting one through StepSetter; none for a workload
+	// that makes one run.
+	Steps []Step
+	// StepAxis names what Steps vary, for a sweep's table ("read %").
+	StepAxis string
+	// VUs is the number of virtual users per instance when the options set
+	// it (fileio's pattern threads): --threads, --rate and --think-time then
+	// do not apply. 0: --threads sets it.
+	VUs int
+	// Prepare tells that prepare loads something (tables, a file). A
+	// workload without (noop) is never prepared by run's --prepare auto.
+	Prepare bool
+	// Check tells that the workload has consistency checks (rightsize
+	// check): its instances implement Checker.
+	Check bool
+	// Options describe the workload's options as the result records them
+	// (Workload.Options), in the order of its options' type.
+	Options []Option
+}
+
+// Option describes one option of a workload as the result records it
+// (FlagMeta in CockroachDB's workload).
+type Option struct {
+	// Name is its key in the result's options (the flag's name, where the
+	// option is a flag).
+	Name string
+	// Type is the Go type of its value: "int", "int64", "float64", "bool",
+	// "string".
+	Type string
+	// Data tells that the option shapes the data prepare loads (oltp's
+	// --tables, tpcc's --warehouses, fileio's --size): data prepared with
+	// another value do not match it. The other options are runtime only
+	// (CockroachDB's FlagMeta.RuntimeOnly).
+	Data bool
 }
 
 // TargetOptions are what parsing a --target takes besides its text: the

@@ -32,7 +32,7 @@ func All() []workload.Workload {
 // ByName returns a fresh workload of that name (nil when there is none).
 func ByName(name string) workload.Workload {
 	for _, w := range All() {
-		if w.Name() == name {
+		if w.Meta().Name == name {
 			return w
 		}
 	}

@@ -1,9 +1,15 @@
 package all
 
 import (
+	"context"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/oltp"
 )
 
 func TestAll(t *testing.T) {
@@ -17,21 +23,22 @@ func TestAll(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for i, w := range a {
-		if w.Name() != want[i] {
-			t.Errorf("All()[%d] = %s, want %s", i, w.Name(), want[i])
+		m := w.Meta()
+		if m.Name != want[i] {
+			t.Errorf("All()[%d] = %s, want %s", i, m.Name, want[i])
 		}
-		if seen[w.Name()] {
-			t.Errorf("duplicate workload %s", w.Name())
+		if seen[m.Name] {
+			t.Errorf("duplicate workload %s", m.Name)
 		}
-		seen[w.Name()] = true
+		seen[m.Name] = true
 		if w == b[i] {
-			t.Errorf("%s: All() returned the same value twice; want fresh instances", w.Name())
+			t.Errorf("%s: All() returned the same value twice; want fresh instances", m.Name)
 		}
-		if w.Short() == "" || w.Long() == "" || len(w.Ops()) == 0 || w.Event() == "" {
-			t.Errorf("%s: incomplete description", w.Name())
+		if m.Short == "" || m.Long == "" || len(m.Ops) == 0 || m.Event == "" {
+			t.Errorf("%s: incomplete description", m.Name)
 		}
 		if err := w.Validate(); err != nil {
-			t.Errorf("%s: defaults do not validate: %v", w.Name(), err)
+			t.Errorf("%s: defaults do not validate: %v", m.Name, err)
 		}
 	}
 	// Flags bound on one value do not change another's options.
@@ -40,10 +47,78 @@ func TestAll(t *testing.T) {
 	if err := fs.Parse([]string{"--tables=7"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := a[0].Options()["tables"]; got != 7 {
+	if got := a[0].Options().(oltp.Options).Tables; got != 7 {
 		t.Errorf("tables after flag = %v", got)
 	}
-	if got := b[0].Options()["tables"]; got != 1 {
+	if got := b[0].Options().(oltp.Options).Tables; got != 1 {
 		t.Errorf("fresh instance tables = %v, want 1", got)
+	}
+}
+
+// TestMeta: what each workload's Meta says matches what it does: a
+// workload with checks has instances that check, one with steps has
+// instances that select them, one without prepare is noop; the result
+// records the options Meta lists, and those that shape the data are the
+// ones prepare loads by.
+func TestMeta(t *testing.T) {
+	data := map[string][]string{
+		"tpcc": {"warehouses"}, "fileio": {"size"}, "noop": nil,
+	}
+	for _, w := range All() {
+		m := w.Meta()
+		if err := w.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		raw := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+		switch m.Name {
+		case "fileio":
+			raw = filepath.Join(t.TempDir(), "x.dat")
+		case "noop":
+			raw = ""
+		}
+		tg, err := w.ParseTarget(raw, workload.TargetOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		in, err := tg.Open(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		if _, ok := in.(workload.Checker); ok != m.Check {
+			t.Errorf("%s: Meta.Check %v, instance a Checker %v", m.Name, m.Check, ok)
+		}
+		if _, ok := in.(workload.StepSetter); ok != (len(m.Steps) > 0) {
+			t.Errorf("%s: %d steps, instance a StepSetter %v", m.Name, len(m.Steps), ok)
+		}
+		in.Close()
+		if m.Prepare != (m.Name != "noop") {
+			t.Errorf("%s: Meta.Prepare %v", m.Name, m.Prepare)
+		}
+		rec, err := workload.Record(w.Options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names, shaping []string
+		for _, o := range m.Options {
+			names = append(names, o.Name)
+			if o.Data {
+				shaping = append(shaping, o.Name)
+			}
+			if o.Type == "" {
+				t.Errorf("%s: option %s has no type", m.Name, o.Name)
+			}
+		}
+		for k := range rec {
+			if !slices.Contains(names, k) {
+				t.Errorf("%s: the result records %s, which Meta.Options does not list", m.Name, k)
+			}
+		}
+		want, ok := data[m.Name]
+		if !ok {
+			want = []string{"tables", "table-size", "auto-inc", "create-secondary", "create-table-options"}
+		}
+		if !slices.Equal(shaping, want) {
+			t.Errorf("%s: options shaping the data %v, want %v", m.Name, shaping, want)
+		}
 	}
 }

@@ -196,8 +196,8 @@ func TestSummarizeUnknownWorkload(t *testing.T) {
 // Every workload can name its section in a result file.
 func TestSectionNames(t *testing.T) {
 	for _, w := range All() {
-		if err := result.ValidSectionName(w.Name()); err != nil {
-			t.Errorf("%s: %v", w.Name(), err)
+		if err := result.ValidSectionName(w.Meta().Name); err != nil {
+			t.Errorf("%s: %v", w.Meta().Name, err)
 		}
 	}
 }

@@ -33,24 +33,35 @@ var _ workload.Workload = (*Workload)(nil)
 // New returns the workload with the default options.
 func New() *Workload { return &Workload{opt: DefaultOptions()} }
 
-func (w *Workload) Name() string { return Name }
-func (w *Workload) Short() string {
-	return `storage I/O: fio-style patterns ("t1 o32 b16k"), read mixes, direct I/O; IOPS, MB/s, per VM and per GB`
+// Meta describes fileio: reads and writes timed apart, one I/O per event,
+// the read mixes of --read as its steps and the pattern's threads as its
+// virtual users, as the options stand (VUs is 1 while the pattern does not
+// parse: Validate says why).
+func (w *Workload) Meta() workload.Meta {
+	o := w.opt
+	_ = o.Validate() // the parsed pattern and mixes; the errors are Validate's to report
+	return workload.Meta{
+		Name:  Name,
+		Short: `storage I/O: fio-style patterns ("t1 o32 b16k"), read mixes, direct I/O; IOPS, MB/s, per VM and per GB`,
+		Long:  long,
+		Event: "io",
+		Ops:   []workload.Op{opRead: {Name: "read", Kind: workload.Read}, opWrite: {Name: "write", Kind: workload.Write}},
+		// Each thread of the pattern is one virtual user keeping --iodepth
+		// I/Os in flight.
+		VUs:      max(o.pattern.Threads, 1),
+		Steps:    steps(o.mixes),
+		StepAxis: "read %",
+		Prepare:  true,
+		Options:  workload.OptionsOf(Recorded{}),
+	}
 }
-func (w *Workload) Long() string                { return long }
+
 func (w *Workload) BindFlags(fs *pflag.FlagSet) { w.opt.bind(fs) }
 func (w *Workload) Validate() error             { return w.opt.Validate() }
-func (w *Workload) Options() map[string]any     { return w.opt.asMap() }
-func (w *Workload) Event() string               { return "io" }
 
-// Ops are reads and writes, timed apart.
-func (w *Workload) Ops() []workload.Op {
-	return []workload.Op{opRead: {Name: "read", Kind: workload.Read}, opWrite: {Name: "write", Kind: workload.Write}}
-}
-
-// VUs is the number of threads of the pattern: each is one virtual user
-// keeping --iodepth I/Os in flight.
-func (w *Workload) VUs() int { return w.opt.pattern.Threads }
+// Options returns the options as the result records them (Recorded); call
+// it after Validate.
+func (w *Workload) Options() any { return w.opt.recorded() }
 
 const long = `Storage I/O in the seed studies' notation: --pattern "t<threads> o<outstanding
 I/Os per thread> b<block size>", e.g. "t1 o32 b16k", at a read percentage
@@ -151,23 +162,18 @@ func (in *instance) Classify(err error) errclass.Class {
 func (in *instance) Close() error { return nil }
 
 var (
-	_ workload.ThreadCounter  = (*Workload)(nil)
-	_ workload.Stepper        = (*Workload)(nil)
 	_ workload.StepSetter     = (*instance)(nil)
 	_ workload.PrepareChecker = (*instance)(nil)
 )
 
-// Steps are the read percentages of --read, run in turn.
-func (w *Workload) Steps() []workload.Step {
+// steps are the read percentages of --read, run in turn.
+func steps(mixes []int) []workload.Step {
 	var out []workload.Step
-	for _, pct := range w.opt.mixes {
+	for _, pct := range mixes {
 		out = append(out, workload.Step{Label: fmt.Sprintf("read %d%%", pct), X: float64(pct), Options: map[string]any{"read": pct}})
 	}
 	return out
 }
-
-// StepAxis is "read %": the steps are read mixes.
-func (w *Workload) StepAxis() string { return "read %" }
 
 // SetStep selects the read mix the next VUs run.
 func (in *instance) SetStep(i int) {

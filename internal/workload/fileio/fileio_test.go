@@ -153,7 +153,7 @@ func runOn(t *testing.T, path string, d time.Duration, mod func(o *Options)) (*W
 	}
 	in := i.(*instance)
 	res, err := runner.Run(context.Background(), runner.Config{
-		Threads: w.VUs(), Duration: d, Ops: w.Ops(), Event: w.Event(),
+		Threads: w.Meta().VUs, Duration: d, Ops: w.Meta().Ops, Event: w.Meta().Event,
 	}, []runner.Instance{{NewVU: in.NewVU, Classify: func(err error) errclass.Class { return in.Classify(err) }}})
 	if err != nil {
 		t.Fatal(err)

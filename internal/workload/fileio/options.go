@@ -1,6 +1,7 @@
 package fileio
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -162,19 +163,53 @@ func (o *Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (o *Options) asMap() map[string]any {
-	m := map[string]any{
-		"pattern": o.pattern.String(), "threads": o.pattern.Threads, "iodepth": o.pattern.Depth, "bs": o.pattern.Block,
-		"random": o.random, "direct": !o.Buffered, "engine": o.Engine, "read": o.Read, "size": o.size,
+// Recorded are the options as the result records them and Summarize reads
+// them back: the pattern as run (the fio flags applied), the offsets and
+// direct I/O as chosen, the sizes in bytes. --size shapes the file prepare
+// lays out (workload.Option).
+type Recorded struct {
+	Pattern      string  `json:"pattern"`
+	Threads      int     `json:"threads"`
+	IODepth      int     `json:"iodepth"`
+	BS           int64   `json:"bs"`
+	Random       bool    `json:"random"`
+	Direct       bool    `json:"direct"`
+	Engine       string  `json:"engine"`
+	Read         readMix `json:"read"`
+	Size         int64   `json:"size" data:"true"`
+	VMs          int     `json:"vms,omitempty"`
+	Capacity     int64   `json:"capacity,omitempty"`
+	Precondition bool    `json:"precondition,omitempty"`
+}
+
+// readMix is --read as recorded: the list given ("100,90,70"), or the one
+// percentage a step ran, which a result records as a number (70).
+type readMix string
+
+// UnmarshalJSON takes a string or a number (its digits as written); null
+// leaves m as it is.
+func (m *readMix) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
 	}
-	if o.VMs > 0 {
-		m["vms"] = o.VMs
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*m = readMix(s)
+		return nil
 	}
-	if o.capacity > 0 {
-		m["capacity"] = o.capacity
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("read %s: want a percentage or a list of them", b)
 	}
-	if o.Precondition {
-		m["precondition"] = true
+	*m = readMix(n.String())
+	return nil
+}
+
+// recorded returns the options, validated, as the result records them.
+func (o *Options) recorded() Recorded {
+	return Recorded{
+		Pattern: o.pattern.String(), Threads: o.pattern.Threads, IODepth: o.pattern.Depth, BS: o.pattern.Block,
+		Random: o.random, Direct: !o.Buffered, Engine: o.Engine, Read: readMix(o.Read), Size: o.size,
+		VMs: o.VMs, Capacity: o.capacity, Precondition: o.Precondition,
 	}
-	return m
 }

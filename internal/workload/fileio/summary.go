@@ -2,8 +2,8 @@ package fileio
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/result"
@@ -19,15 +19,14 @@ var _ workload.Summarizer = (*Workload)(nil)
 // reports render. It reads only the result (ops, client CPU, the instances'
 // engine notes) and the options.
 func (w *Workload) Summarize(r *result.Run) error {
-	o := w.opt
-	o.fromMap(r.Options)
-	if err := o.Validate(); err != nil {
+	rec, p, readPct, err := w.ran(r)
+	if err != nil {
 		return err
 	}
-	bs := o.pattern.Block
+	bs := p.Block
 	f := &Figures{
-		Pattern: o.pattern.String(), BlockBytes: bs, Random: o.random, Direct: !o.Buffered,
-		ReadPct: readPctOf(r, o),
+		Pattern: p.String(), BlockBytes: bs, Random: rec.Random, Direct: rec.Direct,
+		ReadPct: readPct,
 	}
 	secs := r.Summary.DurationS
 	fig := func(op *result.Op) IOFigures {
@@ -60,9 +59,9 @@ func (w *Workload) Summarize(r *result.Run) error {
 	if r.Client != nil {
 		f.CPUPerIOUs = r.Client.CPUPerEventUs
 	}
-	if o.VMs > 0 || o.capacity > 0 {
+	if rec.VMs > 0 || rec.Capacity > 0 {
 		volumes := float64(max(len(r.Instances), 1))
-		d := Derive(f.Total.IOPS/volumes, f.Total.MBps/volumes, o.VMs, o.capacity)
+		d := Derive(f.Total.IOPS/volumes, f.Total.MBps/volumes, rec.VMs, rec.Capacity)
 		f.Derived = &d
 	}
 	section, err := json.Marshal(f)
@@ -86,52 +85,32 @@ func FiguresOf(section json.RawMessage) (*Figures, error) {
 	return &f, nil
 }
 
-// fromMap reads the options a result recorded (Options; JSON numbers are
-// float64), so that a saved or merged result is summarised with the options
-// it ran with.
-func (o *Options) fromMap(m map[string]any) {
-	num := func(k string) (int64, bool) {
-		switch v := m[k].(type) {
-		case int:
-			return int64(v), true
-		case int64:
-			return v, true
-		case float64:
-			return int64(v), true
-		}
-		return 0, false
+// ran returns the options r ran with: those it records (Recorded), over
+// the workload's own for what it does not record; its pattern, and the read
+// percentage of its one mix (a step records its own; a list's first).
+func (w *Workload) ran(r *result.Run) (Recorded, Pattern, int, error) {
+	o := w.opt
+	if err := o.Validate(); err != nil {
+		return Recorded{}, Pattern{}, 0, err
 	}
-	if v, ok := m["pattern"].(string); ok {
-		o.PatternText, o.NumJobs, o.IODepth, o.BS = v, 0, 0, ""
+	rec := o.recorded()
+	if err := workload.ReadOptions(r.Options, &rec); err != nil {
+		return rec, Pattern{}, 0, fmt.Errorf("fileio: %w", err)
 	}
-	if v, ok := m["random"].(bool); ok {
-		o.Random, o.Sequential, o.RW = v, !v, ""
+	var errs []error
+	p, err := ParsePattern(rec.Pattern)
+	if err != nil {
+		errs = append(errs, err)
 	}
-	if v, ok := m["direct"].(bool); ok {
-		o.Buffered = !v
+	mixes, err := ParseReadMix(string(rec.Read))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("read: %w", err))
 	}
-	if v, ok := m["read"]; ok {
-		o.Read = fmt.Sprint(v)
+	if rec.VMs < 0 || rec.Capacity < 0 {
+		errs = append(errs, fmt.Errorf("vms %d, capacity %d: want 0 or more", rec.VMs, rec.Capacity))
 	}
-	if v, ok := num("vms"); ok {
-		o.VMs = int(v)
+	if err := errors.Join(errs...); err != nil {
+		return rec, p, 0, err
 	}
-	if v, ok := num("capacity"); ok {
-		o.Capacity = strconv.FormatInt(v, 10) + "b"
-	}
-	if v, ok := num("size"); ok && v > 0 {
-		o.Size = strconv.FormatInt(v, 10)
-	}
-}
-
-// readPctOf is the read percentage the run used: the options' "read" entry
-// when it holds one mix (the CLI records each step's).
-func readPctOf(r *result.Run, o Options) int {
-	if v, ok := r.Options["read"]; ok {
-		var pct int
-		if _, err := fmt.Sscan(fmt.Sprint(v), &pct); err == nil {
-			return pct
-		}
-	}
-	return o.mixes[0]
+	return rec, p, mixes[0], nil
 }

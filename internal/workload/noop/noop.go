@@ -22,23 +22,29 @@ var (
 	_ workload.Workload = (*Workload)(nil)
 	_ workload.Instance = (*instance)(nil)
 	_ workload.VU       = vu{}
-
-	_ workload.PrepareChecker = (*instance)(nil)
 )
 
 // New returns the workload.
 func New() *Workload { return &Workload{name: Name} }
 
-func (w *Workload) Name() string { return w.name }
-func (w *Workload) Short() string {
-	return "an event that does nothing: the load generator's own ceiling (no database, no I/O)"
+// Meta describes noop: one operation, nothing to prepare (run's --prepare
+// auto does not announce a prepare), no options.
+func (w *Workload) Meta() workload.Meta {
+	return workload.Meta{
+		Name:  w.name,
+		Short: "an event that does nothing: the load generator's own ceiling (no database, no I/O)",
+		Long:  long,
+		Event: "event",
+		Ops:   []workload.Op{{Name: "event", Kind: workload.Other}},
+	}
 }
-func (w *Workload) Long() string             { return long }
+
+// Options are none: noop records an empty object.
+type Options struct{}
+
 func (w *Workload) BindFlags(*pflag.FlagSet) {}
 func (w *Workload) Validate() error          { return nil }
-func (w *Workload) Options() map[string]any  { return map[string]any{} }
-func (w *Workload) Event() string            { return "event" }
-func (w *Workload) Ops() []workload.Op       { return []workload.Op{{Name: "event", Kind: workload.Other}} }
+func (w *Workload) Options() any             { return Options{} }
 
 const long = `noop runs events that do nothing: no database, no I/O. Each virtual user
 returns from every event at once, so the figures are the load generator's own
@@ -75,10 +81,6 @@ func (*instance) Info() workload.InstanceInfo {
 func (*instance) Prepare(context.Context, workload.PrepareOptions, workload.Progress) error {
 	return nil
 }
-
-// NeedsPrepare is false: there is nothing to load, so run's --prepare auto
-// does not announce a prepare.
-func (*instance) NeedsPrepare() bool { return false }
 
 func (*instance) Cleanup(context.Context, workload.PrepareOptions) ([]string, error) {
 	return nil, nil

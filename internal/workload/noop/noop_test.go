@@ -29,11 +29,11 @@ func TestParseTarget(t *testing.T) {
 func TestRun(t *testing.T) {
 	w := New()
 	in := testenv.Open(t, w, "")
-	if in.(workload.PrepareChecker).NeedsPrepare() {
+	if w.Meta().Prepare {
 		t.Error("noop asks to be prepared")
 	}
 	cfg := runner.Config{Threads: 2, Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond,
-		Ops: w.Ops(), Event: w.Event(), Unit: w.Event() + "s", Seed: 1}
+		Ops: w.Meta().Ops, Event: w.Meta().Event, Unit: w.Meta().Event + "s", Seed: 1}
 	res, err := runner.Run(context.Background(), cfg, []runner.Instance{{NewVU: in.NewVU, Classify: in.Classify}})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ func BenchmarkStepSQLite(b *testing.B) {
 	ctx := context.Background()
 	url := "sqlite:" + b.TempDir() + "/bench.db"
 	for _, w := range allWorkloads() {
-		b.Run(w.Name(), func(b *testing.B) {
+		b.Run(w.Meta().Name, func(b *testing.B) {
 			tg, err := w.ParseTarget(url, workload.TargetOptions{})
 			if err != nil {
 				b.Fatal(err)

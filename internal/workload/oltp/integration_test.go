@@ -22,7 +22,7 @@ type countingMeter struct {
 }
 
 func newMeter(w workload.Workload) *countingMeter {
-	n := len(w.Ops())
+	n := len(w.Meta().Ops)
 	return &countingMeter{counts: make([]int, n), failed: make([]int, n)}
 }
 
@@ -146,7 +146,7 @@ const steps = 50
 func runSteps(t *testing.T, rawURL string, args ...string) {
 	ctx := context.Background()
 	for _, w := range allWorkloads() {
-		t.Run(w.Name(), func(t *testing.T) {
+		t.Run(w.Meta().Name, func(t *testing.T) {
 			in := open(t, w, rawURL, args...)
 			c := admin(t, in)
 			before := rows(t, c, "sbtest1") + rows(t, c, "sbtest2")
@@ -165,23 +165,23 @@ func runSteps(t *testing.T, rawURL string, args ...string) {
 				t.Errorf("%d spans not ended", m.open)
 			}
 			var kinds [3]int
-			for i, op := range w.Ops() {
-				if got, want := m.counts[i], steps*perTxn[w.Name()][op.Name]; got != want {
-					t.Errorf("%s: %d, want %d (%d per event)", op.Name, got, want, perTxn[w.Name()][op.Name])
+			for i, op := range w.Meta().Ops {
+				if got, want := m.counts[i], steps*perTxn[w.Meta().Name][op.Name]; got != want {
+					t.Errorf("%s: %d, want %d (%d per event)", op.Name, got, want, perTxn[w.Meta().Name][op.Name])
 				}
 				if m.failed[i] != 0 {
 					t.Errorf("%s failed %d times", op.Name, m.failed[i])
 				}
 				kinds[op.Kind] += m.counts[i]
 			}
-			want := perTxnKinds[w.Name()]
+			want := perTxnKinds[w.Meta().Name]
 			for k := range kinds {
 				if kinds[k] != steps*want[k] {
 					t.Errorf("%v statements: %d, want %d per event", workload.OpKind(k), kinds[k]/steps, want[k])
 				}
 			}
 			after := rows(t, c, "sbtest1") + rows(t, c, "sbtest2")
-			switch w.Name() {
+			switch w.Meta().Name {
 			case "oltp_insert":
 				if after != before+steps {
 					t.Errorf("rows %d -> %d after %d inserts", before, after, steps)
@@ -192,7 +192,7 @@ func runSteps(t *testing.T, rawURL string, args ...string) {
 				}
 			default:
 				if after != before {
-					t.Errorf("rows %d -> %d; %s keeps the row count", before, after, w.Name())
+					t.Errorf("rows %d -> %d; %s keeps the row count", before, after, w.Meta().Name)
 				}
 			}
 		})
@@ -287,7 +287,7 @@ func TestOptionsChangeStatements(t *testing.T) {
 			}
 		}
 		vu.Close()
-		for i, op := range w.Ops() {
+		for i, op := range w.Meta().Ops {
 			if want, ok := tc.want[op.Name]; ok && m.counts[i] != 10*want {
 				t.Errorf("%v: %s %d per event, want %d", tc.args, op.Name, m.counts[i]/10, want)
 			}
@@ -533,7 +533,7 @@ func TestConcurrentVUsSQLite(t *testing.T) {
 			deadline := time.Now().Add(500 * time.Millisecond)
 			for time.Now().Before(deadline) {
 				if err := vu.Event(ctx, m); err != nil {
-					errs <- fmt.Errorf("%s: %w (class %v)", w.Name(), err, inst.Classify(err))
+					errs <- fmt.Errorf("%s: %w (class %v)", w.Meta().Name, err, inst.Classify(err))
 					return
 				}
 			}

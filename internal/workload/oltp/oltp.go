@@ -139,17 +139,26 @@ func NewInsert() *Workload { return newWorkload(insert) }
 // NewDelete returns oltp_delete with sysbench's defaults.
 func NewDelete() *Workload { return newWorkload(deleteOnly) }
 
-// Name returns sysbench's script name, e.g. "oltp_read_write".
-func (w *Workload) Name() string { return variants[w.v].name }
+// Meta describes the script: its name (sysbench's, e.g. "oltp_read_write"),
+// help, the statements it can run and its options.
+func (w *Workload) Meta() workload.Meta {
+	return workload.Meta{
+		Name:    variants[w.v].name,
+		Short:   variants[w.v].short,
+		Long:    w.long(),
+		Event:   "transaction",
+		Ops:     w.ops(),
+		Prepare: true,
+		Options: workload.OptionsOf(Options{}),
+	}
+}
 
-// Short is the one-line description.
-func (w *Workload) Short() string { return variants[w.v].short }
-
-// Long explains what the workload runs and why its defaults are what they are.
-func (w *Workload) Long() string {
+// long explains what the workload runs and why its defaults are what they are.
+func (w *Workload) long() string {
+	name := variants[w.v].name
 	return variants[w.v].about + `
 
-This is sysbench 1.0's ` + w.Name() + ` (src/lua/` + w.Name() + `.lua and
+This is sysbench 1.0's ` + name + ` (src/lua/` + name + `.lua and
 oltp_common.lua): the same tables, the same SQL in the same order, and its
 options with their defaults, so results compare with published sysbench
 figures. Not carried over: --secondary (id as a secondary index instead of the
@@ -216,13 +225,14 @@ func (w *Workload) effective() Options {
 	return o
 }
 
-// Options returns the effective options keyed by flag name.
-func (w *Workload) Options() map[string]any { return w.effective().asMap() }
+// Options returns the effective options (Options: the result records them
+// keyed by flag name).
+func (w *Workload) Options() any { return w.effective() }
 
-// Ops lists the statements this script can run, in the order a transaction
+// ops lists the statements this script can run, in the order a transaction
 // runs them. The list does not depend on the options: a statement disabled by
 // an option is simply never reported.
-func (w *Workload) Ops() []workload.Op {
+func (w *Workload) ops() []workload.Op {
 	ops := variants[w.v].ops
 	out := make([]workload.Op, len(ops))
 	for i, o := range ops {
@@ -230,9 +240,6 @@ func (w *Workload) Ops() []workload.Op {
 	}
 	return out
 }
-
-// Event returns "transaction".
-func (w *Workload) Event() string { return "transaction" }
 
 // DefaultTarget is the target of instance index when --target is empty: a
 // SQLite file under ./rightsize-data.
@@ -266,7 +273,7 @@ var _ workload.Identified = target{}
 func (t target) Open(ctx context.Context) (workload.Instance, error) {
 	o := t.w.effective()
 	if err := o.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", t.w.Name(), err)
+		return nil, fmt.Errorf("%s: %w", variants[t.w.v].name, err)
 	}
 	return newInstance(t.w.v, o, t.Target)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -54,8 +55,20 @@ func TestFlagsAndValidate(t *testing.T) {
 	}
 }
 
+// optionsMap is o keyed by its JSON names (the result's keys), each value
+// of its Go type.
+func optionsMap(o any) map[string]any {
+	m := map[string]any{}
+	v := reflect.ValueOf(o)
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		m[name] = v.Field(i).Interface()
+	}
+	return m
+}
+
 func TestDefaultsMatchSysbench(t *testing.T) {
-	o := NewReadWrite().Options()
+	o := optionsMap(NewReadWrite().Options())
 	want := map[string]any{
 		"tables": 1, "table-size": int64(10000), "range-size": int64(100), "point-selects": 10,
 		"simple-ranges": 1, "sum-ranges": 1, "order-ranges": 1, "distinct-ranges": 1,
@@ -68,7 +81,7 @@ func TestDefaultsMatchSysbench(t *testing.T) {
 			t.Errorf("%s = %v (%T), want %v", k, o[k], o[k], v)
 		}
 	}
-	if NewPointSelect().Options()["point-selects"] != 1 {
+	if optionsMap(NewPointSelect().Options())["point-selects"] != 1 {
 		t.Error("oltp_point_select runs one point select, as sysbench")
 	}
 }
@@ -76,13 +89,14 @@ func TestDefaultsMatchSysbench(t *testing.T) {
 func TestOpsAndNames(t *testing.T) {
 	kinds := map[string]workload.OpKind{}
 	for _, w := range allWorkloads() {
-		if !strings.HasPrefix(w.Name(), "oltp_") || !strings.Contains(w.Long(), w.Name()) || w.Event() != "transaction" {
-			t.Errorf("%s: bad description", w.Name())
+		m := w.Meta()
+		if !strings.HasPrefix(m.Name, "oltp_") || !strings.Contains(m.Long, m.Name) || m.Event != "transaction" {
+			t.Errorf("%s: bad description", m.Name)
 		}
 		seen := map[string]bool{}
-		for _, o := range w.Ops() {
+		for _, o := range m.Ops {
 			if seen[o.Name] {
-				t.Errorf("%s: op %s twice", w.Name(), o.Name)
+				t.Errorf("%s: op %s twice", m.Name, o.Name)
 			}
 			seen[o.Name] = true
 			if k, ok := kinds[o.Name]; ok && k != o.Kind {

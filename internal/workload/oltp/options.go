@@ -13,30 +13,32 @@ import (
 
 // Options are sysbench's OLTP options (oltp_common.lua plus the --rand-*
 // options of sb_rand.c), with sysbench's defaults. Counts are per transaction.
+// The result records them as they are, keyed by flag name (the JSON form);
+// those tagged data shape the tables prepare loads (workload.Option).
 type Options struct {
-	Tables             int    // --tables: number of tables sbtest1..N
-	TableSize          int64  // --table-size: rows per table
-	RangeSize          int64  // --range-size: rows per range SELECT
-	PointSelects       int    // --point-selects
-	SimpleRanges       int    // --simple-ranges
-	SumRanges          int    // --sum-ranges
-	OrderRanges        int    // --order-ranges
-	DistinctRanges     int    // --distinct-ranges
-	IndexUpdates       int    // --index-updates
-	NonIndexUpdates    int    // --non-index-updates
-	DeleteInserts      int    // --delete-inserts
-	RangeSelects       bool   // --range-selects: run the four range groups at all
-	SkipTrx            bool   // --skip-trx: autocommit, no BEGIN/COMMIT
-	AutoInc            bool   // --auto-inc: ids numbered by the database
-	CreateSecondary    bool   // --create-secondary: create index k_N after the load
-	CreateTableOptions string // --create-table-options: appended to CREATE TABLE
+	Tables             int    `json:"tables" data:"true"`               // --tables: number of tables sbtest1..N
+	TableSize          int64  `json:"table-size" data:"true"`           // --table-size: rows per table
+	RangeSize          int64  `json:"range-size"`                       // --range-size: rows per range SELECT
+	PointSelects       int    `json:"point-selects"`                    // --point-selects
+	SimpleRanges       int    `json:"simple-ranges"`                    // --simple-ranges
+	SumRanges          int    `json:"sum-ranges"`                       // --sum-ranges
+	OrderRanges        int    `json:"order-ranges"`                     // --order-ranges
+	DistinctRanges     int    `json:"distinct-ranges"`                  // --distinct-ranges
+	IndexUpdates       int    `json:"index-updates"`                    // --index-updates
+	NonIndexUpdates    int    `json:"non-index-updates"`                // --non-index-updates
+	DeleteInserts      int    `json:"delete-inserts"`                   // --delete-inserts
+	RangeSelects       bool   `json:"range-selects"`                    // --range-selects: run the four range groups at all
+	SkipTrx            bool   `json:"skip-trx"`                         // --skip-trx: autocommit, no BEGIN/COMMIT
+	AutoInc            bool   `json:"auto-inc" data:"true"`             // --auto-inc: ids numbered by the database
+	CreateSecondary    bool   `json:"create-secondary" data:"true"`     // --create-secondary: create index k_N after the load
+	CreateTableOptions string `json:"create-table-options" data:"true"` // --create-table-options: appended to CREATE TABLE
 
-	RandType       string  // --rand-type: uniform, gaussian, special, pareto, zipfian
-	RandSpecIter   int     // --rand-spec-iter
-	RandSpecPct    int     // --rand-spec-pct
-	RandSpecRes    int     // --rand-spec-res
-	RandParetoH    float64 // --rand-pareto-h
-	RandZipfianExp float64 // --rand-zipfian-exp
+	RandType       string  `json:"rand-type"`        // --rand-type: uniform, gaussian, special, pareto, zipfian
+	RandSpecIter   int     `json:"rand-spec-iter"`   // --rand-spec-iter
+	RandSpecPct    int     `json:"rand-spec-pct"`    // --rand-spec-pct
+	RandSpecRes    int     `json:"rand-spec-res"`    // --rand-spec-res
+	RandParetoH    float64 `json:"rand-pareto-h"`    // --rand-pareto-h
+	RandZipfianExp float64 `json:"rand-zipfian-exp"` // --rand-zipfian-exp
 }
 
 // DefaultRandType is the default --rand-type: sysbench 1.0's own default, so
@@ -152,32 +154,4 @@ func (o Options) distConfig() (datagen.DistConfig, error) {
 		ZipfExp:  o.RandZipfianExp,
 	}
 	return cfg, errors.Join(kerr, cfg.Validate())
-}
-
-// asMap returns the options keyed by flag name, for the result file.
-func (o Options) asMap() map[string]any {
-	return map[string]any{
-		"tables":               o.Tables,
-		"table-size":           o.TableSize,
-		"range-size":           o.RangeSize,
-		"point-selects":        o.PointSelects,
-		"simple-ranges":        o.SimpleRanges,
-		"sum-ranges":           o.SumRanges,
-		"order-ranges":         o.OrderRanges,
-		"distinct-ranges":      o.DistinctRanges,
-		"index-updates":        o.IndexUpdates,
-		"non-index-updates":    o.NonIndexUpdates,
-		"delete-inserts":       o.DeleteInserts,
-		"range-selects":        o.RangeSelects,
-		"skip-trx":             o.SkipTrx,
-		"auto-inc":             o.AutoInc,
-		"create-secondary":     o.CreateSecondary,
-		"create-table-options": o.CreateTableOptions,
-		"rand-type":            o.RandType,
-		"rand-spec-iter":       o.RandSpecIter,
-		"rand-spec-pct":        o.RandSpecPct,
-		"rand-spec-res":        o.RandSpecRes,
-		"rand-pareto-h":        o.RandParetoH,
-		"rand-zipfian-exp":     o.RandZipfianExp,
-	}
 }

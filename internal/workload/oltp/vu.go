@@ -20,7 +20,7 @@ type vu struct {
 	wb   dialect.WriteBeginner // nil unless the Conn must be told a transaction writes
 	src  *datagen.Source
 
-	opIdx  [numOps]int            // op -> index in Workload.Ops, -1 if not run
+	opIdx  [numOps]int            // op -> index in Meta.Ops, -1 if not run
 	kinds  []op                   // the statements it prepares on each table
 	stmts  [][numOps]dialect.Stmt // [table-1][op]
 	args   [4]any                 // reused argument slots

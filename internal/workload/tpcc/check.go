@@ -310,11 +310,7 @@ func (v checkValue) money() string {
 // instance's database, one statement each, and returns one result per
 // condition. It returns an error, not a failed condition, when a statement
 // cannot run (a lost connection, a missing table).
-func (w *Workload) Check(ctx context.Context, wi workload.Instance, p workload.Progress) ([]workload.CheckResult, error) {
-	in, ok := wi.(*instance)
-	if !ok || in == nil {
-		return nil, fmt.Errorf("%s: check: instance %T was not opened by this workload", Name, wi)
-	}
+func (in *instance) Check(ctx context.Context, p workload.Progress) ([]workload.CheckResult, error) {
 	if p == nil {
 		p = workload.SyncProgress(nil)
 	}

@@ -181,7 +181,7 @@ func failed(rs []workload.CheckResult) []int {
 func runCheck(t *testing.T, w *Workload, in *instance) []workload.CheckResult {
 	t.Helper()
 	p := &checkProgress{}
-	rs, err := w.Check(context.Background(), in, p)
+	rs, err := in.Check(context.Background(), p)
 	if err != nil {
 		t.Fatalf("Check: %v", err)
 	}
@@ -384,8 +384,8 @@ func TestCheckCorruptions(t *testing.T) {
 // warehouse, is an error, not a failed condition.
 func TestCheckNotPrepared(t *testing.T) {
 	ctx := context.Background()
-	w, in, c := openCheck(t, "sqlite:"+filepath.Join(t.TempDir(), "tpcc.db"))
-	_, err := w.Check(ctx, in, nil)
+	_, in, c := openCheck(t, "sqlite:"+filepath.Join(t.TempDir(), "tpcc.db"))
+	_, err := in.Check(ctx, nil)
 	if err == nil || !strings.Contains(err.Error(), "tables warehouse, district, customer, history, orders, new_order, order_line do not exist: run rightsize prepare tpcc first") {
 		t.Errorf("empty database: %v", err)
 	}
@@ -394,19 +394,19 @@ func TestCheckNotPrepared(t *testing.T) {
 			exec(t, c, tableByName(name).createSQL(in.Target.D))
 		}
 	}
-	_, err = w.Check(ctx, in, nil)
+	_, err = in.Check(ctx, nil)
 	if err == nil || !strings.HasSuffix(err.Error(), "table order_line does not exist: run rightsize prepare tpcc first") {
 		t.Errorf("no order_line: %v", err)
 	}
 	exec(t, c, tableByName("order_line").createSQL(in.Target.D))
-	_, err = w.Check(ctx, in, nil)
+	_, err = in.Check(ctx, nil)
 	if err == nil || !strings.HasSuffix(err.Error(), "table warehouse is empty: run rightsize prepare tpcc first") {
 		t.Errorf("no warehouse: %v", err)
 	}
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := w.Check(cctx, in, nil); !errors.Is(err, context.Canceled) {
+	if _, err := in.Check(cctx, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// txType is one of the five transactions; its value indexes Workload.Ops.
+// txType is one of the five transactions; its value indexes Meta.Ops.
 type txType int
 
 const (
@@ -48,11 +48,13 @@ var txDefs = [numTx]txDef{
 // Order-Status, Delivery, Stock-Level), which meets clause 5.2.3's minimums.
 var defaultWeights = [numTx]float64{45, 43, 4, 4, 4}
 
-// Options are the TPC-C workload's options.
+// Options are the TPC-C workload's options. The result records them as
+// they are, keyed by flag name (the JSON form), and Summarize reads them
+// back; --warehouses shapes the data prepare loads (workload.Option).
 type Options struct {
-	Warehouses int     // --warehouses
-	ThinkScale float64 // --think-scale: 1 = the spec's keying and think times, 0 = none
-	Weights    string  // --weights: the mix, five numbers
+	Warehouses int     `json:"warehouses" data:"true"` // --warehouses
+	ThinkScale float64 `json:"think-scale"`            // --think-scale: 1 = the spec's keying and think times, 0 = none
+	Weights    string  `json:"weights"`                // --weights: the mix, five numbers
 
 	weights [numTx]float64 // parsed Weights, in percent (sum 100)
 }
@@ -124,8 +126,4 @@ func (o *Options) belowMinimum() []string {
 		}
 	}
 	return out
-}
-
-func (o *Options) asMap() map[string]any {
-	return map[string]any{"warehouses": o.Warehouses, "think-scale": o.ThinkScale, "weights": o.Weights}
 }

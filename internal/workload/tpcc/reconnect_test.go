@@ -104,7 +104,7 @@ func TestTerminalKeepsItsHomeAcrossReconnects(t *testing.T) {
 		done <- err
 	}()
 	res, err := runner.Run(ctx, runner.Config{
-		Threads: 6, Duration: 5 * time.Second, Ops: New().Ops(), Seed: 7,
+		Threads: 6, Duration: 5 * time.Second, Ops: New().Meta().Ops, Seed: 7,
 		Part: &runner.Part{FirstVU: 1}, BackoffMin: 50 * time.Millisecond,
 	}, []runner.Instance{spec})
 	if err != nil {

@@ -143,7 +143,7 @@ func TestRunMixAndConsistency(t *testing.T) {
 		t.Errorf("%.2f order lines per New-Order, want 10", avg)
 	}
 
-	results, err := New().Check(context.Background(), in, nil)
+	results, err := in.Check(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

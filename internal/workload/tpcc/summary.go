@@ -7,6 +7,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/hist"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/workload"
 )
 
 // Summarize adds TPC-C's figures (clause 5.4: tpmC; the mix of 5.2.3; the
@@ -17,7 +18,9 @@ import (
 // saved or merged file; the options are taken from r.Options when present.
 func (w *Workload) Summarize(r *result.Run) error {
 	o := w.opt
-	o.fromMap(r.Options)
+	if err := workload.ReadOptions(r.Options, &o); err != nil {
+		return fmt.Errorf("tpcc: %w", err)
+	}
 	if err := o.Validate(); err != nil {
 		return fmt.Errorf("tpcc: options in the result: %w", err)
 	}
@@ -58,24 +61,6 @@ func FiguresOf(section json.RawMessage) (*Figures, error) {
 		return nil, fmt.Errorf("tpcc: the result's tpcc section: %w", err)
 	}
 	return &f, nil
-}
-
-// fromMap reads the options a result recorded (JSON numbers are float64).
-func (o *Options) fromMap(m map[string]any) {
-	if v, ok := m["warehouses"]; ok {
-		switch n := v.(type) {
-		case int:
-			o.Warehouses = n
-		case float64:
-			o.Warehouses = int(n)
-		}
-	}
-	if v, ok := m["think-scale"].(float64); ok {
-		o.ThinkScale = v
-	}
-	if v, ok := m["weights"].(string); ok {
-		o.Weights = v
-	}
 }
 
 // Ceiling returns the most tpmC `terminals` terminals can reach when every

@@ -19,21 +19,28 @@ type Workload struct{ opt Options }
 
 var (
 	_ workload.Workload   = (*Workload)(nil)
-	_ workload.Counting   = (*Workload)(nil)
 	_ workload.Summarizer = (*Workload)(nil)
-	_ workload.Checker    = (*Workload)(nil)
+	_ workload.Checker    = (*instance)(nil)
 )
 
 // New returns TPC-C with the default options.
 func New() *Workload { return &Workload{opt: DefaultOptions()} }
 
-func (w *Workload) Name() string { return Name }
-
-func (w *Workload) Short() string {
-	return "TPC-C: New-Order, Payment, Order-Status, Delivery, Stock-Level over W warehouses; tpmC, NOPM"
+// Meta describes TPC-C: the five transactions, the counters only the
+// terminals know, its consistency checks and its options.
+func (w *Workload) Meta() workload.Meta {
+	return workload.Meta{
+		Name:     Name,
+		Short:    "TPC-C: New-Order, Payment, Order-Status, Delivery, Stock-Level over W warehouses; tpmC, NOPM",
+		Long:     long,
+		Event:    "transaction",
+		Ops:      ops(),
+		Counters: counterNames[:],
+		Prepare:  true,
+		Check:    true,
+		Options:  workload.OptionsOf(Options{}),
+	}
 }
-
-func (w *Workload) Long() string { return long }
 
 const long = `TPC-C (standard specification 5.11): an order-entry business of W warehouses,
 each with 10 districts of 3,000 customers, 100,000 stock rows and a shared
@@ -96,11 +103,11 @@ func (w *Workload) BindFlags(fs *pflag.FlagSet) { w.opt.bind(fs) }
 // Validate checks the options.
 func (w *Workload) Validate() error { return w.opt.Validate() }
 
-// Options returns the effective options.
-func (w *Workload) Options() map[string]any { return w.opt.asMap() }
+// Options returns the effective options (Options).
+func (w *Workload) Options() any { return w.opt }
 
-// Ops are the five transactions; each VU reports the one it ran.
-func (w *Workload) Ops() []workload.Op {
+// ops are the five transactions; each VU reports the one it ran.
+func ops() []workload.Op {
 	out := make([]workload.Op, numTx)
 	for t := range numTx {
 		k := workload.Write
@@ -112,12 +119,8 @@ func (w *Workload) Ops() []workload.Op {
 	return out
 }
 
-// Event is "transaction".
-func (w *Workload) Event() string { return "transaction" }
-
-// Counters are what only the VUs know; indexes are the counter constants.
-func (w *Workload) Counters() []string { return counterNames[:] }
-
+// The counters are what only the VUs know (Meta.Counters); their indexes
+// are these constants.
 const (
 	cntRollback        = iota // New-Orders rolled back on the unused item
 	cntOrderLines             // order lines of completed New-Orders
