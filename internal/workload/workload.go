@@ -1,17 +1,19 @@
 // Package workload defines what a benchmark workload is to the runner and the CLI.
 //
-// A workload is one package under workload/ (oltp, later tpcc and fileio) and one
-// line in workload/all. The runner knows none of them: it drives VUs, and each
-// VU reports the operations it ran through a Meter, which the runner times.
+// A workload is one package under workload/ (oltp, tpcc, fileio, noop) and
+// one line in workload/all: a value that describes itself (Meta: its
+// operations, counters, steps, options) plus a few behaviours, on
+// interfaces (a virtual user's event, reconnecting, checking, matching).
+// The runner knows none of them: it drives VUs, and each VU reports the
+// operations it ran through a Meter, which the runner times.
+//
+// workload.go is the contract; prepared.go the errors of prepared data,
+// progress.go prepare's progress, described.go an instance's description,
+// options.go the options as a result records them.
 package workload
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -146,39 +148,6 @@ type PrepareChecker interface {
 	NeedsPrepare() bool
 }
 
-// ErrMismatch marks prepared data that differ from the options a run was
-// given: tables loaded with another --table-size, a file laid out with
-// another --size. run refuses such an instance unless --force (the run then
-// goes on with a warning). Make one with Mismatchf. What cannot run at all
-// (missing tables, fewer TPC-C warehouses than asked) is not a mismatch: it
-// is refused even with --force.
-var ErrMismatch = errors.New("the prepared data do not match the options")
-
-// Mismatchf returns an error wrapping ErrMismatch whose text is the
-// formatted message alone.
-func Mismatchf(format string, args ...any) error {
-	return mismatch(fmt.Sprintf(format, args...))
-}
-
-type mismatch string
-
-func (m mismatch) Error() string        { return string(m) }
-func (m mismatch) Is(target error) bool { return target == ErrMismatch }
-
-// ErrNotPrepared marks what a run cannot use because prepare has not
-// loaded it (missing tables, fewer TPC-C warehouses than asked): refused
-// even with --force. A workload's own error wraps it (NotPrepared), so that
-// a caller can say how to prepare.
-var ErrNotPrepared = errors.New("the data are not prepared")
-
-// NotPrepared returns an error whose text is msg, wrapping ErrNotPrepared.
-func NotPrepared(msg string) error { return &notPrepared{msg} }
-
-type notPrepared struct{ msg string }
-
-func (e *notPrepared) Error() string        { return e.msg }
-func (e *notPrepared) Is(target error) bool { return target == ErrNotPrepared }
-
 // Matcher is implemented by an Instance that can compare what prepare
 // loaded on its target (as prepare recorded it, or, without a record, what
 // can be counted cheaply) with the options it was opened with. run and sweep
@@ -191,25 +160,6 @@ func (e *notPrepared) Is(target error) bool { return target == ErrNotPrepared }
 // its own connection.
 type Matcher interface {
 	Match(ctx context.Context) (notes []string, err error)
-}
-
-// Thousands writes n with a comma between groups of three digits
-// ("1,000,000"), as messages that compare row counts show them.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // RunSeeder is implemented by an Instance that draws run-wide random values
@@ -310,13 +260,6 @@ type InstanceInfo struct {
 	// says (an embedded database, a file), so the host's figures are the
 	// server's.
 	Local bool `json:"-"`
-}
-
-// Progress receives prepare progress; Total may be called again as work is found.
-type Progress interface {
-	Total(n int64)
-	Add(n int64)
-	Message(s string)
 }
 
 // PrepareOptions are the CLI's switches for prepare and cleanup.
@@ -441,113 +384,4 @@ type TargetOptions struct {
 	// (--connect-timeout); 0 means the dialects' default (10 s). A target
 	// that is a file (SQLite, fileio) ignores it.
 	ConnectTimeout time.Duration
-}
-
-// Unit is what a Progress counts.
-type Unit string
-
-const (
-	Rows  Unit = "rows"  // the default: rows loaded or checked
-	Bytes Unit = "bytes" // bytes written (fileio's layout)
-)
-
-// UnitProgress is a Progress that can be told its unit (optional: a
-// Progress without it counts rows).
-type UnitProgress interface {
-	Progress
-	Unit(u Unit)
-}
-
-// SetUnit tells p, when it can be told, that its counts are u; call it
-// before Total.
-func SetUnit(p Progress, u Unit) {
-	if up, ok := p.(UnitProgress); ok {
-		up.Unit(u)
-	}
-}
-
-// SyncProgress returns a Progress that serialises calls into p, for parallel
-// loaders; a nil p discards everything. It passes SetUnit on.
-func SyncProgress(p Progress) Progress {
-	if p == nil {
-		return nopProgress{}
-	}
-	return &syncProgress{p: p}
-}
-
-type syncProgress struct {
-	mu sync.Mutex
-	p  Progress
-}
-
-func (s *syncProgress) Total(n int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.p.Total(n)
-}
-
-func (s *syncProgress) Add(n int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.p.Add(n)
-}
-
-func (s *syncProgress) Message(m string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.p.Message(m)
-}
-
-func (s *syncProgress) Unit(u Unit) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	SetUnit(s.p, u)
-}
-
-type nopProgress struct{}
-
-func (nopProgress) Total(int64)    {}
-func (nopProgress) Add(int64)      {}
-func (nopProgress) Message(string) {}
-
-// Described holds an Instance's InstanceInfo for concurrent use; embed it to
-// implement Instance.Info. The zero value is ready.
-type Described struct {
-	mu   sync.Mutex
-	info InstanceInfo
-}
-
-// SetInfo replaces the description.
-func (d *Described) SetInfo(i InstanceInfo) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.info = i
-}
-
-// Info returns a copy of the description.
-func (d *Described) Info() InstanceInfo {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	i := d.info
-	i.Notes = append([]string(nil), d.info.Notes...)
-	return i
-}
-
-// Note adds a sentence to the notes, once.
-func (d *Described) Note(s string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, n := range d.info.Notes {
-		if n == s {
-			return
-		}
-	}
-	d.info.Notes = append(d.info.Notes, s)
-}
-
-// Update changes the description under its lock.
-func (d *Described) Update(fn func(*InstanceInfo)) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	fn(&d.info)
 }
