@@ -1,0 +1,159 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/topology"
+)
+
+// ErrNoDemand is a sweep that gives no service demand to plan from: every
+// step past the limit, or no host figures.
+var ErrNoDemand = errors.New("no service demand")
+
+// TargetRate is the rate a right-sized VM must carry, as --target-rate
+// gives it: events per second, or (Multiple > 0) a multiple of the sweep's
+// baseline rate per instance. Text is as the user gave it ("3x").
+type TargetRate struct {
+	PerSecond, Multiple float64
+	Text                string
+}
+
+// FromSweep is a right-sizing from a sweep: the host, the sweep as stored
+// (Name names it in messages: its file), the target rate, the peak CPU %
+// the VM should run at and its memory (0: not given).
+type FromSweep struct {
+	Host         topology.Host
+	Sweep        *result.Sweep
+	Name         string
+	Rate         TargetRate
+	CPUTargetPct float64
+	Memory       int64
+}
+
+// SizeFromSweep right-sizes a VM from a sweep's measured service demand
+// (analysed at the CPU target), without the load generator's own CPU when
+// it ran on the database's host, and with the sweep's response-time curve
+// up to its knee. A sweep with no demand is ErrNoDemand; a rate no VM
+// carries is ErrNoVMFits; other errors are the target rate's.
+func SizeFromSweep(in FromSweep) (Sizing, error) {
+	sw := analysis.Analyze(in.Sweep, analysis.Options{SLOMs: in.Sweep.SLOMs, CPUTargetPct: in.CPUTargetPct})
+	if sw.Demand == nil {
+		return Sizing{}, fmt.Errorf("%s: %w: %s", in.Name, ErrNoDemand, sw.DemandError)
+	}
+	req := SizeRequest{Host: in.Host, CoreSecondsPerEvent: sw.Demand.CoreSecondsPerEvent, CPUTargetPct: in.CPUTargetPct, Memory: in.Memory, Event: "event"}
+	pre, client := clientShare(sw, &req)
+	var err error
+	if req.Rate, req.RateText, err = targetRate(in.Rate, sw, in.Name); err != nil {
+		return Sizing{}, err
+	}
+	if sw.BaselineRate > 0 { // 1x, of all the instances, as targetRate counts it
+		req.Baseline = sw.BaselineRate * float64(max(sw.Steps[0].Instances, 1))
+	}
+	req.Curve = ResponseCurve(sw, client)
+	s, err := RightSize(req)
+	if errors.Is(err, ErrNoVMFits) {
+		return s, fmt.Errorf("target-rate %s: %w", in.Rate.Text, err)
+	}
+	if err != nil {
+		return s, err
+	}
+	if knee := KneeReason(sw); knee != "" {
+		pre = append([]string{knee}, pre...)
+	}
+	s.Reasons = append(pre, s.Reasons...)
+	return s, nil
+}
+
+// clientShare takes the load generator's own CPU per event out of the
+// demand when it ran on the database's host (and not embedded in it), and
+// returns the reason it gives and the CPU seconds per event it took out.
+func clientShare(sw *analysis.Result, req *SizeRequest) ([]string, float64) {
+	if !sw.HostIsServer || sw.Embedded {
+		return nil, 0
+	}
+	var sum float64
+	n := 0
+	for _, st := range sw.Steps {
+		if st.ClientCPUUs > 0 {
+			sum += st.ClientCPUUs
+			n++
+		}
+	}
+	c := sum / float64(max(n, 1)) / 1e6
+	if n != len(sw.Steps) || c >= req.CoreSecondsPerEvent {
+		return nil, 0
+	}
+	why := fmt.Sprintf("the sweep measured %.3g ms of host CPU per event, of which the load generator on the same host used %.3g ms: the database's share is %.3g ms",
+		1000*req.CoreSecondsPerEvent, 1000*c, 1000*(req.CoreSecondsPerEvent-c))
+	req.CoreSecondsPerEvent -= c
+	return []string{why}, c
+}
+
+// targetRate is the target rate as the events per second of all the
+// sweep's instances (name: the sweep's file), and says how it was
+// computed for a multiple of the baseline.
+func targetRate(r TargetRate, sw *analysis.Result, name string) (float64, string, error) {
+	if r.Multiple <= 0 {
+		return r.PerSecond, "", nil
+	}
+	if sw.BaselineRate <= 0 {
+		return 0, "", fmt.Errorf("target-rate %s: %s has no baseline rate (it swept %s); give events per second", r.Text, name, sw.Axis)
+	}
+	// The baseline is per instance; the demand is of all the instances.
+	n := max(sw.Steps[0].Instances, 1)
+	rate := r.Multiple * sw.BaselineRate * float64(n)
+	if math.IsInf(rate, 0) {
+		return 0, "", fmt.Errorf("target-rate %s: %s of the baseline %.4g/s is past any number: give a rate a VM could carry", r.Text, r.Text, sw.BaselineRate)
+	}
+	if n > 1 {
+		return rate, fmt.Sprintf("%s of the baseline %.4g/s per instance × %d instances = %.4g/s", r.Text, sw.BaselineRate, n, rate), nil
+	}
+	return rate, fmt.Sprintf("%s of the baseline %.4g/s per instance = %.4g/s", r.Text, sw.BaselineRate, rate), nil
+}
+
+// ResponseCurve is the steps up to the sweep's knee (the one its verdict
+// names, analysis.PrimaryKnee; every step when it found none), while the
+// host's CPU still rises with the load; past the knee a closed loop only
+// queues, and its response time says nothing about CPU share. With the
+// client's CPU taken out of the demand (client, CPU seconds per event), it
+// is taken out of the curve's CPU too, so that both speak of the database
+// alone.
+func ResponseCurve(sw *analysis.Result, client float64) []CurvePoint {
+	last := len(sw.Steps) - 1
+	if k, ok := analysis.PrimaryKnee(sw); ok {
+		last = min(last, k.Index)
+	}
+	var curve []CurvePoint
+	prev := -1.0
+	for _, st := range sw.Steps[:last+1] {
+		if st.Host == nil || st.Host.CPUs < 1 {
+			break
+		}
+		busy := st.Host.CPU.Busy() - 100*client*st.Throughput/float64(st.Host.CPUs)
+		if busy <= prev {
+			break
+		}
+		prev = busy
+		curve = append(curve, CurvePoint{BusyPct: busy, AvgMs: st.AvgMs, P99Ms: st.P99Ms})
+	}
+	return curve
+}
+
+// KneeReason says where the sweep found its knee ("" when it found none):
+// the knee its verdict and report name (analysis.PrimaryKnee).
+func KneeReason(sw *analysis.Result) string {
+	k, ok := analysis.PrimaryKnee(sw)
+	if !ok {
+		return ""
+	}
+	st := sw.Steps[k.Index]
+	cpus := 0
+	if st.Host != nil {
+		cpus = st.Host.CPUs
+	}
+	return fmt.Sprintf("the sweep (%s %s) found its knee at %s: %.4g/s on %d CPUs (%s method)", sw.Workload, sw.ID, st.Label, st.Throughput, cpus, k.Method)
+}
