@@ -85,6 +85,10 @@ var forbidden = map[string][]string{
 	// and what it shows or records through its observers and its start
 	// barrier's Register (the CLI's: the history catalog).
 	"internal/session": {"internal/cli", "internal/dialect", "internal/history", "internal/metrics"},
+	// stored is the one door to stored results: it reads files and the
+	// catalog for the commands, and knows none of them, nor what is run
+	// or served.
+	"internal/stored": {"internal/cli", "internal/metrics", "internal/study", "internal/k8sjob"},
 }
 
 func TestImportRules(t *testing.T) {
