@@ -367,3 +367,43 @@ func TestOnlyMainTouchesTheProcess(t *testing.T) {
 		t.Errorf("only %d files inspected", files)
 	}
 }
+
+// TestOnlyStoredUpgradesResults: a result read back (from a file or the
+// catalog) is upgraded to this build's figures in one place, package
+// stored, the door every command reads stored results through; no other
+// package calls workload/all.Upgrade.
+func TestOnlyStoredUpgradesResults(t *testing.T) {
+	pkgs := listPackages(t)
+	calls := 0
+	for _, p := range pkgs {
+		r := rel(p.ImportPath)
+		fset, afs := goFiles(t, p)
+		for _, af := range afs {
+			local := ""
+			for _, imp := range af.Imports {
+				if strings.Trim(imp.Path.Value, `"`) == mod+"/internal/workload/all" {
+					local = "all"
+					if imp.Name != nil {
+						local = imp.Name.Name
+					}
+				}
+			}
+			ast.Inspect(af, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Upgrade" {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && local != "" && id.Name == local {
+					if r != "internal/stored" {
+						t.Errorf("%s: %s calls workload/all.Upgrade: read results through internal/stored", fset.Position(sel.Pos()), r)
+					}
+					calls++
+				}
+				return true
+			})
+		}
+	}
+	if calls == 0 {
+		t.Errorf("no call of workload/all.Upgrade found: did the upgrade move?")
+	}
+}

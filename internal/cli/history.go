@@ -1,19 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,8 +18,7 @@ import (
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
-	"github.com/rightsize/rightsize/internal/session"
-	"github.com/rightsize/rightsize/internal/workload/all"
+	"github.com/rightsize/rightsize/internal/stored"
 )
 
 const historyLong = `The run catalog: every run and sweep is recorded in it (unless --no-history),
@@ -153,45 +147,18 @@ func historyCommand(env *Env) *cobra.Command {
 	}
 	cmd.PersistentFlags().StringVar(&dsnFlag, "history", "",
 		"the catalog: sqlite:PATH or postgres://user@host:5432/db (default: $RIGHTSIZE_HISTORY, else $XDG_DATA_HOME/rightsize/history.db or ~/.local/share/rightsize/history.db)")
-	open := func(ctx context.Context) (*history.Catalog, error) {
-		dsn := historyDSN(env, dsnFlag)
-		if dsn == "" {
-			return nil, usagef("history: no catalog: give --history, or set RIGHTSIZE_HISTORY, XDG_DATA_HOME or HOME")
-		}
-		return openCatalog(ctx, env, dsn)
+	open := func(verb string, takes stored.Takes) *stored.Door {
+		return &stored.Door{Verb: verb, DSN: historyDSN(env, dsnFlag), Getenv: env.Getenv, Takes: takes,
+			NoCatalog: "history: no catalog: give --history, or set RIGHTSIZE_HISTORY, XDG_DATA_HOME or HOME"}
 	}
 	cmd.AddCommand(historyList(env, open), historyShow(env, open), historyDelete(env, open),
 		historyImport(env, open), historyCompare(env, open))
 	return cmd
 }
 
-type catalogOpener func(ctx context.Context) (*history.Catalog, error)
-
-// openCatalog opens the catalog at dsn (historyDSN's); a location it cannot
-// use is a usage error. The caller closes the catalog.
-func openCatalog(ctx context.Context, env *Env, dsn string) (*history.Catalog, error) {
-	cat, err := history.Open(ctx, dsn, env.Getenv)
-	if errors.Is(err, history.ErrBadDSN) {
-		return nil, usageError{err}
-	}
-	return cat, err
-}
-
-// sweepRuns returns the catalog's runs of the sweep sw's steps, oldest
-// first (the sweep's order).
-func sweepRuns(ctx context.Context, cat *history.Catalog, sw *result.Sweep) ([]history.Entry, error) {
-	es, err := cat.List(ctx, history.Filter{Workload: sw.Workload})
-	if err != nil {
-		return nil, err
-	}
-	var steps []history.Entry
-	for i := len(es) - 1; i >= 0; i-- { // List is newest first
-		if es[i].SweepID == sw.ID {
-			steps = append(steps, es[i])
-		}
-	}
-	return steps, nil
-}
+// catalogOpener makes the door a history subcommand reads the catalog
+// through: verb begins its messages, takes says what its arguments name.
+type catalogOpener func(verb string, takes stored.Takes) *stored.Door
 
 // oneKey is the argument check of a subcommand that takes one key.
 func oneKey(verb string) cobra.PositionalArgs {
@@ -203,16 +170,14 @@ func oneKey(verb string) cobra.PositionalArgs {
 	}
 }
 
-// resolve opens the catalog and finds the run or sweep a key or unique
-// prefix names; the caller closes the catalog.
-func resolve(ctx context.Context, open catalogOpener, verb, key string) (*history.Catalog, history.Ref, error) {
-	cat, err := open(ctx)
-	if err != nil {
-		return nil, history.Ref{}, wrapRun(err)
+// resolve opens the catalog through d and finds the run or sweep a key or
+// unique prefix names; the caller closes d.
+func resolve(ctx context.Context, d *stored.Door, verb, key string) (*history.Catalog, history.Ref, error) {
+	if _, err := d.Catalog(ctx, key); err != nil {
+		return nil, history.Ref{}, fromStore(err)
 	}
-	ref, err := resolveKey(ctx, cat, key)
+	cat, ref, err := d.Resolve(ctx, key)
 	if err != nil {
-		cat.Close()
 		return nil, ref, runError{fmt.Errorf("history %s: %w", verb, err)}
 	}
 	return cat, ref, nil
@@ -229,12 +194,17 @@ func historyList(env *Env, open catalogOpener) *cobra.Command {
 			if f.Limit < 0 {
 				return usagef("limit %d: want 0 (all) or more", f.Limit)
 			}
-			cat, err := open(c.Context())
+			d := open("history list", stored.Measurements)
+			defer d.Close()
+			cat, err := d.Catalog(c.Context(), "")
+			if err != nil {
+				return fromStore(err)
+			}
+			l, err := stored.List(c.Context(), cat, f, wide)
 			if err != nil {
 				return wrapRun(err)
 			}
-			defer cat.Close()
-			return wrapRun(listCatalog(c.Context(), env.Stdout, cat, f, wide))
+			return wrapRun(report.WriteListing(env.Stdout, l))
 		},
 	}
 	cmd.Flags().BoolVar(&wide, "wide", false, "every field whole (whole keys, targets and servers), with the start, average and p95, however wide the rows")
@@ -245,56 +215,6 @@ func historyList(env *Env, open catalogOpener) *cobra.Command {
 	return cmd
 }
 
-// firstOf is a run's first target, and how many more it had.
-func firstOf(targets []string) string {
-	switch len(targets) {
-	case 0:
-		return "-"
-	case 1:
-		return targets[0]
-	}
-	return fmt.Sprintf("%s (+%d more)", targets[0], len(targets)-1)
-}
-
-// distinct is a run's servers, each once ("-" when none is known).
-func distinct(servers []string) string {
-	var out []string
-	for _, s := range servers {
-		if s != "" && !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	if len(out) == 0 {
-		return "-"
-	}
-	return strings.Join(out, ", ")
-}
-
-func filterText(f history.Filter) string {
-	var parts []string
-	if f.Workload != "" {
-		parts = append(parts, "workload "+f.Workload)
-	}
-	if f.Label != "" {
-		parts = append(parts, fmt.Sprintf("label %q", f.Label))
-	}
-	if f.Config != "" {
-		parts = append(parts, fmt.Sprintf("config %q", f.Config))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " with " + strings.Join(parts, " and ")
-}
-
-// num2 writes a figure to two decimals, "-" when it is not a number.
-func num2(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "-"
-	}
-	return strconv.FormatFloat(x, 'f', 2, 64)
-}
-
 func historyShow(env *Env, open catalogOpener) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show KEY",
@@ -302,84 +222,26 @@ func historyShow(env *Env, open catalogOpener) *cobra.Command {
 		Args:  oneKey("show"),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			cat, ref, err := resolve(ctx, open, "show", args[0])
+			d := open("history show", stored.Measurements)
+			defer d.Close()
+			cat, ref, err := resolve(ctx, d, "show", args[0])
 			if err != nil {
 				return err
 			}
-			defer cat.Close()
 			if ref.Kind == history.KindSweep {
-				sw, e, err := cat.GetSweep(ctx, ref.Key)
+				sw, err := stored.ShowSweep(ctx, cat, ref.Key)
 				if err != nil {
 					return wrapRun(err)
 				}
-				fmt.Fprintf(env.Stdout, "sweep %s, recorded %s%s\n", e.Key, e.Recorded.Format(time.RFC3339), fromFile(e.Path))
-				info, err := sweepInfoOf(ctx, cat, e)
-				if err != nil {
-					return wrapRun(err)
-				}
-				fmt.Fprintf(env.Stdout, "%s\n\n", info.describe())
-				// As analyze and report do: the catalog keeps the data, and
-				// the analysis is done again from its steps.
-				if err := report.SweepReport(env.Stdout, analysis.Analyze(sw, analysis.OptionsOf(sw)), report.Text); err != nil {
-					return wrapRun(err)
-				}
-				steps, err := sweepRuns(ctx, cat, sw)
-				if err != nil {
-					return wrapRun(err)
-				}
-				var keys []string
-				for _, st := range steps {
-					keys = append(keys, fmt.Sprintf("  %s (%s)", st.Key, st.SweepStep))
-				}
-				if len(keys) > 0 {
-					fmt.Fprintf(env.Stdout, "\nits runs in the catalog:\n%s\n", strings.Join(keys, "\n"))
-				}
-				return nil
+				return wrapRun(report.WriteShownSweep(env.Stdout, sw))
 			}
-			r, e, err := cat.Get(ctx, ref.Key)
+			r, err := stored.ShowRun(ctx, cat, ref.Key)
 			if err != nil {
 				return wrapRun(err)
 			}
-			fmt.Fprintf(env.Stdout, "run %s, recorded %s%s\n", e.Key, e.Recorded.Format(time.RFC3339), fromFile(e.Path))
-			if st, step := studyOf(e.Label); st != "" {
-				// The study's step, less the sweep step its label ends
-				// with (said on the next line): "step rate", not
-				// "step rate rate 2x".
-				if e.SweepStep != "" && strings.HasSuffix(step, " "+e.SweepStep) {
-					step = strings.TrimSuffix(step, " "+e.SweepStep)
-				}
-				fmt.Fprintf(env.Stdout, "study %s, step %s\n", st, step)
-			}
-			if e.SweepID != "" {
-				fmt.Fprintf(env.Stdout, "sweep step %q of sweep %s (history show %s-%s-sweep)\n", e.SweepStep, e.SweepID, e.SweepID, e.Workload)
-			}
-			if !recordsServer(r) { // the summary names them otherwise
-				for i, tg := range e.Targets {
-					fmt.Fprintf(env.Stdout, "target: %s (%s)\n", tg, distinct(e.Servers[i:min(i+1, len(e.Servers))]))
-				}
-			}
-			all.Upgrade(r)
-			return wrapRun(report.Summary(env.Stdout, r))
+			return wrapRun(report.WriteShownRun(env.Stdout, r))
 		},
 	}
-}
-
-// recordsServer reports a result that names its servers itself (written
-// since server_product was recorded): its summary shows them.
-func recordsServer(r *result.Run) bool {
-	for _, in := range r.Instances {
-		if in.ServerProduct != "" {
-			return true
-		}
-	}
-	return r.Machine != nil
-}
-
-func fromFile(path string) string {
-	if path == "" {
-		return ""
-	}
-	return " from " + path
 }
 
 func historyDelete(env *Env, open catalogOpener) *cobra.Command {
@@ -389,11 +251,12 @@ func historyDelete(env *Env, open catalogOpener) *cobra.Command {
 		Args:  oneKey("delete"),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			cat, ref, err := resolve(ctx, open, "delete", args[0])
+			d := open("history delete", stored.Measurements)
+			defer d.Close()
+			cat, ref, err := resolve(ctx, d, "delete", args[0])
 			if err != nil {
 				return err
 			}
-			defer cat.Close()
 			if err := cat.Delete(ctx, ref.Key); err != nil {
 				return wrapRun(err)
 			}
@@ -405,30 +268,6 @@ func historyDelete(env *Env, open catalogOpener) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// readResultOrSweep reads a result file or a sweep file (told apart by the
-// sweep's "axis" and "steps").
-func readResultOrSweep(path string) (*result.Run, *result.Sweep, error) {
-	b, err := session.ReadFile(path) // at most result.MaxFileSize, no devices
-	if err != nil {
-		return nil, nil, err
-	}
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(b, &keys); err != nil {
-		return nil, nil, fmt.Errorf("%s is not JSON: %w", path, err)
-	}
-	_, axis := keys["axis"]
-	_, steps := keys["steps"]
-	if axis && steps {
-		sw, err := decodeSweep(path, b)
-		return nil, sw, err
-	}
-	r, err := result.Decode(bytes.NewReader(b))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil, nil
 }
 
 func historyImport(env *Env, open catalogOpener) *cobra.Command {
@@ -443,11 +282,12 @@ func historyImport(env *Env, open catalogOpener) *cobra.Command {
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			cat, err := open(ctx)
+			d := open("history import", stored.Measurements)
+			defer d.Close()
+			cat, err := d.Catalog(ctx, "")
 			if err != nil {
-				return wrapRun(err)
+				return fromStore(err)
 			}
-			defer cat.Close()
 			failed := 0
 			for _, path := range args {
 				if err := importFile(ctx, env.Stdout, cat, path); err != nil {
@@ -469,11 +309,17 @@ func historyImport(env *Env, open catalogOpener) *cobra.Command {
 	}
 }
 
+// importFile records the result or sweep file at path in the catalog, as
+// it was written (not upgraded), unless the catalog holds it already.
 func importFile(ctx context.Context, w io.Writer, cat *history.Catalog, path string) error {
-	r, sw, err := readResultOrSweep(path)
+	f, err := stored.ReadAsWritten(path)
 	if err != nil {
 		return err
 	}
+	if f.Plan != nil {
+		return fmt.Errorf("%s is a plan: import result and sweep files", path)
+	}
+	r, sw := f.Run, f.Sweep
 	kind, key := "run", ""
 	if sw != nil {
 		kind, key = "sweep", history.SweepKey(sw)
@@ -543,37 +389,24 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 			if rounds < 100 {
 				return usagef("rounds %d: want 100 or more", rounds)
 			}
-			ctx := c.Context()
-			var cat *history.Catalog
-			defer func() {
-				if cat != nil {
-					cat.Close()
-				}
-			}()
-			catalog := func() (*history.Catalog, error) {
-				if cat != nil {
-					return cat, nil
-				}
-				var err error
-				cat, err = open(ctx)
-				return cat, err
-			}
-			base, cand, err := compareBoth(ctx, env.Stdout, args, catalog)
+			d := open("history compare", stored.Runs)
+			defer d.Close()
+			base, cand, err := compareBoth(c.Context(), env.Stdout, args, d)
 			if err != nil {
 				return err
 			}
-			sd := compareSides(base, cand)
-			if err := sd.write(env.Stdout); err != nil {
+			sd := report.CompareSides(base, cand)
+			if err := sd.Write(env.Stdout); err != nil {
 				return wrapRun(err)
 			}
-			for _, d := range sd.differs {
-				fmt.Fprintf(env.Stderr, "rightsize: history compare: warning: the baseline and the candidate ran %s\n", differently(d))
+			for _, d := range sd.Differs {
+				fmt.Fprintf(env.Stderr, "rightsize: history compare: warning: the baseline and the candidate ran %s\n", report.Differently(d))
 			}
-			if failIf.set && len(sd.unfair) > 0 && !force {
-				return usagef("history compare: --fail-if-slower will not judge runs of different %s: compare like with like, or give --force", strings.Join(sd.unfair, " and "))
+			if failIf.set && len(sd.Unfair) > 0 && !force {
+				return usagef("history compare: --fail-if-slower will not judge runs of different %s: compare like with like, or give --force", strings.Join(sd.Unfair, " and "))
 			}
 			cmp := analysis.Compare(base, cand, rounds, seed)
-			if err := writeComparison(env.Stdout, cmp); err != nil {
+			if err := report.WriteComparison(env.Stdout, cmp); err != nil {
 				return wrapRun(err)
 			}
 			if !failIf.set {
@@ -600,75 +433,40 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 	return cmd
 }
 
-// compareSide loads one side of a comparison: a result file, else a run
-// whose key is exactly arg, else the runs labelled arg, else the run whose
-// key starts with arg. It returns the runs and a description of them.
-func compareSide(ctx context.Context, arg string, catalog func() (*history.Catalog, error)) ([]*result.Run, string, error) {
-	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		r, sw, err := readResultOrSweep(arg)
-		if err != nil {
-			return nil, "", runError{fmt.Errorf("history compare: %w", err)}
-		}
-		if sw != nil {
-			return nil, "", usagef("history compare: %s is a sweep file; compare runs (result files, keys or labels)", arg)
-		}
-		return []*result.Run{r}, fmt.Sprintf("%s (%s)", arg, describeRun(r)), nil
-	}
-	cat, err := catalog()
+// compareSide loads one side of a comparison (stored.Door.Load: a result
+// file, else a run whose key is exactly arg, else the runs labelled arg,
+// else the run whose key starts with arg). It returns the runs and a
+// description of them.
+func compareSide(ctx context.Context, arg string, d *stored.Door) ([]*result.Run, string, error) {
+	f, err := d.Load(ctx, arg)
 	if err != nil {
-		return nil, "", err
+		return nil, "", fromStore(err)
 	}
-	has, err := cat.Has(ctx, arg)
-	if err != nil {
-		return nil, "", err
-	}
-	if !has {
-		es, err := cat.List(ctx, history.Filter{Label: arg})
-		if err != nil {
-			return nil, "", err
-		}
-		if len(es) > 0 {
-			var runs []*result.Run
-			workloads := map[string]bool{}
-			for _, e := range es {
-				r, _, err := cat.Get(ctx, e.Key)
-				if err != nil {
-					return nil, "", err
-				}
-				runs = append(runs, r)
-				workloads[r.Workload] = true
+	switch f.How {
+	case stored.ByLabel:
+		var names []string
+		for _, r := range f.Runs {
+			if !slices.Contains(names, r.Workload) {
+				names = append(names, r.Workload)
 			}
-			names := make([]string, 0, len(workloads))
-			for w := range workloads {
-				names = append(names, w)
-			}
-			return runs, fmt.Sprintf("label %q: %d run(s) of %s", arg, len(runs), strings.Join(names, ", ")), nil
 		}
+		return f.Runs, fmt.Sprintf("label %q: %d run(s) of %s", arg, len(f.Runs), strings.Join(names, ", ")), nil
+	case stored.ByKey:
+		arg = f.Key
 	}
-	ref, err := resolveKey(ctx, cat, arg)
-	if err != nil {
-		return nil, "", runError{fmt.Errorf("history compare: %q is not a result file, a run's key or a label in %s: %w", arg, cat, err)}
-	}
-	if ref.Kind == history.KindSweep {
-		return nil, "", usagef("history compare: %s is a sweep; compare runs (its steps' keys: history show %s)", ref.Key, ref.Key)
-	}
-	r, e, err := cat.Get(ctx, ref.Key)
-	if err != nil {
-		return nil, "", err
-	}
-	return []*result.Run{r}, fmt.Sprintf("%s (%s)", e.Key, describeRun(r)), nil
+	return f.Runs, fmt.Sprintf("%s (%s)", arg, report.DescribeRun(f.Runs[0])), nil
 }
 
 // compareBoth loads the baseline and the candidate (args), refusing a run
 // on both sides, and writes what each side is.
-func compareBoth(ctx context.Context, w io.Writer, args []string, catalog func() (*history.Catalog, error)) (base, cand []*result.Run, err error) {
-	base, baseDesc, err := compareSide(ctx, args[0], catalog)
+func compareBoth(ctx context.Context, w io.Writer, args []string, d *stored.Door) (base, cand []*result.Run, err error) {
+	base, baseDesc, err := compareSide(ctx, args[0], d)
 	if err != nil {
-		return nil, nil, wrapRun(err)
+		return nil, nil, err
 	}
-	cand, candDesc, err := compareSide(ctx, args[1], catalog)
+	cand, candDesc, err := compareSide(ctx, args[1], d)
 	if err != nil {
-		return nil, nil, wrapRun(err)
+		return nil, nil, err
 	}
 	if err := sameRunTwice(args, base, cand); err != nil {
 		return nil, nil, err
@@ -681,86 +479,13 @@ func compareBoth(ctx context.Context, w io.Writer, args []string, catalog func()
 // sides of a comparison, as report refuses the same measurement named
 // twice: by the same file, a copy, its key or a label that shares it.
 func sameRunTwice(args []string, sides ...[]*result.Run) error {
-	var seen seenOnce
+	var seen stored.Seen
 	for i, runs := range sides {
 		for _, r := range runs {
-			if err := seen.once("history compare", args[i], "run", r.ID, runKey(r), "a run compared with itself shows no change"); err != nil {
-				return err
+			if err := seen.Once("history compare", args[i], "run", r.ID, stored.RunKey(r), "a run compared with itself shows no change"); err != nil {
+				return fromStore(err)
 			}
 		}
 	}
 	return nil
-}
-
-func describeRun(r *result.Run) string {
-	s := r.Workload
-	if r.Label != "" {
-		s += fmt.Sprintf(" %q", r.Label)
-	}
-	return s + ", " + r.Started.UTC().Format("2006-01-02 15:04 UTC")
-}
-
-// differently words a difference of sides: "on different servers (...)",
-// "different options (...)".
-func differently(d string) string {
-	if strings.HasPrefix(d, "servers") || strings.HasPrefix(d, "targets") {
-		return "on different " + d
-	}
-	if strings.HasPrefix(d, "load") {
-		return "a different " + d
-	}
-	return "different " + d
-}
-
-// writeComparison writes a comparison as a table: metric, baseline,
-// candidate, change, 95 % interval, verdict; then the overall verdict and
-// the notes. The baseline and candidate are each side's own figures (a
-// run's percentiles from its merged histogram); with the intervals basis
-// the interval is of the change in the per-interval means, shown beside it
-// (INTERVAL CHANGE), which is not the change of the runs' figures.
-func writeComparison(w io.Writer, c analysis.Comparison) error {
-	byIntervals := c.Basis != analysis.BasisRuns
-	if byIntervals {
-		fmt.Fprintf(w, "figures: each side's own (throughput over its measured window, percentiles from its merged histogram)\n")
-		fmt.Fprintf(w, "95%% intervals: bootstrap over the runs' measured report intervals, of the change in the per-interval means (INTERVAL CHANGE), %d rounds, seed %d\n\n", c.Rounds, c.Seed)
-	} else {
-		fmt.Fprintf(w, "figures: the mean of each side's runs' own figures (a run's percentiles from its merged histogram)\n")
-		fmt.Fprintf(w, "95%% intervals: bootstrap over runs (%d baseline, %d candidate), %d rounds, seed %d\n\n", c.BaseRuns, c.CandRuns, c.Rounds, c.Seed)
-	}
-	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-	head := "METRIC\tBASELINE\tCANDIDATE\tCHANGE\t"
-	if byIntervals {
-		head += "INTERVAL CHANGE\t"
-	}
-	fmt.Fprintf(tw, "%s95%% CI\tVERDICT\n", head)
-	for _, m := range c.Metrics {
-		name := m.Name + " ms"
-		if m.HigherIsBetter {
-			name = m.Name + " /s"
-		}
-		ci := "-"
-		if !math.IsNaN(m.CILowPct) {
-			ci = fmt.Sprintf("%s to %s", signedPct(m.CILowPct), signedPct(m.CIHighPct))
-		}
-		row := fmt.Sprintf("%s\t%s\t%s\t%s\t", name, num2(m.Base), num2(m.Cand), signedPct(m.ChangePct))
-		if byIntervals {
-			row += signedPct(m.SampleChangePct) + "\t"
-		}
-		fmt.Fprintf(tw, "%s%s\t%s\n", row, ci, m.Verdict)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\noverall: %s (%s; lower latency is faster)\n", c.Verdict, c.Reason)
-	for _, n := range c.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	return nil
-}
-
-func signedPct(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "-"
-	}
-	return fmt.Sprintf("%+.1f%%", x)
 }

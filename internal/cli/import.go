@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
+	"github.com/rightsize/rightsize/internal/stored"
 )
 
 const importLong = `Import the hypervisor's view of the VM a run or sweep measured, and put it
@@ -46,9 +46,6 @@ The file is streamed: a line may be up to 8 MiB (esxtop's header of some
 150,000 counters; 1 MiB in --format csv) and a file up to 524,288 samples
 (30 days at 5 s); past either it is refused, so that a file that is not
 one (or /dev/zero) fails at once instead of filling the memory.`
-
-// errNoOverlap is a hypervisor file whose samples fall in no step.
-var errNoOverlap = errors.New("no overlap")
 
 func importCommand(env *Env) *cobra.Command {
 	var vm, format, into string
@@ -114,44 +111,27 @@ func readHypervisor(path, format, vm string, vcpus int) (*hypervisor.Series, err
 // summarizeSeries prints the file's span and its means over it.
 func summarizeSeries(w io.Writer, s *hypervisor.Series) error {
 	from, to := s.Span()
-	h := s.Window(from, to)
-	fmt.Fprintf(w, "%s: VM %q, %d vCPUs, %d samples from %s to %s UTC\n", s.Source, s.VM, s.VCPUs, len(s.Samples),
-		from.UTC().Format(time.DateTime), to.UTC().Format(time.DateTime))
-	fmt.Fprintf(w, "mean: %s\n", report.HypervisorFigures(h))
-	return nil
+	return report.WriteHypervisorSeries(w, report.HypervisorSeries{Source: s.Source, VM: s.VM, VCPUs: s.VCPUs,
+		Samples: len(s.Samples), From: from, To: to, Mean: s.Window(from, to)})
 }
 
 // importInto aligns the series to the steps of the sweep file at path, or
 // to the run of the result file at path, and rewrites it.
 func importInto(w io.Writer, s *hypervisor.Series, path string) error {
-	b, err := session.ReadFile(path) // at most result.MaxFileSize, no devices
-	if err != nil {
+	f, err := stored.ReadFile(path)
+	switch {
+	case err != nil:
 		return fmt.Errorf("import --into: %w", err)
+	case f.Sweep != nil:
+		return importIntoSweep(w, s, path, f.Sweep)
+	case f.Run == nil:
+		return fmt.Errorf("import --into %s: neither a sweep file nor a result: a %s", path, f.What())
 	}
-	var probe struct {
-		Axis string `json:"axis"` // a sweep's, which a result has not
-	}
-	if json.Unmarshal(b, &probe) == nil && probe.Axis != "" {
-		sw, err := decodeSweep(path, b)
-		if err != nil {
-			return fmt.Errorf("import --into: %w", err)
-		}
-		return importIntoSweep(w, s, path, sw)
-	}
-	r, err := readRun(path)
+	h, err := s.IntoRun(f.Run)
 	if err != nil {
-		return fmt.Errorf("import --into %s: neither a sweep file nor a result: %w", path, err)
+		return fmt.Errorf("import --into %s: %w", path, err)
 	}
-	from, to := r.Window()
-	h := s.Window(from, to)
-	if h == nil {
-		return noOverlap(s, path, from, to)
-	}
-	if r.Host == nil {
-		return fmt.Errorf("import --into %s: the run has no host figures to set the hypervisor's beside", path)
-	}
-	r.Host.Hypervisor = h
-	if err := session.WriteResult(path, r); err != nil {
+	if err := session.WriteResult(path, f.Run); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s: %s\n", path, report.HypervisorFigures(h))
@@ -162,52 +142,23 @@ func importInto(w io.Writer, s *hypervisor.Series, path string) error {
 // step's window, or for files that have none, its result file's), writes
 // the sweep again with its verdict and report, and prints the steps.
 func importIntoSweep(w io.Writer, s *hypervisor.Series, path string, sw *result.Sweep) error {
-	var err error
-	var first, last time.Time
-	aligned := 0
-	var none, noHost []string
-	for i := range sw.Steps {
-		st := &sw.Steps[i]
-		from, to := st.From, st.To
-		if from.IsZero() {
-			if from, to, err = stepWindow(path, st.Result); err != nil {
-				return fmt.Errorf("import --into: step %s has no window in the sweep file: %w", st.Label, err)
-			}
-		}
-		if first.IsZero() {
-			first = from
-		}
-		last = to
-		if st.Host == nil {
-			noHost = append(noHost, st.Label) // nothing to set the view beside
-			continue
-		}
-		h := s.Window(from, to)
-		st.Host.Hypervisor = h // an earlier import's figures go too
-		if h == nil {
-			none = append(none, st.Label)
-			continue
-		}
-		aligned++
+	a, err := s.IntoSweep(sw, func(st result.SweepStep) (time.Time, time.Time, error) { return stepWindow(path, st.Result) })
+	switch {
+	case errors.Is(err, hypervisor.ErrNoOverlap):
+		return fmt.Errorf("import --into %s: %w", path, err)
+	case err != nil:
+		return fmt.Errorf("import --into: %w", err)
 	}
-	if aligned == 0 {
-		return noOverlap(s, path, first, last)
-	}
-	a := analysis.Analyze(sw, analysis.OptionsOf(sw))
-	if err := session.WriteSweep(path, a); err != nil {
+	an := analysis.Analyze(sw, analysis.OptionsOf(sw))
+	if err := session.WriteSweep(path, an); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s: %d of %d steps aligned with %d samples of VM %q\n", path, aligned, len(sw.Steps), len(s.Samples), s.VM)
-	if len(none) > 0 {
-		fmt.Fprintf(w, "no samples in the window of: %s\n", strings.Join(none, ", "))
+	im := report.HypervisorImport{Path: path, VM: s.VM, Steps: a.Steps, Aligned: a.Aligned, Samples: len(s.Samples),
+		None: a.None, NoHost: a.NoHost, GuestIsGenerator: !sw.HostIsServer}
+	if err := report.WriteHypervisorImport(w, im); err != nil {
+		return err
 	}
-	if len(noHost) > 0 {
-		fmt.Fprintf(w, "no guest figures to set the hypervisor's beside (not sampled there): %s\n", strings.Join(noHost, ", "))
-	}
-	if !sw.HostIsServer {
-		fmt.Fprintf(w, "note: the database ran on another host than the load generator: the guest figures beside VM %q's are the generator's\n", s.VM)
-	}
-	return report.SweepReport(w, a, report.Text)
+	return report.SweepReport(w, an, report.Text)
 }
 
 // stepWindow reads a step's measured window from its result file, named as
@@ -216,17 +167,10 @@ func stepWindow(sweepPath, resultPath string) (time.Time, time.Time, error) {
 	if resultPath == "" {
 		return time.Time{}, time.Time{}, errors.New("and no result file")
 	}
-	r, err := readRun(resultPath, filepath.Join(filepath.Dir(sweepPath), filepath.Base(resultPath)))
+	r, _, err := stored.ReadRun(resultPath, filepath.Join(filepath.Dir(sweepPath), filepath.Base(resultPath)))
 	if err != nil {
 		return time.Time{}, time.Time{}, err
 	}
 	from, to := r.Window()
 	return from, to, nil
-}
-
-// noOverlap says that the samples and the run's window do not meet.
-func noOverlap(s *hypervisor.Series, path string, from, to time.Time) error {
-	sf, st := s.Span()
-	return fmt.Errorf("import --into %s: %w: the file's samples run from %s to %s UTC, the run's window from %s to %s UTC: not the same time (is the host's clock in step with the generator's, and the export of this run?)",
-		path, errNoOverlap, sf.UTC().Format(time.DateTime), st.UTC().Format(time.DateTime), from.UTC().Format(time.DateTime), to.UTC().Format(time.DateTime))
 }

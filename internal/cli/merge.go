@@ -12,6 +12,7 @@ import (
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
+	"github.com/rightsize/rightsize/internal/stored"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
@@ -129,11 +130,14 @@ func loadShards(ctx context.Context, dsn string, getenv func(string) string, run
 		}
 	}
 	for _, p := range paths {
-		r, err := readResult(p)
+		f, err := stored.ReadAsWritten(p) // the shards as they were written
+		if err == nil && f.Run == nil {
+			err = fmt.Errorf("%s is a %s, not a shard's result", p, f.What())
+		}
 		if err != nil {
 			return nil, runError{fmt.Errorf("merge: %w", err)}
 		}
-		shards = append(shards, r)
+		shards = append(shards, f.Run)
 	}
 	return shards, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -14,14 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/host"
 	"github.com/rightsize/rightsize/internal/htmeasure"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
-	"github.com/rightsize/rightsize/internal/result"
-	"github.com/rightsize/rightsize/internal/session"
+	"github.com/rightsize/rightsize/internal/stored"
 	"github.com/rightsize/rightsize/internal/topology"
 )
 
@@ -150,7 +147,7 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 	if err := report.Plan(env.Stdout, r, f); err != nil {
 		return err
 	}
-	if planFails(r) {
+	if r.Fails() {
 		return runError{errPlanFails}
 	}
 	return nil
@@ -226,25 +223,6 @@ func (o planOptions) vms() ([]plan.VM, int64, error) {
 // errPlanFails: a VM breaks a rule (exit 1).
 var errPlanFails = errors.New("the plan has failing rules")
 
-func planFails(r *plan.Report) bool {
-	for _, p := range r.VMs {
-		if p.Worst() == plan.Fail {
-			return true
-		}
-	}
-	if r.Sizing != nil && r.Sizing.Plan.Worst() == plan.Fail {
-		return true
-	}
-	if r.Consolidation != nil {
-		for _, c := range r.Consolidation.Checks {
-			if c.Status == plan.Fail {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // loadHost reads the host's topology: this machine's /sys, or a file.
 func loadHost(env *Env, arg string) (topology.Host, error) {
 	if arg == "auto" {
@@ -288,148 +266,27 @@ func hostMemTotal(env *Env) (int64, error) {
 	return host.MemTotal(env.ProcRoot)
 }
 
-// errNoDemand is a sweep that gives no service demand to plan from: every
-// step past the limit, or no host figures.
-var errNoDemand = errors.New("no service demand")
-
-// sizeFromSweep right-sizes from a sweep file's service demand.
+// sizeFromSweep right-sizes from the service demand of the sweep file at
+// path (plan.SizeFromSweep), at the rate rateArg (events per second, or a
+// multiple of the sweep's baseline: config.ParseRate).
 func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem int64) (plan.Sizing, error) {
-	data, err := readSweepFile(path)
+	sw, err := stored.ReadSweep(path)
 	if err != nil {
-		return plan.Sizing{}, err
+		return plan.Sizing{}, runError{fmt.Errorf("from: %w", err)}
 	}
-	sw := analysis.Analyze(data, analysis.Options{SLOMs: data.SLOMs, CPUTargetPct: cpuTarget})
-	if sw.Demand == nil {
-		return plan.Sizing{}, runError{fmt.Errorf("from: %s: %w: %s", path, errNoDemand, sw.DemandError)}
-	}
-	req := plan.SizeRequest{Host: h, CoreSecondsPerEvent: sw.Demand.CoreSecondsPerEvent, CPUTargetPct: cpuTarget, Memory: mem, Event: "event"}
-	pre, client := clientShare(sw, &req)
-	if req.Rate, req.RateText, err = targetRate(rateArg, sw, path); err != nil {
-		return plan.Sizing{}, err
-	}
-	if sw.BaselineRate > 0 { // 1x, of all the instances, as targetRate counts it
-		req.Baseline = sw.BaselineRate * float64(max(sw.Steps[0].Instances, 1))
-	}
-	req.Curve = responseCurve(sw, client)
-	s, err := plan.RightSize(req)
-	if errors.Is(err, plan.ErrNoVMFits) {
-		return s, usageError{fmt.Errorf("target-rate %s: %w", rateArg, err)}
-	}
-	if err != nil {
-		return s, usageError{err}
-	}
-	if knee := kneeReason(sw); knee != "" {
-		pre = append([]string{knee}, pre...)
-	}
-	s.Reasons = append(pre, s.Reasons...)
-	return s, nil
-}
-
-// readSweepFile reads a sweep file for the planner.
-func readSweepFile(path string) (*result.Sweep, error) {
-	b, err := session.ReadFile(path) // at most result.MaxFileSize, no devices
-	if err != nil {
-		return nil, runError{fmt.Errorf("from: %w", err)}
-	}
-	sw, err := decodeSweep(path, b)
-	if err != nil {
-		return nil, runError{fmt.Errorf("from: %w", err)}
-	}
-	return sw, nil
-}
-
-// clientShare takes the load generator's own CPU per event out of the
-// demand when it ran on the database's host (and not embedded in it), and
-// returns the reason it gives and the CPU seconds per event it took out.
-func clientShare(sw *analysis.Result, req *plan.SizeRequest) ([]string, float64) {
-	if !sw.HostIsServer || sw.Embedded {
-		return nil, 0
-	}
-	var sum float64
-	n := 0
-	for _, st := range sw.Steps {
-		if st.ClientCPUUs > 0 {
-			sum += st.ClientCPUUs
-			n++
-		}
-	}
-	c := sum / float64(max(n, 1)) / 1e6
-	if n != len(sw.Steps) || c >= req.CoreSecondsPerEvent {
-		return nil, 0
-	}
-	why := fmt.Sprintf("the sweep measured %.3g ms of host CPU per event, of which the load generator on the same host used %.3g ms: the database's share is %.3g ms",
-		1000*req.CoreSecondsPerEvent, 1000*c, 1000*(req.CoreSecondsPerEvent-c))
-	req.CoreSecondsPerEvent -= c
-	return []string{why}, c
-}
-
-// targetRate reads --target-rate, events per second or a multiple of the
-// sweep's baseline rate (config.ParseRate), as the events per second of all
-// the sweep's instances, and says how it was computed for a multiple.
-func targetRate(rateArg string, sw *analysis.Result, path string) (float64, string, error) {
 	r, err := config.ParseRate(rateArg)
 	if err != nil || r.IsZero() {
-		return 0, "", usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
+		return plan.Sizing{}, usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
 	}
-	if !r.IsMultiple() {
-		return r.PerSecond(0), "", nil
+	rate := plan.TargetRate{PerSecond: r.PerSecond(0), Multiple: r.Multiple(), Text: rateArg}
+	s, err := plan.SizeFromSweep(plan.FromSweep{Host: h, Sweep: sw, Name: path, Rate: rate, CPUTargetPct: cpuTarget, Memory: mem})
+	switch {
+	case errors.Is(err, plan.ErrNoDemand):
+		return s, runError{fmt.Errorf("from: %w", err)}
+	case err != nil:
+		return s, usageError{err}
 	}
-	if sw.BaselineRate <= 0 {
-		return 0, "", usagef("target-rate %s: %s has no baseline rate (it swept %s); give events per second", rateArg, path, sw.Axis)
-	}
-	// The baseline is per instance; the demand is of all the instances.
-	n := max(sw.Steps[0].Instances, 1)
-	rate := r.PerSecond(sw.BaselineRate) * float64(n)
-	if math.IsInf(rate, 0) {
-		return 0, "", usagef("target-rate %s: %s of the baseline %.4g/s is past any number: give a rate a VM could carry", rateArg, rateArg, sw.BaselineRate)
-	}
-	if n > 1 {
-		return rate, fmt.Sprintf("%s of the baseline %.4g/s per instance × %d instances = %.4g/s", rateArg, sw.BaselineRate, n, rate), nil
-	}
-	return rate, fmt.Sprintf("%s of the baseline %.4g/s per instance = %.4g/s", rateArg, sw.BaselineRate, rate), nil
-}
-
-// responseCurve is the steps up to the sweep's knee (the one its verdict
-// names, analysis.PrimaryKnee; every step when it found none), while the
-// host's CPU still rises with the load; past the knee a closed loop only
-// queues, and its response time says nothing about CPU share. With the
-// client's CPU taken out of the demand (client, CPU seconds per event), it
-// is taken out of the curve's CPU too, so that both speak of the database
-// alone.
-func responseCurve(sw *analysis.Result, client float64) []plan.CurvePoint {
-	last := len(sw.Steps) - 1
-	if k, ok := analysis.PrimaryKnee(sw); ok {
-		last = min(last, k.Index)
-	}
-	var curve []plan.CurvePoint
-	prev := -1.0
-	for _, st := range sw.Steps[:last+1] {
-		if st.Host == nil || st.Host.CPUs < 1 {
-			break
-		}
-		busy := st.Host.CPU.Busy() - 100*client*st.Throughput/float64(st.Host.CPUs)
-		if busy <= prev {
-			break
-		}
-		prev = busy
-		curve = append(curve, plan.CurvePoint{BusyPct: busy, AvgMs: st.AvgMs, P99Ms: st.P99Ms})
-	}
-	return curve
-}
-
-// kneeReason says where the sweep found its knee ("" when it found none):
-// the knee its verdict and report name (analysis.PrimaryKnee).
-func kneeReason(sw *analysis.Result) string {
-	k, ok := analysis.PrimaryKnee(sw)
-	if !ok {
-		return ""
-	}
-	st := sw.Steps[k.Index]
-	cpus := 0
-	if st.Host != nil {
-		cpus = st.Host.CPUs
-	}
-	return fmt.Sprintf("the sweep (%s %s) found its knee at %s: %.4g/s on %d CPUs (%s method)", sw.Workload, sw.ID, st.Label, st.Throughput, cpus, k.Method)
+	return s, nil
 }
 
 func measureCommand(env *Env) *cobra.Command {

@@ -224,7 +224,7 @@ func TestPlanNamesThePrimaryKnee(t *testing.T) {
 		x := float64(i + 1)
 		sw.Steps = append(sw.Steps, result.SweepStep{Label: fmt.Sprintf("rate %gx", x), X: x, Throughput: st[0], P99Ms: st[1], Offered: st[2]})
 	}
-	if got := kneeReason(analysis.Analyze(sw, analysis.OptionsOf(sw))); !strings.Contains(got, "found its knee at rate 2x: 800/s on 0 CPUs (sustained method)") {
+	if got := plan.KneeReason(analysis.Analyze(sw, analysis.OptionsOf(sw))); !strings.Contains(got, "found its knee at rate 2x: 800/s on 0 CPUs (sustained method)") {
 		t.Errorf("kneeReason: %q", got)
 	}
 }
@@ -374,7 +374,7 @@ func TestResponseCurveEndsAtTheChosenKnee(t *testing.T) {
 	if earliest >= k.Index {
 		t.Fatalf("no method found a knee before the sweep's: knees %+v", r.Knees)
 	}
-	if curve := responseCurve(r, 0); len(curve) != k.Index+1 {
+	if curve := plan.ResponseCurve(r, 0); len(curve) != k.Index+1 {
 		t.Errorf("curve of %d points, want %d (up to the knee at %s): %+v", len(curve), k.Index+1, r.Steps[k.Index].Label, curve)
 	}
 }

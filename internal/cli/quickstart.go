@@ -83,7 +83,7 @@ func quickstart(ctx context.Context, env *Env, dir string, stepTime time.Duratio
 		return err
 	}
 	fmt.Fprintln(env.Stdout)
-	return report.WriteHeadline(env.Stdout, report.Headline(report.Doc{Sweep: l.sweep, Plan: l.plan}), report.Text)
+	return report.WriteHeadline(env.Stdout, report.Headline(report.Doc{Sweep: l.sweep, Plan: l.Plan}), report.Text)
 }
 
 // sweepWith sweeps the named workload with the given options, as 'rightsize

@@ -166,7 +166,7 @@ func finishStudy(ctx context.Context, env *Env, s *study.Study, o studyOptions, 
 	if s.Plan != nil {
 		p, err := studyPlan(env, s.Plan, files[s.Plan.Step].sweep, o.dir)
 		switch {
-		case errors.Is(err, errNoDemand) || errors.Is(err, plan.ErrNoVMFits):
+		case errors.Is(err, plan.ErrNoDemand) || errors.Is(err, plan.ErrNoVMFits):
 			// The steps measured something worth reporting: the report
 			// says what they found, and this why no VM is planned.
 			fmt.Fprintf(env.Stdout, "plan: no VM planned: %v\n", err)

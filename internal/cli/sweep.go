@@ -8,7 +8,7 @@ import (
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/report"
-	"github.com/rightsize/rightsize/internal/session"
+	"github.com/rightsize/rightsize/internal/stored"
 )
 
 // analyzeCommand re-runs a sweep's analysis from its file, with no database.
@@ -28,11 +28,7 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if err := config.CheckCPUTarget(cpuTarget); err != nil {
 				return usageError{err}
 			}
-			b, err := session.ReadFile(args[0])
-			if err != nil {
-				return runError{fmt.Errorf("analyze: %w", err)}
-			}
-			sw, err := decodeSweep(args[0], b)
+			sw, err := stored.ReadSweep(args[0])
 			if err != nil {
 				return runError{fmt.Errorf("analyze: %w", err)}
 			}

@@ -1,0 +1,23 @@
+package plan
+
+// Fails reports whether a VM of the plan breaks a rule, or the right-sized
+// VM does, or the consolidation what-if finds the host oversubscribed:
+// rightsize plan exits 1 then, so that scripts can gate on it.
+func (r *Report) Fails() bool {
+	for _, p := range r.VMs {
+		if p.Worst() == Fail {
+			return true
+		}
+	}
+	if r.Sizing != nil && r.Sizing.Plan.Worst() == Fail {
+		return true
+	}
+	if r.Consolidation != nil {
+		for _, c := range r.Consolidation.Checks {
+			if c.Status == Fail {
+				return true
+			}
+		}
+	}
+	return false
+}
