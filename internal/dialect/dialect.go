@@ -322,9 +322,20 @@ func WithContextErr(ctx context.Context, err error) error {
 	return err
 }
 
-// ScanOne scans the first row of rows into dest and closes rows; it returns
-// ErrNoRows when there is none. Dialects implement Stmt.QueryRow with it.
-func ScanOne(rows Rows, dest ...any) error {
+// StmtQueryRow runs st's Query with args, scans the first row into dest and
+// closes the rows; it returns ErrNoRows when there is none. Dialects
+// implement Stmt.QueryRow with it.
+func StmtQueryRow(ctx context.Context, st Stmt, args []any, dest ...any) error {
+	rows, err := st.Query(ctx, args...)
+	if err != nil {
+		return err
+	}
+	return scanOne(rows, dest...)
+}
+
+// scanOne scans the first row of rows into dest and closes rows; it returns
+// ErrNoRows when there is none.
+func scanOne(rows Rows, dest ...any) error {
 	if !rows.Next() {
 		if err := rows.Close(); err != nil {
 			return err

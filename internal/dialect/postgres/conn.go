@@ -429,11 +429,7 @@ func (s *stmt) Query(ctx context.Context, args ...any) (dialect.Rows, error) {
 
 // QueryRow runs Query, scans the first row and closes the result.
 func (s *stmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
-	rows, err := s.Query(ctx, args...)
-	if err != nil {
-		return err
-	}
-	return dialect.ScanOne(rows, dest...)
+	return dialect.StmtQueryRow(ctx, s, args, dest...)
 }
 
 // Close deallocates the statement on the server (bounded by closeTimeout).
