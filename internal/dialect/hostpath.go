@@ -8,6 +8,32 @@ import (
 	"strings"
 )
 
+// ParseServerURL parses raw as a URL of the dialect named name, with the
+// scheme name or alias and an authority ("//"), refusing the shapes whose
+// user info would be misread or whose host would be taken for part of the
+// path (HostInPath). The errors wrap ErrBadTarget, begin with name and never
+// contain the password.
+func ParseServerURL(raw, name, alias string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Error quotes the input, password included: never show it.
+		return nil, fmt.Errorf("%w: %s: malformed URL (percent-encode special characters in the user name and password)", ErrBadTarget, name)
+	}
+	if u.Scheme != name && u.Scheme != alias {
+		return nil, fmt.Errorf("%w: %s: scheme %q is not %s or %s", ErrBadTarget, name, u.Scheme, name, alias)
+	}
+	if err := HostInPath(name, u); err != nil {
+		return nil, err // postgres:/127.0.0.1/db, mysql:///h:3306/db
+	}
+	if u.Opaque != "" || !strings.HasPrefix(raw[len(u.Scheme)+1:], "//") {
+		return nil, fmt.Errorf("%w: %s: URL must start with %s://", ErrBadTarget, name, u.Scheme)
+	}
+	if CutUserInfo(raw) {
+		return nil, fmt.Errorf("%w: %s: malformed URL: an '@' after the host (percent-encode special characters in the user name and password)", ErrBadTarget, name)
+	}
+	return u, nil
+}
+
 // HostInPath refuses a URL that has no host but whose path begins with
 // one: postgres:/127.0.0.1/db or postgres:///127.0.0.1/db, a slash too few
 // or too many after the scheme. Such a URL parses, and would connect to the

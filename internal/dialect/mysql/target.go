@@ -28,21 +28,9 @@ import (
 //
 // Errors wrap dialect.ErrBadTarget and never contain the password.
 func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, error) {
-	u, err := url.Parse(raw)
+	u, err := dialect.ParseServerURL(raw, "mysql", "mariadb")
 	if err != nil {
-		return nil, fmt.Errorf("%w: mysql: malformed URL (percent-encode special characters in the user name and password)", dialect.ErrBadTarget)
-	}
-	if u.Scheme != "mysql" && u.Scheme != "mariadb" {
-		return nil, fmt.Errorf("%w: mysql: scheme %q is not mysql or mariadb", dialect.ErrBadTarget, u.Scheme)
-	}
-	if err := dialect.HostInPath("mysql", u); err != nil {
-		return nil, err // postgres:/127.0.0.1/db, mysql:///h:3306/db
-	}
-	if u.Opaque != "" || !strings.HasPrefix(raw[len(u.Scheme)+1:], "//") {
-		return nil, fmt.Errorf("%w: mysql: URL must start with %s://", dialect.ErrBadTarget, u.Scheme)
-	}
-	if dialect.CutUserInfo(raw) {
-		return nil, fmt.Errorf("%w: mysql: malformed URL: an '@' after the host (percent-encode special characters in the user name and password)", dialect.ErrBadTarget)
+		return nil, err
 	}
 	var password string
 	cfg := mysql.NewConfig()

@@ -79,7 +79,7 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	u, err := parseURL(raw)
+	u, err := dialect.ParseServerURL(raw, "postgres", "postgresql")
 	if err != nil {
 		return nil, err
 	}
@@ -107,29 +107,6 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 		Config:   cfg,
 		Local:    local(cfg),
 	}, nil
-}
-
-// parseURL parses raw as a postgres:// or postgresql:// URL with an
-// authority ("//"), refusing the shapes whose user info would be misread.
-func parseURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// url.Error quotes the input, password included: never show it.
-		return nil, fmt.Errorf("%w: postgres: malformed URL (percent-encode special characters in the user name and password)", dialect.ErrBadTarget)
-	}
-	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
-		return nil, fmt.Errorf("%w: postgres: scheme %q is not postgres or postgresql", dialect.ErrBadTarget, u.Scheme)
-	}
-	if err := dialect.HostInPath("postgres", u); err != nil {
-		return nil, err // postgres:/127.0.0.1/db, mysql:///h:3306/db
-	}
-	if u.Opaque != "" || !strings.HasPrefix(raw[len(u.Scheme)+1:], "//") {
-		return nil, fmt.Errorf("%w: postgres: URL must start with %s://", dialect.ErrBadTarget, u.Scheme)
-	}
-	if dialect.CutUserInfo(raw) {
-		return nil, fmt.Errorf("%w: postgres: malformed URL: an '@' after the host (percent-encode special characters in the user name and password)", dialect.ErrBadTarget)
-	}
-	return u, nil
 }
 
 // urlSettings gathers the libpq keywords u and getenv set, in libpq's
