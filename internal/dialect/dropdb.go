@@ -15,3 +15,11 @@ type Dropper interface {
 	// open transactions on its tables.
 	DropDatabase(ctx context.Context, t *Target) error
 }
+
+// CountRows runs query, which selects one integer (a COUNT(*)), over c with
+// args and returns it: Dropper.CountTables is written with it.
+func CountRows(ctx context.Context, c Conn, query string, args ...any) (int64, error) {
+	var n int64
+	err := c.QueryRow(ctx, query, args, &n)
+	return n, err
+}

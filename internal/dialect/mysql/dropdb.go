@@ -12,9 +12,7 @@ var _ dialect.Dropper = Dialect{}
 // CountTables counts the tables and views of c's database (DATABASE()),
 // except the one named.
 func (Dialect) CountTables(ctx context.Context, c dialect.Conn, except string) (int64, error) {
-	var n int64
-	err := c.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME <> ?", []any{except}, &n)
-	return n, err
+	return dialect.CountRows(ctx, c, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME <> ?", except)
 }
 
 // DropDatabase drops t's database over a session that names none.

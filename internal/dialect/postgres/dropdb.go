@@ -17,11 +17,9 @@ var _ dialect.Dropper = Dialect{}
 // role may read (information_schema.tables leaves out another role's
 // tables, and a database holding them would be taken for empty).
 func (Dialect) CountTables(ctx context.Context, c dialect.Conn, except string) (int64, error) {
-	var n int64
-	err := c.QueryRow(ctx, `SELECT COUNT(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+	return dialect.CountRows(ctx, c, `SELECT COUNT(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 		WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
-		AND n.nspname NOT LIKE 'pg\_toast%' AND n.nspname NOT LIKE 'pg\_temp\_%' AND c.relname <> ?`, []any{except}, &n)
-	return n, err
+		AND n.nspname NOT LIKE 'pg\_toast%' AND n.nspname NOT LIKE 'pg\_temp\_%' AND c.relname <> ?`, except)
 }
 
 // DropDatabase drops t's database from the maintenance database, without
