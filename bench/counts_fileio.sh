@@ -25,14 +25,10 @@ CASES=${CASES:-"randread_4k randrw70_16k seqread_2m"}
 FIO_ENGINES=${FIO_ENGINES:-"io_uring_fixed libaio"}
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
-OUT=${OUT:-$REPO_ROOT/bench/out}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-FILE=$OUT/fileio_counts.dat
-
 # shellcheck source=bench/lib.sh
 . "$SCRIPT_DIR/lib.sh"
+init_out
+FILE=$OUT/fileio_counts.dat
 
 case $(stat -f -c %T "$OUT") in
   tmpfs | ramfs) die "OUT=$OUT is on tmpfs, where O_DIRECT does not work" ;;
@@ -42,9 +38,7 @@ ensure_pkg perf linux-perf
 ensure_pkg strace strace
 ensure_pkg jq jq
 
-RS=$OUT/rightsize
-log "building rightsize -> $RS"
-(cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
+build_rightsize
 
 declare -A FIO_ARGS=(
   [randread_4k]="--rw=randread --bs=4k"

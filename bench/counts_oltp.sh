@@ -33,25 +33,19 @@ TOOLS="sysbench rightsize"
 RAND_TYPE=special
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
-OUT=${OUT:-$REPO_ROOT/bench/out}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
+# shellcheck source=bench/lib.sh
+. "$SCRIPT_DIR/lib.sh"
+init_out
 
 DB=rs_bench
 export PGSSLMODE=disable # as oltp_vs_sysbench.sh: both tools without TLS
-
-# shellcheck source=bench/lib.sh
-. "$SCRIPT_DIR/lib.sh"
 
 ensure_pkg sysbench sysbench
 ensure_pkg perf linux-perf
 ensure_pkg strace strace
 ensure_clients
 
-RS=$OUT/rightsize
-log "building rightsize -> $RS"
-(cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
+build_rightsize
 
 # client SERVER WORKLOAD TOOL SECONDS OUTBASE: the client's command line.
 client() {
@@ -72,7 +66,6 @@ transactions() {
     rightsize) jq -r '.summary.count' "$2.json" ;;
   esac
 }
-
 
 prepare() {
   local s=$1

@@ -45,17 +45,13 @@ ENGINES=${ENGINES:-}
 KEEP=${KEEP:-0}
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
-OUT=${OUT:-$REPO_ROOT/bench/out}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-FILE=${FILE:-$OUT/fileio.dat}
-
 # shellcheck source=bench/lib.sh
 . "$SCRIPT_DIR/lib.sh"
+init_out
+FILE=${FILE:-$OUT/fileio.dat}
 
 case $TIME in '' | *[!0-9]* | 0) die "TIME=$TIME: want a positive number of whole seconds" ;; esac
-case $REPS in '' | *[!0-9]* | 0) die "REPS=$REPS: want a positive integer" ;; esac
+want_positive REPS
 case $SIZE in '' | *[!0-9kKmMgGtT]*) die "SIZE=$SIZE: want a size such as 2G, 512M" ;; esac
 
 # Case parameters: fio's options and rightsize's, the same I/O pattern.
@@ -102,9 +98,7 @@ ensure_pkg /usr/bin/time time
 
 # ---------------------------------------------------------------- build
 command -v go >/dev/null 2>&1 || die "go toolchain not found (see go.mod for the version)"
-RS=$OUT/rightsize
-log "building rightsize -> $RS"
-(cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
+build_rightsize
 RS_COMMIT=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git -C "$REPO_ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
   RS_COMMIT+="+dirty"
@@ -255,14 +249,7 @@ run_rightsize() { # run_rightsize CASE REP
     log "rightsize $c FAILED (exit $rc, no fileio summary), see $base.txt"; tail -5 "$base.txt" >&2
     FAILED=1; return 0
   fi
-  # A non-zero exit with a summary (e.g. a partial result) still has figures:
-  # show them, flag the row, and make the script fail at the end.
-  local partial
-  partial=$(jq -r 'if .partial then "partial: " + (.partial_reason // "?") else "" end' "$base.json")
-  if [ "$rc" -ne 0 ] || [ -n "$partial" ]; then
-    NOTES+=("$c: rightsize exited $rc${partial:+ ($partial)}; see $base.txt")
-    R[$c/flag]='!'; FAILED=1
-  fi
+  rs_complete "$base.json" "$rc" "$c" "$c" "$base.txt" || true
   local iops p99 mbs cpu ios engine
   read -r iops p99 mbs cpu ios engine < <(jq -r '.fileio
     | [ (.total.iops | . * 10 | round / 10),
@@ -283,17 +270,15 @@ run_rightsize() { # run_rightsize CASE REP
 # favours either. The order alternates from one repetition (and case) to the
 # next so that device-side drift (an SSD's or the host's write-back after the
 # mixed case, thermal throttling) does not always fall on the same tool.
-i=0
 for c in $CASES; do
   for k in $(seq 1 "$REPS"); do
-    if [ $((i % 2)) -eq 0 ]; then order="fio rightsize"; else order="rightsize fio"; fi
-    for t in $order; do
+    next_order fio rightsize
+    for t in $ORDER; do
       case $t in
         fio) for e in $ENGINES; do run_fio "$c" "$e" "$k"; done ;;
         rightsize) run_rightsize "$c" "$k" ;;
       esac
     done
-    i=$((i + 1))
   done
 done
 # Medians of the repetitions; the raw values go to the table's footer.
@@ -322,17 +307,11 @@ TABLE=$OUT/fileio_vs_fio.txt
         "${M[$f/proc]:-n/a}" "${M[$c/rs/proc]:-n/a}" "$(ratio "${M[$c/rs/proc]:-}" "${M[$f/proc]:-}")"
     done
   done
-  runs() { # runs CASE TOOL: the raw figures of each repetition
-    local f
-    for f in iops p99 cpu; do
-      [ -z "${R[$1/$2/$f]:-}" ] || echo "# runs $1 $2 $f:${R[$1/$2/$f]}"
-    done
-  }
   for c in $CASES; do
-    for e in $ENGINES; do runs "$c" "fio:$e"; done
-    runs "$c" rs
+    for e in $ENGINES; do runs_lines "$c" "fio:$e" iops p99 cpu; done
+    runs_lines "$c" rs iops p99 cpu
   done
-  for n in ${NOTES[@]+"${NOTES[@]}"}; do echo "# ! $n"; done
+  notes_lines
   echo "# One thread, 32 I/Os in flight, O_DIRECT, on the same file; rightsize run with --pattern \"t1 o32 b<bs>\"."
   echo "# iops_x = rightsize/fio IOPS (>1: rightsize drove more). p99 in ms: read latency (the mixed case"
   echo "#   too); fio's is clat (submission to completion), rightsize's each I/O's time in flight."

@@ -1,11 +1,42 @@
 # shellcheck shell=bash
-# Shared by the bench/*.sh comparison scripts: logging, package installation
-# and the client tools for the servers in $SERVERS. Source it; it defines
-# log, die, ensure_pkg, ensure_clients, has_tool, and for database $DB on the
-# loopback servers (PG_*, MY_*) sb_conn, rs_url and create_db; it sets MYSQL_CLI.
+# Shared by the bench/*.sh comparison scripts: logging, option checks, the
+# output directory and the rightsize build, package installation and the
+# client tools for the servers in $SERVERS, medians and the tables' footers.
+# Source it; it sets REPO_ROOT and defines log, die, want_positive, init_out,
+# build_rightsize, ensure_pkg, ensure_clients (which sets MYSQL_CLI), has_tool,
+# and for database $DB on the loopback servers (PG_*, MY_*) sb_conn, rs_url and
+# create_db.
 
 log() { printf '== %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# want_positive VAR...: dies unless each variable named holds a positive
+# integer.
+want_positive() {
+  local v
+  for v; do
+    case ${!v} in '' | *[!0-9]* | 0) die "$v=${!v}: want a positive integer" ;; esac
+  done
+}
+
+# REPO_ROOT is the repository this file is in.
+REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# init_out: sets OUT, the output directory ($OUT, else bench/out), created and
+# made absolute, and RS=$OUT/rightsize, the binary build_rightsize builds.
+init_out() {
+  OUT=${OUT:-$REPO_ROOT/bench/out}
+  mkdir -p "$OUT"
+  OUT=$(cd "$OUT" && pwd)
+  RS=$OUT/rightsize
+}
+
+# build_rightsize: builds this repository's rightsize into $RS.
+build_rightsize() {
+  command -v go >/dev/null 2>&1 || die "go toolchain not found (see go.mod for the version)"
+  log "building rightsize -> $RS"
+  (cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
+}
 
 APT_UPDATED=0
 ensure_pkg() { # ensure_pkg COMMAND PACKAGE
@@ -90,6 +121,16 @@ median() {
 # ratio A B -> A/B with two decimals (n/a unless both are positive)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
+# next_order A B: sets ORDER to "A B", at the next call to "B A", and so on:
+# which tool runs first alternates from one repetition to the next, so that
+# drift on the server or device does not always fall on the same tool.
+TURN=0
+# shellcheck disable=SC2034 # ORDER is the caller's
+next_order() {
+  if [ $((TURN % 2)) -eq 0 ]; then ORDER="$1 $2"; else ORDER="$2 $1"; fi
+  TURN=$((TURN + 1))
+}
+
 # medians: fill the associative array M with the median of each entry of R
 # (space-separated values of the repetitions), skipping keys ending in /flag.
 medians() {
@@ -99,6 +140,40 @@ medians() {
     # shellcheck disable=SC2086,SC2034,SC2004 # separate words; M and R are the caller's associative arrays
     M[$key]=$(median ${R[$key]})
   done
+}
+
+# rs_complete JSON RC ROW LABEL LOG: succeeds when rightsize exited 0 (RC)
+# and its result (JSON) is not partial. A run that did not but wrote a summary
+# still has figures: the table shows them, flags the row, and the script fails
+# at the end. So otherwise rs_complete adds a note for LABEL pointing at LOG
+# to NOTES, flags the row (R[ROW/flag]='!'), sets FAILED=1 and PARTIAL (the
+# partial reason, empty when the result is complete) and fails.
+# shellcheck disable=SC2034,SC2154,SC2004 # R (associative), FAILED and PARTIAL are the caller's
+rs_complete() {
+  local json=$1 rc=$2 row=$3 label=$4 logfile=$5
+  PARTIAL=$(jq -r 'if .partial then "partial: " + (.partial_reason // "?") else "" end' "$json")
+  [ "$rc" -eq 0 ] && [ -z "$PARTIAL" ] && return 0
+  NOTES+=("$label: rightsize exited $rc${PARTIAL:+ ($PARTIAL)}; see $logfile")
+  R[$row/flag]='!'
+  FAILED=1
+  return 1
+}
+
+# runs_lines A B FIELD...: a table's footer lines with the raw values of the
+# repetitions, "# runs A B FIELD: V1 V2 ..." for each FIELD that R[A/B/FIELD]
+# holds.
+runs_lines() {
+  local a=$1 b=$2 f
+  shift 2
+  for f; do
+    [ -z "${R[$a/$b/$f]:-}" ] || echo "# runs $a $b $f:${R[$a/$b/$f]}"
+  done
+}
+
+# notes_lines: a table's footer lines with the NOTES, "# ! NOTE" each.
+notes_lines() {
+  local n
+  for n in ${NOTES[@]+"${NOTES[@]}"}; do echo "# ! $n"; done
 }
 
 # ---------------------------------------------------------------- counts

@@ -17,23 +17,16 @@ REPS=${REPS:-3}
 VUS=${VUS:-"1 2 4"}
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
-OUT=${OUT:-$REPO_ROOT/bench/out}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-
 # shellcheck source=bench/lib.sh
 . "$SCRIPT_DIR/lib.sh"
+init_out
 
 case $TIME in '' | *[!0-9]*) die "TIME=$TIME: want whole seconds" ;; esac
-case $REPS in '' | *[!0-9]* | 0) die "REPS=$REPS: want a positive integer" ;; esac
+want_positive REPS
 ensure_pkg jq jq
 ensure_pkg /usr/bin/time time
 
-RS=$OUT/rightsize
-command -v go >/dev/null 2>&1 || die "go toolchain not found (see go.mod for the version)"
-log "building rightsize -> $RS"
-(cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
+build_rightsize
 
 table=$OUT/noop.txt
 {

@@ -26,10 +26,9 @@ REPS=${REPS:-3}
 RAND_TYPE=special # sysbench's default; passed explicitly to both tools
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
-OUT=${OUT:-$REPO_ROOT/bench/out}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
+# shellcheck source=bench/lib.sh
+. "$SCRIPT_DIR/lib.sh"
+init_out
 
 DB=rs_bench
 
@@ -38,20 +37,12 @@ DB=rs_bench
 # throughput). Force plain TCP so both tools are measured without TLS.
 export PGSSLMODE=disable
 
-# shellcheck source=bench/lib.sh
-. "$SCRIPT_DIR/lib.sh"
-
 # ---------------------------------------------------------------- packages
 ensure_pkg sysbench sysbench
 ensure_clients
 
 # ---------------------------------------------------------------- build
-RS=$OUT/rightsize
-if has_tool rightsize; then
-  command -v go >/dev/null 2>&1 || die "go toolchain not found (see go.mod for the version)"
-  log "building rightsize -> $RS"
-  (cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
-fi
+if has_tool rightsize; then build_rightsize; fi
 
 FAILED=0
 NOTES=()
@@ -90,15 +81,8 @@ run_rightsize() { # run_rightsize SERVER WORKLOAD REP
     log "rightsize $s $w FAILED (exit $rc, no summary), see $base.txt"; tail -5 "$base.txt" >&2
     FAILED=1; return 0
   fi
-  # A non-zero exit with a summary (e.g. a partial result) still has figures:
-  # show them, flag the row, and make the script fail at the end.
-  local partial
-  partial=$(jq -r 'if .partial then "partial: " + (.partial_reason // "?") else "" end' "$base.json")
-  if [ "$rc" -ne 0 ] || [ -n "$partial" ]; then
-    NOTES+=("$s $w: rightsize exited $rc${partial:+ ($partial)}; see $base.txt")
-    R[$s/$w/flag]='!'
-    log "rightsize $s $w: exit $rc ${partial}"; FAILED=1
-  fi
+  rs_complete "$base.json" "$rc" "$s/$w" "$s $w" "$base.txt" ||
+    log "rightsize $s $w: exit $rc ${PARTIAL}"
   local count
   count=$(jq -r '.summary.count' "$base.json")
   R[$s/$w/rs_tps]+=" $(jq -r '.summary.throughput | . * 100 | round / 100' "$base.json")"
@@ -128,15 +112,13 @@ done
 # which tool goes first per server x workload so that any residual drift
 # (checkpoints, autovacuum after oltp_read_write, purge) does not always
 # penalise the same tool.
-i=0
 for s in $SERVERS; do
   for w in $WORKLOADS; do
     for k in $(seq 1 "$REPS"); do
-      if [ $((i % 2)) -eq 0 ]; then order="sysbench rightsize"; else order="rightsize sysbench"; fi
-      for t in $order; do
+      next_order sysbench rightsize
+      for t in $ORDER; do
         if has_tool "$t"; then "run_$t" "$s" "$w" "$k"; fi
       done
-      i=$((i + 1))
     done
   done
 done
@@ -162,13 +144,9 @@ TABLE=$OUT/oltp_vs_sysbench.txt
     done
   done
   for s in $SERVERS; do
-    for w in $WORKLOADS; do
-      for f in sb_tps rs_tps sb_cpu rs_cpu; do
-        [ -n "${R[$s/$w/$f]:-}" ] && echo "# runs $s $w $f:${R[$s/$w/$f]}"
-      done
-    done
+    for w in $WORKLOADS; do runs_lines "$s" "$w" sb_tps rs_tps sb_cpu rs_cpu; done
   done
-  for n in ${NOTES[@]+"${NOTES[@]}"}; do echo "# ! $n"; done
+  notes_lines
   echo "# tps_x = rightsize/sysbench throughput (>1: rightsize faster);"
   echo "# cpu_x = rightsize/sysbench client CPU per transaction (<1: rightsize lighter)."
 } | tee "$TABLE"

@@ -55,26 +55,20 @@ PG_SHARED_BUFFERS=${PG_SHARED_BUFFERS:-4GB}
 GOTPC=${GOTPC:-/tmp/peer/bin/go-tpc}
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
-OUT=${OUT:-$REPO_ROOT/bench/out/scale}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-TOOLS="rightsize sysbench go-tpc"
-SERVERS="postgres mysql"
 # shellcheck source=bench/lib.sh
 . "$SCRIPT_DIR/lib.sh"
+OUT=${OUT:-$REPO_ROOT/bench/out/scale}
+init_out
+TOOLS="rightsize sysbench go-tpc"
+SERVERS="postgres mysql"
 
-for v in WAREHOUSES GROW_FROM LOADERS TERMINALS RUN_TIME INSTANCE_VUS STEP_TIME INSTANCE_ROWS TABLES TABLE_SIZE TABLE_REPS MY_WAREHOUSES; do
-  case ${!v} in '' | *[!0-9]* | 0) die "$v=${!v}: want a positive integer" ;; esac
-done
+want_positive WAREHOUSES GROW_FROM LOADERS TERMINALS RUN_TIME INSTANCE_VUS STEP_TIME INSTANCE_ROWS TABLES TABLE_SIZE TABLE_REPS MY_WAREHOUSES
 [ "$GROW_FROM" -lt "$WAREHOUSES" ] || die "GROW_FROM=$GROW_FROM: want fewer than WAREHOUSES=$WAREHOUSES"
 part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 ensure_clients
 ensure_pkg sysbench sysbench
 
-RS=$OUT/rightsize
-log "building rightsize -> $RS"
-(cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
+build_rightsize
 [ -x "$GOTPC" ] || { log "go-tpc not found at $GOTPC: its rows are skipped (bench/tpcc_vs_gotpc.sh builds it)"; GOTPC=; }
 
 # ---------------------------------------------------------------- the private PostgreSQL server

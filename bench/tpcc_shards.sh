@@ -26,14 +26,10 @@ SHARDS=${SHARDS:-4}
 THINK=${THINK:-0}
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
-OUT=${OUT:-$REPO_ROOT/bench/out}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-SERVERS=postgres
-
 # shellcheck source=bench/lib.sh
 . "$SCRIPT_DIR/lib.sh"
+init_out
+SERVERS=postgres
 
 for v in TIME WARMUP WAREHOUSES THREADS SHARDS; do
   case ${!v} in '' | *[!0-9]*) die "$v=${!v}: want a whole number" ;; esac
@@ -45,10 +41,8 @@ export PGSSLMODE=disable
 DB=rs_tpcc_shards
 TARGET="postgres://postgres@127.0.0.1:5432/$DB?sslmode=disable"
 HIST="sqlite:$OUT/tpcc_shards_history.db"
-RS=$OUT/rightsize
 
-log "building rightsize"
-(cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
+build_rightsize
 
 log "loading $WAREHOUSES warehouses into $DB"
 psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"

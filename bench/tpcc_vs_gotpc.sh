@@ -35,13 +35,10 @@ GOTPC_REPO=https://github.com/pingcap/go-tpc
 GOTPC_REF=${GOTPC_REF:-682637f4f9959bffd2f9e59ecad600f53fc9daf8} # measured with this commit
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
-OUT=${OUT:-$REPO_ROOT/bench/out}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
+# shellcheck source=bench/lib.sh
+. "$SCRIPT_DIR/lib.sh"
+init_out
 
-PG_HOST=127.0.0.1 PG_PORT=5432 PG_USER=postgres
-MY_HOST=127.0.0.1 MY_PORT=3306 MY_USER=root
 # Both tools use the standard TPC-C table names, so each gets its own
 # database, created fresh before its load and dropped after its run.
 RS_DB=rs_tpcc
@@ -49,13 +46,8 @@ GT_DB=gotpc
 
 export PGSSLMODE=disable # psql; both tools are told sslmode=disable themselves
 
-# shellcheck source=bench/lib.sh
-. "$SCRIPT_DIR/lib.sh"
-
 case $TIME in '' | *[!0-9]*) die "TIME=$TIME: want whole seconds" ;; esac
-for v in THREADS WAREHOUSES REPS; do
-  case ${!v} in '' | *[!0-9]* | 0) die "$v=${!v}: want a positive integer" ;; esac
-done
+want_positive THREADS WAREHOUSES REPS
 
 # ---------------------------------------------------------------- packages
 ensure_clients
@@ -69,12 +61,7 @@ for t in $TOOLS; do
 done
 
 # ---------------------------------------------------------------- build
-RS=$OUT/rightsize
-if has_tool rightsize; then
-  command -v go >/dev/null 2>&1 || die "go toolchain not found (see go.mod for the version)"
-  log "building rightsize -> $RS"
-  (cd "$REPO_ROOT" && go build -o "$RS" ./cmd/rightsize)
-fi
+if has_tool rightsize; then build_rightsize; fi
 
 # go-tpc is built from public source, never inside this repository.
 GOTPC_COMMIT=
@@ -190,14 +177,7 @@ rs_cycle() { # rs_cycle SERVER REP: fresh database, load, run, drop
     log "rightsize $s run FAILED (exit $rc, no tpcc summary), see $base.run.txt"
     tail -5 "$base.run.txt" >&2; FAILED=1; return 0
   fi
-  # A non-zero exit with a summary (e.g. a partial result) still has figures:
-  # show them, flag the table, and make the script fail at the end.
-  local partial
-  partial=$(jq -r 'if .partial then "partial: " + (.partial_reason // "?") else "" end' "$base.json")
-  if [ "$rc" -ne 0 ] || [ -n "$partial" ]; then
-    NOTES+=("$s: rightsize exited $rc${partial:+ ($partial)}; see $base.run.txt")
-    R[$s/flag]='!'; FAILED=1
-  fi
+  rs_complete "$base.json" "$rc" "$s" "$s" "$base.run.txt" || true
   local count errors name p90
   count=$(jq -r '.summary.count // 0' "$base.json")
   errors=$(jq -r '.summary.errors // 0' "$base.json")
@@ -267,16 +247,14 @@ gt_cycle() { # gt_cycle SERVER REP: fresh database, load, run, cleanup, drop
 # the same data size (a TPC-C run grows orders, order lines and history) and
 # only one tool's tables share the server's buffer pool at a time. The order
 # of the tools alternates from one cycle to the next.
-i=0
 for s in $SERVERS; do
   for k in $(seq 1 "$REPS"); do
-    if [ $((i % 2)) -eq 0 ]; then order="rightsize go-tpc"; else order="go-tpc rightsize"; fi
-    for t in $order; do
+    next_order rightsize go-tpc
+    for t in $ORDER; do
       if has_tool "$t"; then
         case $t in rightsize) rs_cycle "$s" "$k" ;; go-tpc) gt_cycle "$s" "$k" ;; esac
       fi
     done
-    i=$((i + 1))
   done
 done
 # Medians of the repetitions; the raw values go to the table's footer.
@@ -306,12 +284,10 @@ TABLE=$OUT/tpcc_vs_gotpc.txt
   echo
   for s in $SERVERS; do
     for f in load tpmc cpu; do
-      for t in rs gt; do
-        [ -n "${R[$s/$t/$f]:-}" ] && echo "# runs $s $t $f:${R[$s/$t/$f]}"
-      done
+      for t in rs gt; do runs_lines "$s" "$t" "$f"; done
     done
   done
-  for n in ${NOTES[@]+"${NOTES[@]}"}; do echo "# ! $n"; done
+  notes_lines
   echo "# load_s: wall seconds of 'prepare' (go-tpc with --no-check, so its post-load check is not timed)."
   echo "# cpu_us/txn: rightsize's .client.cpu_per_event_us (measured window to exit); go-tpc's whole"
   echo "#   process (/usr/bin/time user+sys) / completed transactions. cpu_us/txn_process: whole"
