@@ -426,3 +426,9 @@ func fillNewOrder(g *rowGen) {
 	v[1] = vDistrict[r/newOrdersPerDistrict+1]
 	v[2] = g.wv
 }
+
+// Rows is how many rows g yields (tables.Source).
+func (g *rowGen) Rows() int64 { return int64(g.n) }
+
+// Flush reports the rows generated and not yet reported (tables.Source).
+func (g *rowGen) Flush() { g.flush() }

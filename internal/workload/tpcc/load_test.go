@@ -41,7 +41,7 @@ func ldSummarize(t testing.TB, seed uint64, W int) *ldSummary {
 	}
 	s := &ldSummary{rows: map[string]int64{}, sample: map[[3]int64][2]string{}}
 	now := time.Now()
-	units := (&loader{}).allUnits(W)
+	units := allUnits(W)
 	for _, u := range units {
 		for _, g := range unitGens(u, seed, now, nil) {
 			for g.Next() {
@@ -317,30 +317,6 @@ func TestLoadGeneratorsDeterministic(t *testing.T) {
 	// The customers' C_LAST is the recorded load constant's.
 	if a, b := loadConstantsFor(7), loadConstantsFor(7); a != b || a == loadConstantsFor(8) {
 		t.Errorf("load constants: %v %v %v", a, b, loadConstantsFor(8))
-	}
-}
-
-func TestLoadRanges(t *testing.T) {
-	t.Parallel()
-	done := make([]bool, 12)
-	for _, i := range []int{1, 2, 3, 5, 8, 9, 11} {
-		done[i] = true
-	}
-	s := formatRanges(done)
-	if s != "1-3,5,8-9,11" {
-		t.Fatalf("formatRanges = %q", s)
-	}
-	back, n, ok := parseRanges(s, 12)
-	if !ok || n != 7 || !slices.Equal(back, done) {
-		t.Fatalf("parseRanges(%q) = %v %d %v", s, back, n, ok)
-	}
-	if _, n, ok := parseRanges("", 3); !ok || n != 0 {
-		t.Error("empty set")
-	}
-	for _, bad := range []string{"x", "1-", "3-1", "12", "-1", "1,,2"} {
-		if _, _, ok := parseRanges(bad, 12); ok {
-			t.Errorf("parseRanges(%q) accepted", bad)
-		}
 	}
 }
 

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/workload"
-	"github.com/rightsize/rightsize/internal/workload/objects"
+	"github.com/rightsize/rightsize/internal/workload/tables"
 )
 
 var _ workload.Matcher = (*instance)(nil)
@@ -18,41 +19,32 @@ var _ workload.Matcher = (*instance)(nil)
 // (an interrupted prepare) is a mismatch. A load by another tool has no
 // records: its warehouses are counted.
 func (in *instance) Match(ctx context.Context) ([]string, error) {
-	c, err := in.Connect(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Target, err)
-	}
-	defer c.Close()
-	if err := in.checkTables(ctx, c); err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Target, err)
-	}
-	note, err := in.checkWarehouses(ctx, c)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Target, err)
-	}
-	var notes []string
-	if note != "" {
-		notes = append(notes, note)
-	}
-	hasMeta, err := objects.Exists(ctx, c)
-	if err != nil || !hasMeta {
-		return notes, err
-	}
-	var unfinished []string
-	for i := range tables {
-		var m loadMeta
-		owned, err := objects.Read(ctx, c, tables[i].name, &m)
+	return tables.Match(ctx, &in.Instance, func(ctx context.Context, c dialect.Conn) (notes, problems []string, err error) {
+		if err := in.checkTables(ctx, c); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", in.Target, err)
+		}
+		note, err := in.checkWarehouses(ctx, c)
 		if err != nil {
-			return notes, fmt.Errorf("%s: read %s: %w", in.Target, objects.Table, err)
+			return nil, nil, fmt.Errorf("%s: %w", in.Target, err)
 		}
-		if owned && !m.Loaded {
-			unfinished = append(unfinished, tables[i].name)
+		if note != "" {
+			notes = append(notes, note)
 		}
-	}
-	if len(unfinished) > 0 {
-		msg := fmt.Sprintf("the TPC-C load did not finish (%s: prepare was interrupted)", strings.Join(unfinished, ", "))
-		in.Note(msg + " (run with --force)")
-		return notes, workload.Mismatchf("%s: %s", in.Target, msg)
-	}
-	return notes, nil
+		found, err := tables.Survey(ctx, c, tableSet.Names())
+		if err != nil {
+			return notes, nil, fmt.Errorf("%s: %w", in.Target, err)
+		}
+		var unfinished []string
+		for _, f := range found {
+			var m loadMeta
+			f.Decode(&m)
+			if f.Owned && !m.Loaded {
+				unfinished = append(unfinished, f.Name)
+			}
+		}
+		if len(unfinished) > 0 {
+			problems = append(problems, fmt.Sprintf("the TPC-C load did not finish (%s: prepare was interrupted)", strings.Join(unfinished, ", ")))
+		}
+		return notes, problems, nil
+	})
 }

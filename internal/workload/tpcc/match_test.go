@@ -12,6 +12,7 @@ import (
 	"github.com/rightsize/rightsize/internal/testenv"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/objects"
+	"github.com/rightsize/rightsize/internal/workload/tables"
 )
 
 // fakeLoad creates the nine tables with W warehouse rows (nothing else) and
@@ -23,15 +24,15 @@ func fakeLoad(t *testing.T, in *instance, c dialect.Conn, W int) {
 	if err := objects.Ensure(ctx, c, in.Target.D); err != nil {
 		t.Fatal(err)
 	}
-	for i := range tables {
-		if _, err := c.Exec(ctx, tables[i].createSQL(in.Target.D)); err != nil {
-			t.Fatalf("create %s: %v", tables[i].name, err)
+	for i := range schema {
+		if _, err := c.Exec(ctx, schema[i].createSQL(in.Target.D)); err != nil {
+			t.Fatalf("create %s: %v", schema[i].name, err)
 		}
 		done := fmt.Sprintf("1-%d", W)
-		if tables[i].name == "item" {
+		if schema[i].name == "item" {
 			done = "0"
 		}
-		if err := objects.Write(ctx, c, tables[i].name, Name, loadMeta{Warehouses: W, Seed: 7, Done: done, Loaded: true}); err != nil {
+		if err := objects.Write(ctx, c, schema[i].name, Name, loadMeta{Warehouses: W, Seed: 7, State: tables.State{Done: done, Loaded: true}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,7 +91,7 @@ func matchScenario(t *testing.T, rawURL string) {
 
 	// A load that did not finish is a mismatch.
 	c = ldConn(t, in)
-	if err := objects.Update(ctx, c, "stock", loadMeta{Warehouses: 2, Seed: 7, Done: "1"}); err != nil {
+	if err := objects.Update(ctx, c, "stock", loadMeta{Warehouses: 2, Seed: 7, State: tables.State{Done: "1"}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = in.Match(ctx)

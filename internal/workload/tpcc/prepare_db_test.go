@@ -247,7 +247,7 @@ func ldScenario(t *testing.T, rawURL string) {
 	if n := ldInt(t, c, "SELECT COUNT(*) FROM stock"); n != 1 {
 		t.Fatalf("foreign stock has %d rows after a refused prepare", n)
 	}
-	for _, tb := range tables {
+	for _, tb := range schema {
 		if tb.name != "stock" && ldExists(t, c, tb.name) {
 			t.Fatalf("refused prepare created %s", tb.name)
 		}
@@ -274,8 +274,8 @@ func ldScenario(t *testing.T, rawURL string) {
 		t.Fatalf("cancelled prepare returned %v, want context.Canceled", err)
 	}
 	t.Logf("cancelled prepare: %v", err)
-	if n := ldInt(t, c, "SELECT COUNT(*) FROM "+objects.Table); n != int64(len(tables)) {
-		t.Errorf("%d records after the cancelled prepare, want %d", n, len(tables))
+	if n := ldInt(t, c, "SELECT COUNT(*) FROM "+objects.Table); n != int64(len(schema)) {
+		t.Errorf("%d records after the cancelled prepare, want %d", n, len(schema))
 	}
 
 	// Resumed, with the recorded seed (Seed 0 keeps it).
@@ -294,12 +294,12 @@ func ldScenario(t *testing.T, rawURL string) {
 	ldVerify(t, c, 1, seed)
 	if in.Target.D.Name() == "postgres" { // vacuumed and analyzed by prepare, not left to autovacuum
 		var names []string
-		for _, tb := range tables {
+		for _, tb := range schema {
 			names = append(names, "'"+tb.name+"'")
 		}
 		q := "SELECT COUNT(*) FROM pg_stat_user_tables WHERE last_vacuum IS NOT NULL AND last_analyze IS NOT NULL AND relname IN (" + strings.Join(names, ", ") + ")"
-		if n := ldInt(t, c, q); n != int64(len(tables)) {
-			t.Errorf("%d of the %d tables vacuumed and analyzed after prepare", n, len(tables))
+		if n := ldInt(t, c, q); n != int64(len(schema)) {
+			t.Errorf("%d of the %d tables vacuumed and analyzed after prepare", n, len(schema))
 		}
 	}
 	if _, analyzes := in.Target.D.(dialect.Analyzer); p.said("analyzing ") != analyzes {
@@ -325,10 +325,10 @@ func ldScenario(t *testing.T, rawURL string) {
 		t.Fatal(err)
 	}
 	removed, err := in.Cleanup(ctx, workload.PrepareOptions{})
-	if !errors.Is(err, objects.ErrNotOwned) || !strings.Contains(err.Error(), "stock") || len(removed) != len(tables)-1 || slices.Contains(removed, "stock") {
+	if !errors.Is(err, objects.ErrNotOwned) || !strings.Contains(err.Error(), "stock") || len(removed) != len(schema)-1 || slices.Contains(removed, "stock") {
 		t.Fatalf("cleanup: removed %q, %v; want every table but stock, and ErrNotOwned naming stock", removed, err)
 	}
-	for _, tb := range tables {
+	for _, tb := range schema {
 		if got := ldExists(t, c, tb.name); got != (tb.name == "stock") {
 			t.Errorf("after cleanup, %s exists: %v", tb.name, got)
 		}

@@ -40,8 +40,8 @@ type index struct {
 
 const ts = "TIMESTAMP NULL DEFAULT NULL"
 
-// tables lists the nine tables in the order prepare creates them.
-var tables = []table{
+// schema lists the nine tables in the order prepare creates them.
+var schema = []table{
 	{name: "warehouse", cols: []column{
 		{"w_id", "INTEGER NOT NULL"}, {"w_name", "VARCHAR(10)"}, {"w_street_1", "VARCHAR(20)"}, {"w_street_2", "VARCHAR(20)"},
 		{"w_city", "VARCHAR(20)"}, {"w_state", "CHAR(2)"}, {"w_zip", "CHAR(9)"}, {"w_tax", "DECIMAL(4,4)"}, {"w_ytd", "DECIMAL(12,2)"},
@@ -92,9 +92,9 @@ var tables = []table{
 
 // tableByName returns the table called name.
 func tableByName(name string) *table {
-	for i := range tables {
-		if tables[i].name == name {
-			return &tables[i]
+	for i := range schema {
+		if schema[i].name == name {
+			return &schema[i]
 		}
 	}
 	return nil
@@ -142,4 +142,14 @@ func (t *table) indexSQL() []string {
 		out = append(out, "CREATE INDEX "+ix.name+" ON "+t.name+" ("+strings.Join(ix.cols, ", ")+")")
 	}
 	return out
+}
+
+// tableIndex returns the index in schema of the table called name.
+func tableIndex(name string) int {
+	for i := range schema {
+		if schema[i].name == name {
+			return i
+		}
+	}
+	panic("tpcc: no table " + name)
 }

@@ -78,7 +78,7 @@ var ErrMissingTables = workload.NotPrepared("missing TPC-C tables")
 // checkTables returns an error naming every TPC-C table that is missing.
 func (in *instance) checkTables(ctx context.Context, c dialect.Conn) error {
 	var missing []string
-	for _, t := range tables {
+	for _, t := range schema {
 		ok, err := c.TableExists(ctx, t.name)
 		if err != nil {
 			return fmt.Errorf("check table %s: %w", t.name, err)
