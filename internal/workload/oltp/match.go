@@ -7,7 +7,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/workload"
-	"github.com/rightsize/rightsize/internal/workload/objects"
+	"github.com/rightsize/rightsize/internal/workload/tables"
 )
 
 var _ workload.Matcher = (*instance)(nil)
@@ -27,30 +27,26 @@ var _ workload.Matcher = (*instance)(nil)
 //     refused: its highest id, which a sysbench prepare makes --table-size,
 //     is compared instead, and a difference is a note.
 func (in *instance) Match(ctx context.Context) ([]string, error) {
-	c, err := in.Connect(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Target, err)
-	}
-	defer c.Close()
+	return tables.Match(ctx, &in.Instance, in.compare)
+}
+
+// compare is Match's comparison on connection c (tables.Comparer).
+func (in *instance) compare(ctx context.Context, c dialect.Conn) (notes, problems []string, err error) {
 	if err := in.checkTables(ctx, c); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	hasMeta, err := objects.Exists(ctx, c)
+	found, err := tables.Survey(ctx, c, in.tableSet().Names())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Target, err)
+		return nil, nil, fmt.Errorf("%s: %w", in.Target, err)
 	}
 	sizes := &groups{}
 	var partial, foreign []int
-	for n := 1; n <= in.o.Tables; n++ {
+	for i, f := range found {
+		n := i + 1
 		var m meta
-		owned := false
-		if hasMeta {
-			if m, owned, err = readMeta(ctx, c, tableName(n)); err != nil {
-				return nil, fmt.Errorf("%s: read %s: %w", in.Target, metaTable, err)
-			}
-		}
+		f.Decode(&m)
 		switch {
-		case !owned:
+		case !f.Owned:
 			foreign = append(foreign, n)
 		case !m.Loaded:
 			partial = append(partial, n)
@@ -58,27 +54,15 @@ func (in *instance) Match(ctx context.Context) ([]string, error) {
 			sizes.add(m.TableSize, n)
 		}
 	}
-	var problems []string
 	for _, g := range sizes.list {
 		problems = append(problems, fmt.Sprintf("%s (prepared), --table-size asks %s",
 			holdRows(g.tables, g.v), workload.Thousands(in.o.TableSize)))
 	}
 	if len(partial) > 0 {
-		problems = append(problems, tables(partial, "was", "were")+" not fully loaded (prepare was interrupted)")
+		problems = append(problems, named(partial, "was", "were")+" not fully loaded (prepare was interrupted)")
 	}
-	notes, err := in.matchNotes(ctx, c, foreign)
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range notes {
-		in.Note(n)
-	}
-	if len(problems) > 0 {
-		msg := strings.Join(problems, "; ")
-		in.Note(msg + " (run with --force)")
-		return notes, workload.Mismatchf("%s: %s", in.Target, msg)
-	}
-	return notes, nil
+	notes, err = in.matchNotes(ctx, c, foreign)
+	return notes, problems, err
 }
 
 // matchNotes compares the highest id of the tables without a record with
@@ -98,7 +82,7 @@ func (in *instance) matchNotes(ctx context.Context, c dialect.Conn, foreign []in
 		}
 		for _, g := range ids.list {
 			notes = append(notes, fmt.Sprintf("%s no record in %s (made by sysbench, or by hand) and %s highest id is %s, --table-size asks %s: pass the --table-size %s loaded with",
-				tables(g.tables, "has", "have"), metaTable, pick(g.tables, "its", "their"),
+				named(g.tables, "has", "have"), metaTable, pick(g.tables, "its", "their"),
 				workload.Thousands(g.v), workload.Thousands(in.o.TableSize), pick(g.tables, "it was", "they were")))
 		}
 	}
@@ -132,9 +116,9 @@ func (g *groups) add(v int64, n int) {
 	g.list = append(g.list, group{v: v, tables: []int{n}})
 }
 
-// tables names the tables ns (rising) with the verb that follows: "table
+// named names the tables ns (rising) with the verb that follows: "table
 // sbtest2 was", "tables sbtest1..sbtest4 were".
-func tables(ns []int, one, many string) string {
+func named(ns []int, one, many string) string {
 	if len(ns) == 1 {
 		return "table " + tableName(ns[0]) + " " + one
 	}
@@ -145,7 +129,7 @@ func tables(ns []int, one, many string) string {
 // rows", "tables sbtest1..sbtest2 hold 100 rows each".
 func holdRows(ns []int, rows int64) string {
 	r := workload.Thousands(rows)
-	return tables(ns, "holds "+r+" rows", "hold "+r+" rows each")
+	return named(ns, "holds "+r+" rows", "hold "+r+" rows each")
 }
 
 func pick(ns []int, one, many string) string {

@@ -3,18 +3,12 @@ package oltp
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/rightsize/rightsize/internal/datagen"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/workload"
-	"github.com/rightsize/rightsize/internal/workload/dbtarget"
-	"github.com/rightsize/rightsize/internal/workload/objects"
+	"github.com/rightsize/rightsize/internal/workload/tables"
 )
-
-// family is the value of rightsize_objects.workload for sbtest tables; every
-// oltp_* script shares them, as in sysbench.
-const family = "oltp"
 
 // defaultLoaders caps the parallel loaders when PrepareOptions.Threads is 0.
 const defaultLoaders = 4
@@ -22,12 +16,14 @@ const defaultLoaders = 4
 // progressEvery is how many rows a loader generates between progress reports.
 const progressEvery = 1000
 
-// meta is what rightsize_objects.options records for an sbtest table.
+// meta is what rightsize_objects.options records for an sbtest table: what
+// it was loaded with, and the shared routine's state (Loaded: load and
+// index finished).
 type meta struct {
 	TableSize int64 `json:"table_size"` // rows the table was loaded with
 	AutoInc   bool  `json:"auto_inc"`
 	Secondary bool  `json:"create_secondary"`
-	Loaded    bool  `json:"loaded"` // load and index finished
+	tables.State
 }
 
 // loadSize is the number of rows prepare puts in each table: oltp_insert
@@ -43,159 +39,122 @@ func (in *instance) wantMeta() meta {
 	return meta{TableSize: in.loadSize(), AutoInc: in.o.AutoInc, Secondary: in.o.CreateSecondary}
 }
 
-// readMeta returns the recorded metadata of table name, if any. A record
-// whose options do not decode reads as owned and not loaded.
-func readMeta(ctx context.Context, c dialect.Conn, name string) (meta, bool, error) {
-	var m meta
-	owned, err := objects.Read(ctx, c, name, &m)
-	return m, owned, err
+// tableSet declares sbtest1..--tables to the shared routine
+// (workload/tables): each loaded whole, its index k_N created after the
+// load, up to four loaders by default, not analyzed (as sysbench).
+func (in *instance) tableSet() *tables.Set {
+	s := &tables.Set{Workload: variants[in.v].name, Loaders: defaultLoaders}
+	for n := 1; n <= in.o.Tables; n++ {
+		t := tables.Table{
+			Name:    tableName(n),
+			Create:  func(d dialect.Dialect) string { return createTableSQL(d, n, in.o.AutoInc, in.o.CreateTableOptions) },
+			Columns: loadColumns(in.o.AutoInc),
+		}
+		if in.o.CreateSecondary {
+			t.Indexes = []string{createIndexSQL(n)}
+		}
+		s.Tables = append(s.Tables, t)
+	}
+	return s
 }
 
-// writeMeta records table name as rightsize's (replacing any earlier record).
-func (in *instance) writeMeta(ctx context.Context, c dialect.Conn, name string, m meta) error {
-	return objects.Write(ctx, c, name, variants[in.v].name, m)
-}
-
-// tableAction is what prepare does with one table.
-type tableAction uint8
-
-const (
-	actSkip     tableAction = iota // owned and fully loaded
-	actCreate                      // absent
-	actRecreate                    // owned but incomplete or different, or forced
-)
-
-// Prepare creates and loads sbtest1..--tables. It first checks every table:
-// a table that exists but is not recorded in rightsize_objects stops prepare
-// before anything is changed (ErrNotOwned), unless opt.Force, which drops and
-// recreates it. A recorded table with the requested size, fully loaded, is
-// kept; any other recorded table is dropped and reloaded, and prepare says
-// why (its size, an interrupted load, ...) before it starts. Tables are loaded by
-// up to opt.Threads connections in parallel (default min(tables, 4); one for a
+// Prepare creates and loads sbtest1..--tables through the shared routine
+// (tables.Prepare). It first checks every table: a table that exists but is
+// not recorded in rightsize_objects stops prepare before anything is
+// changed (ErrNotOwned), unless opt.Force, which drops and recreates it. A
+// recorded table with the requested size, fully loaded, is kept; any other
+// recorded table is dropped and reloaded, and prepare says why (its size,
+// an interrupted load, ...) before it starts. Tables are loaded by up to
+// opt.Threads connections in parallel (default min(tables, 4); one for a
 // single-writer database, where parallel loaders would only queue).
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
-	sp := workload.SyncProgress(p)
-	d, t := in.Target.D, in.Target.T
-	if err := objects.EnsureDatabase(ctx, d, t); err != nil {
-		return fmt.Errorf("%s: prepare: %w", in.Target, err)
-	}
-	admin, err := in.Connect(ctx)
-	if err != nil {
-		return fmt.Errorf("%s: prepare: %w", in.Target, err)
-	}
-	defer admin.Close()
-	// Survey first and create the record table only once prepare goes ahead:
-	// a refused prepare issues no DDL at all.
-	hasMeta, err := objects.Exists(ctx, admin)
-	if err != nil {
-		return fmt.Errorf("%s: prepare: %w", in.Target, err)
-	}
-
-	want := in.wantMeta()
-	sv, err := in.survey(ctx, admin, hasMeta, opt.Force, sp)
-	if err != nil {
-		return err
-	}
-	if len(sv.foreign) > 0 {
-		names := make([]string, len(sv.foreign))
-		for i, n := range sv.foreign {
-			names[i] = tableName(n)
-		}
-		return fmt.Errorf("%s: prepare: table(s) %s already exist and were %w (no row in %s); nothing was changed; use --force to drop and recreate them",
-			in.Target, strings.Join(names, ", "), ErrNotOwned, metaTable)
-	}
-	for _, why := range sv.why.text(want.TableSize) {
-		sp.Message(why + ": dropping and loading again")
-	}
-	actions, todo := sv.actions, sv.todo
-	if len(todo) == 0 {
-		return nil
-	}
-	if err := objects.Ensure(ctx, admin, d); err != nil {
-		return fmt.Errorf("%s: prepare: create %s: %w", in.Target, metaTable, err)
-	}
-	sp.Total(int64(len(todo)) * want.TableSize)
-
-	loaders := in.Loaders(opt.Threads, defaultLoaders, len(todo))
-	err = dbtarget.Parallel(ctx, &in.Instance, admin, loaders, todo, func(ctx context.Context, c dialect.Conn, n int) error {
-		if err := in.prepareTable(ctx, c, n, actions[n], sp); err != nil {
-			return fmt.Errorf("%s: %w", tableName(n), err)
-		}
-		return nil
-	})
-	if err != nil && ctx.Err() == nil {
-		return fmt.Errorf("%s: prepare: %w", in.Target, err)
-	}
-	return err
+	return tables.Prepare(ctx, &in.Instance, in.tableSet(), opt, p, in.plan)
 }
 
-// survey is what prepare found: what to do with each table, the tables to
-// load, those it may not touch, and why recorded tables are loaded again.
-type survey struct {
-	actions       []tableAction // by table number
-	todo, foreign []int
-	why           reasons
-}
-
-// survey checks every table against the options: absent (create), owned
-// with the same options and every row (keep), anything else (recreate, or
-// refuse when not owned without force).
-func (in *instance) survey(ctx context.Context, admin dialect.Conn, hasMeta, force bool, sp workload.Progress) (*survey, error) {
+// plan keeps each table that is owned, loaded with the same options and
+// holds every row; it recreates the others, and says why for those that
+// were recorded.
+func (in *instance) plan(ctx context.Context, c dialect.Conn, found []tables.Found, sp workload.Progress) (*tables.Plan, error) {
 	want := in.wantMeta()
-	sv := &survey{actions: make([]tableAction, in.o.Tables+1)}
-	for n := 1; n <= in.o.Tables; n++ {
-		name := tableName(n)
-		exists, err := admin.TableExists(ctx, name)
+	pl := &tables.Plan{Parts: 1, Tables: make([]tables.Decision, len(found))}
+	var why reasons
+	for i, f := range found {
+		n := i + 1
+		m := want
+		pl.Tables[i] = tables.Decision{Recreate: true, Record: &m}
+		kind, v, err := in.judge(ctx, c, f, want)
 		if err != nil {
-			return nil, fmt.Errorf("%s: prepare: %s: %w", in.Target, name, err)
+			return nil, err
 		}
-		if !exists {
-			sv.actions[n] = actCreate
-			sv.todo = append(sv.todo, n)
-			continue
-		}
-		var m meta
-		owned := false
-		if hasMeta {
-			if m, owned, err = readMeta(ctx, admin, name); err != nil {
-				return nil, fmt.Errorf("%s: prepare: read %s: %w", in.Target, metaTable, err)
-			}
-		}
-		switch {
-		case !owned && !force:
-			sv.foreign = append(sv.foreign, n)
-			continue
-		case !owned:
-			sv.why.add(reasonForeign, 0, n)
-		case !m.Loaded:
-			sv.why.add(reasonPartial, 0, n)
-		case m.TableSize != want.TableSize:
-			sv.why.add(reasonSize, m.TableSize, n)
-		case m.AutoInc != want.AutoInc:
-			sv.why.add(reasonAutoInc, 0, n)
-		case m.Secondary != want.Secondary:
-			sv.why.add(reasonSecondary, 0, n)
+		switch kind {
+		case reasonNone:
+		case reasonKeep:
+			var kept meta
+			f.Decode(&kept)
+			pl.Tables[i] = tables.Decision{Record: &kept, Done: []bool{true}}
+			sp.Message(fmt.Sprintf("%s: already loaded with %d rows, kept", f.Name, v))
 		default:
-			var rows int64
-			if err := admin.QueryRow(ctx, countRowsSQL(name), nil, &rows); err != nil {
-				return nil, fmt.Errorf("%s: prepare: count %s: %w", in.Target, name, err)
-			}
-			if rows == want.TableSize {
-				sv.actions[n] = actSkip
-				sp.Message(fmt.Sprintf("%s: already loaded with %d rows, kept", name, rows))
-				continue
-			}
-			sv.why.add(reasonRows, rows, n)
+			why.add(kind, v, n)
 		}
-		sv.actions[n] = actRecreate
-		sv.todo = append(sv.todo, n)
+		pl.Units = append(pl.Units, in.unit(n, want.TableSize))
 	}
-	return sv, nil
+	for _, w := range why.text(want.TableSize) {
+		sp.Message(w + ": dropping and loading again")
+	}
+	return pl, nil
 }
 
-// Why prepare loads a recorded table again.
+// judge says what becomes of the table found: kept (reasonKeep, v its
+// rows), created (reasonNone), or loaded again for a reason (v: the
+// recorded size, or the rows it holds).
+func (in *instance) judge(ctx context.Context, c dialect.Conn, f tables.Found, want meta) (kind int, v int64, err error) {
+	if !f.Exists {
+		return reasonNone, 0, nil
+	}
+	var m meta
+	f.Decode(&m)
+	switch {
+	case !f.Owned:
+		return reasonForeign, 0, nil
+	case !m.Loaded:
+		return reasonPartial, 0, nil
+	case m.TableSize != want.TableSize:
+		return reasonSize, m.TableSize, nil
+	case m.AutoInc != want.AutoInc:
+		return reasonAutoInc, 0, nil
+	case m.Secondary != want.Secondary:
+		return reasonSecondary, 0, nil
+	}
+	var rows int64
+	if err := c.QueryRow(ctx, countRowsSQL(f.Name), nil, &rows); err != nil {
+		return 0, 0, fmt.Errorf("count %s: %w", f.Name, err)
+	}
+	if rows == want.TableSize {
+		return reasonKeep, rows, nil
+	}
+	return reasonRows, rows, nil
+}
+
+// unit loads table n whole with size rows.
+func (in *instance) unit(n int, size int64) tables.Unit {
+	name := tableName(n)
+	return tables.Unit{
+		Name: name, Say: fmt.Sprintf("creating %s with %d rows", name, size), Tables: []string{name}, Rows: size,
+		Sources: func(add func(int64)) []tables.Source {
+			return []tables.Source{&rowSource{
+				size: size, autoInc: in.o.AutoInc,
+				src:  datagen.NewSource(uint64(n) * 0x9e3779b97f4a7c15),
+				dist: in.dist, c: in.cTmpl, pad: in.padTmpl, add: add,
+			}}
+		},
+	}
+}
+
+// What prepare does with a table, and why it loads a recorded table again.
 const (
-	reasonForeign   = iota // not created by rightsize (--force)
+	reasonNone      = iota // absent: created
+	reasonKeep             // owned, complete and the same: kept
+	reasonForeign          // not created by rightsize (--force)
 	reasonPartial          // its load did not finish
 	reasonSize             // loaded with another --table-size (v: the recorded size)
 	reasonAutoInc          // made with another --auto-inc
@@ -231,66 +190,20 @@ func (r *reasons) text(size int64) []string {
 		ns := x.g.tables
 		switch x.kind {
 		case reasonForeign:
-			out[i] = tables(ns, "was", "were") + " not created by rightsize (--force)"
+			out[i] = named(ns, "was", "were") + " not created by rightsize (--force)"
 		case reasonPartial:
-			out[i] = tables(ns, "was", "were") + " not fully loaded (an interrupted prepare)"
+			out[i] = named(ns, "was", "were") + " not fully loaded (an interrupted prepare)"
 		case reasonSize:
 			out[i] = holdRows(ns, x.g.v) + ", --table-size asks " + workload.Thousands(size)
 		case reasonAutoInc:
-			out[i] = tables(ns, "was", "were") + " made with the other --auto-inc"
+			out[i] = named(ns, "was", "were") + " made with the other --auto-inc"
 		case reasonSecondary:
-			out[i] = tables(ns, "was", "were") + " made with the other --create-secondary"
+			out[i] = named(ns, "was", "were") + " made with the other --create-secondary"
 		case reasonRows:
 			out[i] = holdRows(ns, x.g.v) + ", " + workload.Thousands(size) + " were loaded"
 		}
 	}
 	return out
-}
-
-// prepareTable (re)creates, loads and indexes one table, recording it first so
-// that an interrupted prepare leaves a table rightsize knows it owns.
-func (in *instance) prepareTable(ctx context.Context, c dialect.Conn, n int, act tableAction, p workload.Progress) error {
-	name := tableName(n)
-	m := in.wantMeta()
-	if err := in.writeMeta(ctx, c, name, m); err != nil {
-		return fmt.Errorf("record in %s: %w", metaTable, err)
-	}
-	if act == actRecreate {
-		p.Message("dropping " + name)
-		if _, err := c.Exec(ctx, dropTableSQL(name)); err != nil {
-			return fmt.Errorf("drop: %w", err)
-		}
-	}
-	p.Message(fmt.Sprintf("creating %s with %d rows", name, m.TableSize))
-	if _, err := c.Exec(ctx, createTableSQL(in.Target.D, n, in.o.AutoInc, in.o.CreateTableOptions)); err != nil {
-		return fmt.Errorf("create: %w", err)
-	}
-	if m.TableSize > 0 {
-		src := &rowSource{
-			size: m.TableSize, autoInc: in.o.AutoInc,
-			src:  datagen.NewSource(uint64(n) * 0x9e3779b97f4a7c15),
-			dist: in.dist, c: in.cTmpl, pad: in.padTmpl, p: p,
-		}
-		got, err := c.Load(ctx, name, loadColumns(in.o.AutoInc), src)
-		src.flush()
-		if err != nil {
-			return fmt.Errorf("load: %w", err)
-		}
-		if got != m.TableSize {
-			return fmt.Errorf("load: %d rows loaded, want %d", got, m.TableSize)
-		}
-	}
-	if in.o.CreateSecondary {
-		p.Message("creating index k_" + name[len("sbtest"):] + " on " + name)
-		if _, err := c.Exec(ctx, createIndexSQL(n)); err != nil {
-			return fmt.Errorf("create index: %w", err)
-		}
-	}
-	m.Loaded = true
-	if err := objects.Update(ctx, c, name, m); err != nil {
-		return fmt.Errorf("record in %s: %w", metaTable, err)
-	}
-	return nil
 }
 
 // rowSource generates sbtest rows as sysbench's create_table does: id 1..N
@@ -302,7 +215,7 @@ type rowSource struct {
 	src     *datagen.Source
 	dist    *datagen.Dist
 	c, pad  *datagen.Template
-	p       workload.Progress
+	add     func(int64)
 
 	i       int64 // rows generated
 	pending int64 // rows not yet reported
@@ -325,10 +238,16 @@ func (r *rowSource) Next() bool {
 
 func (r *rowSource) flush() {
 	if r.pending > 0 {
-		r.p.Add(r.pending)
+		r.add(r.pending)
 		r.pending = 0
 	}
 }
+
+// Rows is how many rows it yields (tables.Source).
+func (r *rowSource) Rows() int64 { return r.size }
+
+// Flush reports the rows not yet reported (tables.Source).
+func (r *rowSource) Flush() { r.flush() }
 
 // Values returns the current row; the slice is reused by the next call.
 func (r *rowSource) Values() ([]any, error) {
@@ -347,56 +266,14 @@ func (r *rowSource) Err() error { return nil }
 
 // Cleanup drops sbtest1..--tables that rightsize_objects records, and their
 // records; with opt.Force it also drops unrecorded sbtest tables in that
-// range. It never drops anything else. Unrecorded tables left in place are
-// reported in an error wrapping ErrNotOwned, after everything else is done.
-// rightsize_objects itself is dropped once it holds no record.
+// range (tables.Cleanup). It never drops anything else. Unrecorded tables
+// left in place are reported in an error wrapping ErrNotOwned, after
+// everything else is done. rightsize_objects itself is dropped once it
+// holds no record.
 func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) (removed []string, err error) {
-	c, err := in.Connect(ctx)
-	if err != nil {
-		return removed, fmt.Errorf("%s: cleanup: %w", in.Target, err)
+	removed, err = tables.Cleanup(ctx, &in.Instance, in.tableSet().Names(), opt.Force)
+	if err == nil {
+		in.tablesOK.Store(false)
 	}
-	defer c.Close()
-	hasMeta, err := objects.Exists(ctx, c)
-	if err != nil {
-		return removed, fmt.Errorf("%s: cleanup: %w", in.Target, err)
-	}
-	var left []string
-	for n := 1; n <= in.o.Tables; n++ {
-		name := tableName(n)
-		owned := false
-		if hasMeta {
-			if _, owned, err = readMeta(ctx, c, name); err != nil {
-				return removed, fmt.Errorf("%s: cleanup: read %s: %w", in.Target, metaTable, err)
-			}
-		}
-		exists, err := c.TableExists(ctx, name)
-		if err != nil {
-			return removed, fmt.Errorf("%s: cleanup: %s: %w", in.Target, name, err)
-		}
-		switch {
-		case exists && (owned || opt.Force):
-			if _, err := c.Exec(ctx, dropTableSQL(name)); err != nil {
-				return removed, fmt.Errorf("%s: cleanup: drop %s: %w", in.Target, name, err)
-			}
-			removed = append(removed, name)
-		case exists:
-			left = append(left, name)
-		}
-		if owned {
-			if err := objects.Delete(ctx, c, name); err != nil {
-				return removed, fmt.Errorf("%s: cleanup: %s: %w", in.Target, metaTable, err)
-			}
-		}
-	}
-	if hasMeta {
-		if err := objects.DropIfEmpty(ctx, c); err != nil {
-			return removed, fmt.Errorf("%s: cleanup: %s: %w", in.Target, metaTable, err)
-		}
-	}
-	if len(left) > 0 {
-		return removed, fmt.Errorf("%s: cleanup: left %s in place: %w (no row in %s); use --force to drop them",
-			in.Target, strings.Join(left, ", "), ErrNotOwned, metaTable)
-	}
-	in.tablesOK.Store(false)
-	return removed, nil
+	return removed, err
 }

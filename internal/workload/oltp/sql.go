@@ -113,5 +113,4 @@ func loadColumns(autoInc bool) []string {
 // metaTable is where prepare records the tables it created.
 const metaTable = objects.Table
 
-func dropTableSQL(name string) string { return "DROP TABLE IF EXISTS " + name }
 func countRowsSQL(name string) string { return "SELECT COUNT(*) FROM " + name }
