@@ -56,24 +56,7 @@ func (v *vu) newOrder(ctx context.Context, m workload.Meter) error {
 	s := &v.no
 	w, d := v.w, v.src.Uniform(1, districtsPerWarehouse)
 	cid := v.k.CustomerID(v.src)
-	n := int(v.src.Uniform(5, maxLines))
-	rollback := v.src.Uniform(1, 100) == 1
-	s.lines = s.lines[:0]
-	allLocal := int64(1)
-	remote := int64(0)
-	for i := range n {
-		l := orderLine{item: v.k.ItemID(v.src), supply: w, qty: v.src.Uniform(1, 10)}
-		if i == n-1 && rollback {
-			l.item = unusedItem
-		}
-		// 1 % of lines come from another warehouse (clause 2.4.1.5).
-		if v.wares > 1 && v.src.Uniform(1, 100) == 1 {
-			l.supply = v.otherWarehouse()
-			allLocal = 0
-			remote++
-		}
-		s.lines = append(s.lines, l)
-	}
+	n, allLocal, remote := v.drawLines(w)
 	entry := v.now()
 
 	if err := v.begin(ctx, true); err != nil {
@@ -126,6 +109,54 @@ func (v *vu) newOrder(ctx context.Context, m workload.Meter) error {
 	if err := v.readStock(ctx, d); err != nil {
 		return v.abort(ctx, err)
 	}
+	total := v.takeStock(w)
+	_ = total * (1 - discount) * (1 + wTax + dTax) // the total shown to the terminal
+	if err := v.updateStock(ctx); err != nil {
+		return v.abort(ctx, err)
+	}
+	if err := v.insertLines(ctx, oid, d, w); err != nil {
+		return v.abort(ctx, err)
+	}
+	if err := v.conn.Commit(ctx); err != nil {
+		return v.abort(ctx, err)
+	}
+	m.Count(cntOrderLines, int64(n))
+	m.Count(cntRemoteLines, remote)
+	return nil
+}
+
+// drawLines draws the order's lines of home warehouse w into v.no.lines
+// (clause 2.4.1): 5 to 15 of them, the last one the unused item in 1 % of
+// the orders (the rollback), each supplied by another warehouse in 1 % of
+// the lines when there is one. allLocal is 0 when a line is remote, and
+// remote counts them.
+func (v *vu) drawLines(w int64) (n int, allLocal, remote int64) {
+	s := &v.no
+	n = int(v.src.Uniform(5, maxLines))
+	rollback := v.src.Uniform(1, 100) == 1
+	s.lines = s.lines[:0]
+	allLocal = 1
+	for i := range n {
+		l := orderLine{item: v.k.ItemID(v.src), supply: w, qty: v.src.Uniform(1, 10)}
+		if i == n-1 && rollback {
+			l.item = unusedItem
+		}
+		// 1 % of lines come from another warehouse (clause 2.4.1.5).
+		if v.wares > 1 && v.src.Uniform(1, 100) == 1 {
+			l.supply = v.otherWarehouse()
+			allLocal = 0
+			remote++
+		}
+		s.lines = append(s.lines, l)
+	}
+	return n, allLocal, remote
+}
+
+// takeStock takes each line's quantity from the stock read for it and
+// prices the line (clause 2.4.2.2); it returns the order's total before
+// discount and taxes. w is the home warehouse.
+func (v *vu) takeStock(w int64) float64 {
+	s := &v.no
 	var total float64
 	for i := range s.lines {
 		l := &s.lines[i]
@@ -151,19 +182,7 @@ func (v *vu) newOrder(ctx context.Context, m workload.Meter) error {
 		}
 		total += l.amount
 	}
-	_ = total * (1 - discount) * (1 + wTax + dTax) // the total shown to the terminal
-	if err := v.updateStock(ctx); err != nil {
-		return v.abort(ctx, err)
-	}
-	if err := v.insertLines(ctx, oid, d, w); err != nil {
-		return v.abort(ctx, err)
-	}
-	if err := v.conn.Commit(ctx); err != nil {
-		return v.abort(ctx, err)
-	}
-	m.Count(cntOrderLines, int64(n))
-	m.Count(cntRemoteLines, remote)
-	return nil
+	return total
 }
 
 // argv fills the VU's reused argument slice.
