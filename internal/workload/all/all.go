@@ -8,6 +8,7 @@ import (
 	"github.com/rightsize/rightsize/internal/workload/fileio"
 	"github.com/rightsize/rightsize/internal/workload/noop"
 	"github.com/rightsize/rightsize/internal/workload/oltp"
+	"github.com/rightsize/rightsize/internal/workload/randompoints"
 	"github.com/rightsize/rightsize/internal/workload/tpcc"
 )
 
@@ -24,6 +25,7 @@ func All() []workload.Workload {
 		oltp.NewInsert(),
 		oltp.NewDelete(),
 		tpcc.New(),
+		randompoints.New(),
 		fileio.New(),
 		noop.New(),
 	}
