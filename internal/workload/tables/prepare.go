@@ -137,7 +137,7 @@ func prepare(ctx context.Context, in *dbtarget.Instance, s *Set, opt workload.Pr
 	}
 	if len(todo) > 0 {
 		sp.Total(l.total)
-		loaders := in.Loaders(opt.Threads, cmp(s.Loaders, defaultLoaders), len(todo))
+		loaders := in.Loaders(opt.Threads, orDefault(s.Loaders, defaultLoaders), len(todo))
 		if err := dbtarget.Parallel(ctx, in, admin, loaders, todo, l.loadUnit); err != nil {
 			return err
 		}
@@ -145,7 +145,8 @@ func prepare(ctx context.Context, in *dbtarget.Instance, s *Set, opt workload.Pr
 	return l.finishAll(ctx, admin)
 }
 
-func cmp(v, def int) int {
+// orDefault is v, or def when v is not positive.
+func orDefault(v, def int) int {
 	if v > 0 {
 		return v
 	}
