@@ -92,7 +92,8 @@ func (in *instance) plan(ctx context.Context, c dialect.Conn, found []tables.Fou
 		found[i].Decode(&old[i])
 	}
 	seed = pickSeed(found, old, W, seed, sp)
-	lp := &loadPlan{W: W, seed: seed, want: loadMeta{Warehouses: W, Seed: seed, CLoad: loadConstantsFor(seed)}}
+	lp := &loadPlan{W: W, seed: seed, want: loadMeta{Warehouses: W, Seed: seed, CLoad: loadConstantsFor(seed)},
+		dec: make([]tables.Decision, len(schema)), recs: make([]*loadMeta, len(schema))}
 	for i := range schema {
 		lp.decide(i, found[i], old[i])
 	}
@@ -157,9 +158,6 @@ func (lp *loadPlan) keep(i int, m loadMeta, done []bool) {
 // decide keeps, resumes or grows table i as found, or recreates it and
 // notes why.
 func (lp *loadPlan) decide(i int, f tables.Found, m loadMeta) {
-	if lp.dec == nil {
-		lp.dec, lp.recs = make([]tables.Decision, len(schema)), make([]*loadMeta, len(schema))
-	}
 	W, tb := lp.W, &schema[i]
 	need := W
 	if tb.name == "item" {
