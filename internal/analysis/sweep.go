@@ -49,6 +49,9 @@ type Result struct {
 	// (GeneratorStall): each is left out of the methods, the steps after
 	// it are kept.
 	Stalled []Limited `json:"generator_stalled,omitempty"`
+	// Diagnosis is what held the sweep, at which step, and the steps whose
+	// figures need a caution (Diagnose); the verdict words it.
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 }
 
 // Analyze finds the knees, the service demand and sweet spot, and (over
@@ -57,8 +60,15 @@ type Result struct {
 // client, so no knee is claimed there) and without those in which it
 // stalled. Steps that vary the work rather than the load (OwnSteps) get
 // no knee, only the generator's checks. sw is not changed: the Result
-// holds its own copy.
+// holds its own copy. The Result's Diagnosis is made from what they found.
 func Analyze(sw *result.Sweep, o Options) *Result {
+	r := analyze(sw, o)
+	r.Diagnosis = Diagnose(r)
+	return r
+}
+
+// analyze is Analyze but for the diagnosis.
+func analyze(sw *result.Sweep, o Options) *Result {
 	cp := *sw
 	cp.Steps = slices.Clone(sw.Steps)
 	cp.SLOMs, cp.CPUTargetPct = o.SLOMs, o.CPUTargetPct

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 
+	"github.com/rightsize/rightsize/internal/analysis"
+
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -89,20 +91,7 @@ var stepColumns = []stepColumn{
 // mostThrottled is the host's cgroup with a limit that was throttled the
 // most (nil when no cgroup has a limit or was throttled).
 func mostThrottled(h *result.Host) *result.Cgroup {
-	return mostThrottledOf(h, func(g *result.Cgroup) bool { return g.LimitCPUs > 0 || g.ThrottledPeriods > 0 })
-}
-
-// mostThrottledOf is the most throttled of the host's cgroups that keep
-// accepts (nil when none).
-func mostThrottledOf(h *result.Host, keep func(*result.Cgroup) bool) *result.Cgroup {
-	var out *result.Cgroup
-	for i := range h.Cgroups {
-		g := &h.Cgroups[i]
-		if keep(g) && (out == nil || g.ThrottledPct > out.ThrottledPct) {
-			out = g
-		}
-	}
-	return out
+	return analysis.MostThrottled(h, func(g *result.Cgroup) bool { return g.LimitCPUs > 0 || g.ThrottledPeriods > 0 })
 }
 
 // stepColumnsOf are the optional columns some row has.

@@ -51,17 +51,19 @@ func sweepHeadline(sw *analysis.Result) []string {
 			generatorHeadline(sw)...)
 	}
 	n := sw.Usable()
-	ps, hosts := sw.Points()[:n], sw.Hosts()[:n]
+	ps := sw.Points()[:n]
+	d := diagnosisOf(sw)
 	var out []string
 	if k, ok := analysis.PrimaryKnee(sw); sw.PastLimit != "" {
 		out = append(out, "No knee: "+sw.PastLimit+".")
 	} else if ok {
 		out = append(out, fmt.Sprintf("Knee: %s (%s method): %s/s, p99 %s.", sw.Steps[k.Index].Label, k.Method, Num(ps[k.Index].Throughput), Ms(ps[k.Index].P99Ms)))
-		at, past := bottleneckStep(k, n)
-		if h := hostAt(hosts, at); h != nil && past {
-			out = append(out, fmt.Sprintf("Bottleneck past the knee (at %s, where it fell behind): %s.", sw.Steps[at].Label, Bottleneck(h, sw.HostIsServer)))
-		} else if h != nil {
-			out = append(out, "Bottleneck at the knee: "+Bottleneck(h, sw.HostIsServer)+".")
+		switch f := d.Limit; {
+		case f.Bottleneck == nil:
+		case f.Where == analysis.PastKnee:
+			out = append(out, fmt.Sprintf("Bottleneck past the knee (at %s, where it fell behind): %s.", sw.Steps[f.Step].Label, Bottleneck(f.Bottleneck)))
+		default:
+			out = append(out, "Bottleneck at the knee: "+Bottleneck(f.Bottleneck)+".")
 		}
 	} else if n > 0 {
 		if peak, ok := peakedBefore(sw); ok {
@@ -99,16 +101,6 @@ func generatorHeadline(sw *analysis.Result) []string {
 		out = append(out, s+".")
 	}
 	return out
-}
-
-// bottleneckStep is the step whose host figures say what stopped the
-// system, of n usable steps: the knee's, or with the sustained knee (the
-// last rate kept) the next, where it fell behind (past).
-func bottleneckStep(k analysis.Knee, n int) (at int, past bool) {
-	if k.Method == "sustained" && k.Index+1 < n {
-		return k.Index + 1, true
-	}
-	return k.Index, false
 }
 
 // peakedBefore is the label of the step where a sweep's throughput
@@ -193,15 +185,15 @@ func planHeadline(p *plan.Report) []string {
 		if l.Fits {
 			vnuma := "one vNUMA node"
 			if l.VNUMANodes > 1 {
-				vnuma = fmt.Sprintf("%d vNUMA nodes of %s", l.VNUMANodes, counted(l.VCPUPerNode, "vCPU"))
+				vnuma = fmt.Sprintf("%d vNUMA nodes of %s", l.VNUMANodes, count(l.VCPUPerNode, "vCPU"))
 			}
-			layout = fmt.Sprintf("%s, %s × %s", vnuma, counted(l.Sockets, "socket"), counted(l.CoresPerSocket, "core"))
+			layout = fmt.Sprintf("%s, %s × %s", vnuma, count(l.Sockets, "socket"), count(l.CoresPerSocket, "core"))
 		}
 		name := ""
 		if v.VM.Name != "" {
 			name = v.VM.Name + " "
 		}
-		return fmt.Sprintf("%s: %s%s, %s: %s.", what, name, counted(v.VM.VCPU, "vCPU"), layout, strings.ToUpper(v.Worst().String()))
+		return fmt.Sprintf("%s: %s%s, %s: %s.", what, name, count(v.VM.VCPU, "vCPU"), layout, strings.ToUpper(v.Worst().String()))
 	}
 	if s := p.Sizing; s != nil {
 		out = append(out, strings.TrimSpace(vm(s.Plan, "Planned VM")+" "+s.Limit)) // Limit: why it fails here
@@ -229,12 +221,4 @@ func WriteHeadline(w io.Writer, lines []string, f Format) error {
 		ew.printf("  %s\n", l)
 	}
 	return ew.err
-}
-
-// counted is n with its noun, plural past one: "1 core", "4 cores".
-func counted(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

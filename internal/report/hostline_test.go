@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -27,7 +28,7 @@ func TestHostLineShowsPressure(t *testing.T) {
 }
 
 // TestHostLineShowsCgroups: a cgroup with a limit or throttling is on the
-// host line; a throttled one, at ThrottledWarnPct or more, is a warning
+// host line; a throttled one, at analysis.ThrottledPct or more, is a warning
 // that names the limit; a cgroup without either is not shown.
 func TestHostLineShowsCgroups(t *testing.T) {
 	var b strings.Builder
@@ -49,6 +50,6 @@ func TestHostLineShowsCgroups(t *testing.T) {
 	h.Cgroups[1].ThrottledPct = 20
 	hostLine(ew, h)
 	if strings.Contains(b.String(), "warning") {
-		t.Errorf("warned under %d%% throttled:\n%s", ThrottledWarnPct, b.String())
+		t.Errorf("warned under %d%% throttled:\n%s", analysis.ThrottledPct, b.String())
 	}
 }

@@ -100,11 +100,6 @@ func machineText(m *result.Machine) string {
 	return strings.TrimSpace(m.Hostname + " (" + m.CPUModel + ")")
 }
 
-func trimFloat(s float64) string {
-	out := fmt.Sprintf("%.1f", s)
-	return strings.TrimSuffix(out, ".0")
-}
-
 // Summary writes the end-of-run report: the headline, a table of operations
 // and, with several instances, one headline per instance.
 func Summary(w io.Writer, r *result.Run) error {
@@ -136,6 +131,19 @@ func Summary(w io.Writer, r *result.Run) error {
 	ew.printf("\n")
 	opsTable(ew, r.Ops)
 	figures(ew, r)
+	instanceLines(ew, r)
+	if r.Host != nil {
+		hostLine(ew, r.Host)
+	}
+	clientLines(ew, r)
+	summaryWarnings(ew, r)
+	return ew.err
+}
+
+// instanceLines write, for a run of several instances, their fairness and
+// one headline each, then the instances' notes: a note shared by several
+// instances (the same dialect's) is written once, naming them all.
+func instanceLines(ew *errWriter, r *result.Run) {
 	if len(r.Instances) > 1 {
 		ew.printf("\nper instance:\n")
 		if f := r.Fairness; f != nil {
@@ -152,8 +160,6 @@ func Summary(w io.Writer, r *result.Run) error {
 			}
 		}
 	}
-	// A note shared by several instances (the same dialect's) is printed
-	// once, naming them all.
 	var order []string
 	who, dialect := map[string][]string{}, map[string]string{}
 	for _, in := range r.Instances {
@@ -170,9 +176,11 @@ func Summary(w io.Writer, r *result.Run) error {
 	for _, n := range order {
 		ew.printf("note (%s %s): %s\n", strings.Join(who[n], ","), dialect[n], n)
 	}
-	if r.Host != nil {
-		hostLine(ew, r.Host)
-	}
+}
+
+// clientLines write the load generator's own cost, the shard this result
+// is and the generators a merged result came from.
+func clientLines(ew *errWriter, r *result.Run) {
 	if r.Client != nil {
 		ew.printf("client CPU: %.1f µs per %s (user %.2f s, sys %.2f s", r.Client.CPUPerEventUs, r.Event, r.Client.CPUUserS, r.Client.CPUSysS)
 		if p := r.Client.HostSharePct; p > 0 {
@@ -202,24 +210,23 @@ func Summary(w io.Writer, r *result.Run) error {
 		}
 		ew.printf("%s\n", line)
 	}
+}
+
+// summaryWarnings write what makes the run's figures suspect: latencies
+// past the histograms' range, an overloaded open loop (analysis.OverloadOf)
+// and a load generator that fell behind its ticks.
+func summaryWarnings(ew *errWriter, r *result.Run) {
 	if n := r.Summary.Clamped; n > 0 {
 		ew.printf("WARNING: %d %s(s) took longer than 1 h, the histograms' range, and were recorded as 1 h: the latency figures understate them.\n", n, r.Event)
 	}
-	if s := r.Summary; r.Load.Mode == "open" && s.Dropped > 0 {
-		intended := int64(math.Round(s.Offered * s.DurationS))
-		if s.Offered == 0 { // a result from before offered was recorded
-			intended = s.Count + s.Errors + s.Cancelled + s.Dropped
-		}
-		if pct := 100 * float64(s.Dropped) / float64(intended); pct >= DroppedWarnPct {
-			ew.printf("WARNING: overloaded: %d of %d intended starts (%.1f %%) were dropped, every one of the %d virtual users per instance being busy: the system did not sustain the offered %g/s per instance; the throughput is what it did sustain. More --threads queue more of them (and show the queueing in the response time); a lower --rate finds the rate it sustains.\n",
-				s.Dropped, intended, pct, r.Load.Threads, r.Load.Rate)
-		}
+	if o := analysis.OverloadOf(r); o.Over {
+		ew.printf("WARNING: overloaded: %d of %d intended starts (%.1f %%) were dropped, every one of the %d virtual users per instance being busy: the system did not sustain the offered %g/s per instance; the throughput is what it did sustain. More --threads queue more of them (and show the queueing in the response time); a lower --rate finds the rate it sustains.\n",
+			o.Dropped, o.Intended, o.Pct, r.Load.Threads, r.Load.Rate)
 	}
 	if l := r.TickerLag; l != nil {
 		ew.printf("WARNING: the load generator fell behind its report ticks: %d of %d fired more than an interval late (worst %.1f s); the per-interval series and host figures are smeared over longer spans than they say, the totals are exact. The client is starved of CPU: give it its own cores or fewer virtual users per generator.\n",
 			l.Late, l.Ticks, l.MaxS)
 	}
-	return ew.err
 }
 
 // steadyLine says whether the warm-up reached steady state, and the drifts
@@ -245,18 +252,6 @@ func steadyLine(ew *errWriter, r *result.Run) {
 	ew.printf("steady state: not reached in %s of warm-up (%s); measured anyway\n", seconds(warm), drifts)
 }
 
-// pct writes a percentage to one decimal, or n/a when it is not a number.
-func pct(x float64) string {
-	if math.IsNaN(x) {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.1f %%", x)
-}
-
-// StealWarnPct is the steal share above which the report warns that the
-// guest's CPU figures understate the host's load.
-const StealWarnPct = 10
-
 // hostLine writes the load generator host's mean figures over the window.
 func hostLine(ew *errWriter, h *result.Host) {
 	c := h.CPU
@@ -274,66 +269,15 @@ func hostLine(ew *errWriter, h *result.Host) {
 		}
 	}
 	ew.printf("\n")
-	if c.Steal >= StealWarnPct {
+	if analysis.Stolen(c) {
 		ew.printf("warning: steal %.0f%%: the hypervisor ran other guests on this VM's CPUs for that share of the time, so the guest's CPU figures understate the load on the host (the VM waited for a physical CPU, as VMware's %%Ready shows)\n", c.Steal)
 	}
 	for _, g := range h.Cgroups {
-		if g.ThrottledPct >= ThrottledWarnPct {
+		if analysis.Throttled(g) {
 			ew.printf("warning: %s: %s\n", cgroupFigures(g), throttledMeans(g))
 		}
 	}
 }
-
-// ThrottledWarnPct is the share of a cgroup's CPU periods throttled at or
-// above which the report names its limit as a cause (Kubernetes'
-// CPUThrottlingHigh alert fires at 25 %).
-const ThrottledWarnPct = analysis.ThrottledPct
-
-// cgroupFigures describes a cgroup's CPU: "the database's cgroup
-// /system.slice/x (mariadbd (PID 9)): limit 0.50 CPUs, used 0.49, throttled
-// in 87% of its periods (412 ms/s held back)".
-func cgroupFigures(g result.Cgroup) string {
-	s := "the " + cgroupWhose(g.Role) + " cgroup " + g.Path
-	if g.Server != "" {
-		s += " (" + g.Server + ")"
-	}
-	if g.LimitCPUs > 0 {
-		s += fmt.Sprintf(": limit %.2f CPUs", g.LimitCPUs)
-	} else {
-		s += ": no limit"
-	}
-	if g.UsedCPUs > 0 {
-		s += fmt.Sprintf(", used %.2f", g.UsedCPUs)
-	}
-	return s + fmt.Sprintf(", throttled in %.0f%% of its periods (%.0f ms/s held back)", g.ThrottledPct, g.ThrottledMsPerS)
-}
-
-// cgroupWhose is a cgroup's role as a possessive: "database's",
-// "load generator's", "load generator's and database's".
-func cgroupWhose(role string) string {
-	switch role {
-	case "database":
-		return "database's"
-	case "rightsize":
-		return "load generator's"
-	}
-	return "load generator's and database's"
-}
-
-// throttledMeans says what a throttled cgroup means for the figures.
-func throttledMeans(g result.Cgroup) string {
-	s := "its CPU limit, not the host's CPUs, held it back: the host's CPU figures show headroom its tasks could not use"
-	if g.Role == "rightsize" {
-		s += "; the load generator was limited, so the figures measure the client"
-	}
-	return s
-}
-
-// DroppedWarnPct is the share of an open-loop run's intended starts that,
-// dropped, makes the summary call the run overloaded.
-const DroppedWarnPct = 1.0
-
-func seconds(s float64) string { return trimFloat(s) + " s" }
 
 func headline(ew *errWriter, prefix, event string, s result.Summary) {
 	ew.printf("%s%.2f %s/s (%d %ss), latency ms avg %.2f p95 %.2f p99 %.2f max %.2f",
@@ -418,36 +362,3 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
-
-// HypervisorFigures describes what the hypervisor saw of the VM: "host CPU
-// 97% busy; VM DB01 (4 vCPUs) per vCPU: used 62.0%, ready 25.0%, co-stop
-// 4.0%, max limited 0.0% (esxtop, 6 samples)".
-func HypervisorFigures(h *result.Hypervisor) string {
-	if h == nil {
-		return "no samples"
-	}
-	var parts []string
-	if h.HostCPUPct != nil {
-		parts = append(parts, fmt.Sprintf("host CPU %.0f%% busy", *h.HostCPUPct))
-	}
-	vm := "VM"
-	if h.VM != "" {
-		vm += " " + h.VM
-	}
-	if h.VCPUs > 0 {
-		vm += fmt.Sprintf(" (%d vCPUs)", h.VCPUs)
-	}
-	var per []string
-	for _, f := range []struct {
-		name string
-		v    *float64
-	}{{"used", h.UsedPct}, {"ready", h.ReadyPct}, {"co-stop", h.CoStopPct}, {"max limited", h.MaxLimitedPct}} {
-		if f.v != nil {
-			per = append(per, fmt.Sprintf("%s %.1f%%", f.name, *f.v))
-		}
-	}
-	if len(per) > 0 {
-		parts = append(parts, vm+" per vCPU: "+strings.Join(per, ", "))
-	}
-	return strings.Join(parts, "; ") + fmt.Sprintf(" (%s, %d samples)", h.Source, h.Samples)
-}

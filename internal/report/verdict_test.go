@@ -11,6 +11,17 @@ import (
 	"github.com/rightsize/rightsize/internal/result"
 )
 
+// bottleneck words what analysis finds in a step's host figures.
+func bottleneck(h *result.Host, hostIsServer bool) string {
+	return Bottleneck(analysis.BottleneckOf(h, hostIsServer))
+}
+
+// verdict is the Verdict of the points, with the bottleneck at the step
+// analysis.Locate names.
+func verdict(axis string, ps []analysis.Point, hosts []*result.Host, knees []analysis.Knee, hostIsServer bool) []string {
+	return Verdict(axis, ps, knees, analysis.Locate(ps, hosts, knees, hostIsServer))
+}
+
 func TestBottleneck(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -37,7 +48,7 @@ func TestBottleneck(t *testing.T) {
 			[]string{"steal", "25%", "understate"}, nil},
 	}
 	for _, c := range cases {
-		got := Bottleneck(c.h, c.server)
+		got := bottleneck(c.h, c.server)
 		for _, w := range c.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: %q lacks %q", c.name, got, w)
@@ -49,7 +60,7 @@ func TestBottleneck(t *testing.T) {
 			}
 		}
 	}
-	if got := Bottleneck(nil, true); !strings.Contains(got, "no host figures") {
+	if got := bottleneck(nil, true); !strings.Contains(got, "no host figures") {
 		t.Errorf("nil host: %q", got)
 	}
 }
@@ -63,7 +74,7 @@ func TestVerdict(t *testing.T) {
 	if knees[0].Index != 2 {
 		t.Fatalf("marginal knee at %d, want 2 (4 threads): %s", knees[0].Index, knees[0].Reason)
 	}
-	got := strings.Join(Verdict("threads", ps, hosts, knees, true), " ")
+	got := strings.Join(verdict("threads", ps, hosts, knees, true), " ")
 	for _, w := range []string{"The knee is at 4 threads (marginal method)", "Why: throughput stops scaling at 4", "At the knee, CPU-bound", "+3% more for +300% more load"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("verdict %q lacks %q", got, w)
@@ -71,13 +82,13 @@ func TestVerdict(t *testing.T) {
 	}
 	// An SLO that 8 threads still meets takes precedence, and the others differ.
 	knees = append(knees, analysis.SLOKnee(ps, 10))
-	got = strings.Join(Verdict("threads", ps, hosts, knees, true), " ")
+	got = strings.Join(verdict("threads", ps, hosts, knees, true), " ")
 	if !strings.Contains(got, "The knee is at 8 threads (slo method)") || !strings.Contains(got, "Other methods put it at marginal at 4") {
 		t.Errorf("slo verdict: %q", got)
 	}
 	// Still scaling linearly: no knee, and the last step's host is described.
 	lin := []analysis.Point{{X: 1, Throughput: 100, P99Ms: 1}, {X: 2, Throughput: 200, P99Ms: 1}, {X: 3, Throughput: 300, P99Ms: 1}, {X: 4, Throughput: 400, P99Ms: 1}}
-	got = strings.Join(Verdict("instances", lin, []*result.Host{nil, nil, nil, busy}, []analysis.Knee{analysis.MarginalKnee(lin, 0.2), analysis.Kneedle(lin)}, true), " ")
+	got = strings.Join(verdict("instances", lin, []*result.Host{nil, nil, nil, busy}, []analysis.Knee{analysis.MarginalKnee(lin, 0.2), analysis.Kneedle(lin)}, true), " ")
 	if !strings.Contains(got, "No knee in the range") || !strings.Contains(got, "4 instances") || !strings.Contains(got, "At the last step: CPU-bound") {
 		t.Errorf("linear verdict: %q", got)
 	}
@@ -105,12 +116,12 @@ func TestSweepVerdictCautionsLag(t *testing.T) {
 // before the knee is said plainly; steps out of order are sorted first.
 func TestVerdictWording(t *testing.T) {
 	ps := []analysis.Point{{X: 1, Throughput: 100, P99Ms: 2}, {X: 2, Throughput: 190, P99Ms: 3}, {X: 4, Throughput: 370, P99Ms: 4}, {X: 8, Throughput: 700, P99Ms: 6}}
-	got := strings.Join(Verdict("threads", ps, nil, []analysis.Knee{analysis.MarginalKnee(ps, 0.2), analysis.Kneedle(ps)}, true), " ")
+	got := strings.Join(verdict("threads", ps, nil, []analysis.Knee{analysis.MarginalKnee(ps, 0.2), analysis.Kneedle(ps)}, true), " ")
 	if !strings.Contains(got, "The marginal method finds none (throughput still grows") {
 		t.Errorf("verdict %q does not say the marginal method found nothing", got)
 	}
 	peak := []analysis.Point{{X: 1, Throughput: 100, P99Ms: 2}, {X: 2, Throughput: 400, P99Ms: 3}, {X: 4, Throughput: 390, P99Ms: 4}, {X: 8, Throughput: 290, P99Ms: 20}}
-	got = strings.Join(Verdict("threads", peak, nil, []analysis.Knee{analysis.SLOKnee(peak, 10), analysis.MarginalKnee(peak, 0.2)}, true), " ")
+	got = strings.Join(verdict("threads", peak, nil, []analysis.Knee{analysis.SLOKnee(peak, 10), analysis.MarginalKnee(peak, 0.2)}, true), " ")
 	if !strings.Contains(got, "came at a lighter load (2 threads)") || strings.Contains(got, "more load") {
 		t.Errorf("verdict %q", got)
 	}
@@ -270,7 +281,7 @@ func TestBottleneckBeyondTheGuest(t *testing.T) {
 			[]string{"CPU-bound"}, []string{"waited for a CPU"}},
 	}
 	for _, c := range cases {
-		got := Bottleneck(c.h, true)
+		got := bottleneck(c.h, true)
 		for _, w := range c.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: %q lacks %q", c.name, got, w)
