@@ -16,6 +16,7 @@ import (
 	"github.com/rightsize/rightsize/internal/analysis"
 	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/host"
+	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/testenv"
 	"github.com/rightsize/rightsize/internal/workload/fileio"
@@ -544,8 +545,9 @@ func mustAtoi(t *testing.T, s string) int {
 	return n
 }
 
-// sweepFile is what a sweep file holds: the sweep's data, what the analysis
-// found and the verdict.
+// sweepFile is what a sweep file holds: the sweep's data and what the
+// analysis found; and the verdict, which files of the first layouts held
+// and newer ones give when their data is analysed and worded again.
 type sweepFile struct {
 	result.Sweep
 	Knees    []analysis.Knee `json:"knees"`
@@ -571,6 +573,9 @@ func (f *sweepFile) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	f.Knees, f.USL, f.USLError, f.Verdict = a.Knees, a.USL, a.USLError, a.Verdict
+	if f.Verdict == nil {
+		f.Verdict = report.SweepSentences(analysis.Analyze(&f.Sweep, analysis.OptionsOf(&f.Sweep)))
+	}
 	return nil
 }
 

@@ -392,13 +392,13 @@ func TestSweepMarkdownOnAFullDisk(t *testing.T) {
 		return analysis.Analyze(&sw, analysis.OptionsOf(&sw))
 	}
 	path := filepath.Join(fs, "s-sweep.json")
-	if err := session.WriteSweep(path, analysed(2)); err != nil {
+	if err := session.WriteSweep(path, analysed(2), sweepMarkdown); err != nil {
 		t.Fatal(err)
 	}
 	// How much the larger sweep's JSON takes, written elsewhere.
 	big := analysed(200)
 	elsewhere := filepath.Join(t.TempDir(), "s-sweep.json")
-	if err := session.WriteSweep(elsewhere, big); err != nil {
+	if err := session.WriteSweep(elsewhere, big, sweepMarkdown); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(elsewhere)
@@ -408,7 +408,7 @@ func TestSweepMarkdownOnAFullDisk(t *testing.T) {
 	fillTo(t, fs, (st.Size()+4095)/4096*4096)
 	md := session.MarkdownPath(path)
 	before := mustRead(t, md)
-	err = session.WriteSweep(path, big)
+	err = session.WriteSweep(path, big, sweepMarkdown)
 	t.Logf("full: %v", err)
 	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
 		t.Errorf("WriteSweep on a full disk: %v", err)

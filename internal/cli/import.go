@@ -140,7 +140,7 @@ func importInto(w io.Writer, s *hypervisor.Series, path string) error {
 
 // importIntoSweep aligns the series to each step of a sweep file (by the
 // step's window, or for files that have none, its result file's), writes
-// the sweep again with its verdict and report, and prints the steps.
+// the sweep again with its analysis and report, and prints the steps.
 func importIntoSweep(w io.Writer, s *hypervisor.Series, path string, sw *result.Sweep) error {
 	a, err := s.IntoSweep(sw, func(st result.SweepStep) (time.Time, time.Time, error) { return stepWindow(path, st.Result) })
 	switch {
@@ -150,7 +150,7 @@ func importIntoSweep(w io.Writer, s *hypervisor.Series, path string, sw *result.
 		return fmt.Errorf("import --into: %w", err)
 	}
 	an := analysis.Analyze(sw, analysis.OptionsOf(sw))
-	if err := session.WriteSweep(path, an); err != nil {
+	if err := session.WriteSweep(path, an, sweepMarkdown); err != nil {
 		return err
 	}
 	im := report.HypervisorImport{Path: path, VM: s.VM, Steps: a.Steps, Aligned: a.Aligned, Samples: len(s.Samples),

@@ -106,8 +106,9 @@ func execute(ctx context.Context, env *Env, p *config.Plan) (*session.Outcome, e
 	opt := session.Options{
 		Version: Version(), Hostname: env.Hostname, CPUModel: cpuModel(env), NumCPU: env.NumCPU, MaxProcs: env.MaxProcs, SetMaxProcs: env.SetMaxProcs,
 		CPUTime: env.CPUTime, Sample: hostSampler(env, p),
-		Progress:  func(name string) workload.Progress { return newProgress(env, name) },
-		Observers: obs,
+		Progress:    func(name string) workload.Progress { return newProgress(env, name) },
+		Observers:   obs,
+		SweepReport: sweepMarkdown,
 	}
 	if p.History != "" {
 		opt.Register = func(ctx context.Context) (session.Register, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -45,6 +46,9 @@ type Options struct {
 	Register OpenRegister
 	// Observers are told of each stage, in this order.
 	Observers []Observer
+	// SweepReport writes a sweep's report, which the session writes beside
+	// the sweep file (MarkdownPath; nil: none).
+	SweepReport func(w io.Writer, a *analysis.Result) error
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }

@@ -10,12 +10,12 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
 // sweep assembles the sweep from its steps' results, analyses it and, unless
-// --out -, writes the sweep file and its Markdown beside it.
+// --out -, writes the sweep file and, with Options.SweepReport, its
+// Markdown beside it.
 func (s *session) sweep() error {
 	p, o := s.plan, s.out
 	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: o.ID, Workload: p.Workload.Meta().Name, Config: s.configName(), Axis: p.Axis, OwnSteps: p.OwnAxis,
@@ -59,30 +59,33 @@ func (s *session) sweep() error {
 		return nil
 	}
 	path := p.Out.Sweep(o.ID)
-	if err := WriteSweep(path, a); err != nil {
+	if err := WriteSweep(path, a, s.opt.SweepReport); err != nil {
 		return err
 	}
 	o.SweepPath = path
 	return nil
 }
 
-// WriteSweep writes an analysed sweep's file at path and its Markdown
-// report beside it.
-func WriteSweep(path string, a *analysis.Result) error {
-	// The file holds the data and, for whoever reads it without rightsize,
-	// what the analysis found and the verdict; rightsize analyses it again.
-	b, err := json.MarshalIndent(struct {
-		*analysis.Result
-		Verdict []string `json:"verdict,omitempty"`
-	}{a, report.SweepSentences(a)}, "", "  ")
+// WriteSweep writes an analysed sweep's file at path and, when markdown is
+// not nil, the Markdown report it writes beside it (MarkdownPath). The
+// file holds the sweep's data and what the analysis found (knees, the
+// fit, the demand, the diagnosis) for whoever reads it without rightsize;
+// rightsize analyses the data again. It holds no verdict in words: files
+// written before held one ("verdict"), which readers pass over. Each file
+// is written atomically (WriteFile).
+func WriteSweep(path string, a *analysis.Result, markdown func(io.Writer, *analysis.Result) error) error {
+	b, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
 		return err
 	}
 	if _, err := writeFileAtomic(path, true, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
+	if markdown == nil {
+		return nil
+	}
 	var md bytes.Buffer
-	if err := report.SweepReport(&md, a, report.Markdown); err != nil {
+	if err := markdown(&md, a); err != nil {
 		return err
 	}
 	if err := WriteFile(MarkdownPath(path), func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err }); err != nil {
