@@ -20,7 +20,7 @@ import (
 // A comparison report is several configurations swept over one axis
 // (analysis.CompareConfigs): the headline (who wins at the compared step,
 // by how much, and each configuration's knee), the configuration table,
-// the notes, and in HTML the charts (compare_charts.go): the grouped bars,
+// the notes, and in HTML the charts (chart_compare.go): the grouped bars,
 // then the overlaid curves.
 
 // CompareHeadline is the answer of a comparison, in lines: first which

@@ -18,7 +18,7 @@ import (
 
 // The comparison's charts: the grouped bars (each configuration's average
 // response time at the steps all share, the host's CPU under them), then
-// one curve per configuration over the shared axis; all in charts.go's
+// one curve per configuration over the shared axis; all in chart.go's
 // style (newPlot, seriesStyle, svgOf), configuration i in series i's.
 
 // stepFigure is one figure of a sweep step; false when the step has none.
