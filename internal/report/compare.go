@@ -369,11 +369,7 @@ func CompareHTML(w io.Writer, d CompareDoc) error {
 	return comparePage.Execute(w, v)
 }
 
-var comparePage = template.Must(template.New("compare").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="{{.Tool}}">
-<title>{{.Title}}</title>
+var comparePage = template.Must(template.Must(template.New("compare").Funcs(pageFuncs).Parse(pageParts)).Parse(`{{template "head" .}}
 <style>
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:72em;color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}
@@ -397,9 +393,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 {{end}}</tbody></table></div>
 {{range .Notes}}<p class="note">{{.}}</p>{{end}}
 ` + tablesHTML + `
-{{if .Charts}}<h2>Charts</h2>{{end}}
-{{range .Charts}}<figure class="chart"><figcaption><b>{{.Title}}</b> <span class="note">{{.Note}}</span></figcaption>{{.SVG}}</figure>
-{{end}}
+{{template "charts" .}}
 <h2>Each configuration's steps</h2>
 {{range .Configs}}<h3>{{.Name}} <span class="note">sweep {{.ID}}</span></h3>
 {{$open := openRows .Steps}}<div class="scroll"><table class="steps"><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>retries</th><th>deadlocks</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th></tr></thead><tbody>
@@ -407,9 +401,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#55
 {{end}}</tbody></table></div>
 {{end}}
 {{if .RunRows}}<h2>Runs</h2>
-<div class="scroll"><table><thead><tr><th>label</th><th>workload</th><th>target</th><th>throughput</th><th>unit</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th></tr></thead><tbody>
-{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td title="{{.Target}}">{{short .Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
-{{end}}</tbody></table></div>
+{{template "runs" .}}
 {{end}}
 {{if .PlanText}}<h2>Capacity plan</h2><pre>{{.PlanText}}</pre>{{end}}
 {{if .Params}}<h2>Parameters</h2>{{end}}

@@ -152,11 +152,7 @@ var pageFuncs = template.FuncMap{
 	"short":    ShortTarget,
 }
 
-var page = template.Must(template.New("report").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="{{.Tool}}">
-<title>{{.Title}}</title>
+var page = template.Must(template.Must(template.New("report").Funcs(pageFuncs).Parse(pageParts)).Parse(`{{template "head" .}}
 <style>
 *,*::before,*::after{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:84em;color:#222;padding:0 1.5em}
@@ -186,9 +182,7 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 <ul>{{range .Knees}}<li><b>{{.Method}}</b>: {{.Reason}}</li>{{end}}{{with .Demand}}<li><b>service demand</b>: {{.SweetSpot.Reason}}</li>{{end}}</ul>{{end}}{{end}}
 {{if .RunRows}}
 <h2>Runs</h2>
-<div class="scroll"><table><thead><tr><th>label</th><th>workload</th><th>target</th><th>throughput</th><th>unit</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th></tr></thead><tbody>
-{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td title="{{.Target}}">{{short .Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
-{{end}}</tbody></table></div>
+{{template "runs" .}}
 {{end}}
 {{if .Figures}}<h2>The workload's figures</h2>{{end}}
 {{range .Figures}}{{if .Title}}<p><b>{{.Title}}</b></p>{{end}}
@@ -196,9 +190,7 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}{{range .Lines}}<p>{{.}}</p>{{end}}{{range .Notes}}<p class="note">{{.}}</p>{{end}}{{end}}
-{{if .Charts}}<h2>Charts</h2>{{end}}
-{{range .Charts}}<figure class="chart"><figcaption><b>{{.Title}}</b> <span class="note">{{.Note}}</span></figcaption>{{.SVG}}</figure>
-{{end}}
+{{template "charts" .}}
 {{if .PlanText}}<h2>Capacity plan</h2><pre>{{.PlanText}}</pre>{{end}}
 {{with .Params}}{{with .Shared}}{{if .Entries}}<h2>Parameters</h2>
 <h3>{{.Name}}</h3><dl>{{range .Entries}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
@@ -210,3 +202,19 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 <p class="note">Written by {{.Tool}}. Figures from the result files; JSON stays the source of truth.</p>
 </body></html>
 `))
+
+// pageParts are the pieces the report's and the comparison's pages share:
+// the head up to the style, the runs table and the charts.
+const pageParts = `
+{{define "head"}}<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="{{.Tool}}">
+<title>{{.Title}}</title>{{end}}
+{{define "runs"}}<div class="scroll"><table><thead><tr><th>label</th><th>workload</th><th>target</th><th>throughput</th><th>unit</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th></tr></thead><tbody>
+{{range .RunRows}}<tr><td>{{.Label}}</td><td>{{.Workload}}</td><td title="{{.Target}}">{{short .Target}}</td><td>{{f2 .Throughput}}</td><td>{{.Unit}}</td><td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
+{{define "charts"}}{{if .Charts}}<h2>Charts</h2>{{end}}
+{{range .Charts}}<figure class="chart"><figcaption><b>{{.Title}}</b> <span class="note">{{.Note}}</span></figcaption>{{.SVG}}</figure>
+{{end}}{{end}}
+`
