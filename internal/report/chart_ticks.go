@@ -3,7 +3,6 @@ package report
 import (
 	"math"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 )
@@ -116,36 +115,6 @@ func decimals(step float64) int {
 		return 0
 	}
 	return min(int(math.Ceil(-math.Log10(step)-1e-9)), 9)
-}
-
-func trimZeros(s string) string {
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		return "0"
-	}
-	return s
-}
-
-// thousands puts commas into the integer part of a decimal number.
-func thousands(s string) string {
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	frac := ""
-	if i := strings.Index(s, "."); i >= 0 {
-		s, frac = s[:i], s[i:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return sign + b.String() + frac
 }
 
 // log10Space ticks an axis whose values are log10 of the quantity

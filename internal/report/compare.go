@@ -119,15 +119,6 @@ func pctOver(a, b float64) string {
 	return fmt.Sprintf("%+.0f %%", 100*(a/b-1))
 }
 
-// Grouped formats a throughput with thousands separators: whole numbers
-// from 100 up ("7,436"), three significant digits below ("42.5").
-func Grouped(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) < 100 {
-		return Num(v)
-	}
-	return thousands(strconv.FormatFloat(v, 'f', 0, 64))
-}
-
 // SortConfigs orders a comparison's rows by config (name), throughput
 // (the default, most first), avg or p99 (least first). Ranks stay those of
 // throughput.

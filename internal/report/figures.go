@@ -53,15 +53,6 @@ func figures(ew *errWriter, r *result.Run) {
 	}
 }
 
-// number writes v with the given digits after the point, or n/a when it is
-// not a finite number.
-func number(v float64, decimals int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "n/a"
-	}
-	return strconv.FormatFloat(v, 'f', max(decimals, 0), 64)
-}
-
 // unitAfter is how a unit follows a number or a name: "%" and "/min" stick
 // to it, words are a space apart.
 func unitAfter(unit string) string {

@@ -89,3 +89,53 @@ func stepAt(axis string, x float64) string {
 	}
 	return v + " " + axis
 }
+
+// Grouped formats a throughput with thousands separators: whole numbers
+// from 100 up ("7,436"), three significant digits below ("42.5").
+func Grouped(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) < 100 {
+		return Num(v)
+	}
+	return thousands(strconv.FormatFloat(v, 'f', 0, 64))
+}
+
+// number writes v with the given digits after the point, or n/a when it is
+// not a finite number.
+func number(v float64, decimals int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v, 'f', max(decimals, 0), 64)
+}
+
+// trimZeros drops a decimal number's trailing zeros and point ("2.50" ->
+// "2.5", "3.0" -> "3"), and the sign of "-0".
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// thousands puts commas into the integer part of a decimal number.
+func thousands(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	frac := ""
+	if i := strings.Index(s, "."); i >= 0 {
+		s, frac = s[:i], s[i:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return sign + b.String() + frac
+}
