@@ -71,7 +71,7 @@ func outputs(p *config.Plan) []string {
 	for _, l := range p.Steps {
 		out = append(out, p.Out.Result("", l.Label, len(p.Steps)))
 	}
-	if p.Baseline.Auto {
+	if p.Load.Baseline.Auto {
 		out = append(out, p.Out.Baseline(""))
 	}
 	if p.Sweep {

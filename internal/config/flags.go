@@ -113,6 +113,76 @@ func (f rateFlag) Set(v string) error {
 
 func (f rateFlag) Type() string { return "rate" }
 
+// Threads is --threads of run and sweep, parsed once as it is set: run's one
+// count of virtual users per instance (any whole number, checked with the
+// other load settings), or sweep's list of them, sorted and without repeats
+// (IntList), whose problem Plan reports with the others.
+type Threads struct {
+	list  []int
+	text  string
+	err   error // sweep: what is wrong with the list
+	sweep bool
+}
+
+// threadsFlag binds a Threads for run (one count, typed int as pflag's are)
+// or sweep (a list).
+type threadsFlag struct{ t *Threads }
+
+func (f threadsFlag) String() string {
+	if f.t == nil {
+		return "1"
+	}
+	if !f.t.sweep && len(f.t.list) == 1 {
+		return strconv.Itoa(f.t.list[0])
+	}
+	return f.t.text
+}
+
+func (f threadsFlag) Set(v string) error {
+	if !f.t.sweep {
+		n, err := strconv.ParseInt(v, 0, 64) // as pflag's int flags read them
+		if err != nil {
+			return err
+		}
+		f.t.list, f.t.text = []int{int(n)}, v
+		return nil
+	}
+	f.t.text = v
+	f.t.list, f.t.err = IntList(v)
+	if f.t.err != nil {
+		f.t.err = fmt.Errorf("threads %q: %v", v, f.t.err)
+	}
+	return nil
+}
+
+func (f threadsFlag) Type() string {
+	if f.t.sweep {
+		return "string"
+	}
+	return "int"
+}
+
+// bind sets the default (1) and registers the flag on fs.
+func (t *Threads) bind(fs *pflag.FlagSet, sweep bool, usage string) {
+	*t = Threads{list: []int{1}, text: "1", sweep: sweep}
+	fs.Var(threadsFlag{t}, "threads", usage)
+}
+
+// List is the counts given: one for run, the axis's for sweep (nil when
+// the list is wrong: Err says why).
+func (t Threads) List() []int { return t.list }
+
+// First is the first count (run's only one; 0 when none).
+func (t Threads) First() int {
+	if len(t.list) == 0 {
+		return 0
+	}
+	return t.list[0]
+}
+
+// Err is what is wrong with sweep's list (nil: nothing).
+func (t Threads) Err() error { return t.err }
+
 // baselineFlag is --baseline-rate: a Baseline.
 type baselineFlag struct{ b *Baseline }
 
@@ -151,8 +221,8 @@ type Flags struct {
 	Instances      string        // --instances: one count, or a list to sweep
 	ConnectTimeout time.Duration // --connect-timeout: each connection attempt to a server
 
-	// run
-	Threads     int
+	// run and sweep
+	Threads     Threads // --threads: run's count, or sweep's list
 	Duration    time.Duration
 	Warmup      time.Duration
 	Steady      time.Duration // --steady-state window
@@ -179,7 +249,6 @@ type Flags struct {
 	MaxRetries  int
 	SLO         float64 // sweep
 	CPUTarget   float64 // sweep
-	ThreadList  string  // sweep's --threads
 	RateList    string  // sweep's --rate
 	Shard       string  // --shard I/N (run only)
 	RunID       string  // --run-id
@@ -246,12 +315,12 @@ func (c *Flags) Bind(fs *pflag.FlagSet, phase string) {
 
 func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 	if phase == PhaseSweep {
-		fs.StringVar(&c.ThreadList, "threads", "1", "virtual users per instance, a list to sweep (1,2,4,8,16,32)")
+		c.Threads.bind(fs, true, "virtual users per instance, a list to sweep (1,2,4,8,16,32)")
 		fs.StringVar(&c.RateList, "rate", "", "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x)")
 		MillisVar(fs, &c.SLO, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (0: none)")
 		fs.Float64Var(&c.CPUTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (the highest step with flat response time below it)")
 	} else {
-		fs.IntVar(&c.Threads, "threads", 1, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")
+		c.Threads.bind(fs, false, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")
 	}
 	DurationVar(fs, &c.Duration, "time", 10*time.Second, "length of the measured window (30s, 2m, or seconds)")
 	DurationVar(fs, &c.Warmup, "warmup", 0, "warm-up before the measured window, reported apart and excluded from the headline figures")

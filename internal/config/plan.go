@@ -35,10 +35,12 @@ type Plan struct {
 	// Force runs instances whose prepared data do not match the options
 	// (workload.ErrMismatch), with a warning, instead of refusing them.
 	Force bool
-	// Runner is the configuration every step shares; a Step sets
-	// its Threads and Rate.
-	Runner   runner.Config
-	Baseline Baseline
+	// Load is how load is offered: what every step shares, and Load.Step
+	// resolves a step's own virtual users and rate.
+	Load Load
+	// Runner is how every step is measured and reported (its Load is each
+	// step's: Load.Step).
+	Runner runner.Config
 	// Axis names what a sweep varies: "threads", "rate", "instances" or the
 	// workload's own ("read %"); OwnAxis when it is the workload's own steps.
 	Axis    string
@@ -81,10 +83,6 @@ type Step struct {
 	// Options are merged into the result's options.
 	Options map[string]any
 }
-
-// PerSecond is the step's rate in events per second per instance, a
-// multiple resolved against the baseline.
-func (l Step) PerSecond(baseline float64) float64 { return l.Rate.PerSecond(baseline) }
 
 // Multiples reports whether the plan's rates are multiples of the baseline.
 func (p *Plan) Multiples() bool {
@@ -206,8 +204,8 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		getenv = func(string) string { return "" }
 	}
 	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Force: c.Force, Out: Output{Path: c.Out, Workload: w.Meta().Name},
-		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, CPUTarget: c.CPUTarget, Baseline: c.Baseline}
-	rate, flagThreads, multiples := c.Rate, c.Threads, c.Rate.IsMultiple()
+		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, CPUTarget: c.CPUTarget}
+	rate, multiples := c.Rate, c.Rate.IsMultiple()
 	if p.Sweep {
 		if err := w.Validate(); err != nil { // the workload's own steps come from its options
 			return nil, Error{err}
@@ -215,10 +213,9 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		if err := c.sweepAxis(w, p); err != nil {
 			return nil, err
 		}
-		list, _ := IntList(c.ThreadList) // checked by sweepAxis
-		rate, flagThreads, multiples = p.Steps[0].Rate, list[0], p.Multiples()
+		rate, multiples = p.Steps[0].Rate, p.Multiples()
 	}
-	cfg, cfgErr := c.runnerConfig(rate, flagThreads, multiples)
+	load, cfg, cfgErr := c.runnerConfig(rate, c.Threads.First(), multiples)
 	if p.Sweep {
 		cfgErr = errors.Join(cfgErr, CheckCPUTarget(c.CPUTarget))
 	}
@@ -258,12 +255,15 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 	if !p.Sweep {
 		p.Steps = c.runSteps(w) // the workload's options are valid now
 	}
-	p.Runner, p.Targets, p.Dist = cfg, ts, dist
+	p.Load, p.Runner, p.Targets, p.Dist = load, cfg, ts, dist
 	p.AutoPrepare = len(c.Targets) == 0 || numbered
 	if dist != nil {
 		var err error
 		if p.Targets, err = dist.split(ts, p.Steps[0].Threads); err != nil {
 			return nil, err
+		}
+		if dist.Sharded {
+			p.Load.Shard = &dist.Part
 		}
 	}
 	return p, nil
@@ -310,21 +310,21 @@ func (c *Flags) runSteps(w workload.Workload) []Step {
 	}
 	out := make([]Step, len(steps))
 	for k, s := range steps {
-		out[k] = Step{Label: s.Label, X: s.X, Threads: threads(w, c.Threads), Rate: c.Rate, Own: k, Options: s.Options}
+		out[k] = Step{Label: s.Label, X: s.X, Threads: threads(w, c.Threads.First()), Rate: c.Rate, Own: k, Options: s.Options}
 	}
 	return out
 }
 
-// runnerConfig turns the run flags into a runner configuration, the first
-// step's rate and threads in it, and returns every problem at once: the
-// runner's own checks and these. multiples tells that a sweep's rates are
-// multiples of the baseline.
-func (c *Flags) runnerConfig(rate Rate, threads int, multiples bool) (runner.Config, error) {
-	cfg := runner.Config{
-		Threads: threads, Warmup: c.Warmup, Duration: c.Duration,
-		Interval: c.Interval, Grace: c.Grace, LateThreshold: c.Late, Seed: c.Seed,
+// runnerConfig turns the run flags into the load every step shares and the
+// runner configuration, and returns every problem at once: the runner's own
+// checks of the first step (rate and threads as given) and these. multiples
+// tells that a sweep's rates are multiples of the baseline.
+func (c *Flags) runnerConfig(rate Rate, threads int, multiples bool) (Load, runner.Config, error) {
+	load := Load{Baseline: c.Baseline, Base: runner.Load{
+		Warmup: c.Warmup, Duration: c.Duration,
 		SteadyState: runner.SteadyState{Window: c.Steady, Tolerance: c.SteadyTol / 100},
-	}
+	}}
+	cfg := runner.Config{Interval: c.Interval, Grace: c.Grace, LateThreshold: c.Late, Seed: c.Seed}
 	if c.Grace == 0 {
 		cfg.Grace = -1 // --grace 0: cancel events in flight at once
 	}
@@ -337,27 +337,25 @@ func (c *Flags) runnerConfig(rate Rate, threads int, multiples bool) (runner.Con
 		// Measured before the first step, which sets the rate.
 	case rate.IsMultiple() && c.Baseline.PerSec <= 0:
 		errs = append(errs, fmt.Errorf("rate %s is a multiple: give --baseline-rate, the events per second that 1x means (or auto)", rate))
-	case rate.IsMultiple():
-		cfg.Rate = rate.PerSecond(c.Baseline.PerSec)
-	case !c.Baseline.IsZero() && !multiples:
+	case !rate.IsMultiple() && !c.Baseline.IsZero() && !multiples:
 		errs = append(errs, fmt.Errorf("baseline-rate %s: only used with --rate given as a multiple (e.g. --rate 2x)", c.Baseline))
-	default:
-		cfg.Rate = rate.PerSecond(0)
 	}
-	errs = append(errs, c.loopProblems(&cfg)...)
+	errs = append(errs, c.loopProblems(&load.Base, &cfg)...)
+	first := cfg
+	first.Load = load.offer(threads, rate, c.Baseline.PerSec) // a multiple measured first: 0, as yet
 	var ce *runner.ConfigError
-	if err := cfg.Validate(); errors.As(err, &ce) {
+	if err := first.Validate(); errors.As(err, &ce) {
 		errs = append(ce.Problems, errs...)
 	}
 	if len(errs) > 0 {
-		return cfg, Error{errors.Join(errs...)}
+		return load, cfg, Error{errors.Join(errs...)}
 	}
-	return cfg, nil
+	return load, cfg, nil
 }
 
-// loopProblems sets cfg's arrivals, think time and retries from the flags
-// and returns what is wrong with them.
-func (c *Flags) loopProblems(cfg *runner.Config) []error {
+// loopProblems sets load's arrivals and think time and cfg's retries from
+// the flags and returns what is wrong with them.
+func (c *Flags) loopProblems(load *runner.Load, cfg *runner.Config) []error {
 	var errs []error
 	if c.Interval == 0 {
 		errs = append(errs, errors.New("report-interval 0s: want a positive duration"))
@@ -368,13 +366,13 @@ func (c *Flags) loopProblems(cfg *runner.Config) []error {
 	if a, err := pace.ParseArrival(c.Arrival); err != nil {
 		errs = append(errs, fmt.Errorf("arrival: %w", err))
 	} else {
-		cfg.Arrival = a
+		load.Arrival = a
 	}
 	switch c.ThinkDist {
 	case "fixed", "exponential":
-		cfg.Think = pace.Think{Mean: c.Think, Exponential: c.ThinkDist == "exponential"}
+		load.Think = pace.Think{Mean: c.Think, Exponential: c.ThinkDist == "exponential"}
 	default:
-		cfg.Think = pace.Think{Mean: c.Think}
+		load.Think = pace.Think{Mean: c.Think}
 		errs = append(errs, fmt.Errorf("think-dist %q: want fixed or exponential", c.ThinkDist))
 	}
 	if c.Retry != "none" && c.Retry != "" {
@@ -403,7 +401,7 @@ func (c *Flags) loopProblems(cfg *runner.Config) []error {
 // RunnerProblems checks the run options as Plan does, for a command that
 // only needs them checked (the k8s manifest).
 func (c *Flags) RunnerProblems() error {
-	_, err := c.runnerConfig(c.Rate, c.Threads, false)
+	_, _, err := c.runnerConfig(c.Rate, c.Threads.First(), false)
 	return err
 }
 
@@ -459,10 +457,10 @@ func (c *Flags) rateList() ([]Rate, error) {
 // one may have several values; with none, the workload's own steps (fileio's
 // --read list) are the axis.
 func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
-	threadList, err := IntList(c.ThreadList)
-	if err != nil {
-		return Invalidf("threads %q: %v", c.ThreadList, err)
+	if err := c.Threads.Err(); err != nil {
+		return Error{err}
 	}
+	threadList := c.Threads.List()
 	rates, err := c.rateList()
 	if err != nil {
 		return err

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rightsize/rightsize/internal/runner"
 	"github.com/rightsize/rightsize/internal/shard"
 	"github.com/rightsize/rightsize/internal/workload"
 )
@@ -122,17 +121,4 @@ func (d *Distributed) split(ts []workload.Target, vus int) ([]workload.Target, e
 	}
 	d.Part, d.Total = p, [2]int{len(ts), vus}
 	return ts[p.FirstInstance : p.FirstInstance+p.Instances], nil
-}
-
-// Apply makes cfg this shard's part of a step of the whole run: its virtual
-// users, and, split by virtual users, its share of each instance's rate.
-func (d *Distributed) Apply(cfg *runner.Config) {
-	if d == nil || !d.Sharded {
-		return
-	}
-	cfg.Part = &runner.Part{FirstInstance: d.Part.FirstInstance, FirstVU: d.Part.FirstVU}
-	if !d.Part.ByInstance && cfg.Rate > 0 {
-		cfg.Rate = cfg.Rate * float64(d.Part.VUs) / float64(cfg.Threads)
-	}
-	cfg.Threads = d.Part.VUs
 }

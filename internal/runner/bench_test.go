@@ -34,9 +34,9 @@ func benchRun(b *testing.B, cfg Config) {
 }
 
 func BenchmarkClosedLoop(b *testing.B) {
-	benchRun(b, Config{Threads: 2, Duration: 200 * time.Millisecond, Interval: 50 * time.Millisecond, Ops: ops})
+	benchRun(b, Config{Load: Load{Threads: 2, Duration: 200 * time.Millisecond}, Interval: 50 * time.Millisecond, Ops: ops})
 }
 
 func BenchmarkOpenLoop(b *testing.B) {
-	benchRun(b, Config{Threads: 4, Rate: 20000, Duration: 200 * time.Millisecond, Interval: 50 * time.Millisecond, Ops: ops})
+	benchRun(b, Config{Load: Load{Threads: 4, Rate: 20000, Duration: 200 * time.Millisecond}, Interval: 50 * time.Millisecond, Ops: ops})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -39,25 +38,12 @@ const (
 	abandonAfter = 5 * time.Second
 )
 
-// Config is how load is offered. Durations are wall-clock.
+// Config is one run: the load it offers (Load) and how it is measured and
+// reported. Durations are wall-clock.
 type Config struct {
-	// Threads is the number of VUs per instance: the concurrency of a closed
-	// loop, the most events in flight at once in an open loop. 1..MaxThreads.
-	Threads int
-	// Rate > 0 selects the open loop: intended starts per second per
-	// instance, MinRate..MaxRate.
-	Rate    float64
-	Arrival pace.Arrival
-	// Think is the closed loop's pause between a VU's events (not timed).
-	Think pace.Think
-	// Warmup precedes the measured window and is reported apart from it.
-	// With SteadyState on it is the longest warm-up.
-	Warmup time.Duration
-	// SteadyState, when its Window is > 0, ends the warm-up early once the
-	// load has settled (fio's ss=).
-	SteadyState SteadyState
-	// Duration is the measured window. Must be > 0.
-	Duration time.Duration
+	// Load is how load is offered: virtual users, rate, think time, warm-up
+	// and duration, and the run's share of a sharded run.
+	Load
 	// Interval is the report interval (a tick); zero means 1 s; at least MinInterval.
 	Interval time.Duration
 	// Grace is how long events in flight at the end may run before their
@@ -88,14 +74,6 @@ type Config struct {
 	// Counters names the workload's own counters (workload.Meta.Counters); VUs
 	// add to them by index through Meter.Count.
 	Counters []string
-	// Part, when set, makes this run one shard of a larger one (run
-	// --shard): its instances are the run's FirstInstance.., its Threads
-	// virtual users per instance are the run's FirstVU... Virtual users get
-	// their number in the whole run (NewVU's id) and the random streams
-	// that number has in it, so that the shards together drive what one
-	// process would; the result numbers the instances in the whole run and
-	// keeps the histograms of every summary and interval for the merge.
-	Part *Part
 	// Ready, if set, is called once every virtual user has connected and
 	// returns when the warm-up is to start (the zero time: at once); the
 	// runner waits until then (a start barrier for shards).
@@ -138,29 +116,6 @@ type Config struct {
 	BackoffMin, BackoffMax time.Duration
 }
 
-// SteadyState ends the warm-up as soon as the aggregate throughput and p99
-// latency have settled. At every report tick of the warm-up, the runner fits
-// a least-squares line through each of the two series over the warm-up
-// intervals that lie within the last Window (the window must be full); the
-// drift of a series is |slope × Window| / its mean. When both drifts are
-// below Tolerance, the measured window starts at the next tick (a decision
-// made at a tick takes effect at the next one, so that no event is counted in
-// the wrong phase) and lasts Duration. Otherwise the warm-up lasts Warmup.
-type SteadyState struct {
-	// Window is the span the drifts are measured over: 0 (off) or at least
-	// three report intervals, at most Warmup.
-	Window time.Duration
-	// Tolerance is the largest drift that counts as steady, a fraction in
-	// (0, 1): 0.05 is 5 %.
-	Tolerance float64
-}
-
-// Part is a shard's place in the whole run (Config.Part).
-type Part struct {
-	FirstInstance int
-	FirstVU       int
-}
-
 // A Stamped cancellation cause knows when it happened. When the context a
 // run is driven with is cancelled with such a cause (context.CancelCauseFunc),
 // the runner judges the stop by that moment: a signal received before the
@@ -189,33 +144,11 @@ func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
 // Validate returns every problem of the configuration at once. Messages name
 // the fields as the CLI's flags do.
 func (c *Config) Validate() error {
-	var errs []error
-	if c.Threads < 1 || c.Threads > MaxThreads {
-		errs = append(errs, fmt.Errorf("threads %d: want 1 to %d", c.Threads, MaxThreads))
-	}
-	if c.Duration <= 0 {
-		errs = append(errs, fmt.Errorf("time %v: want a positive duration", c.Duration))
-	}
-	if c.Warmup < 0 {
-		errs = append(errs, fmt.Errorf("warmup %v: want 0 or more", c.Warmup))
-	}
-	if math.IsNaN(c.Rate) || c.Rate < 0 || (c.Rate > 0 && (c.Rate < MinRate || c.Rate > MaxRate)) {
-		errs = append(errs, fmt.Errorf("rate %v: want 0 (closed loop) or %g to %g starts per second", c.Rate, MinRate, MaxRate))
-	}
-	if c.Rate > 0 {
-		if _, err := pace.ParseArrival(string(c.Arrival)); err != nil && c.Arrival != "" {
-			errs = append(errs, err)
-		}
-	}
+	errs := c.Load.problems()
 	if c.Interval < 0 || (c.Interval > 0 && c.Interval < MinInterval) {
 		errs = append(errs, fmt.Errorf("report-interval %v: want %v or more", c.Interval, MinInterval))
 	}
-	if c.Think.Mean < 0 {
-		errs = append(errs, fmt.Errorf("think-time %v: want 0 or more", c.Think.Mean))
-	}
-	if c.Rate > 0 && c.Think.Mean > 0 {
-		errs = append(errs, errors.New("think-time applies to the closed loop; with a rate the schedule sets the pace"))
-	}
+	errs = append(errs, c.Load.thinkProblems()...)
 	if c.LateThreshold < 0 {
 		errs = append(errs, fmt.Errorf("late-threshold %v: want 0 or more", c.LateThreshold))
 	}
@@ -230,34 +163,6 @@ func (c *Config) Validate() error {
 		return &ConfigError{Problems: errs}
 	}
 	return nil
-}
-
-// problems lists what is wrong with s for a warm-up of warmup and a report
-// interval of interval (0 meaning the default, 1 s).
-func (s SteadyState) problems(warmup, interval time.Duration) []error {
-	if s.Window < 0 {
-		return []error{fmt.Errorf("steady-state window %v: want 0 (off) or more", s.Window)}
-	}
-	if s.Window == 0 {
-		return nil
-	}
-	var errs []error
-	if interval == 0 {
-		interval = time.Second
-	}
-	switch {
-	case warmup <= 0:
-		errs = append(errs, errors.New("steady-state needs --warmup, the longest warm-up"))
-	case s.Window > warmup:
-		errs = append(errs, fmt.Errorf("steady-state window %v: longer than the warm-up (%v)", s.Window, warmup))
-	}
-	if interval > 0 && s.Window < 3*interval {
-		errs = append(errs, fmt.Errorf("steady-state window %v: want at least three report intervals (%v)", s.Window, 3*interval))
-	}
-	if !(s.Tolerance > 0 && s.Tolerance < 1) {
-		errs = append(errs, fmt.Errorf("steady-state tolerance %g%%: want more than 0 and less than 100 %%", 100*s.Tolerance))
-	}
-	return errs
 }
 
 // defaults validates c and fills in the defaults of zero fields.

@@ -15,7 +15,7 @@
 // warm-up or the measured phase by their (intended) start time, so warm-up
 // events never leak into the headline figures.
 //
-// With Config.SteadyState, the warm-up ends early once the aggregate
+// With Load.SteadyState, the warm-up ends early once the aggregate
 // throughput and p99 latency have stopped drifting: the ticker moves the
 // warm-up's end (an atomic offset from the start that VUs read) to the next
 // tick, never to one that has passed, so an event's phase is final when it

@@ -177,7 +177,7 @@ type run struct {
 	// pacer counts those at the end.) Everyone reads it through measureStart
 	// and end, so comparisons stay on the monotonic clock.
 	warmup atomic.Int64
-	// steady is the steady-state detector (Config.SteadyState on); ticker only.
+	// steady is the steady-state detector (Load.SteadyState on); ticker only.
 	steady *detector
 	// aggScratch holds the instances' totals added up, by figures (ticker
 	// goroutine only).

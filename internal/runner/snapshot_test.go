@@ -20,8 +20,10 @@ func TestSnapshotAtEveryTickButTheLast(t *testing.T) {
 		var snaps []*result.Run
 		start := time.Now()
 		res, err := Run(context.Background(), Config{
-			Threads: 2, Warmup: time.Second, Duration: 3 * time.Second, Ops: ops,
-			Event: "transaction", Unit: "transactions",
+			Load:    Load{Threads: 2, Warmup: time.Second, Duration: 3 * time.Second},
+			Ops:     ops,
+			Event:   "transaction",
+			Unit:    "transactions",
 			CPUTime: func() (time.Duration, time.Duration) { return time.Second, 0 },
 			Snapshot: func(at time.Time, take func() (*result.Run, error)) {
 				if want := time.Duration(len(snaps)+1) * time.Second; at.Sub(start) != want {
@@ -95,8 +97,11 @@ func TestClampedEventsAreReported(t *testing.T) {
 			return sleepCtx(ctx, time.Minute)
 		}
 		res, err := Run(context.Background(), Config{
-			Threads: 1, Duration: 2 * time.Hour, Interval: 10 * time.Minute, Ops: ops,
-			Event: "transaction", Unit: "transactions",
+			Load:     Load{Threads: 1, Duration: 2 * time.Hour},
+			Interval: 10 * time.Minute,
+			Ops:      ops,
+			Event:    "transaction",
+			Unit:     "transactions",
 		}, []Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
@@ -121,7 +126,8 @@ func TestSignalAfterTheWindowIsNotAnInterruption(t *testing.T) {
 			time.AfterFunc(2200*time.Millisecond, func() { cancel(errors.New("SIGTERM")) })
 			work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
 			res, err := Run(ctx, Config{
-				Threads: 1, Duration: 2 * time.Second, Ops: ops,
+				Load: Load{Threads: 1, Duration: 2 * time.Second},
+				Ops:  ops,
 				OnTick: func(agg result.Interval, per []result.Interval) {
 					if agg.EndS == 1 {
 						time.Sleep(1500 * time.Millisecond) // the ticker falls behind the window's end

@@ -8,7 +8,7 @@ import (
 )
 
 // detector watches the aggregate warm-up intervals for steady state
-// (Config.SteadyState). It is the ticker goroutine's alone.
+// (Load.SteadyState). It is the ticker goroutine's alone.
 type detector struct {
 	window time.Duration
 	tol    float64

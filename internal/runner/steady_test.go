@@ -83,8 +83,9 @@ func TestSteadyStateEndsTheWarmupEarly(t *testing.T) {
 			return sleepCtx(ctx, 10*time.Millisecond)
 		}
 		res, err := Run(context.Background(), Config{
-			Threads: 2, Warmup: 3 * time.Second, Duration: 500 * time.Millisecond, Interval: 100 * time.Millisecond,
-			SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}, Ops: ops,
+			Load:     Load{Threads: 2, Warmup: 3 * time.Second, Duration: 500 * time.Millisecond, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
+			Interval: 100 * time.Millisecond,
+			Ops:      ops,
 		}, []Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
@@ -131,8 +132,9 @@ func TestSteadyStateNotReached(t *testing.T) {
 			return sleepCtx(ctx, 5*time.Millisecond+time.Since(start)/50) // +20 ms per second
 		}
 		res, err := Run(context.Background(), Config{
-			Threads: 4, Warmup: time.Second, Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond,
-			SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}, Ops: ops,
+			Load:     Load{Threads: 4, Warmup: time.Second, Duration: 300 * time.Millisecond, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
+			Interval: 100 * time.Millisecond,
+			Ops:      ops,
 		}, []Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
@@ -160,8 +162,9 @@ func TestSteadyStateOpenLoopAccounting(t *testing.T) {
 		start := time.Now()
 		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
 		res, err := Run(context.Background(), Config{
-			Threads: 8, Rate: 20, Warmup: 3 * time.Second, Duration: 200 * time.Millisecond, Interval: 100 * time.Millisecond,
-			SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}, Ops: ops,
+			Load:     Load{Threads: 8, Rate: 20, Warmup: 3 * time.Second, Duration: 200 * time.Millisecond, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
+			Interval: 100 * time.Millisecond,
+			Ops:      ops,
 		}, []Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
@@ -189,8 +192,9 @@ func TestSteadyStateInterruptedEarly(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		time.AfterFunc(250*time.Millisecond, func() { cancel(errors.New("SIGINT")) })
 		res, err := Run(ctx, Config{
-			Threads: 1, Warmup: time.Second, Duration: time.Second, Interval: 100 * time.Millisecond,
-			SteadyState: SteadyState{Window: 500 * time.Millisecond, Tolerance: 0.05}, Ops: ops,
+			Load:     Load{Threads: 1, Warmup: time.Second, Duration: time.Second, SteadyState: SteadyState{Window: 500 * time.Millisecond, Tolerance: 0.05}},
+			Interval: 100 * time.Millisecond,
+			Ops:      ops,
 		}, []Instance{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
 		if err != nil {
 			t.Fatal(err)
@@ -208,10 +212,11 @@ func TestSteadyStateInterruptedEarly(t *testing.T) {
 
 func TestSteadyStateValidation(t *testing.T) {
 	base := func() Config {
-		return Config{Threads: 1, Duration: time.Second, Warmup: 10 * time.Second,
-			SteadyState: SteadyState{Window: 5 * time.Second, Tolerance: 0.05}}
+		return Config{
+			Load: Load{Threads: 1, Duration: time.Second, Warmup: 10 * time.Second, SteadyState: SteadyState{Window: 5 * time.Second, Tolerance: 0.05}},
+		}
 	}
-	if err := (&Config{Threads: 1, Duration: time.Second, SteadyState: SteadyState{Tolerance: -3}}).Validate(); err != nil {
+	if err := (&Config{Load: Load{Threads: 1, Duration: time.Second, SteadyState: SteadyState{Tolerance: -3}}}).Validate(); err != nil {
 		t.Errorf("off (window 0) with any tolerance: %v", err)
 	}
 	ok := base()
@@ -251,7 +256,7 @@ func TestSteadyStateValidation(t *testing.T) {
 		}
 	}
 	// Every problem at once, beside the others.
-	bad := Config{Threads: 0, Duration: time.Second, SteadyState: SteadyState{Window: time.Second, Tolerance: 2}}
+	bad := Config{Load: Load{Threads: 0, Duration: time.Second, SteadyState: SteadyState{Window: time.Second, Tolerance: 2}}}
 	err := bad.Validate()
 	for _, want := range []string{"threads", "needs --warmup", "three report intervals", "tolerance"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -268,8 +273,9 @@ func TestSteadyStateRealClock(t *testing.T) {
 	for _, rate := range []float64{0, 1000} {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
 		res, err := Run(context.Background(), Config{
-			Threads: 2, Rate: rate, Warmup: 800 * time.Millisecond, Duration: 200 * time.Millisecond, Interval: 50 * time.Millisecond,
-			SteadyState: SteadyState{Window: 150 * time.Millisecond, Tolerance: 0.5}, Ops: ops,
+			Load:     Load{Threads: 2, Rate: rate, Warmup: 800 * time.Millisecond, Duration: 200 * time.Millisecond, SteadyState: SteadyState{Window: 150 * time.Millisecond, Tolerance: 0.5}},
+			Interval: 50 * time.Millisecond,
+			Ops:      ops,
 		}, []Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
@@ -303,8 +309,9 @@ func TestSteadyStateNeedsEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 600*time.Millisecond) }
 		res, err := Run(context.Background(), Config{
-			Threads: 1, Warmup: 2 * time.Second, Duration: time.Second, Interval: 100 * time.Millisecond,
-			SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}, Ops: ops,
+			Load:     Load{Threads: 1, Warmup: 2 * time.Second, Duration: time.Second, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
+			Interval: 100 * time.Millisecond,
+			Ops:      ops,
 		}, []Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)

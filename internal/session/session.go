@@ -57,7 +57,7 @@ type Options struct {
 type Step struct {
 	Index, Count int           // 0-based; the baseline is Index -1
 	Spec         config.Step   // what the step runs
-	Config       runner.Config // what the runner was given
+	Config       runner.Config // what the runner was given (Config.Load: the step's load)
 	Instances    int           // instances the step drives
 	Baseline     float64       // the baseline rate per instance, once known
 	Path         string        // where the step's result goes ("-": nowhere)
@@ -151,7 +151,7 @@ type session struct {
 	ins  []workload.Instance
 	out  *Outcome
 	// base is the runner configuration of every step, before the step's
-	// threads, rate and shard; specs are the instances as the runner sees
+	// load (config.Load.Step); specs are the instances as the runner sees
 	// them.
 	base     runner.Config
 	specs    []runner.Instance
@@ -173,7 +173,7 @@ func Run(ctx context.Context, p *config.Plan, opt Options) (*Outcome, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	s := &session{plan: p, opt: opt, obs: opt.Observers, baseline: p.Baseline.PerSec}
+	s := &session{plan: p, opt: opt, obs: opt.Observers, baseline: p.Load.Baseline.PerSec}
 	s.out = &Outcome{Plan: p}
 	if p.Dist != nil {
 		s.dist = &barrier{Distributed: p.Dist, register: opt.Register, hostname: opt.Hostname, obs: s.obs}
@@ -353,7 +353,7 @@ func (s *session) setMaxProcs() {
 	for _, in := range s.ins {
 		blocking = blocking || in.Info().BlockingIO
 	}
-	most := max(s.base.Threads, s.plan.MostThreads())
+	most := max(1, s.plan.MostThreads())
 	need := min(most*len(s.ins)+2, max(8, 4*s.opt.NumCPU))
 	if blocking && need > s.opt.MaxProcs && s.opt.SetMaxProcs != nil {
 		s.opt.SetMaxProcs(need)
@@ -364,7 +364,7 @@ func (s *session) setMaxProcs() {
 // steps measures the baseline when asked, then runs every step.
 func (s *session) steps(ctx context.Context) error {
 	p := s.plan
-	if p.Baseline.Auto {
+	if p.Load.Baseline.Auto {
 		if err := s.measureBaseline(ctx); err != nil {
 			return err
 		}
@@ -376,8 +376,7 @@ func (s *session) steps(ctx context.Context) error {
 			}
 		}
 		cfg := s.base
-		cfg.Threads, cfg.Rate = l.Threads, l.PerSecond(s.baseline)
-		p.Dist.Apply(&cfg)
+		cfg.Load = p.Load.Step(l, s.baseline)
 		st := Step{Index: k, Count: len(p.Steps), Spec: l, Config: cfg, Instances: s.live(l), Baseline: s.baseline,
 			Path: p.Out.Result(s.out.ID, l.Label, len(p.Steps))}
 		res, err := s.runStep(ctx, st)
@@ -407,11 +406,12 @@ func (s *session) live(l config.Step) int {
 func (s *session) measureBaseline(ctx context.Context) error {
 	p, w := s.plan, s.plan.Workload
 	first := s.live(p.Steps[0])
-	cfg := s.base
-	cfg.Rate, cfg.Threads = 0, 1
+	threads := 1
 	if vus := w.Meta().VUs; vus > 0 {
-		cfg.Threads = vus
+		threads = vus
 	}
+	cfg := s.base
+	cfg.Load = p.Load.Closed(threads)
 	st := Step{Index: -1, Count: len(p.Steps), Spec: config.Step{Label: "baseline", Threads: cfg.Threads}, Config: cfg,
 		Instances: first, Path: p.Out.Baseline(s.out.ID)}
 	res, err := s.runStep(ctx, st)

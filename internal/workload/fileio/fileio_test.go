@@ -153,7 +153,9 @@ func runOn(t *testing.T, path string, d time.Duration, mod func(o *Options)) (*W
 	}
 	in := i.(*instance)
 	res, err := runner.Run(context.Background(), runner.Config{
-		Threads: w.Meta().VUs, Duration: d, Ops: w.Meta().Ops, Event: w.Meta().Event,
+		Load:  runner.Load{Threads: w.Meta().VUs, Duration: d},
+		Ops:   w.Meta().Ops,
+		Event: w.Meta().Event,
 	}, []runner.Instance{{NewVU: in.NewVU, Classify: func(err error) errclass.Class { return in.Classify(err) }}})
 	if err != nil {
 		t.Fatal(err)

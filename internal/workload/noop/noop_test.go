@@ -32,8 +32,14 @@ func TestRun(t *testing.T) {
 	if w.Meta().Prepare {
 		t.Error("noop asks to be prepared")
 	}
-	cfg := runner.Config{Threads: 2, Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond,
-		Ops: w.Meta().Ops, Event: w.Meta().Event, Unit: w.Meta().Event + "s", Seed: 1}
+	cfg := runner.Config{
+		Load:     runner.Load{Threads: 2, Duration: 300 * time.Millisecond},
+		Interval: 100 * time.Millisecond,
+		Ops:      w.Meta().Ops,
+		Event:    w.Meta().Event,
+		Unit:     w.Meta().Event + "s",
+		Seed:     1,
+	}
 	res, err := runner.Run(context.Background(), cfg, []runner.Instance{{NewVU: in.NewVU, Classify: in.Classify}})
 	if err != nil {
 		t.Fatal(err)

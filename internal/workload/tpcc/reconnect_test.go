@@ -104,8 +104,10 @@ func TestTerminalKeepsItsHomeAcrossReconnects(t *testing.T) {
 		done <- err
 	}()
 	res, err := runner.Run(ctx, runner.Config{
-		Threads: 6, Duration: 5 * time.Second, Ops: New().Meta().Ops, Seed: 7,
-		Part: &runner.Part{FirstVU: 1}, BackoffMin: 50 * time.Millisecond,
+		Load:       runner.Load{Threads: 6, Duration: 5 * time.Second, Part: &runner.Part{FirstVU: 1}},
+		Ops:        New().Meta().Ops,
+		Seed:       7,
+		BackoffMin: 50 * time.Millisecond,
 	}, []runner.Instance{spec})
 	if err != nil {
 		t.Fatal(err)
