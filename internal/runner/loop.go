@@ -49,87 +49,15 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 	tm.Stop()
 	v.lastYield = time.Now()
 	for !r.stoppedNow() {
-		var intended, actual time.Time
-		idle := false // waiting for its intended start (open loop)
-		if r.open {
-			var ok bool
-			intended, ok = in.pacer.claim(r)
-			if !ok {
-				return
-			}
-			idle = time.Now().Before(intended)
-			if !r.sleepUntil(tm, intended) {
-				// Stopped while waiting: the start is dropped if it was due
-				// in the window (drain decides).
-				in.pacer.miss(intended)
-				return
-			}
-			actual = time.Now()
-		} else {
-			actual = time.Now()
-			intended = actual
+		intended, actual, ok := r.nextStart(in, v, tm)
+		if !ok {
+			return
 		}
-		v.yield(actual)
-		if r.open {
-			v.mu.Lock()
-			st := v.st[r.phaseOf(intended)] // the start's phase
-			st.begun++
-			if actual.Sub(intended) > r.cfg.LateThreshold {
-				st.late++
-			}
-			if idle {
-				if st.wake == nil {
-					st.wake = hist.New()
-				}
-				st.wake.Record(actual.Sub(intended))
-			}
-			v.mu.Unlock()
+		class, ok := r.attempts(ctx, in, v, w, intended)
+		if !ok {
+			return
 		}
-
-		var class errclass.Class
-		for attempt := 1; ; attempt++ {
-			v.attempt = attempt
-			err := w.Event(ctx, v)
-			if err == nil {
-				class = errclass.None
-				break
-			}
-			class = in.spec.Classify(err)
-			if ctx.Err() != nil {
-				// The run ended this event: neither a success nor an error,
-				// it is counted as cancelled.
-				v.mu.Lock()
-				v.st[r.phaseOf(intended)].cancel++
-				v.settle(nil)
-				v.mu.Unlock()
-				return
-			}
-			// A retry is part of the event: after the stop it goes on
-			// within --grace, like any event in flight, and is cancelled with
-			// it (had it stopped here, a failure the event would have
-			// retried past would count as a final one).
-			if !r.retryable(class) || attempt > r.cfg.MaxRetries {
-				break
-			}
-			v.pendingRetry.Add(class)
-		}
-		done := time.Now()
-		v.mu.Lock()
-		st := v.at(done)
-		v.settle(st)
-		switch {
-		case st == nil:
-			v.st[meas].after++
-		case class == errclass.None:
-			st.recordEvent(done.Sub(intended), done.Sub(actual), r.open)
-		default:
-			st.evErr.Add(class)
-			if r.retryable(class) { // only its last allowed attempt ends the loop so
-				st.gaveUp++
-			}
-		}
-		v.mu.Unlock()
-
+		r.settleEvent(v, intended, actual, class)
 		if class == errclass.Connection {
 			w = r.reconnect(ctx, in, id, v, w, tm)
 			if w == nil {
@@ -137,18 +65,116 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 			}
 			continue
 		}
-		if !r.open {
-			var pause time.Duration
-			if p, ok := w.(workload.Pacer); ok {
-				pause = p.Pause()
-			} else if r.cfg.Think.Mean > 0 {
-				pause = r.cfg.Think.Draw(rng)
-			}
-			if pause > 0 && !r.sleepUntil(tm, time.Now().Add(pause)) {
-				return
-			}
+		if !r.open && !r.think(w, rng, tm) {
+			return
 		}
 	}
+}
+
+// nextStart waits for the VU's next event to start: now in the closed
+// loop; in the open loop, at the intended start the pacer hands out, which
+// it counts as begun, late or not, and, when the VU waited for it, with its
+// wake-up lag. It returns false when the run stopped first (a start handed
+// out and not begun is counted as missed).
+func (r *run) nextStart(in *inst, v *vu, tm *time.Timer) (intended, actual time.Time, ok bool) {
+	if !r.open {
+		actual = time.Now()
+		v.yield(actual)
+		return actual, actual, true
+	}
+	intended, ok = in.pacer.claim(r)
+	if !ok {
+		return intended, actual, false
+	}
+	idle := time.Now().Before(intended) // waiting for its intended start
+	if !r.sleepUntil(tm, intended) {
+		// Stopped while waiting: the start is dropped if it was due
+		// in the window (drain decides).
+		in.pacer.miss(intended)
+		return intended, actual, false
+	}
+	actual = time.Now()
+	v.yield(actual)
+	v.mu.Lock()
+	st := v.st[r.phaseOf(intended)] // the start's phase
+	st.begun++
+	if actual.Sub(intended) > r.cfg.LateThreshold {
+		st.late++
+	}
+	if idle {
+		if st.wake == nil {
+			st.wake = hist.New()
+		}
+		st.wake.Record(actual.Sub(intended))
+	}
+	v.mu.Unlock()
+	return intended, actual, true
+}
+
+// attempts runs one event, and again after an error of a retried class, up
+// to MaxRetries times; it returns the last attempt's class, or false when
+// the run cancelled the event (counted as cancelled: neither a success nor
+// an error).
+func (r *run) attempts(ctx context.Context, in *inst, v *vu, w workload.VU, intended time.Time) (errclass.Class, bool) {
+	for attempt := 1; ; attempt++ {
+		v.attempt = attempt
+		err := w.Event(ctx, v)
+		if err == nil {
+			return errclass.None, true
+		}
+		class := in.spec.Classify(err)
+		if ctx.Err() != nil {
+			v.mu.Lock()
+			v.st[r.phaseOf(intended)].cancel++
+			v.settle(nil)
+			v.mu.Unlock()
+			return class, false
+		}
+		// A retry is part of the event: after the stop it goes on
+		// within --grace, like any event in flight, and is cancelled with
+		// it (had it stopped here, a failure the event would have
+		// retried past would count as a final one).
+		if !r.retryable(class) || attempt > r.cfg.MaxRetries {
+			return class, true
+		}
+		v.pendingRetry.Add(class)
+	}
+}
+
+// settleEvent counts a finished event in the phase it ended in: its
+// response time from the intended start and service time from the actual
+// one, or its error (and, after retries, that it gave up); after the
+// measured window, only that it ended late.
+func (r *run) settleEvent(v *vu, intended, actual time.Time, class errclass.Class) {
+	done := time.Now()
+	v.mu.Lock()
+	st := v.at(done)
+	v.settle(st)
+	switch {
+	case st == nil:
+		v.st[meas].after++
+	case class == errclass.None:
+		st.recordEvent(done.Sub(intended), done.Sub(actual), r.open)
+	default:
+		st.evErr.Add(class)
+		if r.retryable(class) { // only its last allowed attempt ends the loop so
+			st.gaveUp++
+		}
+	}
+	v.mu.Unlock()
+}
+
+// think pauses a closed-loop VU between events: as long as the workload
+// says (workload.Pacer), else for a draw of Think. It returns false when
+// the run stopped first.
+func (r *run) think(w workload.VU, rng *rand.Rand, tm *time.Timer) bool {
+	var pause time.Duration
+	if p, ok := w.(workload.Pacer); ok {
+		pause = p.Pause()
+	} else if r.cfg.Think.Mean > 0 {
+		pause = r.cfg.Think.Draw(rng)
+	}
+	return pause <= 0 || r.sleepUntil(tm, time.Now().Add(pause))
 }
 
 // pipeline runs a VU that keeps its own events in flight (workload.Pipeline)

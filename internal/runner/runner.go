@@ -246,7 +246,54 @@ func readHeap() heapCounts {
 	return heapCounts{objects: m.Mallocs, gcs: uint64(m.NumGC)}
 }
 
+// drive runs the virtual users and the ticker until the run has stopped and
+// every virtual user is done (or abandoned), and returns the run's figures.
 func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, error) {
+	r.begin()
+	// stepCtx is cancelled Grace after the stop, ending events still in flight.
+	stepCtx, cancelSteps := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelSteps()
+	d := &driver{r: r, ctx: ctx, allDone: r.startVUs(stepCtx, vus)}
+	// The ticker: report intervals aligned on the start and on the warm-up end.
+	d.lastTick, d.tickAt = r.start, r.nextTick(r.start)
+	d.timer = time.NewTimer(time.Until(d.tickAt))
+	defer d.timer.Stop()
+	ctxDone, aborted := ctx.Done(), r.aborted
+	for {
+		select {
+		case <-aborted:
+			aborted = nil
+			d.stop(r.failed())
+		case <-ctxDone:
+			ctxDone = nil
+			// Once the window is over (its last tick not yet run: a late
+			// ticker), the run is complete, not interrupted.
+			d.stop(r.interruption(ctx))
+		case <-d.timer.C:
+			d.tick()
+		case <-d.grace:
+			d.grace = nil
+			cancelSteps()
+			d.abandon = time.After(abandonAfter)
+		case <-d.abandon:
+			r.partial = true
+			r.reason = fmt.Sprintf("events still running %v after they were cancelled were abandoned", abandonAfter)
+			d.vusDone = true
+		case <-d.allDone:
+			d.allDone = nil
+			d.vusDone = true
+			d.vusEnded()
+		}
+		if d.stopping && d.vusDone {
+			return d.end()
+		}
+	}
+}
+
+// begin starts the run's clock: the host sampler's first interval, the
+// warm-up, the steady-state detector, the stop and abort signals, and the
+// client's CPU when there is no warm-up.
+func (r *run) begin() {
 	cfg := r.cfg
 	if cfg.Sample != nil {
 		// The first interval's host figures start here, not at the
@@ -265,125 +312,131 @@ func (r *run) drive(ctx context.Context, vus [][]workload.VU) (*result.Run, erro
 	if cfg.Warmup == 0 {
 		r.readCPU(0)
 	}
+}
 
-	// stepCtx is cancelled Grace after the stop, ending events still in flight.
-	stepCtx, cancelSteps := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelSteps()
-
+// startVUs starts every virtual user's loop with ctx; the channel is closed
+// once they have all returned.
+func (r *run) startVUs(ctx context.Context, vus [][]workload.VU) chan struct{} {
 	var wg sync.WaitGroup
 	for i, in := range r.insts {
 		for j, w := range vus[i] {
-			in.vus[j].ctx = stepCtx
+			in.vus[j].ctx = ctx
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r.loop(stepCtx, in, j, w)
+				r.loop(ctx, in, j, w)
 			}()
 		}
 	}
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
+	return allDone
+}
 
-	// The ticker: report intervals aligned on the start and on the warm-up end.
-	lastTick, tickAt := r.start, r.nextTick(r.start)
-	timer := time.NewTimer(time.Until(tickAt))
-	defer timer.Stop()
-	var graceTimer, abandonTimer <-chan time.Time
-	stopping, vusDone := false, false
-	stop := func(reason string) {
-		if stopping {
-			return
-		}
-		stopping = true
-		r.stopAt = time.Now()
-		r.stopNs.Store(int64(r.stopAt.Sub(r.start)))
-		r.readCPU(1)
-		if reason != "" {
-			r.partial, r.reason = true, reason
-		}
-		close(r.stopped)
-		graceTimer = time.After(cfg.Grace)
+// failed is the first error a virtual user stopped with ("": none).
+func (r *run) failed() string {
+	r.failMu.Lock()
+	defer r.failMu.Unlock()
+	return r.failure
+}
+
+// driver is the ticker's state while drive runs (the ticker goroutine's
+// alone).
+type driver struct {
+	r   *run
+	ctx context.Context
+	// lastTick is the previous report tick, tickAt the next one, due on timer.
+	lastTick, tickAt time.Time
+	timer            *time.Timer
+	// grace fires Grace after the stop, abandon abandonAfter after that;
+	// allDone is closed once every virtual user has returned (nil once seen).
+	grace, abandon <-chan time.Time
+	allDone        chan struct{}
+	// stopping: the stop happened; vusDone: the virtual users are done or
+	// abandoned.
+	stopping, vusDone bool
+}
+
+// stop stops the run (once): virtual users start no more events, the
+// client's CPU is read and Grace starts. A reason marks the run partial.
+func (d *driver) stop(reason string) {
+	if d.stopping {
+		return
 	}
-	ctxDone, aborted := ctx.Done(), r.aborted
-	for {
-		select {
-		case <-aborted:
-			aborted = nil
-			r.failMu.Lock()
-			reason := r.failure
-			r.failMu.Unlock()
-			stop(reason)
-		case <-ctxDone:
-			ctxDone = nil
-			// Once the window is over (its last tick not yet run: a late
-			// ticker), the run is complete, not interrupted.
-			stop(r.interruption(ctx))
-		case <-timer.C:
-			r.ticks++
-			if lag := time.Since(tickAt); lag > cfg.Interval {
-				r.lateTicks++
-				r.maxLag = max(r.maxLag, lag)
-			}
-			if tickAt.Equal(r.measureStart()) && cfg.Warmup > 0 {
-				r.readCPU(0)
-			}
-			r.tick(lastTick, tickAt)
-			if r.steady != nil && !stopping {
-				r.checkSteady(tickAt)
-			}
-			lastTick = tickAt
-			if !tickAt.Before(r.end()) {
-				// A signal received before the end and not yet seen (both
-				// ready at once) still interrupts the run.
-				stop(r.interruption(ctx))
-			} else {
-				tickAt = r.nextTick(tickAt)
-				timer.Reset(time.Until(tickAt))
-			}
-		case <-graceTimer:
-			graceTimer = nil
-			cancelSteps()
-			abandonTimer = time.After(abandonAfter)
-		case <-abandonTimer:
-			r.partial = true
-			r.reason = fmt.Sprintf("events still running %v after they were cancelled were abandoned", abandonAfter)
-			vusDone = true
-		case <-allDone:
-			allDone = nil
-			vusDone = true
-			r.failMu.Lock()
-			failed := r.failure
-			r.failMu.Unlock()
-			if !stopping && failed != "" {
-				stop("every virtual user stopped: " + failed)
-			}
-			if !stopping && r.open {
-				// The schedule's last start was served before the window's end:
-				// keep ticking until the end, so the window keeps its length.
-				continue
-			}
-			if !stopping {
-				if time.Now().Before(r.end()) {
-					// Closed-loop VUs only leave early when stopped or failed.
-					stop("every virtual user stopped")
-				} else {
-					// The VUs saw the end before the ticker's last tick fired.
-					stop(r.interruption(ctx))
-				}
-			}
-		}
-		if stopping && vusDone {
-			r.failMu.Lock()
-			if r.failure != "" && !r.partial {
-				// Some virtual users stopped on an error while others ran on:
-				// the figures lack their share of the window.
-				r.partial, r.reason = true, "a virtual user stopped early: "+r.failure
-			}
-			r.failMu.Unlock()
-			// Events in flight at the stop are added to the totals (they
-			// started in the window); a tail past the end is not an interval.
-			r.tick(lastTick, maxTime(lastTick, time.Now()))
-			return r.finish()
-		}
+	r := d.r
+	d.stopping = true
+	r.stopAt = time.Now()
+	r.stopNs.Store(int64(r.stopAt.Sub(r.start)))
+	r.readCPU(1)
+	if reason != "" {
+		r.partial, r.reason = true, reason
 	}
+	close(r.stopped)
+	d.grace = time.After(r.cfg.Grace)
+}
+
+// tick is a report tick: the interval's figures, the lateness of the
+// ticker, the client's CPU at the warm-up's end, the steady-state check,
+// and the stop at the window's end.
+func (d *driver) tick() {
+	r := d.r
+	r.ticks++
+	if lag := time.Since(d.tickAt); lag > r.cfg.Interval {
+		r.lateTicks++
+		r.maxLag = max(r.maxLag, lag)
+	}
+	if d.tickAt.Equal(r.measureStart()) && r.cfg.Warmup > 0 {
+		r.readCPU(0)
+	}
+	r.tick(d.lastTick, d.tickAt)
+	if r.steady != nil && !d.stopping {
+		r.checkSteady(d.tickAt)
+	}
+	d.lastTick = d.tickAt
+	if !d.tickAt.Before(r.end()) {
+		// A signal received before the end and not yet seen (both
+		// ready at once) still interrupts the run.
+		d.stop(r.interruption(d.ctx))
+	} else {
+		d.tickAt = r.nextTick(d.tickAt)
+		d.timer.Reset(time.Until(d.tickAt))
+	}
+}
+
+// vusEnded is called once every virtual user has returned: it stops the
+// run if it has not stopped, and says why.
+func (d *driver) vusEnded() {
+	r := d.r
+	if failed := r.failed(); !d.stopping && failed != "" {
+		d.stop("every virtual user stopped: " + failed)
+	}
+	switch {
+	case d.stopping:
+	case r.open:
+		// The schedule's last start was served before the window's end:
+		// keep ticking until the end, so the window keeps its length.
+	case time.Now().Before(r.end()):
+		// Closed-loop VUs only leave early when stopped or failed.
+		d.stop("every virtual user stopped")
+	default:
+		// The VUs saw the end before the ticker's last tick fired.
+		d.stop(r.interruption(d.ctx))
+	}
+}
+
+// end finishes a run that has stopped and whose virtual users are done:
+// the last figures, and the result.
+func (d *driver) end() (*result.Run, error) {
+	r := d.r
+	r.failMu.Lock()
+	if r.failure != "" && !r.partial {
+		// Some virtual users stopped on an error while others ran on:
+		// the figures lack their share of the window.
+		r.partial, r.reason = true, "a virtual user stopped early: "+r.failure
+	}
+	r.failMu.Unlock()
+	// Events in flight at the stop are added to the totals (they
+	// started in the window); a tail past the end is not an interval.
+	r.tick(d.lastTick, maxTime(d.lastTick, time.Now()))
+	return r.finish()
 }
