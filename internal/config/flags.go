@@ -113,6 +113,72 @@ func (f rateFlag) Set(v string) error {
 
 func (f rateFlag) Type() string { return "rate" }
 
+// Rates is --rate of run and sweep, parsed once as it is set: run's one
+// rate (ParseRate), or sweep's list of them (parseRates), whose problem Plan
+// reports with the others. Without one, the closed loop.
+type Rates struct {
+	list  []Rate
+	text  string
+	err   error // sweep: what is wrong with the list
+	sweep bool
+}
+
+// List is the rates given: one for run, the axis's for sweep (the closed
+// loop when none was given).
+func (r Rates) List() []Rate {
+	if len(r.list) == 0 {
+		return []Rate{{}}
+	}
+	return r.list
+}
+
+// First is the first rate (run's only one).
+func (r Rates) First() Rate { return r.List()[0] }
+
+// Err is what is wrong with sweep's list (nil: nothing).
+func (r Rates) Err() error { return r.err }
+
+// ratesFlag binds a Rates for run (one rate, through rateFlag) or sweep (a
+// list).
+type ratesFlag struct{ r *Rates }
+
+func (f ratesFlag) String() string {
+	if f.r == nil {
+		return "0"
+	}
+	if f.r.sweep {
+		return f.r.text
+	}
+	return f.r.First().String()
+}
+
+func (f ratesFlag) Set(v string) error {
+	if !f.r.sweep {
+		var one Rate
+		if err := (rateFlag{&one}).Set(v); err != nil {
+			return err
+		}
+		f.r.list, f.r.text = []Rate{one}, v
+		return nil
+	}
+	f.r.text = v
+	f.r.list, f.r.err = parseRates(v)
+	return nil
+}
+
+func (f ratesFlag) Type() string {
+	if f.r.sweep {
+		return "string"
+	}
+	return "rate"
+}
+
+// bind registers the flag on fs: no rate (the closed loop) by default.
+func (r *Rates) bind(fs *pflag.FlagSet, sweep bool, usage string) {
+	*r = Rates{sweep: sweep}
+	fs.Var(ratesFlag{r}, "rate", usage)
+}
+
 // Threads is --threads of run and sweep, parsed once as it is set: run's one
 // count of virtual users per instance (any whole number, checked with the
 // other load settings), or sweep's list of them, sorted and without repeats
@@ -227,7 +293,7 @@ type Flags struct {
 	Warmup      time.Duration
 	Steady      time.Duration // --steady-state window
 	SteadyTol   float64       // --steady-tolerance, percent
-	Rate        Rate
+	Rate        Rates         // --rate: run's rate, or sweep's list
 	Baseline    Baseline
 	Arrival     string
 	Think       time.Duration
@@ -249,7 +315,6 @@ type Flags struct {
 	MaxRetries  int
 	SLO         float64 // sweep
 	CPUTarget   float64 // sweep
-	RateList    string  // sweep's --rate
 	Shard       string  // --shard I/N (run only)
 	RunID       string  // --run-id
 	StartAt     string  // --start-at
@@ -316,7 +381,7 @@ func (c *Flags) Bind(fs *pflag.FlagSet, phase string) {
 func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 	if phase == PhaseSweep {
 		c.Threads.bind(fs, true, "virtual users per instance, a list to sweep (1,2,4,8,16,32)")
-		fs.StringVar(&c.RateList, "rate", "", "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x)")
+		c.Rate.bind(fs, true, "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x)")
 		MillisVar(fs, &c.SLO, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (0: none)")
 		fs.Float64Var(&c.CPUTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (the highest step with flat response time below it)")
 	} else {
@@ -327,7 +392,7 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 	DurationVar(fs, &c.Steady, "steady-state", 0, "end the warm-up early once throughput and p99 are steady over this window (fio's ss=): the least-squares line through the window's intervals drifts less than --steady-tolerance; --warmup is then the longest warm-up, and the result records when steady state was reached or that it was not (0: off)")
 	fs.Float64Var(&c.SteadyTol, "steady-tolerance", 5, "steady state: the most throughput and p99 may drift over the --steady-state window, in percent of their mean")
 	if phase == PhaseRun {
-		fs.Var(rateFlag{&c.Rate}, "rate", "open loop: start this many events per second per instance on a fixed schedule, or a multiple of --baseline-rate such as 2x (0 = closed loop); latency then counts from the intended start")
+		c.Rate.bind(fs, false, "open loop: start this many events per second per instance on a fixed schedule, or a multiple of --baseline-rate such as 2x (0 = closed loop); latency then counts from the intended start")
 	}
 	fs.Var(baselineFlag{&c.Baseline}, "baseline-rate", "events per second per instance that --rate Nx multiplies (e.g. the rate a known-good configuration sustains), or auto: measure it first, closed loop with one virtual user per instance for --warmup and --time, and use its throughput per instance")
 	fs.StringVar(&c.Arrival, "arrival", "constant", "open-loop arrivals: constant (evenly spaced) or poisson (random, same mean)")

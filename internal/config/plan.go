@@ -205,7 +205,8 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 	}
 	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Force: c.Force, Out: Output{Path: c.Out, Workload: w.Meta().Name},
 		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, CPUTarget: c.CPUTarget}
-	rate, multiples := c.Rate, c.Rate.IsMultiple()
+	rate := c.Rate.First()
+	multiples := rate.IsMultiple()
 	if p.Sweep {
 		if err := w.Validate(); err != nil { // the workload's own steps come from its options
 			return nil, Error{err}
@@ -310,7 +311,7 @@ func (c *Flags) runSteps(w workload.Workload) []Step {
 	}
 	out := make([]Step, len(steps))
 	for k, s := range steps {
-		out[k] = Step{Label: s.Label, X: s.X, Threads: threads(w, c.Threads.First()), Rate: c.Rate, Own: k, Options: s.Options}
+		out[k] = Step{Label: s.Label, X: s.X, Threads: threads(w, c.Threads.First()), Rate: c.Rate.First(), Own: k, Options: s.Options}
 	}
 	return out
 }
@@ -401,7 +402,7 @@ func (c *Flags) loopProblems(load *runner.Load, cfg *runner.Config) []error {
 // RunnerProblems checks the run options as Plan does, for a command that
 // only needs them checked (the k8s manifest).
 func (c *Flags) RunnerProblems() error {
-	_, _, err := c.runnerConfig(c.Rate, c.Threads.First(), false)
+	_, _, err := c.runnerConfig(c.Rate.First(), c.Threads.First(), false)
 	return err
 }
 
@@ -421,12 +422,12 @@ func IntList(s string) ([]int, error) {
 	return slices.Compact(out), nil
 }
 
-// rateList parses sweep's --rate list: sorted, without repeats, every step
-// a multiple or every step per second; one value when not given.
-func (c *Flags) rateList() ([]Rate, error) {
+// parseRates parses sweep's --rate list: sorted, without repeats, every
+// step a multiple or every step per second; one value when not given.
+func parseRates(list string) ([]Rate, error) {
 	var rates []Rate
-	if strings.TrimSpace(c.RateList) != "" {
-		for _, f := range strings.Split(c.RateList, ",") {
+	if strings.TrimSpace(list) != "" {
+		for _, f := range strings.Split(list, ",") {
 			r, err := ParseRate(f)
 			if err != nil {
 				return nil, Invalidf("rate: %v", err)
@@ -441,7 +442,7 @@ func (c *Flags) rateList() ([]Rate, error) {
 				return nil, Invalidf("rate: 0 in a sweep list would be a closed-loop step; list open-loop rates only")
 			}
 			if r.IsMultiple() != mult {
-				return nil, Invalidf("rate %q: give every step as a multiple (1x,2x) or every step per second (100,200), not both", c.RateList)
+				return nil, Invalidf("rate %q: give every step as a multiple (1x,2x) or every step per second (100,200), not both", list)
 			}
 		}
 		slices.SortFunc(rates, func(a, b Rate) int { return cmp.Compare(a.axisValue(), b.axisValue()) })
@@ -461,10 +462,10 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 		return Error{err}
 	}
 	threadList := c.Threads.List()
-	rates, err := c.rateList()
-	if err != nil {
+	if err := c.Rate.Err(); err != nil {
 		return err
 	}
+	rates := c.Rate.List()
 	counts, err := c.InstanceCounts()
 	if err != nil {
 		return Error{err}
