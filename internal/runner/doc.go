@@ -1,6 +1,9 @@
 // Package runner is the measurement core shared by every workload.
 //
-// It drives virtual users (VUs) in a closed loop (each VU runs its next event
+// How load is offered is a Load (virtual users, rate, think time, warm-up,
+// duration, a shard's part), the part of a run's Config that a plan fills
+// and a session scales (Load.Shard); the rest of Config is how the run is
+// measured and reported. It drives virtual users (VUs) in a closed loop (each VU runs its next event
 // as soon as the last one ends, after an optional think time) or an open loop
 // (events start on an absolute schedule of R per second, whatever the system
 // does). In the open loop, response time is measured from the INTENDED start,
