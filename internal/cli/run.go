@@ -30,7 +30,7 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags)
 		cmd = "sweep"
 	}
 	outs := outputs(p)
-	if err := checkOutputs(cmd, "--out", outs, resultOut, p.Force, nil); err != nil {
+	if err := asUsage(session.CheckOutputs(cmd, "--out", outs, resultOut, p.Force, nil)); err != nil {
 		return err
 	}
 	if p.CPUProfile != "" {
@@ -39,7 +39,7 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags)
 		}
 	}
 	flags := append(slices.Repeat([]string{"--out"}, len(outs)), "--cpuprofile")
-	if err := checkOnce(cmd, flags, append(outs, p.CPUProfile)); err != nil {
+	if err := asUsage(session.CheckOnce(cmd, flags, append(outs, p.CPUProfile))); err != nil {
 		return err
 	}
 	_, err = execute(ctx, env, p)

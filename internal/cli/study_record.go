@@ -117,7 +117,7 @@ func studyClashes(s *study.Study, o studyOptions) []string {
 		name := e.Name()
 		mine := name == recordFile || name == s.Report.Path || (s.Plan != nil && name == "plan.json") ||
 			slices.ContainsFunc(s.Steps, func(st study.Step) bool { return st.Writes(name) })
-		if !mine || (o.replaceOurs && (name == recordFile || ours(filepath.Join(o.dir, name)))) {
+		if !mine || (o.replaceOurs && (name == recordFile || session.Ours(filepath.Join(o.dir, name)))) {
 			continue
 		}
 		out = append(out, name)
