@@ -42,7 +42,7 @@ func (f stepFiles) all() []string {
 // options, in order, adding each to the study's record in dir as it
 // completes, and returns every step's files (a skipped step's as the
 // catalog recorded them). The first step that fails ends the study.
-func runSteps(ctx context.Context, env *Env, steps []stepRun, rec *studyRecord, dir string) (map[string]stepFiles, error) {
+func runSteps(ctx context.Context, env *Env, steps []stepRun, rec *study.Record, dir string) (map[string]stepFiles, error) {
 	files := map[string]stepFiles{}
 	var cat *history.Catalog
 	if dsn := steps[0].plan.History; dsn != "" {
@@ -67,8 +67,7 @@ func runSteps(ctx context.Context, env *Env, steps []stepRun, rec *studyRecord, 
 			return nil, err
 		}
 		files[st.cmd.Step] = f
-		rec.Steps[st.cmd.Step] = stepRecord{Spec: st.spec, Files: absPaths(f.all())}
-		if err := rec.write(dir); err != nil {
+		if err := rec.Done(dir, st.cmd.Step, st.spec, f.all()); err != nil {
 			return nil, runError{fmt.Errorf("study: %w", err)}
 		}
 	}
@@ -108,16 +107,9 @@ func stepDone(ctx context.Context, env *Env, cat *history.Catalog, st stepRun) (
 	if err != nil || !ok {
 		return stepFiles{}, false, err
 	}
-	path := f.all()[0]
-	why := "the history holds it (" + path + "), but no " + recordFile + " beside it says with which options it ran"
-	rec, _ := readRecord(filepath.Dir(path))
-	if rec != nil && strings.HasPrefix(st.label, rec.ID+"/") {
-		if sr, ok := rec.Steps[st.cmd.Step]; ok && slices.Contains(sr.Files, absPaths([]string{path})[0]) {
-			if slices.Equal(sr.Spec, st.spec) {
-				return f, true, nil
-			}
-			why = "the history holds it with other options (" + specDiff(sr.Spec, st.spec) + ")"
-		}
+	done, why := study.RanWith(f.all()[0], st.label, st.cmd.Step, st.spec)
+	if done {
+		return f, true, nil
 	}
 	fmt.Fprintf(env.Stdout, "study: step %s: %s: running it again\n", st.cmd.Step, why)
 	return stepFiles{}, false, nil

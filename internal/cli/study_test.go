@@ -350,8 +350,8 @@ func TestQuickstartReplacesOnlyOurs(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	old := &studyRecord{Study: "vm-rate", ID: "old", Steps: map[string]stepRecord{}}
-	if err := old.write(dir); err != nil {
+	old := &study.Record{Study: "vm-rate", ID: "old", Steps: map[string]study.StepRecord{}}
+	if err := old.Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	write := func(name, text string) {
@@ -372,7 +372,7 @@ func TestQuickstartReplacesOnlyOurs(t *testing.T) {
 	if err != nil || rec.ID != "new" {
 		t.Fatalf("claim: %v %+v", err, rec)
 	}
-	if again, err := readRecord(dir); err != nil || again.ID != "new" {
+	if again, err := study.ReadRecord(dir); err != nil || again.ID != "new" {
 		t.Errorf("record: %+v %v", again, err)
 	}
 	o.replaceOurs = false
