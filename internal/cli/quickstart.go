@@ -9,14 +9,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/report"
-	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/shellword"
-	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
 // quickstartCommand is the whole story on the embedded default: the vm-rate
@@ -84,28 +81,6 @@ func quickstart(ctx context.Context, env *Env, dir string, stepTime time.Duratio
 	}
 	fmt.Fprintln(env.Stdout)
 	return report.WriteHeadline(env.Stdout, report.Headline(report.Doc{Sweep: l.sweep, Plan: l.Plan}), report.Text)
-}
-
-// sweepWith sweeps the named workload with the given options, as 'rightsize
-// sweep NAME args...' does.
-func sweepWith(ctx context.Context, env *Env, name string, args []string) (*session.Outcome, error) {
-	w := all.ByName(name)
-	if w == nil {
-		return nil, fmt.Errorf("no workload %s", name)
-	}
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	w.BindFlags(fs)
-	var f config.Flags
-	f.Bind(fs, config.PhaseSweep)
-	if err := fs.Parse(args); err != nil {
-		return nil, usageError{err}
-	}
-	p, err := f.Plan(w, planEnv(env))
-	if err != nil {
-		return nil, err
-	}
-	o, err := execute(ctx, env, p)
-	return o, wrapRun(err)
 }
 
 // printCommand prints a command line, as the user would type it: safe to

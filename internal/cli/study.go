@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/session"
@@ -216,15 +214,7 @@ func planStep(env *Env, c study.Command, args []string) (*config.Plan, error) {
 		}
 		return nil, fmt.Errorf("unknown workload %q (one of: %s)", c.Workload, strings.Join(names, ", "))
 	}
-	fs := pflag.NewFlagSet(c.Workload, pflag.ContinueOnError)
-	fs.SetOutput(&bytes.Buffer{})
-	w.BindFlags(fs)
-	var f config.Flags
-	f.Bind(fs, c.Phase)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	return f.Plan(w, planEnv(env))
+	return config.PlanArgs(w, c.Phase, args, planEnv(env))
 }
 
 // runStudy plans every step, skips those the history holds, runs the
