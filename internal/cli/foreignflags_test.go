@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/internal/foreignflag"
 )
 
 // A flag of sysbench, fio, go-tpc, pgbench or k6 gets a line that says what
@@ -90,34 +92,34 @@ func TestForeignFlagsNameRealFlags(t *testing.T) {
 	env := &Env{Getenv: func(string) string { return "" }}
 	root := newRoot(context.Background(), env)
 	seen := map[string]bool{}
-	for _, f := range foreignFlags {
-		for _, s := range f.spellings() {
+	for _, f := range foreignflag.Table {
+		for _, s := range f.Spellings() {
 			short := len(s) == 2 && s[0] == '-' && s[1] != '-'
 			if !short && !strings.HasPrefix(s, "--") {
-				t.Errorf("%q: spelling %q is neither -X nor --name", f.flag, s)
+				t.Errorf("%q: spelling %q is neither -X nor --name", f.Flag, s)
 			}
-			for _, tool := range f.tools {
+			for _, tool := range f.Tools {
 				if seen[s+" "+tool] {
 					t.Errorf("%s is listed twice for %s", s, tool)
 				}
 				seen[s+" "+tool] = true
 			}
 		}
-		if strings.ContainsAny(f.note, "()") {
-			t.Errorf("%q: note %q holds parentheses (the hint adds some)", f.flag, f.note)
+		if strings.ContainsAny(f.Note, "()") {
+			t.Errorf("%q: note %q holds parentheses (the hint adds some)", f.Flag, f.Note)
 		}
 		switch {
-		case f.use == "" && f.note == "":
-			t.Errorf("%q: no equivalent and no reason", f.flag)
-		case f.use == "":
-		case strings.HasPrefix(f.use, "--"):
-			if flagHome(root, dashless(f.use)) == "" {
-				t.Errorf("%q: rightsize has no flag %s", f.flag, f.use)
+		case f.Use == "" && f.Note == "":
+			t.Errorf("%q: no equivalent and no reason", f.Flag)
+		case f.Use == "":
+		case strings.HasPrefix(f.Use, "--"):
+			if foreignflag.Home(root, foreignflag.Dashless(f.Use)) == "" {
+				t.Errorf("%q: rightsize has no flag %s", f.Flag, f.Use)
 			}
 		default:
-			words := strings.Fields(strings.TrimSuffix(f.use, " WORKLOAD"))
+			words := strings.Fields(strings.TrimSuffix(f.Use, " WORKLOAD"))
 			if c, rest, err := root.Find(words); err != nil || len(rest) > 0 || c == root {
-				t.Errorf("%q: 'rightsize %s' is not a command (%v, %v)", f.flag, f.use, rest, err)
+				t.Errorf("%q: 'rightsize %s' is not a command (%v, %v)", f.Flag, f.Use, rest, err)
 			}
 		}
 	}
@@ -237,7 +239,7 @@ func TestSysbenchTargetPastes(t *testing.T) {
 	if !ok || o.code != ExitUsage {
 		t.Fatalf("exit %d, no together line:\n%s", o.code, o.stderr)
 	}
-	url := sysbenchTarget(args)
+	url := foreignflag.SysbenchTarget(args)
 	if got := shellWords(t, "sh", line); len(got) != 2 || got[0] != "--target" || got[1] != url || !strings.Contains(url, "$(id)") {
 		t.Errorf("sh made %q of %s", got, line)
 	}
