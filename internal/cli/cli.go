@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/runner"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -29,31 +27,9 @@ const (
 	ExitInterrupted = 3
 )
 
-// Env is the process state the CLI may use, injected by main.
-type Env struct {
-	Args           []string
-	Stdout, Stderr io.Writer
-	Getenv         func(string) string
-	// CPUTime returns the process's user and system CPU time so far; nil when
-	// it cannot be measured.
-	CPUTime func() (user, sys time.Duration)
-	// Terminal is true when Stderr is a terminal (progress bars animate).
-	Terminal bool
-	Hostname string
-	// Brief makes runs and sweeps print one line per step instead of the
-	// live lines and each step's summary (quickstart; the files hold all).
-	Brief    bool
-	NumCPU   int
-	MaxProcs int
-	// SetMaxProcs sets GOMAXPROCS (nil: left alone).
-	SetMaxProcs func(n int)
-	// ProcRoot is where the host's /proc is mounted, for host metrics ("":
-	// none are sampled).
-	ProcRoot string
-	// SysFS is the host's /sys, for its CPU and NUMA topology (nil: not
-	// available).
-	SysFS fs.FS
-}
+// Env is the process state the CLI may use, injected by main
+// (observe.Env).
+type Env = observe.Env
 
 // Interrupt is the cancellation cause main gives the context when a signal
 // arrives: it names the signal and the moment it was received, so that the
@@ -78,35 +54,9 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // errInterrupted marks a run stopped by a signal after writing a partial result (exit 3).
 var errInterrupted = session.ErrInterrupted
 
-// Version returns the build's version: the module version or VCS revision.
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "devel"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return "devel-" + rev
-}
+// Version returns the build's version: the module version or VCS revision
+// (observe.Version).
+func Version() string { return observe.Version() }
 
 // Main runs the command line and returns the exit code.
 func Main(ctx context.Context, env Env) int {

@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/schollz/progressbar/v3"
 
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/session"
-	"github.com/rightsize/rightsize/internal/topology"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -49,7 +46,7 @@ func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Fl
 	return eachInstance(ctx, env, w, c, func(i, n int, t workload.Target, in workload.Instance) error {
 		start := time.Now()
 		fmt.Fprintf(env.Stderr, "preparing %s (instance %d of %d)\n", t, i+1, n)
-		if err := in.Prepare(ctx, workload.PrepareOptions{Force: c.Force, Threads: c.Loaders, Seed: c.Seed}, newProgress(env, t.String())); err != nil {
+		if err := in.Prepare(ctx, workload.PrepareOptions{Force: c.Force, Threads: c.Loaders, Seed: c.Seed}, observe.NewProgress(env, t.String())); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "prepared %s for %s in %.1f s\n", t, w.Meta().Name, time.Since(start).Seconds())
@@ -141,91 +138,6 @@ func nameList(names []string) string {
 	return fmt.Sprintf("%s, …, %s (%d)", strings.Join(names[:3], ", "), names[len(names)-1], len(names))
 }
 
-// progress shows prepare's progress: an animated bar on a terminal, a line
-// every 10 % otherwise (logs, CI).
-type progress struct {
-	mu    sync.Mutex
-	env   *Env
-	name  string
-	bar   *progressbar.ProgressBar
-	unit  workload.Unit
-	total int64
-	done  int64
-	shown int64 // last tenth printed (non-terminal)
-}
-
-var _ workload.UnitProgress = (*progress)(nil)
-
-func newProgress(env *Env, name string) *progress {
-	return &progress{env: env, name: name, unit: workload.Rows}
-}
-
-// Unit sets what the counts are (before Total): rows, or bytes shown in
-// binary units.
-func (p *progress) Unit(u workload.Unit) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.unit = u
-}
-
-// count writes n in the progress's unit: "1200 rows", "12 MiB".
-func (p *progress) count(n int64) string {
-	if p.unit == workload.Bytes {
-		return topology.FormatBytes(n)
-	}
-	return fmt.Sprintf("%d %s", n, p.unit)
-}
-
-func (p *progress) Total(n int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.total = n
-	if p.env.Terminal {
-		if p.bar == nil {
-			opts := []progressbar.Option{
-				progressbar.OptionSetWriter(p.env.Stderr),
-				progressbar.OptionShowCount(),
-				progressbar.OptionThrottle(100 * time.Millisecond),
-				progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.env.Stderr) }),
-			}
-			if p.unit == workload.Bytes {
-				opts = append(opts, progressbar.OptionSetDescription("writing"), progressbar.OptionShowBytes(true), progressbar.OptionUseIECUnits(true))
-			} else {
-				opts = append(opts, progressbar.OptionSetDescription("loading "+string(p.unit)), progressbar.OptionShowIts(), progressbar.OptionSetItsString(string(p.unit)))
-			}
-			p.bar = progressbar.NewOptions64(n, opts...)
-		} else {
-			p.bar.ChangeMax64(n)
-		}
-	}
-}
-
-func (p *progress) Add(n int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done += n
-	if p.bar != nil {
-		_ = p.bar.Add64(n)
-		return
-	}
-	if p.total > 0 {
-		if tenth := p.done * 10 / p.total; tenth > p.shown {
-			p.shown = tenth
-			fmt.Fprintf(p.env.Stderr, "  %s: %s of %s (%d%%)\n", p.name, p.count(p.done), p.count(p.total), tenth*10)
-		}
-	}
-}
-
-func (p *progress) Message(s string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bar != nil {
-		p.bar.Describe(s)
-		return
-	}
-	fmt.Fprintf(p.env.Stderr, "  %s: %s\n", p.name, s)
-}
-
 // checkCmd runs the workload's consistency checks on every instance and
 // prints each condition; it fails (exit 1) when any condition fails.
 func checkCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
@@ -240,7 +152,7 @@ func checkCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flag
 		if !ok {
 			return fmt.Errorf("check: %s says it has consistency checks, but its instance %T has none", m.Name, in)
 		}
-		results, err := ck.Check(ctx, newProgress(env, t.String()))
+		results, err := ck.Check(ctx, observe.NewProgress(env, t.String()))
 		if err != nil {
 			return err
 		}

@@ -260,3 +260,15 @@ func WriteOutput(path string, b []byte) error {
 	}
 	return WriteFile(path, func(w io.Writer) error { _, err := w.Write(b); return err })
 }
+
+// AbsPath is p made absolute, as the history records a result file's path
+// ("" for none or "-"; p as it is when it cannot be).
+func AbsPath(p string) string {
+	if p == "" || p == "-" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}

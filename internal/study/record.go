@@ -73,7 +73,7 @@ func (r *Record) Write(dir string) error {
 func (r *Record) Done(dir, step string, spec, files []string) error {
 	abs := make([]string, len(files))
 	for i, p := range files {
-		abs[i] = absPath(p)
+		abs[i] = session.AbsPath(p)
 	}
 	r.Steps[step] = StepRecord{Spec: spec, Files: abs}
 	return r.Write(dir)
@@ -163,7 +163,7 @@ func RanWith(path, label, step string, spec []string) (ok bool, why string) {
 	why = "the history holds it (" + path + "), but no " + RecordFile + " beside it says with which options it ran"
 	rec, _ := ReadRecord(filepath.Dir(path))
 	if rec != nil && strings.HasPrefix(label, rec.ID+"/") {
-		if sr, ok := rec.Steps[step]; ok && slices.Contains(sr.Files, absPath(path)) {
+		if sr, ok := rec.Steps[step]; ok && slices.Contains(sr.Files, session.AbsPath(path)) {
 			if slices.Equal(sr.Spec, spec) {
 				return true, ""
 			}
@@ -213,16 +213,4 @@ func orNot(given, name string) string {
 		return given
 	}
 	return name + " not given"
-}
-
-// absPath is p made absolute ("" for none or "-"; p as it is when it
-// cannot be), as the history records a file's path.
-func absPath(p string) string {
-	if p == "" || p == "-" {
-		return ""
-	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
 }

@@ -1,4 +1,4 @@
-package cli
+package observe
 
 import (
 	"context"
@@ -47,13 +47,13 @@ func (c *console) StepStart(s session.Step) {
 	out, cfg, name := c.env.Stdout, s.Config, c.plan.Workload.Meta().Name
 	if s.IsBaseline() {
 		fmt.Fprintf(out, "rightsize %s: %s on %s; measuring the baseline rate: closed loop, %s per instance; warm-up %v, measured %v\n",
-			Version(), name, plural(s.Instances, "instance"), plural(cfg.Threads, "thread"), cfg.Warmup, cfg.Duration)
+			Version(), name, report.Plural(s.Instances, "instance"), report.Plural(cfg.Threads, "thread"), cfg.Warmup, cfg.Duration)
 		return
 	}
 	if s.Count > 1 {
 		fmt.Fprintf(out, "\n== step %d of %d: %s\n", s.Index+1, s.Count, s.Spec.Label)
 	}
-	mode := fmt.Sprintf("closed loop, %s per instance", plural(cfg.Threads, "thread"))
+	mode := fmt.Sprintf("closed loop, %s per instance", report.Plural(cfg.Threads, "thread"))
 	if cfg.Rate > 0 {
 		mode = fmt.Sprintf("open loop, %g/s per instance (%s), up to %d in flight", cfg.Rate, cfg.Arrival, cfg.Threads)
 		if r := s.Spec.Rate; r.IsMultiple() {
@@ -62,7 +62,7 @@ func (c *console) StepStart(s session.Step) {
 		}
 	}
 	fmt.Fprintf(out, "rightsize %s: %s on %s; %s; warm-up %v, measured %v, report every %v\n",
-		Version(), name, plural(s.Instances, "instance"), mode, cfg.Warmup, cfg.Duration, cfg.Interval)
+		Version(), name, report.Plural(s.Instances, "instance"), mode, cfg.Warmup, cfg.Duration, cfg.Interval)
 	if d := c.plan.Dist; d != nil && d.Sharded {
 		p := d.Part
 		fmt.Fprintf(out, "shard %s of run %s: instances %d..%d of %d, virtual users %d..%d of %d on each\n",
@@ -153,9 +153,10 @@ func (c *console) End(o *session.Outcome) error {
 // recorder records a session's results in the history catalog.
 type recorder struct {
 	session.Base
-	ctx context.Context
-	env *Env
-	dsn string
+	ctx    context.Context
+	env    *Env
+	dsn    string
+	record Recorder
 }
 
 // End records every result made, the baseline's first, and the sweep. A
@@ -172,13 +173,13 @@ func (r *recorder) End(o *session.Outcome) error {
 	if o.Sweep != nil {
 		sw = o.Sweep.Sweep
 	}
-	err := recordInHistory(r.ctx, r.env, r.dsn, runs, paths, sw, o.SweepPath)
+	err := r.record(r.ctx, r.dsn, runs, paths, sw, o.SweepPath)
 	if err == nil {
 		return nil
 	}
 	fmt.Fprintf(r.env.Stderr, "rightsize: history: not recorded: %v\n", err)
 	if d := o.Plan.Dist; d != nil && d.Sharded && !o.Failed {
-		return runError{fmt.Errorf("shard %s: the result is not in the history catalog, so 'merge --run' will miss it: %w", d.Spec, err)}
+		return fmt.Errorf("shard %s: the result is not in the history catalog, so 'merge --run' will miss it: %w", d.Spec, err)
 	}
 	return nil
 }
