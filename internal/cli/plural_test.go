@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -54,8 +55,8 @@ func TestCountsReadAsWords(t *testing.T) {
 		for _, n := range c.names {
 			ts = append(ts, createdTarget(n))
 		}
-		if err := dropCreatedDatabases(ctx, &Env{Stdout: &b}, ts); err != nil || b.String() != c.want {
-			t.Errorf("dropCreatedDatabases(%v) = %v, printed %q, want %q", c.names, err, b.String(), c.want)
+		if err := observe.DropCreatedDatabases(ctx, &Env{Stdout: &b}, ts); err != nil || b.String() != c.want {
+			t.Errorf("DropCreatedDatabases(%v) = %v, printed %q, want %q", c.names, err, b.String(), c.want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/rightsize/rightsize/internal/config"
 	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
-	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
@@ -38,21 +37,10 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags)
 		return err
 	}
 	_, err = execute(ctx, env, p)
-	if err != nil && p.Prepare != "always" && missingDatabase(p, err) {
+	if err != nil && p.Prepare != "always" && dialectall.Missing(p.Targets, err) {
 		err = fmt.Errorf("%w (the database does not exist yet: `rightsize prepare %s --target URL`, with this command's workload options, creates and loads it, or give --prepare always)", err, p.Workload.Meta().Name)
 	}
 	return err
-}
-
-// missingDatabase reports whether err is the step's database server saying
-// that the database (or a table of it) does not exist.
-func missingDatabase(p *config.Plan, err error) bool {
-	for _, t := range p.Targets {
-		if d, ok := dialectall.ForScheme(t.String()); ok && d.Classify(err) == errclass.Missing {
-			return true
-		}
-	}
-	return false
 }
 
 // outputs are the files a plan writes whose names --out gives: the steps'

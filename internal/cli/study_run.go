@@ -88,7 +88,7 @@ func runStep(ctx context.Context, env *Env, st stepRun) (stepFiles, error) {
 		case st.plan.Prepare == "always":
 		case errors.Is(err, workload.ErrNotPrepared):
 			err = fmt.Errorf("%w (a study's --prepare auto loads only the default embedded target and numbered databases: give study run --prepare always to load a database named with --target)", err)
-		case missingDatabase(st.plan, err):
+		case dialectall.Missing(st.plan.Targets, err):
 			err = fmt.Errorf("%w (the database does not exist yet: give study run --prepare always to create and load it)", err)
 		}
 		return stepFiles{}, wrapRun(fmt.Errorf("study: step %s: %w", st.cmd.Step, err))
