@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/k8sjob"
@@ -104,7 +103,7 @@ func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 		sub.Flags().AddFlagSet(o.fs)
 		sub.Long = k8sJobLong
 		// Refused here (see k8sJob): kept, to say why, but not shown.
-		for _, f := range []string{"target", "history", "no-history", "shard", "out"} {
+		for _, f := range k8sjob.Refused {
 			_ = sub.Flags().MarkHidden(f)
 		}
 		sub.Flags().Lookup("run-id").Usage = "the id the shards of the run share, and the Job's name (default: a fresh one such as 20261201T100000Z-1a2b3c)"
@@ -130,11 +129,18 @@ func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 // k8sJob checks the options, prints the manifest on stdout and what to do
 // with it on stderr.
 func k8sJob(env *Env, w workload.Workload, c *config.Flags, o *k8sOptions) error {
-	errs := k8sRefused(c, o)
 	runID := c.RunID
 	if !c.Changed("run-id") {
 		runID = session.NewRunID(time.Now())
 	}
+	spec := k8sjob.Spec{
+		Name: o.name, Namespace: o.namespace, Image: o.image,
+		Workload: w.Meta().Name, Args: k8sjob.Args(c.VisitChanged, o.fs), Generators: o.generators,
+		RunID: runID, StartAt: c.StartAt,
+		Secret: o.secret, TargetKey: o.targetKey, HistoryKey: o.historyKey,
+		CPU: o.cpu, Memory: o.memory,
+	}
+	errs := k8sjob.RefusedGiven(c.Changed, c.NoHistory, spec)
 	// What every shard will check of its options, checked now rather than
 	// in N pods' logs: the workload's and the run's options, and those a
 	// shard refuses (--prepare always, --steady-state, ...).
@@ -147,19 +153,11 @@ func k8sJob(env *Env, w workload.Workload, c *config.Flags, o *k8sOptions) error
 	if _, err := c.InstanceCounts(); err != nil {
 		errs = append(errs, err)
 	}
-	spec := "0/" + strconv.Itoa(min(max(o.generators, 1), k8sjob.MaxGenerators)) // --generators is checked by k8sjob
-	if _, err := c.Distributed(spec, runID); err != nil {
+	shards := "0/" + strconv.Itoa(min(max(o.generators, 1), k8sjob.MaxGenerators)) // --generators is checked by k8sjob
+	if _, err := c.Distributed(shards, runID); err != nil {
 		errs = append(errs, err)
 	}
-
-	args := k8sArgs(c, o)
-	job, err := k8sjob.Build(k8sjob.Spec{
-		Name: o.name, Namespace: o.namespace, Image: o.image,
-		Workload: w.Meta().Name, Args: args, Generators: o.generators,
-		RunID: runID, StartAt: c.StartAt,
-		Secret: o.secret, TargetKey: o.targetKey, HistoryKey: o.historyKey,
-		CPU: o.cpu, Memory: o.memory,
-	})
+	job, err := k8sjob.Build(spec)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -173,68 +171,6 @@ func k8sJob(env *Env, w workload.Workload, c *config.Flags, o *k8sOptions) error
 	if _, err := env.Stdout.Write(manifest); err != nil {
 		return runError{fmt.Errorf("k8s job: writing the manifest: %w", err)}
 	}
-	ns := ""
-	if o.namespace != "" {
-		ns = " -n " + o.namespace
-	}
-	fmt.Fprintf(env.Stderr, "Job %s: run %s of %s on %d generators. With the manifest saved (rightsize k8s job ... > job.yaml):\n", job.Name, runID, w.Meta().Name, o.generators)
-	fmt.Fprintf(env.Stderr, "  kubectl apply%s -f job.yaml\n", ns)
-	fmt.Fprintf(env.Stderr, "  kubectl get pods%s -l %s=%s --watch\n", ns, k8sjob.LabelRun, job.Labels[k8sjob.LabelRun])
-	fmt.Fprintf(env.Stderr, "  %s   # once the Job has completed\n", k8sjob.MergeCommand(runID))
+	fmt.Fprint(env.Stderr, k8sjob.Instructions(job.Name, spec))
 	return nil
-}
-
-// k8sRefused are the options a manifest refuses: URLs (they hold
-// passwords), and what the manifest gives each pod itself.
-func k8sRefused(c *config.Flags, o *k8sOptions) []error {
-	var errs []error
-	// The URLs carry passwords: refused without echoing them.
-	var urls []string
-	for _, f := range []string{"target", "history"} {
-		if c.Changed(f) {
-			urls = append(urls, "--"+f)
-		}
-	}
-	if len(urls) > 0 {
-		secret := "NAME"
-		if o.secret != "" && len(validation.IsDNS1123Subdomain(o.secret)) == 0 {
-			secret = o.secret
-		}
-		errs = append(errs, fmt.Errorf("%s: refused, a manifest must not hold a URL and its password; put the database's URL and the history catalog's in a Kubernetes Secret, "+
-			"kubectl create secret generic %s --from-literal=%s='postgres://USER:PASSWORD@HOST:5432/DB' --from-literal=%s='postgres://USER:PASSWORD@HOST:5432/HISTORY_DB', and pass --secret %s",
-			strings.Join(urls, " and "), secret, o.targetKey, o.historyKey, secret))
-	}
-	if c.Changed("shard") {
-		errs = append(errs, errors.New("--shard: refused, the manifest gives each pod its shard, $(JOB_COMPLETION_INDEX)/N with N from --generators"))
-	}
-	if c.Changed("out") {
-		errs = append(errs, errors.New("--out: refused, a pod's files go with it: the shards record their results in the history catalog, and 'rightsize merge --run ID' merges them"))
-	}
-	if c.NoHistory {
-		errs = append(errs, errors.New("--no-history: refused, the shards start together and record their results through the history catalog"))
-	}
-	return errs
-}
-
-// k8sArgs are every other run and workload option the user gave, as
-// --name=value (not those refused, nor those the manifest sets).
-func k8sArgs(c *config.Flags, o *k8sOptions) []string {
-	var args []string
-	c.VisitChanged(func(f *pflag.Flag) {
-		switch f.Name {
-		case "help", "target", "history", "no-history", "shard", "out", "run-id", "start-at":
-			return
-		}
-		if o.fs.Lookup(f.Name) != nil {
-			return
-		}
-		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			for _, v := range sv.GetSlice() {
-				args = append(args, "--"+f.Name+"="+v)
-			}
-			return
-		}
-		args = append(args, "--"+f.Name+"="+f.Value.String())
-	})
-	return args
 }
