@@ -11,9 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/internal/config"
-	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/observe"
-	"github.com/rightsize/rightsize/internal/runner"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/all"
@@ -117,7 +115,7 @@ func exitCode(err error) int {
 	switch {
 	case errors.Is(err, errInterrupted):
 		return ExitInterrupted
-	case errors.As(err, &ue), errors.Is(err, config.ErrInvalid), errors.Is(err, dialect.ErrBadTarget), errors.Is(err, runner.ErrConfig):
+	case errors.As(err, &ue), observe.IsUsage(err):
 		return ExitUsage
 	case errors.As(err, &re):
 		return ExitFailure
@@ -138,7 +136,7 @@ func wrapRun(err error) error {
 		return nil
 	}
 	var ue usageError
-	if errors.Is(err, errInterrupted) || errors.As(err, &ue) || errors.Is(err, config.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrConfig) {
+	if errors.Is(err, errInterrupted) || errors.As(err, &ue) || observe.IsUsage(err) {
 		return err
 	}
 	return runError{err}

@@ -4,16 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/internal/config"
-	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/report"
-	"github.com/rightsize/rightsize/internal/shellword"
 )
 
 // quickstartCommand is the whole story on the embedded default: the vm-rate
@@ -83,31 +80,6 @@ func quickstart(ctx context.Context, env *Env, dir string, stepTime time.Duratio
 	return report.WriteHeadline(env.Stdout, report.Headline(report.Doc{Sweep: l.sweep, Plan: l.Plan}), report.Text)
 }
 
-// printCommand prints a command line, as the user would type it: safe to
-// paste (shellword.Join), with the passwords of its locations removed as results
-// show them (redactArgs).
-func printCommand(env *Env, args []string) {
-	fmt.Fprintf(env.Stdout, "\n$ rightsize %s\n", shellword.Join(redactArgs(args)))
-}
-
-// locationFlags are the flags whose value is a database's or a catalog's
-// location, which may hold a password.
-var locationFlags = []string{"--target", "--history"}
-
-// redactArgs is args with each location flag's value (--target=URL, or
-// --target URL) passed through dialect.Redact: the password of a URL and
-// its password parameters removed, a location that does not parse and may
-// hold one replaced; an env:VAR or a file's path shown as it is.
-func redactArgs(args []string) []string {
-	out := slices.Clone(args)
-	for i, a := range out {
-		for _, f := range locationFlags {
-			if v, ok := strings.CutPrefix(a, f+"="); ok {
-				out[i] = f + "=" + dialect.Redact(v)
-			} else if a == f && i+1 < len(out) {
-				out[i+1] = dialect.Redact(out[i+1])
-			}
-		}
-	}
-	return out
-}
+// printCommand prints a command line, as the user would type it, its
+// passwords removed (observe.PrintCommand).
+func printCommand(env *Env, args []string) { observe.PrintCommand(env.Stdout, args) }

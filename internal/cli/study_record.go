@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/study"
 )
 
@@ -29,7 +30,7 @@ func claimDir(s *study.Study, o studyOptions) (*study.Record, error) {
 // targets' passwords removed; sorted.
 func stepSpec(args []string) []string {
 	var out []string
-	for _, a := range redactArgs(args) {
+	for _, a := range observe.RedactArgs(args) {
 		name, _, _ := strings.Cut(a, "=")
 		if !slices.Contains([]string{"--out", "--label", "--history", "--prepare"}, name) {
 			out = append(out, a)

@@ -1,0 +1,50 @@
+package observe
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/config"
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/runner"
+	"github.com/rightsize/rightsize/internal/shellword"
+)
+
+// IsUsage reports whether err says that the options given are wrong (the
+// CLI's exit 2): invalid options, a target that does not parse, or a
+// runner configuration that cannot run.
+func IsUsage(err error) bool {
+	return errors.Is(err, config.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrConfig)
+}
+
+// PrintCommand prints a command line on w, as the user would type it: safe
+// to paste (shellword.Join), with the passwords of its locations removed
+// as results show them (RedactArgs).
+func PrintCommand(w io.Writer, args []string) {
+	fmt.Fprintf(w, "\n$ rightsize %s\n", shellword.Join(RedactArgs(args)))
+}
+
+// locationFlags are the flags whose value is a database's or a catalog's
+// location, which may hold a password.
+var locationFlags = []string{"--target", "--history"}
+
+// RedactArgs is args with each location flag's value (--target=URL, or
+// --target URL) passed through dialect.Redact: the password of a URL and
+// its password parameters removed, a location that does not parse and may
+// hold one replaced; an env:VAR or a file's path shown as it is.
+func RedactArgs(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		for _, f := range locationFlags {
+			if v, ok := strings.CutPrefix(a, f+"="); ok {
+				out[i] = f + "=" + dialect.Redact(v)
+			} else if a == f && i+1 < len(out) {
+				out[i+1] = dialect.Redact(out[i+1])
+			}
+		}
+	}
+	return out
+}
