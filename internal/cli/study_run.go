@@ -103,48 +103,16 @@ func stepDone(ctx context.Context, env *Env, cat *history.Catalog, st stepRun) (
 	if cat == nil {
 		return stepFiles{}, false, nil
 	}
-	f, ok, err := stepInHistory(ctx, cat, st)
+	sweep, runs, ok, err := cat.Labelled(ctx, st.cmd.Workload, st.label, st.plan.Sweep)
 	if err != nil || !ok {
 		return stepFiles{}, false, err
 	}
+	f := stepFiles{sweep: sweep, runs: runs}
 	done, why := study.RanWith(f.all()[0], st.label, st.cmd.Step, st.spec)
 	if done {
 		return f, true, nil
 	}
 	fmt.Fprintf(env.Stdout, "study: step %s: %s: running it again\n", st.cmd.Step, why)
-	return stepFiles{}, false, nil
-}
-
-// stepInHistory looks a step up in the history: the newest run labelled
-// <study id>/<step> that is not partial, or the newest sweep (recorded
-// once all its steps ran) whose runs are labelled "<study id>/<step> <axis
-// step>".
-func stepInHistory(ctx context.Context, cat *history.Catalog, st stepRun) (stepFiles, bool, error) {
-	es, err := cat.List(ctx, history.Filter{Workload: st.cmd.Workload})
-	if err != nil {
-		return stepFiles{}, false, err
-	}
-	seen := map[string]bool{}
-	for _, e := range es {
-		switch {
-		case !st.plan.Sweep && e.Label == st.label && !e.Partial && e.SweepID == "" && e.Path != "":
-			return stepFiles{runs: []string{e.Path}}, true, nil
-		case st.plan.Sweep && strings.HasPrefix(e.Label, st.label+" ") && e.SweepID != "" && !seen[e.SweepID]:
-			seen[e.SweepID] = true
-			key := e.SweepID + "-" + e.Workload + "-sweep"
-			has, err := cat.Has(ctx, key)
-			if err != nil || !has {
-				continue
-			}
-			_, se, err := cat.GetSweep(ctx, key)
-			if err != nil {
-				return stepFiles{}, false, err
-			}
-			if se.Path != "" {
-				return stepFiles{sweep: se.Path}, true, nil
-			}
-		}
-	}
 	return stepFiles{}, false, nil
 }
 
