@@ -59,8 +59,8 @@ plan are in --dir.`,
 func quickstart(ctx context.Context, env *Env, dir string, stepTime time.Duration) error {
 	brief := *env
 	brief.Brief = true
-	o := studyOptions{scale: "small", dir: dir, prepare: "always", replaceOurs: true, targets: []string{"sqlite:" + filepath.Join(dir, "sbtest.db")},
-		extra: []string{"--time=" + stepTime.String(), "--warmup=" + (stepTime / 3).Round(100*time.Millisecond).String()}}
+	o := observe.StudyOptions{Scale: "small", Dir: dir, Prepare: "always", ReplaceOurs: true, Targets: []string{"sqlite:" + filepath.Join(dir, "sbtest.db")},
+		Extra: []string{"--time=" + stepTime.String(), "--warmup=" + (stepTime / 3).Round(100*time.Millisecond).String()}}
 	if err := runStudy(ctx, &brief, "vm-rate", o); err != nil {
 		return err
 	}

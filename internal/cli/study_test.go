@@ -183,8 +183,8 @@ func TestStudyStepNamesEachFlagOnce(t *testing.T) {
 	if steps != 1 {
 		t.Errorf("%d sweep commands printed, want vm-rate's one:\n%s", steps, o.stdout)
 	}
-	if got := withFlags([]string{"--time=10s", "--sequential", "--warmup=3s"}, "--time=5s", "--sequential"); strings.Join(got, " ") != "--warmup=3s --time=5s --sequential" {
-		t.Errorf("withFlags: %q", got)
+	if got := study.WithFlags([]string{"--time=10s", "--sequential", "--warmup=3s"}, "--time=5s", "--sequential"); strings.Join(got, " ") != "--warmup=3s --time=5s --sequential" {
+		t.Errorf("WithFlags: %q", got)
 	}
 }
 
@@ -361,23 +361,23 @@ func TestQuickstartReplacesOnlyOurs(t *testing.T) {
 	}
 	write("report.html", "<html><head>"+htmlMarker+` 1.0"></head></html>`)
 	write("rate-notes.txt", "mine")
-	o := studyOptions{id: "new", dir: dir, replaceOurs: true}
-	if _, err := claimDir(s, o); err == nil || !strings.Contains(err.Error(), "holds rate-notes.txt,") || strings.Contains(err.Error(), "report.html") || strings.Contains(err.Error(), "--force") {
+	o := study.Claim{ID: "new", Dir: dir, ReplaceOurs: true}
+	if _, err := s.ClaimDir(o); err == nil || !strings.Contains(err.Error(), "holds rate-notes.txt,") || strings.Contains(err.Error(), "report.html") || strings.Contains(err.Error(), "--force") {
 		t.Errorf("claim: %v", err)
 	}
 	if err := os.Remove(filepath.Join(dir, "rate-notes.txt")); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := claimDir(s, o)
+	rec, err := s.ClaimDir(o)
 	if err != nil || rec.ID != "new" {
 		t.Fatalf("claim: %v %+v", err, rec)
 	}
 	if again, err := study.ReadRecord(dir); err != nil || again.ID != "new" {
 		t.Errorf("record: %+v %v", again, err)
 	}
-	o.replaceOurs = false
-	o.id = "third"
-	if _, err := claimDir(s, o); err == nil || !strings.Contains(err.Error(), "study new (vm-rate) wrote") {
+	o.ReplaceOurs = false
+	o.ID = "third"
+	if _, err := s.ClaimDir(o); err == nil || !strings.Contains(err.Error(), "study new (vm-rate) wrote") {
 		t.Errorf("study run over another id: %v", err)
 	}
 }

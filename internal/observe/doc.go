@@ -4,7 +4,8 @@
 // a Go CPU profile and the history catalog — and the host's /proc sampled
 // beside it, with the cgroups of rightsize and of the database. It also
 // runs the phases other than run on a workload's targets (Prepare, Cleanup,
-// Check), with prepare's progress. It holds the process's view the session
+// Check), with prepare's progress, and a study's steps, resumed from the
+// history catalog (RunStudy). It holds the process's view the session
 // must not know (the catalog, the metrics server, /proc), so that the CLI
 // only parses flags, builds the plan and calls one function.
 package observe

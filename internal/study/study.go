@@ -3,6 +3,7 @@ package study
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -133,4 +134,16 @@ func (s *Study) StepByName(name string) *Step {
 		}
 	}
 	return nil
+}
+
+// WithFlags adds flags (--name=value) to args, each in place of the same
+// flag's earlier value, so that the command a study prints names each flag
+// once, with the value that counts.
+func WithFlags(args []string, flags ...string) []string {
+	for _, f := range flags {
+		name, _, _ := strings.Cut(f, "=")
+		args = slices.DeleteFunc(args, func(a string) bool { return a == name || strings.HasPrefix(a, name+"=") })
+		args = append(args, f)
+	}
+	return args
 }
