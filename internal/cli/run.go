@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/rightsize/rightsize/internal/config"
-	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
@@ -37,7 +36,7 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags)
 		return err
 	}
 	_, err = execute(ctx, env, p)
-	if err != nil && p.Prepare != "always" && dialectall.Missing(p.Targets, err) {
+	if err != nil && p.Prepare != "always" && observe.MissingDatabase(p, err) {
 		err = fmt.Errorf("%w (the database does not exist yet: `rightsize prepare %s --target URL`, with this command's workload options, creates and loads it, or give --prepare always)", err, p.Workload.Meta().Name)
 	}
 	return err

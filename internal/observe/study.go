@@ -224,7 +224,7 @@ func runStep(ctx context.Context, env *Env, h StudyHooks, st stepRun) (stepFiles
 		case st.plan.Prepare == "always":
 		case errors.Is(err, workload.ErrNotPrepared):
 			err = fmt.Errorf("%w (a study's --prepare auto loads only the default embedded target and numbered databases: give study run --prepare always to load a database named with --target)", err)
-		case dialectall.Missing(st.plan.Targets, err):
+		case MissingDatabase(st.plan, err):
 			err = fmt.Errorf("%w (the database does not exist yet: give study run --prepare always to create and load it)", err)
 		}
 		return stepFiles{}, fmt.Errorf("study: step %s: %w", st.cmd.Step, err)
@@ -378,3 +378,7 @@ func stepSpec(args []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// MissingDatabase reports whether err is the plan's database server saying
+// that the database (or a table of it) does not exist.
+func MissingDatabase(p *config.Plan, err error) bool { return dialectall.Missing(p.Targets, err) }
