@@ -67,14 +67,7 @@ func outputs(p *config.Plan) []string {
 // (observe.Run): the console always, Prometheus, the CPU profile and the
 // history catalog when given.
 func execute(ctx context.Context, env *Env, p *config.Plan) (*session.Outcome, error) {
-	return observe.Run(ctx, env, p, recorder(env))
-}
-
-// recorder records results in the history catalog (recordInHistory).
-func recorder(env *Env) observe.Recorder {
-	return func(ctx context.Context, dsn string, runs []*result.Run, paths []string, sw *result.Sweep, swPath string) error {
-		return recordInHistory(ctx, env, dsn, runs, paths, sw, swPath)
-	}
+	return observe.Run(ctx, env, p, recordInHistory)
 }
 
 // planEnv is what config.Plan reads from the process (observe.PlanEnv).

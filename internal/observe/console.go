@@ -173,7 +173,7 @@ func (r *recorder) End(o *session.Outcome) error {
 	if o.Sweep != nil {
 		sw = o.Sweep.Sweep
 	}
-	err := r.record(r.ctx, r.dsn, runs, paths, sw, o.SweepPath)
+	err := r.record(r.ctx, r.env, r.dsn, runs, paths, sw, o.SweepPath)
 	if err == nil {
 		return nil
 	}

@@ -50,8 +50,8 @@ type Env struct {
 }
 
 // Recorder records a session's results, and its sweep, in the history
-// catalog at dsn, and says so on the output.
-type Recorder func(ctx context.Context, dsn string, runs []*result.Run, paths []string, sw *result.Sweep, swPath string) error
+// catalog at dsn, and says so on env's output.
+type Recorder func(ctx context.Context, env *Env, dsn string, runs []*result.Run, paths []string, sw *result.Sweep, swPath string) error
 
 // Run runs a plan with the observers its options ask for: the console
 // always, Prometheus, the CPU profile and the history catalog (through
