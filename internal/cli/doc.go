@@ -1,8 +1,10 @@
 // Package cli is rightsize's command line: it turns arguments into validated
-// configurations, wires workloads, the runner and the renderers together, and
-// maps errors to exit codes. It touches no process state of its own: main
-// passes in the arguments, the environment, the output streams, a CPU clock
-// and a context that signals cancel.
+// configurations (config), calls the one function that does the command's
+// work (observe runs a plan, a phase or a study; report, history and the
+// planner read and render what was stored), and maps errors to exit codes.
+// It touches no process state of its own: main passes in the arguments, the
+// environment, the output streams, a CPU clock and a context that signals
+// cancel.
 //
 // Exit codes (also in the README and --help):
 //
