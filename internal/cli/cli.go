@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/internal/config"
+	"github.com/rightsize/rightsize/internal/foreignflag"
 	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -87,26 +87,15 @@ func Main(ctx context.Context, env Env) int {
 	return code
 }
 
-// phases are the commands that take a workload: "rightsize run WORKLOAD".
-var phases = []string{"run", "prepare", "cleanup", "sweep", "check"}
-
 // commandOrderHint adds, to the error of a command line that starts with a
-// workload's name (sysbench's order: sysbench oltp_read_write run), the
-// order rightsize takes: the command first.
+// workload's name (sysbench's order), the order rightsize takes
+// (foreignflag.CommandOrder).
 func commandOrderHint(err error, args []string) error {
-	if len(args) == 0 || !slices.ContainsFunc(all.All(), func(w workload.Workload) bool { return w.Meta().Name == args[0] }) {
-		return err
+	var names []string
+	for _, w := range all.All() {
+		names = append(names, w.Meta().Name)
 	}
-	phase := "run"
-	if i := slices.IndexFunc(args, func(a string) bool { return slices.Contains(phases, a) }); i >= 0 {
-		phase = args[i]
-	}
-	more := "" // the flags are not echoed: a --target may hold a password
-	if len(args) > 2 || phase == "run" && len(args) > 1 {
-		more = " ..."
-	}
-	return fmt.Errorf("%w\n  rightsize takes the command first, then the workload (sysbench's order is the other way round): rightsize %s %s%s",
-		err, phase, args[0], more)
+	return foreignflag.CommandOrder(err, args, names)
 }
 
 func exitCode(err error) int {
