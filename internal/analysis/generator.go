@@ -15,11 +15,8 @@ const (
 	// intended starts (open loop). A generator with CPU to spare wakes them
 	// within a fraction of a millisecond. It does not apply to an embedded
 	// database, nor where the database shares a host whose CPUs were
-	// saturated (HostBusyPct): the lag is then the system under test's load.
+	// saturated (CPUBoundPct): the lag is then the system under test's load.
 	GenStartLagMs = 10
-	// HostBusyPct is the host CPU busy (user + system) from which a host
-	// counts as saturated.
-	HostBusyPct = 90
 	// GenCPUSharePct: the generator's own CPU as a share of the host's. It
 	// does not apply to an embedded database, whose work is done in the
 	// generator's process.
@@ -47,7 +44,7 @@ type Limited struct {
 // the generator's host.
 func GeneratorLimit(st result.SweepStep, embedded, hostIsServer bool) string {
 	var why []string
-	saturated := st.Host != nil && st.Host.CPU.Busy() >= HostBusyPct
+	saturated := st.Host != nil && st.Host.CPU.Busy() >= CPUBoundPct
 	if st.StartLagP99Ms >= GenStartLagMs && !embedded && !(hostIsServer && saturated) {
 		why = append(why, fmt.Sprintf("idle virtual users woke up to %.3g ms late for their starts (p99, at least %d ms)", st.StartLagP99Ms, GenStartLagMs))
 	}
