@@ -166,3 +166,28 @@ func Number(raw, base string, n int) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Opener builds a workload's instance on a parsed database target, without
+// connecting (prepare may first have to create the database).
+type Opener func(ctx context.Context, t *Target) (workload.Instance, error)
+
+// bound is a database target bound to the workload that parsed it.
+type bound struct {
+	*Target
+	open Opener
+}
+
+var _ workload.Identified = bound{}
+
+func (b bound) Open(ctx context.Context) (workload.Instance, error) { return b.open(ctx, b.Target) }
+
+// ParseFor is a database workload's ParseTarget: raw is a database URL (any
+// scheme in dialect/all), empty meaning DefaultSQLite(base, o.Index); the
+// target opens through open, with the workload's options as they are then.
+func ParseFor(raw, base string, o workload.TargetOptions, open Opener) (workload.Target, error) {
+	tg, err := Parse(raw, DefaultSQLite(base, o.Index), o)
+	if err != nil {
+		return nil, err
+	}
+	return bound{tg, open}, nil
+}

@@ -253,27 +253,15 @@ func (w *Workload) NumberTargets(raw string, n int) ([]string, error) {
 // ParseTarget parses a database URL (any scheme in dialect/all); an empty raw
 // means DefaultTarget(o.Index).
 func (w *Workload) ParseTarget(raw string, o workload.TargetOptions) (workload.Target, error) {
-	tg, err := dbtarget.Parse(raw, DefaultTarget(o.Index), o)
-	if err != nil {
-		return nil, err
-	}
-	return target{w, tg}, nil
+	return dbtarget.ParseFor(raw, "sbtest", o, w.open)
 }
 
-// target is a database target bound to the script that parsed it.
-type target struct {
-	w *Workload
-	*dbtarget.Target
-}
-
-var _ workload.Identified = target{}
-
-// Open binds the workload to the target. It does not connect: prepare may
+// open binds the workload to the target. It does not connect: prepare may
 // first have to create the database.
-func (t target) Open(ctx context.Context) (workload.Instance, error) {
-	o := t.w.effective()
+func (w *Workload) open(_ context.Context, tg *dbtarget.Target) (workload.Instance, error) {
+	o := w.effective()
 	if err := o.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", variants[t.w.v].name, err)
+		return nil, fmt.Errorf("%s: %w", variants[w.v].name, err)
 	}
-	return newInstance(t.w.v, o, t.Target)
+	return newInstance(w.v, o, tg)
 }

@@ -101,26 +101,16 @@ func (w *Workload) NumberTargets(raw string, n int) ([]string, error) {
 // ParseTarget parses a database URL; empty means a SQLite file under
 // ./rightsize-data.
 func (w *Workload) ParseTarget(raw string, o workload.TargetOptions) (workload.Target, error) {
-	tg, err := dbtarget.Parse(raw, dbtarget.DefaultSQLite("sbtest", o.Index), o)
-	if err != nil {
-		return nil, err
-	}
-	return target{tg, w.o}, nil
+	return dbtarget.ParseFor(raw, "sbtest", o, w.open)
 }
 
-type target struct {
-	*dbtarget.Target
-	o Options
-}
-
-// Open binds the options to the target without connecting.
-func (t target) Open(context.Context) (workload.Instance, error) {
-	w := Workload{o: t.o}
+// open binds the options to the target without connecting.
+func (w *Workload) open(_ context.Context, tg *dbtarget.Target) (workload.Instance, error) {
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	in := &instance{o: t.o}
-	in.Init(t.Target)
+	in := &instance{o: w.o}
+	in.Init(tg)
 	return in, nil
 }
 

@@ -147,26 +147,14 @@ func (w *Workload) NumberTargets(raw string, n int) ([]string, error) {
 
 // ParseTarget parses a database URL; empty means DefaultTarget(o.Index).
 func (w *Workload) ParseTarget(raw string, o workload.TargetOptions) (workload.Target, error) {
-	tg, err := dbtarget.Parse(raw, DefaultTarget(o.Index), o)
-	if err != nil {
-		return nil, err
-	}
-	return target{w, tg}, nil
+	return dbtarget.ParseFor(raw, "tpcc", o, w.open)
 }
 
-// target is a database target bound to the workload that parsed it.
-type target struct {
-	w *Workload
-	*dbtarget.Target
-}
-
-var _ workload.Identified = target{}
-
-// Open binds the workload to the target without connecting.
-func (t target) Open(ctx context.Context) (workload.Instance, error) {
-	o := t.w.opt
+// open binds the workload to the target without connecting.
+func (w *Workload) open(_ context.Context, tg *dbtarget.Target) (workload.Instance, error) {
+	o := w.opt
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	return newInstance(o, t.Target), nil
+	return newInstance(o, tg), nil
 }
