@@ -379,3 +379,15 @@ func (c Comparison) Regressed(failIfSlowerPct float64) bool {
 	tp, p99 := c.Metric("throughput"), c.Metric("p99")
 	return (!math.IsNaN(tp.CIHighPct) && tp.CIHighPct < -p) || (!math.IsNaN(p99.CILowPct) && p99.CILowPct > p)
 }
+
+// TooFew returns the first of the named metrics that has too few samples
+// for an interval (NotEnoughData), and false when each has one: a gate
+// that cannot see must not pass silently.
+func (c Comparison) TooFew(names ...string) (MetricChange, bool) {
+	for _, name := range names {
+		if m := c.Metric(name); m.Verdict == NotEnoughData {
+			return m, true
+		}
+	}
+	return MetricChange{}, false
+}

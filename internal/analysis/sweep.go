@@ -221,3 +221,18 @@ func (r *Result) Hosts() []*result.Host {
 	}
 	return hs
 }
+
+// OptionsOver are the options of sw with a command line's over them: the
+// p99 objective sloMs when sloSet; the CPU target cpuTargetPct when
+// cpuTargetSet, or when the sweep recorded none (analyze's --slo and
+// --cpu-target).
+func OptionsOver(sw *result.Sweep, sloMs float64, sloSet bool, cpuTargetPct float64, cpuTargetSet bool) Options {
+	o := OptionsOf(sw)
+	if sloSet {
+		o.SLOMs = sloMs
+	}
+	if cpuTargetSet || o.CPUTargetPct == 0 {
+		o.CPUTargetPct = cpuTargetPct
+	}
+	return o
+}

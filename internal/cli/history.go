@@ -3,19 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/config"
-	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/stored"
@@ -70,61 +64,11 @@ different workloads, load or options, which count different work, unless
 // none of them is set.
 func historyDSN(env *Env, flag string) string { return config.HistoryDSN(env.Getenv, flag) }
 
-// recordTimeout bounds recording after a run: the run is over (perhaps
-// interrupted), and its result file is already written.
-const recordTimeout = 30 * time.Second
-
 // recordInHistory records a run's or sweep's results in the catalog at dsn
-// (nothing when dsn is ""): runs with their result files' paths (paths[i]
-// for runs[i]; "" or "-" when none), and the sweep with its file when sw is
-// not nil. It runs even when ctx is cancelled (an interrupted run's partial
-// result is recorded too), for at most 30 s, and says what it recorded on
-// env.Stdout. Runs and sweeps already in the catalog are left as they are.
+// (stored.Record; nothing when dsn is ""), saying what it recorded on
+// env.Stdout.
 func recordInHistory(ctx context.Context, env *Env, dsn string, runs []*result.Run, paths []string, sw *result.Sweep, swPath string) error {
-	if dsn == "" || (len(runs) == 0 && sw == nil) {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-	defer cancel()
-	cat, err := history.Open(ctx, dsn, env.Getenv)
-	if err != nil {
-		return err
-	}
-	defer cat.Close()
-	n := 0
-	for i, r := range runs {
-		if r == nil {
-			continue
-		}
-		p := ""
-		if i < len(paths) {
-			p = absPath(paths[i])
-		}
-		if err := cat.Record(ctx, r, p); err != nil {
-			return err
-		}
-		n++
-	}
-	what := plural(n, "run")
-	if sw != nil {
-		if err := cat.RecordSweep(ctx, sw, absPath(swPath)); err != nil {
-			return err
-		}
-		what += " and the sweep"
-	}
-	fmt.Fprintf(env.Stdout, "history: %s recorded in %s\n", what, cat)
-	return nil
-}
-
-// absPath makes a result file's path absolute for the catalog ("" for none).
-func absPath(p string) string {
-	if p == "" || p == "-" {
-		return ""
-	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
+	return stored.Record(ctx, env.Stdout, env.Getenv, dsn, runs, paths, sw, swPath)
 }
 
 // historyCommand builds "rightsize history" with its subcommands.
@@ -170,21 +114,8 @@ func oneKey(verb string) cobra.PositionalArgs {
 	}
 }
 
-// resolve opens the catalog through d and finds the run or sweep a key or
-// unique prefix names; the caller closes d.
-func resolve(ctx context.Context, d *stored.Door, verb, key string) (*history.Catalog, history.Ref, error) {
-	if _, err := d.Catalog(ctx, key); err != nil {
-		return nil, history.Ref{}, fromStore(err)
-	}
-	cat, ref, err := d.Resolve(ctx, key)
-	if err != nil {
-		return nil, ref, runError{fmt.Errorf("history %s: %w", verb, err)}
-	}
-	return cat, ref, nil
-}
-
 func historyList(env *Env, open catalogOpener) *cobra.Command {
-	var f history.Filter
+	var f stored.Filter
 	var wide bool
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -221,25 +152,9 @@ func historyShow(env *Env, open catalogOpener) *cobra.Command {
 		Short: "Print a run's summary or a sweep's report from the catalog",
 		Args:  oneKey("show"),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
 			d := open("history show", stored.Measurements)
 			defer d.Close()
-			cat, ref, err := resolve(ctx, d, "show", args[0])
-			if err != nil {
-				return err
-			}
-			if ref.Kind == history.KindSweep {
-				sw, err := stored.ShowSweep(ctx, cat, ref.Key)
-				if err != nil {
-					return wrapRun(err)
-				}
-				return wrapRun(report.WriteShownSweep(env.Stdout, sw))
-			}
-			r, err := stored.ShowRun(ctx, cat, ref.Key)
-			if err != nil {
-				return wrapRun(err)
-			}
-			return wrapRun(report.WriteShownRun(env.Stdout, r))
+			return fromStore(d.Show(c.Context(), env.Stdout, args[0]))
 		},
 	}
 }
@@ -250,22 +165,9 @@ func historyDelete(env *Env, open catalogOpener) *cobra.Command {
 		Short: "Delete one run or sweep from the catalog (its key or a unique prefix; a sweep's runs are kept)",
 		Args:  oneKey("delete"),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
 			d := open("history delete", stored.Measurements)
 			defer d.Close()
-			cat, ref, err := resolve(ctx, d, "delete", args[0])
-			if err != nil {
-				return err
-			}
-			if err := cat.Delete(ctx, ref.Key); err != nil {
-				return wrapRun(err)
-			}
-			if ref.Kind == history.KindSweep {
-				fmt.Fprintf(env.Stdout, "deleted sweep %s (the runs of its steps are kept)\n", ref.Key)
-			} else {
-				fmt.Fprintf(env.Stdout, "deleted run %s\n", ref.Key)
-			}
-			return nil
+			return fromStore(d.Delete(c.Context(), env.Stdout, args[0]))
 		},
 	}
 }
@@ -290,7 +192,7 @@ func historyImport(env *Env, open catalogOpener) *cobra.Command {
 			}
 			failed := 0
 			for _, path := range args {
-				if err := importFile(ctx, env.Stdout, cat, path); err != nil {
+				if err := stored.Import(ctx, env.Stdout, cat, path); err != nil {
 					if ctx.Err() != nil {
 						return err
 					}
@@ -307,43 +209,6 @@ func historyImport(env *Env, open catalogOpener) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// importFile records the result or sweep file at path in the catalog, as
-// it was written (not upgraded), unless the catalog holds it already.
-func importFile(ctx context.Context, w io.Writer, cat *history.Catalog, path string) error {
-	f, err := stored.ReadAsWritten(path)
-	if err != nil {
-		return err
-	}
-	if f.Plan != nil {
-		return fmt.Errorf("%s is a plan: import result and sweep files", path)
-	}
-	r, sw := f.Run, f.Sweep
-	kind, key := "run", ""
-	if sw != nil {
-		kind, key = "sweep", history.SweepKey(sw)
-	} else {
-		key = history.Key(r)
-	}
-	has, err := cat.Has(ctx, key)
-	if err != nil {
-		return err
-	}
-	if has {
-		fmt.Fprintf(w, "already in the catalog: %s %s (%s)\n", kind, key, path)
-		return nil
-	}
-	if sw != nil {
-		err = cat.RecordSweep(ctx, sw, absPath(path))
-	} else {
-		err = cat.Record(ctx, r, absPath(path))
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "imported %s %s (%s)\n", kind, key, path)
-	return nil
 }
 
 // percentValue is a flag holding a percentage, given as "5%" or "5".
@@ -391,9 +256,9 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 			}
 			d := open("history compare", stored.Runs)
 			defer d.Close()
-			base, cand, err := compareBoth(c.Context(), env.Stdout, args, d)
+			base, cand, err := d.LoadSides(c.Context(), env.Stdout, args)
 			if err != nil {
-				return err
+				return fromStore(err)
 			}
 			sd := report.CompareSides(base, cand)
 			if err := sd.Write(env.Stdout); err != nil {
@@ -405,7 +270,7 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 			if failIf.set && len(sd.Unfair) > 0 && !force {
 				return usagef("history compare: --fail-if-slower will not judge runs of different %s: compare like with like, or give --force", strings.Join(sd.Unfair, " and "))
 			}
-			cmp := analysis.Compare(base, cand, rounds, seed)
+			cmp := stored.Compare(base, cand, rounds, seed)
 			if err := report.WriteComparison(env.Stdout, cmp); err != nil {
 				return wrapRun(err)
 			}
@@ -416,11 +281,9 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 				return runError{fmt.Errorf("history compare: the candidate is slower than the baseline by more than %s (--fail-if-slower)", failIf.String())}
 			}
 			// A gate that cannot see must not pass silently.
-			for _, name := range []string{"throughput", "p99"} {
-				if m := cmp.Metric(name); m.Verdict == analysis.NotEnoughData {
-					return runError{fmt.Errorf("history compare: --fail-if-slower cannot tell: %s has too few samples (%d baseline, %d candidate; 2 a side needed): repeat the runs, or run them longer than a few report intervals",
-						name, m.BaseN, m.CandN)}
-				}
+			if m, few := cmp.TooFew("throughput", "p99"); few {
+				return runError{fmt.Errorf("history compare: --fail-if-slower cannot tell: %s has too few samples (%d baseline, %d candidate; 2 a side needed): repeat the runs, or run them longer than a few report intervals",
+					m.Name, m.BaseN, m.CandN)}
 			}
 			fmt.Fprintf(env.Stdout, "no regression beyond %s\n", failIf.String())
 			return nil
@@ -428,64 +291,7 @@ func historyCompare(env *Env, open catalogOpener) *cobra.Command {
 	}
 	cmd.Flags().Var(&failIf, "fail-if-slower", "exit 1 when throughput fell, or p99 rose, by more than this percentage with 95 % confidence (e.g. 5%)")
 	cmd.Flags().BoolVar(&force, "force", false, "with --fail-if-slower, judge runs of different workloads, load or options too")
-	cmd.Flags().IntVar(&rounds, "rounds", analysis.DefaultRounds, "bootstrap resampling rounds")
+	cmd.Flags().IntVar(&rounds, "rounds", stored.DefaultRounds, "bootstrap resampling rounds")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "the bootstrap's random seed (the same seed gives the same intervals)")
 	return cmd
-}
-
-// compareSide loads one side of a comparison (stored.Door.Load: a result
-// file, else a run whose key is exactly arg, else the runs labelled arg,
-// else the run whose key starts with arg). It returns the runs and a
-// description of them.
-func compareSide(ctx context.Context, arg string, d *stored.Door) ([]*result.Run, string, error) {
-	f, err := d.Load(ctx, arg)
-	if err != nil {
-		return nil, "", fromStore(err)
-	}
-	switch f.How {
-	case stored.ByLabel:
-		var names []string
-		for _, r := range f.Runs {
-			if !slices.Contains(names, r.Workload) {
-				names = append(names, r.Workload)
-			}
-		}
-		return f.Runs, fmt.Sprintf("label %q: %d run(s) of %s", arg, len(f.Runs), strings.Join(names, ", ")), nil
-	case stored.ByKey:
-		arg = f.Key
-	}
-	return f.Runs, fmt.Sprintf("%s (%s)", arg, report.DescribeRun(f.Runs[0])), nil
-}
-
-// compareBoth loads the baseline and the candidate (args), refusing a run
-// on both sides, and writes what each side is.
-func compareBoth(ctx context.Context, w io.Writer, args []string, d *stored.Door) (base, cand []*result.Run, err error) {
-	base, baseDesc, err := compareSide(ctx, args[0], d)
-	if err != nil {
-		return nil, nil, err
-	}
-	cand, candDesc, err := compareSide(ctx, args[1], d)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := sameRunTwice(args, base, cand); err != nil {
-		return nil, nil, err
-	}
-	fmt.Fprintf(w, "baseline:  %s\ncandidate: %s\n\n", baseDesc, candDesc)
-	return base, cand, nil
-}
-
-// sameRunTwice refuses (exit 2, naming both arguments) a run on both
-// sides of a comparison, as report refuses the same measurement named
-// twice: by the same file, a copy, its key or a label that shares it.
-func sameRunTwice(args []string, sides ...[]*result.Run) error {
-	var seen stored.Seen
-	for i, runs := range sides {
-		for _, r := range runs {
-			if err := seen.Once("history compare", args[i], "run", r.ID, stored.RunKey(r), "a run compared with itself shows no change"); err != nil {
-				return fromStore(err)
-			}
-		}
-	}
-	return nil
 }

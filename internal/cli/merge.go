@@ -7,8 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/history"
-	"github.com/rightsize/rightsize/internal/merge"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
@@ -54,8 +52,8 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 				return usagef("merge --run: no history catalog (--history or $RIGHTSIZE_HISTORY)")
 			}
 			if dsn != "" && (runID != "" || !noHistory) {
-				if err := history.Validate(dsn, env.Getenv); err != nil {
-					return usageError{err}
+				if err := stored.CheckCatalog(dsn, env.Getenv); err != nil {
+					return fromStore(err)
 				}
 			}
 			if out != "" && out != "-" {
@@ -63,11 +61,7 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 					return err
 				}
 			}
-			shards, err := loadShards(ctx, dsn, env.Getenv, runID, args)
-			if err != nil {
-				return err
-			}
-			m, notes, err := merge.Merge(shards)
+			m, notes, err := stored.Merge(ctx, dsn, env.Getenv, runID, args)
 			if err != nil {
 				return runError{err}
 			}
@@ -108,36 +102,4 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 	f.StringVar(&dsnFlag, "history", "", "the history catalog (default: $RIGHTSIZE_HISTORY, else the local one): where --run is looked up and the merged result recorded")
 	f.BoolVar(&noHistory, "no-history", false, "do not record the merged result in the history catalog")
 	return cmd
-}
-
-// loadShards reads the shards' results: those of the run recorded in the
-// catalog at dsn (runID given; getenv is the environment its location may
-// use), or the files at paths.
-func loadShards(ctx context.Context, dsn string, getenv func(string) string, runID string, paths []string) ([]*result.Run, error) {
-	var shards []*result.Run
-	if runID != "" {
-		cat, err := history.Open(ctx, dsn, getenv)
-		if err != nil {
-			return nil, runError{err}
-		}
-		shards, err = cat.ShardResults(ctx, runID)
-		cat.Close()
-		if err != nil {
-			return nil, runError{err}
-		}
-		if len(shards) == 0 {
-			return nil, runError{fmt.Errorf("merge: no shard of run %s in %s", runID, history.Redact(dsn))}
-		}
-	}
-	for _, p := range paths {
-		f, err := stored.ReadAsWritten(p) // the shards as they were written
-		if err == nil && f.Run == nil {
-			err = fmt.Errorf("%s is a %s, not a shard's result", p, f.What())
-		}
-		if err != nil {
-			return nil, runError{fmt.Errorf("merge: %w", err)}
-		}
-		shards = append(shards, f.Run)
-	}
-	return shards, nil
 }

@@ -77,7 +77,7 @@ func quickstart(ctx context.Context, env *Env, dir string, stepTime time.Duratio
 		return err
 	}
 	fmt.Fprintln(env.Stdout)
-	return report.WriteHeadline(env.Stdout, report.Headline(report.Doc{Sweep: l.sweep, Plan: l.Plan}), report.Text)
+	return report.WriteHeadline(env.Stdout, report.Headline(report.Doc{Sweep: l.FirstSweep(), Plan: l.Plan}), report.Text)
 }
 
 // printCommand prints a command line, as the user would type it, its

@@ -8,17 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/stored"
 )
 
-// loaded is what the report command read (stored.Door), its sweeps
-// analysed: sweep is the first.
+// loaded is what the report command read (stored.Door).
 type loaded struct {
 	stored.Set
-	sweeps []analysis.Config
-	sweep  *analysis.Result
 }
 
 // loadFiles reads result files, sweep files (with their steps' result
@@ -27,19 +23,12 @@ func loadFiles(paths []string) (loaded, error) {
 	return loadArgs(context.Background(), &stored.Door{Verb: "report"}, paths)
 }
 
-// loadArgs reads what each argument names through d (stored.Door.LoadAll)
-// and analyses the sweeps.
+// loadArgs reads what each argument names through d (stored.Door.LoadAll).
 func loadArgs(ctx context.Context, d *stored.Door, args []string) (loaded, error) {
 	s, err := d.LoadAll(ctx, args)
 	l := loaded{Set: s}
 	if err != nil {
 		return l, fromStore(err)
-	}
-	for _, sw := range s.Sweeps {
-		l.sweeps = append(l.sweeps, sw.Config())
-	}
-	if len(l.sweeps) > 0 {
-		l.sweep = l.sweeps[0].Sweep
 	}
 	return l, nil
 }
@@ -84,7 +73,7 @@ func writeReport(ctx context.Context, env *Env, o reportOptions, args []string) 
 		}
 	}
 	var b bytes.Buffer
-	err = report.Render(&b, report.Input{Runs: l.Runs, Results: l.Results, Configs: l.sweeps, Plan: l.Plan},
+	err = report.Render(&b, report.Input{Runs: l.Runs, Results: l.Results, Configs: l.Configs(), Plan: l.Plan},
 		report.Options{Format: f, SortBy: o.sortBy, At: o.at, Title: o.title, Tool: "rightsize " + Version()})
 	switch {
 	case errors.Is(err, report.ErrAsked):

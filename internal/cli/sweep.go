@@ -37,14 +37,8 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			o := analysis.OptionsOf(sw)
-			if c.Flags().Changed("slo") {
-				o.SLOMs = slo
-			}
-			if c.Flags().Changed("cpu-target") || o.CPUTargetPct == 0 {
-				o.CPUTargetPct = cpuTarget
-			}
-			return report.SweepReport(env.Stdout, analysis.Analyze(sw, o), f)
+			a := stored.Analyze(sw, slo, c.Flags().Changed("slo"), cpuTarget, c.Flags().Changed("cpu-target"))
+			return report.SweepReport(env.Stdout, a, f)
 		},
 	}
 	config.MillisVar(cmd.Flags(), &slo, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (default: the sweep's)")

@@ -85,7 +85,12 @@ type Sweep struct {
 // Config is the sweep analysed and named (analysis.ConfigOf), with its
 // steps' results.
 func (s Sweep) Config() analysis.Config {
-	return analysis.Config{Name: analysis.ConfigOf(s.Sweep, s.Runs), Sweep: analysis.Analyze(s.Sweep, analysis.OptionsOf(s.Sweep)), Runs: s.Runs}
+	return analysis.Config{Name: analysis.ConfigOf(s.Sweep, s.Runs), Sweep: s.Analysed(), Runs: s.Runs}
+}
+
+// Analysed is the sweep analysed with its own options.
+func (s Sweep) Analysed() *analysis.Result {
+	return analysis.Analyze(s.Sweep, analysis.OptionsOf(s.Sweep))
 }
 
 // Close closes the catalog if an argument opened it.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
 )
@@ -110,4 +111,22 @@ func quoteArg(a string) string {
 		return strconv.Quote(a)
 	}
 	return a
+}
+
+// Configs are the sweeps analysed and named (Sweep.Config), in order.
+func (s Set) Configs() []analysis.Config {
+	var cs []analysis.Config
+	for _, sw := range s.Sweeps {
+		cs = append(cs, sw.Config())
+	}
+	return cs
+}
+
+// FirstSweep is the first sweep analysed (as Configs analyses it), or nil
+// when there is none.
+func (s Set) FirstSweep() *analysis.Result {
+	if len(s.Sweeps) == 0 {
+		return nil
+	}
+	return s.Sweeps[0].Analysed()
 }
