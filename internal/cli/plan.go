@@ -14,12 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/internal/config"
-	"github.com/rightsize/rightsize/internal/host"
-	"github.com/rightsize/rightsize/internal/htmeasure"
+	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/stored"
-	"github.com/rightsize/rightsize/internal/topology"
 )
 
 const planLong = `Plan VM sizes and vNUMA layouts against a host's topology, with every rule
@@ -103,19 +101,13 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 	if err := config.CheckCPUTarget(o.cpuTarget); err != nil {
 		return usageError{err}
 	}
-	h, err := loadHost(env, o.hostArg)
+	h, err := observe.LoadHost(env, o.hostArg)
 	if err != nil {
-		return err
+		return wrapRun(err)
 	}
 	if o.htArg == "measure" {
-		res, err := htmeasure.Measure(ctx, h.CoreCPUs, time.Second, 3)
-		switch {
-		case err != nil:
-			return runError{fmt.Errorf("ht-gain measure: %w", err)}
-		case res.Measured:
-			htGain, htSource = res.GainPct, fmt.Sprintf("measured on this machine, %d rounds, %.1f to %.1f %%", res.Rounds, res.MinPct, res.MaxPct)
-		default:
-			htSource = "default; not measured: " + res.Note
+		if htGain, htSource, err = observe.PlanHTGain(ctx, h, htGain); err != nil {
+			return runError{err}
 		}
 	}
 	r := &plan.Report{Host: h, HTGainPct: htGain, HTGainSource: htSource}
@@ -131,7 +123,7 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 		r.VMs = append(r.VMs, plan.CheckVM(h, vm))
 	}
 	if o.from != "" {
-		s, err := sizeFromSweep(h, o.from, o.targetRate, o.cpuTarget, mem)
+		s, err := sizeFromSweep(r, o.from, o.targetRate, o.cpuTarget, mem)
 		if err != nil {
 			return err
 		}
@@ -202,10 +194,8 @@ func (o planOptions) vms() ([]plan.VM, int64, error) {
 	var mem int64
 	if o.memArg != "" {
 		var err error
-		if mem, err = topology.ParseBytes(o.memArg); err != nil {
-			errs = append(errs, fmt.Errorf("mem: %w", err))
-		} else if mem > plan.MaxVMMemory {
-			errs = append(errs, fmt.Errorf("mem %s: at most 1 PiB", o.memArg))
+		if mem, err = plan.ParseMemory(o.memArg); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if (o.from == "") != (o.targetRate == "") {
@@ -223,63 +213,20 @@ func (o planOptions) vms() ([]plan.VM, int64, error) {
 // errPlanFails: a VM breaks a rule (exit 1).
 var errPlanFails = errors.New("the plan has failing rules")
 
-// loadHost reads the host's topology: this machine's /sys, or a file.
-func loadHost(env *Env, arg string) (topology.Host, error) {
-	if arg == "auto" {
-		if env.SysFS == nil {
-			return topology.Host{}, runError{errors.New("host: this machine's /sys is not available; describe the host in a file (--host host.yaml)")}
-		}
-		memTotal, memErr := hostMemTotal(env)
-		h, err := topology.FromSys(env.SysFS, memTotal)
-		if err != nil {
-			return h, runError{fmt.Errorf("host: %w", err)}
-		}
-		if memErr != nil {
-			h.Notes = append(h.Notes, fmt.Sprintf("memory from sysfs only, not cross-checked with /proc/meminfo: %v", memErr))
-		}
-		if h.Name == "" {
-			h.Name = env.Hostname
-		}
-		return h, nil
-	}
-	f, err := os.Open(arg)
-	if err != nil {
-		return topology.Host{}, runError{fmt.Errorf("host: %w", err)}
-	}
-	defer f.Close()
-	h, err := topology.Read(f, arg) // at most topology.MaxFileSize of it
-	switch {
-	case errors.Is(err, topology.ErrRead):
-		return h, runError{fmt.Errorf("host: %w", err)}
-	case err != nil:
-		return h, usageError{err}
-	}
-	return h, nil
-}
-
-// hostMemTotal is the kernel's MemTotal in bytes from env's /proc (0 and no
-// error when there is no /proc to read).
-func hostMemTotal(env *Env) (int64, error) {
-	if env.ProcRoot == "" {
-		return 0, nil
-	}
-	return host.MemTotal(env.ProcRoot)
-}
-
 // sizeFromSweep right-sizes from the service demand of the sweep file at
 // path (plan.SizeFromSweep), at the rate rateArg (events per second, or a
-// multiple of the sweep's baseline: config.ParseRate).
-func sizeFromSweep(h topology.Host, path, rateArg string, cpuTarget float64, mem int64) (plan.Sizing, error) {
+// multiple of the sweep's baseline: config.ParseRate), for r's host.
+func sizeFromSweep(r *plan.Report, path, rateArg string, cpuTarget float64, mem int64) (plan.Sizing, error) {
 	sw, err := stored.ReadSweep(path)
 	if err != nil {
 		return plan.Sizing{}, runError{fmt.Errorf("from: %w", err)}
 	}
-	r, err := config.ParseRate(rateArg)
-	if err != nil || r.IsZero() {
+	rt, err := config.ParseRate(rateArg)
+	if err != nil || rt.IsZero() {
 		return plan.Sizing{}, usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
 	}
-	rate := plan.TargetRate{PerSecond: r.PerSecond(0), Multiple: r.Multiple(), Text: rateArg}
-	s, err := plan.SizeFromSweep(plan.FromSweep{Host: h, Sweep: sw, Name: path, Rate: rate, CPUTargetPct: cpuTarget, Memory: mem})
+	rate := plan.TargetRate{PerSecond: rt.PerSecond(0), Multiple: rt.Multiple(), Text: rateArg}
+	s, err := plan.SizeFromSweep(plan.FromSweep{Host: r.Host, Sweep: sw, Name: path, Rate: rate, CPUTargetPct: cpuTarget, Memory: mem})
 	switch {
 	case errors.Is(err, plan.ErrNoDemand):
 		return s, runError{fmt.Errorf("from: %w", err)}
@@ -320,16 +267,9 @@ no sibling, and it says so instead of giving a number.`,
 			if d <= 0 || rounds < 1 {
 				return usagef("measure ht: --time must be positive and --rounds at least 1")
 			}
-			if env.SysFS == nil {
-				return runError{errors.New("measure ht: this machine's /sys is not available")}
-			}
-			h, err := topology.FromSys(env.SysFS, 0) // CPUs only: memory plays no part
+			res, err := observe.MeasureHT(c.Context(), env, d, rounds)
 			if err != nil {
-				return runError{fmt.Errorf("measure ht: %w", err)}
-			}
-			res, err := htmeasure.Measure(c.Context(), h.CoreCPUs, d, rounds)
-			if err != nil {
-				return runError{fmt.Errorf("measure ht: %w", err)}
+				return runError{err}
 			}
 			if asJSON {
 				b, err := json.MarshalIndent(res, "", "  ")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/study"
@@ -39,15 +40,16 @@ func studyVM(env *Env, p *study.Plan, sweep, dir string) (string, error) {
 	}
 	cpu := fmt.Sprintf("%g", p.CPUTarget)
 	printCommand(env, []string{"plan", "--from", sweep, "--target-rate", p.TargetRate, "--cpu-target", cpu, "--format", "json"})
-	h, err := loadHost(env, "auto")
+	h, err := observe.LoadHost(env, "auto")
+	if err != nil {
+		return "", wrapRun(err)
+	}
+	pr := &plan.Report{Host: h, HTGainPct: 20, HTGainSource: "default"}
+	sizing, err := sizeFromSweep(pr, sweep, p.TargetRate, p.CPUTarget, 0)
 	if err != nil {
 		return "", err
 	}
-	sizing, err := sizeFromSweep(h, sweep, p.TargetRate, p.CPUTarget, 0)
-	if err != nil {
-		return "", err
-	}
-	pr := &plan.Report{Host: h, HTGainPct: 20, HTGainSource: "default", Sizing: &sizing}
+	pr.Sizing = &sizing
 	var b bytes.Buffer
 	if err := report.Plan(&b, pr, report.JSON); err != nil {
 		return "", runError{fmt.Errorf("study: plan: %w", err)}

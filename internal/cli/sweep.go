@@ -2,11 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/stored"
@@ -45,10 +43,4 @@ func analyzeCommand(env *Env) *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "text", "text, or markdown (the table and verdict as a Markdown document, as sweep writes beside the sweep file)")
 	cmd.Flags().Float64Var(&cpuTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (default: the sweep's, else 80)")
 	return cmd
-}
-
-// sweepMarkdown is the report written beside a sweep file: the sweep as a
-// Markdown document, as analyze --format markdown writes it.
-func sweepMarkdown(w io.Writer, a *analysis.Result) error {
-	return report.SweepReport(w, a, report.Markdown)
 }

@@ -81,7 +81,7 @@ func Run(ctx context.Context, env *Env, p *config.Plan, record Recorder) (*sessi
 		CPUTime: env.CPUTime, Sample: hostSampler(env, p),
 		Progress:    func(name string) workload.Progress { return NewProgress(env, name) },
 		Observers:   obs,
-		SweepReport: sweepMarkdown,
+		SweepReport: SweepMarkdown,
 	}
 	if p.History != "" {
 		opt.Register = func(ctx context.Context) (session.Register, error) {
@@ -243,8 +243,8 @@ func Version() string {
 	return "devel-" + rev
 }
 
-// sweepMarkdown is the report written beside a sweep file: the sweep as a
+// SweepMarkdown is the report written beside a sweep file: the sweep as a
 // Markdown document, as analyze --format markdown writes it.
-func sweepMarkdown(w io.Writer, a *analysis.Result) error {
+func SweepMarkdown(w io.Writer, a *analysis.Result) error {
 	return report.SweepReport(w, a, report.Markdown)
 }

@@ -84,12 +84,9 @@ func (vm *VM) set(k, v string) error {
 		}
 		vm.VCPU = n
 	case "mem", "memory":
-		b, err := topology.ParseBytes(v)
+		b, err := ParseMemory(v)
 		if err != nil {
-			return fmt.Errorf("mem: %w", err)
-		}
-		if b > MaxVMMemory {
-			return fmt.Errorf("mem %s: at most 1 PiB", v)
+			return err
 		}
 		vm.Memory = b
 	case "cps", "cores_per_socket":
@@ -206,4 +203,16 @@ func ParseVMs(b []byte, name string) ([]VM, error) {
 		errs = append(errs, fmt.Errorf("%s: no VMs listed", name))
 	}
 	return vms, errors.Join(errs...)
+}
+
+// ParseMemory reads a VM's memory (96GB, 128GiB), at most MaxVMMemory.
+func ParseMemory(v string) (int64, error) {
+	b, err := topology.ParseBytes(v)
+	if err != nil {
+		return 0, fmt.Errorf("mem: %w", err)
+	}
+	if b > MaxVMMemory {
+		return 0, fmt.Errorf("mem %s: at most 1 PiB", v)
+	}
+	return b, nil
 }
