@@ -18,6 +18,7 @@ import (
 	"github.com/rightsize/rightsize/internal/host"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/testenv"
 	"github.com/rightsize/rightsize/internal/workload/fileio"
 	"github.com/rightsize/rightsize/internal/workload/tpcc"
@@ -41,6 +42,9 @@ func run(t *testing.T, ctx context.Context, args ...string) outcome {
 	code := Main(ctx, env)
 	return outcome{code, out.String(), errb.String()}
 }
+
+// readResult reads a result file.
+func readResult(path string) (*result.Run, error) { return session.ReadResult(path) }
 
 func mustReadResult(t *testing.T, path string) *result.Run {
 	t.Helper()

@@ -7,7 +7,6 @@ import (
 
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/observe"
-	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
 )
@@ -72,9 +71,6 @@ func execute(ctx context.Context, env *Env, p *config.Plan) (*session.Outcome, e
 
 // planEnv is what config.Plan reads from the process (observe.PlanEnv).
 func planEnv(env *Env) config.Env { return observe.PlanEnv(env) }
-
-// readResult reads a result file.
-func readResult(path string) (*result.Run, error) { return session.ReadResult(path) }
 
 // CheckpointReason starts a checkpoint's partial_reason (see package
 // session).
