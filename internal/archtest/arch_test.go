@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -413,5 +414,49 @@ func TestOnlyStoredUpgradesResults(t *testing.T) {
 	}
 	if calls == 0 {
 		t.Errorf("no call of workload/all.Upgrade found: did the upgrade move?")
+	}
+}
+
+// The CLI only parses flags, builds the plan, calls one function and maps
+// its error to an exit code: what it does beyond that belongs to the
+// packages it calls (observe, stored, ...). These bounds keep it so.
+const (
+	maxCLILines   = 2500 // non-test lines of internal/cli
+	maxCLIImports = 12   // internal packages internal/cli imports
+)
+
+func TestCLIStaysThin(t *testing.T) {
+	cmd := exec.Command("go", "list", "-json", mod+"/internal/cli")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var p pkg
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, f := range p.GoFiles {
+		b, err := os.ReadFile(filepath.Join(p.Dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(b, []byte("\n"))
+	}
+	var internal []string
+	for _, d := range p.Imports {
+		if strings.HasPrefix(d, mod+"/internal/") {
+			internal = append(internal, rel(d))
+		}
+	}
+	if len(p.GoFiles) == 0 {
+		t.Fatal("go list found no files in internal/cli")
+	}
+	if lines > maxCLILines {
+		t.Errorf("internal/cli has %d non-test lines, more than %d: move what a command does into the package it belongs to (observe, stored, ...)", lines, maxCLILines)
+	}
+	if len(internal) > maxCLIImports {
+		t.Errorf("internal/cli imports %d internal packages, more than %d: %s; reach them through observe or stored", len(internal), maxCLIImports, strings.Join(internal, ", "))
 	}
 }
