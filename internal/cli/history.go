@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/report"
-	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/stored"
 )
 
@@ -63,13 +61,6 @@ different workloads, load or options, which count different work, unless
 // an absolute path, as the XDG spec requires) or ~/.local/share; "" when
 // none of them is set.
 func historyDSN(env *Env, flag string) string { return config.HistoryDSN(env.Getenv, flag) }
-
-// recordInHistory records a run's or sweep's results in the catalog at dsn
-// (stored.Record; nothing when dsn is ""), saying what it recorded on
-// env.Stdout.
-func recordInHistory(ctx context.Context, env *Env, dsn string, runs []*result.Run, paths []string, sw *result.Sweep, swPath string) error {
-	return stored.Record(ctx, env.Stdout, env.Getenv, dsn, runs, paths, sw, swPath)
-}
 
 // historyCommand builds "rightsize history" with its subcommands.
 func historyCommand(env *Env) *cobra.Command {

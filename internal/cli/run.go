@@ -66,7 +66,7 @@ func outputs(p *config.Plan) []string {
 // (observe.Run): the console always, Prometheus, the CPU profile and the
 // history catalog when given.
 func execute(ctx context.Context, env *Env, p *config.Plan) (*session.Outcome, error) {
-	return observe.Run(ctx, env, p, recordInHistory)
+	return observe.Run(ctx, env, p, observe.Record)
 }
 
 // planEnv is what config.Plan reads from the process (observe.PlanEnv).

@@ -118,7 +118,7 @@ func runStudy(ctx context.Context, env *Env, arg string, o observe.StudyOptions)
 		return err
 	}
 	return observe.RunStudy(ctx, env, s, arg, o, observe.StudyHooks{
-		Record: recordInHistory,
+		Record: observe.Record,
 		Plan: func(p *study.Plan, sweep, dir string) (string, error) {
 			return studyPlan(env, p, sweep, dir)
 		},

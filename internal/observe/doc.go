@@ -5,7 +5,11 @@
 // beside it, with the cgroups of rightsize and of the database. It also
 // runs the phases other than run on a workload's targets (Prepare, Cleanup,
 // Check), with prepare's progress, and a study's steps, resumed from the
-// history catalog (RunStudy). It holds the process's view the session
-// must not know (the catalog, the metrics server, /proc), so that the CLI
-// only parses flags, builds the plan and calls one function.
+// history catalog (RunStudy); records results in the catalog (Record);
+// reads a host's topology and measures its hyperthreading for plan
+// (LoadHost, PlanHTGain, MeasureHT); and aligns a hypervisor's samples to
+// a run or sweep file (ReadHypervisor, ImportInto). It holds the process's
+// view the session must not know (the catalog, the metrics server, /proc,
+// /sys), so that the CLI only parses flags, builds the plan and calls one
+// function.
 package observe

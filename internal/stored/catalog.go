@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/merge"
@@ -22,53 +21,6 @@ func CheckCatalog(dsn string, getenv func(string) string) error {
 	if err := history.Validate(dsn, getenv); err != nil {
 		return usage{err}
 	}
-	return nil
-}
-
-// recordTimeout bounds recording after a run: the run is over (perhaps
-// interrupted), and its result file is already written.
-const recordTimeout = 30 * time.Second
-
-// Record records a run's or sweep's results in the catalog at dsn (nothing
-// when dsn is ""; getenv is the environment its location may use): runs
-// with their result files' paths (paths[i] for runs[i]; "" or "-" when
-// none), and the sweep with its file when sw is not nil. It runs even when
-// ctx is cancelled (an interrupted run's partial result is recorded too),
-// for at most 30 s, and says what it recorded on w. Runs and sweeps already
-// in the catalog are left as they are.
-func Record(ctx context.Context, w io.Writer, getenv func(string) string, dsn string, runs []*result.Run, paths []string, sw *result.Sweep, swPath string) error {
-	if dsn == "" || (len(runs) == 0 && sw == nil) {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-	defer cancel()
-	cat, err := history.Open(ctx, dsn, getenv)
-	if err != nil {
-		return err
-	}
-	defer cat.Close()
-	n := 0
-	for i, r := range runs {
-		if r == nil {
-			continue
-		}
-		p := ""
-		if i < len(paths) {
-			p = session.AbsPath(paths[i])
-		}
-		if err := cat.Record(ctx, r, p); err != nil {
-			return err
-		}
-		n++
-	}
-	what := report.Plural(n, "run")
-	if sw != nil {
-		if err := cat.RecordSweep(ctx, sw, session.AbsPath(swPath)); err != nil {
-			return err
-		}
-		what += " and the sweep"
-	}
-	fmt.Fprintf(w, "history: %s recorded in %s\n", what, cat)
 	return nil
 }
 

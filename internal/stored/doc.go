@@ -8,9 +8,15 @@
 // read through it; none of them reads a result file or calls the upgrade
 // itself.
 //
+// It also does the history subcommands' and merge's work on the catalog
+// (Door.Show, Door.Delete, Import, Merge, Door.LoadSides for compare), so
+// that the command line holds no catalog.
+//
 // The name: the package hands back what was stored (and says what was not
-// found), and never stores anything; "store" would read as the writer, and
-// already names the catalog's database capability (dialect.Store).
+// found); the only changes it makes are those a user names (history import
+// and delete); a run's results are recorded by observe.Record. "store"
+// would read as the writer, and already names the catalog's database
+// capability (dialect.Store).
 //
 // The package is impure: it reads files and opens the history catalog. It
 // sits above history and result, and below the command line; it draws no
