@@ -40,7 +40,7 @@ type Plan struct {
 	Load Load
 	// Runner is how every step is measured and reported (its Load is each
 	// step's: Load.Step).
-	Runner runner.Config
+	Runner runner.Settings
 	// Axis names what a sweep varies: "threads", "rate", "instances" or the
 	// workload's own ("read %"); OwnAxis when it is the workload's own steps.
 	Axis    string
@@ -216,7 +216,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		}
 		rate, multiples = p.Steps[0].Rate, p.Multiples()
 	}
-	load, cfg, cfgErr := c.runnerConfig(rate, c.Threads.First(), multiples)
+	load, cfg, cfgErr := c.runnerSettings(rate, c.Threads.First(), multiples)
 	if p.Sweep {
 		cfgErr = errors.Join(cfgErr, CheckCPUTarget(c.CPUTarget))
 	}
@@ -316,16 +316,16 @@ func (c *Flags) runSteps(w workload.Workload) []Step {
 	return out
 }
 
-// runnerConfig turns the run flags into the load every step shares and the
+// runnerSettings turns the run flags into the load every step shares and the
 // runner configuration, and returns every problem at once: the runner's own
 // checks of the first step (rate and threads as given) and these. multiples
 // tells that a sweep's rates are multiples of the baseline.
-func (c *Flags) runnerConfig(rate Rate, threads int, multiples bool) (Load, runner.Config, error) {
+func (c *Flags) runnerSettings(rate Rate, threads int, multiples bool) (Load, runner.Settings, error) {
 	load := Load{Baseline: c.Baseline, Base: runner.Load{
 		Warmup: c.Warmup, Duration: c.Duration,
 		SteadyState: runner.SteadyState{Window: c.Steady, Tolerance: c.SteadyTol / 100},
 	}}
-	cfg := runner.Config{Interval: c.Interval, Grace: c.Grace, LateThreshold: c.Late, Seed: c.Seed}
+	cfg := runner.Settings{Interval: c.Interval, Grace: c.Grace, LateThreshold: c.Late, Seed: c.Seed}
 	if c.Grace == 0 {
 		cfg.Grace = -1 // --grace 0: cancel events in flight at once
 	}
@@ -344,7 +344,7 @@ func (c *Flags) runnerConfig(rate Rate, threads int, multiples bool) (Load, runn
 	errs = append(errs, c.loopProblems(&load.Base, &cfg)...)
 	first := cfg
 	first.Load = load.offer(threads, rate, c.Baseline.PerSec) // a multiple measured first: 0, as yet
-	var ce *runner.ConfigError
+	var ce *runner.SettingsError
 	if err := first.Validate(); errors.As(err, &ce) {
 		errs = append(ce.Problems, errs...)
 	}
@@ -356,7 +356,7 @@ func (c *Flags) runnerConfig(rate Rate, threads int, multiples bool) (Load, runn
 
 // loopProblems sets load's arrivals and think time and cfg's retries from
 // the flags and returns what is wrong with them.
-func (c *Flags) loopProblems(load *runner.Load, cfg *runner.Config) []error {
+func (c *Flags) loopProblems(load *runner.Load, cfg *runner.Settings) []error {
 	var errs []error
 	if c.Interval == 0 {
 		errs = append(errs, errors.New("report-interval 0s: want a positive duration"))
@@ -402,7 +402,7 @@ func (c *Flags) loopProblems(load *runner.Load, cfg *runner.Config) []error {
 // RunnerProblems checks the run options as Plan does, for a command that
 // only needs them checked (the k8s manifest).
 func (c *Flags) RunnerProblems() error {
-	_, _, err := c.runnerConfig(c.Rate.First(), c.Threads.First(), false)
+	_, _, err := c.runnerSettings(c.Rate.First(), c.Threads.First(), false)
 	return err
 }
 

@@ -17,7 +17,7 @@ import (
 // CLI's exit 2): invalid options, a target that does not parse, or a
 // runner configuration that cannot run.
 func IsUsage(err error) bool {
-	return errors.Is(err, config.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrConfig)
+	return errors.Is(err, config.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrSettings)
 }
 
 // PrintCommand prints a command line on w, as the user would type it: safe

@@ -11,7 +11,7 @@ import (
 // times, and reports the hot path's cost per event: wall time per event
 // (the inverse of the throughput, all virtual users together) and heap
 // allocations per event (the setup's included, so a leak per event shows).
-func benchRun(b *testing.B, cfg Config) {
+func benchRun(b *testing.B, cfg Settings) {
 	in := instance(func(context.Context) error { return nil })
 	var events int64
 	var m0, m1 runtime.MemStats
@@ -34,9 +34,9 @@ func benchRun(b *testing.B, cfg Config) {
 }
 
 func BenchmarkClosedLoop(b *testing.B) {
-	benchRun(b, Config{Load: Load{Threads: 2, Duration: 200 * time.Millisecond}, Interval: 50 * time.Millisecond, Ops: ops})
+	benchRun(b, Settings{Load: Load{Threads: 2, Duration: 200 * time.Millisecond}, Interval: 50 * time.Millisecond, Ops: ops})
 }
 
 func BenchmarkOpenLoop(b *testing.B) {
-	benchRun(b, Config{Load: Load{Threads: 4, Rate: 20000, Duration: 200 * time.Millisecond}, Interval: 50 * time.Millisecond, Ops: ops})
+	benchRun(b, Settings{Load: Load{Threads: 4, Rate: 20000, Duration: 200 * time.Millisecond}, Interval: 50 * time.Millisecond, Ops: ops})
 }

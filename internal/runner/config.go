@@ -38,9 +38,9 @@ const (
 	abandonAfter = 5 * time.Second
 )
 
-// Config is one run: the load it offers (Load) and how it is measured and
+// Settings is one run: the load it offers (Load) and how it is measured and
 // reported. Durations are wall-clock.
-type Config struct {
+type Settings struct {
 	// Load is how load is offered: virtual users, rate, think time, warm-up
 	// and duration, and the run's share of a sharded run.
 	Load
@@ -132,18 +132,18 @@ type Instance struct {
 	Classify func(error) errclass.Class
 }
 
-// ErrConfig is matched (errors.Is) by every configuration error.
-var ErrConfig = errors.New("invalid runner configuration")
+// ErrSettings is matched (errors.Is) by every invalid Settings.
+var ErrSettings = errors.New("invalid runner configuration")
 
-// ConfigError lists every problem of a Config; errors.Is(err, ErrConfig) holds.
-type ConfigError struct{ Problems []error }
+// SettingsError lists every problem of a Settings; errors.Is(err, ErrSettings) holds.
+type SettingsError struct{ Problems []error }
 
-func (e *ConfigError) Error() string        { return errors.Join(e.Problems...).Error() }
-func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
+func (e *SettingsError) Error() string        { return errors.Join(e.Problems...).Error() }
+func (e *SettingsError) Is(target error) bool { return target == ErrSettings }
 
 // Validate returns every problem of the configuration at once. Messages name
 // the fields as the CLI's flags do.
-func (c *Config) Validate() error {
+func (c *Settings) Validate() error {
 	errs := c.Load.problems()
 	if c.Interval < 0 || (c.Interval > 0 && c.Interval < MinInterval) {
 		errs = append(errs, fmt.Errorf("report-interval %v: want %v or more", c.Interval, MinInterval))
@@ -160,13 +160,13 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.SteadyState.problems(c.Warmup, c.Interval)...)
 	if len(errs) > 0 {
-		return &ConfigError{Problems: errs}
+		return &SettingsError{Problems: errs}
 	}
 	return nil
 }
 
 // defaults validates c and fills in the defaults of zero fields.
-func (c *Config) defaults() error {
+func (c *Settings) defaults() error {
 	if err := c.Validate(); err != nil {
 		return err
 	}

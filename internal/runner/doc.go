@@ -1,8 +1,8 @@
 // Package runner is the measurement core shared by every workload.
 //
 // How load is offered is a Load (virtual users, rate, think time, warm-up,
-// duration, a shard's part), the part of a run's Config that a plan fills
-// and a session scales (Load.Shard); the rest of Config is how the run is
+// duration, a shard's part), the part of a run's Settings that a plan fills
+// and a session scales (Load.Shard); the rest of Settings is how the run is
 // measured and reported. It drives virtual users (VUs) in a closed loop (each VU runs its next event
 // as soon as the last one ends, after an optional think time) or an open loop
 // (events start on an absolute schedule of R per second, whatever the system
@@ -10,7 +10,7 @@
 // so an overloaded system cannot hide its queue (no coordinated omission);
 // service time is measured from the actual start; intended starts that never
 // began before the window closed are counted as dropped, and those that began
-// more than Config.LateThreshold after their time as late.
+// more than Settings.LateThreshold after their time as late.
 //
 // Each VU records into its own HDR histograms (one per operation) guarded by
 // its own mutex, so no lock is shared by all VUs on the hot path; a ticker

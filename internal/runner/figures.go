@@ -36,7 +36,7 @@ func (r *run) finish() (*result.Run, error) {
 }
 
 // snapshot returns the figures up to the tick at, marked partial (see
-// Config.Snapshot). Ticker goroutine only.
+// Settings.Snapshot). Ticker goroutine only.
 func (r *run) snapshot(at time.Time) (*result.Run, error) {
 	dropped := make([][2]int64, len(r.insts))
 	for i, in := range r.insts {

@@ -59,7 +59,7 @@ func (l Load) Shard(p shard.Part) Load {
 }
 
 // problems lists what is wrong with the load's size: its virtual users,
-// duration, warm-up, rate and arrivals (Config.Validate words them as the
+// duration, warm-up, rate and arrivals (Settings.Validate words them as the
 // CLI's flags are named).
 func (l *Load) problems() []error {
 	var errs []error

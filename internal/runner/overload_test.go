@@ -49,7 +49,7 @@ func TestOverloadThroughputIsCapacity(t *testing.T) {
 	for _, window := range []time.Duration{5 * time.Second, 10 * time.Second} {
 		synctest.Test(t, func(t *testing.T) {
 			srv := newServer(capacity)
-			res, err := Run(context.Background(), Config{
+			res, err := Run(context.Background(), Settings{
 				Load: Load{Threads: 8, Rate: 3 * capacity, Warmup: 2 * time.Second, Duration: window},
 				Ops:  ops,
 			}, []Instance{instance(srv.work)})
@@ -115,7 +115,7 @@ func TestReconnectKeepsIdentity(t *testing.T) {
 		var lose [2]atomic.Int64
 		lose[0].Store(1)
 		lose[1].Store(2)
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 2, Duration: time.Second}, Ops: ops, Seed: 3},
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Duration: time.Second}, Ops: ops, Seed: 3},
 			[]Instance{n.instance(0, &lose[0]), n.instance(1, &lose[1])})
 		if err != nil {
 			t.Fatal(err)
@@ -185,7 +185,7 @@ func TestReconnectInPlaceCountsFailures(t *testing.T) {
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Duration: 2 * time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: 2 * time.Second}, Ops: ops}, []Instance{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestReconnectThatCannotHealEndsTheRun(t *testing.T) {
 			},
 			Classify: classifyAuth,
 		}
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 4, Duration: time.Minute}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 4, Duration: time.Minute}, Ops: ops}, []Instance{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,7 +256,7 @@ func TestClientCPUPerEventSameWindow(t *testing.T) {
 		start := time.Now()
 		cpu := func() (time.Duration, time.Duration) { e := time.Since(start); return e / 10, e / 5 }
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 300*time.Millisecond) }
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops, CPUTime: cpu, CPUs: 2},
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops, CPUTime: cpu, CPUs: 2},
 			[]Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
@@ -277,7 +277,7 @@ func TestClientCPUPerEventSameWindow(t *testing.T) {
 // tens of ms), and never the server's time. A closed loop has none.
 func TestStartLagOfIdleVirtualUsers(t *testing.T) {
 	work := func(ctx context.Context) error { return sleepCtx(ctx, 2*time.Millisecond) }
-	res, err := Run(context.Background(), Config{Load: Load{Threads: 4, Rate: 200, Duration: time.Second}, Ops: ops}, []Instance{instance(work)})
+	res, err := Run(context.Background(), Settings{Load: Load{Threads: 4, Rate: 200, Duration: time.Second}, Ops: ops}, []Instance{instance(work)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestStartLagOfIdleVirtualUsers(t *testing.T) {
 	if !(l.MaxMs > 0) || l.P99Ms > 1000 {
 		t.Errorf("start lag %+v: want above 0 and under 1 s", *l)
 	}
-	res, err = Run(context.Background(), Config{Load: Load{Threads: 1, Duration: 100 * time.Millisecond}, Ops: ops}, []Instance{instance(work)})
+	res, err = Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: 100 * time.Millisecond}, Ops: ops}, []Instance{instance(work)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func (threeOps) Close() error { return nil }
 func TestSubOperationsGoWithTheirEvent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		inst := Instance{NewVU: func(context.Context, int, uint64) (workload.VU, error) { return threeOps{}, nil }, Classify: classify}
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Warmup: time.Second, Duration: time.Second}, Ops: ops, Counters: []string{"done"}},
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Warmup: time.Second, Duration: time.Second}, Ops: ops, Counters: []string{"done"}},
 			[]Instance{inst})
 		if err != nil {
 			t.Fatal(err)
@@ -357,7 +357,7 @@ func TestRetriesGoWithTheirEvent(t *testing.T) {
 			}
 			return nil
 		})
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops, Retry: []errclass.Class{errclass.Deadlock}},
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops, Retry: []errclass.Class{errclass.Deadlock}},
 			[]Instance{inst})
 		if err != nil {
 			t.Fatal(err)

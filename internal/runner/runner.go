@@ -31,12 +31,12 @@ type inst struct {
 // Warmup, Intervals); the caller fills in what identifies the run. When ctx is
 // cancelled (a signal), the run stops early and the result is marked partial;
 // an error is returned only when the run could not start.
-func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error) {
+func Run(ctx context.Context, cfg Settings, insts []Instance) (*result.Run, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
 	if len(insts) == 0 {
-		return nil, &ConfigError{Problems: []error{errors.New("no instance to run")}}
+		return nil, &SettingsError{Problems: []error{errors.New("no instance to run")}}
 	}
 	r := &run{cfg: cfg, open: cfg.Rate > 0}
 	for i, spec := range insts {
@@ -52,7 +52,7 @@ func Run(ctx context.Context, cfg Config, insts []Instance) (*result.Run, error)
 			// own (its share of the rate), seeded apart from the others'.
 			s, err := pace.New(cfg.Arrival, cfg.Rate, r.seed(fi+i, -1-fv))
 			if err != nil {
-				return nil, &ConfigError{Problems: []error{err}}
+				return nil, &SettingsError{Problems: []error{err}}
 			}
 			in.pacer = &pacer{sched: s}
 		}
@@ -139,7 +139,7 @@ func closeVUs(vus [][]workload.VU) {
 	}
 }
 
-// await asks Config.Ready when to start and waits until then.
+// await asks Settings.Ready when to start and waits until then.
 func (r *run) await(ctx context.Context) error {
 	at, err := r.cfg.Ready(ctx)
 	if err != nil {
@@ -158,7 +158,7 @@ func (r *run) await(ctx context.Context) error {
 }
 
 type run struct {
-	cfg   Config
+	cfg   Settings
 	open  bool
 	insts []*inst
 
@@ -169,7 +169,7 @@ type run struct {
 
 	start time.Time
 	// warmup is the length of the warm-up (a time.Duration from start):
-	// Config.Warmup, or less once steady state is reached. Only the ticker
+	// Settings.Warmup, or less once steady state is reached. Only the ticker
 	// moves it (checkSteady), once, earlier, and only to a tick that is still
 	// ahead: so the phase of an instant that has passed never changes, and
 	// a VU can put an event in its phase when it starts. (A start that is

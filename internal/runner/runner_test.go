@@ -109,7 +109,7 @@ func TestClosedLoopCountsAndWarmupExclusion(t *testing.T) {
 			return sleepCtx(ctx, 10*time.Millisecond)
 		}
 		var ticks int
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:   Load{Threads: 2, Warmup: warmup, Duration: 2 * time.Second},
 			Ops:    ops,
 			Event:  "transaction",
@@ -166,7 +166,7 @@ func TestOpenLoopStallIntendedStart(t *testing.T) {
 			}
 			return sleepCtx(ctx, time.Millisecond)
 		}
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load: Load{Threads: 4, Rate: 200, Arrival: pace.Constant, Duration: 10 * time.Second},
 			Ops:  ops,
 		}, []Instance{instance(work)})
@@ -200,7 +200,7 @@ func TestOpenLoopStallIntendedStart(t *testing.T) {
 func TestOpenLoopDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 50*time.Millisecond) }
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load: Load{Threads: 1, Rate: 100, Duration: 2 * time.Second},
 			Ops:  ops,
 		}, []Instance{instance(work)})
@@ -221,7 +221,7 @@ func TestOpenLoopDropped(t *testing.T) {
 func TestPoissonRate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load: Load{Threads: 8, Rate: 500, Arrival: pace.Poisson, Duration: 20 * time.Second},
 			Ops:  ops,
 			Seed: 7,
@@ -252,7 +252,7 @@ func TestReconnectAfterConnectionLoss(t *testing.T) {
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops}, []Instance{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +273,7 @@ func TestInterruptMarksPartial(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		time.AfterFunc(3*time.Second, func() { cancel(errors.New("SIGTERM")) })
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
-		res, err := Run(ctx, Config{Load: Load{Threads: 1, Warmup: time.Second, Duration: 10 * time.Second}, Ops: ops}, []Instance{instance(work)})
+		res, err := Run(ctx, Settings{Load: Load{Threads: 1, Warmup: time.Second, Duration: 10 * time.Second}, Ops: ops}, []Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +295,7 @@ func TestGraceCancelsStuckEvents(t *testing.T) {
 			}
 			return sleepCtx(ctx, 100*time.Millisecond)
 		}
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Duration: time.Second}, Grace: 2 * time.Second, Ops: ops},
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Grace: 2 * time.Second, Ops: ops},
 			[]Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
@@ -317,7 +317,7 @@ func TestSeveralInstancesAggregate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fast := instance(func(ctx context.Context) error { return sleepCtx(ctx, 5*time.Millisecond) })
 		slow := instance(func(ctx context.Context) error { return sleepCtx(ctx, 20*time.Millisecond) })
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 2, Duration: time.Second}, Ops: ops}, []Instance{fast, slow})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Duration: time.Second}, Ops: ops}, []Instance{fast, slow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,10 +333,10 @@ func TestSeveralInstancesAggregate(t *testing.T) {
 	})
 }
 
-func TestConfigErrorsAllAtOnce(t *testing.T) {
-	_, err := Run(context.Background(), Config{Load: Load{Threads: 0, Duration: 0, Rate: -1}}, []Instance{instance(nil)})
-	if !errors.Is(err, ErrConfig) {
-		t.Fatalf("err = %v, want ErrConfig", err)
+func TestSettingsErrorsAllAtOnce(t *testing.T) {
+	_, err := Run(context.Background(), Settings{Load: Load{Threads: 0, Duration: 0, Rate: -1}}, []Instance{instance(nil)})
+	if !errors.Is(err, ErrSettings) {
+		t.Fatalf("err = %v, want ErrSettings", err)
 	}
 	for _, want := range []string{"threads", "time", "rate"} {
 		if !contains(err.Error(), want) {
@@ -356,7 +356,7 @@ func TestOpenLoopKeepsWindowLength(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 8, Rate: 10, Duration: 2 * time.Second}, Ops: ops},
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 8, Rate: 10, Duration: 2 * time.Second}, Ops: ops},
 			[]Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
@@ -371,7 +371,7 @@ func TestOpenLoopKeepsWindowLength(t *testing.T) {
 		// Starts at 0, 1 and 2 s are all served by 2.001 s; the signal comes at 2.5 s.
 		time.AfterFunc(2500*time.Millisecond, func() { cancel(errors.New("SIGINT")) })
 		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
-		res, err := Run(ctx, Config{Load: Load{Threads: 2, Rate: 1, Duration: 3 * time.Second}, Ops: ops}, []Instance{instance(work)})
+		res, err := Run(ctx, Settings{Load: Load{Threads: 2, Rate: 1, Duration: 3 * time.Second}, Ops: ops}, []Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -387,7 +387,7 @@ func TestEndRaceIsNotPartial(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		synctest.Test(t, func(t *testing.T) {
 			work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
-			res, err := Run(context.Background(), Config{Load: Load{Threads: 2, Duration: 100 * time.Millisecond}, Ops: ops}, []Instance{instance(work)})
+			res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Duration: 100 * time.Millisecond}, Ops: ops}, []Instance{instance(work)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -430,7 +430,7 @@ func TestLateSeenSignalInterrupts(t *testing.T) {
 					time.Sleep(1500 * time.Millisecond) // past the window's end
 				}
 				work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
-				res, err := Run(ctx, Config{Load: Load{Threads: 1, Duration: 2 * time.Second}, Ops: ops, Snapshot: snap}, []Instance{instance(work)})
+				res, err := Run(ctx, Settings{Load: Load{Threads: 1, Duration: 2 * time.Second}, Ops: ops, Snapshot: snap}, []Instance{instance(work)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -448,7 +448,7 @@ func TestLateSeenSignalInterrupts(t *testing.T) {
 func TestIntervalsOnNominalBoundaries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 7*time.Millisecond) }
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:     Load{Threads: 1, Warmup: time.Second, Duration: time.Second},
 			Interval: 300 * time.Millisecond,
 			Ops:      ops,
@@ -491,7 +491,7 @@ func TestRetryableErrorsRerunTheEvent(t *testing.T) {
 			}
 			return nil
 		})
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:  Load{Threads: 1, Duration: time.Second},
 			Ops:   ops,
 			Retry: []errclass.Class{errclass.Deadlock},
@@ -532,7 +532,7 @@ func TestRetryWithinGrace(t *testing.T) {
 			}
 			return nil
 		})
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:  Load{Threads: 1, Duration: time.Second},
 			Grace: 2 * time.Second,
 			Ops:   ops,
@@ -567,7 +567,7 @@ func TestRetriesRunOut(t *testing.T) {
 			}
 			return nil
 		})
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:       Load{Threads: 1, Duration: time.Second},
 			Ops:        ops,
 			MaxRetries: 3,
@@ -601,7 +601,7 @@ func TestActiveVUs(t *testing.T) {
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 3, Duration: 3 * time.Second}, Grace: -1, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 3, Duration: 3 * time.Second}, Grace: -1, Ops: ops}, []Instance{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -620,9 +620,9 @@ func TestActiveVUs(t *testing.T) {
 
 func TestRateBounds(t *testing.T) {
 	for _, r := range []float64{math.NaN(), math.Inf(1), -1, 1e-12, 1e12} {
-		_, err := Run(context.Background(), Config{Load: Load{Threads: 1, Duration: time.Second, Rate: r}}, []Instance{instance(nil)})
-		if !errors.Is(err, ErrConfig) {
-			t.Errorf("rate %v: err = %v, want ErrConfig", r, err)
+		_, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second, Rate: r}}, []Instance{instance(nil)})
+		if !errors.Is(err, ErrSettings) {
+			t.Errorf("rate %v: err = %v, want ErrSettings", r, err)
 		}
 	}
 }
@@ -632,7 +632,7 @@ func TestRateBounds(t *testing.T) {
 func TestDroppedCountedInClosedForm(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Second) }
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Rate: 1e7, Duration: 10 * time.Second}, Ops: ops},
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Rate: 1e7, Duration: 10 * time.Second}, Ops: ops},
 			[]Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
@@ -654,7 +654,7 @@ func TestStuckEventsAreAbandoned(t *testing.T) {
 			}
 			return sleepCtx(ctx, 100*time.Millisecond)
 		}
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Duration: time.Second}, Grace: time.Second, Ops: ops},
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Grace: time.Second, Ops: ops},
 			[]Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
@@ -675,7 +675,7 @@ func TestClientCPUOverTheMeasuredWindow(t *testing.T) {
 			return e / 10, e / 5
 		}
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Warmup: time.Second, Duration: 2 * time.Second}, Ops: ops, CPUTime: cpu},
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Warmup: time.Second, Duration: 2 * time.Second}, Ops: ops, CPUTime: cpu},
 			[]Instance{instance(work)})
 		if err != nil {
 			t.Fatal(err)
@@ -707,7 +707,7 @@ func (p *pacedVU) Pause() time.Duration { return p.pause }
 
 func TestPacerAndCounters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			// --think-time is ignored for a VU that paces itself.
 			Load:     Load{Threads: 2, Warmup: time.Second, Duration: 2 * time.Second, Think: pace.Think{Mean: time.Second}},
 			Ops:      ops,
@@ -775,7 +775,7 @@ func TestMeterSaysWhenAStepIsARetry(t *testing.T) {
 				return errclass.Generic(err)
 			},
 		}
-		if _, err := Run(context.Background(), Config{
+		if _, err := Run(context.Background(), Settings{
 			Load:  Load{Threads: 1, Duration: 100 * time.Millisecond},
 			Ops:   ops,
 			Retry: []errclass.Class{errclass.Deadlock},
@@ -812,7 +812,7 @@ func TestOnePipelineVUFailingMakesThePartialReason(t *testing.T) {
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 2, Duration: time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Duration: time.Second}, Ops: ops}, []Instance{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -859,7 +859,7 @@ func TestPipelineVUs(t *testing.T) {
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 2, Warmup: time.Second, Duration: 2 * time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Warmup: time.Second, Duration: 2 * time.Second}, Ops: ops}, []Instance{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -881,7 +881,7 @@ func TestPipelineFailureEndsTheRunWithItsReason(t *testing.T) {
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Duration: 10 * time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: 10 * time.Second}, Ops: ops}, []Instance{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -905,7 +905,7 @@ func TestPipelineRefusesTheOpenLoop(t *testing.T) {
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Rate: 100, Duration: time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Rate: 100, Duration: time.Second}, Ops: ops}, []Instance{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -921,7 +921,7 @@ func TestPipelineRefusesTheOpenLoop(t *testing.T) {
 func TestHostSampledEachTick(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var at []time.Time
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load: Load{Threads: 1, Warmup: time.Second, Duration: 2 * time.Second},
 			Ops:  ops,
 			Sample: func(secs float64) *result.Host {
@@ -963,7 +963,7 @@ func TestAggregateHistogramIsTheCombinedSamples(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fast := instance(func(ctx context.Context) error { return sleepCtx(ctx, 3*time.Millisecond) })
 		slow := instance(func(ctx context.Context) error { return sleepCtx(ctx, 17*time.Millisecond) })
-		res, err := Run(context.Background(), Config{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops}, []Instance{fast, slow})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops}, []Instance{fast, slow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1003,7 +1003,7 @@ func TestAggregateHistogramIsTheCombinedSamples(t *testing.T) {
 func TestTickerLag(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := 0
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:     Load{Threads: 1, Duration: time.Second},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,
@@ -1028,7 +1028,7 @@ func TestTickerLag(t *testing.T) {
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:     Load{Threads: 1, Duration: 500 * time.Millisecond},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,
@@ -1068,7 +1068,7 @@ func TestClientAllocationsPerEvent(t *testing.T) {
 		return sleepCtx(ctx, time.Millisecond)
 	}
 	cpu := func() (time.Duration, time.Duration) { return 0, 0 }
-	res, err := Run(context.Background(), Config{Load: Load{Threads: 2, Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond}, Ops: ops, CPUTime: cpu},
+	res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond}, Ops: ops, CPUTime: cpu},
 		[]Instance{instance(work)})
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/rightsize/rightsize/internal/result"
 )
 
-// TestSnapshotAtEveryTickButTheLast checks Config.Snapshot: called after each
+// TestSnapshotAtEveryTickButTheLast checks Settings.Snapshot: called after each
 // tick but the window's last, it gives the figures so far from the HDR
 // totals (sub-operations included), partial, and they agree with the final
 // result up to that tick.
@@ -19,7 +19,7 @@ func TestSnapshotAtEveryTickButTheLast(t *testing.T) {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
 		var snaps []*result.Run
 		start := time.Now()
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:    Load{Threads: 2, Warmup: time.Second, Duration: 3 * time.Second},
 			Ops:     ops,
 			Event:   "transaction",
@@ -96,7 +96,7 @@ func TestClampedEventsAreReported(t *testing.T) {
 			}
 			return sleepCtx(ctx, time.Minute)
 		}
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:     Load{Threads: 1, Duration: 2 * time.Hour},
 			Interval: 10 * time.Minute,
 			Ops:      ops,
@@ -125,7 +125,7 @@ func TestSignalAfterTheWindowIsNotAnInterruption(t *testing.T) {
 			defer cancel(nil)
 			time.AfterFunc(2200*time.Millisecond, func() { cancel(errors.New("SIGTERM")) })
 			work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
-			res, err := Run(ctx, Config{
+			res, err := Run(ctx, Settings{
 				Load: Load{Threads: 1, Duration: 2 * time.Second},
 				Ops:  ops,
 				OnTick: func(agg result.Interval, per []result.Interval) {

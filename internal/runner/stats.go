@@ -20,7 +20,7 @@ type stats struct {
 	wake   *hist.Histogram
 	evErr  errclass.Counts
 	retry  errclass.Counts   // failed attempts of events that were re-run
-	gaveUp int64             // events that failed after Config.MaxRetries re-runs
+	gaveUp int64             // events that failed after Settings.MaxRetries re-runs
 	ops    []*hist.Histogram // one per workload op, nil until used
 	opErr  []errclass.Counts
 	kinds  [3]int64 // sub-operations by workload.OpKind (ok or not)

@@ -82,7 +82,7 @@ func TestSteadyStateEndsTheWarmupEarly(t *testing.T) {
 			}
 			return sleepCtx(ctx, 10*time.Millisecond)
 		}
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:     Load{Threads: 2, Warmup: 3 * time.Second, Duration: 500 * time.Millisecond, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,
@@ -131,7 +131,7 @@ func TestSteadyStateNotReached(t *testing.T) {
 		work := func(ctx context.Context) error {
 			return sleepCtx(ctx, 5*time.Millisecond+time.Since(start)/50) // +20 ms per second
 		}
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:     Load{Threads: 4, Warmup: time.Second, Duration: 300 * time.Millisecond, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,
@@ -161,7 +161,7 @@ func TestSteadyStateOpenLoopAccounting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:     Load{Threads: 8, Rate: 20, Warmup: 3 * time.Second, Duration: 200 * time.Millisecond, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,
@@ -191,7 +191,7 @@ func TestSteadyStateInterruptedEarly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		time.AfterFunc(250*time.Millisecond, func() { cancel(errors.New("SIGINT")) })
-		res, err := Run(ctx, Config{
+		res, err := Run(ctx, Settings{
 			Load:     Load{Threads: 1, Warmup: time.Second, Duration: time.Second, SteadyState: SteadyState{Window: 500 * time.Millisecond, Tolerance: 0.05}},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,
@@ -211,12 +211,12 @@ func TestSteadyStateInterruptedEarly(t *testing.T) {
 }
 
 func TestSteadyStateValidation(t *testing.T) {
-	base := func() Config {
-		return Config{
+	base := func() Settings {
+		return Settings{
 			Load: Load{Threads: 1, Duration: time.Second, Warmup: 10 * time.Second, SteadyState: SteadyState{Window: 5 * time.Second, Tolerance: 0.05}},
 		}
 	}
-	if err := (&Config{Load: Load{Threads: 1, Duration: time.Second, SteadyState: SteadyState{Tolerance: -3}}}).Validate(); err != nil {
+	if err := (&Settings{Load: Load{Threads: 1, Duration: time.Second, SteadyState: SteadyState{Tolerance: -3}}}).Validate(); err != nil {
 		t.Errorf("off (window 0) with any tolerance: %v", err)
 	}
 	ok := base()
@@ -229,26 +229,26 @@ func TestSteadyStateValidation(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		edit func(*Config)
+		edit func(*Settings)
 		want string
 	}{
-		{"negative window", func(c *Config) { c.SteadyState.Window = -time.Second }, "want 0 (off) or more"},
-		{"no warm-up", func(c *Config) { c.Warmup = 0 }, "steady-state needs --warmup, the longest warm-up"},
-		{"window over the warm-up", func(c *Config) { c.SteadyState.Window = 11 * time.Second }, "longer than the warm-up"},
-		{"under three default intervals", func(c *Config) { c.SteadyState.Window = 2 * time.Second }, "at least three report intervals"},
-		{"under three intervals", func(c *Config) { c.Interval = 2 * time.Second }, "at least three report intervals"},
-		{"zero tolerance", func(c *Config) { c.SteadyState.Tolerance = 0 }, "tolerance"},
-		{"negative tolerance", func(c *Config) { c.SteadyState.Tolerance = -0.1 }, "tolerance"},
-		{"tolerance 1", func(c *Config) { c.SteadyState.Tolerance = 1 }, "tolerance"},
-		{"tolerance in percent", func(c *Config) { c.SteadyState.Tolerance = 5 }, "tolerance"},
-		{"NaN tolerance", func(c *Config) { c.SteadyState.Tolerance = math.NaN() }, "tolerance"},
+		{"negative window", func(c *Settings) { c.SteadyState.Window = -time.Second }, "want 0 (off) or more"},
+		{"no warm-up", func(c *Settings) { c.Warmup = 0 }, "steady-state needs --warmup, the longest warm-up"},
+		{"window over the warm-up", func(c *Settings) { c.SteadyState.Window = 11 * time.Second }, "longer than the warm-up"},
+		{"under three default intervals", func(c *Settings) { c.SteadyState.Window = 2 * time.Second }, "at least three report intervals"},
+		{"under three intervals", func(c *Settings) { c.Interval = 2 * time.Second }, "at least three report intervals"},
+		{"zero tolerance", func(c *Settings) { c.SteadyState.Tolerance = 0 }, "tolerance"},
+		{"negative tolerance", func(c *Settings) { c.SteadyState.Tolerance = -0.1 }, "tolerance"},
+		{"tolerance 1", func(c *Settings) { c.SteadyState.Tolerance = 1 }, "tolerance"},
+		{"tolerance in percent", func(c *Settings) { c.SteadyState.Tolerance = 5 }, "tolerance"},
+		{"NaN tolerance", func(c *Settings) { c.SteadyState.Tolerance = math.NaN() }, "tolerance"},
 	} {
 		cfg := base()
 		c.edit(&cfg)
 		err := cfg.Validate()
-		var ce *ConfigError
-		if !errors.Is(err, ErrConfig) || !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want a ConfigError saying %q", c.name, err, c.want)
+		var ce *SettingsError
+		if !errors.Is(err, ErrSettings) || !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want a SettingsError saying %q", c.name, err, c.want)
 			continue
 		}
 		if len(ce.Problems) != 1 {
@@ -256,7 +256,7 @@ func TestSteadyStateValidation(t *testing.T) {
 		}
 	}
 	// Every problem at once, beside the others.
-	bad := Config{Load: Load{Threads: 0, Duration: time.Second, SteadyState: SteadyState{Window: time.Second, Tolerance: 2}}}
+	bad := Settings{Load: Load{Threads: 0, Duration: time.Second, SteadyState: SteadyState{Window: time.Second, Tolerance: 2}}}
 	err := bad.Validate()
 	for _, want := range []string{"threads", "needs --warmup", "three report intervals", "tolerance"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -272,7 +272,7 @@ func TestSteadyStateValidation(t *testing.T) {
 func TestSteadyStateRealClock(t *testing.T) {
 	for _, rate := range []float64{0, 1000} {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:     Load{Threads: 2, Rate: rate, Warmup: 800 * time.Millisecond, Duration: 200 * time.Millisecond, SteadyState: SteadyState{Window: 150 * time.Millisecond, Tolerance: 0.5}},
 			Interval: 50 * time.Millisecond,
 			Ops:      ops,
@@ -308,7 +308,7 @@ func TestSteadyStateRealClock(t *testing.T) {
 func TestSteadyStateNeedsEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 600*time.Millisecond) }
-		res, err := Run(context.Background(), Config{
+		res, err := Run(context.Background(), Settings{
 			Load:     Load{Threads: 1, Warmup: 2 * time.Second, Duration: time.Second, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,

@@ -57,7 +57,7 @@ type barrier struct {
 	barrier string
 }
 
-// ready is the runner's start barrier (runner.Config.Ready): with a shard
+// ready is the runner's start barrier (runner.Settings.Ready): with a shard
 // and a register, it registers this shard as connected and waits until
 // every shard has, then starts barrierMargin after the last did (not before
 // --start-at); otherwise it starts at --start-at, or at once.

@@ -11,7 +11,7 @@ package session
 //     meant to survive the process, not the machine), but compact, not
 //     indented: its encoding then needs one copy of the document in memory,
 //     not two (a few MiB once a long run's series is large).
-//   - Timing: at the report ticks (runner.Config.Snapshot), every tick but
+//   - Timing: at the report ticks (runner.Settings.Snapshot), every tick but
 //     the measured window's last (the result follows it), at most once a
 //     second of the ticks' nominal times: with --report-interval under 1 s,
 //     ticks closer than that to the previous checkpoint's are skipped, so the
@@ -26,7 +26,7 @@ package session
 //     the newest waits.
 //   - Content: a result file (result.Decode reads it) of the run up to the
 //     checkpoint's last interval, from the runner's HDR totals
-//     (runner.Config.Snapshot): summary, warm-up, ops with their histograms,
+//     (runner.Settings.Snapshot): summary, warm-up, ops with their histograms,
 //     intervals, instances, host and client figures; open-loop dropped
 //     starts only as far as virtual users gave them up, and no workload's
 //     own figures (tpcc, fileio: computed at the end). Marked partial with
@@ -116,7 +116,7 @@ func newCheckpointer(out, hostname string, interval time.Duration, describe func
 	}
 }
 
-// snapshot is runner.Config.Snapshot: it takes and writes a checkpoint when
+// snapshot is runner.Settings.Snapshot: it takes and writes a checkpoint when
 // one is due at the tick at.
 func (c *checkpointer) snapshot(at time.Time, take func() (*result.Run, error)) {
 	c.mu.Lock()

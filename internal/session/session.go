@@ -57,7 +57,7 @@ type Options struct {
 type Step struct {
 	Index, Count int           // 0-based; the baseline is Index -1
 	Spec         config.Step   // what the step runs
-	Config       runner.Config // what the runner was given (Config.Load: the step's load)
+	Config       runner.Settings // what the runner was given (Config.Load: the step's load)
 	Instances    int           // instances the step drives
 	Baseline     float64       // the baseline rate per instance, once known
 	Path         string        // where the step's result goes ("-": nowhere)
@@ -153,7 +153,7 @@ type session struct {
 	// base is the runner configuration of every step, before the step's
 	// load (config.Load.Step); specs are the instances as the runner sees
 	// them.
-	base     runner.Config
+	base     runner.Settings
 	specs    []runner.Instance
 	baseline float64
 	dist     *barrier

@@ -152,7 +152,7 @@ func runOn(t *testing.T, path string, d time.Duration, mod func(o *Options)) (*W
 		t.Fatal(err)
 	}
 	in := i.(*instance)
-	res, err := runner.Run(context.Background(), runner.Config{
+	res, err := runner.Run(context.Background(), runner.Settings{
 		Load:  runner.Load{Threads: w.Meta().VUs, Duration: d},
 		Ops:   w.Meta().Ops,
 		Event: w.Meta().Event,

@@ -32,7 +32,7 @@ func TestRun(t *testing.T) {
 	if w.Meta().Prepare {
 		t.Error("noop asks to be prepared")
 	}
-	cfg := runner.Config{
+	cfg := runner.Settings{
 		Load:     runner.Load{Threads: 2, Duration: 300 * time.Millisecond},
 		Interval: 100 * time.Millisecond,
 		Ops:      w.Meta().Ops,

@@ -49,7 +49,7 @@ func TestRunEndsWhenTheDatabaseIsGone(t *testing.T) {
 		dropped <- err
 	})
 	start := time.Now()
-	res, err := runner.Run(ctx, runner.Config{Load: runner.Load{Threads: 4, Duration: time.Minute}, Ops: w.Meta().Ops, BackoffMin: 20 * time.Millisecond},
+	res, err := runner.Run(ctx, runner.Settings{Load: runner.Load{Threads: 4, Duration: time.Minute}, Ops: w.Meta().Ops, BackoffMin: 20 * time.Millisecond},
 		[]runner.Instance{{NewVU: in.NewVU, Classify: in.Classify}})
 	if err != nil {
 		t.Fatal(err)

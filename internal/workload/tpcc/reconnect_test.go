@@ -103,7 +103,7 @@ func TestTerminalKeepsItsHomeAcrossReconnects(t *testing.T) {
 		}
 		done <- err
 	}()
-	res, err := runner.Run(ctx, runner.Config{
+	res, err := runner.Run(ctx, runner.Settings{
 		Load:       runner.Load{Threads: 6, Duration: 5 * time.Second, Part: &runner.Part{FirstVU: 1}},
 		Ops:        New().Meta().Ops,
 		Seed:       7,
