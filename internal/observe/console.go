@@ -40,11 +40,11 @@ func (c *console) Preparing(i int, target string) {
 	fmt.Fprintf(c.env.Stderr, "preparing %s (instance %d)...\n", target, i+1)
 }
 
-func (c *console) StepStart(s session.Step) {
+func (c *console) StepStart(s session.Position) {
 	if c.brief {
 		return
 	}
-	out, cfg, name := c.env.Stdout, s.Config, c.plan.Workload.Meta().Name
+	out, cfg, name := c.env.Stdout, s.Settings, c.plan.Workload.Meta().Name
 	if s.IsBaseline() {
 		fmt.Fprintf(out, "rightsize %s: %s on %s; measuring the baseline rate: closed loop, %s per instance; warm-up %v, measured %v\n",
 			Version(), name, report.Plural(s.Instances, "instance"), report.Plural(cfg.Threads, "thread"), cfg.Warmup, cfg.Duration)
@@ -70,13 +70,13 @@ func (c *console) StepStart(s session.Step) {
 	}
 }
 
-func (c *console) Tick(s session.Step, agg result.Interval, _ []result.Interval) {
+func (c *console) Tick(s session.Position, agg result.Interval, _ []result.Interval) {
 	if !c.brief {
-		_ = report.ProgressLine(c.env.Stdout, agg, s.Config.Threads*s.Instances, c.unit)
+		_ = report.ProgressLine(c.env.Stdout, agg, s.Settings.Threads*s.Instances, c.unit)
 	}
 }
 
-func (c *console) StepEnd(s session.Step, r *result.Run) error {
+func (c *console) StepEnd(s session.Position, r *result.Run) error {
 	if c.brief {
 		return c.briefLine(s, r)
 	}
@@ -87,7 +87,7 @@ func (c *console) StepEnd(s session.Step, r *result.Run) error {
 
 // briefLine is a step in one line: its throughput (of the rate offered)
 // and response times.
-func (c *console) briefLine(s session.Step, r *result.Run) error {
+func (c *console) briefLine(s session.Position, r *result.Run) error {
 	name := s.Spec.Label
 	if s.IsBaseline() {
 		name = "baseline (closed loop)"
@@ -105,7 +105,7 @@ func (c *console) briefLine(s session.Step, r *result.Run) error {
 	return err
 }
 
-func (c *console) Saved(_ session.Step, path string) {
+func (c *console) Saved(_ session.Position, path string) {
 	if c.brief && !c.summaryFailed {
 		return
 	}

@@ -157,7 +157,7 @@ type promObserver struct {
 	e *metrics.Exporter
 }
 
-func (o promObserver) Tick(s session.Step, agg result.Interval, per []result.Interval) {
+func (o promObserver) Tick(s session.Position, agg result.Interval, per []result.Interval) {
 	o.e.Observe(s.Spec.Label, agg, per)
 }
 

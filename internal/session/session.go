@@ -53,18 +53,18 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Step is the step a session is at, as observers see it.
-type Step struct {
-	Index, Count int           // 0-based; the baseline is Index -1
-	Spec         config.Step   // what the step runs
-	Config       runner.Settings // what the runner was given (Config.Load: the step's load)
-	Instances    int           // instances the step drives
-	Baseline     float64       // the baseline rate per instance, once known
-	Path         string        // where the step's result goes ("-": nowhere)
+// Position is the step a session is at, as observers see it.
+type Position struct {
+	Index, Count int             // 0-based; the baseline is Index -1
+	Spec         config.Step     // what the step runs
+	Settings     runner.Settings // what the runner was given (Settings.Load: the step's load)
+	Instances    int             // instances the step drives
+	Baseline     float64         // the baseline rate per instance, once known
+	Path         string          // where the step's result goes ("-": nowhere)
 }
 
 // IsBaseline reports the baseline measurement that precedes the steps.
-func (s Step) IsBaseline() bool { return s.Index < 0 }
+func (s Position) IsBaseline() bool { return s.Index < 0 }
 
 // Outcome is what a session produced: every step's result that was made,
 // the baseline's, and for a sweep its analysis.
@@ -96,13 +96,13 @@ type Observer interface {
 	// Preparing is called before instance i (0-based) is prepared.
 	Preparing(i int, target string)
 	// StepStart is called before each step, the baseline included.
-	StepStart(s Step)
+	StepStart(s Position)
 	// Tick is called at each report interval of a step.
-	Tick(s Step, agg result.Interval, per []result.Interval)
+	Tick(s Position, agg result.Interval, per []result.Interval)
 	// StepEnd is given a step's complete result, before it is saved.
-	StepEnd(s Step, r *result.Run) error
+	StepEnd(s Position, r *result.Run) error
 	// Saved is called once a step's result file is written.
-	Saved(s Step, path string)
+	Saved(s Position, path string)
 	// Notice and Warn carry the session's messages: news, and what went
 	// wrong without stopping it.
 	Notice(msg string)
@@ -114,15 +114,15 @@ type Observer interface {
 // Base is an Observer that does nothing; embed it.
 type Base struct{}
 
-func (Base) Begin(*Outcome) error                          { return nil }
-func (Base) Preparing(int, string)                         {}
-func (Base) StepStart(Step)                                {}
-func (Base) Tick(Step, result.Interval, []result.Interval) {}
-func (Base) StepEnd(Step, *result.Run) error               { return nil }
-func (Base) Saved(Step, string)                            {}
-func (Base) Notice(string)                                 {}
-func (Base) Warn(string)                                   {}
-func (Base) End(*Outcome) error                            { return nil }
+func (Base) Begin(*Outcome) error                              { return nil }
+func (Base) Preparing(int, string)                             {}
+func (Base) StepStart(Position)                                {}
+func (Base) Tick(Position, result.Interval, []result.Interval) {}
+func (Base) StepEnd(Position, *result.Run) error               { return nil }
+func (Base) Saved(Position, string)                            {}
+func (Base) Notice(string)                                     {}
+func (Base) Warn(string)                                       {}
+func (Base) End(*Outcome) error                                { return nil }
 
 var _ Observer = Base{}
 
@@ -377,7 +377,7 @@ func (s *session) steps(ctx context.Context) error {
 		}
 		cfg := s.base
 		cfg.Load = p.Load.Step(l, s.baseline)
-		st := Step{Index: k, Count: len(p.Steps), Spec: l, Config: cfg, Instances: s.live(l), Baseline: s.baseline,
+		st := Position{Index: k, Count: len(p.Steps), Spec: l, Settings: cfg, Instances: s.live(l), Baseline: s.baseline,
 			Path: p.Out.Result(s.out.ID, l.Label, len(p.Steps))}
 		res, err := s.runStep(ctx, st)
 		if res != nil {
@@ -412,7 +412,7 @@ func (s *session) measureBaseline(ctx context.Context) error {
 	}
 	cfg := s.base
 	cfg.Load = p.Load.Closed(threads)
-	st := Step{Index: -1, Count: len(p.Steps), Spec: config.Step{Label: "baseline", Threads: cfg.Threads}, Config: cfg,
+	st := Position{Index: -1, Count: len(p.Steps), Spec: config.Step{Label: "baseline", Threads: cfg.Threads}, Settings: cfg,
 		Instances: first, Path: p.Out.Baseline(s.out.ID)}
 	res, err := s.runStep(ctx, st)
 	if err != nil {

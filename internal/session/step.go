@@ -17,11 +17,11 @@ import (
 // runStep runs one step and writes its result, keeping a checkpoint of it
 // while it runs (see checkpoint.go). A partial result is written too, and
 // returned with ErrInterrupted.
-func (s *session) runStep(ctx context.Context, st Step) (*result.Run, error) {
+func (s *session) runStep(ctx context.Context, st Position) (*result.Run, error) {
 	for _, o := range s.obs {
 		o.StepStart(st)
 	}
-	cfg := st.Config
+	cfg := st.Settings
 	cfg.OnTick = func(agg result.Interval, per []result.Interval) {
 		for _, o := range s.obs {
 			o.Tick(st, agg, per)
@@ -76,7 +76,7 @@ func (s *session) runStep(ctx context.Context, st Step) (*result.Run, error) {
 // describe adds what the runner does not know to a step's result (or
 // checkpoint): the tool, the run's id, label and configuration, the workload and its
 // options, the instances' servers, the client's host, and the shard.
-func (s *session) describe(res *result.Run, st Step) {
+func (s *session) describe(res *result.Run, st Position) {
 	p := s.plan
 	res.SchemaVersion = result.SchemaVersion
 	res.Tool = result.Tool{Name: "rightsize", Version: s.opt.Version, GoVersion: runtime.Version()}
