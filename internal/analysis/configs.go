@@ -21,10 +21,10 @@ import (
 // different workloads or axes, an --at step that is not common to all.
 var ErrNotComparable = errors.New("the sweeps cannot be compared")
 
-// Config is one configuration of a comparison: its sweep, as analysed, and
+// Candidate is one configuration of a comparison: its sweep, as analysed, and
 // the results of its steps (any of them may be missing: a sweep file read
 // without its steps' results).
-type Config struct {
+type Candidate struct {
 	Name  string
 	Sweep *Result
 	Runs  []*result.Run
@@ -33,7 +33,7 @@ type Config struct {
 	// and the same options): then Sweep is their mean, step by step,
 	// analysed anew, and Runs are the first repeat's results. Nil for a
 	// configuration swept once.
-	Repeats []Config
+	Repeats []Candidate
 }
 
 // ConfigOf is the configuration a sweep measured: its Config (sweep
@@ -146,7 +146,7 @@ type ConfigComparison struct {
 	// Common are the axis values every configuration swept, rising.
 	Common  []float64
 	Rows    []ConfigRow
-	Configs []Config
+	Configs []Candidate
 	// Lead is the best configuration's lead over the next (two rows or
 	// more).
 	Lead Lead
@@ -161,7 +161,7 @@ type ConfigComparison struct {
 // refuses (ErrNotComparable) sweeps of different workloads or axes, and a
 // step not every configuration has. Configurations that carry the same
 // name are told apart by their sweep's id. cs are not changed.
-func CompareConfigs(cs []Config, at string) (ConfigComparison, error) {
+func CompareConfigs(cs []Candidate, at string) (ConfigComparison, error) {
 	var c ConfigComparison
 	if len(cs) == 0 {
 		return c, fmt.Errorf("%w: no sweeps", ErrNotComparable)
@@ -243,7 +243,7 @@ func leadOf(c ConfigComparison, x float64) Lead {
 
 // repeatThroughputs are the throughputs at axis value x of each repeat of
 // cf that has the step; nil for a configuration swept once.
-func repeatThroughputs(cf Config, x float64) []float64 {
+func repeatThroughputs(cf Candidate, x float64) []float64 {
 	var out []float64
 	for _, r := range cf.Repeats {
 		if st := stepOf(r.Sweep, x); !math.IsNaN(st.Throughput) {
@@ -267,8 +267,8 @@ func meanCI(xs []float64) (lo, hi float64) {
 // whose mean it compares (meanSweep). Sweeps of one name run with other
 // options stay apart (uniqueNames tells them apart). The order is that of
 // each configuration's first sweep.
-func gatherRepeats(cs []Config, notes *[]string) []Config {
-	var out []Config
+func gatherRepeats(cs []Candidate, notes *[]string) []Candidate {
+	var out []Candidate
 	at := map[string]int{}
 	for _, cf := range cs {
 		key := cf.Name + "\x00" + optionsKey(cf)
@@ -279,7 +279,7 @@ func gatherRepeats(cs []Config, notes *[]string) []Config {
 			continue
 		}
 		if out[i].Repeats == nil {
-			out[i].Repeats = []Config{out[i]}
+			out[i].Repeats = []Candidate{out[i]}
 		}
 		out[i].Repeats = append(out[i].Repeats, cf)
 	}
@@ -295,7 +295,7 @@ func gatherRepeats(cs []Config, notes *[]string) []Config {
 
 // optionsKey is a configuration's options as text (its first result's,
 // as optionNotes compares them); "" when it has no results.
-func optionsKey(cf Config) string {
+func optionsKey(cf Candidate) string {
 	if len(cf.Runs) == 0 {
 		return ""
 	}
@@ -312,7 +312,7 @@ func optionsKey(cf Config) string {
 // times of the repeats that have the step, and the mean of their host CPU
 // shares (the host's other figures, run queue and disks, stay the
 // first's).
-func meanSweep(reps []Config) *Result {
+func meanSweep(reps []Candidate) *Result {
 	first := reps[0].Sweep
 	sw := *first.Sweep
 	sw.Steps = slices.Clone(first.Steps)
@@ -349,7 +349,7 @@ func meanCPU(cs []result.CPUPct) result.CPUPct {
 }
 
 // sameKind refuses configurations of different workloads or axes.
-func sameKind(cs []Config) error {
+func sameKind(cs []Candidate) error {
 	first := cs[0]
 	for _, cf := range cs[1:] {
 		if cf.Sweep.Workload != first.Sweep.Workload {
@@ -366,7 +366,7 @@ func sameKind(cs []Config) error {
 
 // uniqueNames copies cs, naming a configuration that shares its name with
 // another "NAME (SWEEP ID)", and notes it.
-func uniqueNames(cs []Config, notes *[]string) []Config {
+func uniqueNames(cs []Candidate, notes *[]string) []Candidate {
 	out := slices.Clone(cs)
 	count := map[string]int{}
 	for _, cf := range cs {
@@ -387,7 +387,7 @@ func uniqueNames(cs []Config, notes *[]string) []Config {
 }
 
 // commonSteps are the axis values every configuration's sweep has, rising.
-func commonSteps(cs []Config) []float64 {
+func commonSteps(cs []Candidate) []float64 {
 	var xs []float64
 	for _, st := range cs[0].Sweep.Steps {
 		all := true
@@ -471,10 +471,10 @@ func FirstKnee(knees []Knee, n int) (Knee, bool) {
 // optionNotes says which workload options and load windows differ between
 // the configurations (their first step's result); the step's own option
 // (sweep_step) and those the axis sets are not compared.
-func optionNotes(cs []Config) []string {
+func optionNotes(cs []Candidate) []string {
 	type opts = map[string]string
 	of := runOptions
-	var have []Config
+	var have []Candidate
 	var all []opts
 	for _, cf := range cs {
 		if len(cf.Runs) > 0 {
@@ -537,7 +537,7 @@ func vals0(all []map[string]string, k string) string {
 // RunAt is the configuration's result of the step labelled label (the
 // result whose sweep_step option names it, else whose label ends with it);
 // nil when that result was not loaded.
-func (cf Config) RunAt(label string) *result.Run {
+func (cf Candidate) RunAt(label string) *result.Run {
 	for _, r := range cf.Runs {
 		if step, _ := r.Options["sweep_step"].(string); step == label {
 			return r
@@ -592,10 +592,10 @@ func InstanceRows(c ConfigComparison) []InstanceRow {
 
 // ConfigNamed is the configuration named name (a row's); one with an
 // empty sweep when there is none of that name.
-func (c ConfigComparison) ConfigNamed(name string) Config {
-	i := slices.IndexFunc(c.Configs, func(cf Config) bool { return cf.Name == name })
+func (c ConfigComparison) ConfigNamed(name string) Candidate {
+	i := slices.IndexFunc(c.Configs, func(cf Candidate) bool { return cf.Name == name })
 	if i < 0 {
-		return Config{Name: name, Sweep: &Result{Sweep: &result.Sweep{}}}
+		return Candidate{Name: name, Sweep: &Result{Sweep: &result.Sweep{}}}
 	}
 	return c.Configs[i]
 }

@@ -13,7 +13,7 @@ import (
 
 // configOf is a configuration swept over threads at xs with throughput
 // scale*x/(1+0.3(x-1)), its steps' results labelled "label threads X".
-func configOf(name, label, axis string, scale float64, xs ...float64) Config {
+func configOf(name, label, axis string, scale float64, xs ...float64) Candidate {
 	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: "sw-" + name, Workload: "oltp_point_select", Axis: axis}
 	var runs []*result.Run
 	for _, x := range xs {
@@ -22,7 +22,7 @@ func configOf(name, label, axis string, scale float64, xs ...float64) Config {
 		runs = append(runs, &result.Run{ID: name + step, Label: strings.TrimSpace(label + " " + step), Workload: sw.Workload,
 			Options: map[string]any{"sweep_step": step, "table-size": 10000}, Load: result.Load{WarmupS: 1, DurationS: 3}})
 	}
-	return Config{Name: name, Sweep: Analyze(sw, OptionsOf(sw)), Runs: runs}
+	return Candidate{Name: name, Sweep: Analyze(sw, OptionsOf(sw)), Runs: runs}
 }
 
 func fmtX(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -61,7 +61,7 @@ func TestCompareConfigsDefaultAtAndRanking(t *testing.T) {
 	a := configOf("A", "A", "threads", 100, 1, 2, 4, 8, 16)
 	b := configOf("B", "B", "threads", 150, 1, 2, 4, 8)
 	c := configOf("C", "C", "threads", 120, 2, 4, 8, 16)
-	cmp, err := CompareConfigs([]Config{a, b, c}, "")
+	cmp, err := CompareConfigs([]Candidate{a, b, c}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,12 +93,12 @@ func TestCompareConfigsAt(t *testing.T) {
 	a := configOf("A", "A", "threads", 100, 1, 2, 4)
 	b := configOf("B", "B", "threads", 150, 1, 2, 4)
 	for _, at := range []string{"threads 2", "THREADS 2", "2", " 2 "} {
-		cmp, err := CompareConfigs([]Config{a, b}, at)
+		cmp, err := CompareConfigs([]Candidate{a, b}, at)
 		if err != nil || cmp.AtX != 2 || cmp.At != "threads 2" {
 			t.Errorf("--at %q: %q (%g), %v; want threads 2", at, cmp.At, cmp.AtX, err)
 		}
 	}
-	_, err := CompareConfigs([]Config{a, b}, "threads 3")
+	_, err := CompareConfigs([]Candidate{a, b}, "threads 3")
 	if !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), `"threads 1", "threads 2", "threads 4"`) {
 		t.Errorf("--at threads 3: %v; want a refusal listing the common steps", err)
 	}
@@ -113,14 +113,14 @@ func TestCompareConfigsRefuses(t *testing.T) {
 	apart := configOf("D", "D", "threads", 100, 8, 16)
 	for _, tc := range []struct {
 		name string
-		with Config
+		with Candidate
 		want string
 	}{
 		{"workloads", other, "different workloads (A: oltp_point_select, B: tpcc)"},
 		{"axes", rate, "different axes (A: threads, R: rate)"},
 		{"no common step", apart, "no threads step is common"},
 	} {
-		_, err := CompareConfigs([]Config{a, tc.with}, "")
+		_, err := CompareConfigs([]Candidate{a, tc.with}, "")
 		if !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v; want a refusal saying %q", tc.name, err, tc.want)
 		}
@@ -134,7 +134,7 @@ func TestCompareConfigsNotesOptions(t *testing.T) {
 	b := configOf("B", "B", "threads", 100, 1, 2)
 	b.Runs[0].Options["table-size"] = 500
 	b.Runs[0].Load.DurationS = 10
-	cmp, err := CompareConfigs([]Config{a, b}, "")
+	cmp, err := CompareConfigs([]Candidate{a, b}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestCompareConfigsSameName(t *testing.T) {
 	for _, r := range b.Runs {
 		r.Options["table-size"] = 500
 	}
-	cmp, err := CompareConfigs([]Config{a, b}, "")
+	cmp, err := CompareConfigs([]Candidate{a, b}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestCompareConfigsSameName(t *testing.T) {
 // mean curve, and the lead over the next configuration with a bootstrap
 // interval where both were repeated.
 func TestCompareConfigsRepeats(t *testing.T) {
-	var cs []Config
+	var cs []Candidate
 	for i, scale := range []float64{100, 104, 96} {
 		a := configOf("A", "A", "threads", scale, 1, 2, 4)
 		a.Sweep.ID = fmt.Sprintf("sw-A%d", i)
@@ -203,7 +203,7 @@ func TestCompareConfigsRepeats(t *testing.T) {
 		t.Errorf("notes %q", cmp.Notes)
 	}
 	// Swept once each: no interval.
-	one, err := CompareConfigs([]Config{cs[0], cs[3]}, "")
+	one, err := CompareConfigs([]Candidate{cs[0], cs[3]}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,14 +221,14 @@ func TestCompareConfigsNotesGeneratorLimit(t *testing.T) {
 	sw.Steps = append([]result.SweepStep(nil), sw.Steps...)
 	sw.Steps[1].StartLagP99Ms = 50
 	b.Sweep = Analyze(&sw, OptionsOf(&sw))
-	cmp, err := CompareConfigs([]Config{a, b}, "")
+	cmp, err := CompareConfigs([]Candidate{a, b}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(cmp.Notes) != 1 || !strings.Contains(cmp.Notes[0], "The load generator limited B from threads 2 on (") || !strings.Contains(cmp.Notes[0], "at threads 4") {
 		t.Errorf("notes %q", cmp.Notes)
 	}
-	if cmp, _ := CompareConfigs([]Config{a, b}, "1"); len(cmp.Notes) != 0 {
+	if cmp, _ := CompareConfigs([]Candidate{a, b}, "1"); len(cmp.Notes) != 0 {
 		t.Errorf("at threads 1: notes %q", cmp.Notes)
 	}
 }
@@ -236,7 +236,7 @@ func TestCompareConfigsNotesGeneratorLimit(t *testing.T) {
 // A repeated configuration's host CPU at a step is the repeats' mean, in
 // a copy: the first repeat's sweep keeps its own.
 func TestCompareConfigsRepeatsMeanHostCPU(t *testing.T) {
-	var cs []Config
+	var cs []Candidate
 	for i, busy := range []float64{40, 60} {
 		c := configOf("A", "A", "threads", 100, 1, 2)
 		sw := *c.Sweep.Sweep
@@ -264,15 +264,15 @@ func TestCompareConfigsRepeatsMeanHostCPU(t *testing.T) {
 // TestCompareConfigsNotesAStall: a configuration's step in which the
 // generator stalled is named in the comparison's notes.
 func TestCompareConfigsNotesAStall(t *testing.T) {
-	mk := func(name string, cpu ...float64) Config {
+	mk := func(name string, cpu ...float64) Candidate {
 		sw := &result.Sweep{Workload: "fileio", Axis: "read", OwnSteps: true, Config: name}
 		for i, c := range cpu {
 			x := float64(100 - 10*i)
 			sw.Steps = append(sw.Steps, result.SweepStep{Label: fmt.Sprint(x), X: x, Throughput: 1000, ClientCPUUs: c})
 		}
-		return Config{Name: name, Sweep: Analyze(sw, OptionsOf(sw))}
+		return Candidate{Name: name, Sweep: Analyze(sw, OptionsOf(sw))}
 	}
-	c, err := CompareConfigs([]Config{mk("b16k", 4.6, 199, 4.6), mk("b4k", 4.6, 4.7, 4.5)}, "")
+	c, err := CompareConfigs([]Candidate{mk("b16k", 4.6, 199, 4.6), mk("b4k", 4.6, 4.7, 4.5)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

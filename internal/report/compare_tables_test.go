@@ -13,7 +13,7 @@ import (
 
 // sweepOf is a configuration swept over axis at xs, its steps doing
 // tp(x) events/s, each step's result made by decorate (nil: none).
-func configSwept(name, id, workload, axis string, xs []float64, tp func(x float64) float64, decorate func(r *result.Run, x float64)) analysis.Config {
+func configSwept(name, id, workload, axis string, xs []float64, tp func(x float64) float64, decorate func(r *result.Run, x float64)) analysis.Candidate {
 	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: id, Workload: workload, Axis: axis, Config: name, HostIsServer: true}
 	var runs []*result.Run
 	for _, x := range xs {
@@ -26,10 +26,10 @@ func configSwept(name, id, workload, axis string, xs []float64, tp func(x float6
 		}
 		runs = append(runs, r)
 	}
-	return analysis.Config{Name: name, Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw)), Runs: runs}
+	return analysis.Candidate{Name: name, Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw)), Runs: runs}
 }
 
-func compareGolden(t *testing.T, name string, cs []analysis.Config, f report.Format) analysis.ConfigComparison {
+func compareGolden(t *testing.T, name string, cs []analysis.Candidate, f report.Format) analysis.ConfigComparison {
 	t.Helper()
 	c, err := analysis.CompareConfigs(cs, "")
 	if err != nil {
@@ -46,7 +46,7 @@ func compareGolden(t *testing.T, name string, cs []analysis.Config, f report.For
 // Configurations swept three times each: the table's means with the
 // sweeps and the interval, the headline's lead with its interval.
 func TestCompareRepeatsGolden(t *testing.T) {
-	var cs []analysis.Config
+	var cs []analysis.Candidate
 	for i, k := range []float64{100, 103, 97} {
 		cs = append(cs, configSwept("HCI", fmt.Sprintf("h%d", i), "oltp_read_write", "threads", []float64{1, 2, 4}, func(x float64) float64 { return 1.2 * k * x }, nil))
 		cs = append(cs, configSwept("two-tier", fmt.Sprintf("t%d", i), "oltp_read_write", "threads", []float64{1, 2, 4}, func(x float64) float64 { return k * x }, nil))
@@ -65,7 +65,7 @@ func TestCompareInstancesGolden(t *testing.T) {
 	}
 	hci := configSwept("HCI", "h", "oltp_read_write", "instances", []float64{4, 8, 16}, func(x float64) float64 { return 100 * x }, fair)
 	two := configSwept("two-tier", "t", "oltp_read_write", "instances", []float64{4, 8, 16}, func(x float64) float64 { return 400 + 50*x }, nil)
-	compareGolden(t, "compare_instances.golden.md", []analysis.Config{two, hci}, report.Markdown)
+	compareGolden(t, "compare_instances.golden.md", []analysis.Candidate{two, hci}, report.Markdown)
 }
 
 // TPC-C's figures and limit checks at the compared step, one row per
@@ -79,7 +79,7 @@ func TestCompareFiguresGolden(t *testing.T) {
 	}
 	a := configSwept("X-IO ISE860 AFA", "a", "tpcc", "threads", []float64{15, 30}, func(x float64) float64 { return 10 * x }, figs(600, true))
 	b := configSwept("HDD tier", "b", "tpcc", "threads", []float64{15, 30}, func(x float64) float64 { return 2 * x }, figs(120, false))
-	compareGolden(t, "compare_figures.golden.txt", []analysis.Config{b, a}, report.Text)
+	compareGolden(t, "compare_figures.golden.txt", []analysis.Candidate{b, a}, report.Text)
 }
 
 // Storage patterns: each configuration's table with the read mixes as
@@ -94,10 +94,10 @@ func TestCompareFileioGolden(t *testing.T) {
 	}
 	nvme := configSwept("NVMe", "n", "fileio", "read", []float64{100, 70}, func(x float64) float64 { return 1000 * (200 - x) }, pattern(1000))
 	sata := configSwept("SATA SSD", "s", "fileio", "read", []float64{100, 70}, func(x float64) float64 { return 200 * (200 - x) }, pattern(200))
-	for _, cf := range []analysis.Config{nvme, sata} {
+	for _, cf := range []analysis.Candidate{nvme, sata} {
 		cf.Sweep.OwnSteps = true
 	}
-	compareGolden(t, "compare_fileio.golden.txt", []analysis.Config{sata, nvme}, report.Text)
+	compareGolden(t, "compare_fileio.golden.txt", []analysis.Candidate{sata, nvme}, report.Text)
 }
 
 // A sweep's steps table names each step by its own label, not by the

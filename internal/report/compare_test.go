@@ -14,7 +14,7 @@ import (
 
 // configSweep is configuration name swept over rate multiples 1x..4x: it
 // scales up to its ceiling (per 1x), then its p99 climbs.
-func configSweep(name string, perX, ceiling float64) analysis.Config {
+func configSweep(name string, perX, ceiling float64) analysis.Candidate {
 	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: "sw-" + strings.ToLower(name[:1]), Workload: "oltp_read_write", Axis: "rate",
 		BaselineRate: 1000, HostIsServer: true, CPUTargetPct: 80}
 	var runs []*result.Run
@@ -27,7 +27,7 @@ func configSweep(name string, perX, ceiling float64) analysis.Config {
 		runs = append(runs, &result.Run{ID: name + step, Label: name + " " + step, Workload: sw.Workload,
 			Options: map[string]any{"sweep_step": step, "tables": 4}, Load: result.Load{Mode: "open", WarmupS: 10, DurationS: 60}})
 	}
-	return analysis.Config{Name: analysis.ConfigOf(sw, runs), Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw)), Runs: runs}
+	return analysis.Candidate{Name: analysis.ConfigOf(sw, runs), Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw)), Runs: runs}
 }
 
 func twoConfigs(t *testing.T) analysis.ConfigComparison {
@@ -35,7 +35,7 @@ func twoConfigs(t *testing.T) analysis.ConfigComparison {
 	a := configSweep("24 vCPU", 3000, 7436)
 	b := configSweep("12 vCPU", 3000, 6300)
 	b.Runs[0].Options["tables"] = 8
-	c, err := analysis.CompareConfigs([]analysis.Config{b, a}, "rate 3x")
+	c, err := analysis.CompareConfigs([]analysis.Candidate{b, a}, "rate 3x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,14 +142,14 @@ func TestCompareHTML(t *testing.T) {
 // A comparison over the workload's own steps (fileio's read mixes) names
 // the winner and no knee: none is sought there.
 func TestCompareHeadlineOwnSteps(t *testing.T) {
-	own := func(name string, iops float64) analysis.Config {
+	own := func(name string, iops float64) analysis.Candidate {
 		sw := &result.Sweep{ID: "sw-" + name, Workload: "fileio", Axis: "read %", OwnSteps: true, Config: name}
 		for _, x := range []float64{100, 90, 70} {
 			sw.Steps = append(sw.Steps, result.SweepStep{Label: "read " + strconv.FormatFloat(x, 'g', -1, 64) + "%", X: x, Throughput: iops * x / 100})
 		}
-		return analysis.Config{Name: name, Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw))}
+		return analysis.Candidate{Name: name, Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw))}
 	}
-	c, err := analysis.CompareConfigs([]analysis.Config{own("t1 o32 b16k", 30000), own("t1 o32 b4k", 50000)}, "")
+	c, err := analysis.CompareConfigs([]analysis.Candidate{own("t1 o32 b16k", 30000), own("t1 o32 b4k", 50000)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

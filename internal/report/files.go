@@ -16,7 +16,7 @@ import (
 // comparison of their configurations), and a plan.
 type Input struct {
 	Runs, Results []*result.Run
-	Configs       []analysis.Config
+	Configs       []analysis.Candidate
 	Plan          *plan.Report
 }
 

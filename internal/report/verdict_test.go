@@ -209,15 +209,15 @@ func TestVerdictNamesRateSteps(t *testing.T) {
 // A comparison's knee lines say the same of a configuration whose
 // throughput peaked before its last step, and give p99 in ms or s.
 func TestCompareKneeLinePeaked(t *testing.T) {
-	mk := func(name string, tps ...float64) analysis.Config {
+	mk := func(name string, tps ...float64) analysis.Candidate {
 		sw := &result.Sweep{ID: name, Workload: "oltp_read_write", Axis: "instances", Config: name}
 		for i, tp := range tps {
 			x := float64(int(4) << i)
 			sw.Steps = append(sw.Steps, result.SweepStep{Label: fmt.Sprintf("instances %g", x), X: x, Throughput: tp, P99Ms: 1687 * float64(i+1)})
 		}
-		return analysis.Config{Name: name, Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw))}
+		return analysis.Candidate{Name: name, Sweep: analysis.Analyze(sw, analysis.OptionsOf(sw))}
 	}
-	c, err := analysis.CompareConfigs([]analysis.Config{mk("PostgreSQL", 679, 649), mk("MariaDB", 100, 200, 300, 310, 312)}, "8")
+	c, err := analysis.CompareConfigs([]analysis.Candidate{mk("PostgreSQL", 679, 649), mk("MariaDB", 100, 200, 300, 310, 312)}, "8")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,8 +84,8 @@ type Sweep struct {
 
 // Config is the sweep analysed and named (analysis.ConfigOf), with its
 // steps' results.
-func (s Sweep) Config() analysis.Config {
-	return analysis.Config{Name: analysis.ConfigOf(s.Sweep, s.Runs), Sweep: s.Analysed(), Runs: s.Runs}
+func (s Sweep) Config() analysis.Candidate {
+	return analysis.Candidate{Name: analysis.ConfigOf(s.Sweep, s.Runs), Sweep: s.Analysed(), Runs: s.Runs}
 }
 
 // Analysed is the sweep analysed with its own options.

@@ -114,8 +114,8 @@ func quoteArg(a string) string {
 }
 
 // Configs are the sweeps analysed and named (Sweep.Config), in order.
-func (s Set) Configs() []analysis.Config {
-	var cs []analysis.Config
+func (s Set) Configs() []analysis.Candidate {
+	var cs []analysis.Candidate
 	for _, sw := range s.Sweeps {
 		cs = append(cs, sw.Config())
 	}
