@@ -10,7 +10,7 @@ import (
 // its own keeps it; either bounds the context it returns.
 func TestConnectWithin(t *testing.T) {
 	for _, c := range []struct{ set, want time.Duration }{{0, DefaultConnectTimeout}, {-time.Second, DefaultConnectTimeout}, {2 * time.Second, 2 * time.Second}} {
-		tg := &Target{ConnectTimeout: c.set}
+		tg := &Location{ConnectTimeout: c.set}
 		start := time.Now()
 		ctx, cancel, d := tg.ConnectWithin(context.Background())
 		dl, ok := ctx.Deadline()

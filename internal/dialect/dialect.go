@@ -40,10 +40,10 @@ type Capabilities struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// Target is a parsed, validated database location. It is safe to print: String
-// returns the URL with any password removed. The secret parts live in Config,
+// Location is a parsed, validated database location. It is safe to print: String
+// returns the URL with any password removed. The secret parts live in Conn,
 // which only the owning dialect reads.
-type Target struct {
+type Location struct {
 	Dialect  string // dialect name, e.g. "postgres"
 	Redacted string // URL without password
 	Database string // database (schema) name; file path for SQLite
@@ -53,7 +53,7 @@ type Target struct {
 	// database and the user; for a file its absolute path. It holds no
 	// secret. Two targets of one identity would share tables.
 	Identity string
-	Config   any // dialect-private connection settings (may hold secrets; never print)
+	Conn     any // dialect-private connection settings (may hold secrets; never print)
 	// Local is where the server listens when the target says it is on this
 	// host: a loopback address ("tcp", "127.0.0.1:5432") or a Unix-domain
 	// socket ("unix", its path). It is empty for a server elsewhere (or
@@ -87,11 +87,11 @@ func LocalTCP(host string, port int) Endpoint {
 const DefaultConnectTimeout = 10 * time.Second
 
 // String returns the redacted URL.
-func (t *Target) String() string { return t.Redacted }
+func (t *Location) String() string { return t.Redacted }
 
 // ConnectWithin returns ctx bounded by the target's connect timeout (see
 // ConnectTimeout), for one connection attempt, and that timeout.
-func (t *Target) ConnectWithin(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
+func (t *Location) ConnectWithin(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
 	d := t.ConnectTimeout
 	if d <= 0 {
 		d = DefaultConnectTimeout
@@ -130,13 +130,13 @@ type Dialect interface {
 	// ParseTarget validates raw (a URL) without connecting. getenv supplies the
 	// environment (libpq's PG* variables for PostgreSQL). Errors wrap ErrBadTarget
 	// and never contain a password.
-	ParseTarget(raw string, getenv func(string) string) (*Target, error)
+	ParseTarget(raw string, getenv func(string) string) (*Location, error)
 	Capabilities() Capabilities
 	// EnsureDatabase creates the target's database (schema, or the SQLite file's
 	// directory) if it does not exist and reports whether it did.
-	EnsureDatabase(ctx context.Context, t *Target) (created bool, err error)
+	EnsureDatabase(ctx context.Context, t *Location) (created bool, err error)
 	// Connect opens one connection (one per virtual user).
-	Connect(ctx context.Context, t *Target) (Conn, error)
+	Connect(ctx context.Context, t *Location) (Conn, error)
 	// Classify maps an error returned by this dialect's Conn or Stmt to a class,
 	// from error codes only.
 	Classify(err error) errclass.Class
@@ -282,7 +282,7 @@ type Store interface {
 	// connections hold (SQLite: up to StoreLockWait); when it is a
 	// WriteBeginner, every transaction that writes must start with
 	// BeginWrite.
-	ConnectStore(ctx context.Context, t *Target) (Conn, error)
+	ConnectStore(ctx context.Context, t *Location) (Conn, error)
 	// StoreTypes are the column types of the values a store keeps.
 	StoreTypes() StoreTypes
 	// StoreTime is t as a StoreTypes.Time column takes it, in UTC; it

@@ -13,7 +13,7 @@ type Dropper interface {
 	// does not use it. PostgreSQL refuses, changing nothing, while another
 	// session is connected to that database; MySQL waits for the locks of
 	// open transactions on its tables.
-	DropDatabase(ctx context.Context, t *Target) error
+	DropDatabase(ctx context.Context, t *Location) error
 }
 
 // CountRows runs query, which selects one integer (a COUNT(*)), over c with

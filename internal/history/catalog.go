@@ -98,7 +98,7 @@ const forms = "want sqlite:PATH or postgres://user@host/db"
 
 // parse finds the dialect of dsn, which must be a dialect.Store, and parses
 // dsn with it.
-func parse(dsn string, getenv func(string) string) (*dialect.Target, dialect.Store, error) {
+func parse(dsn string, getenv func(string) string) (*dialect.Location, dialect.Store, error) {
 	if dsn == "" {
 		return nil, nil, fmt.Errorf("%w: no location given", ErrBadDSN)
 	}
@@ -119,7 +119,7 @@ func parse(dsn string, getenv func(string) string) (*dialect.Target, dialect.Sto
 
 // checkFolder refuses a SQLite catalog whose folder does not exist, unless
 // it is the default catalog's (see Validate).
-func checkFolder(t *dialect.Target, getenv func(string) string) error {
+func checkFolder(t *dialect.Location, getenv func(string) string) error {
 	if t.Dialect != "sqlite" {
 		return nil
 	}

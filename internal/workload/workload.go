@@ -224,7 +224,7 @@ type Target interface {
 // Identified is a Target that knows what it resolves to: the same value for
 // every spelling of one database or file (a database's host with its
 // loopback names as one, its port with the default applied, the database
-// and the user: dialect.Target.Identity; a file's absolute path). Two
+// and the user: dialect.Location.Identity; a file's absolute path). Two
 // --target of one identity are refused, as they would share tables. A
 // Target without it is known by its String.
 type Identified interface {

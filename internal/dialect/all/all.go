@@ -24,7 +24,7 @@ func All() []dialect.Dialect {
 // ForURL parses raw with the dialect whose scheme it starts with ("scheme:" or
 // "scheme://", case-insensitive). Errors wrap dialect.ErrBadTarget and never
 // contain the URL's password (only its scheme is quoted).
-func ForURL(raw string, getenv func(string) string) (*dialect.Target, dialect.Dialect, error) {
+func ForURL(raw string, getenv func(string) string) (*dialect.Location, dialect.Dialect, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}

@@ -16,7 +16,7 @@ func (Dialect) CountTables(ctx context.Context, c dialect.Conn, except string) (
 }
 
 // DropDatabase drops t's database over a session that names none.
-func (Dialect) DropDatabase(ctx context.Context, t *dialect.Target) error {
+func (Dialect) DropDatabase(ctx context.Context, t *dialect.Location) error {
 	cfg, err := configOf(t)
 	if err != nil {
 		return err

@@ -78,7 +78,7 @@ func open(cfg *mysql.Config) (*sql.DB, error) {
 
 // serverSession opens a session to t's server that names no database
 // (cfg is t's configuration), within t's connect timeout.
-func serverSession(ctx context.Context, t *dialect.Target, cfg *mysql.Config) (*sql.DB, error) {
+func serverSession(ctx context.Context, t *dialect.Location, cfg *mysql.Config) (*sql.DB, error) {
 	admin := cfg.Clone()
 	admin.DBName = ""
 	db, err := open(admin)
@@ -98,7 +98,7 @@ func serverSession(ctx context.Context, t *dialect.Target, cfg *mysql.Config) (*
 // no database, if the user cannot already see it: a database that exists
 // gets no statement at all (no DDL, and no "create database: access denied"
 // for a user with privileges on that database only).
-func (Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, error) {
+func (Dialect) EnsureDatabase(ctx context.Context, t *dialect.Location) (bool, error) {
 	cfg, err := configOf(t)
 	if err != nil {
 		return false, err
@@ -132,7 +132,7 @@ func (Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, err
 // network connection for cancellation (the driver still negotiates TLS over
 // it), and handed to a private database/sql pool for the connection's
 // non-hot-path methods. The target's connect timeout bounds it all.
-func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
+func (Dialect) Connect(ctx context.Context, t *dialect.Location) (dialect.Conn, error) {
 	cfg, err := configOf(t)
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ import (
 // friends are deliberately ignored.
 //
 // Errors wrap dialect.ErrBadTarget and never contain the password.
-func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, error) {
+func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Location, error) {
 	u, err := dialect.ParseServerURL(raw, "mysql", "mariadb")
 	if err != nil {
 		return nil, err
@@ -98,12 +98,12 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 		query.Set("socket", parsed.Addr)
 	}
 	red.RawQuery = query.Encode()
-	return &dialect.Target{
+	return &dialect.Location{
 		Dialect:  "mysql",
 		Redacted: red.String(),
 		Database: parsed.DBName,
 		Identity: identity(parsed),
-		Config:   parsed,
+		Conn:     parsed,
 		Local:    local(parsed),
 	}, nil
 }
@@ -125,7 +125,7 @@ func local(cfg *mysql.Config) dialect.Endpoint {
 	return dialect.LocalTCP(host, n)
 }
 
-// identity is the target's dialect.Target.Identity: the server (a TCP host
+// identity is the target's dialect.Location.Identity: the server (a TCP host
 // by dialect.HostKey and its port, or a Unix-domain socket), database and
 // user.
 func identity(cfg *mysql.Config) string {
@@ -158,11 +158,11 @@ type quietLogger struct{}
 func (quietLogger) Print(...any) {}
 
 // configOf returns the target's driver configuration, checking its type.
-func configOf(t *dialect.Target) (*mysql.Config, error) {
+func configOf(t *dialect.Location) (*mysql.Config, error) {
 	if t == nil {
 		return nil, errors.New("mysql: nil target")
 	}
-	cfg, ok := t.Config.(*mysql.Config)
+	cfg, ok := t.Conn.(*mysql.Config)
 	if !ok || cfg == nil {
 		return nil, fmt.Errorf("mysql: target %s was not parsed by the mysql dialect", t.Redacted)
 	}

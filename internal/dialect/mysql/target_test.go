@@ -34,7 +34,7 @@ func TestParseTarget(t *testing.T) {
 			t.Errorf("ParseTarget(%q): %v", tc.raw, err)
 			continue
 		}
-		cfg := target.Config.(*mysql.Config)
+		cfg := target.Conn.(*mysql.Config)
 		if target.Redacted != tc.redacted {
 			t.Errorf("%q: Redacted = %q, want %q", tc.raw, target.Redacted, tc.redacted)
 		}
@@ -111,8 +111,8 @@ func FuzzParseTarget(f *testing.F) {
 			return
 		}
 		check(target.Redacted)
-		if target.Config.(*mysql.Config).Passwd != secret {
-			t.Fatalf("password %q became %q", secret, target.Config.(*mysql.Config).Passwd)
+		if target.Conn.(*mysql.Config).Passwd != secret {
+			t.Fatalf("password %q became %q", secret, target.Conn.(*mysql.Config).Passwd)
 		}
 		u, err := url.Parse(target.Redacted)
 		if err != nil {

@@ -63,7 +63,7 @@ func BenchmarkPointSelect(b *testing.B) {
 		}
 	})
 	b.Run("pgxCacheDescribe", func(b *testing.B) {
-		cfg := tg.Config.(*pgx.ConnConfig).Copy()
+		cfg := tg.Conn.(*pgx.ConnConfig).Copy()
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 		pc, _ := pgx.ConnectConfig(ctx, cfg)
 		defer pc.Close(ctx)

@@ -24,7 +24,7 @@ func (Dialect) CountTables(ctx context.Context, c dialect.Conn, except string) (
 
 // DropDatabase drops t's database from the maintenance database, without
 // FORCE: a database someone is connected to is not dropped.
-func (Dialect) DropDatabase(ctx context.Context, t *dialect.Target) error {
+func (Dialect) DropDatabase(ctx context.Context, t *dialect.Location) error {
 	c, name, err := maintenance(ctx, t)
 	if err != nil {
 		return err

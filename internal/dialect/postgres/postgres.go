@@ -69,7 +69,7 @@ func tuneConfig(cfg *pgx.ConnConfig) {
 
 // EnsureDatabase connects to the "postgres" maintenance database and creates
 // the target's database if it is missing.
-func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, error) {
+func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Location) (bool, error) {
 	c, name, err := maintenance(ctx, t)
 	if err != nil {
 		return false, err
@@ -94,7 +94,7 @@ func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, e
 
 // maintenance connects to the server's "postgres" maintenance database as
 // t's user, and returns the connection and the name of t's database.
-func maintenance(ctx context.Context, t *dialect.Target) (*pgx.Conn, string, error) {
+func maintenance(ctx context.Context, t *dialect.Location) (*pgx.Conn, string, error) {
 	cfg, err := configOf(t)
 	if err != nil {
 		return nil, "", err
@@ -116,7 +116,7 @@ func maintenance(ctx context.Context, t *dialect.Target) (*pgx.Conn, string, err
 
 // Connect opens one connection with a prepared-statement cache, within
 // the target's connect timeout.
-func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
+func (Dialect) Connect(ctx context.Context, t *dialect.Location) (dialect.Conn, error) {
 	cfg, err := configOf(t)
 	if err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ var storeSession = map[string]string{"datestyle": "ISO", "bytea_output": "hex", 
 
 // ConnectStore is Connect (the server queues lock waits itself, and the
 // database must exist) with storeSession's settings.
-func (d Dialect) ConnectStore(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
+func (d Dialect) ConnectStore(ctx context.Context, t *dialect.Location) (dialect.Conn, error) {
 	cfg, err := configOf(t)
 	if err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func (d Dialect) ConnectStore(ctx context.Context, t *dialect.Target) (dialect.C
 	}
 	maps.Copy(cfg.RuntimeParams, storeSession)
 	st := *t
-	st.Config = cfg
+	st.Conn = cfg
 	return d.Connect(ctx, &st)
 }
 

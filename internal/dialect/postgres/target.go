@@ -75,7 +75,7 @@ var secretKeys = map[string]bool{"password": true, "sslpassword": true}
 // ParseTarget reads the pass file and TLS files it names (as libpq does at
 // connect time) but never opens a network connection. Errors wrap
 // dialect.ErrBadTarget and never contain the password.
-func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Target, error) {
+func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Location, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
@@ -99,12 +99,12 @@ func (Dialect) ParseTarget(raw string, getenv func(string) string) (*dialect.Tar
 	if db == "" {
 		db = cfg.User // the server's default, as libpq
 	}
-	return &dialect.Target{
+	return &dialect.Location{
 		Dialect:  "postgres",
 		Redacted: redact(u.Scheme, cfg, query, sslmode),
 		Database: db,
 		Identity: identity(cfg, db),
-		Config:   cfg,
+		Conn:     cfg,
 		Local:    local(cfg),
 	}, nil
 }
@@ -227,7 +227,7 @@ func local(cfg *pgx.ConnConfig) dialect.Endpoint {
 	return dialect.LocalTCP(cfg.Host, int(cfg.Port))
 }
 
-// identity is the target's dialect.Target.Identity: the server (a TCP
+// identity is the target's dialect.Location.Identity: the server (a TCP
 // host by dialect.HostKey, or a Unix-domain socket's directory), port,
 // database and user.
 func identity(cfg *pgx.ConnConfig, db string) string {
@@ -395,11 +395,11 @@ func redact(scheme string, cfg *pgx.ConnConfig, query url.Values, sslmode string
 }
 
 // configOf returns the target's pgx configuration, checking its type.
-func configOf(t *dialect.Target) (*pgx.ConnConfig, error) {
+func configOf(t *dialect.Location) (*pgx.ConnConfig, error) {
 	if t == nil {
 		return nil, errors.New("postgres: nil target")
 	}
-	cfg, ok := t.Config.(*pgx.ConnConfig)
+	cfg, ok := t.Conn.(*pgx.ConnConfig)
 	if !ok || cfg == nil {
 		return nil, fmt.Errorf("postgres: target %s was not parsed by the postgres dialect", t.Redacted)
 	}

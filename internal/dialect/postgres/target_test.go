@@ -15,13 +15,13 @@ import (
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
-func parse(t *testing.T, raw string, getenv func(string) string) (*dialect.Target, *pgx.ConnConfig) {
+func parse(t *testing.T, raw string, getenv func(string) string) (*dialect.Location, *pgx.ConnConfig) {
 	t.Helper()
 	target, err := Dialect{}.ParseTarget(raw, getenv)
 	if err != nil {
 		t.Fatalf("ParseTarget(%q): %v", raw, err)
 	}
-	return target, target.Config.(*pgx.ConnConfig)
+	return target, target.Conn.(*pgx.ConnConfig)
 }
 
 func TestParseTarget(t *testing.T) {

@@ -78,7 +78,7 @@ func (Dialect) ForUpdate() string { return "" }
 // "sqlite:///abs/path", PATH percent-decoded. Query strings ('?' or '#',
 // typed or encoded) and in-memory databases are refused: every virtual user
 // opens its own connection, and they must share one file.
-func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, error) {
+func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Location, error) {
 	rest, ok := cutPrefixFold(raw, "sqlite:")
 	if !ok {
 		return nil, fmt.Errorf("%w: %q is not a sqlite: URL", dialect.ErrBadTarget, raw)
@@ -108,12 +108,12 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Target, 
 	if b, cb := filepath.Base(rest), filepath.Base(path); b == "." || b == ".." || cb == "." || cb == ".." || cb == "/" {
 		return nil, fmt.Errorf("%w: sqlite path %q is a directory: it names a directory, not a database file", dialect.ErrBadTarget, rest)
 	}
-	return &dialect.Target{
+	return &dialect.Location{
 		Dialect:  "sqlite",
 		Redacted: "sqlite:" + path,
 		Database: path,
 		Identity: "sqlite " + absolute(path),
-		Config:   &config{path: path, dsn: path + "?" + pragmas},
+		Conn:     &config{path: path, dsn: path + "?" + pragmas},
 	}, nil
 }
 
@@ -133,11 +133,11 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	return s, false
 }
 
-func targetConfig(t *dialect.Target) (*config, error) {
+func targetConfig(t *dialect.Location) (*config, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil target", dialect.ErrBadTarget)
 	}
-	c, ok := t.Config.(*config)
+	c, ok := t.Conn.(*config)
 	if !ok || c == nil {
 		return nil, fmt.Errorf("%w: target %s was not parsed by the sqlite dialect", dialect.ErrBadTarget, t.Redacted)
 	}
@@ -146,7 +146,7 @@ func targetConfig(t *dialect.Target) (*config, error) {
 
 // EnsureDatabase creates the file's parent directory and the file itself
 // (in WAL mode) if they do not exist; created reports whether the file was new.
-func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, error) {
+func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Location) (bool, error) {
 	c, err := targetConfig(t)
 	if err != nil {
 		return false, err
@@ -175,7 +175,7 @@ func (d Dialect) EnsureDatabase(ctx context.Context, t *dialect.Target) (bool, e
 // file is created if missing, but not its directory (see EnsureDatabase).
 // t.ConnectTimeout does not apply: no server is waited for, and waiting for
 // another connection's lock is busy_timeout's.
-func (Dialect) Connect(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
+func (Dialect) Connect(ctx context.Context, t *dialect.Location) (dialect.Conn, error) {
 	c, err := targetConfig(t)
 	if err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ var _ dialect.Store = Dialect{}
 // waits up to dialect.StoreLockWait for another connection's lock. Its
 // transactions that write begin with BeginWrite (BEGIN IMMEDIATE), so two
 // that read and then write never deadlock on the upgrade to the write lock.
-func (Dialect) ConnectStore(ctx context.Context, t *dialect.Target) (dialect.Conn, error) {
+func (Dialect) ConnectStore(ctx context.Context, t *dialect.Location) (dialect.Conn, error) {
 	c, err := targetConfig(t)
 	if err != nil {
 		return nil, err

@@ -21,13 +21,13 @@ import (
 // Target is a parsed database target with its dialect. String never
 // contains a password.
 type Target struct {
-	T *dialect.Target
+	T *dialect.Location
 	D dialect.Dialect
 }
 
 func (t *Target) String() string { return t.T.String() }
 
-// Identity is what the target resolves to (dialect.Target.Identity); its
+// Identity is what the target resolves to (dialect.Location.Identity); its
 // String when the dialect names none.
 func (t *Target) Identity() string {
 	if t.T.Identity != "" {

@@ -21,7 +21,7 @@ type databaseMeta struct {
 // new database's record table, so that cleanup may drop it again
 // (DropCreatedDatabase). A database that existed gets no record, nor one
 // of a dialect that is not a dialect.Dropper.
-func EnsureDatabase(ctx context.Context, d dialect.Dialect, t *dialect.Target) error {
+func EnsureDatabase(ctx context.Context, d dialect.Dialect, t *dialect.Location) error {
 	created, err := d.EnsureDatabase(ctx, t)
 	if _, drops := d.(dialect.Dropper); err != nil || !created || !drops {
 		return err // a database cleanup cannot drop (a SQLite file) gets no record
@@ -47,7 +47,7 @@ func EnsureDatabase(ctx context.Context, d dialect.Dialect, t *dialect.Target) e
 // or a dialect that is not a dialect.Dropper (SQLite: the file stays).
 // Cleanup calls it once the workloads' tables are dropped and their
 // connections closed.
-func DropCreatedDatabase(ctx context.Context, d dialect.Dialect, t *dialect.Target) (dropped bool, kept string, err error) {
+func DropCreatedDatabase(ctx context.Context, d dialect.Dialect, t *dialect.Location) (dropped bool, kept string, err error) {
 	dr, ok := d.(dialect.Dropper)
 	if !ok {
 		return false, "", nil
@@ -64,7 +64,7 @@ func DropCreatedDatabase(ctx context.Context, d dialect.Dialect, t *dialect.Targ
 
 // whyKeep reports whether prepare created t's database and, if so, what it
 // still holds that keeps it ("" when it may be dropped).
-func whyKeep(ctx context.Context, d dialect.Dialect, dr dialect.Dropper, t *dialect.Target) (owned bool, kept string, err error) {
+func whyKeep(ctx context.Context, d dialect.Dialect, dr dialect.Dropper, t *dialect.Location) (owned bool, kept string, err error) {
 	c, err := d.Connect(ctx, t)
 	if err != nil {
 		return false, "", err
