@@ -18,18 +18,18 @@ import (
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
-// Target is a parsed database target with its dialect. String never
+// DB is a parsed database target with its dialect. String never
 // contains a password.
-type Target struct {
+type DB struct {
 	T *dialect.Location
 	D dialect.Dialect
 }
 
-func (t *Target) String() string { return t.T.String() }
+func (t *DB) String() string { return t.T.String() }
 
 // Identity is what the target resolves to (dialect.Location.Identity); its
 // String when the dialect names none.
-func (t *Target) Identity() string {
+func (t *DB) Identity() string {
 	if t.T.Identity != "" {
 		return t.T.Identity
 	}
@@ -39,7 +39,7 @@ func (t *Target) Identity() string {
 // LocalServer is where the database runs when the host figures can find
 // it (workload.Served): "embedded" for one inside this process, a
 // server's address on this host, or nothing.
-func (t *Target) LocalServer() (network, address string) {
+func (t *DB) LocalServer() (network, address string) {
 	if t.D.Capabilities().Embedded {
 		return "embedded", ""
 	}
@@ -57,7 +57,7 @@ func DefaultSQLite(base string, index int) string {
 
 // Parse parses a database URL (any scheme in dialect/all) with o's
 // environment and connect timeout; an empty raw means def.
-func Parse(raw, def string, o workload.TargetOptions) (*Target, error) {
+func Parse(raw, def string, o workload.TargetOptions) (*DB, error) {
 	if strings.TrimSpace(raw) == "" {
 		raw = def
 	}
@@ -66,19 +66,19 @@ func Parse(raw, def string, o workload.TargetOptions) (*Target, error) {
 		return nil, err
 	}
 	t.ConnectTimeout = o.ConnectTimeout
-	return &Target{T: t, D: d}, nil
+	return &DB{T: t, D: d}, nil
 }
 
-// Instance is the part of a database workload's instance that knows its
-// target and reports it (workload.Instance's Info, Classify and Close). Embed
+// Base is the part of a database workload's instance that knows its
+// target and reports it (workload.Base's Info, Classify and Close). Embed
 // it by value and call Init before use; its methods are safe for concurrent use.
-type Instance struct {
+type Base struct {
 	workload.Described
-	Target *Target
+	Target *DB
 }
 
 // Init binds the instance to t; Info starts with the dialect's notes.
-func (in *Instance) Init(t *Target) {
+func (in *Base) Init(t *DB) {
 	caps := t.D.Capabilities()
 	in.Target = t
 	in.SetInfo(workload.InstanceInfo{
@@ -92,7 +92,7 @@ func (in *Instance) Init(t *Target) {
 }
 
 // Connect opens a connection and records the server's details in Info.
-func (in *Instance) Connect(ctx context.Context) (dialect.Conn, error) {
+func (in *Base) Connect(ctx context.Context) (dialect.Conn, error) {
 	c, err := in.Target.D.Connect(ctx, in.Target.T)
 	if err != nil {
 		return nil, err
@@ -107,10 +107,10 @@ func (in *Instance) Connect(ctx context.Context) (dialect.Conn, error) {
 }
 
 // Classify is the dialect's classification.
-func (in *Instance) Classify(err error) errclass.Class { return in.Target.D.Classify(err) }
+func (in *Base) Classify(err error) errclass.Class { return in.Target.D.Classify(err) }
 
 // Close releases nothing: VUs own their connections.
-func (in *Instance) Close() error { return nil }
+func (in *Base) Close() error { return nil }
 
 // Number derives n targets from one (--instances n): for a sqlite: path to a
 // directory (ending in /), the files DIR/<base>-1.db .. DIR/<base>-n.db; for
@@ -169,17 +169,17 @@ func Number(raw, base string, n int) ([]string, error) {
 
 // Opener builds a workload's instance on a parsed database target, without
 // connecting (prepare may first have to create the database).
-type Opener func(ctx context.Context, t *Target) (workload.Instance, error)
+type Opener func(ctx context.Context, t *DB) (workload.Instance, error)
 
 // bound is a database target bound to the workload that parsed it.
 type bound struct {
-	*Target
+	*DB
 	open Opener
 }
 
 var _ workload.Identified = bound{}
 
-func (b bound) Open(ctx context.Context) (workload.Instance, error) { return b.open(ctx, b.Target) }
+func (b bound) Open(ctx context.Context) (workload.Instance, error) { return b.open(ctx, b.DB) }
 
 // ParseFor is a database workload's ParseTarget: raw is a database URL (any
 // scheme in dialect/all), empty meaning DefaultSQLite(base, o.Index); the

@@ -48,11 +48,11 @@ func TestParseAndDefaults(t *testing.T) {
 func TestLoaders(t *testing.T) {
 	lite, _ := Parse("sqlite:/tmp/x.db", "", noEnv)
 	pg, _ := Parse("postgres://u@127.0.0.1:1/db", "", noEnv)
-	var a, b Instance
+	var a, b Base
 	a.Init(lite)
 	b.Init(pg)
 	for _, c := range []struct {
-		in                        *Instance
+		in                        *Base
 		threads, def, units, want int
 	}{
 		{&a, 8, 4, 10, 1}, // one writer at a time

@@ -11,7 +11,7 @@ import (
 // Loaders is how many connections a prepare should load over: threads (the
 // --threads flag), or def when it is 0; one on a single-writer database,
 // where parallel loaders would only queue; never more than units.
-func (in *Instance) Loaders(threads, def, units int) int {
+func (in *Base) Loaders(threads, def, units int) int {
 	n := threads
 	if n <= 0 {
 		n = def
@@ -25,7 +25,7 @@ func (in *Instance) Loaders(threads, def, units int) int {
 // Parallel runs do for every item over n connections: admin and n-1 more it
 // opens (and closes). The first error cancels the rest; Parallel returns
 // every error, or the context's when it ended first.
-func Parallel[T any](ctx context.Context, in *Instance, admin dialect.Conn, n int, items []T,
+func Parallel[T any](ctx context.Context, in *Base, admin dialect.Conn, n int, items []T,
 	do func(ctx context.Context, c dialect.Conn, item T) error) error {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)

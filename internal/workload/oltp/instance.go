@@ -24,7 +24,7 @@ var ErrMissingTables = workload.NotPrepared("missing tables")
 // instance is a workload bound to one target. Its methods may be called from
 // several goroutines (NewVU concurrently for many VUs).
 type instance struct {
-	dbtarget.Instance
+	dbtarget.Base
 	v    variant
 	o    Options
 	dist *datagen.Dist
@@ -39,7 +39,7 @@ type instance struct {
 
 var _ workload.Instance = (*instance)(nil)
 
-func newInstance(v variant, o Options, t *dbtarget.Target) (*instance, error) {
+func newInstance(v variant, o Options, t *dbtarget.DB) (*instance, error) {
 	cfg, err := o.distConfig()
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ var _ workload.Matcher = (*instance)(nil)
 //     refused: its highest id, which a sysbench prepare makes --table-size,
 //     is compared instead, and a difference is a note.
 func (in *instance) Match(ctx context.Context) ([]string, error) {
-	return tables.Match(ctx, &in.Instance, in.compare)
+	return tables.Match(ctx, &in.Base, in.compare)
 }
 
 // compare is Match's comparison on connection c (tables.Comparer).

@@ -258,7 +258,7 @@ func (w *Workload) ParseTarget(raw string, o workload.TargetOptions) (workload.T
 
 // open binds the workload to the target. It does not connect: prepare may
 // first have to create the database.
-func (w *Workload) open(_ context.Context, tg *dbtarget.Target) (workload.Instance, error) {
+func (w *Workload) open(_ context.Context, tg *dbtarget.DB) (workload.Instance, error) {
 	o := w.effective()
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", variants[w.v].name, err)

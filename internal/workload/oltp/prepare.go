@@ -68,7 +68,7 @@ func (in *instance) tableSet() *tables.Set {
 // opt.Threads connections in parallel (default min(tables, 4); one for a
 // single-writer database, where parallel loaders would only queue).
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
-	return tables.Prepare(ctx, &in.Instance, in.tableSet(), opt, p, in.plan)
+	return tables.Prepare(ctx, &in.Base, in.tableSet(), opt, p, in.plan)
 }
 
 // plan keeps each table that is owned, loaded with the same options and
@@ -271,7 +271,7 @@ func (r *rowSource) Err() error { return nil }
 // everything else is done. rightsize_objects itself is dropped once it
 // holds no record.
 func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) (removed []string, err error) {
-	removed, err = tables.Cleanup(ctx, &in.Instance, in.tableSet().Names(), opt.Force)
+	removed, err = tables.Cleanup(ctx, &in.Base, in.tableSet().Names(), opt.Force)
 	if err == nil {
 		in.tablesOK.Store(false)
 	}

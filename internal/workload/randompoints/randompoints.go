@@ -105,7 +105,7 @@ func (w *Workload) ParseTarget(raw string, o workload.TargetOptions) (workload.T
 }
 
 // open binds the options to the target without connecting.
-func (w *Workload) open(_ context.Context, tg *dbtarget.Target) (workload.Instance, error) {
+func (w *Workload) open(_ context.Context, tg *dbtarget.DB) (workload.Instance, error) {
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
@@ -123,7 +123,7 @@ type record struct {
 }
 
 type instance struct {
-	dbtarget.Instance
+	dbtarget.Base
 	o Options
 }
 
@@ -156,17 +156,17 @@ func (in *instance) differ(f tables.Found) string {
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
 	u := tables.Unit{Name: "sbtest1", Tables: []string{"sbtest1"}, Rows: in.o.TableSize, Sources: in.rows}
 	fresh := func() tables.Record { return &record{TableSize: in.o.TableSize} }
-	return tables.Prepare(ctx, &in.Instance, in.set(), opt, p, tables.Whole([]tables.Unit{u}, fresh, in.differ))
+	return tables.Prepare(ctx, &in.Base, in.set(), opt, p, tables.Whole([]tables.Unit{u}, fresh, in.differ))
 }
 
 // Cleanup drops sbtest1 if rightsize made it, or with --force (tables.Cleanup).
 func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) ([]string, error) {
-	return tables.Cleanup(ctx, &in.Instance, in.set().Names(), opt.Force)
+	return tables.Cleanup(ctx, &in.Base, in.set().Names(), opt.Force)
 }
 
 // Match compares sbtest1 with --table-size before a run (tables.Match).
 func (in *instance) Match(ctx context.Context) ([]string, error) {
-	return tables.Match(ctx, &in.Instance, tables.CompareWhole(&in.Instance, in.set(), in.differ))
+	return tables.Match(ctx, &in.Base, tables.CompareWhole(&in.Base, in.set(), in.differ))
 }
 
 // rows is sbtest1's row source, as oltp_common.lua fills it: id 1..N, k

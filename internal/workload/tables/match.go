@@ -21,7 +21,7 @@ type Comparer func(ctx context.Context, c dialect.Conn) (notes, problems []strin
 // connection, runs compare, adds the notes to the instance's, and returns
 // the problems, joined, as a workload.ErrMismatch that the instance notes
 // too (so that a run forced past it records it).
-func Match(ctx context.Context, in *dbtarget.Instance, compare Comparer) ([]string, error) {
+func Match(ctx context.Context, in *dbtarget.Base, compare Comparer) ([]string, error) {
 	c, err := in.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Target, err)

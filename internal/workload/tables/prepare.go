@@ -85,14 +85,14 @@ type Planner func(ctx context.Context, c dialect.Conn, found []Found, p workload
 // the dialect's bulk path. A table's secondary indexes are created once its
 // rows are complete; once every table is, each is analyzed (Set.Analyze)
 // and recorded as loaded.
-func Prepare(ctx context.Context, in *dbtarget.Instance, s *Set, opt workload.PrepareOptions, p workload.Progress, plan Planner) error {
+func Prepare(ctx context.Context, in *dbtarget.Base, s *Set, opt workload.PrepareOptions, p workload.Progress, plan Planner) error {
 	if err := prepare(ctx, in, s, opt, workload.SyncProgress(p), plan); err != nil {
 		return fmt.Errorf("%s: prepare: %w", in.Target, err)
 	}
 	return nil
 }
 
-func prepare(ctx context.Context, in *dbtarget.Instance, s *Set, opt workload.PrepareOptions, sp workload.Progress, plan Planner) error {
+func prepare(ctx context.Context, in *dbtarget.Base, s *Set, opt workload.PrepareOptions, sp workload.Progress, plan Planner) error {
 	d := in.Target.D
 	if err := objects.EnsureDatabase(ctx, d, in.Target.T); err != nil {
 		return err
@@ -155,7 +155,7 @@ func orDefault(v, def int) int {
 
 // loader is one prepare's shared state.
 type loader struct {
-	in     *dbtarget.Instance
+	in     *dbtarget.Base
 	set    *Set
 	p      workload.Progress // synchronised
 	order  []*tableLoad      // the Set's order
@@ -177,7 +177,7 @@ type tableLoad struct {
 	final    bool // finishing (its indexes) claimed by a loader
 }
 
-func newLoader(in *dbtarget.Instance, s *Set, pl *Plan, sp workload.Progress) *loader {
+func newLoader(in *dbtarget.Base, s *Set, pl *Plan, sp workload.Progress) *loader {
 	l := &loader{in: in, set: s, p: sp, tables: map[string]*tableLoad{}}
 	for i := range s.Tables {
 		dec := pl.Tables[i]

@@ -137,7 +137,7 @@ func refuseForeign(found []Found, force bool) error {
 // Unrecorded tables left in place are reported in an error wrapping
 // objects.ErrNotOwned, after everything else is done; rightsize_objects
 // is dropped once it holds no record. removed lists the tables dropped.
-func Cleanup(ctx context.Context, in *dbtarget.Instance, names []string, force bool) (removed []string, err error) {
+func Cleanup(ctx context.Context, in *dbtarget.Base, names []string, force bool) (removed []string, err error) {
 	c, err := in.Connect(ctx)
 	if err != nil {
 		return removed, fmt.Errorf("%s: cleanup: %w", in.Target, err)

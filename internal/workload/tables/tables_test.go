@@ -99,7 +99,7 @@ func TestPrepareResumesAndCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var in dbtarget.Instance
+	var in dbtarget.Base
 	in.Init(tg)
 	s := testSet()
 

@@ -73,7 +73,7 @@ func judgeWhole(ctx context.Context, c dialect.Conn, f Found, want int64, differ
 // table cannot run (workload.ErrNotPrepared, even with --force); a table
 // whose load did not finish, or of which differ says something, is a
 // mismatch; a table without a record (made by another tool) is a note.
-func CompareWhole(in *dbtarget.Instance, s *Set, differ Differ) Comparer {
+func CompareWhole(in *dbtarget.Base, s *Set, differ Differ) Comparer {
 	return func(ctx context.Context, c dialect.Conn) (notes, problems []string, err error) {
 		found, err := Survey(ctx, c, s.Names())
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 // instance is the workload bound to one target. Its methods may be called
 // from several goroutines (NewVU concurrently for many VUs).
 type instance struct {
-	dbtarget.Instance
+	dbtarget.Base
 	o Options
 
 	// run holds what every VU of a run shares, set up by the first NewVU
@@ -23,7 +23,7 @@ type instance struct {
 
 var _ workload.Instance = (*instance)(nil)
 
-func newInstance(o Options, t *dbtarget.Target) *instance {
+func newInstance(o Options, t *dbtarget.DB) *instance {
 	in := &instance{o: o}
 	in.Init(t)
 	return in

@@ -66,7 +66,7 @@ var tableSet = func() *tables.Set {
 // one where the database has a single writer). Each unit draws from its own
 // seeded source, so the data depend only on the seed.
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
-	return tables.Prepare(ctx, &in.Instance, tableSet, opt, p,
+	return tables.Prepare(ctx, &in.Base, tableSet, opt, p,
 		func(ctx context.Context, c dialect.Conn, found []tables.Found, sp workload.Progress) (*tables.Plan, error) {
 			return in.plan(ctx, c, found, opt.Seed, sp)
 		})
@@ -369,7 +369,7 @@ func (u loadUnit) String() string {
 // Cleanup drops the nine TPC-C tables that rightsize_objects records, and
 // their records; with opt.Force also unrecorded ones (tables.Cleanup).
 func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) (removed []string, err error) {
-	return tables.Cleanup(ctx, &in.Instance, tableSet.Names(), opt.Force)
+	return tables.Cleanup(ctx, &in.Base, tableSet.Names(), opt.Force)
 }
 
 // loadConstants returns the NURand constants prepare loaded the database

@@ -19,7 +19,7 @@ var _ workload.Matcher = (*instance)(nil)
 // (an interrupted prepare) is a mismatch. A load by another tool has no
 // records: its warehouses are counted.
 func (in *instance) Match(ctx context.Context) ([]string, error) {
-	return tables.Match(ctx, &in.Instance, func(ctx context.Context, c dialect.Conn) (notes, problems []string, err error) {
+	return tables.Match(ctx, &in.Base, func(ctx context.Context, c dialect.Conn) (notes, problems []string, err error) {
 		if err := in.checkTables(ctx, c); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", in.Target, err)
 		}

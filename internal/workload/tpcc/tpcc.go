@@ -151,7 +151,7 @@ func (w *Workload) ParseTarget(raw string, o workload.TargetOptions) (workload.T
 }
 
 // open binds the workload to the target without connecting.
-func (w *Workload) open(_ context.Context, tg *dbtarget.Target) (workload.Instance, error) {
+func (w *Workload) open(_ context.Context, tg *dbtarget.DB) (workload.Instance, error) {
 	o := w.opt
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
