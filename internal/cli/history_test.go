@@ -57,7 +57,7 @@ func fakeRun(rng *rand.Rand, id, label string, started time.Time, tps, p99 float
 		Started: started, Ended: started.Add(20 * time.Second),
 		Summary: result.Summary{Unit: "transactions", Throughput: tps, Count: int64(tps * 20), Latency: lat(p99), DurationS: 20},
 		Ops:     []result.Op{{Name: "transaction", Kind: "event", Count: int64(tps * 20), Rate: tps, Latency: lat(p99)}},
-		Instances: []result.Instance{{Target: "postgres://bob@db:5432/sbtest", Dialect: "postgres",
+		Instances: []result.InstancePart{{Target: "postgres://bob@db:5432/sbtest", Dialect: "postgres",
 			Summary: result.Summary{Unit: "transactions", Throughput: tps}}},
 	}
 	for i := range 20 {

@@ -425,7 +425,7 @@ func (e *Entry) unpack(js entryJSON) error {
 }
 
 // serversJSON is the servers column of a run of these instances.
-func serversJSON(ins []result.Instance) (string, error) {
+func serversJSON(ins []result.InstancePart) (string, error) {
 	servers := []string{}
 	for _, in := range ins {
 		servers = append(servers, in.Server())

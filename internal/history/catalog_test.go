@@ -54,7 +54,7 @@ func synthetic(id, workload, label string, started time.Time, tps float64) *resu
 		Summary: result.Summary{Unit: "transactions", Throughput: tps, Count: int64(tps * 10), Latency: lat,
 			Errors: 3, ErrorsByClass: map[string]int64{"deadlock": 3}, DurationS: 10, Partial: true},
 		Ops: []result.Op{{Name: "transaction", Kind: "event", Count: int64(tps * 10), Rate: tps, Latency: lat}},
-		Instances: []result.Instance{
+		Instances: []result.InstancePart{
 			{Index: 0, Target: "postgres://bob@db1:5432/sbtest", Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "15.20 (Debian 15.20-0+deb12u1)"},
 			{Index: 1, Target: "postgres://bob@db2:5432/sbtest", Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "16.4"},
 		},

@@ -180,7 +180,7 @@ func backfillServers(ctx context.Context, conn dialect.Conn) error {
 			continue
 		}
 		var r struct {
-			Instances []result.Instance
+			Instances []result.InstancePart
 			Config    string
 		}
 		if json.Unmarshal(js, &r) != nil {

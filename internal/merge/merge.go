@@ -483,9 +483,9 @@ func maxLatency(a, b result.Latency) result.Latency {
 // instances merges the instances by their number in the whole run: split
 // by instances, each comes from one shard; split by virtual users, each
 // shard drove a part of every instance, and the parts are added.
-func instances(rs []*result.Run, start time.Time) ([]result.Instance, error) {
+func instances(rs []*result.Run, start time.Time) ([]result.InstancePart, error) {
 	type parts struct {
-		in   []result.Instance
+		in   []result.InstancePart
 		ivs  [][]timed
 		from []*result.Run
 	}
@@ -502,11 +502,11 @@ func instances(rs []*result.Run, start time.Time) ([]result.Instance, error) {
 			p.from = append(p.from, r)
 		}
 	}
-	var out []result.Instance
+	var out []result.InstancePart
 	for _, idx := range slices.Sorted(maps.Keys(byIndex)) {
 		p := byIndex[idx]
 		first := p.in[0]
-		m := result.Instance{Index: idx, Target: first.Target, Dialect: first.Dialect, ServerProduct: first.ServerProduct, ServerVersion: first.ServerVersion,
+		m := result.InstancePart{Index: idx, Target: first.Target, Dialect: first.Dialect, ServerProduct: first.ServerProduct, ServerVersion: first.ServerVersion,
 			Encrypted: first.Encrypted, TLS: first.TLS}
 		var sums []result.Summary
 		var warm []*result.Summary

@@ -53,7 +53,7 @@ func shardRun(t *testing.T, i, n int, start time.Time, lat []time.Duration, all 
 		Summary:   sum,
 		Ops:       []result.Op{{Name: "transaction", Kind: "event", Count: h.Count(), Latency: sum.Latency, Histogram: sum.Histogram}},
 		Intervals: ivs,
-		Instances: []result.Instance{{Index: 0, Target: "postgres://x@127.0.0.1/db", Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "15.20",
+		Instances: []result.InstancePart{{Index: 0, Target: "postgres://x@127.0.0.1/db", Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "15.20",
 			Summary: sum, Ops: nil, Intervals: ivs}},
 		Client:  &result.Client{CPUUserS: 1, CPUSysS: 0.5, NumCPU: 2, Hostname: "gen", AllocsPerEvent: float64(i + 1), GCCycles: 2},
 		Machine: &result.Machine{Hostname: fmt.Sprintf("gen%d", i), CPUModel: "Some CPU"},

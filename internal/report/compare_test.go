@@ -257,7 +257,7 @@ func TestCompareHTMLLegendsOutside(t *testing.T) {
 // The runs table shows a short target, the full one on hover.
 func TestCompareHTMLShortTarget(t *testing.T) {
 	r := &result.Run{ID: "r9", Label: "a run on its own", Workload: "oltp_read_write",
-		Instances: []result.Instance{{Target: "postgres://bench@db-primary.example.com:5432/sbtest?sslmode=disable"}}}
+		Instances: []result.InstancePart{{Target: "postgres://bench@db-primary.example.com:5432/sbtest?sslmode=disable"}}}
 	out := compareHTML(t, twoConfigs(t), r)
 	if want := `<td title="postgres://bench@db-primary.example.com:5432/sbtest?sslmode=disable">db-primary.example.com:5432/sbtest</td>`; !strings.Contains(out, want) {
 		t.Errorf("runs table lacks %s", want)

@@ -131,7 +131,7 @@ func sweepStep(threads int) *result.Run {
 	return &result.Run{ID: "sw1", Label: fmt.Sprintf("threads %d", threads), Workload: "oltp_read_write",
 		Tool:      result.Tool{Name: "rightsize", Version: "test"},
 		Load:      result.Load{Mode: "closed", Threads: threads, DurationS: 3, WarmupS: 1, IntervalS: 1},
-		Instances: []result.Instance{{Target: "sqlite:rightsize-data/sbtest.db", Notes: []string{"SQLite allows one writer", "WAL mode"}}},
+		Instances: []result.InstancePart{{Target: "sqlite:rightsize-data/sbtest.db", Notes: []string{"SQLite allows one writer", "WAL mode"}}},
 		Options:   map[string]any{"table-size": 1000, "tables": 1, "sweep_step": fmt.Sprintf("threads %d", threads)},
 	}
 }

@@ -164,7 +164,7 @@ func closedRun() *result.Run {
 			{Name: "point_select", Kind: "read", Count: 1081920, Rate: 18032, Latency: lat(0.123, 0.2, 0.3, 4.5)},
 			{Name: "commit", Kind: "other", Count: 108192, Rate: 1803.2, Errors: 12, Latency: lat(0.5, 1, 2, 30)},
 		},
-		Instances: []result.Instance{{Index: 0, Target: "postgres://bench@localhost/bench", Dialect: "postgres", Summary: s}},
+		Instances: []result.InstancePart{{Index: 0, Target: "postgres://bench@localhost/bench", Dialect: "postgres", Summary: s}},
 	}
 }
 
@@ -183,7 +183,7 @@ func openRun() *result.Run {
 		Load:          result.Load{Mode: "open", Threads: 64, Rate: 2000, Arrival: "poisson", DurationS: 60},
 		Summary:       s,
 		Ops:           []result.Op{{Name: "transaction", Kind: "event", Count: 119910, Rate: 1998.5, Errors: 7, Latency: s.Latency}},
-		Instances:     []result.Instance{{Index: 0, Target: "db1", Dialect: "postgres", Summary: s}},
+		Instances:     []result.InstancePart{{Index: 0, Target: "db1", Dialect: "postgres", Summary: s}},
 		Client:        &result.Client{CPUUserS: 12.5, CPUSysS: 3.25, CPUPerEventUs: 131.36, NumCPU: 8, GoMaxProcs: 8},
 	}
 }
@@ -197,7 +197,7 @@ func multiRun() *result.Run {
 	b.Throughput, b.Count = 803.2, 48192
 	b.Errors, b.ErrorsByClass = 3, map[string]int64{"connection": 3}
 	b.Reconnects = 3
-	r.Instances = []result.Instance{
+	r.Instances = []result.InstancePart{
 		{Index: 0, Target: "mysql://bench@db1/bench", Dialect: "mysql", Summary: a, Notes: []string{"binlog is on", "no TLS"}},
 		{Index: 1, Target: "mysql://bench@db2/bench", Dialect: "mysql", Summary: b, Notes: []string{"innodb_flush_log_at_trx_commit=2", "no TLS"}},
 	}

@@ -53,8 +53,8 @@ type Run struct {
 	// Warmup summarises the warm-up phase (excluded from Summary and Ops).
 	Warmup *Summary `json:"warmup,omitempty"`
 	// Intervals is the aggregate per-interval series, warm-up included (Phase tells).
-	Intervals []Interval `json:"intervals"`
-	Instances []Instance `json:"instances"`
+	Intervals []Interval     `json:"intervals"`
+	Instances []InstancePart `json:"instances"`
 	// Client is the load generator's own cost (absent when not measured).
 	Client *Client `json:"client,omitempty"`
 	// Machine is the machine the load generator ran on (absent in results
@@ -378,8 +378,8 @@ type Interval struct {
 	Histogram string `json:"histogram,omitempty"`
 }
 
-// Instance is one target's part of a run.
-type Instance struct {
+// InstancePart is one target's part of a run.
+type InstancePart struct {
 	Index   int    `json:"index"`
 	Target  string `json:"target"` // password removed
 	Dialect string `json:"dialect"`
@@ -409,7 +409,7 @@ type Instance struct {
 // written before the product was recorded, its dialect and version number
 // (or the version as it was written, when that names the product); the
 // dialect alone when no version is known.
-func (in Instance) Server() string {
+func (in InstancePart) Server() string {
 	v := in.ServerVersion
 	if n := len(v) - len(strings.TrimLeft(v, "0123456789.")); n > 0 {
 		v = strings.TrimRight(v[:n], ".")

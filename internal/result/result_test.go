@@ -110,7 +110,7 @@ func fullRun(t testing.TB) *result.Run {
 		Ops:           ops,
 		Warmup:        &w,
 		Intervals:     []result.Interval{iv(1, "warmup"), iv(11, "measure")},
-		Instances: []result.Instance{
+		Instances: []result.InstancePart{
 			{Index: 0, Target: "postgres://bench@db1/bench", Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "17.2", Encrypted: true, TLS: "TLS 1.3",
 				Notes: []string{"synchronous_commit=off"}, Summary: s, Ops: ops, Warmup: &w, Intervals: []result.Interval{iv(1, "warmup")}},
 			{Index: 1, Target: "postgres://bench@db2/bench", Dialect: "postgres", Summary: s, Ops: ops[:1], Intervals: []result.Interval{iv(11, "measure")}},
@@ -402,18 +402,18 @@ func TestSteadyStateNonFiniteDrifts(t *testing.T) {
 // recorded shows its dialect and version.
 func TestInstanceServer(t *testing.T) {
 	for _, tc := range []struct {
-		in   result.Instance
+		in   result.InstancePart
 		want string
 	}{
-		{result.Instance{Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "15.20 (Debian 15.20-0+deb12u1)"}, "PostgreSQL 15.20"},
-		{result.Instance{Dialect: "mysql", ServerProduct: "MariaDB", ServerVersion: "10.11.19-MariaDB-0+deb12u1"}, "MariaDB 10.11.19"},
-		{result.Instance{Dialect: "mysql", ServerProduct: "MySQL", ServerVersion: "8.4.3"}, "MySQL 8.4.3"},
-		{result.Instance{Dialect: "sqlite", ServerProduct: "SQLite", ServerVersion: "3.54.1"}, "SQLite 3.54.1"},
-		{result.Instance{Dialect: "sqlite", ServerVersion: "SQLite 3.46.0"}, "SQLite 3.46.0"},     // before server_product
-		{result.Instance{Dialect: "postgres", ServerVersion: "15.20 (Debian)"}, "postgres 15.20"}, // before server_product
-		{result.Instance{Dialect: "file"}, "file"},
-		{result.Instance{Dialect: "postgres", ServerProduct: "PostgreSQL"}, "PostgreSQL"},
-		{result.Instance{}, ""},
+		{result.InstancePart{Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "15.20 (Debian 15.20-0+deb12u1)"}, "PostgreSQL 15.20"},
+		{result.InstancePart{Dialect: "mysql", ServerProduct: "MariaDB", ServerVersion: "10.11.19-MariaDB-0+deb12u1"}, "MariaDB 10.11.19"},
+		{result.InstancePart{Dialect: "mysql", ServerProduct: "MySQL", ServerVersion: "8.4.3"}, "MySQL 8.4.3"},
+		{result.InstancePart{Dialect: "sqlite", ServerProduct: "SQLite", ServerVersion: "3.54.1"}, "SQLite 3.54.1"},
+		{result.InstancePart{Dialect: "sqlite", ServerVersion: "SQLite 3.46.0"}, "SQLite 3.46.0"},     // before server_product
+		{result.InstancePart{Dialect: "postgres", ServerVersion: "15.20 (Debian)"}, "postgres 15.20"}, // before server_product
+		{result.InstancePart{Dialect: "file"}, "file"},
+		{result.InstancePart{Dialect: "postgres", ServerProduct: "PostgreSQL"}, "PostgreSQL"},
+		{result.InstancePart{}, ""},
 	} {
 		if got := tc.in.Server(); got != tc.want {
 			t.Errorf("%s %q %q: Server() = %q, want %q", tc.in.Dialect, tc.in.ServerProduct, tc.in.ServerVersion, got, tc.want)

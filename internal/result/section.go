@@ -49,7 +49,7 @@ func ValidSectionName(name string) error {
 // reserved holds the JSON keys of Run and Instance.
 var reserved = sync.OnceValue(func() map[string]bool {
 	keys := map[string]bool{}
-	for _, t := range []reflect.Type{reflect.TypeFor[Run](), reflect.TypeFor[Instance]()} {
+	for _, t := range []reflect.Type{reflect.TypeFor[Run](), reflect.TypeFor[InstancePart]()} {
 		for f := range t.Fields() {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if name == "" {
@@ -183,7 +183,7 @@ func viewTypesOf(name string) *viewTypes {
 		}
 		return fs
 	}
-	v := &viewTypes{instance: reflect.StructOf(append(copyOf(reflect.TypeFor[Instance]()), sec))}
+	v := &viewTypes{instance: reflect.StructOf(append(copyOf(reflect.TypeFor[InstancePart]()), sec))}
 	fs := copyOf(reflect.TypeFor[Run]())
 	for i := range fs {
 		if fs[i].Name == "Instances" {

@@ -18,7 +18,7 @@ func benchRun(b *testing.B, cfg Settings) {
 	runtime.ReadMemStats(&m0)
 	start := time.Now()
 	for b.Loop() {
-		res, err := Run(context.Background(), cfg, []Instance{in})
+		res, err := Run(context.Background(), cfg, []Opened{in})
 		if err != nil {
 			b.Fatal(err)
 		}

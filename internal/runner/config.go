@@ -126,8 +126,8 @@ type Stamped interface {
 	At() time.Time
 }
 
-// Instance is what the runner needs of one opened target.
-type Instance struct {
+// Opened is what the runner needs of one opened target.
+type Opened struct {
 	NewVU    func(ctx context.Context, id int, seed uint64) (workload.VU, error)
 	Classify func(error) errclass.Class
 }

@@ -117,7 +117,7 @@ func (r *run) figures(cut time.Time, dropped [][2]int64, ops []workload.Op) (*re
 		for p := range aggDropped {
 			aggDropped[p] += dropped[i][p]
 		}
-		ri := result.Instance{Index: fi + i, Intervals: in.series}
+		ri := result.InstancePart{Index: fi + i, Intervals: in.series}
 		if ri.Summary, err = r.summary(in.total[meas], measSecs, dropped[i][meas]); err != nil {
 			return nil, err
 		}

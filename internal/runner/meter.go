@@ -55,7 +55,7 @@ type pendingOp struct {
 	class errclass.Class
 }
 
-func newVU(spec Instance, ops []workload.Op, nc int) *vu {
+func newVU(spec Opened, ops []workload.Op, nc int) *vu {
 	n := len(ops)
 	return &vu{
 		st:    [2]*stats{newStats(n, nc), newStats(n, nc)},

@@ -52,7 +52,7 @@ func TestOverloadThroughputIsCapacity(t *testing.T) {
 			res, err := Run(context.Background(), Settings{
 				Load: Load{Threads: 8, Rate: 3 * capacity, Warmup: 2 * time.Second, Duration: window},
 				Ops:  ops,
-			}, []Instance{instance(srv.work)})
+			}, []Opened{instance(srv.work)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,8 +88,8 @@ type identity struct {
 	calls []string // "instance:id:seed"
 }
 
-func (n *identity) instance(idx int, lose *atomic.Int64) Instance {
-	return Instance{
+func (n *identity) instance(idx int, lose *atomic.Int64) Opened {
+	return Opened{
 		NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 			n.mu.Lock()
 			n.calls = append(n.calls, fmt.Sprintf("%d:%d:%d", idx, id, seed))
@@ -116,7 +116,7 @@ func TestReconnectKeepsIdentity(t *testing.T) {
 		lose[0].Store(1)
 		lose[1].Store(2)
 		res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Duration: time.Second}, Ops: ops, Seed: 3},
-			[]Instance{n.instance(0, &lose[0]), n.instance(1, &lose[1])})
+			[]Opened{n.instance(0, &lose[0]), n.instance(1, &lose[1])})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestReconnectInPlaceCountsFailures(t *testing.T) {
 		var opened atomic.Int64
 		var lost atomic.Bool
 		var rc *reconnector
-		inst := Instance{
+		inst := Opened{
 			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 				opened.Add(1)
 				rc = &reconnector{errs: []error{errLost, errLost}, fakeVU: fakeVU{work: func(ctx context.Context) error {
@@ -185,7 +185,7 @@ func TestReconnectInPlaceCountsFailures(t *testing.T) {
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: 2 * time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: 2 * time.Second}, Ops: ops}, []Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -216,7 +216,7 @@ func TestReconnectThatCannotHealEndsTheRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		var lost atomic.Bool
-		inst := Instance{
+		inst := Opened{
 			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 				if lost.Load() {
 					return nil, fmt.Errorf("connect: %w", errAuth)
@@ -230,7 +230,7 @@ func TestReconnectThatCannotHealEndsTheRun(t *testing.T) {
 			},
 			Classify: classifyAuth,
 		}
-		res, err := Run(context.Background(), Settings{Load: Load{Threads: 4, Duration: time.Minute}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 4, Duration: time.Minute}, Ops: ops}, []Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +257,7 @@ func TestClientCPUPerEventSameWindow(t *testing.T) {
 		cpu := func() (time.Duration, time.Duration) { e := time.Since(start); return e / 10, e / 5 }
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 300*time.Millisecond) }
 		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops, CPUTime: cpu, CPUs: 2},
-			[]Instance{instance(work)})
+			[]Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +277,7 @@ func TestClientCPUPerEventSameWindow(t *testing.T) {
 // tens of ms), and never the server's time. A closed loop has none.
 func TestStartLagOfIdleVirtualUsers(t *testing.T) {
 	work := func(ctx context.Context) error { return sleepCtx(ctx, 2*time.Millisecond) }
-	res, err := Run(context.Background(), Settings{Load: Load{Threads: 4, Rate: 200, Duration: time.Second}, Ops: ops}, []Instance{instance(work)})
+	res, err := Run(context.Background(), Settings{Load: Load{Threads: 4, Rate: 200, Duration: time.Second}, Ops: ops}, []Opened{instance(work)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestStartLagOfIdleVirtualUsers(t *testing.T) {
 	if !(l.MaxMs > 0) || l.P99Ms > 1000 {
 		t.Errorf("start lag %+v: want above 0 and under 1 s", *l)
 	}
-	res, err = Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: 100 * time.Millisecond}, Ops: ops}, []Instance{instance(work)})
+	res, err = Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: 100 * time.Millisecond}, Ops: ops}, []Opened{instance(work)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,9 +321,9 @@ func (threeOps) Close() error { return nil }
 // count per event counted (the warm-up held ten statements for three).
 func TestSubOperationsGoWithTheirEvent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inst := Instance{NewVU: func(context.Context, int, uint64) (workload.VU, error) { return threeOps{}, nil }, Classify: classify}
+		inst := Opened{NewVU: func(context.Context, int, uint64) (workload.VU, error) { return threeOps{}, nil }, Classify: classify}
 		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Warmup: time.Second, Duration: time.Second}, Ops: ops, Counters: []string{"done"}},
-			[]Instance{inst})
+			[]Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -358,7 +358,7 @@ func TestRetriesGoWithTheirEvent(t *testing.T) {
 			return nil
 		})
 		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops, Retry: []errclass.Class{errclass.Deadlock}},
-			[]Instance{inst})
+			[]Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ import (
 // inst is one instance during a run.
 type inst struct {
 	idx    int // its number in this run (from 0)
-	spec   Instance
+	spec   Opened
 	vus    []*vu
 	pacer  *pacer
 	total  [2]*stats // ticker only
@@ -31,7 +31,7 @@ type inst struct {
 // Warmup, Intervals); the caller fills in what identifies the run. When ctx is
 // cancelled (a signal), the run stops early and the result is marked partial;
 // an error is returned only when the run could not start.
-func Run(ctx context.Context, cfg Settings, insts []Instance) (*result.Run, error) {
+func Run(ctx context.Context, cfg Settings, insts []Opened) (*result.Run, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}

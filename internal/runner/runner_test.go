@@ -54,8 +54,8 @@ var errTx = errors.New("transaction failed")
 
 // txInstance is an instance of fake VUs doing work, whose errTx failures
 // are of class c.
-func txInstance(c errclass.Class, work func(ctx context.Context) error) Instance {
-	return Instance{
+func txInstance(c errclass.Class, work func(ctx context.Context) error) Opened {
+	return Opened{
 		NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 			return &fakeVU{work: work}, nil
 		},
@@ -79,8 +79,8 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func instance(work func(ctx context.Context) error) Instance {
-	return Instance{
+func instance(work func(ctx context.Context) error) Opened {
+	return Opened{
 		NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 			return &fakeVU{work: work}, nil
 		},
@@ -115,7 +115,7 @@ func TestClosedLoopCountsAndWarmupExclusion(t *testing.T) {
 			Event:  "transaction",
 			Unit:   "transactions",
 			OnTick: func(agg result.Interval, per []result.Interval) { ticks++ },
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func TestOpenLoopStallIntendedStart(t *testing.T) {
 		res, err := Run(context.Background(), Settings{
 			Load: Load{Threads: 4, Rate: 200, Arrival: pace.Constant, Duration: 10 * time.Second},
 			Ops:  ops,
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestOpenLoopDropped(t *testing.T) {
 		res, err := Run(context.Background(), Settings{
 			Load: Load{Threads: 1, Rate: 100, Duration: 2 * time.Second},
 			Ops:  ops,
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +225,7 @@ func TestPoissonRate(t *testing.T) {
 			Load: Load{Threads: 8, Rate: 500, Arrival: pace.Poisson, Duration: 20 * time.Second},
 			Ops:  ops,
 			Seed: 7,
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +238,7 @@ func TestReconnectAfterConnectionLoss(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var opened, closed atomic.Int64
 		var once sync.Once
-		inst := Instance{
+		inst := Opened{
 			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 				opened.Add(1)
 				return &fakeVU{closed: &closed, work: func(ctx context.Context) error {
@@ -252,7 +252,7 @@ func TestReconnectAfterConnectionLoss(t *testing.T) {
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops}, []Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +273,7 @@ func TestInterruptMarksPartial(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		time.AfterFunc(3*time.Second, func() { cancel(errors.New("SIGTERM")) })
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
-		res, err := Run(ctx, Settings{Load: Load{Threads: 1, Warmup: time.Second, Duration: 10 * time.Second}, Ops: ops}, []Instance{instance(work)})
+		res, err := Run(ctx, Settings{Load: Load{Threads: 1, Warmup: time.Second, Duration: 10 * time.Second}, Ops: ops}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +296,7 @@ func TestGraceCancelsStuckEvents(t *testing.T) {
 			return sleepCtx(ctx, 100*time.Millisecond)
 		}
 		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Grace: 2 * time.Second, Ops: ops},
-			[]Instance{instance(work)})
+			[]Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,7 +317,7 @@ func TestSeveralInstancesAggregate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fast := instance(func(ctx context.Context) error { return sleepCtx(ctx, 5*time.Millisecond) })
 		slow := instance(func(ctx context.Context) error { return sleepCtx(ctx, 20*time.Millisecond) })
-		res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Duration: time.Second}, Ops: ops}, []Instance{fast, slow})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Duration: time.Second}, Ops: ops}, []Opened{fast, slow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,7 +334,7 @@ func TestSeveralInstancesAggregate(t *testing.T) {
 }
 
 func TestSettingsErrorsAllAtOnce(t *testing.T) {
-	_, err := Run(context.Background(), Settings{Load: Load{Threads: 0, Duration: 0, Rate: -1}}, []Instance{instance(nil)})
+	_, err := Run(context.Background(), Settings{Load: Load{Threads: 0, Duration: 0, Rate: -1}}, []Opened{instance(nil)})
 	if !errors.Is(err, ErrSettings) {
 		t.Fatalf("err = %v, want ErrSettings", err)
 	}
@@ -357,7 +357,7 @@ func TestOpenLoopKeepsWindowLength(t *testing.T) {
 		start := time.Now()
 		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
 		res, err := Run(context.Background(), Settings{Load: Load{Threads: 8, Rate: 10, Duration: 2 * time.Second}, Ops: ops},
-			[]Instance{instance(work)})
+			[]Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,7 +371,7 @@ func TestOpenLoopKeepsWindowLength(t *testing.T) {
 		// Starts at 0, 1 and 2 s are all served by 2.001 s; the signal comes at 2.5 s.
 		time.AfterFunc(2500*time.Millisecond, func() { cancel(errors.New("SIGINT")) })
 		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Millisecond) }
-		res, err := Run(ctx, Settings{Load: Load{Threads: 2, Rate: 1, Duration: 3 * time.Second}, Ops: ops}, []Instance{instance(work)})
+		res, err := Run(ctx, Settings{Load: Load{Threads: 2, Rate: 1, Duration: 3 * time.Second}, Ops: ops}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -387,7 +387,7 @@ func TestEndRaceIsNotPartial(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		synctest.Test(t, func(t *testing.T) {
 			work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
-			res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Duration: 100 * time.Millisecond}, Ops: ops}, []Instance{instance(work)})
+			res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Duration: 100 * time.Millisecond}, Ops: ops}, []Opened{instance(work)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -430,7 +430,7 @@ func TestLateSeenSignalInterrupts(t *testing.T) {
 					time.Sleep(1500 * time.Millisecond) // past the window's end
 				}
 				work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
-				res, err := Run(ctx, Settings{Load: Load{Threads: 1, Duration: 2 * time.Second}, Ops: ops, Snapshot: snap}, []Instance{instance(work)})
+				res, err := Run(ctx, Settings{Load: Load{Threads: 1, Duration: 2 * time.Second}, Ops: ops, Snapshot: snap}, []Opened{instance(work)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -452,7 +452,7 @@ func TestIntervalsOnNominalBoundaries(t *testing.T) {
 			Load:     Load{Threads: 1, Warmup: time.Second, Duration: time.Second},
 			Interval: 300 * time.Millisecond,
 			Ops:      ops,
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -495,7 +495,7 @@ func TestRetryableErrorsRerunTheEvent(t *testing.T) {
 			Load:  Load{Threads: 1, Duration: time.Second},
 			Ops:   ops,
 			Retry: []errclass.Class{errclass.Deadlock},
-		}, []Instance{inst})
+		}, []Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -537,7 +537,7 @@ func TestRetryWithinGrace(t *testing.T) {
 			Grace: 2 * time.Second,
 			Ops:   ops,
 			Retry: []errclass.Class{errclass.Deadlock},
-		}, []Instance{inst})
+		}, []Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -572,7 +572,7 @@ func TestRetriesRunOut(t *testing.T) {
 			Ops:        ops,
 			MaxRetries: 3,
 			Retry:      []errclass.Class{errclass.Serialization},
-		}, []Instance{inst})
+		}, []Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -591,7 +591,7 @@ func TestRetriesRunOut(t *testing.T) {
 // event in it; one held by a slow event is missing from it.
 func TestActiveVUs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inst := Instance{
+		inst := Opened{
 			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 				d := 100 * time.Millisecond
 				if id == 0 {
@@ -601,7 +601,7 @@ func TestActiveVUs(t *testing.T) {
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Settings{Load: Load{Threads: 3, Duration: 3 * time.Second}, Grace: -1, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 3, Duration: 3 * time.Second}, Grace: -1, Ops: ops}, []Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -620,7 +620,7 @@ func TestActiveVUs(t *testing.T) {
 
 func TestRateBounds(t *testing.T) {
 	for _, r := range []float64{math.NaN(), math.Inf(1), -1, 1e-12, 1e12} {
-		_, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second, Rate: r}}, []Instance{instance(nil)})
+		_, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second, Rate: r}}, []Opened{instance(nil)})
 		if !errors.Is(err, ErrSettings) {
 			t.Errorf("rate %v: err = %v, want ErrSettings", r, err)
 		}
@@ -633,7 +633,7 @@ func TestDroppedCountedInClosedForm(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		work := func(ctx context.Context) error { return sleepCtx(ctx, time.Second) }
 		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Rate: 1e7, Duration: 10 * time.Second}, Ops: ops},
-			[]Instance{instance(work)})
+			[]Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -655,7 +655,7 @@ func TestStuckEventsAreAbandoned(t *testing.T) {
 			return sleepCtx(ctx, 100*time.Millisecond)
 		}
 		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Grace: time.Second, Ops: ops},
-			[]Instance{instance(work)})
+			[]Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -676,7 +676,7 @@ func TestClientCPUOverTheMeasuredWindow(t *testing.T) {
 		}
 		work := func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) }
 		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Warmup: time.Second, Duration: 2 * time.Second}, Ops: ops, CPUTime: cpu},
-			[]Instance{instance(work)})
+			[]Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -712,7 +712,7 @@ func TestPacerAndCounters(t *testing.T) {
 			Load:     Load{Threads: 2, Warmup: time.Second, Duration: 2 * time.Second, Think: pace.Think{Mean: time.Second}},
 			Ops:      ops,
 			Counters: []string{"unused", "things"},
-		}, []Instance{{
+		}, []Opened{{
 			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 				return &pacedVU{pause: 90 * time.Millisecond}, nil
 			},
@@ -764,7 +764,7 @@ func TestMeterSaysWhenAStepIsARetry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		var seen []bool
-		inst := Instance{
+		inst := Opened{
 			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 				return &retryingVU{mu: &mu, seen: &seen}, nil
 			},
@@ -779,7 +779,7 @@ func TestMeterSaysWhenAStepIsARetry(t *testing.T) {
 			Load:  Load{Threads: 1, Duration: 100 * time.Millisecond},
 			Ops:   ops,
 			Retry: []errclass.Class{errclass.Deadlock},
-		}, []Instance{inst}); err != nil {
+		}, []Opened{inst}); err != nil {
 			t.Fatal(err)
 		}
 		mu.Lock()
@@ -803,7 +803,7 @@ type pipeVU struct {
 
 func TestOnePipelineVUFailingMakesThePartialReason(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inst := Instance{
+		inst := Opened{
 			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 				if id == 1 {
 					return &pipeVU{depth: 2, failAfter: 10}, nil
@@ -812,7 +812,7 @@ func TestOnePipelineVUFailingMakesThePartialReason(t *testing.T) {
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Duration: time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Duration: time.Second}, Ops: ops}, []Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -853,13 +853,13 @@ func (p *pipeVU) Run(ctx context.Context, rec workload.Recorder, more func() boo
 
 func TestPipelineVUs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inst := Instance{
+		inst := Opened{
 			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 				return &pipeVU{depth: 4}, nil
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Warmup: time.Second, Duration: 2 * time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Warmup: time.Second, Duration: 2 * time.Second}, Ops: ops}, []Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -875,13 +875,13 @@ func TestPipelineVUs(t *testing.T) {
 
 func TestPipelineFailureEndsTheRunWithItsReason(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inst := Instance{
+		inst := Opened{
 			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 				return &pipeVU{depth: 2, failAfter: 50}, nil
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: 10 * time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: 10 * time.Second}, Ops: ops}, []Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -899,13 +899,13 @@ func TestPipelineFailureEndsTheRunWithItsReason(t *testing.T) {
 
 func TestPipelineRefusesTheOpenLoop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inst := Instance{
+		inst := Opened{
 			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 				return &pipeVU{depth: 2}, nil
 			},
 			Classify: classify,
 		}
-		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Rate: 100, Duration: time.Second}, Ops: ops}, []Instance{inst})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Rate: 100, Duration: time.Second}, Ops: ops}, []Opened{inst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -934,7 +934,7 @@ func TestHostSampledEachTick(t *testing.T) {
 				calls := len(at) - 1
 				return &result.Host{CPUs: 2, CPU: result.CPUPct{User: float64(10 * calls), Idle: 100 - float64(10*calls)}}
 			},
-		}, []Instance{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
+		}, []Opened{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -963,7 +963,7 @@ func TestAggregateHistogramIsTheCombinedSamples(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fast := instance(func(ctx context.Context) error { return sleepCtx(ctx, 3*time.Millisecond) })
 		slow := instance(func(ctx context.Context) error { return sleepCtx(ctx, 17*time.Millisecond) })
-		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops}, []Instance{fast, slow})
+		res, err := Run(context.Background(), Settings{Load: Load{Threads: 1, Duration: time.Second}, Ops: ops}, []Opened{fast, slow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1014,7 +1014,7 @@ func TestTickerLag(t *testing.T) {
 					time.Sleep(350 * time.Millisecond) // ticks at 300 and 400 ms fire late
 				}
 			},
-		}, []Instance{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
+		}, []Opened{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1035,7 +1035,7 @@ func TestTickerLag(t *testing.T) {
 			Event:    "transaction",
 			Unit:     "transactions",
 		},
-			[]Instance{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
+			[]Opened{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
 		if err != nil || res.TickerLag != nil {
 			t.Errorf("a punctual run reports lag %+v (%v)", res.TickerLag, err)
 		}
@@ -1069,7 +1069,7 @@ func TestClientAllocationsPerEvent(t *testing.T) {
 	}
 	cpu := func() (time.Duration, time.Duration) { return 0, 0 }
 	res, err := Run(context.Background(), Settings{Load: Load{Threads: 2, Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond}, Ops: ops, CPUTime: cpu},
-		[]Instance{instance(work)})
+		[]Opened{instance(work)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestSnapshotAtEveryTickButTheLast(t *testing.T) {
 				}
 				snaps = append(snaps, s)
 			},
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestClampedEventsAreReported(t *testing.T) {
 			Ops:      ops,
 			Event:    "transaction",
 			Unit:     "transactions",
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestSignalAfterTheWindowIsNotAnInterruption(t *testing.T) {
 						time.Sleep(1500 * time.Millisecond) // the ticker falls behind the window's end
 					}
 				},
-			}, []Instance{instance(work)})
+			}, []Opened{instance(work)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -86,7 +86,7 @@ func TestSteadyStateEndsTheWarmupEarly(t *testing.T) {
 			Load:     Load{Threads: 2, Warmup: 3 * time.Second, Duration: 500 * time.Millisecond, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestSteadyStateNotReached(t *testing.T) {
 			Load:     Load{Threads: 4, Warmup: time.Second, Duration: 300 * time.Millisecond, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestSteadyStateOpenLoopAccounting(t *testing.T) {
 			Load:     Load{Threads: 8, Rate: 20, Warmup: 3 * time.Second, Duration: 200 * time.Millisecond, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestSteadyStateInterruptedEarly(t *testing.T) {
 			Load:     Load{Threads: 1, Warmup: time.Second, Duration: time.Second, SteadyState: SteadyState{Window: 500 * time.Millisecond, Tolerance: 0.05}},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,
-		}, []Instance{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
+		}, []Opened{instance(func(ctx context.Context) error { return sleepCtx(ctx, 10*time.Millisecond) })})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +276,7 @@ func TestSteadyStateRealClock(t *testing.T) {
 			Load:     Load{Threads: 2, Rate: rate, Warmup: 800 * time.Millisecond, Duration: 200 * time.Millisecond, SteadyState: SteadyState{Window: 150 * time.Millisecond, Tolerance: 0.5}},
 			Interval: 50 * time.Millisecond,
 			Ops:      ops,
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +312,7 @@ func TestSteadyStateNeedsEvents(t *testing.T) {
 			Load:     Load{Threads: 1, Warmup: 2 * time.Second, Duration: time.Second, SteadyState: SteadyState{Window: 400 * time.Millisecond, Tolerance: 0.05}},
 			Interval: 100 * time.Millisecond,
 			Ops:      ops,
-		}, []Instance{instance(work)})
+		}, []Opened{instance(work)})
 		if err != nil {
 			t.Fatal(err)
 		}

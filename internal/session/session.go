@@ -154,7 +154,7 @@ type session struct {
 	// load (config.Load.Step); specs are the instances as the runner sees
 	// them.
 	base     runner.Settings
-	specs    []runner.Instance
+	specs    []runner.Opened
 	baseline float64
 	dist     *barrier
 }
@@ -325,10 +325,10 @@ func (s *session) configure() {
 	cfg.CPUTime, cfg.Sample, cfg.CPUs = s.opt.CPUTime, s.opt.Sample, s.opt.NumCPU
 	s.base = cfg
 	s.setMaxProcs()
-	s.specs = make([]runner.Instance, len(s.ins))
+	s.specs = make([]runner.Opened, len(s.ins))
 	for i, in := range s.ins {
 		newVU, target := in.NewVU, p.Targets[i].String()
-		s.specs[i] = runner.Instance{
+		s.specs[i] = runner.Opened{
 			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 				v, err := newVU(ctx, id, seed)
 				if err != nil && !strings.Contains(err.Error(), target) {

@@ -156,7 +156,7 @@ func runOn(t *testing.T, path string, d time.Duration, mod func(o *Options)) (*W
 		Load:  runner.Load{Threads: w.Meta().VUs, Duration: d},
 		Ops:   w.Meta().Ops,
 		Event: w.Meta().Event,
-	}, []runner.Instance{{NewVU: in.NewVU, Classify: func(err error) errclass.Class { return in.Classify(err) }}})
+	}, []runner.Opened{{NewVU: in.NewVU, Classify: func(err error) errclass.Class { return in.Classify(err) }}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestRun(t *testing.T) {
 		Unit:     w.Meta().Event + "s",
 		Seed:     1,
 	}
-	res, err := runner.Run(context.Background(), cfg, []runner.Instance{{NewVU: in.NewVU, Classify: in.Classify}})
+	res, err := runner.Run(context.Background(), cfg, []runner.Opened{{NewVU: in.NewVU, Classify: in.Classify}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestRunEndsWhenTheDatabaseIsGone(t *testing.T) {
 	})
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Settings{Load: runner.Load{Threads: 4, Duration: time.Minute}, Ops: w.Meta().Ops, BackoffMin: 20 * time.Millisecond},
-		[]runner.Instance{{NewVU: in.NewVU, Classify: in.Classify}})
+		[]runner.Opened{{NewVU: in.NewVU, Classify: in.Classify}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func TestTerminalKeepsItsHomeAcrossReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &homes{before: map[int][]string{}, after: map[int][]string{}, vus: map[int][]*vu{}}
-	spec := runner.Instance{
+	spec := runner.Opened{
 		NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 			v, err := in.NewVU(ctx, id, seed)
 			if err != nil {
@@ -108,7 +108,7 @@ func TestTerminalKeepsItsHomeAcrossReconnects(t *testing.T) {
 		Ops:        New().Meta().Ops,
 		Seed:       7,
 		BackoffMin: 50 * time.Millisecond,
-	}, []runner.Instance{spec})
+	}, []runner.Opened{spec})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func reportRun() *result.Run {
 			{Name: "point_select", Kind: "read", Count: 1081920, Rate: 18032, Latency: lat(0.123, 0.2, 0.3, 4.5)},
 			{Name: "commit", Kind: "other", Count: 108192, Rate: 1803.2, Errors: 12, Latency: lat(0.5, 1, 2, 30)},
 		},
-		Instances: []result.Instance{
+		Instances: []result.InstancePart{
 			{Index: 0, Target: "mysql://bench@db1/bench", Dialect: "mysql", Summary: a, Notes: []string{"binlog is on", "no TLS"}},
 			{Index: 1, Target: "mysql://bench@db2/bench", Dialect: "mysql", Summary: b, Notes: []string{"innodb_flush_log_at_trx_commit=2", "no TLS"}},
 		},

@@ -56,7 +56,7 @@ func sampleRun(t *testing.T) *result.Run {
 		Options: map[string]any{"warehouses": 2, "think-scale": 0.25, "weights": "45,43,4,4,4"},
 		Load:    result.Load{Mode: "closed", Threads: 10},
 		Summary: s, Ops: ops,
-		Instances: []result.Instance{{Summary: s, Ops: ops}, {Summary: s, Ops: ops}},
+		Instances: []result.InstancePart{{Summary: s, Ops: ops}, {Summary: s, Ops: ops}},
 	}
 }
 
