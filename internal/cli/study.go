@@ -119,7 +119,7 @@ func runStudy(ctx context.Context, env *Env, arg string, o observe.StudyOptions)
 	}
 	return observe.RunStudy(ctx, env, s, arg, o, observe.StudyHooks{
 		Record: observe.Record,
-		Plan: func(p *study.Plan, sweep, dir string) (string, error) {
+		Plan: func(p *study.Sizing, sweep, dir string) (string, error) {
 			return studyPlan(env, p, sweep, dir)
 		},
 		Report: func(ctx context.Context, format, out, title string, paths []string) error {

@@ -20,7 +20,7 @@ import (
 // studyPlan right-sizes a VM for a study (studyVM); a sweep that gives no
 // VM is said, and an earlier plan.json in dir removed (it would read as
 // this one's), so that the study reports what its steps found.
-func studyPlan(env *Env, p *study.Plan, sweep, dir string) (string, error) {
+func studyPlan(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
 	path, err := studyVM(env, p, sweep, dir)
 	if errors.Is(err, plan.ErrNoDemand) || errors.Is(err, plan.ErrNoVMFits) {
 		fmt.Fprintf(env.Stdout, "plan: no VM planned: %v\n", err)
@@ -34,9 +34,9 @@ func studyPlan(env *Env, p *study.Plan, sweep, dir string) (string, error) {
 
 // studyVM right-sizes a VM from the plan step's sweep, as 'rightsize plan
 // --from SWEEP --target-rate R --cpu-target C' does, into dir/plan.json.
-func studyVM(env *Env, p *study.Plan, sweep, dir string) (string, error) {
+func studyVM(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
 	if sweep == "" {
-		return "", runError{fmt.Errorf("study: plan: step %s wrote no sweep file", p.Step)}
+		return "", runError{fmt.Errorf("study: plan: step %s wrote no sweep file", p.Stage)}
 	}
 	cpu := fmt.Sprintf("%g", p.CPUTarget)
 	printCommand(env, []string{"plan", "--from", sweep, "--target-rate", p.TargetRate, "--cpu-target", cpu, "--format", "json"})

@@ -44,7 +44,7 @@ type StudyHooks struct {
 	// Plan right-sizes a VM from the plan step's sweep into dir/plan.json,
 	// as 'rightsize plan --from SWEEP' does, and returns its path; "" (and
 	// no error) when the sweep gives no VM, which it says.
-	Plan func(p *study.Plan, sweep, dir string) (string, error)
+	Plan func(p *study.Sizing, sweep, dir string) (string, error)
 	// Report writes the study's report (format, to the file out, titled
 	// title) of paths, replacing one there.
 	Report func(ctx context.Context, format, out, title string, paths []string) error
@@ -256,11 +256,11 @@ func stepDone(ctx context.Context, env *Env, cat *history.Catalog, st stepRun) (
 // how to resume, and how to remove what the steps prepared on a server.
 func finishStudy(ctx context.Context, env *Env, h StudyHooks, s *study.Study, o StudyOptions, steps []stepRun, files map[string]stepFiles) error {
 	var paths []string
-	for _, name := range s.Report.Steps {
+	for _, name := range s.Report.Stages {
 		paths = append(paths, files[name].all()...)
 	}
-	if s.Plan != nil {
-		p, err := h.Plan(s.Plan, files[s.Plan.Step].sweep, o.Dir)
+	if s.Sizing != nil {
+		p, err := h.Plan(s.Sizing, files[s.Sizing.Stage].sweep, o.Dir)
 		if err != nil {
 			return err
 		}

@@ -30,8 +30,8 @@ func (s *Study) Expand(scale string) ([]Command, error) {
 	if scale != Small && scale != Full {
 		return nil, fmt.Errorf("%w: scale %q: want small or full", ErrInvalid, scale)
 	}
-	out := make([]Command, 0, len(s.Steps))
-	for _, st := range s.Steps {
+	out := make([]Command, 0, len(s.Stages))
+	for _, st := range s.Stages {
 		c := Command{Step: st.Name, Line: st.Line, Phase: "run", Workload: st.Workload, Config: st.Config}
 		if st.Sweep {
 			c.Phase = "sweep"

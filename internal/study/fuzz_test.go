@@ -47,7 +47,7 @@ func FuzzParseStudy(f *testing.F) {
 		checkSafe(t, s)
 		for _, sc := range Scales {
 			cmds, err := s.Expand(sc)
-			if err != nil || len(cmds) != len(s.Steps) {
+			if err != nil || len(cmds) != len(s.Stages) {
 				t.Fatalf("%s: %v", sc, err)
 			}
 			for _, c := range cmds {
@@ -70,10 +70,10 @@ func checkSafe(t *testing.T, s *Study) {
 		t.Fatalf("report path %q", rp)
 	}
 	texts := []string{s.Name, s.Title, s.Follows, rp, s.Report.Format}
-	if s.Plan != nil {
-		texts = append(texts, s.Plan.Step, s.Plan.TargetRate)
+	if s.Sizing != nil {
+		texts = append(texts, s.Sizing.Stage, s.Sizing.TargetRate)
 	}
-	for _, st := range s.Steps {
+	for _, st := range s.Stages {
 		if !nameRE.MatchString(st.Name) || strings.HasPrefix(rp, st.Name+".") || strings.HasPrefix(rp, st.Name+"-") {
 			t.Fatalf("step %q, report %q", st.Name, rp)
 		}

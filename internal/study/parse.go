@@ -178,10 +178,10 @@ func (p *parser) study(root *yaml.Node) *Study {
 		p.add(f["study"].Line, "study %q: want 1 to 64 letters, digits, '-' or '_'", s.Name)
 	}
 	common := p.options(f["options"], "options")
-	s.Steps = p.steps(f["steps"], root.Line, common)
+	s.Stages = p.steps(f["steps"], root.Line, common)
 	if f["plan"] != nil {
-		s.Plan = p.plan(f["plan"], s)
-		if st := s.StepByName("plan"); st != nil {
+		s.Sizing = p.plan(f["plan"], s)
+		if st := s.StageByName("plan"); st != nil {
 			p.add(st.Line, "step plan: a study with a plan writes plan.json, which would replace this step's plan.json: name the step otherwise")
 		}
 	}

@@ -146,8 +146,8 @@ func (s *Study) clashes(c Claim) []string {
 	var out []string
 	for _, e := range ents {
 		name := e.Name()
-		mine := name == RecordFile || name == s.Report.Path || (s.Plan != nil && name == "plan.json") ||
-			slices.ContainsFunc(s.Steps, func(st Step) bool { return st.Writes(name) })
+		mine := name == RecordFile || name == s.Report.Path || (s.Sizing != nil && name == "plan.json") ||
+			slices.ContainsFunc(s.Stages, func(st Stage) bool { return st.Writes(name) })
 		if !mine || (c.ReplaceOurs && (name == RecordFile || session.Ours(filepath.Join(c.Dir, name)))) {
 			continue
 		}

@@ -13,7 +13,7 @@ import (
 
 // steps reads the list of steps, each with the study's options under its
 // own.
-func (p *parser) steps(n *yaml.Node, line int, common []Option) []Step {
+func (p *parser) steps(n *yaml.Node, line int, common []Option) []Stage {
 	if n == nil {
 		p.add(line, "steps: missing (a list of sweeps and runs)")
 		return nil
@@ -26,7 +26,7 @@ func (p *parser) steps(n *yaml.Node, line int, common []Option) []Step {
 		p.add(n.Line, "steps: an empty list: a study runs at least one sweep or run")
 		return nil
 	}
-	var out []Step
+	var out []Stage
 	seen := map[string]int{}
 	for i, sn := range n.Content {
 		st := p.step(sn, i, common)
@@ -41,10 +41,10 @@ func (p *parser) steps(n *yaml.Node, line int, common []Option) []Step {
 	return out
 }
 
-func (p *parser) step(n *yaml.Node, i int, common []Option) Step {
+func (p *parser) step(n *yaml.Node, i int, common []Option) Stage {
 	what := "step " + strconv.Itoa(i+1)
 	f := p.fields(n, what, "name", "sweep", "run", "config", "axis", "values", "options")
-	st := Step{Line: n.Line, Name: p.str(f["name"], what+": name")}
+	st := Stage{Line: n.Line, Name: p.str(f["name"], what+": name")}
 	switch {
 	case f["name"] == nil:
 		p.add(n.Line, "%s: name missing (it names the step's files and finds it in the history to resume)", what)
@@ -76,7 +76,7 @@ func (p *parser) step(n *yaml.Node, i int, common []Option) Step {
 }
 
 // axis reads a sweep's axis and values.
-func (p *parser) axis(st *Step, f map[string]*yaml.Node, what string, own []Option) {
+func (p *parser) axis(st *Stage, f map[string]*yaml.Node, what string, own []Option) {
 	if f["axis"] != nil {
 		st.Axis, st.AxisLine = strings.TrimPrefix(p.str(f["axis"], what+": axis"), "--"), f["axis"].Line
 	}
@@ -128,20 +128,20 @@ func merge(common, own []Option) []Option {
 	return out
 }
 
-func (p *parser) plan(n *yaml.Node, s *Study) *Plan {
+func (p *parser) plan(n *yaml.Node, s *Study) *Sizing {
 	f := p.fields(n, "plan", "step", "target-rate", "cpu-target")
-	pl := &Plan{Line: n.Line, Step: p.str(f["step"], "plan: step"), TargetRate: p.str(f["target-rate"], "plan: target-rate"), CPUTarget: 80}
-	switch st := s.StepByName(pl.Step); {
+	pl := &Sizing{Line: n.Line, Stage: p.str(f["step"], "plan: step"), TargetRate: p.str(f["target-rate"], "plan: target-rate"), CPUTarget: 80}
+	switch st := s.StageByName(pl.Stage); {
 	case f["step"] == nil:
 		p.add(n.Line, "plan: step missing (the sweep to right-size from)")
 	case st == nil:
-		p.add(f["step"].Line, "plan: step %q is not a step of the study", pl.Step)
+		p.add(f["step"].Line, "plan: step %q is not a step of the study", pl.Stage)
 	case !st.Sweep:
-		p.add(f["step"].Line, "plan: step %s is a run: the plan right-sizes from a sweep", pl.Step)
+		p.add(f["step"].Line, "plan: step %s is a run: the plan right-sizes from a sweep", pl.Stage)
 	}
 	if f["target-rate"] == nil {
 		p.add(n.Line, "plan: target-rate missing (events per second, or a multiple of the sweep's baseline: 3x)")
-	} else if msg := checkTargetRate(pl.TargetRate, s.StepByName(pl.Step)); msg != "" {
+	} else if msg := checkTargetRate(pl.TargetRate, s.StageByName(pl.Stage)); msg != "" {
 		p.add(f["target-rate"].Line, "plan: target-rate %q: %s", pl.TargetRate, msg)
 	}
 	if c := f["cpu-target"]; c != nil {
@@ -159,7 +159,7 @@ func (p *parser) plan(n *yaml.Node, s *Study) *Plan {
 // (3x), a finite number above 0; a multiple only of a sweep that has a
 // baseline (it sweeps the rate, or gives baseline-rate). Checked when the
 // file is read, so that a study does not fail at its plan after its steps.
-func checkTargetRate(v string, st *Step) string {
+func checkTargetRate(v string, st *Stage) string {
 	num, mult := strings.CutSuffix(strings.ToLower(strings.TrimSpace(v)), "x")
 	n, err := strconv.ParseFloat(num, 64)
 	switch {
@@ -193,15 +193,15 @@ func (p *parser) report(n *yaml.Node, line int, s *Study) Report {
 		p.reportPath(v.Line, r.Path, s)
 	}
 	if v := f["steps"]; v != nil {
-		r.Steps = p.value(v, "report: steps", false).At(Small)
-		for _, name := range r.Steps {
-			if s.StepByName(name) == nil {
+		r.Stages = p.value(v, "report: steps", false).At(Small)
+		for _, name := range r.Stages {
+			if s.StageByName(name) == nil {
 				p.add(v.Line, "report: steps: %q is not a step of the study", name)
 			}
 		}
 	} else {
-		for _, st := range s.Steps {
-			r.Steps = append(r.Steps, st.Name)
+		for _, st := range s.Stages {
+			r.Stages = append(r.Stages, st.Name)
 		}
 	}
 	return r
@@ -219,7 +219,7 @@ func (p *parser) reportPath(line int, path string, s *Study) {
 		p.add(line, "report: path %q: the study's results and plan are its .json files: name the report .html, .md, .csv or .txt", path)
 		return
 	}
-	for _, st := range s.Steps {
+	for _, st := range s.Stages {
 		if st.Writes(path) {
 			p.add(line, "report: path %q: step %s writes %s.json and %s-* (a sweep's steps, its Markdown): name the report otherwise", path, st.Name, st.Name, st.Name)
 			return

@@ -72,8 +72,8 @@ type Option struct {
 	Value Value
 }
 
-// Step is one sweep or run of a study.
-type Step struct {
+// Stage is one sweep or run of a study.
+type Stage struct {
 	Name string // letters, digits, '-' and '_': in file names, labels and catalog keys
 	Line int
 	// Sweep is true for a sweep, false for a run.
@@ -95,15 +95,15 @@ type Step struct {
 // Writes reports whether a file named name (in the study's directory) is
 // one of the step's: <step>.json and <step>-* (a sweep's steps, its
 // Markdown).
-func (st Step) Writes(name string) bool {
+func (st Stage) Writes(name string) bool {
 	return st.Name != "" && (strings.HasPrefix(name, st.Name+".") || strings.HasPrefix(name, st.Name+"-"))
 }
 
-// Plan right-sizes a VM from a sweep step once it ran ('rightsize plan
+// Sizing right-sizes a VM from a sweep step once it ran ('rightsize plan
 // --from SWEEP --target-rate R --cpu-target C').
-type Plan struct {
+type Sizing struct {
 	Line       int
-	Step       string
+	Stage      string
 	TargetRate string  // events per second, or a multiple of the sweep's baseline (3x)
 	CPUTarget  float64 // percent of the VM's CPU at the target rate
 }
@@ -113,7 +113,7 @@ type Report struct {
 	Line   int
 	Format string   // html, md, csv or text
 	Path   string   // relative to the study's directory
-	Steps  []string // the steps it reports, in order
+	Stages []string // the steps it reports, in order
 }
 
 // Study is a parsed and validated study file.
@@ -121,16 +121,16 @@ type Study struct {
 	Name    string
 	Title   string
 	Follows string // the published study it reproduces
-	Steps   []Step
-	Plan    *Plan
+	Stages  []Stage
+	Sizing  *Sizing
 	Report  Report
 }
 
-// StepByName returns the named step (nil: none).
-func (s *Study) StepByName(name string) *Step {
-	for i := range s.Steps {
-		if s.Steps[i].Name == name {
-			return &s.Steps[i]
+// StageByName returns the named step (nil: none).
+func (s *Study) StageByName(name string) *Stage {
+	for i := range s.Stages {
+		if s.Stages[i].Name == name {
+			return &s.Stages[i]
 		}
 	}
 	return nil

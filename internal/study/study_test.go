@@ -24,10 +24,10 @@ func expanded(t *testing.T, s *Study, scale string) string {
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "step %s (line %d, config %q):\n  %s\n", c.Step, c.Line, c.Config, c)
 	}
-	if p := s.Plan; p != nil {
-		fmt.Fprintf(&b, "plan: from %s at %s, %g %% CPU\n", p.Step, p.TargetRate, p.CPUTarget)
+	if p := s.Sizing; p != nil {
+		fmt.Fprintf(&b, "plan: from %s at %s, %g %% CPU\n", p.Stage, p.TargetRate, p.CPUTarget)
 	}
-	fmt.Fprintf(&b, "report: %s %s of %s\n", s.Report.Format, s.Report.Path, strings.Join(s.Report.Steps, ", "))
+	fmt.Fprintf(&b, "report: %s %s of %s\n", s.Report.Format, s.Report.Path, strings.Join(s.Report.Stages, ", "))
 	return b.String()
 }
 
