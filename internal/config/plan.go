@@ -78,7 +78,7 @@ type Step struct {
 	Rate    Rate
 	// Instances is how many of the instances run (0: all).
 	Instances int
-	// Own is the workload's own step it runs (workload.StepSetter).
+	// Own is the workload's own variant it runs (workload.VariantSetter).
 	Own int
 	// Options are merged into the result's options.
 	Options map[string]any
@@ -305,9 +305,9 @@ func threads(w workload.Workload, n int) int {
 // runSteps are a run's steps: one, or the workload's own (fileio's read
 // mixes).
 func (c *Flags) runSteps(w workload.Workload) []Step {
-	steps := w.Meta().Steps
+	steps := w.Meta().Variants
 	if len(steps) == 0 {
-		steps = []workload.Step{{}}
+		steps = []workload.Variant{{}}
 	}
 	out := make([]Step, len(steps))
 	for k, s := range steps {
@@ -471,7 +471,7 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 		return Error{err}
 	}
 	m := w.Meta()
-	own := m.Steps
+	own := m.Variants
 	lists := 0
 	for _, n := range []int{len(threadList), len(rates), len(counts), len(own)} {
 		if n > 1 {
@@ -512,7 +512,7 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 			add(l, fmt.Sprintf("instances %d", n), float64(n))
 		}
 	case len(own) > 1:
-		p.Axis, p.OwnAxis = m.StepAxis, true
+		p.Axis, p.OwnAxis = m.VariantAxis, true
 		for _, o := range own {
 			l := one
 			l.Options = o.Options

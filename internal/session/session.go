@@ -371,8 +371,8 @@ func (s *session) steps(ctx context.Context) error {
 	}
 	for k, l := range p.Steps {
 		for _, in := range s.ins {
-			if ss, ok := in.(workload.StepSetter); ok {
-				ss.SetStep(l.Own)
+			if ss, ok := in.(workload.VariantSetter); ok {
+				ss.SetVariant(l.Own)
 			}
 		}
 		cfg := s.base

@@ -116,19 +116,19 @@ type Summarizer interface {
 	Summarize(r *result.Run) error
 }
 
-// Step is one of the runs a single command makes (fileio's read mixes): a
-// step of the plan, as a sweep's points are (config.Step).
-type Step struct {
+// Variant is one of the runs a single command makes (fileio's read mixes):
+// each becomes a step of the plan (config.Step), as a sweep's points do.
+type Variant struct {
 	Label   string         // e.g. "read 70%", used in file names and tables
 	X       float64        // the step's value on its axis (70), for a sweep's analysis
 	Options map[string]any // merged into the result's options
 }
 
-// StepSetter is implemented by the Instance of a workload with steps of its
-// own (Meta.Steps): it selects the step (an index into Meta.Steps) the next
+// VariantSetter is implemented by the Instance of a workload with variants of its
+// own (Meta.Variants): it selects the variant (an index into Meta.Variants) the next
 // VUs run.
-type StepSetter interface {
-	SetStep(i int)
+type VariantSetter interface {
+	SetVariant(i int)
 }
 
 // Numberer is implemented by a workload that can derive n targets from one
@@ -316,7 +316,7 @@ type Workload interface {
 // prepare does for it and its options. CockroachDB's workload.Meta and
 // FlagMeta are the model. Static facts live here; behaviour that needs the
 // workload's code stays on an interface (VU, Pipeline, Reconnector,
-// Checker, StepSetter, Matcher, Summarizer).
+// Checker, VariantSetter, Matcher, Summarizer).
 type Meta struct {
 	// Name is the workload on the command line and in the result
 	// ("oltp_read_write", "tpcc").
@@ -334,12 +334,12 @@ type Meta struct {
 	// Meter.Count by index; the result lists them by name in each summary.
 	// None for a workload without counters of its own.
 	Counters []string
-	// Steps are the runs one command makes in turn (fileio's read mixes),
-	// each instance selecting one through StepSetter; none for a workload
+	// Variants are the runs one command makes in turn (fileio's read mixes),
+	// each instance selecting one through VariantSetter; none for a workload
 	// that makes one run.
-	Steps []Step
-	// StepAxis names what Steps vary, for a sweep's table ("read %").
-	StepAxis string
+	Variants []Variant
+	// VariantAxis names what Variants vary, for a sweep's table ("read %").
+	VariantAxis string
 	// VUs is the number of virtual users per instance when the options set
 	// it (fileio's pattern threads): --threads, --rate and --think-time then
 	// do not apply. 0: --threads sets it.

@@ -87,8 +87,8 @@ func TestMeta(t *testing.T) {
 		if _, ok := in.(workload.Checker); ok != m.Check {
 			t.Errorf("%s: Meta.Check %v, instance a Checker %v", m.Name, m.Check, ok)
 		}
-		if _, ok := in.(workload.StepSetter); ok != (len(m.Steps) > 0) {
-			t.Errorf("%s: %d steps, instance a StepSetter %v", m.Name, len(m.Steps), ok)
+		if _, ok := in.(workload.VariantSetter); ok != (len(m.Variants) > 0) {
+			t.Errorf("%s: %d variants, instance a VariantSetter %v", m.Name, len(m.Variants), ok)
 		}
 		in.Close()
 		if m.Prepare != (m.Name != "noop") {

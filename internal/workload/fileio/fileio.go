@@ -48,11 +48,11 @@ func (w *Workload) Meta() workload.Meta {
 		Ops:   []workload.Op{opRead: {Name: "read", Kind: workload.Read}, opWrite: {Name: "write", Kind: workload.Write}},
 		// Each thread of the pattern is one virtual user keeping --iodepth
 		// I/Os in flight.
-		VUs:      max(o.pattern.Threads, 1),
-		Steps:    steps(o.mixes),
-		StepAxis: "read %",
-		Prepare:  true,
-		Options:  workload.OptionsOf(Recorded{}),
+		VUs:         max(o.pattern.Threads, 1),
+		Variants:    steps(o.mixes),
+		VariantAxis: "read %",
+		Prepare:     true,
+		Options:     workload.OptionsOf(Recorded{}),
 	}
 }
 
@@ -162,21 +162,21 @@ func (in *instance) Classify(err error) errclass.Class {
 func (in *instance) Close() error { return nil }
 
 var (
-	_ workload.StepSetter     = (*instance)(nil)
+	_ workload.VariantSetter  = (*instance)(nil)
 	_ workload.PrepareChecker = (*instance)(nil)
 )
 
 // steps are the read percentages of --read, run in turn.
-func steps(mixes []int) []workload.Step {
-	var out []workload.Step
+func steps(mixes []int) []workload.Variant {
+	var out []workload.Variant
 	for _, pct := range mixes {
-		out = append(out, workload.Step{Label: fmt.Sprintf("read %d%%", pct), X: float64(pct), Options: map[string]any{"read": pct}})
+		out = append(out, workload.Variant{Label: fmt.Sprintf("read %d%%", pct), X: float64(pct), Options: map[string]any{"read": pct}})
 	}
 	return out
 }
 
-// SetStep selects the read mix the next VUs run.
-func (in *instance) SetStep(i int) {
+// SetVariant selects the read mix the next VUs run.
+func (in *instance) SetVariant(i int) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if i >= 0 && i < len(in.o.mixes) {
