@@ -74,9 +74,9 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 // plan keeps each table that is owned, loaded with the same options and
 // holds every row; it recreates the others, and says why for those that
 // were recorded.
-func (in *instance) plan(ctx context.Context, c dialect.Conn, found []tables.Found, sp workload.Progress) (*tables.Plan, error) {
+func (in *instance) plan(ctx context.Context, c dialect.Conn, found []tables.Found, sp workload.Progress) (*tables.Work, error) {
 	want := in.wantMeta()
-	pl := &tables.Plan{Parts: 1, Tables: make([]tables.Decision, len(found))}
+	pl := &tables.Work{Parts: 1, Tables: make([]tables.Decision, len(found))}
 	var why reasons
 	for i, f := range found {
 		n := i + 1

@@ -4,7 +4,7 @@
 //
 // A workload declares a Set (its tables: the CREATE TABLE a dialect gets,
 // the loaded columns, the secondary indexes, the column a unit of the load
-// is deleted by) and, for one prepare, a Plan: what to keep of what was
+// is deleted by) and, for one prepare, a Work: what to keep of what was
 // found, and the units of the load, each a batched row source per table.
 // Prepare then runs the one routine every database workload shares: survey
 // the tables, refuse those rightsize did not create (unless --force), record

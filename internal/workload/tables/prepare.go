@@ -15,9 +15,9 @@ import (
 // nor Set.Loaders says.
 const defaultLoaders = 4
 
-// Plan is a workload's answer to what a survey found: what to keep of each
+// Work is a workload's answer to what a survey found: what to keep of each
 // table, and the units of the load.
-type Plan struct {
+type Work struct {
 	// Parts is the number of part slots, 1 + the highest part (TPC-C: the
 	// warehouses + 1); 1 when every table is loaded whole.
 	Parts int
@@ -40,7 +40,7 @@ type Decision struct {
 	// (its State is reset) or the kept one.
 	Record Record
 	// Done marks the parts of a kept table whose rows are complete (len
-	// Plan.Parts); nil for none.
+	// Work.Parts); nil for none.
 	Done []bool
 }
 
@@ -65,11 +65,11 @@ type Source interface {
 	Flush()      // reports the rows generated and not yet reported
 }
 
-// Planner decides what prepare keeps, from what Survey found of the Set's
+// Decider decides what prepare keeps, from what Survey found of the Set's
 // tables (only those rightsize owns, or any with --force, reach it). It says
 // through p why it loads recorded tables again. c is the admin connection,
-// for cheap checks (counts); a Planner changes nothing.
-type Planner func(ctx context.Context, c dialect.Conn, found []Found, p workload.Progress) (*Plan, error)
+// for cheap checks (counts); a Decider changes nothing.
+type Decider func(ctx context.Context, c dialect.Conn, found []Found, p workload.Progress) (*Work, error)
 
 // Prepare creates and loads s on in's target as plan decides.
 //
@@ -85,14 +85,14 @@ type Planner func(ctx context.Context, c dialect.Conn, found []Found, p workload
 // the dialect's bulk path. A table's secondary indexes are created once its
 // rows are complete; once every table is, each is analyzed (Set.Analyze)
 // and recorded as loaded.
-func Prepare(ctx context.Context, in *dbtarget.Base, s *Set, opt workload.PrepareOptions, p workload.Progress, plan Planner) error {
+func Prepare(ctx context.Context, in *dbtarget.Base, s *Set, opt workload.PrepareOptions, p workload.Progress, plan Decider) error {
 	if err := prepare(ctx, in, s, opt, workload.SyncProgress(p), plan); err != nil {
 		return fmt.Errorf("%s: prepare: %w", in.Target, err)
 	}
 	return nil
 }
 
-func prepare(ctx context.Context, in *dbtarget.Base, s *Set, opt workload.PrepareOptions, sp workload.Progress, plan Planner) error {
+func prepare(ctx context.Context, in *dbtarget.Base, s *Set, opt workload.PrepareOptions, sp workload.Progress, plan Decider) error {
 	d := in.Target.D
 	if err := objects.EnsureDatabase(ctx, d, in.Target.T); err != nil {
 		return err
@@ -177,7 +177,7 @@ type tableLoad struct {
 	final    bool // finishing (its indexes) claimed by a loader
 }
 
-func newLoader(in *dbtarget.Base, s *Set, pl *Plan, sp workload.Progress) *loader {
+func newLoader(in *dbtarget.Base, s *Set, pl *Work, sp workload.Progress) *loader {
 	l := &loader{in: in, set: s, p: sp, tables: map[string]*tableLoad{}}
 	for i := range s.Tables {
 		dec := pl.Tables[i]

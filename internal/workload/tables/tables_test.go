@@ -74,9 +74,9 @@ func testSet() *Set {
 
 // resumePlan keeps what is recorded with the same parts (resuming its
 // unfinished parts) and recreates anything else.
-func resumePlan(parts int) Planner {
-	return func(_ context.Context, _ dialect.Conn, found []Found, _ workload.Progress) (*Plan, error) {
-		pl := &Plan{Parts: parts + 1}
+func resumePlan(parts int) Decider {
+	return func(_ context.Context, _ dialect.Conn, found []Found, _ workload.Progress) (*Work, error) {
+		pl := &Work{Parts: parts + 1}
 		var r rec
 		found[0].Decode(&r)
 		done, _, ok := ParseRanges(r.Done, parts+1)

@@ -14,15 +14,15 @@ import (
 // ("holds 100 rows, --table-size asks 1,000"), or "" when it does not.
 type Differ func(f Found) string
 
-// Whole is the Planner of a Set whose tables are each loaded whole by one
+// Whole is the Decider of a Set whose tables are each loaded whole by one
 // unit, units[i] loading s.Tables[i]: what most workloads need. A table
 // rightsize recorded as loaded, of which differ says nothing and that holds
 // its unit's rows, is kept; the others are created, or dropped and loaded
 // again, and prepare says why. fresh returns the record of a table this
 // prepare creates (what it is loaded with).
-func Whole(units []Unit, fresh func() Record, differ Differ) Planner {
-	return func(ctx context.Context, c dialect.Conn, found []Found, p workload.Progress) (*Plan, error) {
-		pl := &Plan{Parts: 1, Tables: make([]Decision, len(found)), Units: units}
+func Whole(units []Unit, fresh func() Record, differ Differ) Decider {
+	return func(ctx context.Context, c dialect.Conn, found []Found, p workload.Progress) (*Work, error) {
+		pl := &Work{Parts: 1, Tables: make([]Decision, len(found)), Units: units}
 		for i, f := range found {
 			pl.Tables[i] = Decision{Recreate: true, Record: fresh()}
 			why, rows, err := judgeWhole(ctx, c, f, units[i].Rows, differ)

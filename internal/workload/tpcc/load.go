@@ -67,7 +67,7 @@ var tableSet = func() *tables.Set {
 // seeded source, so the data depend only on the seed.
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
 	return tables.Prepare(ctx, &in.Base, tableSet, opt, p,
-		func(ctx context.Context, c dialect.Conn, found []tables.Found, sp workload.Progress) (*tables.Plan, error) {
+		func(ctx context.Context, c dialect.Conn, found []tables.Found, sp workload.Progress) (*tables.Work, error) {
 			return in.plan(ctx, c, found, opt.Seed, sp)
 		})
 }
@@ -85,7 +85,7 @@ type loadPlan struct {
 
 // plan decides what prepare keeps of what it found, and says why it loads
 // recorded tables again.
-func (in *instance) plan(ctx context.Context, c dialect.Conn, found []tables.Found, seed uint64, sp workload.Progress) (*tables.Plan, error) {
+func (in *instance) plan(ctx context.Context, c dialect.Conn, found []tables.Found, seed uint64, sp workload.Progress) (*tables.Work, error) {
 	W := in.o.Warehouses
 	old := make([]loadMeta, len(found))
 	for i := range found {
@@ -117,7 +117,7 @@ func (in *instance) plan(ctx context.Context, c dialect.Conn, found []tables.Fou
 			}
 		}
 	}
-	return &tables.Plan{
+	return &tables.Work{
 		Parts: W + 1, Tables: lp.dec, Units: units(W, seed, time.Now().UTC().Truncate(time.Second)),
 		Start: fmt.Sprintf("loading %d warehouse(s), seed %d", W, seed),
 	}, nil
