@@ -74,14 +74,14 @@ var forbidden = map[string][]string{
 	"internal/k8sjob":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/history"},
 	"internal/analysis":  {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/topology":  {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
-	"internal/history":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/analysis", "internal/session", "internal/config"},
+	"internal/history":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/analysis", "internal/session", "internal/runplan"},
 	"internal/metrics":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/dialect"},
 	"internal/htmeasure": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	// config turns a command line into a plan: it knows the workload and
 	// runner interfaces, never a database, the catalog, the session, a
 	// report or the CLI (a catalog location is checked by a function the
-	// CLI hands it, config.Env.CheckHistory).
-	"internal/config": {"internal/cli", "internal/session", "internal/report", "internal/analysis", "internal/dialect", "internal/history", "internal/metrics"},
+	// CLI hands it, runplan.Env.CheckHistory).
+	"internal/runplan": {"internal/cli", "internal/session", "internal/report", "internal/analysis", "internal/dialect", "internal/history", "internal/metrics"},
 	// session runs a plan: it reaches databases only through the workloads,
 	// and what it shows or records through its observers, its start
 	// barrier's Register (the CLI's: the history catalog) and the sweep's
@@ -97,7 +97,7 @@ var forbidden = map[string][]string{
 	"internal/observe": {"internal/cli"},
 	// foreignflag is data about other tools' flags and the command tree: it
 	// knows no layer of rightsize's.
-	"internal/foreignflag": {"internal/cli", "internal/config", "internal/session", "internal/runner", "internal/workload", "internal/dialect", "internal/report", "internal/history"},
+	"internal/foreignflag": {"internal/cli", "internal/runplan", "internal/session", "internal/runner", "internal/workload", "internal/dialect", "internal/report", "internal/history"},
 }
 
 func TestImportRules(t *testing.T) {

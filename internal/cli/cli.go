@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/foreignflag"
 	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/all"
@@ -197,7 +197,7 @@ func listCommand(env *Env) *cobra.Command {
 }
 
 // phaseBody runs one phase (run, prepare, cleanup) of a workload.
-type phaseBody func(ctx context.Context, env *Env, w workload.Workload, common *config.Flags) error
+type phaseBody func(ctx context.Context, env *Env, w workload.Workload, common *runplan.Flags) error
 
 // phaseCommand builds "rightsize <phase> <workload>" with one subcommand per
 // workload, each with the workload's flags and the phase's common flags.
@@ -238,7 +238,7 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 		return flagError(c, err, env.Args)
 	})
 	for _, w := range ws {
-		common, m := &config.Flags{}, w.Meta()
+		common, m := &runplan.Flags{}, w.Meta()
 		sub := &cobra.Command{
 			Use:   m.Name,
 			Short: m.Short,

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/stored"
 )
 
@@ -60,7 +60,7 @@ different workloads, load or options, which count different work, unless
 // $RIGHTSIZE_HISTORY, else the SQLite file under $XDG_DATA_HOME (when it is
 // an absolute path, as the XDG spec requires) or ~/.local/share; "" when
 // none of them is set.
-func historyDSN(env *Env, flag string) string { return config.HistoryDSN(env.Getenv, flag) }
+func historyDSN(env *Env, flag string) string { return runplan.HistoryDSN(env.Getenv, flag) }
 
 // historyCommand builds "rightsize history" with its subcommands.
 func historyCommand(env *Env) *cobra.Command {

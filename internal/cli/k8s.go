@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/k8sjob"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
 )
@@ -89,7 +89,7 @@ func (o *k8sOptions) bind() {
 // of "run", with their flags and the run's, and the k8s flags added.
 func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 	opts := map[string]*k8sOptions{}
-	job := phaseCommand(ctx, env, "run", "", func(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
+	job := phaseCommand(ctx, env, "run", "", func(ctx context.Context, env *Env, w workload.Workload, c *runplan.Flags) error {
 		return k8sJob(env, w, c, opts[w.Meta().Name])
 	})
 	job.Use = "job WORKLOAD"
@@ -128,7 +128,7 @@ func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 
 // k8sJob checks the options, prints the manifest on stdout and what to do
 // with it on stderr.
-func k8sJob(env *Env, w workload.Workload, c *config.Flags, o *k8sOptions) error {
+func k8sJob(env *Env, w workload.Workload, c *runplan.Flags, o *k8sOptions) error {
 	runID := c.RunID
 	if !c.Changed("run-id") {
 		runID = session.NewRunID(time.Now())

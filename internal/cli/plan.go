@@ -13,10 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/stored"
 )
 
@@ -98,7 +98,7 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := config.CheckCPUTarget(o.cpuTarget); err != nil {
+	if err := runplan.CheckCPUTarget(o.cpuTarget); err != nil {
 		return usageError{err}
 	}
 	h, err := observe.LoadHost(env, o.hostArg)
@@ -215,13 +215,13 @@ var errPlanFails = errors.New("the plan has failing rules")
 
 // sizeFromSweep right-sizes from the service demand of the sweep file at
 // path (plan.SizeFromSweep), at the rate rateArg (events per second, or a
-// multiple of the sweep's baseline: config.ParseRate), for r's host.
+// multiple of the sweep's baseline: runplan.ParseRate), for r's host.
 func sizeFromSweep(r *plan.Report, path, rateArg string, cpuTarget float64, mem int64) (plan.Sizing, error) {
 	sw, err := stored.ReadSweep(path)
 	if err != nil {
 		return plan.Sizing{}, runError{fmt.Errorf("from: %w", err)}
 	}
-	rt, err := config.ParseRate(rateArg)
+	rt, err := runplan.ParseRate(rateArg)
 	if err != nil || rt.IsZero() {
 		return plan.Sizing{}, usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
 	}

@@ -3,13 +3,13 @@ package cli
 import (
 	"context"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
 // prepareCmd prepares every target in turn (observe.Prepare).
-func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
+func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *runplan.Flags) error {
 	if c.Loaders < 0 {
 		name := "threads"
 		if c.Changed("loaders") {
@@ -26,7 +26,7 @@ func prepareCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Fl
 
 // cleanupCmd cleans up every target, then drops the databases prepare
 // created that hold nothing else (observe.Cleanup).
-func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
+func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *runplan.Flags) error {
 	ts, _, err := c.ParseTargets(w, env.Getenv)
 	if err != nil {
 		return err
@@ -36,7 +36,7 @@ func cleanupCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Fl
 
 // checkCmd runs the workload's consistency checks on every target
 // (observe.Check); it fails (exit 1) when any condition fails.
-func checkCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
+func checkCmd(ctx context.Context, env *Env, w workload.Workload, c *runplan.Flags) error {
 	if m := w.Meta(); !m.Check {
 		return usagef("check: %s has no consistency checks", m.Name)
 	}

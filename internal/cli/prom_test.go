@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/runplan"
 )
 
 func TestStartPrometheus(t *testing.T) {
@@ -50,7 +50,7 @@ func TestStartPrometheus(t *testing.T) {
 func TestBindPrometheus(t *testing.T) {
 	var addr string
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	config.BindPrometheus(fs, &addr)
+	runplan.BindPrometheus(fs, &addr)
 	if err := fs.Parse(nil); err != nil || addr != "" {
 		t.Fatalf("default: %q %v, want off", addr, err)
 	}

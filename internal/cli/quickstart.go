@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/runplan"
 )
 
 // quickstartCommand is the whole story on the embedded default: the vm-rate
@@ -50,7 +50,7 @@ plan are in --dir.`,
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "rightsize-quickstart", "directory for the database, results, plan and report")
-	config.DurationVar(cmd.Flags(), &stepTime, "time", 10*time.Second, "measured time of each of the 5 steps")
+	runplan.DurationVar(cmd.Flags(), &stepTime, "time", 10*time.Second, "measured time of each of the 5 steps")
 	return cmd
 }
 

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
 // runCmd is run and sweep: the flags become a plan, a session runs it.
-func runCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags) error {
+func runCmd(ctx context.Context, env *Env, w workload.Workload, c *runplan.Flags) error {
 	p, err := c.Plan(w, planEnv(env))
 	if err != nil {
 		return err
@@ -44,7 +44,7 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *config.Flags)
 // outputs are the files a plan writes whose names --out gives: the steps'
 // results, a measured baseline's, a sweep's file and its Markdown report.
 // With no --out the names hold the run's new id, and --out - writes none.
-func outputs(p *config.Plan) []string {
+func outputs(p *runplan.Plan) []string {
 	if p.Out.Path == "" || p.Out.None() {
 		return nil
 	}
@@ -65,12 +65,12 @@ func outputs(p *config.Plan) []string {
 // execute runs a plan with the observers its options ask for
 // (observe.Run): the console always, Prometheus, the CPU profile and the
 // history catalog when given.
-func execute(ctx context.Context, env *Env, p *config.Plan) (*session.Outcome, error) {
+func execute(ctx context.Context, env *Env, p *runplan.Plan) (*session.Outcome, error) {
 	return observe.Run(ctx, env, p, observe.Record)
 }
 
-// planEnv is what config.Plan reads from the process (observe.PlanEnv).
-func planEnv(env *Env) config.Env { return observe.PlanEnv(env) }
+// planEnv is what runplan.Plan reads from the process (observe.PlanEnv).
+func planEnv(env *Env) runplan.Env { return observe.PlanEnv(env) }
 
 // CheckpointReason starts a checkpoint's partial_reason (see package
 // session).

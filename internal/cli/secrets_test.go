@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/history"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/testenv"
 )
 
@@ -289,14 +289,14 @@ func TestPasswordNeverShownMySQL(t *testing.T) {
 func TestTargetFromEnv(t *testing.T) {
 	vars := map[string]string{"GOOD": " sqlite:/tmp/x.db ", "LOOP": "env:GOOD", "EMPTY": ""}
 	get := func(k string) string { return vars[k] }
-	if v, err := config.TargetFromEnv("env:GOOD", get); err != nil || v != "sqlite:/tmp/x.db" {
+	if v, err := runplan.TargetFromEnv("env:GOOD", get); err != nil || v != "sqlite:/tmp/x.db" {
 		t.Errorf("env:GOOD = %q, %v", v, err)
 	}
-	if v, err := config.TargetFromEnv("postgres://u@h/db", get); err != nil || v != "postgres://u@h/db" {
+	if v, err := runplan.TargetFromEnv("postgres://u@h/db", get); err != nil || v != "postgres://u@h/db" {
 		t.Errorf("a URL = %q, %v", v, err)
 	}
 	for _, raw := range []string{"env:", "env:EMPTY", "env:UNSET", "env:LOOP", "env:1X", "env:A-B", "env:A B"} {
-		if v, err := config.TargetFromEnv(raw, get); err == nil || v != "" || strings.Contains(err.Error(), "sqlite:") {
+		if v, err := runplan.TargetFromEnv(raw, get); err == nil || v != "" || strings.Contains(err.Error(), "sqlite:") {
 			t.Errorf("%s = %q, %v: want an error without the value", raw, v, err)
 		}
 	}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/stored"
 )
 
@@ -24,7 +24,7 @@ func analyzeCommand(env *Env) *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := config.CheckCPUTarget(cpuTarget); err != nil {
+			if err := runplan.CheckCPUTarget(cpuTarget); err != nil {
 				return usageError{err}
 			}
 			sw, err := stored.ReadSweep(args[0])
@@ -39,7 +39,7 @@ func analyzeCommand(env *Env) *cobra.Command {
 			return report.SweepReport(env.Stdout, a, f)
 		},
 	}
-	config.MillisVar(cmd.Flags(), &slo, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (default: the sweep's)")
+	runplan.MillisVar(cmd.Flags(), &slo, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (default: the sweep's)")
 	cmd.Flags().StringVar(&format, "format", "text", "text, or markdown (the table and verdict as a Markdown document, as sweep writes beside the sweep file)")
 	cmd.Flags().Float64Var(&cpuTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (default: the sweep's, else 80)")
 	return cmd

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/host"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -20,7 +20,7 @@ var forwarder = map[string]bool{"docker-proxy": true, "rootlessport": true, "roo
 // server on this host the targets name, found from the process listening
 // at its address; an embedded database's is rightsize's). What cannot be
 // found is said once on stderr, and the run goes on without it.
-func watchedCgroups(env *Env, p *config.Plan) []host.Cgroup {
+func watchedCgroups(env *Env, p *runplan.Plan) []host.Cgroup {
 	var out []host.Cgroup
 	warn := func(what string, err error) {
 		fmt.Fprintf(env.Stderr, "rightsize: %s: %v\n", what, err)

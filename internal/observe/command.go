@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/runner"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/shellword"
 )
 
@@ -17,7 +17,7 @@ import (
 // CLI's exit 2): invalid options, a target that does not parse, or a
 // runner configuration that cannot run.
 func IsUsage(err error) bool {
-	return errors.Is(err, config.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrSettings)
+	return errors.Is(err, runplan.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrSettings)
 }
 
 // PrintCommand prints a command line on w, as the user would type it: safe

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/session"
 )
 
@@ -16,7 +16,7 @@ import (
 // its warnings on stderr.
 type console struct {
 	env  *Env
-	plan *config.Plan
+	plan *runplan.Plan
 	unit string // the live line's rate unit
 	// summaryFailed: the last summary could not be printed (stdout
 	// closed), so where its result went is told on stderr.
@@ -26,7 +26,7 @@ type console struct {
 
 var _ session.Observer = (*console)(nil)
 
-func newConsole(env *Env, p *config.Plan) *console {
+func newConsole(env *Env, p *runplan.Plan) *console {
 	unit := "tps"
 	if e := p.Workload.Meta().Event; e != "transaction" {
 		unit = e + "/s"

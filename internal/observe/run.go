@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/host"
 	"github.com/rightsize/rightsize/internal/metrics"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
 )
@@ -56,7 +56,7 @@ type Recorder func(ctx context.Context, env *Env, dsn string, runs []*result.Run
 // Run runs a plan with the observers its options ask for: the console
 // always, Prometheus, the CPU profile and the history catalog (through
 // record) when given.
-func Run(ctx context.Context, env *Env, p *config.Plan, record Recorder) (*session.Outcome, error) {
+func Run(ctx context.Context, env *Env, p *runplan.Plan, record Recorder) (*session.Outcome, error) {
 	obs := []session.Observer{newConsole(env, p)}
 	if p.Prometheus != "" {
 		pctx, stopProm := context.WithCancel(ctx) // the server stops when the command ends
@@ -95,10 +95,10 @@ func Run(ctx context.Context, env *Env, p *config.Plan, record Recorder) (*sessi
 	return session.Run(ctx, p, opt)
 }
 
-// PlanEnv is what config.Plan reads from the process: the environment, and
+// PlanEnv is what runplan.Plan reads from the process: the environment, and
 // the history catalog's check of a location.
-func PlanEnv(env *Env) config.Env {
-	return config.Env{Getenv: env.Getenv, CheckHistory: func(dsn string) error { return history.Validate(dsn, env.Getenv) },
+func PlanEnv(env *Env) runplan.Env {
+	return runplan.Env{Getenv: env.Getenv, CheckHistory: func(dsn string) error { return history.Validate(dsn, env.Getenv) },
 		CheckCgroup: func(path string) error {
 			if env.ProcRoot == "" {
 				return errors.New("this host's /proc is not read here")
@@ -133,7 +133,7 @@ func cpuModel(env *Env) string {
 
 // hostSampler samples the host's /proc for each interval, with the cgroups
 // of rightsize and of the database (nil when there is no /proc to read).
-func hostSampler(env *Env, p *config.Plan) func(secs float64) *result.Host {
+func hostSampler(env *Env, p *runplan.Plan) func(secs float64) *result.Host {
 	if env.ProcRoot == "" {
 		return nil
 	}
@@ -204,11 +204,11 @@ func StartPrometheus(ctx context.Context, addr, workload, event string) (*metric
 }
 
 // usage marks err as a usage error, without changing its message: it wraps
-// config.ErrInvalid, which the CLI maps to exit 2.
+// runplan.ErrInvalid, which the CLI maps to exit 2.
 type usage struct{ err error }
 
 func (u usage) Error() string   { return u.err.Error() }
-func (u usage) Unwrap() []error { return []error{u.err, config.ErrInvalid} }
+func (u usage) Unwrap() []error { return []error{u.err, runplan.ErrInvalid} }
 
 // Exporter serves a run's live metrics (metrics.Exporter).
 type Exporter = metrics.Exporter

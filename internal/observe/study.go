@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rightsize/rightsize/internal/config"
 	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/shellword"
 	"github.com/rightsize/rightsize/internal/study"
@@ -52,7 +52,7 @@ type StudyHooks struct {
 
 // planStep parses a step's flags as 'rightsize sweep|run WORKLOAD' does and
 // makes its plan.
-func planStep(env *Env, c study.Command, args []string) (*config.Plan, error) {
+func planStep(env *Env, c study.Command, args []string) (*runplan.Plan, error) {
 	w := all.ByName(c.Workload)
 	if w == nil {
 		var names []string
@@ -61,7 +61,7 @@ func planStep(env *Env, c study.Command, args []string) (*config.Plan, error) {
 		}
 		return nil, fmt.Errorf("unknown workload %q (one of: %s)", c.Workload, strings.Join(names, ", "))
 	}
-	return config.PlanArgs(w, c.Phase, args, PlanEnv(env))
+	return runplan.PlanArgs(w, c.Phase, args, PlanEnv(env))
 }
 
 // stepRun is one step of a study as planned: its command, and the plan
@@ -69,7 +69,7 @@ func planStep(env *Env, c study.Command, args []string) (*config.Plan, error) {
 type stepRun struct {
 	cmd   study.Command
 	args  []string // the command's flags with the study's own
-	plan  *config.Plan
+	plan  *runplan.Plan
 	label string // <study id>/<step>: how the history finds it
 	out   string // its --out
 	spec  []string
@@ -313,9 +313,9 @@ func printCleanup(env *Env, steps []stepRun) {
 }
 
 // preparedOnServer reports whether the step's --prepare loads its targets
-// (always; auto for databases numbered by --instances, config.Plan's
+// (always; auto for databases numbered by --instances, runplan.Plan's
 // AutoPrepare) and one of them is on a server, not an embedded database.
-func preparedOnServer(p *config.Plan) bool {
+func preparedOnServer(p *runplan.Plan) bool {
 	if p.Prepare != "always" && (p.Prepare != "auto" || !p.AutoPrepare) {
 		return false
 	}
@@ -342,7 +342,7 @@ func cleanupArgs(st stepRun) (args []string, instances int) {
 		case name == "target" || fs.Lookup(name) != nil:
 			args = append(args, a)
 		case name == "instances":
-			ns, _ := config.IntList(v)
+			ns, _ := runplan.IntList(v)
 			instances = slices.Max(append(ns, 0))
 		}
 	}
@@ -381,4 +381,4 @@ func stepSpec(args []string) []string {
 
 // MissingDatabase reports whether err is the plan's database server saying
 // that the database (or a table of it) does not exist.
-func MissingDatabase(p *config.Plan, err error) bool { return dialectall.Missing(p.Targets, err) }
+func MissingDatabase(p *runplan.Plan, err error) bool { return dialectall.Missing(p.Targets, err) }

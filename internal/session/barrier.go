@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/runplan"
 )
 
 // A distributed run: one process drives shard I of N (--shard), starting
@@ -46,7 +46,7 @@ type OpenRegister func(ctx context.Context) (Register, error)
 
 // barrier is a distributed run's start as it happens.
 type barrier struct {
-	*config.Distributed
+	*runplan.Distributed
 	register OpenRegister // nil: the start is --start-at (or at once)
 	hostname string
 	obs      observers

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/rightsize/rightsize/internal/config"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -29,7 +29,7 @@ func TestConfigName(t *testing.T) {
 		{"", "", []workload.Target{target("sqlite:/tmp/sb.db")}, "loadgen"},
 		{"", "", []workload.Target{target("/data/fio.dat")}, "loadgen"},
 	} {
-		s := &session{plan: &config.Plan{Config: tc.config, Label: tc.label, Targets: tc.targets}, opt: Options{Hostname: "loadgen"}}
+		s := &session{plan: &runplan.Plan{Config: tc.config, Label: tc.label, Targets: tc.targets}, opt: Options{Hostname: "loadgen"}}
 		if got := s.configName(); got != tc.want {
 			t.Errorf("config %q, label %q, targets %v: %q, want %q", tc.config, tc.label, tc.targets, got, tc.want)
 		}

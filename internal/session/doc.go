@@ -1,4 +1,4 @@
-// Package session runs a validated plan (config.Plan): it opens and
+// Package session runs a validated plan (runplan.Plan): it opens and
 // prepares the instances, measures the baseline rate when asked, runs each
 // step of the plan (a run's one step, the workload's own steps, a sweep's
 // axis points, a shard's part of a distributed run), writes each step's

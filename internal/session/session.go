@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/runner"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -56,7 +56,7 @@ type Options struct {
 // Position is the step a session is at, as observers see it.
 type Position struct {
 	Index, Count int             // 0-based; the baseline is Index -1
-	Spec         config.Step     // what the step runs
+	Spec         runplan.Step    // what the step runs
 	Settings     runner.Settings // what the runner was given (Settings.Load: the step's load)
 	Instances    int             // instances the step drives
 	Baseline     float64         // the baseline rate per instance, once known
@@ -70,7 +70,7 @@ func (s Position) IsBaseline() bool { return s.Index < 0 }
 // the baseline's, and for a sweep its analysis.
 type Outcome struct {
 	ID       string
-	Plan     *config.Plan
+	Plan     *runplan.Plan
 	Runs     []*result.Run
 	Paths    []string // each run's file ("-": none)
 	Baseline *result.Run
@@ -145,13 +145,13 @@ func (os observers) warn(format string, args ...any) {
 
 // session is one Run in progress.
 type session struct {
-	plan *config.Plan
+	plan *runplan.Plan
 	opt  Options
 	obs  observers
 	ins  []workload.Instance
 	out  *Outcome
 	// base is the runner configuration of every step, before the step's
-	// load (config.Load.Step); specs are the instances as the runner sees
+	// load (runplan.Load.Step); specs are the instances as the runner sees
 	// them.
 	base     runner.Settings
 	specs    []runner.Opened
@@ -169,7 +169,7 @@ func NewRunID(now time.Time) string {
 // Run runs the plan: it opens and prepares the instances, measures the
 // baseline when asked, runs every step and, for a sweep, analyses it. The
 // Outcome holds what was made even when the error is not nil.
-func Run(ctx context.Context, p *config.Plan, opt Options) (*Outcome, error) {
+func Run(ctx context.Context, p *runplan.Plan, opt Options) (*Outcome, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
@@ -392,7 +392,7 @@ func (s *session) steps(ctx context.Context) error {
 }
 
 // live is how many instances a step drives.
-func (s *session) live(l config.Step) int {
+func (s *session) live(l runplan.Step) int {
 	if l.Instances > 0 {
 		return l.Instances
 	}
@@ -412,7 +412,7 @@ func (s *session) measureBaseline(ctx context.Context) error {
 	}
 	cfg := s.base
 	cfg.Load = p.Load.Closed(threads)
-	st := Position{Index: -1, Count: len(p.Steps), Spec: config.Step{Label: "baseline", Threads: cfg.Threads}, Settings: cfg,
+	st := Position{Index: -1, Count: len(p.Steps), Spec: runplan.Step{Label: "baseline", Threads: cfg.Threads}, Settings: cfg,
 		Instances: first, Path: p.Out.Baseline(s.out.ID)}
 	res, err := s.runStep(ctx, st)
 	if err != nil {

@@ -8,9 +8,9 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/rightsize/rightsize/internal/config"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/runner"
+	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -132,7 +132,7 @@ func (s *session) configName() string {
 // HostConfig is the configuration a plan without --config or a label is
 // named by: its first target's host, else (an embedded database or a
 // file, which run here) hostname, this host's name.
-func HostConfig(p *config.Plan, hostname string) string {
+func HostConfig(p *runplan.Plan, hostname string) string {
 	if len(p.Targets) > 0 {
 		if u, err := url.Parse(p.Targets[0].String()); err == nil && u.Host != "" {
 			return u.Host

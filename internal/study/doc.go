@@ -8,7 +8,7 @@
 // once (with the file's line numbers), and Expand turns a study at a scale
 // (small or full) into one argument list per step, the flags that 'rightsize
 // sweep' or 'rightsize run' would be given. The CLI (internal/cli, 'rightsize
-// study run') parses those lists into config.Flags and runs them through the
+// study run') parses those lists into runplan.Flags and runs them through the
 // same path as run and sweep; this package runs nothing and knows no
 // workload. docs/studies.md describes the file format.
 package study

@@ -117,7 +117,7 @@ type Summarizer interface {
 }
 
 // Variant is one of the runs a single command makes (fileio's read mixes):
-// each becomes a step of the plan (config.Step), as a sweep's points do.
+// each becomes a step of the plan (runplan.Step), as a sweep's points do.
 type Variant struct {
 	Label   string         // e.g. "read 70%", used in file names and tables
 	X       float64        // the step's value on its axis (70), for a sweep's analysis

@@ -1,4 +1,4 @@
-// Package config turns a command line into a validated plan, once.
+// Package runplan turns a command line into a validated plan, once.
 //
 // The flags of run, sweep, prepare and cleanup are bound on a Flags value
 // (Bind); Flags.Plan parses and checks every one of them together with the
@@ -16,4 +16,4 @@
 // a multiple ("2x") of --baseline-rate (Rate), the rising lists of a sweep
 // (--threads 1,2,4), --target env:VAR, and the result file of each step
 // (Output).
-package config
+package runplan

@@ -1,4 +1,4 @@
-package config
+package runplan
 
 import (
 	"github.com/rightsize/rightsize/internal/runner"
