@@ -77,7 +77,7 @@ var forbidden = map[string][]string{
 	"internal/history":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/analysis", "internal/session", "internal/runplan"},
 	"internal/metrics":   {"internal/cli", "internal/report", "internal/runner", "internal/workload", "internal/dialect"},
 	"internal/htmeasure": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
-	// config turns a command line into a plan: it knows the workload and
+	// runplan turns a command line into a plan: it knows the workload and
 	// runner interfaces, never a database, the catalog, the session, a
 	// report or the CLI (a catalog location is checked by a function the
 	// CLI hands it, runplan.Env.CheckHistory).
@@ -165,9 +165,9 @@ func goFiles(t *testing.T, p pkg) (*token.FileSet, []*ast.File) {
 }
 
 // maxCLIFunc is the longest a function of internal/cli may be, in lines:
-// the CLI parses flags into a config, hands it to a session and maps
+// the CLI parses flags into a run plan, hands it to a session and maps
 // errors to exit codes; a longer function is deciding something that
-// belongs in config or session.
+// belongs in runplan or session.
 const maxCLIFunc = 80
 
 func TestCLIFunctionsAreShort(t *testing.T) {
@@ -186,7 +186,7 @@ func TestCLIFunctionsAreShort(t *testing.T) {
 				}
 				funcs++
 				if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > maxCLIFunc {
-					t.Errorf("%s: %s is %d lines; internal/cli keeps functions to %d (move the decisions to config or session)",
+					t.Errorf("%s: %s is %d lines; internal/cli keeps functions to %d (move the decisions to runplan or session)",
 						fset.Position(fd.Pos()), fd.Name.Name, n, maxCLIFunc)
 				}
 			}
