@@ -56,7 +56,7 @@ func under(p, prefix string) bool { return p == prefix || strings.HasPrefix(p, p
 // process state or other layers. shellword, quoting words for a shell, is
 // shared by cli and history (both print lines to paste) and stays pure so
 // that any layer may use it.
-var pure = []string{"internal/shellword", "internal/errclass", "internal/hist", "internal/pace", "internal/result", "internal/report", "internal/analysis", "internal/topology", "internal/plan", "internal/shard", "internal/merge", "internal/k8sjob"}
+var pure = []string{"internal/shellword", "internal/errclass", "internal/hist", "internal/pace", "internal/result", "internal/report", "internal/analysis", "internal/topology", "internal/sizing", "internal/shard", "internal/merge", "internal/k8sjob"}
 
 var impureStd = []string{"os", "os/exec", "os/signal", "net", "net/http", "database/sql", "syscall", "golang.org/x/sys/unix"}
 
@@ -68,7 +68,7 @@ var forbidden = map[string][]string{
 	"internal/runner":    {"internal/cli", "internal/report", "internal/dialect"},
 	"internal/result":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/report":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli"},
-	"internal/plan":      {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+	"internal/sizing":      {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/shard":     {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/result"},
 	"internal/merge":     {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/k8sjob":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/history"},

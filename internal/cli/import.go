@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/internal/observe"
-	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/sizing"
 )
 
 const importLong = `Import the hypervisor's view of the VM a run or sweep measured, and put it
@@ -51,8 +51,8 @@ func importCommand(env *Env) *cobra.Command {
 				return usagef("import: --format %q: want esxtop or csv", format)
 			case format == "esxtop" && strings.TrimSpace(vm) == "":
 				return usagef("import esxtop: --vm NAME: name the VM as the host names it (its Group Cpu)")
-			case vcpus < 0 || vcpus > plan.MaxVCPU:
-				return usagef("import: --vcpus %d: want a count of vCPUs from 1 to %d", vcpus, plan.MaxVCPU)
+			case vcpus < 0 || vcpus > sizing.MaxVCPU:
+				return usagef("import: --vcpus %d: want a count of vCPUs from 1 to %d", vcpus, sizing.MaxVCPU)
 			}
 			return nil
 		},

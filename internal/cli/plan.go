@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/internal/observe"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/runplan"
+	"github.com/rightsize/rightsize/internal/sizing"
 	"github.com/rightsize/rightsize/internal/stored"
 )
 
@@ -110,7 +110,7 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 			return runError{err}
 		}
 	}
-	r := &plan.Report{Host: h, HTGainPct: htGain, HTGainSource: htSource}
+	r := &sizing.Report{Host: h, HTGainPct: htGain, HTGainSource: htSource}
 	vms, mem, err := o.vms()
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 		return report.Plan(env.Stdout, r, f)
 	}
 	for _, vm := range vms {
-		r.VMs = append(r.VMs, plan.CheckVM(h, vm))
+		r.VMs = append(r.VMs, sizing.CheckVM(h, vm))
 	}
 	if o.from != "" {
 		s, err := sizeFromSweep(r, o.from, o.targetRate, o.cpuTarget, mem)
@@ -130,7 +130,7 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 		r.Sizing = &s
 	}
 	if o.consolidate {
-		cons, err := plan.Consolidate(h, vms, htGain/100, o.seed)
+		cons, err := sizing.Consolidate(h, vms, htGain/100, o.seed)
 		if err != nil {
 			return usageError{err}
 		}
@@ -165,11 +165,11 @@ func (o planOptions) htGain() (float64, string, error) {
 
 // vms reads the VMs of --vm and --vms and the right-sized VM's --mem, and
 // checks that the options go together; every problem at once.
-func (o planOptions) vms() ([]plan.VM, int64, error) {
-	var vms []plan.VM
+func (o planOptions) vms() ([]sizing.VM, int64, error) {
+	var vms []sizing.VM
 	var errs []error
 	for _, s := range o.vmSpecs {
-		vm, err := plan.ParseVMSpec(s)
+		vm, err := sizing.ParseVMSpec(s)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -180,7 +180,7 @@ func (o planOptions) vms() ([]plan.VM, int64, error) {
 		if err != nil {
 			return nil, 0, runError{fmt.Errorf("vms: %w", err)}
 		}
-		more, err := plan.ReadVMs(f, o.vmsFile)
+		more, err := sizing.ReadVMs(f, o.vmsFile)
 		f.Close()
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -194,7 +194,7 @@ func (o planOptions) vms() ([]plan.VM, int64, error) {
 	var mem int64
 	if o.memArg != "" {
 		var err error
-		if mem, err = plan.ParseMemory(o.memArg); err != nil {
+		if mem, err = sizing.ParseMemory(o.memArg); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -214,21 +214,21 @@ func (o planOptions) vms() ([]plan.VM, int64, error) {
 var errPlanFails = errors.New("the plan has failing rules")
 
 // sizeFromSweep right-sizes from the service demand of the sweep file at
-// path (plan.SizeFromSweep), at the rate rateArg (events per second, or a
+// path (sizing.SizeFromSweep), at the rate rateArg (events per second, or a
 // multiple of the sweep's baseline: runplan.ParseRate), for r's host.
-func sizeFromSweep(r *plan.Report, path, rateArg string, cpuTarget float64, mem int64) (plan.Sizing, error) {
+func sizeFromSweep(r *sizing.Report, path, rateArg string, cpuTarget float64, mem int64) (sizing.Sizing, error) {
 	sw, err := stored.ReadSweep(path)
 	if err != nil {
-		return plan.Sizing{}, runError{fmt.Errorf("from: %w", err)}
+		return sizing.Sizing{}, runError{fmt.Errorf("from: %w", err)}
 	}
 	rt, err := runplan.ParseRate(rateArg)
 	if err != nil || rt.IsZero() {
-		return plan.Sizing{}, usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
+		return sizing.Sizing{}, usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
 	}
-	rate := plan.TargetRate{PerSecond: rt.PerSecond(0), Multiple: rt.Multiple(), Text: rateArg}
-	s, err := plan.SizeFromSweep(plan.FromSweep{Host: r.Host, Sweep: sw, Name: path, Rate: rate, CPUTargetPct: cpuTarget, Memory: mem})
+	rate := sizing.TargetRate{PerSecond: rt.PerSecond(0), Multiple: rt.Multiple(), Text: rateArg}
+	s, err := sizing.SizeFromSweep(sizing.FromSweep{Host: r.Host, Sweep: sw, Name: path, Rate: rate, CPUTargetPct: cpuTarget, Memory: mem})
 	switch {
-	case errors.Is(err, plan.ErrNoDemand):
+	case errors.Is(err, sizing.ErrNoDemand):
 		return s, runError{fmt.Errorf("from: %w", err)}
 	case err != nil:
 		return s, usageError{err}

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/sizing"
 )
 
 const seedHostFile = "../topology/testdata/seed-host.yaml"
@@ -39,11 +39,11 @@ func TestPlanSeedHost(t *testing.T) {
 	if o.code != ExitFailure {
 		t.Fatalf("36 vCPUs: exit %d, want %d\n%s", o.code, ExitFailure, o.stderr)
 	}
-	var r plan.Report
+	var r sizing.Report
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
 		t.Fatalf("json: %v\n%s", err, o.stdout)
 	}
-	if len(r.VMs) != 1 || r.VMs[0].Worst() != plan.Fail || r.Host.Cores() != 24 || !strings.Contains(o.stdout, `"status": "fail"`) {
+	if len(r.VMs) != 1 || r.VMs[0].Worst() != sizing.Fail || r.Host.Cores() != 24 || !strings.Contains(o.stdout, `"status": "fail"`) {
 		t.Errorf("json report %+v", r)
 	}
 	o = run(t, ctx, "plan", "--host", seedHostFile, "--vm", "db:vcpu=12", "--format", "markdown")
@@ -55,7 +55,7 @@ func TestPlanSeedHost(t *testing.T) {
 	if o.code != ExitFailure {
 		t.Fatalf("consolidation: exit %d\n%s", o.code, o.stderr)
 	}
-	r = plan.Report{}
+	r = sizing.Report{}
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || r.Consolidation == nil {
 		t.Fatalf("json: %v\n%s", err, o.stdout)
 	}
@@ -118,7 +118,7 @@ func TestPlanFromSweep(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	var r plan.Report
+	var r sizing.Report
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || r.Sizing == nil {
 		t.Fatalf("json: %v\n%s", err, o.stdout)
 	}
@@ -224,7 +224,7 @@ func TestPlanNamesThePrimaryKnee(t *testing.T) {
 		x := float64(i + 1)
 		sw.Steps = append(sw.Steps, result.SweepStep{Label: fmt.Sprintf("rate %gx", x), X: x, Throughput: st[0], P99Ms: st[1], Offered: st[2]})
 	}
-	if got := plan.KneeReason(analysis.Analyze(sw, analysis.OptionsOf(sw))); !strings.Contains(got, "found its knee at rate 2x: 800/s on 0 CPUs (sustained method)") {
+	if got := sizing.KneeReason(analysis.Analyze(sw, analysis.OptionsOf(sw))); !strings.Contains(got, "found its knee at rate 2x: 800/s on 0 CPUs (sustained method)") {
 		t.Errorf("kneeReason: %q", got)
 	}
 }
@@ -328,7 +328,7 @@ func TestPlanBeyondASmallHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	o = run(t, ctx, "plan", "--host", noHT, "--from", sweep, "--target-rate", "6x", "--format", "json")
-	var r plan.Report
+	var r sizing.Report
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || r.Sizing == nil || o.code != ExitFailure {
 		t.Fatalf("6x: exit %d, %v\n%s%s", o.code, err, o.stdout, o.stderr)
 	}
@@ -374,7 +374,7 @@ func TestResponseCurveEndsAtTheChosenKnee(t *testing.T) {
 	if earliest >= k.Index {
 		t.Fatalf("no method found a knee before the sweep's: knees %+v", r.Knees)
 	}
-	if curve := plan.ResponseCurve(r, 0); len(curve) != k.Index+1 {
+	if curve := sizing.ResponseCurve(r, 0); len(curve) != k.Index+1 {
 		t.Errorf("curve of %d points, want %d (up to the knee at %s): %+v", len(curve), k.Index+1, r.Steps[k.Index].Label, curve)
 	}
 }

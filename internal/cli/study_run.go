@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rightsize/rightsize/internal/observe"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
+	"github.com/rightsize/rightsize/internal/sizing"
 	"github.com/rightsize/rightsize/internal/study"
 )
 
@@ -22,7 +22,7 @@ import (
 // this one's), so that the study reports what its steps found.
 func studyPlan(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
 	path, err := studyVM(env, p, sweep, dir)
-	if errors.Is(err, plan.ErrNoDemand) || errors.Is(err, plan.ErrNoVMFits) {
+	if errors.Is(err, sizing.ErrNoDemand) || errors.Is(err, sizing.ErrNoVMFits) {
 		fmt.Fprintf(env.Stdout, "plan: no VM planned: %v\n", err)
 		if err := os.Remove(filepath.Join(dir, "plan.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", runError{fmt.Errorf("study: plan: %w", err)}
@@ -44,7 +44,7 @@ func studyVM(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
 	if err != nil {
 		return "", wrapRun(err)
 	}
-	pr := &plan.Report{Host: h, HTGainPct: 20, HTGainSource: "default"}
+	pr := &sizing.Report{Host: h, HTGainPct: 20, HTGainSource: "default"}
 	sizing, err := sizeFromSweep(pr, sweep, p.TargetRate, p.CPUTarget, 0)
 	if err != nil {
 		return "", err

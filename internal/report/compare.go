@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/sizing"
 )
 
 // A comparison report is several configurations swept over one axis
@@ -277,7 +277,7 @@ type CompareDoc struct {
 	// Runs are result files shown beside the comparison (a table); Plan
 	// a capacity plan (both optional).
 	Runs []*result.Run
-	Plan *plan.Report
+	Plan *sizing.Report
 	// Tool is the rightsize version that wrote the report.
 	Tool string
 }

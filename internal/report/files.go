@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/sizing"
 )
 
 // Input is what rightsize report renders: the runs named on their own and
@@ -17,7 +17,7 @@ import (
 type Input struct {
 	Runs, Results []*result.Run
 	Configs       []analysis.Candidate
-	Plan          *plan.Report
+	Plan          *sizing.Report
 }
 
 // Options are how Input is rendered: the format, the order of the runs'
@@ -111,7 +111,7 @@ func pageTitle(given string, sw *analysis.Result, runs []*result.Run) string {
 
 // fileTables writes the Markdown, CSV or text tables of a sweep, the runs
 // and a plan.
-func fileTables(w io.Writer, sw *analysis.Result, p *plan.Report, rows []RunRow, f Format) error {
+func fileTables(w io.Writer, sw *analysis.Result, p *sizing.Report, rows []RunRow, f Format) error {
 	wrote := false
 	if sw != nil {
 		var err error

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/sizing"
 )
 
 // Headline is the answer a report opens with, before any table or chart:
@@ -177,9 +177,9 @@ func figuresHeadline(r *result.Run) string {
 // planHeadline is each planned VM with its layout and worst verdict; a VM
 // that does not fit the host has no layout, and none is given (the nodes
 // and sockets it would need do not add up to its vCPUs).
-func planHeadline(p *plan.Report) []string {
+func planHeadline(p *sizing.Report) []string {
 	var out []string
-	vm := func(v plan.VMPlan, what string) string {
+	vm := func(v sizing.VMPlan, what string) string {
 		l := v.Layout
 		layout := "no layout: it does not fit this host"
 		if l.Fits {

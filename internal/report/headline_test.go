@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/sizing"
 	"github.com/rightsize/rightsize/internal/topology"
 )
 
@@ -41,8 +41,8 @@ func TestHeadlineOfASweep(t *testing.T) {
 
 func TestHeadlineOfARunAndAPlan(t *testing.T) {
 	r := &result.Run{Event: "transaction", Config: "24 vCPU", Summary: result.Summary{Throughput: 1803.2, Offered: 2000, Latency: result.Latency{AvgMs: 2.2, P99Ms: 4.11}}}
-	p := &plan.Report{Sizing: &plan.Sizing{Plan: plan.VMPlan{VM: plan.VM{VCPU: 8}, Layout: plan.Layout{Fits: true, VNUMANodes: 2, VCPUPerNode: 4, Sockets: 2, CoresPerSocket: 4},
-		Checks: []plan.Check{{Status: plan.Pass}, {Status: plan.Warn}}}}}
+	p := &sizing.Report{Sizing: &sizing.Sizing{Plan: sizing.VMPlan{VM: sizing.VM{VCPU: 8}, Layout: sizing.Layout{Fits: true, VNUMANodes: 2, VCPUPerNode: 4, Sockets: 2, CoresPerSocket: 4},
+		Checks: []sizing.Check{{Status: sizing.Pass}, {Status: sizing.Warn}}}}}
 	got := Headline(Doc{Runs: []*result.Run{r}, Plan: p})
 	want := []string{
 		"24 vCPU: 1803/s (transactions), response time avg 2.2 ms, p99 4.11 ms, of 2000/s offered.",
@@ -95,14 +95,14 @@ func TestMs(t *testing.T) {
 func TestHeadlineOfAVMThatDoesNotFit(t *testing.T) {
 	small := topology.Host{Sockets: 1, CoresPerSocket: 2, ThreadsPerCore: 1, NUMANodes: 1, MemoryPerNode: 8 << 30}
 	// 2.2 busy cores at 80 % need 2.75 vCPUs: 3, one core more than the host has.
-	s, err := plan.RightSize(plan.SizeRequest{Host: small, CoreSecondsPerEvent: 0.0022, Rate: 1000, CPUTargetPct: 80})
+	s, err := sizing.RightSize(sizing.SizeRequest{Host: small, CoreSecondsPerEvent: 0.0022, Rate: 1000, CPUTargetPct: 80})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.VCPU != 3 || s.Plan.Layout.Fits {
 		t.Fatalf("sizing %d vCPUs, fits %v: want 3 that do not fit", s.VCPU, s.Plan.Layout.Fits)
 	}
-	got := strings.Join(Headline(Doc{Plan: &plan.Report{Host: small, Sizing: &s}}), "\n")
+	got := strings.Join(Headline(Doc{Plan: &sizing.Report{Host: small, Sizing: &s}}), "\n")
 	if !strings.HasPrefix(got, "Planned VM: recommended 3 vCPUs") || !strings.Contains(got, "FAIL") {
 		t.Errorf("headline %q: want the 3 vCPUs and FAIL", got)
 	}

@@ -7,8 +7,8 @@ import (
 	"io"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/sizing"
 )
 
 // Doc is what a report shows: runs (single runs, or a sweep's steps in
@@ -17,7 +17,7 @@ type Doc struct {
 	Title string
 	Runs  []*result.Run
 	Sweep *analysis.Result
-	Plan  *plan.Report
+	Plan  *sizing.Report
 	// Tool is the rightsize version that wrote the report.
 	Tool string
 }

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rightsize/rightsize/internal/plan"
+	"github.com/rightsize/rightsize/internal/sizing"
 	"github.com/rightsize/rightsize/internal/topology"
 )
 
@@ -16,7 +16,7 @@ const JSON Format = 2
 // Plan writes a planner report: the host like lscpu's summary, then for
 // each VM its layout and every rule with its verdict and reason, then the
 // right-sizing and the consolidation what-if.
-func Plan(w io.Writer, r *plan.Report, f Format) error {
+func Plan(w io.Writer, r *sizing.Report, f Format) error {
 	if f == JSON {
 		b, err := json.MarshalIndent(r, "", "  ")
 		if err != nil {
@@ -60,7 +60,7 @@ func Plan(w io.Writer, r *plan.Report, f Format) error {
 	return ew.err
 }
 
-func vmPlan(ew *errWriter, p plan.VMPlan, md bool) {
+func vmPlan(ew *errWriter, p sizing.VMPlan, md bool) {
 	l := p.Layout
 	mem := ""
 	if p.VM.Memory > 0 {
@@ -79,7 +79,7 @@ func vmPlan(ew *errWriter, p plan.VMPlan, md bool) {
 	checks(ew, p.Checks, md)
 }
 
-func checks(ew *errWriter, cs []plan.Check, md bool) {
+func checks(ew *errWriter, cs []sizing.Check, md bool) {
 	for _, c := range cs {
 		line := fmt.Sprintf("%-4s %s: %s", c.Status, c.Rule, c.Detail)
 		if md {

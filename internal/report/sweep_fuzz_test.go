@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/sizing"
 	"github.com/rightsize/rightsize/internal/topology"
 )
 
@@ -72,12 +72,12 @@ func FuzzPlanFile(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	vms := []plan.VM{{Name: "db1", VCPU: 24, Busy: 0.85}, {Name: "db2", VCPU: 16, Memory: 96 << 30, Busy: 0.5}}
-	r := plan.Report{Host: h, HTGainPct: 20, HTGainSource: "default"}
+	vms := []sizing.VM{{Name: "db1", VCPU: 24, Busy: 0.85}, {Name: "db2", VCPU: 16, Memory: 96 << 30, Busy: 0.5}}
+	r := sizing.Report{Host: h, HTGainPct: 20, HTGainSource: "default"}
 	for _, vm := range vms {
-		r.VMs = append(r.VMs, plan.CheckVM(h, vm))
+		r.VMs = append(r.VMs, sizing.CheckVM(h, vm))
 	}
-	if c, err := plan.Consolidate(h, vms, 0.2, 1); err == nil {
+	if c, err := sizing.Consolidate(h, vms, 0.2, 1); err == nil {
 		r.Consolidation = &c
 	}
 	good, err := json.Marshal(r)
@@ -91,7 +91,7 @@ func FuzzPlanFile(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var r plan.Report
+		var r sizing.Report
 		if err := json.Unmarshal(b, &r); err != nil {
 			return
 		}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/history"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/sizing"
 )
 
 // Takes is what a command's arguments may name besides a file and a key.
@@ -69,7 +69,7 @@ type Found struct {
 	Runs []*result.Run
 	// Sweeps are sweeps with their steps' results.
 	Sweeps []Sweep
-	Plan   *plan.Report
+	Plan   *sizing.Report
 	// Files are the paths of every file read (a sweep's steps' too).
 	Files []string
 }

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
+	"github.com/rightsize/rightsize/internal/sizing"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
@@ -19,7 +19,7 @@ type File struct {
 	Path  string
 	Run   *result.Run
 	Sweep *result.Sweep
-	Plan  *plan.Report
+	Plan  *sizing.Report
 }
 
 // What names what f holds: "result", "sweep file" or "plan".
@@ -68,7 +68,7 @@ func ReadAsWritten(path string) (File, error) {
 	case summary:
 		f.Run, err = decodeRun(path, b)
 	case host && htGain:
-		var pr plan.Report
+		var pr sizing.Report
 		if err = json.Unmarshal(b, &pr); err != nil {
 			err = fmt.Errorf("%s: %w", path, err)
 		}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/plan"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/sizing"
 )
 
 // Set is what several arguments named, each measurement once: report's
@@ -18,7 +18,7 @@ type Set struct {
 	Runs, Results []*result.Run
 	Sweeps        []Sweep
 	// Plan is the last plan named.
-	Plan *plan.Report
+	Plan *sizing.Report
 	// Files are the paths of every file read (steps' results too), which
 	// report -o may not write over.
 	Files []string

@@ -1,4 +1,4 @@
-package plan
+package sizing
 
 // Fails reports whether a VM of the plan breaks a rule, or the right-sized
 // VM does, or the consolidation what-if finds the host oversubscribed:

@@ -1,4 +1,4 @@
-// Package plan is the capacity planner: it checks a VM against a host's
+// Package sizing is the capacity planner: it checks a VM against a host's
 // topology by the rules of the seed study (one vCPU per physical core, fit a
 // NUMA node or split evenly over the fewest, even vCPU counts for wide VMs,
 // cores per socket, no CPU hot-add on wide VMs, memory), right-sizes a VM
@@ -8,7 +8,7 @@
 //
 // The package is pure: it computes on a topology and on sweep results, and
 // never reads the machine.
-package plan
+package sizing
 
 import "github.com/rightsize/rightsize/internal/topology"
 
