@@ -68,7 +68,7 @@ var forbidden = map[string][]string{
 	"internal/runner":    {"internal/cli", "internal/report", "internal/dialect"},
 	"internal/result":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/report":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli"},
-	"internal/sizing":      {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
+	"internal/sizing":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/shard":     {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/result"},
 	"internal/merge":     {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report"},
 	"internal/k8sjob":    {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/history"},

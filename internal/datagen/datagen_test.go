@@ -11,7 +11,7 @@ const draws = 200_000
 
 func mustDist(t *testing.T, k Kind) *Dist {
 	t.Helper()
-	d, err := NewDist(DefaultDistConfig(k))
+	d, err := NewDist(DefaultDistSpec(k))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestZipfian(t *testing.T) {
 	}
 
 	// Exponent 1 goes through the log branch.
-	cfg := DefaultDistConfig(Zipfian)
+	cfg := DefaultDistSpec(Zipfian)
 	cfg.ZipfExp = 1
 	d, err := NewDist(cfg)
 	if err != nil {
@@ -210,7 +210,7 @@ func TestParseKindAndValidate(t *testing.T) {
 	if _, err := ParseKind("normal"); err == nil {
 		t.Error("ParseKind(normal) accepted")
 	}
-	bad := DistConfig{Kind: 9, SpecIter: 0, SpecPct: 101, SpecRes: 100, ParetoH: 1, ZipfExp: -1}
+	bad := DistSpec{Kind: 9, SpecIter: 0, SpecPct: 101, SpecRes: 100, ParetoH: 1, ZipfExp: -1}
 	err := bad.Validate()
 	if err == nil {
 		t.Fatal("bad config accepted")
@@ -223,7 +223,7 @@ func TestParseKindAndValidate(t *testing.T) {
 	if _, err := NewDist(bad); err == nil {
 		t.Error("NewDist accepted a bad config")
 	}
-	if _, err := NewDist(DistConfig{Kind: Zipfian, SpecIter: 1, ParetoH: 0.5, ZipfExp: math.NaN()}); err == nil {
+	if _, err := NewDist(DistSpec{Kind: Zipfian, SpecIter: 1, ParetoH: 0.5, ZipfExp: math.NaN()}); err == nil {
 		t.Error("NaN exponent accepted")
 	}
 }
@@ -323,7 +323,7 @@ func BenchmarkCTemplate(b *testing.B) {
 }
 
 func BenchmarkSpecial(b *testing.B) {
-	d, _ := NewDist(DefaultDistConfig(Special))
+	d, _ := NewDist(DefaultDistSpec(Special))
 	s := NewSource(1)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -332,7 +332,7 @@ func BenchmarkSpecial(b *testing.B) {
 }
 
 func BenchmarkZipfian(b *testing.B) {
-	d, _ := NewDist(DefaultDistConfig(Zipfian))
+	d, _ := NewDist(DefaultDistSpec(Zipfian))
 	s := NewSource(1)
 	b.ReportAllocs()
 	for b.Loop() {

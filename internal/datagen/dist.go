@@ -50,9 +50,9 @@ func ParseKind(s string) (Kind, error) {
 	return 0, fmt.Errorf("unknown random distribution %q (want one of %s)", s, strings.Join(kindNames[:], ", "))
 }
 
-// DistConfig holds a distribution and its shape parameters, named after
+// DistSpec holds a distribution and its shape parameters, named after
 // sysbench's options.
-type DistConfig struct {
+type DistSpec struct {
 	Kind     Kind
 	SpecIter int     // --rand-spec-iter: uniform draws averaged by gaussian and special (sysbench: 12)
 	SpecPct  int     // --rand-spec-pct: width of the special band, percent of the range (sysbench: 1)
@@ -61,14 +61,14 @@ type DistConfig struct {
 	ZipfExp  float64 // --rand-zipfian-exp: Zipf exponent theta, >= 0 (sysbench: 0.8)
 }
 
-// DefaultDistConfig returns sysbench 1.0's defaults for every parameter with
+// DefaultDistSpec returns sysbench 1.0's defaults for every parameter with
 // the given kind.
-func DefaultDistConfig(k Kind) DistConfig {
-	return DistConfig{Kind: k, SpecIter: 12, SpecPct: 1, SpecRes: 75, ParetoH: 0.2, ZipfExp: 0.8}
+func DefaultDistSpec(k Kind) DistSpec {
+	return DistSpec{Kind: k, SpecIter: 12, SpecPct: 1, SpecRes: 75, ParetoH: 0.2, ZipfExp: 0.8}
 }
 
 // Validate returns every problem with c at once.
-func (c DistConfig) Validate() error {
+func (c DistSpec) Validate() error {
 	var errs []error
 	if int(c.Kind) >= len(kindNames) {
 		errs = append(errs, fmt.Errorf("unknown distribution %d", c.Kind))
@@ -94,7 +94,7 @@ func (c DistConfig) Validate() error {
 // Dist draws integers from one distribution. It is immutable after NewDist and
 // safe for concurrent use; the randomness comes from the Source passed to Next.
 type Dist struct {
-	cfg DistConfig
+	cfg DistSpec
 
 	iterMult    float64 // 1 / SpecIter
 	pctMult     float64 // SpecPct / 100
@@ -106,7 +106,7 @@ type Dist struct {
 }
 
 // NewDist validates cfg and precomputes its constants.
-func NewDist(cfg DistConfig) (*Dist, error) {
+func NewDist(cfg DistSpec) (*Dist, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func NewDist(cfg DistConfig) (*Dist, error) {
 }
 
 // Config returns the configuration d was built from.
-func (d *Dist) Config() DistConfig { return d.cfg }
+func (d *Dist) Config() DistSpec { return d.cfg }
 
 // Next returns an integer in [a, b] drawn from d using s. If b <= a it returns a.
 func (d *Dist) Next(s *Source, a, b int64) int64 {

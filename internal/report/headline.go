@@ -179,7 +179,7 @@ func figuresHeadline(r *result.Run) string {
 // and sockets it would need do not add up to its vCPUs).
 func planHeadline(p *sizing.Report) []string {
 	var out []string
-	vm := func(v sizing.VMPlan, what string) string {
+	vm := func(v sizing.VMCheck, what string) string {
 		l := v.Layout
 		layout := "no layout: it does not fit this host"
 		if l.Fits {

@@ -41,7 +41,7 @@ func TestHeadlineOfASweep(t *testing.T) {
 
 func TestHeadlineOfARunAndAPlan(t *testing.T) {
 	r := &result.Run{Event: "transaction", Config: "24 vCPU", Summary: result.Summary{Throughput: 1803.2, Offered: 2000, Latency: result.Latency{AvgMs: 2.2, P99Ms: 4.11}}}
-	p := &sizing.Report{Sizing: &sizing.Sizing{Plan: sizing.VMPlan{VM: sizing.VM{VCPU: 8}, Layout: sizing.Layout{Fits: true, VNUMANodes: 2, VCPUPerNode: 4, Sockets: 2, CoresPerSocket: 4},
+	p := &sizing.Report{Sizing: &sizing.Sizing{Plan: sizing.VMCheck{VM: sizing.VM{VCPU: 8}, Layout: sizing.Layout{Fits: true, VNUMANodes: 2, VCPUPerNode: 4, Sockets: 2, CoresPerSocket: 4},
 		Checks: []sizing.Check{{Status: sizing.Pass}, {Status: sizing.Warn}}}}}
 	got := Headline(Doc{Runs: []*result.Run{r}, Plan: p})
 	want := []string{

@@ -60,7 +60,7 @@ func Plan(w io.Writer, r *sizing.Report, f Format) error {
 	return ew.err
 }
 
-func vmPlan(ew *errWriter, p sizing.VMPlan, md bool) {
+func vmPlan(ew *errWriter, p sizing.VMCheck, md bool) {
 	l := p.Layout
 	mem := ""
 	if p.VM.Memory > 0 {

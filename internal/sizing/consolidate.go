@@ -181,7 +181,7 @@ func simulateConsolidation(c Consolidation, h topology.Host, sims []SimVM, gain 
 	if dur < 200*time.Millisecond {
 		return nil, &Check{Rule: "simulation", Status: Info, Detail: fmt.Sprintf("%d vCPUs on %d logical CPUs are too many to simulate here: Erlang C only", c.VCPUs, threads)}, nil
 	}
-	res, err := Simulate(SimConfig{Host: SimHost{Cores: h.Cores(), ThreadsPerCore: h.ThreadsPerCore, HTGain: gain}, Seed: seed, Duration: dur}, sims)
+	res, err := Simulate(SimSetup{Host: SimHost{Cores: h.Cores(), ThreadsPerCore: h.ThreadsPerCore, HTGain: gain}, Seed: seed, Duration: dur}, sims)
 	if err != nil {
 		return nil, nil, fmt.Errorf("consolidate: %w", err)
 	}

@@ -21,7 +21,7 @@ type Report struct {
 	// came from ("default", "--ht-gain", "measured by measure ht").
 	HTGainPct     float64        `json:"ht_gain_pct"`
 	HTGainSource  string         `json:"ht_gain_source"`
-	VMs           []VMPlan       `json:"vms,omitempty"`
+	VMs           []VMCheck      `json:"vms,omitempty"`
 	Sizing        *Sizing        `json:"sizing,omitempty"`
 	Consolidation *Consolidation `json:"consolidation,omitempty"`
 }

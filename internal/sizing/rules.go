@@ -69,15 +69,15 @@ type Layout struct {
 	CoresPerSocket int   `json:"cores_per_socket"` // cores per virtual socket
 }
 
-// VMPlan is a VM with its layout and the rules' verdicts.
-type VMPlan struct {
+// VMCheck is a VM with its layout and the rules' verdicts.
+type VMCheck struct {
 	VM     VM      `json:"vm"`
 	Layout Layout  `json:"layout"`
 	Checks []Check `json:"checks"`
 }
 
 // Worst is the most severe status among the checks.
-func (p VMPlan) Worst() Status {
+func (p VMCheck) Worst() Status {
 	w := Pass
 	for _, c := range p.Checks {
 		w = max(w, c.Status)
@@ -111,10 +111,10 @@ func vcpuWithinCores(h topology.Host, vcpu int) Check {
 
 // CheckVM applies the seed study's rules (DOMAIN.md §1, rules 1 to 3) to vm
 // on host h and works out the layout the VM should get.
-func CheckVM(h topology.Host, vm VM) VMPlan {
+func CheckVM(h topology.Host, vm VM) VMCheck {
 	need := numaNeedOf(h, vm)
 	l := layoutFor(h, vm, need.span)
-	p := VMPlan{VM: vm, Layout: l}
+	p := VMCheck{VM: vm, Layout: l}
 	p.Checks = append(p.Checks, vcpuWithinCores(h, vm.VCPU))
 	if c, ok := memoryFitsHost(h, vm); ok {
 		p.Checks = append(p.Checks, c)

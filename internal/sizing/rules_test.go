@@ -15,7 +15,7 @@ func seedTopology() topology.Host {
 
 const gib = int64(1) << 30
 
-func check(t *testing.T, p VMPlan, rule string, want Status, words ...string) {
+func check(t *testing.T, p VMCheck, rule string, want Status, words ...string) {
 	t.Helper()
 	for _, c := range p.Checks {
 		if c.Rule != rule {

@@ -49,8 +49,8 @@ type SimVM struct {
 	Busy float64
 }
 
-// SimConfig sets up a simulation. Zero durations take their defaults.
-type SimConfig struct {
+// SimSetup sets up a simulation. Zero durations take their defaults.
+type SimSetup struct {
 	Host SimHost
 	// Quantum is the scheduler's tick (default 1 ms): the time slice after
 	// which a running vCPU yields to waiting ones, and the period of the
@@ -237,7 +237,7 @@ type simVCPU struct {
 // take about 0.1 s. Configurations far bigger than that are refused.
 //
 // Invalid input returns an error naming every problem.
-func Simulate(cfg SimConfig, vms []SimVM) ([]SimResult, error) {
+func Simulate(cfg SimSetup, vms []SimVM) ([]SimResult, error) {
 	cfg, err := cfg.withDefaults(vms)
 	if err != nil {
 		return nil, err
@@ -452,7 +452,7 @@ func compareFloat(a, b float64) int {
 
 // withDefaults fills the zero durations and checks everything, returning
 // all the problems at once.
-func (cfg SimConfig) withDefaults(vms []SimVM) (SimConfig, error) {
+func (cfg SimSetup) withDefaults(vms []SimVM) (SimSetup, error) {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	h := &cfg.Host

@@ -11,7 +11,7 @@ import (
 // The seed study's host: 2 sockets × 12 cores, hyperthreaded.
 var seedHost = SimHost{Cores: 24, ThreadsPerCore: 2, HTGain: 0.2}
 
-func simulate(t *testing.T, cfg SimConfig, vms ...SimVM) []SimResult {
+func simulate(t *testing.T, cfg SimSetup, vms ...SimVM) []SimResult {
 	t.Helper()
 	res, err := Simulate(cfg, vms)
 	if err != nil {
@@ -38,7 +38,7 @@ func simulate(t *testing.T, cfg SimConfig, vms ...SimVM) []SimResult {
 
 // (a) One 12-vCPU VM half busy on the 24-core host: no contention.
 func TestSimAloneIsUncontended(t *testing.T) {
-	r := simulate(t, SimConfig{Host: seedHost, Seed: 1}, SimVM{Name: "db", VCPUs: 12, Busy: 0.5})[0]
+	r := simulate(t, SimSetup{Host: seedHost, Seed: 1}, SimVM{Name: "db", VCPUs: 12, Busy: 0.5})[0]
 	t.Logf("alone: %+v", r)
 	if r.ReadyPct >= 2 || r.Delivered <= 0.98 {
 		t.Errorf("ready %.3g%%, delivered %.4f; want < 2%% and > 0.98", r.ReadyPct, r.Delivered)
@@ -55,8 +55,8 @@ func TestSimAloneIsUncontended(t *testing.T) {
 // (b) The seed study's consolidation: two busy 24-vCPU VMs on the 24-core
 // host, measured at −16 % throughput and +50 % response time per VM.
 func TestSimConsolidationSeedExample(t *testing.T) {
-	alone := simulate(t, SimConfig{Host: seedHost, Seed: 1}, SimVM{Name: "db", VCPUs: 12, Busy: 0.5})[0]
-	res := simulate(t, SimConfig{Host: seedHost, Seed: 1},
+	alone := simulate(t, SimSetup{Host: seedHost, Seed: 1}, SimVM{Name: "db", VCPUs: 12, Busy: 0.5})[0]
+	res := simulate(t, SimSetup{Host: seedHost, Seed: 1},
 		SimVM{Name: "db1", VCPUs: 24, Busy: 0.85}, SimVM{Name: "db2", VCPUs: 24, Busy: 0.85})
 	for _, r := range res {
 		t.Logf("consolidated: %+v", r)
@@ -84,8 +84,8 @@ func TestSimConsolidationSeedExample(t *testing.T) {
 // logical CPUs, where ready and co-stop time appear.
 func TestSimConsolidationWithoutHT(t *testing.T) {
 	host := SimHost{Cores: 24, ThreadsPerCore: 1}
-	alone := simulate(t, SimConfig{Host: host, Seed: 1}, SimVM{Name: "db", VCPUs: 12, Busy: 0.5})[0]
-	res := simulate(t, SimConfig{Host: host, Seed: 1},
+	alone := simulate(t, SimSetup{Host: host, Seed: 1}, SimVM{Name: "db", VCPUs: 12, Busy: 0.5})[0]
+	res := simulate(t, SimSetup{Host: host, Seed: 1},
 		SimVM{Name: "db1", VCPUs: 24, Busy: 0.85}, SimVM{Name: "db2", VCPUs: 24, Busy: 0.85})
 	for _, r := range res {
 		t.Logf("no HT: %+v", r)
@@ -101,7 +101,7 @@ func TestSimConsolidationWithoutHT(t *testing.T) {
 		}
 	}
 	// Without co-scheduling the same VMs wait but never co-stop.
-	free := simulate(t, SimConfig{Host: host, Seed: 1, SkewLimit: -1},
+	free := simulate(t, SimSetup{Host: host, Seed: 1, SkewLimit: -1},
 		SimVM{Name: "db1", VCPUs: 24, Busy: 0.85}, SimVM{Name: "db2", VCPUs: 24, Busy: 0.85})
 	for _, r := range free {
 		t.Logf("no HT, no co-scheduling: %+v", r)
@@ -113,7 +113,7 @@ func TestSimConsolidationWithoutHT(t *testing.T) {
 
 // (c) The same seed gives the same result; another seed another one.
 func TestSimDeterministic(t *testing.T) {
-	cfg := SimConfig{Host: seedHost, Duration: 2 * time.Second, Seed: 42}
+	cfg := SimSetup{Host: seedHost, Duration: 2 * time.Second, Seed: 42}
 	vms := []SimVM{{Name: "a", VCPUs: 24, Busy: 0.85}, {Name: "b", VCPUs: 24, Busy: 0.85}, {Name: "c", VCPUs: 8, Busy: 0.3}}
 	first := simulate(t, cfg, vms...)
 	second := simulate(t, cfg, vms...)
@@ -129,7 +129,7 @@ func TestSimDeterministic(t *testing.T) {
 // (d) A one-vCPU VM has no siblings to wait for, however busy the host.
 func TestSimSingleVCPUNeverCoStops(t *testing.T) {
 	host := SimHost{Cores: 4, ThreadsPerCore: 1}
-	res := simulate(t, SimConfig{Host: host, Seed: 7, Duration: 3 * time.Second},
+	res := simulate(t, SimSetup{Host: host, Seed: 7, Duration: 3 * time.Second},
 		SimVM{Name: "small", VCPUs: 1, Busy: 0.9}, SimVM{Name: "wide", VCPUs: 4, Busy: 0.9}, SimVM{Name: "tiny", VCPUs: 1, Busy: 0.5})
 	if res[0].CoStopPct != 0 || res[2].CoStopPct != 0 {
 		t.Errorf("one-vCPU VMs co-stopped: %+v, %+v", res[0], res[2])
@@ -163,7 +163,7 @@ func TestSimSaturation(t *testing.T) {
 			[]SimVM{{Name: "a", VCPUs: 2, Busy: 1}, {Name: "b", VCPUs: 2, Busy: 1}, {Name: "c", VCPUs: 2, Busy: 1}, {Name: "d", VCPUs: 2, Busy: 1}}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := simulate(t, SimConfig{Host: tc.host, Seed: 3, Duration: 5 * time.Second}, tc.vms...)
+			res := simulate(t, SimSetup{Host: tc.host, Seed: 3, Duration: 5 * time.Second}, tc.vms...)
 			demand := 0.0
 			for _, vm := range tc.vms {
 				demand += float64(vm.VCPUs) * vm.Busy
@@ -189,7 +189,7 @@ func TestSimMatchesErlangC(t *testing.T) {
 	for range 112 {
 		vms = append(vms, SimVM{Name: "vm", VCPUs: 1, Busy: 0.05}) // 5.6 Erlangs
 	}
-	res := simulate(t, SimConfig{Host: host, SkewLimit: -1, Seed: 11, Duration: 20 * time.Second}, vms...)
+	res := simulate(t, SimSetup{Host: host, SkewLimit: -1, Seed: 11, Duration: 20 * time.Second}, vms...)
 	var ready, run float64
 	for _, r := range res {
 		ready += r.ReadyPct
@@ -204,7 +204,7 @@ func TestSimMatchesErlangC(t *testing.T) {
 }
 
 func TestSimRejectsBadInput(t *testing.T) {
-	_, err := Simulate(SimConfig{Host: SimHost{Cores: 0, ThreadsPerCore: -1, HTGain: 1.5}, Quantum: -time.Millisecond},
+	_, err := Simulate(SimSetup{Host: SimHost{Cores: 0, ThreadsPerCore: -1, HTGain: 1.5}, Quantum: -time.Millisecond},
 		[]SimVM{{Name: "x", VCPUs: 0, Busy: 1.2}, {Name: "y", VCPUs: 2, Busy: math.NaN()}})
 	if err == nil {
 		t.Fatal("no error for a host with no cores")
@@ -214,21 +214,21 @@ func TestSimRejectsBadInput(t *testing.T) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
 	}
-	if _, err := Simulate(SimConfig{Host: seedHost}, nil); err == nil {
+	if _, err := Simulate(SimSetup{Host: seedHost}, nil); err == nil {
 		t.Error("no error for no VMs")
 	}
-	if _, err := Simulate(SimConfig{Host: seedHost, Duration: time.Hour, MeanBurst: time.Microsecond},
+	if _, err := Simulate(SimSetup{Host: seedHost, Duration: time.Hour, MeanBurst: time.Microsecond},
 		[]SimVM{{Name: "big", VCPUs: 24, Busy: 0.5}}); err == nil || !strings.Contains(err.Error(), "mean bursts") {
 		t.Errorf("a run of 3.6e9 bursts was not refused: %v", err)
 	}
-	if _, err := Simulate(SimConfig{Host: SimHost{Cores: 1000}, Duration: time.Minute},
+	if _, err := Simulate(SimSetup{Host: SimHost{Cores: 1000}, Duration: time.Minute},
 		[]SimVM{{Name: "huge", VCPUs: 2000, Busy: 0.5}}); err == nil || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("a huge run was not refused: %v", err)
 	}
 }
 
 func TestSimEdgeVMs(t *testing.T) {
-	res := simulate(t, SimConfig{Host: seedHost, Seed: 5, Duration: time.Second},
+	res := simulate(t, SimSetup{Host: seedHost, Seed: 5, Duration: time.Second},
 		SimVM{Name: "idle", VCPUs: 4, Busy: 0}, SimVM{Name: "spin", VCPUs: 4, Busy: 1})
 	if r := res[0]; r.RunPct != 0 || r.Delivered != 1 || r.ResponseFactor != 1 {
 		t.Errorf("a VM that demands nothing: %+v", r)
@@ -242,7 +242,7 @@ func TestSimEdgeVMs(t *testing.T) {
 // with -race; the bound is generous for slow or shared machines.
 func TestSimIsFast(t *testing.T) {
 	start := time.Now()
-	simulate(t, SimConfig{Host: seedHost, Seed: 9},
+	simulate(t, SimSetup{Host: seedHost, Seed: 9},
 		SimVM{Name: "a", VCPUs: 24, Busy: 0.85}, SimVM{Name: "b", VCPUs: 24, Busy: 0.85})
 	el := time.Since(start)
 	t.Logf("2 × 24 vCPUs, 10 s simulated: %v", el)
@@ -254,7 +254,7 @@ func TestSimIsFast(t *testing.T) {
 func BenchmarkSimulateSeedExample(b *testing.B) {
 	vms := []SimVM{{Name: "a", VCPUs: 24, Busy: 0.85}, {Name: "b", VCPUs: 24, Busy: 0.85}}
 	for b.Loop() {
-		if _, err := Simulate(SimConfig{Host: seedHost, Seed: 9}, vms); err != nil {
+		if _, err := Simulate(SimSetup{Host: seedHost, Seed: 9}, vms); err != nil {
 			b.Fatal(err)
 		}
 	}

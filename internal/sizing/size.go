@@ -43,7 +43,7 @@ type Sizing struct {
 	HostsNeeded    float64  `json:"hosts_needed"`    // > 1: one host's cores are not enough
 	ResponseMs     float64  `json:"response_ms"`     // expected average response time (0: unknown)
 	ResponseBasis  string   `json:"response_basis"`  // "measured", "queueing estimate" or ""
-	Plan           VMPlan   `json:"plan"`            // the VM checked against the host
+	Plan           VMCheck  `json:"plan"`            // the VM checked against the host
 	Reasons        []string `json:"reasons"`
 	// Limit is one sentence saying why the recommended VM fails on this
 	// host, when it does ("No VM on this host carries 3x ..."), for the
@@ -163,7 +163,7 @@ func rateShort(req SizeRequest, rate float64) string {
 }
 
 // failing is a sentence naming the first failing rule of p.
-func failing(p VMPlan) string {
+func failing(p VMCheck) string {
 	for _, c := range p.Checks {
 		if c.Status == Fail {
 			return fmt.Sprintf("The recommended VM fails %s on this host: %s.", c.Rule, c.Detail)

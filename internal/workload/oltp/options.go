@@ -140,12 +140,12 @@ func (o Options) Validate() error {
 }
 
 // distConfig builds the --rand-type distribution's configuration.
-func (o Options) distConfig() (datagen.DistConfig, error) {
+func (o Options) distConfig() (datagen.DistSpec, error) {
 	k, kerr := datagen.ParseKind(o.RandType)
 	if kerr != nil {
 		kerr = fmt.Errorf("--rand-type: %w", kerr)
 	}
-	cfg := datagen.DistConfig{
+	cfg := datagen.DistSpec{
 		Kind:     k,
 		SpecIter: o.RandSpecIter,
 		SpecPct:  o.RandSpecPct,

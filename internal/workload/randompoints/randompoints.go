@@ -179,7 +179,7 @@ func (in *instance) rows(add func(int64)) []tables.Source {
 // newDist is sysbench 1.0's default --rand-type: special, 12 draws, 1 %
 // of the range getting 75 % of the values.
 func newDist() *datagen.Dist {
-	d, err := datagen.NewDist(datagen.DefaultDistConfig(datagen.Special))
+	d, err := datagen.NewDist(datagen.DefaultDistSpec(datagen.Special))
 	if err != nil {
 		panic(err) // a constant configuration
 	}
