@@ -517,3 +517,17 @@ func Decode(rd io.Reader) (*Run, error) {
 	}
 	return &r, nil
 }
+
+// ReadSection reads a workload's own section of a result or of an instance
+// (Run.Section, InstancePart.Section) into a T; nil when there is none.
+// name is the workload's, for the message.
+func ReadSection[T any](name string, section json.RawMessage) (*T, error) {
+	if len(section) == 0 {
+		return nil, nil
+	}
+	var v T
+	if err := json.Unmarshal(section, &v); err != nil {
+		return nil, fmt.Errorf("%s: the result's %s section: %w", name, name, err)
+	}
+	return &v, nil
+}

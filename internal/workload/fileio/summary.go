@@ -75,14 +75,7 @@ func (w *Workload) Summarize(r *result.Run) error {
 // FiguresOf reads fileio's section of a result (result.Run.Section); nil
 // when there is none.
 func FiguresOf(section json.RawMessage) (*Figures, error) {
-	if len(section) == 0 {
-		return nil, nil
-	}
-	var f Figures
-	if err := json.Unmarshal(section, &f); err != nil {
-		return nil, fmt.Errorf("fileio: the result's fileio section: %w", err)
-	}
-	return &f, nil
+	return result.ReadSection[Figures]("fileio", section)
 }
 
 // ran returns the options r ran with: those it records (Recorded), over

@@ -51,16 +51,9 @@ func (w *Workload) Summarize(r *result.Run) error {
 }
 
 // FiguresOf reads TPC-C's section of a result or of an instance
-// (result.Run.Section, result.Instance.Section); nil when there is none.
+// (result.Run.Section, result.InstancePart.Section); nil when there is none.
 func FiguresOf(section json.RawMessage) (*Figures, error) {
-	if len(section) == 0 {
-		return nil, nil
-	}
-	var f Figures
-	if err := json.Unmarshal(section, &f); err != nil {
-		return nil, fmt.Errorf("tpcc: the result's tpcc section: %w", err)
-	}
-	return &f, nil
+	return result.ReadSection[Figures]("tpcc", section)
 }
 
 // Ceiling returns the most tpmC `terminals` terminals can reach when every
