@@ -349,7 +349,7 @@ type Entry struct {
 	Started, Ended time.Time
 	// Targets are the instances' URLs, passwords removed; Servers their
 	// servers in short, one per target ("PostgreSQL 15.20"; see
-	// result.Instance.Server).
+	// result.InstancePart.Server).
 	Targets []string
 	Servers []string
 	// Config is the configuration under test (run --config; "" for runs

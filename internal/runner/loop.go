@@ -306,6 +306,11 @@ func (p *pacer) miss(t time.Time) {
 func (p *pacer) missedBefore(r *run, at time.Time) [2]int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.missedUntil(r, at)
+}
+
+// missedUntil counts, by phase, the missed starts before at; p.mu held.
+func (p *pacer) missedUntil(r *run, at time.Time) [2]int64 {
 	var n [2]int64
 	for _, t := range p.missed {
 		if t.Before(at) {
@@ -322,12 +327,7 @@ func (p *pacer) missedBefore(r *run, at time.Time) [2]int64 {
 func (p *pacer) drain(r *run, cutoff time.Time) [2]int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var dropped [2]int64
-	for _, t := range p.missed {
-		if t.Before(cutoff) {
-			dropped[r.phaseOf(t)]++
-		}
-	}
+	dropped := p.missedUntil(r, cutoff)
 	for _, ph := range []struct {
 		phase int
 		until time.Time

@@ -11,7 +11,7 @@ import (
 // Figures is what a TPC-C run reports beyond the generic summary (TPC-C
 // 5.11, clause 5.4 and the checks of 5.2.3 and 5.2.5.3), for the whole run
 // and for each instance: the result's "tpcc" section (result.Run.Section,
-// result.Instance.Section), which scripts read ("tpcc": {"tpmc": ...}).
+// result.InstancePart.Section), which scripts read ("tpcc": {"tpmc": ...}).
 type Figures struct {
 	Warehouses int `json:"warehouses"` // per instance (--warehouses)
 	// Terminals is the number of virtual users (each bound to a home warehouse).
