@@ -111,16 +111,17 @@ func (p *parser) transaction(n *yaml.Node) Transaction {
 func (p *parser) statement(n *yaml.Node, tx string, i int) Statement {
 	st := Statement{Line: n.Line, Name: fmt.Sprintf("%s_%d", tx, i+1)}
 	what := fmt.Sprintf("transaction %s, statement %d", tx, i+1)
+	st.what = what
 	if n.Kind == yaml.ScalarNode && !isNull(n) {
 		// A statement written as its SQL alone.
 		st.Forms = append(st.Forms, p.form(n, "", what))
-		p.checkForms(&st, n, nil, what)
 		return st
 	}
 	f := p.fields(p.dropOtherDialects(n, what), "statement", "name", "sql", "postgres", "mysql", "sqlite", "into")
 	if v := f["name"]; v != nil {
 		st.Name = p.name(v, what+": name")
 		what += " (" + st.Name + ")"
+		st.what = what
 	}
 	if v := f["sql"]; v != nil {
 		st.Forms = append(st.Forms, p.form(v, "", what))

@@ -57,7 +57,7 @@ func (p *parser) resolveTx(s *Spec, tx *Transaction, params map[string]int, used
 	into := map[string]returned{}
 	for si := range tx.Statements {
 		st := &tx.Statements[si]
-		what := "transaction " + tx.Name + ", statement " + st.Name
+		what := st.what
 		for fi := range st.Forms {
 			fm := &st.Forms[fi]
 			for ri := range fm.Slots {

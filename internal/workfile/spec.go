@@ -269,6 +269,8 @@ type Statement struct {
 	// CALL, a DO block, a statement it does not recognize): it is counted
 	// as writing every table.
 	Opaque bool
+
+	what string // how problems name it
 }
 
 // Form returns the statement's SQL for dialect: its own, else the default;

@@ -314,7 +314,7 @@ func (a *analysis) classify() {
 	case opaqueWords[first]:
 		a.opaque = true
 		a.inspectOpaque(first)
-	case !reads[first] && !writeWords[first]:
+	case !reads[first] && !writeWords[first] && first != "ROLLBACK": // ROLLBACK TO a savepoint
 		a.opaque = true
 		a.warns = append(a.warns, first+" statements are not recognized: the statement is counted as writing every table")
 	}
