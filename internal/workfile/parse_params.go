@@ -209,6 +209,10 @@ func (p *parser) decimalRange(prm *Param, f map[string]*yaml.Node, line int, wha
 			ok = false
 		}
 	}
+	if ok && prm.Max < prm.Min {
+		p.add(f["max"].Line, "%s: max %s is below min %s", what, f["max"].Value, f["min"].Value)
+		ok = false
+	}
 	ok = p.distribution(prm, f, what) && ok
 	p.build(prm, ok, p.lineOf(f["max"], line), what)
 }

@@ -42,10 +42,10 @@ func (p *parser) spec(root *yaml.Node) *Spec {
 }
 
 // otherDialects are names a user may reach for, with what to write.
+// An empty hint: a database rightsize does not run on.
 var otherDialects = map[string]string{
 	"mariadb": "MariaDB runs the mysql dialect's SQL", "postgresql": "write postgres", "pg": "write postgres",
-	"sqlite3": "write sqlite", "oracle": "rightsize runs on postgres, mysql and sqlite",
-	"mssql": "rightsize runs on postgres, mysql and sqlite", "sqlserver": "rightsize runs on postgres, mysql and sqlite",
+	"sqlite3": "write sqlite", "oracle": "", "mssql": "", "sqlserver": "", "db2": "",
 }
 
 // dialect checks a dialect's name.
@@ -58,7 +58,7 @@ func (p *parser) dialect(n *yaml.Node, what string) (string, bool) {
 		return s, true
 	}
 	hint := "want postgres, mysql or sqlite"
-	if h, ok := otherDialects[strings.ToLower(s)]; ok {
+	if h := otherDialects[strings.ToLower(s)]; h != "" {
 		hint = h
 	}
 	p.add(n.Line, "%s: no dialect %q (%s)", what, s, hint)

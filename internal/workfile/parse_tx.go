@@ -158,7 +158,10 @@ func (p *parser) dropOtherDialects(n *yaml.Node, what string) *yaml.Node {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if hint, ok := otherDialects[strings.ToLower(k.Value)]; ok {
-			p.add(k.Line, "%s: no dialect %q for a variant (%s; variants are postgres, mysql and sqlite)", what, k.Value, hint)
+			if hint != "" {
+				hint += "; "
+			}
+			p.add(k.Line, "%s: no dialect %q for a variant (%svariants are postgres, mysql and sqlite)", what, k.Value, hint)
 			continue
 		}
 		out.Content = append(out.Content, k, n.Content[i+1])
