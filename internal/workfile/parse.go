@@ -79,11 +79,30 @@ func (p *parser) keyLine(v *yaml.Node) int {
 }
 
 func (p *parser) add(line int, format string, args ...any) {
-	p.problems = append(p.problems, Problem{Line: line, Msg: fmt.Sprintf(format, args...)})
+	p.problems = append(p.problems, Problem{Line: line, Msg: printable(fmt.Sprintf(format, args...))})
 }
 
 func (p *parser) warn(line int, format string, args ...any) {
-	p.warnings = append(p.warnings, Problem{Line: line, Msg: fmt.Sprintf(format, args...)})
+	p.warnings = append(p.warnings, Problem{Line: line, Msg: printable(fmt.Sprintf(format, args...))})
+}
+
+// printable escapes the control characters a message may hold when it
+// quotes the file (a name with a newline, an escape sequence): a problem
+// is one line, and nothing of the file reaches a terminal raw.
+func printable(msg string) string {
+	if !strings.ContainsFunc(msg, unicode.IsControl) {
+		return msg
+	}
+	var b strings.Builder
+	for _, r := range msg {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func (p *parser) err(name string) error {
@@ -192,6 +211,29 @@ func (p *parser) pairs(n *yaml.Node, what string) [][2]*yaml.Node {
 		out = append(out, [2]*yaml.Node{k, v})
 	}
 	return out
+}
+
+// Bounds on what one file declares: a workload, not a schema dump; they
+// also keep every check linear enough for any file Parse accepts.
+const (
+	maxTables       = 1000
+	maxColumns      = 1000 // per table (PostgreSQL allows 1,600)
+	maxIndexes      = 100  // per table
+	maxParams       = 10_000
+	maxTransactions = 1000
+	maxStatements   = 1000 // per transaction
+	maxChoices      = 10_000
+)
+
+// listMax is list with at most max items: more is a problem, and the
+// rest is not read.
+func (p *parser) listMax(n *yaml.Node, what string, max int) []*yaml.Node {
+	items := p.list(n, what)
+	if len(items) > max {
+		p.add(items[max].Line, "%s: more than %d", what, max)
+		items = items[:max]
+	}
+	return items
 }
 
 // list returns the items of a sequence (aliases left out).

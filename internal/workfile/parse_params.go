@@ -12,7 +12,12 @@ import (
 
 func (p *parser) params(n *yaml.Node) []Param {
 	var out []Param
-	for _, kv := range p.pairs(n, "params") {
+	pairs := p.pairs(n, "params")
+	if len(pairs) > maxParams {
+		p.add(pairs[maxParams][0].Line, "params: more than %d", maxParams)
+		pairs = pairs[:maxParams]
+	}
+	for _, kv := range pairs {
 		name := p.name(kv[0], "parameter")
 		prm := p.param(kv[1], "parameter "+name, false)
 		prm.Name, prm.Line = name, kv[0].Line
@@ -248,7 +253,7 @@ func (p *parser) choice(prm *Param, f map[string]*yaml.Node, line int, what stri
 	}
 	prm.choiceInt = true
 	var total int64
-	items := p.list(f["values"], what+": values")
+	items := p.listMax(f["values"], what+": values", maxChoices)
 	if vn := f["values"]; isNull(vn) || vn.Kind == yaml.SequenceNode && len(vn.Content) == 0 {
 		p.add(p.keyLine(vn), "%s: values empty", what)
 	}

@@ -99,7 +99,7 @@ func (p *parser) tables(n *yaml.Node) []Table {
 	var out []Table
 	seen := map[string]int{}
 	indexes := map[string]int{}
-	for _, item := range p.list(n, "tables") {
+	for _, item := range p.listMax(n, "tables", maxTables) {
 		t := p.table(item, indexes)
 		if t.Name == "" {
 			continue
@@ -155,7 +155,7 @@ func (p *parser) table(n *yaml.Node, indexes map[string]int) Table {
 	}
 	t.Columns = p.columns(f["columns"], n.Line, what)
 	t.PrimaryKey = p.columnList(f["primary_key"], &t, what+": primary_key")
-	for _, item := range p.list(f["indexes"], what+": indexes") {
+	for _, item := range p.listMax(f["indexes"], what+": indexes", maxIndexes) {
 		ix := p.index(item, &t, what)
 		if ix.Name == "" {
 			continue
@@ -181,7 +181,7 @@ func (p *parser) columns(n *yaml.Node, line int, what string) []Column {
 	}
 	var out []Column
 	seen := map[string]int{}
-	for _, item := range p.list(n, what+": columns") {
+	for _, item := range p.listMax(n, what+": columns", maxColumns) {
 		c := p.column(item, what)
 		if c.Name == "" {
 			continue
@@ -270,22 +270,28 @@ func (p *parser) columnTypes(n *yaml.Node, what string) map[string]string {
 
 // columnList reads a list of t's column names.
 func (p *parser) columnList(n *yaml.Node, t *Table, what string) []string {
+	cols := map[string]bool{}
+	for _, c := range t.Columns {
+		cols[strings.ToLower(c.Name)] = true
+	}
 	var out []string
-	for _, item := range p.list(n, what) {
+	listed := map[string]bool{}
+	for _, item := range p.listMax(n, what, maxColumns) {
 		s, ok := p.scalar(item, what)
 		if !ok {
 			continue
 		}
-		switch {
-		case !slices.ContainsFunc(t.Columns, func(c Column) bool { return strings.EqualFold(c.Name, s) }):
+		switch l := strings.ToLower(s); {
+		case !cols[l]:
 			p.add(item.Line, "%s: no column %s in table %s", what, s, t.Name)
-		case slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, s) }):
+		case listed[l]:
 			p.add(item.Line, "%s: column %s listed twice", what, s)
 		default:
+			listed[l] = true
 			out = append(out, s)
 		}
 	}
-	if n != nil && len(out) == 0 && n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+	if n != nil && n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
 		p.add(n.Line, "%s: empty", what)
 	}
 	return out
@@ -310,14 +316,11 @@ func (p *parser) index(n *yaml.Node, t *Table, table string) Index {
 
 // checkKeys warns of keys that will not load or index as meant.
 func (p *parser) checkKeys(t *Table) {
-	col := func(name string) *Column {
-		for i := range t.Columns {
-			if strings.EqualFold(t.Columns[i].Name, name) {
-				return &t.Columns[i]
-			}
-		}
-		return nil
+	cols := map[string]*Column{}
+	for i := range t.Columns {
+		cols[strings.ToLower(t.Columns[i].Name)] = &t.Columns[i]
 	}
+	col := func(name string) *Column { return cols[strings.ToLower(name)] }
 	if len(t.PrimaryKey) == 1 {
 		if c := col(t.PrimaryKey[0]); c != nil && c.Gen != nil && c.Gen.Kind != Seq {
 			p.warn(c.Line, "table %s: primary key %s is drawn (%s), not numbered: duplicate values fail the load (type: seq numbers rows)", t.Name, c.Name, c.Gen.Kind)

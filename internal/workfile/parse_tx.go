@@ -13,7 +13,7 @@ import (
 func (p *parser) transactions(n *yaml.Node) []Transaction {
 	var out []Transaction
 	seen := map[string]int{}
-	for _, item := range p.list(n, "transactions") {
+	for _, item := range p.listMax(n, "transactions", maxTransactions) {
 		tx := p.transaction(item)
 		if tx.Name == "" {
 			continue
@@ -93,11 +93,13 @@ func (p *parser) transaction(n *yaml.Node) Transaction {
 	if f["statements"] == nil {
 		p.add(n.Line, "%s: statements missing", what)
 	}
-	for i, item := range p.list(f["statements"], what+": statements") {
+	names := map[string]bool{}
+	for i, item := range p.listMax(f["statements"], what+": statements", maxStatements) {
 		st := p.statement(item, tx.Name, i)
-		if slices.ContainsFunc(tx.Statements, func(o Statement) bool { return o.Name == st.Name }) {
+		if names[st.Name] {
 			p.add(st.Line, "%s: statement %s named twice", what, st.Name)
 		}
+		names[st.Name] = true
 		tx.Statements = append(tx.Statements, st)
 	}
 	if s := f["statements"]; s != nil && (isNull(s) || s.Kind == yaml.SequenceNode && len(s.Content) == 0) {

@@ -2,6 +2,7 @@ package workfile
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -253,3 +254,22 @@ func TestProblemFormat(t *testing.T) {
 		t.Errorf("error:\n%s\nwant:\n%s", err, want)
 	}
 }
+
+// TestLimits: a file declares a workload, not a schema dump: past the
+// bounds, the rest is refused, with the line of the first item too many.
+func TestLimits(t *testing.T) {
+	stmts := base + "transactions:\n  - name: x\n    statements:\n" + strings.Repeat("      - SELECT 1\n", maxStatements+1)
+	_, err := Parse("l.yaml", []byte(stmts))
+	if want := "l.yaml:1012: transaction x: statements: more than 1000"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%d statements: %v, want %q", maxStatements+1, err, want)
+	}
+	var params strings.Builder
+	for i := range maxParams + 1 {
+		params.WriteString("  p" + strings.Repeat("x", i%7) + strconv.Itoa(i) + ": {type: seq}\n")
+	}
+	_, err = Parse("l.yaml", []byte(withTx(params.String(), "SELECT 1")))
+	if want := "l.yaml:10010: params: more than 10000"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%d params: %v, want %q", maxParams+1, err, want)
+	}
+}
+

@@ -3,6 +3,7 @@ package workfile
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -333,6 +334,7 @@ func (f *Form) Render(style Style) (string, []Slot) {
 	var b strings.Builder
 	b.Grow(len(f.SQL) + 2*len(f.Slots))
 	var args []Slot
+	number := map[string]int{} // Dollar: a name's placeholder
 	last := 0
 	for i, sp := range f.spans {
 		b.WriteString(f.SQL[last:sp[0]])
@@ -342,18 +344,14 @@ func (f *Form) Render(style Style) (string, []Slot) {
 			args = append(args, f.Slots[i])
 			continue
 		}
-		n := -1
-		for j, a := range args {
-			if a.Name == f.Slots[i].Name {
-				n = j
-				break
-			}
-		}
-		if n < 0 {
+		n, ok := number[f.Slots[i].Name]
+		if !ok {
 			args = append(args, f.Slots[i])
-			n = len(args) - 1
+			n = len(args)
+			number[f.Slots[i].Name] = n
 		}
-		fmt.Fprintf(&b, "$%d", n+1)
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(n))
 	}
 	b.WriteString(f.SQL[last:])
 	return b.String(), args
