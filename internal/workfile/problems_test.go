@@ -272,4 +272,3 @@ func TestLimits(t *testing.T) {
 		t.Errorf("%d params: %v, want %q", maxParams+1, err, want)
 	}
 }
-
