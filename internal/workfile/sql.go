@@ -63,100 +63,123 @@ func identChar(c byte) bool { return identStart(c) || c >= '0' && c <= '9' || c 
 func scan(sql string, fl flavor) (toks []token, unterminated string) {
 	depth := 0
 	for i := 0; i < len(sql); {
-		c := sql[i]
-		start := i
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-			continue
-		case c == '-' && strings.HasPrefix(sql[i:], "--"), c == '#' && fl.hash:
-			j := strings.IndexByte(sql[i:], '\n')
-			if j < 0 {
-				j = len(sql) - i
-			}
-			i += j
-			continue
-		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
-			j, ok := skipComment(sql, i, fl.nested)
-			if !ok {
-				return toks, "a /* comment"
-			}
+		j, open := skipSpace(sql, i, fl)
+		if open != "" {
+			return toks, open
+		}
+		if j > i {
 			i = j
-			continue
-		case c == '\'' || c == '"' && fl.dquoteStr:
-			esc := fl.backslash || i > 0 && (sql[i-1] == 'E' || sql[i-1] == 'e') && (i < 2 || !identChar(sql[i-2]))
-			j, ok := skipQuoted(sql, i, c, esc)
-			if !ok {
-				return toks, "a string literal"
-			}
-			toks = append(toks, token{kind: tString, text: sql[i+1 : j-1], start: start, end: j, depth: depth})
-			i = j
-			continue
-		case c == '"' || c == '`':
-			j, ok := skipQuoted(sql, i, c, false)
-			if !ok {
-				return toks, "a quoted identifier"
-			}
-			toks = append(toks, token{kind: tIdent, text: sql[i+1 : j-1], start: start, end: j, depth: depth})
-			i = j
-			continue
-		case c == '$' && fl.dollar:
-			if j, ok := dollarTag(sql, i); ok {
-				tag := sql[i:j]
-				end := strings.Index(sql[j:], tag)
-				if end < 0 {
-					return toks, "a dollar-quoted string"
-				}
-				toks = append(toks, token{kind: tString, text: sql[j : j+end], start: start, end: j + end + len(tag), depth: depth})
-				i = j + end + len(tag)
-				continue
-			}
-			if i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9' {
-				i++
-				for i < len(sql) && sql[i] >= '0' && sql[i] <= '9' {
-					i++
-				}
-				toks = append(toks, token{kind: tDollarN, text: sql[start:i], start: start, end: i, depth: depth})
-				continue
-			}
-		case c == ':' && i+1 < len(sql) && sql[i+1] == ':':
-			toks = append(toks, token{kind: tPunct, text: "::", start: start, end: i + 2, depth: depth})
-			i += 2
-			continue
-		case c == ':' && i+1 < len(sql) && identStart(sql[i+1]):
-			i++
-			for i < len(sql) && identChar(sql[i]) && sql[i] != '$' {
-				i++
-			}
-			toks = append(toks, token{kind: tParam, text: sql[start+1 : i], start: start, end: i, depth: depth})
-			continue
-		case c == '?':
-			toks = append(toks, token{kind: tQmark, text: "?", start: start, end: i + 1, depth: depth})
-			i++
-			continue
-		case identStart(c):
-			for i < len(sql) && identChar(sql[i]) {
-				i++
-			}
-			toks = append(toks, token{kind: tWord, text: sql[start:i], start: start, end: i, depth: depth})
-			continue
-		case c >= '0' && c <= '9' || c == '.' && i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9':
-			for i < len(sql) && (identChar(sql[i]) || sql[i] == '.') {
-				i++
-			}
-			toks = append(toks, token{kind: tNumber, text: sql[start:i], start: start, end: i, depth: depth})
 			continue
 		}
-		if c == ')' && depth > 0 {
+		t, open := quoted(sql, i, fl)
+		if open != "" {
+			return toks, open
+		}
+		if t.end == 0 {
+			t = lexeme(sql, i, fl)
+		}
+		if t.kind == tPunct && t.text == ")" && depth > 0 {
 			depth--
 		}
-		toks = append(toks, token{kind: tPunct, text: sql[i : i+1], start: start, end: i + 1, depth: depth})
-		if c == '(' {
+		t.depth = depth
+		if t.kind == tPunct && t.text == "(" {
 			depth++
 		}
-		i++
+		toks = append(toks, t)
+		i = t.end
 	}
 	return toks, ""
+}
+
+// skipSpace returns the index past the space or comment at sql[i] (i when
+// there is none), or what is left open.
+func skipSpace(sql string, i int, fl flavor) (int, string) {
+	switch c := sql[i]; {
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		return i + 1, ""
+	case c == '-' && strings.HasPrefix(sql[i:], "--"), c == '#' && fl.hash:
+		if j := strings.IndexByte(sql[i:], '\n'); j >= 0 {
+			return i + j, ""
+		}
+		return len(sql), ""
+	case c == '/' && strings.HasPrefix(sql[i:], "/*"):
+		j, ok := skipComment(sql, i, fl.nested)
+		if !ok {
+			return i, "a /* comment"
+		}
+		return j, ""
+	}
+	return i, ""
+}
+
+// quoted returns the string literal or quoted identifier at sql[i] (a
+// token with end 0 when there is none), or what is left open.
+func quoted(sql string, i int, fl flavor) (token, string) {
+	switch c := sql[i]; {
+	case c == '\'' || c == '"' && fl.dquoteStr:
+		esc := fl.backslash || i > 0 && (sql[i-1] == 'E' || sql[i-1] == 'e') && (i < 2 || !identChar(sql[i-2]))
+		j, ok := skipQuoted(sql, i, c, esc)
+		if !ok {
+			return token{}, "a string literal"
+		}
+		return token{kind: tString, text: sql[i+1 : j-1], start: i, end: j}, ""
+	case c == '"' || c == '`':
+		j, ok := skipQuoted(sql, i, c, false)
+		if !ok {
+			return token{}, "a quoted identifier"
+		}
+		return token{kind: tIdent, text: sql[i+1 : j-1], start: i, end: j}, ""
+	case c == '$' && fl.dollar:
+		j, ok := dollarTag(sql, i)
+		if !ok {
+			return token{}, ""
+		}
+		tag := sql[i:j]
+		end := strings.Index(sql[j:], tag)
+		if end < 0 {
+			return token{}, "a dollar-quoted string"
+		}
+		return token{kind: tString, text: sql[j : j+end], start: i, end: j + end + len(tag)}, ""
+	}
+	return token{}, ""
+}
+
+// lexeme returns the token at sql[i] that is neither space nor a quoted
+// literal: a placeholder, a :name, a word, a number or a character.
+func lexeme(sql string, i int, fl flavor) token {
+	c := sql[i]
+	next := byte(0)
+	if i+1 < len(sql) {
+		next = sql[i+1]
+	}
+	run := func(j int, in func(byte) bool) int {
+		for j < len(sql) && in(sql[j]) {
+			j++
+		}
+		return j
+	}
+	digit := func(b byte) bool { return b >= '0' && b <= '9' }
+	var t token
+	switch {
+	case c == '$' && fl.dollar && digit(next):
+		t = token{kind: tDollarN, end: run(i+1, digit)}
+	case c == ':' && next == ':':
+		t = token{kind: tPunct, end: i + 2}
+	case c == ':' && identStart(next):
+		t = token{kind: tParam, end: run(i+1, func(b byte) bool { return identChar(b) && b != '$' })}
+		t.start, t.text = i, sql[i+1:t.end]
+		return t
+	case c == '?':
+		t = token{kind: tQmark, end: i + 1}
+	case identStart(c):
+		t = token{kind: tWord, end: run(i, identChar)}
+	case digit(c) || c == '.' && digit(next):
+		t = token{kind: tNumber, end: run(i, func(b byte) bool { return identChar(b) || b == '.' })}
+	default:
+		t = token{kind: tPunct, end: i + 1}
+	}
+	t.start, t.text = i, sql[i:t.end]
+	return t
 }
 
 // skipQuoted returns the index just past the literal opened by q[i]; a
