@@ -80,7 +80,7 @@ func (p *parser) dialectList(n *yaml.Node) []string {
 			out = append(out, d)
 		}
 	}
-	if len(out) == 0 && len(p.problems) == 0 {
+	if isNull(n) || n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
 		p.add(n.Line, "dialects: empty (list postgres, mysql or sqlite, or leave it out for all three)")
 	}
 	if len(out) == 0 {

@@ -62,6 +62,10 @@ var problemCases = []problemCase{
 	{"dialect unknown", "name: t\ndialects: [postgres, oracle]\ntables: [{name: prod, existing: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 2, `no dialect "oracle"`},
 	{"dialect mariadb", "name: t\ndialects: [mariadb]\ntables: [{name: prod, existing: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 2, "MariaDB runs the mysql dialect's SQL"},
 	{"dialect twice", "name: t\ndialects: [mysql, mysql]\ntables: [{name: prod, existing: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 2, "mysql listed twice"},
+	{"dialects empty", "name: 'bad name'\ndialects: []\ntables: [{name: prod, existing: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 2, "dialects: empty"},
+	{"type for an unknown dialect", "name: t\ntables:\n  - name: a\n    rows: 1\n    columns:\n      - name: doc\n        type: {postgres: jsonb, mysql: json, sqlite: text, mssql: nvarchar}\n        null: true\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 7, `type: no dialect "mssql"`},
+	{"think not a duration", base + "transactions:\n  - {name: x, think: soon, statements: [SELECT 1]}\n", 10, `think: want a duration`},
+	{"autocommit not bool", base + "transactions:\n  - {name: x, autocommit: 1, statements: [SELECT 1]}\n", 10, `autocommit: want true or false`},
 	{"allow_writes not bool", "name: t\nallow_writes: yes\ntables: [{name: prod, existing: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 2, `allow_writes: want true or false, not "yes"`},
 
 	// Tables.
