@@ -111,3 +111,34 @@ func TestWritesToCreatedTablesNeedNoConsent(t *testing.T) {
 		t.Errorf("a schema-qualified write of a declared table: %v", s.WritesExisting())
 	}
 }
+
+func TestTableSQL(t *testing.T) {
+	s := example(t)
+	items := s.Table("items")
+	want := `CREATE TABLE items (
+  id bigint NOT NULL,
+  title varchar(40) NOT NULL,
+  price decimal(10,2) NOT NULL,
+  category varchar(12) NOT NULL,
+  added timestamp NOT NULL,
+  note text,
+  PRIMARY KEY (id)
+) ENGINE=InnoDB`
+	if got := items.CreateSQL(MySQL, " ENGINE=InnoDB"); got != want {
+		t.Errorf("CreateSQL:\n%s\nwant:\n%s", got, want)
+	}
+	if got := items.IndexSQL(); !slices.Equal(got, []string{"CREATE INDEX items_by_category ON items (category, price)"}) {
+		t.Errorf("IndexSQL: %q", got)
+	}
+	if got := items.ColumnNames(); !slices.Equal(got, []string{"id", "title", "price", "category", "added", "note"}) {
+		t.Errorf("ColumnNames: %q", got)
+	}
+	y := "name: t\ntables:\n  - name: d\n    rows: 1\n    columns:\n      - {name: doc, type: {postgres: jsonb, mysql: json, sqlite: text}, null: true}\n    indexes: [{name: d_doc, columns: [doc], unique: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n"
+	d := mustParse(t, "d.yaml", []byte(y)).Table("d")
+	if got := d.CreateSQL(Postgres, ""); got != "CREATE TABLE d (\n  doc jsonb\n)" {
+		t.Errorf("per-dialect type: %q", got)
+	}
+	if got := d.IndexSQL(); !slices.Equal(got, []string{"CREATE UNIQUE INDEX d_doc ON d (doc)"}) {
+		t.Errorf("unique index: %q", got)
+	}
+}
