@@ -92,12 +92,12 @@ var forbidden = map[string][]string{
 	// catalog for the commands, and knows none of them, nor what is run
 	// or served.
 	"internal/stored": {"internal/cli", "internal/metrics", "internal/study", "internal/k8sjob"},
-	// observe runs a plan from the command line with the process's
-	// observers: the CLI calls it, never the other way round.
-	"internal/observe": {"internal/cli"},
 	// workfile reads and checks a workload file into a Spec the runner and
 	// the table routine will use: it knows none of them, nor a database.
 	"internal/workfile": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/session", "internal/history", "internal/observe", "internal/stored"},
+	// observe runs a plan from the command line with the process's
+	// observers: the CLI calls it, never the other way round.
+	"internal/observe": {"internal/cli"},
 	// foreignflag is data about other tools' flags and the command tree: it
 	// knows no layer of rightsize's.
 	"internal/foreignflag": {"internal/cli", "internal/config", "internal/session", "internal/runner", "internal/workload", "internal/dialect", "internal/report", "internal/history"},
