@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/datagen"
@@ -196,6 +197,27 @@ type Gen struct {
 	stride  []int64 // Seq: the VUs' count times the step
 	samples [][]Value
 	sdist   []*datagen.Pgbench
+	seqs    *Seqs // shared sequences (NewSharedGen); nil: the VU's stride
+}
+
+// Seqs holds the Seq parameters of one instance, shared by its virtual
+// users (NewSharedGen): each draw takes the next value of the instance,
+// whatever the number of VUs, and a VU opened again (after a lost
+// connection) or a later step of a sweep goes on where they are. Safe for
+// concurrent use.
+type Seqs struct{ next []atomic.Int64 }
+
+// NewSeqs returns the sequences of s, each at its first value.
+func (s *Spec) NewSeqs() *Seqs { return &Seqs{next: make([]atomic.Int64, len(s.Params))} }
+
+// NewSharedGen returns a virtual user's generator drawing from src whose
+// Seq parameters take the instance's next values from seqs (a Spec's
+// NewSeqs). It draws without allocation, as NewGen's does; a Seq costs
+// one atomic add.
+func (s *Spec) NewSharedGen(src *datagen.Source, seqs *Seqs) *Gen {
+	g := s.NewGen(src, 0, 1)
+	g.seqs = seqs
+	return g
 }
 
 // NewGen returns the generator of virtual user vu (from 0) of vus, drawing
@@ -246,6 +268,11 @@ func (g *Gen) Value(i int) *Value {
 			*v = vals[g.sdist[i].Next(g.src)]
 		}
 	case Seq:
+		if g.seqs != nil {
+			k := g.seqs.next[i].Add(1) - 1
+			draw(p, g.src, g.now, p.Start+k*p.Step, v)
+			break
+		}
 		draw(p, g.src, g.now, g.next[i], v)
 		g.next[i] += g.stride[i]
 	default:

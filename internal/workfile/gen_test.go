@@ -126,6 +126,49 @@ func TestSeqInterleaves(t *testing.T) {
 	}
 }
 
+// TestSharedSeqs: the VUs of an instance sharing its Seqs draw every value
+// from Start on once, concurrently, each drawn once per event, without
+// allocating.
+func TestSharedSeqs(t *testing.T) {
+	s := mustParse(t, "seq.yaml", []byte(withTx("  n: {type: seq, start: 100, step: 5}\n", "SELECT :n, :n")))
+	seqs := s.NewSeqs()
+	const vus, draws = 4, 500
+	got := make(chan int64, vus*draws)
+	done := make(chan struct{})
+	for vu := range vus {
+		go func() {
+			g := s.NewSharedGen(datagen.NewSource(uint64(vu)), seqs)
+			for range draws {
+				g.Begin(now)
+				v := g.Value(0).Int
+				if again := g.Value(0).Int; again != v {
+					t.Errorf("one event drew %d, then %d", v, again)
+				}
+				got <- v
+			}
+			done <- struct{}{}
+		}()
+	}
+	for range vus {
+		<-done
+	}
+	close(got)
+	seen := map[int64]bool{}
+	for v := range got {
+		if seen[v] || v < 100 || (v-100)%5 != 0 {
+			t.Errorf("%d: drawn twice or not in the sequence", v)
+		}
+		seen[v] = true
+	}
+	if len(seen) != vus*draws || !seen[100] || !seen[100+5*(vus*draws-1)] {
+		t.Errorf("%d values, want %d from 100 on", len(seen), vus*draws)
+	}
+	g := s.NewSharedGen(datagen.NewSource(9), seqs)
+	if allocs := testing.AllocsPerRun(1000, func() { g.Begin(now); g.Value(0) }); allocs != 0 {
+		t.Errorf("%.1f allocations per event", allocs)
+	}
+}
+
 func TestChoiceWeights(t *testing.T) {
 	s := mustParse(t, "c.yaml", []byte(withTx("  c: {type: choice, values: [{value: 1, weight: 6}, {value: 2, weight: 3}, 3]}\n  d: {type: choice, values: ['1', b]}\n", "SELECT :c, :d")))
 	if s.Params[0].Type() != IntValue || s.Params[1].Type() != TextValue {
