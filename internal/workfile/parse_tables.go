@@ -153,7 +153,7 @@ func (p *parser) table(n *yaml.Node, indexes map[string]int) Table {
 		}
 		t.Rows = r
 	}
-	t.Columns = p.columns(f["columns"], n.Line, what)
+	t.Columns = p.columns(f["columns"], n.Line, what, t.Rows != 0)
 	t.PrimaryKey = p.columnList(f["primary_key"], &t, what+": primary_key")
 	for _, item := range p.listMax(f["indexes"], what+": indexes", maxIndexes) {
 		ix := p.index(item, &t, what)
@@ -174,7 +174,10 @@ func (p *parser) table(n *yaml.Node, indexes map[string]int) Table {
 // maxRows bounds a created table's rows.
 const maxRows = 1e12
 
-func (p *parser) columns(n *yaml.Node, line int, what string) []Column {
+// columns reads a created table's columns; needGen: the table has rows to
+// load, so each column that is not nullable needs a generator (a table of
+// 0 rows, which the transactions fill, needs none).
+func (p *parser) columns(n *yaml.Node, line int, what string, needGen bool) []Column {
 	if n == nil {
 		p.add(line, "%s: columns missing", what)
 		return nil
@@ -182,7 +185,7 @@ func (p *parser) columns(n *yaml.Node, line int, what string) []Column {
 	var out []Column
 	seen := map[string]int{}
 	for _, item := range p.listMax(n, what+": columns", maxColumns) {
-		c := p.column(item, what)
+		c := p.column(item, what, needGen)
 		if c.Name == "" {
 			continue
 		}
@@ -199,7 +202,7 @@ func (p *parser) columns(n *yaml.Node, line int, what string) []Column {
 	return out
 }
 
-func (p *parser) column(n *yaml.Node, table string) Column {
+func (p *parser) column(n *yaml.Node, table string, needGen bool) Column {
 	f := p.fields(n, table+": column", "name", "type", "null", "gen")
 	c := Column{Line: n.Line}
 	if f["name"] == nil {
@@ -225,7 +228,7 @@ func (p *parser) column(n *yaml.Node, table string) Column {
 	if g := f["gen"]; g != nil {
 		prm := p.param(g, what+": gen", true)
 		c.Gen = &prm
-	} else if !c.Null {
+	} else if !c.Null && needGen {
 		p.add(n.Line, "%s: gen missing (how prepare fills the column), or null: true to load NULL", what)
 	}
 	return c

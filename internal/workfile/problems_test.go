@@ -276,3 +276,15 @@ func TestLimits(t *testing.T) {
 		t.Errorf("%d params: %v, want %q", maxParams+1, err, want)
 	}
 }
+
+// TestEmptyTableNeedsNoGen: a created table of 0 rows (one the
+// transactions fill) declares its columns without generators.
+func TestEmptyTableNeedsNoGen(t *testing.T) {
+	s, err := Parse("f.yaml", []byte("name: t\ntables:\n  - name: a\n    rows: 0\n    columns:\n      - {name: id, type: int}\n    primary_key: [id]\ntransactions: [{name: x, statements: ['INSERT INTO a (id) VALUES (1)']}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Tables[0].Columns[0]; c.Gen != nil {
+		t.Errorf("column id: generator %+v, want none", c.Gen)
+	}
+}
