@@ -196,6 +196,24 @@ func listCommand(env *Env) *cobra.Command {
 	}
 }
 
+// workloadFile reads the workload file a command line names where a
+// workload's name goes ('rightsize run my-app.yaml'): its path and
+// workload, or the error that refuses it (every problem of the file with
+// its line). file is "" when the phase's argument is no file's path.
+func workloadFile(args []string, phase string) (file string, w workload.Workload, err error) {
+	var words []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			words = append(words, a)
+		}
+	}
+	if len(words) < 2 || words[0] != phase || phase == "check" || !all.IsFile(words[1]) {
+		return "", nil, nil
+	}
+	w, err = all.Lookup(words[1])
+	return words[1], w, err
+}
+
 // phaseBody runs one phase (run, prepare, cleanup) of a workload.
 type phaseBody func(ctx context.Context, env *Env, w workload.Workload, common *runplan.Flags) error
 
@@ -212,12 +230,16 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 	for i, w := range ws {
 		names[i] = w.Meta().Name
 	}
+	file, fw, fileErr := workloadFile(env.Args, phase)
 	parent := &cobra.Command{
 		Use:   phase + " WORKLOAD",
 		Short: short,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("%s: name a workload (one of: %s)", phase, strings.Join(names, ", "))
+			}
+			if fileErr != nil && args[0] == file {
+				return usageError{fileErr}
 			}
 			for _, w := range all.All() {
 				if w.Meta().Name == args[0] { // a workload without this phase (check)
@@ -237,14 +259,26 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 		}
 		return flagError(c, err, env.Args)
 	})
+	if fw != nil {
+		ws = append(ws, fw)
+	}
 	for _, w := range ws {
 		common, m := &runplan.Flags{}, w.Meta()
+		use := m.Name
+		if w == fw {
+			use = file // the path where a workload's name goes
+		}
 		sub := &cobra.Command{
-			Use:   m.Name,
+			Use:   use,
 			Short: m.Short,
 			Long:  m.Long,
 			Args:  cobra.NoArgs,
 			RunE: func(c *cobra.Command, args []string) error {
+				if warned, ok := w.(interface{ Warnings() []string }); ok {
+					for _, warning := range warned.Warnings() {
+						fmt.Fprintf(env.Stderr, "rightsize: warning: %s\n", warning)
+					}
+				}
 				return wrapRun(body(c.Context(), env, w, common))
 			},
 		}

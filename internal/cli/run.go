@@ -36,7 +36,7 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *runplan.Flags
 	}
 	_, err = execute(ctx, env, p)
 	if err != nil && p.Prepare != "always" && observe.MissingDatabase(p, err) {
-		err = fmt.Errorf("%w (the database does not exist yet: `rightsize prepare %s --target URL`, with this command's workload options, creates and loads it, or give --prepare always)", err, p.Workload.Meta().Name)
+		err = fmt.Errorf("%w (the database does not exist yet: `rightsize prepare %s --target URL`, with this command's workload options, creates and loads it, or give --prepare always)", err, p.Workload.Meta().CommandArg())
 	}
 	return err
 }

@@ -11,13 +11,18 @@ import (
 	"github.com/rightsize/rightsize/internal/runner"
 	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/shellword"
+	"github.com/rightsize/rightsize/internal/workfile"
+	"github.com/rightsize/rightsize/internal/workload/fromfile"
 )
 
 // IsUsage reports whether err says that the options given are wrong (the
 // CLI's exit 2): invalid options, a target that does not parse, or a
-// runner configuration that cannot run.
+// runner configuration that cannot run, a workload file refused (one that
+// does not read, has problems, names other databases, or writes existing
+// tables without consent).
 func IsUsage(err error) bool {
-	return errors.Is(err, runplan.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrSettings)
+	return errors.Is(err, runplan.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrSettings) ||
+		errors.Is(err, workfile.ErrInvalid) || errors.Is(err, workfile.ErrWritesExisting) || errors.Is(err, fromfile.ErrDialect) || errors.Is(err, fromfile.ErrUnreadable)
 }
 
 // PrintCommand prints a command line on w, as the user would type it: safe

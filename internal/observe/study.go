@@ -53,13 +53,9 @@ type StudyHooks struct {
 // planStep parses a step's flags as 'rightsize sweep|run WORKLOAD' does and
 // makes its plan.
 func planStep(env *Env, c study.Command, args []string) (*runplan.Plan, error) {
-	w := all.ByName(c.Workload)
-	if w == nil {
-		var names []string
-		for _, w := range all.All() {
-			names = append(names, w.Meta().Name)
-		}
-		return nil, fmt.Errorf("unknown workload %q (one of: %s)", c.Workload, strings.Join(names, ", "))
+	w, err := all.Lookup(c.Workload)
+	if err != nil {
+		return nil, err
 	}
 	return runplan.PlanArgs(w, c.Phase, args, PlanEnv(env))
 }
@@ -334,7 +330,9 @@ func preparedOnServer(p *runplan.Plan) bool {
 // --instances (0 when not given).
 func cleanupArgs(st stepRun) (args []string, instances int) {
 	fs := pflag.NewFlagSet(st.cmd.Workload, pflag.ContinueOnError)
-	all.ByName(st.cmd.Workload).BindFlags(fs) // a new workload: the step's plan keeps its options
+	if w, err := all.Lookup(st.cmd.Workload); err == nil { // planned before: it reads
+		w.BindFlags(fs) // a new workload: the step's plan keeps its options
+	}
 	args = []string{"cleanup", st.cmd.Workload}
 	for _, a := range st.args {
 		name, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")

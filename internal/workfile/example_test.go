@@ -66,7 +66,7 @@ func TestExample(t *testing.T) {
 	}
 	line := no.Statements[2].Form(SQLite)
 	q, args := line.Render(Question)
-	if !strings.Contains(q, "VALUES (?, ?, ?, ? * ?)") || len(args) != 5 || args[3].Param != -1 || args[3].Stmt != 0 || args[3].Col != 0 {
+	if !strings.Contains(q, "VALUES (?, ?, ?, CAST(? AS decimal(10,2)) * ?)") || len(args) != 5 || args[3].Param != -1 || args[3].Stmt != 0 || args[3].Col != 0 {
 		t.Errorf("insert_line: %q %+v", q, args)
 	}
 	status := s.Transactions[2]

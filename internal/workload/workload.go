@@ -321,6 +321,10 @@ type Meta struct {
 	// Name is the workload on the command line and in the result
 	// ("oltp_read_write", "tpcc").
 	Name string
+	// Arg is what a command line names it by when that is not Name: a
+	// workload file's path ('rightsize run my-app.yaml'; Name is the
+	// file's name:). Use Meta.CommandArg.
+	Arg string
 	// Short is a one-line description for --help and the workload list.
 	Short string
 	// Long is the full help text (what it runs, its defaults and why).
@@ -353,6 +357,14 @@ type Meta struct {
 	// Options describe the workload's options as the result records them
 	// (Workload.Options), in the order of its options' type.
 	Options []Option
+}
+
+// CommandArg is what a command line names the workload by: Arg, else Name.
+func (m Meta) CommandArg() string {
+	if m.Arg != "" {
+		return m.Arg
+	}
+	return m.Name
 }
 
 // Option describes one option of a workload as the result records it

@@ -2,10 +2,12 @@ package all
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/fileio"
+	"github.com/rightsize/rightsize/internal/workload/fromfile"
 	"github.com/rightsize/rightsize/internal/workload/noop"
 	"github.com/rightsize/rightsize/internal/workload/oltp"
 	"github.com/rightsize/rightsize/internal/workload/randompoints"
@@ -41,6 +43,33 @@ func ByName(name string) workload.Workload {
 	return nil
 }
 
+// Lookup returns a fresh workload named by a command's argument: a
+// built-in workload's name, or the path of a workload file
+// (fromfile.Looks: it ends in .yaml or .yml, or holds a '/'), read and
+// checked (a refused file's error wraps workfile.ErrInvalid and lists
+// every problem with its line).
+func Lookup(arg string) (workload.Workload, error) {
+	if w := ByName(arg); w != nil {
+		return w, nil
+	}
+	if fromfile.Looks(arg) {
+		w, err := fromfile.Load(arg)
+		if err != nil {
+			return nil, err // not a typed nil in the interface
+		}
+		return w, nil
+	}
+	var names []string
+	for _, w := range All() {
+		names = append(names, w.Meta().Name)
+	}
+	return nil, fmt.Errorf("unknown workload %q (one of: %s; or a workload file, FILE.yaml)", arg, strings.Join(names, ", "))
+}
+
+// IsFile reports whether a command's workload argument is a workload
+// file's path rather than a built-in workload's name.
+func IsFile(arg string) bool { return ByName(arg) == nil && fromfile.Looks(arg) }
+
 // Summarize computes the own figures of r's workload (its section and
 // result.Figures, for the run and each instance) from r's generic data:
 // after a merge of shards' results, or for a result written before
@@ -50,6 +79,9 @@ func ByName(name string) workload.Workload {
 func Summarize(r *result.Run) error {
 	w := ByName(r.Workload)
 	if w == nil {
+		if _, ok := r.Options["file_digest"]; ok {
+			return nil // a workload file's: no figures of its own
+		}
 		return fmt.Errorf("unknown workload %q", r.Workload)
 	}
 	if s, ok := w.(workload.Summarizer); ok {

@@ -1,0 +1,205 @@
+package fromfile
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/workfile"
+	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/dbtarget"
+)
+
+// Looks reports whether a command's workload argument names a workload
+// file rather than a built-in workload: it ends in .yaml or .yml, or
+// holds a path separator.
+func Looks(arg string) bool {
+	return strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") || strings.ContainsRune(arg, '/')
+}
+
+// Load reads and checks the workload file at path. A file that does not
+// read, or that workfile refuses (every problem, with its line: an error
+// wrapping workfile.ErrInvalid), is an error; the file's warnings are in
+// the workload's Warnings.
+func Load(path string) (*Workload, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnreadable, err)
+	}
+	spec, err := workfile.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	return New(spec, hex.EncodeToString(sum[:8])), nil
+}
+
+// ErrUnreadable is wrapped by Load's error for a file it cannot read.
+var ErrUnreadable = errors.New("cannot read the workload file")
+
+// Workload is a workload file's workload with its options. Flags bind to
+// it; use one value per command line.
+type Workload struct {
+	spec *workfile.Spec
+	o    Options
+}
+
+// Options are what a result records of a file's run: the file (its path
+// and a digest of its text, so that two results of different files of one
+// name tell apart) and the consent to write existing tables.
+type Options struct {
+	File   string `json:"file"`
+	Digest string `json:"file_digest"` // the first 8 bytes of the file's SHA-256, in hex
+	// AllowWrites is --allow-writes: the consent, given once, that the
+	// file's transactions write tables it declares existing (a copy of
+	// production).
+	AllowWrites bool `json:"allow-writes"`
+}
+
+var (
+	_ workload.Workload = (*Workload)(nil)
+	_ workload.Numberer = (*Workload)(nil)
+	_ workload.Instance = (*instance)(nil)
+	_ workload.Matcher  = (*instance)(nil)
+)
+
+// New returns the workload of a checked file; digest identifies the file's
+// text in results.
+func New(spec *workfile.Spec, digest string) *Workload {
+	return &Workload{spec: spec, o: Options{File: spec.File, Digest: digest}}
+}
+
+// Spec returns the checked file.
+func (w *Workload) Spec() *workfile.Spec { return w.spec }
+
+// Warnings are the file's warnings, "file:line: message" each.
+func (w *Workload) Warnings() []string { return w.spec.WarningLines() }
+
+// Meta describes the file's workload: one operation per transaction (its
+// response time is the transaction's), read or write by its statements.
+func (w *Workload) Meta() workload.Meta {
+	s := w.spec
+	ops := make([]workload.Op, len(s.Transactions))
+	for i := range s.Transactions {
+		kind := workload.Read
+		if s.Transactions[i].Writes() {
+			kind = workload.Write
+		}
+		ops[i] = workload.Op{Name: s.Transactions[i].Name, Kind: kind}
+	}
+	short := "workload file " + s.File
+	if s.Description != "" {
+		short += ": " + s.Description
+	}
+	return workload.Meta{
+		Name:    s.Name,
+		Arg:     s.File,
+		Short:   short,
+		Long:    long(s),
+		Event:   "transaction",
+		Ops:     ops,
+		Prepare: len(s.Tables) > 0,
+		Options: workload.OptionsOf(Options{}),
+	}
+}
+
+// long is the help of a file's workload: its mix and its tables.
+func long(s *workfile.Spec) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The workload described in %s (docs/workload-files.md).", s.File)
+	if s.Description != "" {
+		b.WriteString(" " + s.Description)
+	}
+	var total int64
+	for _, tx := range s.Transactions {
+		total += tx.Weight
+	}
+	b.WriteString("\n\nTransactions (the mix):")
+	for _, tx := range s.Transactions {
+		pct := 0.0
+		if total > 0 {
+			pct = 100 * float64(tx.Weight) / float64(total)
+		}
+		mode := "one transaction"
+		if tx.Autocommit {
+			mode = "autocommit"
+		}
+		fmt.Fprintf(&b, "\n  %-20s %5.1f %%  %d statement(s), %s", tx.Name, pct, len(tx.Statements), mode)
+	}
+	b.WriteString("\n\nTables:")
+	for _, t := range s.Tables {
+		if t.Existing {
+			fmt.Fprintf(&b, "\n  %-20s existing: checked, never created, loaded or dropped", t.Name)
+		} else {
+			fmt.Fprintf(&b, "\n  %-20s created and loaded by prepare: %s rows", t.Name, workload.Thousands(t.Rows))
+		}
+	}
+	return b.String()
+}
+
+func (w *Workload) BindFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&w.o.AllowWrites, "allow-writes", w.o.AllowWrites,
+		"let the file's transactions write the tables it declares existing (a copy of production); the run names them")
+}
+
+// Validate checks the options: the file was checked when it was read.
+func (w *Workload) Validate() error { return nil }
+
+// Options returns the options as the result records them.
+func (w *Workload) Options() any { return w.o }
+
+// NumberTargets derives n targets from raw for --instances (dbtarget.Number).
+func (w *Workload) NumberTargets(raw string, n int) ([]string, error) {
+	return dbtarget.Number(raw, w.base(), n)
+}
+
+// ParseTarget parses a database URL; empty means a SQLite file under
+// ./rightsize-data named after the workload.
+func (w *Workload) ParseTarget(raw string, o workload.TargetOptions) (workload.Target, error) {
+	return dbtarget.ParseFor(raw, w.base(), o, w.open)
+}
+
+// base is the default database's name: the workload's name as an
+// identifier.
+func (w *Workload) base() string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' {
+			return r
+		}
+		return '_'
+	}, w.spec.Name)
+}
+
+// ErrDialect is wrapped by the refusal of a target whose database the file
+// does not name in its dialects.
+var ErrDialect = errors.New("the workload file has no SQL for this database")
+
+// open binds the file to the target without connecting.
+func (w *Workload) open(_ context.Context, tg *dbtarget.DB) (workload.Instance, error) {
+	d := tg.D.Name()
+	if !slices.Contains(w.spec.Dialects, d) {
+		return nil, fmt.Errorf("%s: %w: %s names %s, not %s", tg, ErrDialect, w.spec.File, strings.Join(w.spec.Dialects, ", "), d)
+	}
+	in := &instance{spec: w.spec, o: w.o, dialect: d, seqs: w.spec.NewSeqs()}
+	in.Init(tg)
+	return in, nil
+}
+
+type instance struct {
+	dbtarget.Base
+	spec    *workfile.Spec
+	o       Options
+	dialect string
+	seqs    *workfile.Seqs
+
+	sampleMu sync.Mutex
+	samples  map[string][]workfile.Value // table.column: the values loaded (samples)
+}
