@@ -79,10 +79,10 @@ func (in *instance) newVU(ctx context.Context, c dialect.Conn, seed uint64) (*vu
 	if err := in.bindSamples(ctx, c, v.gen); err != nil {
 		return nil, err
 	}
-	style := workfile.Question // the Conns of MySQL and SQLite; PostgreSQL's rewrites '?'
-	if in.dialect == workfile.Postgres {
-		style = workfile.Dollar // a name used twice is one parameter, of one type
-	}
+	// Every reference its own placeholder (PostgreSQL's Conn numbers them),
+	// so that PostgreSQL types each where it stands: a name used as an
+	// int column's value and in a decimal product is two parameters.
+	const style = workfile.Question
 	v.txs = make([]tx, len(in.spec.Transactions))
 	for i := range in.spec.Transactions {
 		t := &in.spec.Transactions[i]

@@ -1,0 +1,201 @@
+package fromfile
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/testenv"
+	"github.com/rightsize/rightsize/internal/workfile"
+	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/objects"
+)
+
+type progress struct {
+	mu       sync.Mutex
+	messages []string
+}
+
+func (p *progress) Total(int64)      {}
+func (p *progress) Add(int64)        {}
+func (p *progress) Message(s string) { p.mu.Lock(); p.messages = append(p.messages, s); p.mu.Unlock() }
+
+// meter counts the spans a VU reports, per operation.
+type meter struct {
+	ends [2]int
+	errs []error
+}
+
+func (m *meter) Start(op int) workload.Span { return workload.Span{Op: op, Start: time.Now()} }
+func (m *meter) End(s workload.Span, err error) {
+	m.ends[s.Op]++
+	if err != nil {
+		m.errs = append(m.errs, err)
+	}
+}
+func (m *meter) Count(int, int64) {}
+func (*meter) Retrying() bool     { return false }
+
+func load(t *testing.T) *Workload {
+	t.Helper()
+	w, err := Load("testdata/shop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func count(t *testing.T, c dialect.Conn, q string) int64 {
+	t.Helper()
+	var n int64
+	if err := c.QueryRow(context.Background(), q, nil, &n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// scenario runs testdata/shop.yaml on rawURL: prepare refuses a missing
+// existing table, then creates and loads its own; a run is refused until
+// the writes to the existing table are allowed; three virtual users run
+// the mix at once; cleanup drops the file's tables and never the existing
+// one.
+func scenario(t *testing.T, rawURL string) {
+	ctx := context.Background()
+	in := testenv.Open(t, load(t), rawURL).(*instance)
+	p := &progress{}
+	err := in.Prepare(ctx, workload.PrepareOptions{}, p)
+	if !errors.Is(err, workload.ErrNotPrepared) || !strings.Contains(err.Error(), "declares customers existing") {
+		t.Fatalf("prepare without the existing table: %v", err)
+	}
+	if err := objects.EnsureDatabase(ctx, in.Target.D, in.Target.T); err != nil {
+		t.Fatal(err)
+	}
+	c, err := in.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The copy of production: 50 customers with a balance of 1000.
+	if _, err := c.Exec(ctx, "CREATE TABLE customers (id BIGINT NOT NULL PRIMARY KEY, balance DECIMAL(14,2) NOT NULL)"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 50; i++ {
+		if _, err := c.Exec(ctx, "INSERT INTO customers (id, balance) VALUES (?, 1000)", i*10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := in.Prepare(ctx, workload.PrepareOptions{}, p); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, c, "SELECT COUNT(*) FROM items"); n != 2000 {
+		t.Errorf("items: %d rows, want 2000", n)
+	}
+	if n := count(t, c, "SELECT COUNT(DISTINCT category) FROM items"); n != 3 {
+		t.Errorf("items: %d categories, want 3", n)
+	}
+	if _, err := in.Match(ctx); !errors.Is(err, workfile.ErrWritesExisting) || !strings.Contains(err.Error(), "transaction buy writes existing table(s) customers") {
+		t.Fatalf("match without --allow-writes: %v", err)
+	}
+
+	in = testenv.Open(t, load(t), rawURL, "--allow-writes").(*instance)
+	notes, err := in.Match(ctx)
+	if err != nil || !slices.ContainsFunc(notes, func(n string) bool {
+		return strings.Contains(n, "writes the existing table(s) customers (allowed by --allow-writes)")
+	}) {
+		t.Fatalf("match with --allow-writes: notes %q, %v", notes, err)
+	}
+	const vus, events = 3, 200
+	meters := make([]meter, vus)
+	var wg sync.WaitGroup
+	for i := range vus {
+		v, err := in.NewVU(ctx, i, uint64(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer v.Close()
+			for range events {
+				_ = v.Event(ctx, &meters[i])
+			}
+		}()
+	}
+	wg.Wait()
+	var buys, all int
+	for _, m := range meters {
+		for _, err := range m.errs {
+			t.Errorf("event: %v", err)
+		}
+		buys += m.ends[0]
+		all += m.ends[0] + m.ends[1]
+	}
+	if all != vus*events || buys < vus*events*30/100 || buys > vus*events*50/100 {
+		t.Errorf("%d buys of %d events, want about 40 %%", buys, all)
+	}
+	// The instance's VUs share the sequence: the orders are 1..buys.
+	if n, hi := count(t, c, "SELECT COUNT(*) FROM orders"), count(t, c, "SELECT MAX(id) FROM orders"); n != int64(buys) || hi != int64(buys) {
+		t.Errorf("orders: %d rows, highest id %d; want %d and %d", n, hi, buys, buys)
+	}
+	// Sampled customers exist; each total is the price returned (into) times the quantity.
+	if n := count(t, c, "SELECT COUNT(*) FROM orders o WHERE NOT EXISTS (SELECT 1 FROM customers c WHERE c.id = o.customer_id)"); n != 0 {
+		t.Errorf("%d orders of customers that do not exist", n)
+	}
+	if n := count(t, c, "SELECT COUNT(*) FROM orders o JOIN items i ON i.id = o.item_id WHERE o.total <> i.price * o.qty"); n != 0 {
+		t.Errorf("%d orders whose total is not the item's price times the quantity", n)
+	}
+	if n := count(t, c, "SELECT COUNT(*) FROM customers WHERE balance < 1000"); n == 0 {
+		t.Error("no customer was charged")
+	}
+	if n := count(t, c, "SELECT COUNT(*) FROM orders WHERE method NOT IN ('card', 'transfer')"); n != 0 {
+		t.Errorf("%d orders with a method the choice does not have", n)
+	}
+
+	removed, err := in.Cleanup(ctx, workload.PrepareOptions{Force: true})
+	if err != nil || !slices.Equal(removed, []string{"items", "orders"}) {
+		t.Errorf("cleanup: removed %v, %v; want items, orders", removed, err)
+	}
+	if ok, err := c.TableExists(ctx, "customers"); !ok || err != nil {
+		t.Errorf("cleanup --force dropped the existing table customers (%v)", err)
+	}
+}
+
+func TestPostgres(t *testing.T) { scenario(t, testenv.PostgresURL(t)) }
+func TestMySQL(t *testing.T)    { scenario(t, testenv.MySQLURL(t)) }
+func TestSQLite(t *testing.T)   { scenario(t, "sqlite:"+filepath.Join(t.TempDir(), "shop.db")) }
+
+// TestRefusesOtherDialects: a file that names its databases runs on them
+// only.
+func TestRefusesOtherDialects(t *testing.T) {
+	spec, err := workfile.Parse("pg.yaml", []byte("name: pg\ndialects: [postgres]\ntables: [{name: a, existing: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := New(spec, "0")
+	tg, err := w.ParseTarget("sqlite:"+filepath.Join(t.TempDir(), "x.db"), workload.TargetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Open(context.Background()); !errors.Is(err, ErrDialect) || !strings.Contains(err.Error(), "pg.yaml names postgres, not sqlite") {
+		t.Errorf("open on sqlite: %v", err)
+	}
+}
+
+func TestMeta(t *testing.T) {
+	m := load(t).Meta()
+	if m.Name != "shop" || m.Arg != "testdata/shop.yaml" || m.CommandArg() != "testdata/shop.yaml" || len(m.Ops) != 2 ||
+		m.Ops[0] != (workload.Op{Name: "buy", Kind: workload.Write}) || m.Ops[1] != (workload.Op{Name: "browse", Kind: workload.Read}) || !m.Prepare {
+		t.Errorf("meta: %+v", m)
+	}
+	for _, want := range []string{"buy", "40.0 %", "customers", "existing", "2,000 rows"} {
+		if !strings.Contains(m.Long, want) {
+			t.Errorf("help lacks %q:\n%s", want, m.Long)
+		}
+	}
+}
