@@ -12,7 +12,7 @@ import (
 	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/shellword"
 	"github.com/rightsize/rightsize/internal/workfile"
-	"github.com/rightsize/rightsize/internal/workload/fromfile"
+	"github.com/rightsize/rightsize/internal/workload/custom"
 )
 
 // IsUsage reports whether err says that the options given are wrong (the
@@ -22,7 +22,7 @@ import (
 // tables without consent).
 func IsUsage(err error) bool {
 	return errors.Is(err, runplan.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrSettings) ||
-		errors.Is(err, workfile.ErrInvalid) || errors.Is(err, workfile.ErrWritesExisting) || errors.Is(err, fromfile.ErrDialect) || errors.Is(err, fromfile.ErrUnreadable)
+		errors.Is(err, workfile.ErrInvalid) || errors.Is(err, workfile.ErrWritesExisting) || errors.Is(err, custom.ErrDialect) || errors.Is(err, custom.ErrUnreadable)
 }
 
 // PrintCommand prints a command line on w, as the user would type it: safe

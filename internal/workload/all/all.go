@@ -6,8 +6,8 @@ import (
 
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/custom"
 	"github.com/rightsize/rightsize/internal/workload/fileio"
-	"github.com/rightsize/rightsize/internal/workload/fromfile"
 	"github.com/rightsize/rightsize/internal/workload/noop"
 	"github.com/rightsize/rightsize/internal/workload/oltp"
 	"github.com/rightsize/rightsize/internal/workload/randompoints"
@@ -45,15 +45,15 @@ func ByName(name string) workload.Workload {
 
 // Lookup returns a fresh workload named by a command's argument: a
 // built-in workload's name, or the path of a workload file
-// (fromfile.Looks: it ends in .yaml or .yml, or holds a '/'), read and
+// (custom.Looks: it ends in .yaml or .yml, or holds a '/'), read and
 // checked (a refused file's error wraps workfile.ErrInvalid and lists
 // every problem with its line).
 func Lookup(arg string) (workload.Workload, error) {
 	if w := ByName(arg); w != nil {
 		return w, nil
 	}
-	if fromfile.Looks(arg) {
-		w, err := fromfile.Load(arg)
+	if custom.Looks(arg) {
+		w, err := custom.Load(arg)
 		if err != nil {
 			return nil, err // not a typed nil in the interface
 		}
@@ -68,7 +68,7 @@ func Lookup(arg string) (workload.Workload, error) {
 
 // IsFile reports whether a command's workload argument is a workload
 // file's path rather than a built-in workload's name.
-func IsFile(arg string) bool { return ByName(arg) == nil && fromfile.Looks(arg) }
+func IsFile(arg string) bool { return ByName(arg) == nil && custom.Looks(arg) }
 
 // Summarize computes the own figures of r's workload (its section and
 // result.Figures, for the run and each instance) from r's generic data:

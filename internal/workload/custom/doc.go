@@ -1,4 +1,4 @@
-// Package fromfile is the workload a workload file describes
+// Package custom is the workload a workload file describes
 // (docs/workload-files.md, checked by internal/workfile): 'rightsize run
 // my-app.yaml' where a built-in workload's name goes.
 //
@@ -14,4 +14,4 @@
 // draws its parameters without allocating (workfile.Gen); the sequences
 // are the instance's, shared by its VUs; a sample's values are read once
 // per instance from the target.
-package fromfile
+package custom

@@ -1,4 +1,4 @@
-package fromfile
+package custom
 
 import (
 	"context"

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWorkloadFileRefusedExit2: a workload file with problems, one that
+// does not exist, and a run that would write an existing table without
+// consent each exit 2 with one clear message and touch nothing.
+func TestWorkloadFileRefusedExit2(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: b\ntables: [{name: a, existing: true}]\nparams:\n  p: {type: int, min: 5, max: 2}\ntransactions: [{name: x, statements: ['SELECT :q']}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writes := filepath.Join(dir, "writes.yaml")
+	if err := os.WriteFile(writes, []byte("name: w\ntables: [{name: a, existing: true}]\ntransactions: [{name: x, statements: ['UPDATE a SET n = n + 1']}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "w.db")
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"every problem with its line", []string{"run", bad}, []string{bad + ":4: parameter p: max 2 is below min 5", bad + ":5: transaction x, statement 1: unknown parameter :q"}},
+		{"sweep reads it too", []string{"sweep", bad, "--threads", "1,2"}, []string{bad + ":4:"}},
+		{"no such file", []string{"run", filepath.Join(dir, "nope.yaml")}, []string{"cannot read the workload file", "nope.yaml"}},
+		{"writes an existing table", []string{"run", writes, "--target", "sqlite:" + db, "--time", "1s"}, []string{"transaction x writes existing table(s) a", "allow_writes"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := run(t, context.Background(), c.args...)
+			if o.code != 2 {
+				t.Errorf("exit %d, want 2\nstdout: %s\nstderr: %s", o.code, o.stdout, o.stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(o.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, o.stderr)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("the refused run created the database file")
+	}
+}
+
+// TestWorkloadFileRuns: 'rightsize run FILE.yaml' prepares the file's
+// table on SQLite and runs its mix; the result names the workload and its
+// file, and has one operation per transaction with its response time.
+func TestWorkloadFileRuns(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "kv.yaml")
+	spec := `name: kv
+description: reads and writes of a key-value table
+tables:
+  - name: kv
+    rows: 1000
+    columns:
+      - {name: k, type: bigint, gen: {type: seq}}
+      - {name: v, type: varchar(20), gen: {type: pattern, pattern: "v-####"}}
+    primary_key: [k]
+params:
+  key: {type: int, min: 1, max: 1000, dist: gaussian, parameter: 3}
+  val: {type: pattern, pattern: "w-@@@@"}
+transactions:
+  - name: get
+    weight: 3
+    autocommit: true
+    statements: ["SELECT v FROM kv WHERE k = :key"]
+  - name: put
+    weight: 1
+    statements: ["UPDATE kv SET v = :val WHERE k = :key"]
+  - name: never
+    weight: 0
+    statements: ["SELECT 1"]
+`
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.json")
+	o := run(t, context.Background(), "run", file, "--target", "sqlite:"+filepath.Join(dir, "kv.db"), "--prepare", "always",
+		"--threads", "2", "--time", "2s", "--out", out, "--no-history")
+	if o.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if !strings.Contains(o.stderr, file+":22: transaction never: weight 0: it never runs") {
+		t.Errorf("the file's warning is not printed:\n%s", o.stderr)
+	}
+	r := mustReadResult(t, out)
+	if r.Workload != "kv" || r.Options["file"] != file || r.Options["allow-writes"] != false {
+		t.Errorf("result: workload %q, options %v", r.Workload, r.Options)
+	}
+	ops := map[string]int64{}
+	for _, op := range r.Ops {
+		ops[op.Name] = op.Count
+	}
+	if ops["get"] == 0 || ops["put"] == 0 || ops["never"] != 0 || ops["get"] < 2*ops["put"] {
+		t.Errorf("operations %v: want get about 3 times put, never none", ops)
+	}
+	if !strings.Contains(o.stdout, "get") || !strings.Contains(o.stdout, "put") {
+		t.Errorf("the summary does not show the transactions:\n%s", o.stdout)
+	}
+	h := run(t, context.Background(), "run", file, "--help")
+	if h.code != 0 || !strings.Contains(h.stdout, "reads and writes of a key-value table") || !strings.Contains(h.stdout, "--allow-writes") {
+		t.Errorf("help: exit %d\n%s", h.code, h.stdout)
+	}
+}
