@@ -201,17 +201,11 @@ func listCommand(env *Env) *cobra.Command {
 // workload, or the error that refuses it (every problem of the file with
 // its line). file is "" when the phase's argument is no file's path.
 func workloadFile(args []string, phase string) (file string, w workload.Workload, err error) {
-	var words []string
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			words = append(words, a)
-		}
-	}
-	if len(words) < 2 || words[0] != phase || phase == "check" || !all.IsFile(words[1]) {
+	if len(args) < 2 || args[0] != phase || phase == "check" || !all.IsFile(args[1]) {
 		return "", nil, nil
 	}
-	w, err = all.Lookup(words[1])
-	return words[1], w, err
+	w, err = all.Lookup(args[1])
+	return args[1], w, err
 }
 
 // phaseBody runs one phase (run, prepare, cleanup) of a workload.
@@ -246,7 +240,7 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 					return usagef("%s: %s has nothing to %s (one of: %s)", phase, args[0], phase, strings.Join(names, ", "))
 				}
 			}
-			return usagef("%s: unknown workload %q (one of: %s)", phase, args[0], strings.Join(names, ", "))
+			return usagef("%s: unknown workload %q (one of: %s; or a workload file, FILE.yaml)", phase, args[0], strings.Join(names, ", "))
 		},
 		RunE: func(c *cobra.Command, args []string) error { return nil },
 	}

@@ -21,6 +21,10 @@ func TestWorkloadFileRefusedExit2(t *testing.T) {
 	if err := os.WriteFile(writes, []byte("name: w\ntables: [{name: a, existing: true}]\ntransactions: [{name: x, statements: ['UPDATE a SET n = n + 1']}]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	builtin := filepath.Join(dir, "tpcc.yaml")
+	if err := os.WriteFile(builtin, []byte("name: tpcc\ntables: [{name: a, existing: true}]\ntransactions: [{name: x, statements: ['SELECT 1']}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	db := filepath.Join(dir, "w.db")
 	cases := []struct {
 		name string
@@ -29,6 +33,7 @@ func TestWorkloadFileRefusedExit2(t *testing.T) {
 	}{
 		{"every problem with its line", []string{"run", bad}, []string{bad + ":4: parameter p: max 2 is below min 5", bad + ":5: transaction x, statement 1: unknown parameter :q"}},
 		{"sweep reads it too", []string{"sweep", bad, "--threads", "1,2"}, []string{bad + ":4:"}},
+		{"a built-in's name", []string{"run", builtin}, []string{"name: tpcc is a built-in workload's"}},
 		{"no such file", []string{"run", filepath.Join(dir, "nope.yaml")}, []string{"cannot read the workload file", "nope.yaml"}},
 		{"writes an existing table", []string{"run", writes, "--target", "sqlite:" + db, "--time", "1s"}, []string{"transaction x writes existing table(s) a", "allow_writes"}},
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/workfile"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/custom"
 	"github.com/rightsize/rightsize/internal/workload/fileio"
@@ -56,6 +57,9 @@ func Lookup(arg string) (workload.Workload, error) {
 		w, err := custom.Load(arg)
 		if err != nil {
 			return nil, err // not a typed nil in the interface
+		}
+		if name := w.Meta().Name; ByName(name) != nil {
+			return nil, fmt.Errorf("%w: %s: name: %s is a built-in workload's; give the file another name (its results would be read as the built-in's)", workfile.ErrInvalid, arg, name)
 		}
 		return w, nil
 	}
