@@ -201,7 +201,7 @@ func listCommand(env *Env) *cobra.Command {
 // workload, or the error that refuses it (every problem of the file with
 // its line). file is "" when the phase's argument is no file's path.
 func workloadFile(args []string, phase string) (file string, w workload.Workload, err error) {
-	if len(args) < 2 || args[0] != phase || phase == "check" || !all.IsFile(args[1]) {
+	if len(args) < 2 || args[0] != phase || phase == "check" || !all.IsFile(args[1]) { // phase: or "job" of k8s job
 		return "", nil, nil
 	}
 	w, err = all.Lookup(args[1])
@@ -225,6 +225,9 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 		names[i] = w.Meta().Name
 	}
 	file, fw, fileErr := workloadFile(env.Args, phase)
+	if phase == "run" && len(env.Args) > 1 && env.Args[0] == "k8s" && env.Args[1] == "job" { // k8s job WORKLOAD: run's subcommands
+		file, fw, fileErr = workloadFile(env.Args[1:], "job")
+	}
 	parent := &cobra.Command{
 		Use:   phase + " WORKLOAD",
 		Short: short,

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
 // documentedCommands returns the rightsize command lines shown in a
@@ -74,13 +76,29 @@ func TestDocumentedCommandsParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A workload file a command names (my-app.yaml) is the documentation's
+	// example file, written where the command finds it.
+	example, err := os.ReadFile("../workfile/testdata/example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
 	total := 0
 	for _, path := range append([]string{"../../README.md"}, docs...) {
 		cmds := documentedCommands(t, path)
 		total += len(cmds)
 		for _, args := range cmds {
 			line := "rightsize " + strings.Join(args, " ")
-			root := newRoot(context.Background(), &Env{})
+			for i := 1; i < len(args) && i < 3; i++ {
+				if all.IsFile(args[i]) && (i == 1 || args[0] == "k8s") {
+					file := filepath.Join(dir, filepath.Base(args[i]))
+					if err := os.WriteFile(file, example, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					args[i] = file
+				}
+			}
+			root := newRoot(context.Background(), &Env{Args: args})
 			c, rest, err := root.Find(args)
 			if err != nil {
 				t.Errorf("%s: %s: %v", filepath.Base(path), line, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +91,7 @@ func (o *k8sOptions) bind() {
 func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 	opts := map[string]*k8sOptions{}
 	job := phaseCommand(ctx, env, "run", "", func(ctx context.Context, env *Env, w workload.Workload, c *runplan.Flags) error {
-		return k8sJob(env, w, c, opts[w.Meta().Name])
+		return k8sJob(env, w, c, opts[w.Meta().CommandArg()])
 	})
 	job.Use = "job WORKLOAD"
 	job.Short = "Print a Kubernetes Indexed Job running WORKLOAD over N load generators (a distributed run)"
@@ -140,6 +141,10 @@ func k8sJob(env *Env, w workload.Workload, c *runplan.Flags, o *k8sOptions) erro
 		Secret: o.secret, TargetKey: o.targetKey, HistoryKey: o.historyKey,
 		CPU: o.cpu, Memory: o.memory,
 	}
+	if f, ok := w.(interface{ Source() (string, []byte) }); ok { // a workload file: the pods get a copy
+		name, data := f.Source()
+		spec.File = &k8sjob.File{Name: filepath.Base(name), Data: data}
+	}
 	errs := k8sjob.RefusedGiven(c.Changed, c.NoHistory, spec)
 	// What every shard will check of its options, checked now rather than
 	// in N pods' logs: the workload's and the run's options, and those a
@@ -164,7 +169,7 @@ func k8sJob(env *Env, w workload.Workload, c *runplan.Flags, o *k8sOptions) erro
 	if len(errs) > 0 {
 		return usageError{fmt.Errorf("k8s job: %w", errors.Join(errs...))}
 	}
-	manifest, err := k8sjob.Marshal(job)
+	manifest, err := k8sjob.Manifest(spec)
 	if err != nil {
 		return runError{fmt.Errorf("k8s job: %w", err)}
 	}

@@ -116,3 +116,22 @@ transactions:
 		t.Errorf("help: exit %d\n%s", h.code, h.stdout)
 	}
 }
+
+// TestWorkloadFileK8sJob: 'k8s job FILE.yaml' prints the file's ConfigMap
+// and a Job whose shards run its mounted copy.
+func TestWorkloadFileK8sJob(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "kv.yaml")
+	text := "name: kv\ntables: [{name: kv, existing: true}]\ntransactions: [{name: get, statements: ['SELECT 1 FROM kv']}]\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := run(t, context.Background(), "k8s", "job", file, "--generators", "2", "--secret", "rs", "--threads", "4")
+	if o.code != 0 {
+		t.Fatalf("exit %d\n%s", o.code, o.stderr)
+	}
+	for _, want := range []string{"kind: ConfigMap", "kv.yaml: |", "  name: kv", "kind: Job", "- /etc/rightsize/workload/kv.yaml", "mountPath: /etc/rightsize/workload", "- --threads=4"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("manifest lacks %q:\n%s", want, o.stdout)
+		}
+	}
+}

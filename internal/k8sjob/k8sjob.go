@@ -86,7 +86,23 @@ type Spec struct {
 	// CPU and Memory are each generator's resources, Kubernetes quantities
 	// ("2", "1500m"; "2Gi"), both its requests and its limits.
 	CPU, Memory string
+	// File is the workload file the shards run, when the workload is one
+	// (nil for a built-in): the manifest carries it in a ConfigMap, mounted
+	// read-only in every pod, and the shards run its copy there.
+	File *File
 }
+
+// File is a workload file: its name (a file name, no directory) and text.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// FileDir is where a pod finds the workload file (Spec.File).
+const FileDir = "/etc/rightsize/workload"
+
+// maxFile is the most a ConfigMap holds (1 MiB with its keys).
+const maxFile = 1 << 20
 
 // setByManifest are the run options the manifest gives every shard itself.
 var setByManifest = []string{"target", "history", "no-history", "shard", "run-id", "start-at", "out"}
@@ -112,6 +128,10 @@ func Build(s Spec) (*batchv1.Job, error) {
 		LabelComponent: "generator",
 		LabelRun:       LabelValue(s.RunID),
 	}
+	pod := podTemplate(labels, s.container(cpu, mem))
+	if s.File != nil {
+		mountFile(&pod.Spec, fileMap(name))
+	}
 	return &batchv1.Job{
 		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -123,7 +143,40 @@ func Build(s Spec) (*batchv1.Job, error) {
 				AnnotationMerge: MergeCommand(s.RunID),
 			},
 		},
-		Spec: jobSpec(int32(s.Generators), podTemplate(labels, s.container(cpu, mem))),
+		Spec: jobSpec(int32(s.Generators), pod),
+	}, nil
+}
+
+// fileMap is the name of the ConfigMap holding the Job's workload file.
+func fileMap(job string) string { return job + "-workload" }
+
+// mountFile mounts the ConfigMap cm read-only at FileDir in the pod's
+// container.
+func mountFile(pod *corev1.PodSpec, cm string) {
+	pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "workload", VolumeSource: corev1.VolumeSource{
+		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}},
+	}})
+	c := &pod.Containers[0]
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "workload", MountPath: FileDir, ReadOnly: true})
+}
+
+// FileConfigMap returns the ConfigMap carrying s's workload file (nil when
+// s runs a built-in workload), labelled as the Job is.
+func FileConfigMap(s Spec) (*corev1.ConfigMap, error) {
+	if s.File == nil {
+		return nil, nil
+	}
+	name, _, _, err := s.check()
+	if err != nil {
+		return nil, err
+	}
+	return &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: fileMap(name), Namespace: s.Namespace,
+			Labels: map[string]string{LabelName: "rightsize", LabelComponent: "workload-file", LabelRun: LabelValue(s.RunID)},
+		},
+		Data: map[string]string{s.File.Name: string(s.File.Data)},
 	}, nil
 }
 
@@ -168,6 +221,14 @@ func (s Spec) check() (name string, cpu, mem resource.Quantity, err error) {
 				// Not echoed: a --target or --history value holds a password.
 				bad("an argument sets --%s, which the manifest sets itself", set)
 			}
+		}
+	}
+	if f := s.File; f != nil {
+		if msgs := validation.IsConfigMapKey(f.Name); len(msgs) > 0 || strings.HasPrefix(f.Name, "..") {
+			bad("workload file %q: its name is not a ConfigMap key: %s", f.Name, strings.Join(msgs, "; "))
+		}
+		if len(f.Data) > maxFile-len(f.Name) {
+			bad("workload file %s: %d bytes, more than a ConfigMap holds (1 MiB)", f.Name, len(f.Data))
 		}
 	}
 	name = s.jobName(bad)
@@ -273,7 +334,11 @@ func (s Spec) container(cpu, mem resource.Quantity) corev1.Container {
 // the shard from $(JOB_COMPLETION_INDEX), the run id, no result file, and
 // --start-at when given.
 func (s Spec) shardArgs() []string {
-	args := []string{"run", Escape(s.Workload)}
+	workload := s.Workload
+	if s.File != nil {
+		workload = FileDir + "/" + s.File.Name // the ConfigMap's copy
+	}
+	args := []string{"run", Escape(workload)}
 	for _, a := range s.Args {
 		args = append(args, Escape(a))
 	}
@@ -315,13 +380,26 @@ func Marshal(job *batchv1.Job) ([]byte, error) {
 	return yaml.Marshal(job)
 }
 
-// Manifest returns the YAML manifest of spec's Job.
+// Manifest returns the YAML manifest of spec's Job, after the ConfigMap
+// of its workload file when it runs one (two documents).
 func Manifest(s Spec) ([]byte, error) {
 	job, err := Build(s)
 	if err != nil {
 		return nil, err
 	}
-	return Marshal(job)
+	out, err := Marshal(job)
+	if err != nil || s.File == nil {
+		return out, err
+	}
+	cm, err := FileConfigMap(s)
+	if err != nil {
+		return nil, err
+	}
+	file, err := yaml.Marshal(cm)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(file, "---\n"...), out...), nil
 }
 
 // MergeCommand is the command that merges the shards' results once the Job

@@ -268,3 +268,51 @@ func TestJobSpecRefused(t *testing.T) {
 		t.Errorf("error %v, want every problem", err)
 	}
 }
+
+// TestWorkloadFileInConfigMap: a Job of a workload file is two documents,
+// the ConfigMap holding the file and the Job whose pods mount it read-only
+// and run its copy; a name that is no ConfigMap key and a file over 1 MiB
+// are refused.
+func TestWorkloadFileInConfigMap(t *testing.T) {
+	s := testSpec()
+	s.Workload, s.Args = "shop", []string{"--threads=8"}
+	s.File = &File{Name: "shop.yaml", Data: []byte("name: shop\n")}
+	b, err := Manifest(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(b), "---\n")
+	if len(docs) != 2 {
+		t.Fatalf("%d documents, want the ConfigMap and the Job:\n%s", len(docs), b)
+	}
+	var cm corev1.ConfigMap
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), &cm); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), &job); err != nil {
+		t.Fatal(err)
+	}
+	if cm.Kind != "ConfigMap" || cm.Name != job.Name+"-workload" || cm.Data["shop.yaml"] != "name: shop\n" {
+		t.Errorf("configmap %s %s: %v", cm.Kind, cm.Name, cm.Data)
+	}
+	pod := job.Spec.Template.Spec
+	c := pod.Containers[0]
+	if len(pod.Volumes) != 1 || pod.Volumes[0].ConfigMap == nil || pod.Volumes[0].ConfigMap.Name != cm.Name ||
+		len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != FileDir || !c.VolumeMounts[0].ReadOnly {
+		t.Errorf("volumes %+v, mounts %+v", pod.Volumes, c.VolumeMounts)
+	}
+	if c.Args[0] != "run" || c.Args[1] != FileDir+"/shop.yaml" || c.Args[2] != "--threads=8" {
+		t.Errorf("args %q", c.Args)
+	}
+	for _, f := range []*File{{Name: "a/b.yaml", Data: []byte("x")}, {Name: "big.yaml", Data: make([]byte, 1<<20)}} {
+		s.File = f
+		if _, err := Build(s); err == nil || !strings.Contains(err.Error(), "workload file") {
+			t.Errorf("file %s of %d bytes: %v", f.Name, len(f.Data), err)
+		}
+	}
+	s.File = nil
+	if cm, err := FileConfigMap(s); cm != nil || err != nil {
+		t.Errorf("a built-in's ConfigMap: %v, %v", cm, err)
+	}
+}

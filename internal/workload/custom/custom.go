@@ -39,7 +39,9 @@ func Load(path string) (*Workload, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	return New(spec, hex.EncodeToString(sum[:8])), nil
+	w := New(spec, hex.EncodeToString(sum[:8]))
+	w.data = data
+	return w, nil
 }
 
 // ErrUnreadable is wrapped by Load's error for a file it cannot read.
@@ -50,7 +52,12 @@ var ErrUnreadable = errors.New("cannot read the workload file")
 type Workload struct {
 	spec *workfile.Spec
 	o    Options
+	data []byte // the file's text, as read (Load)
 }
+
+// Source returns the file's path and text as Load read them (a
+// distributed run's pods get a copy).
+func (w *Workload) Source() (path string, data []byte) { return w.spec.File, w.data }
 
 // Options are what a result records of a file's run: the file (its path
 // and a digest of its text, so that two results of different files of one
