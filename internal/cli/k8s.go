@@ -110,11 +110,15 @@ func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 		sub.Flags().Lookup("run-id").Usage = "the id the shards of the run share, and the Job's name (default: a fresh one such as 20261201T100000Z-1a2b3c)"
 		opts[sub.Name()] = o
 	}
+	fileArgs := job.Args // phaseCommand's: a workload file's problems
 	job.Args = func(c *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return usagef("k8s job: name a workload (one of: %s)", strings.Join(names, ", "))
 		}
-		return usagef("k8s job: unknown workload %q (one of: %s)", args[0], strings.Join(names, ", "))
+		if err := fileArgs(c, args); err != nil && !strings.Contains(err.Error(), "unknown workload") {
+			return err // the file's own refusal
+		}
+		return usagef("k8s job: unknown workload %q (one of: %s; or a workload file, FILE.yaml)", args[0], strings.Join(names, ", "))
 	}
 	// As for run: with an unknown workload its flags are unknown too, and
 	// the mistake to report is the workload.

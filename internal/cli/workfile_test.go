@@ -125,6 +125,13 @@ func TestWorkloadFileK8sJob(t *testing.T) {
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	bad := filepath.Join(filepath.Dir(file), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: b\ntables: [{name: a, existing: true}]\ntransactions: [{name: x, statements: ['SELECT :q']}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o := run(t, context.Background(), "k8s", "job", bad, "--generators", "2", "--secret", "rs"); o.code != 2 || !strings.Contains(o.stderr, bad+":3: transaction x, statement 1: unknown parameter :q") {
+		t.Errorf("k8s job of a bad file: exit %d\n%s", o.code, o.stderr)
+	}
 	o := run(t, context.Background(), "k8s", "job", file, "--generators", "2", "--secret", "rs", "--threads", "4")
 	if o.code != 0 {
 		t.Fatalf("exit %d\n%s", o.code, o.stderr)

@@ -98,6 +98,9 @@ func planStudy(env *Env, s *study.Study, name string, o StudyOptions) ([]stepRun
 		}
 		st.spec = stepSpec(st.args)
 		st.plan, err = planStep(env, c, st.args)
+		if err == nil {
+			st.spec = withFileDigest(st.spec, st.plan.Workload)
+		}
 		if err == nil && st.plan.Config == "" {
 			st.plan.Config = session.HostConfig(st.plan, orElse(env.Hostname, "localhost")) // run's default, but the label is the study's
 		}
@@ -235,7 +238,9 @@ func stepDone(ctx context.Context, env *Env, cat *history.Catalog, st stepRun) (
 	if cat == nil {
 		return stepFiles{}, false, nil
 	}
-	sweep, runs, ok, err := cat.Labelled(ctx, st.cmd.Workload, st.label, st.plan.Sweep)
+	// The catalog knows a workload by its name (a workload file's name:,
+	// not its path).
+	sweep, runs, ok, err := cat.Labelled(ctx, st.plan.Workload.Meta().Name, st.label, st.plan.Sweep)
 	if err != nil || !ok {
 		return stepFiles{}, false, err
 	}
@@ -375,6 +380,18 @@ func stepSpec(args []string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// withFileDigest adds to a step's spec the digest of the workload file it
+// runs (the option file_digest a workload file records), so that a study
+// resumed after the file was edited runs the step again.
+func withFileDigest(spec []string, w workload.Workload) []string {
+	rec, err := workload.Record(w.Options())
+	if d, ok := rec["file_digest"]; err == nil && ok {
+		spec = append(spec, fmt.Sprintf("workload-file=%v", d))
+		slices.Sort(spec)
+	}
+	return spec
 }
 
 // MissingDatabase reports whether err is the plan's database server saying

@@ -101,5 +101,5 @@ func (s *Spec) CheckWrites(allowed bool) error {
 	if len(why) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %s; allow it once with allow_writes: true in the file or the run's consent", ErrWritesExisting, strings.Join(why, "; "))
+	return fmt.Errorf("%w: %s; allow it once with allow_writes: true in the file or --allow-writes", ErrWritesExisting, strings.Join(why, "; "))
 }

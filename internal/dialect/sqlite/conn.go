@@ -35,8 +35,29 @@ var (
 // fail is dialect.WithContextErr.
 func fail(ctx context.Context, err error) error { return dialect.WithContextErr(ctx, err) }
 
+// timeText returns args with each time.Time written as the load writes it
+// (rowscan.TimeLayout): the driver would store Go's debug form
+// ("... +0000 UTC m=+0.02"), which neither compares with loaded rows nor
+// reads back. args itself is the caller's and is left alone; without a
+// time it is returned as it is, without allocating.
+func timeText(args []any) []any {
+	for i, a := range args {
+		if _, ok := a.(time.Time); !ok {
+			continue
+		}
+		out := append([]any(nil), args...)
+		for j := i; j < len(out); j++ {
+			if t, ok := out[j].(time.Time); ok {
+				out[j] = t.Format(rowscan.TimeLayout)
+			}
+		}
+		return out
+	}
+	return args
+}
+
 func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := c.c.ExecContext(ctx, query, args...)
+	res, err := c.c.ExecContext(ctx, query, timeText(args)...)
 	if err != nil {
 		return 0, fail(ctx, err)
 	}
@@ -44,7 +65,7 @@ func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 }
 
 func (c *conn) QueryRow(ctx context.Context, query string, args []any, dest ...any) error {
-	err := c.c.QueryRowContext(ctx, query, args...).Scan(dest...)
+	err := c.c.QueryRowContext(ctx, query, timeText(args)...).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return dialect.ErrNoRows
 	}
@@ -186,7 +207,7 @@ type stmt struct {
 
 func (s *stmt) Exec(ctx context.Context, args ...any) (int64, error) {
 	s.rows.end()
-	res, err := s.s.ExecContext(ctx, args...)
+	res, err := s.s.ExecContext(ctx, timeText(args)...)
 	if err != nil {
 		return 0, fail(ctx, err)
 	}
@@ -196,7 +217,7 @@ func (s *stmt) Exec(ctx context.Context, args ...any) (int64, error) {
 // Drain runs the query and counts its rows without scanning them.
 func (s *stmt) Drain(ctx context.Context, args ...any) (int, error) {
 	s.rows.end()
-	rows, err := s.s.QueryContext(ctx, args...)
+	rows, err := s.s.QueryContext(ctx, timeText(args)...)
 	if err != nil {
 		return 0, fail(ctx, err)
 	}
@@ -215,7 +236,7 @@ func (s *stmt) Drain(ctx context.Context, args ...any) (int, error) {
 func (s *stmt) Query(ctx context.Context, args ...any) (dialect.Rows, error) {
 	r := &s.rows
 	r.end()
-	sr, err := s.s.QueryContext(ctx, args...)
+	sr, err := s.s.QueryContext(ctx, timeText(args)...)
 	if err != nil {
 		return nil, fail(ctx, err)
 	}

@@ -294,3 +294,45 @@ func TestIdentity(t *testing.T) {
 		t.Error("two files, one identity")
 	}
 }
+
+// TestTimeArgumentsAsLoaded: a time bound to a statement is stored as the
+// load stores one (rowscan.TimeLayout), not as Go's debug form, so rows a
+// run writes compare with rows prepare loaded; the caller's arguments are
+// left as they were.
+func TestTimeArgumentsAsLoaded(t *testing.T) {
+	ctx := context.Background()
+	d := Dialect{}
+	tg, _ := d.ParseTarget("sqlite:"+filepath.Join(t.TempDir(), "t.db"), nil)
+	c, err := d.Connect(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Exec(ctx, "CREATE TABLE t (n INTEGER, at TIMESTAMP)"); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 6, 18, 8, 22, 906225778, time.UTC)
+	if _, err := c.Exec(ctx, "INSERT INTO t VALUES (1, ?)", at); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Prepare(ctx, "INSERT INTO t VALUES (?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	args := []any{int64(2), time.Now()}
+	if _, err := st.Exec(ctx, args...); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := args[1].(time.Time); !ok {
+		t.Errorf("the caller's argument became %T", args[1])
+	}
+	var text string
+	if err := c.QueryRow(ctx, "SELECT CAST(at AS TEXT) FROM t WHERE n = 1", nil, &text); err != nil || text != "2026-12-06 18:08:22.906225778" {
+		t.Errorf("stored %q, %v; want 2026-12-06 18:08:22.906225778", text, err)
+	}
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM t WHERE at > ?", []any{at}, &n); err != nil || n != 1 {
+		t.Errorf("rows after the first one's time: %d, %v; want the second", n, err)
+	}
+}

@@ -20,8 +20,11 @@ import (
 
 // Looks reports whether a command's workload argument names a workload
 // file rather than a built-in workload: it ends in .yaml or .yml, or
-// holds a path separator.
+// holds a path separator, and is no URL.
 func Looks(arg string) bool {
+	if strings.Contains(arg, "://") {
+		return false // a URL (a target given where a workload goes) is never read, nor echoed
+	}
 	return strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") || strings.ContainsRune(arg, '/')
 }
 
@@ -76,6 +79,9 @@ var (
 	_ workload.Numberer = (*Workload)(nil)
 	_ workload.Instance = (*instance)(nil)
 	_ workload.Matcher  = (*instance)(nil)
+
+	_ workload.Reconnector = (*vu)(nil)
+	_ workload.Pacer       = (*pacedVU)(nil)
 )
 
 // New returns the workload of a checked file; digest identifies the file's
@@ -113,7 +119,7 @@ func (w *Workload) Meta() workload.Meta {
 		Long:    long(s),
 		Event:   "transaction",
 		Ops:     ops,
-		Prepare: len(s.Tables) > 0,
+		Prepare: slices.ContainsFunc(s.Tables, func(t workfile.Table) bool { return !t.Existing }),
 		Options: workload.OptionsOf(Options{}),
 	}
 }
@@ -157,8 +163,17 @@ func (w *Workload) BindFlags(fs *pflag.FlagSet) {
 		"let the file's transactions write the tables it declares existing (a copy of production); the run names them")
 }
 
-// Validate checks the options: the file was checked when it was read.
-func (w *Workload) Validate() error { return nil }
+// Validate checks the options (the file was checked when it was read):
+// a file whose transactions write tables it declares existing, or run
+// statements rightsize cannot read, needs the user's consent
+// (--allow-writes, or allow_writes: true in the file) before anything is
+// opened, whatever the command (workfile.Spec.CheckWrites).
+func (w *Workload) Validate() error {
+	if err := w.spec.CheckWrites(w.o.AllowWrites); err != nil {
+		return fmt.Errorf("%s: %w", w.spec.File, err)
+	}
+	return nil
+}
 
 // Options returns the options as the result records them.
 func (w *Workload) Options() any { return w.o }

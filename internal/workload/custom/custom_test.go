@@ -67,7 +67,10 @@ func count(t *testing.T, c dialect.Conn, q string) int64 {
 // one.
 func scenario(t *testing.T, rawURL string) {
 	ctx := context.Background()
-	in := testenv.Open(t, load(t), rawURL).(*instance)
+	if err := load(t).Validate(); !errors.Is(err, workfile.ErrWritesExisting) || !strings.Contains(err.Error(), "transaction buy writes existing table(s) customers") {
+		t.Fatalf("a file that writes an existing table, without --allow-writes: %v", err)
+	}
+	in := testenv.Open(t, load(t), rawURL, "--allow-writes").(*instance)
 	p := &progress{}
 	err := in.Prepare(ctx, workload.PrepareOptions{}, p)
 	if !errors.Is(err, workload.ErrNotPrepared) || !strings.Contains(err.Error(), "declares customers existing") {
@@ -99,11 +102,6 @@ func scenario(t *testing.T, rawURL string) {
 	if n := count(t, c, "SELECT COUNT(DISTINCT category) FROM items"); n != 3 {
 		t.Errorf("items: %d categories, want 3", n)
 	}
-	if _, err := in.Match(ctx); !errors.Is(err, workfile.ErrWritesExisting) || !strings.Contains(err.Error(), "transaction buy writes existing table(s) customers") {
-		t.Fatalf("match without --allow-writes: %v", err)
-	}
-
-	in = testenv.Open(t, load(t), rawURL, "--allow-writes").(*instance)
 	notes, err := in.Match(ctx)
 	if err != nil || !slices.ContainsFunc(notes, func(n string) bool {
 		return strings.Contains(n, "writes the existing table(s) customers (allowed by --allow-writes)")
@@ -164,6 +162,29 @@ func scenario(t *testing.T, rawURL string) {
 	if ok, err := c.TableExists(ctx, "customers"); !ok || err != nil {
 		t.Errorf("cleanup --force dropped the existing table customers (%v)", err)
 	}
+
+	// A table of the file's name that rightsize made for another workload
+	// is neither loaded over nor dropped without --force.
+	if _, err := c.Exec(ctx, "CREATE TABLE orders (id BIGINT NOT NULL PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := objects.Ensure(ctx, c, in.Target.D); err != nil {
+		t.Fatal(err)
+	}
+	if err := objects.Write(ctx, c, "orders", "tpcc", map[string]any{"warehouses": 1}); err != nil {
+		t.Fatal(err)
+	}
+	for what, err := range map[string]error{
+		"prepare": in.Prepare(ctx, workload.PrepareOptions{}, p),
+		"cleanup": func() error { _, err := in.Cleanup(ctx, workload.PrepareOptions{}); return err }(),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "orders (tpcc's) were made by rightsize for another workload") {
+			t.Errorf("%s over tpcc's orders: %v", what, err)
+		}
+	}
+	if ok, err := c.TableExists(ctx, "orders"); !ok || err != nil {
+		t.Errorf("tpcc's orders was dropped (%v)", err)
+	}
 }
 
 func TestPostgres(t *testing.T) { scenario(t, testenv.PostgresURL(t)) }
@@ -197,5 +218,32 @@ func TestMeta(t *testing.T) {
 		if !strings.Contains(m.Long, want) {
 			t.Errorf("help lacks %q:\n%s", want, m.Long)
 		}
+	}
+}
+
+// TestScannerTypes: a returned value of each type the dialects hand a
+// Scanner becomes a value a later statement binds (MySQL's FLOAT comes as
+// a float32, its BIGINT UNSIGNED as a uint64), reusing the value's bytes.
+func TestScannerTypes(t *testing.T) {
+	at := time.Date(2026, 12, 6, 1, 2, 3, 0, time.UTC)
+	for _, c := range []struct {
+		in   any
+		want string
+	}{
+		{int64(-7), "-7"}, {uint64(7), "7"}, {uint64(1 << 63), "9223372036854775808"}, {float32(1.5), "1.5"},
+		{2.25, "2.25"}, {[]byte("ab"), "ab"}, {"cd", "cd"}, {true, "1"}, {at, "2026-12-06T01:02:03Z"},
+	} {
+		var v workfile.Value
+		if err := (scanner{&v}).Scan(c.in); err != nil {
+			t.Errorf("%T %v: %v", c.in, c.in, err)
+			continue
+		}
+		if got := v.String(); got != c.want || v.Null {
+			t.Errorf("%T %v: %q (null %v), want %q", c.in, c.in, got, v.Null, c.want)
+		}
+	}
+	var v workfile.Value
+	if err := (scanner{&v}).Scan(nil); err != nil || !v.Null {
+		t.Errorf("NULL: %+v, %v", v, err)
 	}
 }

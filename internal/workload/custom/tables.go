@@ -107,8 +107,11 @@ func (in *instance) checkExisting(ctx context.Context, c dialect.Conn) error {
 // loads the file's own tables (tables.Prepare): resumed after an
 // interruption, kept when loaded from the same definition.
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
+	p = workload.SyncProgress(p)
 	s := in.set()
-	if len(s.Tables) > 0 { // a database of existing tables only must exist already
+	// A file of existing tables needs a database that holds them: only a
+	// file of its own tables alone may have prepare create the database.
+	if len(s.Tables) == len(in.spec.Tables) {
 		if err := objects.EnsureDatabase(ctx, in.Target.D, in.Target.T); err != nil {
 			return fmt.Errorf("%s: prepare: %w", in.Target, err)
 		}
@@ -118,6 +121,9 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		return fmt.Errorf("%s: %w", in.Target, err)
 	}
 	err = in.checkExisting(ctx, c)
+	if err == nil && !opt.Force {
+		err = in.refuseOthers(ctx, c, s.Names())
+	}
 	c.Close()
 	if err != nil {
 		return err
@@ -149,13 +155,48 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 }
 
 // Cleanup drops the tables the file created (tables.Cleanup); its
-// existing tables are never dropped, even with --force.
+// existing tables are never dropped, even with --force, nor, without
+// --force, a table of its name that rightsize made for another workload.
 func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) ([]string, error) {
 	names := in.set().Names()
 	if len(names) == 0 {
 		return nil, nil
 	}
+	if !opt.Force {
+		c, err := in.Connect(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cleanup: %w", in.Target, err)
+		}
+		err = in.refuseOthers(ctx, c, names)
+		c.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
 	return tables.Cleanup(ctx, &in.Base, names, opt.Force)
+}
+
+// refuseOthers returns the error that stops prepare and cleanup (unless
+// --force) when rightsize_objects records one of the file's tables as
+// another workload's: a built-in's, or another file's of another name,
+// whose table the shared routine would otherwise take for this one's and
+// drop.
+func (in *instance) refuseOthers(ctx context.Context, c dialect.Conn, names []string) error {
+	var others []string
+	for _, name := range names {
+		owner, err := objects.Owner(ctx, c, name)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", in.Target, objects.Table, err)
+		}
+		if owner != "" && owner != in.spec.Name {
+			others = append(others, name+" ("+owner+"'s)")
+		}
+	}
+	if len(others) > 0 {
+		return fmt.Errorf("%s: table(s) %s were made by rightsize for another workload; %s would drop them: name its tables otherwise, clean the other workload up, or give --force",
+			in.Target, strings.Join(others, ", "), in.spec.File)
+	}
+	return nil
 }
 
 // Match checks, before a run, that the file may write what it writes

@@ -44,6 +44,7 @@ type tx struct {
 // vu is one virtual user: a connection, the file's statements prepared on
 // it, and its parameters' generator.
 type vu struct {
+	in   *instance
 	c    dialect.Conn
 	wb   dialect.WriteBeginner // nil unless the Conn must be told a transaction writes
 	spec *workfile.Spec
@@ -73,12 +74,23 @@ func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU
 }
 
 func (in *instance) newVU(ctx context.Context, c dialect.Conn, seed uint64) (*vu, error) {
-	v := &vu{c: c, spec: in.spec, src: datagen.NewSource(seed), cur: -1}
-	v.wb, _ = c.(dialect.WriteBeginner)
+	v := &vu{in: in, spec: in.spec, src: datagen.NewSource(seed), cur: -1}
 	v.gen = in.spec.NewSharedGen(v.src, in.seqs)
 	if err := in.bindSamples(ctx, c, v.gen); err != nil {
 		return nil, err
 	}
+	if err := v.prepare(ctx, c); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// prepare binds v to connection c: every statement of the file prepared on
+// it. On error the statements prepared so far are closed, not c.
+func (v *vu) prepare(ctx context.Context, c dialect.Conn) error {
+	in := v.in
+	v.c = c
+	v.wb, _ = c.(dialect.WriteBeginner)
 	// Every reference its own placeholder (PostgreSQL's Conn numbers them),
 	// so that PostgreSQL types each where it stands: a name used as an
 	// int column's value and in a decimal product is two parameters.
@@ -92,8 +104,8 @@ func (in *instance) newVU(ctx context.Context, c dialect.Conn, seed uint64) (*vu
 			sql, slots := s.Form(in.dialect).Render(style)
 			st, err := c.Prepare(ctx, sql)
 			if err != nil {
-				v.close()
-				return nil, fmt.Errorf("transaction %s, statement %s (%s:%d): %w", t.Name, s.Name, in.spec.File, s.Line, err)
+				v.closeStmts()
+				return fmt.Errorf("transaction %s, statement %s (%s:%d): %w", t.Name, s.Name, in.spec.File, s.Line, err)
 			}
 			ps := &v.txs[i].stmts[j]
 			*ps = stmt{name: s.Name, st: st, slots: slots, args: make([]any, len(slots))}
@@ -109,7 +121,24 @@ func (in *instance) newVU(ctx context.Context, c dialect.Conn, seed uint64) (*vu
 			}
 		}
 	}
-	return v, nil
+	return nil
+}
+
+// Reconnect replaces a lost connection in place (workload.Reconnector):
+// the statements are prepared again on a new one, and the VU keeps its
+// random stream, its generator and the instance's sequences, so that it
+// goes on where it was rather than drawing its first values again.
+func (v *vu) Reconnect(ctx context.Context) error {
+	v.close()
+	c, err := v.in.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	if err := v.prepare(ctx, c); err != nil {
+		c.Close()
+		return err
+	}
+	return nil
 }
 
 // Event runs one transaction of the mix, drawn by weight (the same one
@@ -205,14 +234,20 @@ func arg(v *workfile.Value) any {
 }
 
 func (v *vu) close() error {
+	v.closeStmts()
+	return v.c.Close()
+}
+
+// closeStmts closes the statements prepared on v's connection.
+func (v *vu) closeStmts() {
 	for i := range v.txs {
 		for j := range v.txs[i].stmts {
 			if st := v.txs[i].stmts[j].st; st != nil {
 				st.Close()
+				v.txs[i].stmts[j].st = nil
 			}
 		}
 	}
-	return v.c.Close()
 }
 
 func (v *vu) Close() error { return v.close() }
@@ -273,6 +308,14 @@ func (s scanner) Scan(src any) error {
 		v.Null = true
 	case int64:
 		v.Type, v.Int = workfile.IntValue, x
+	case uint64: // MySQL's BIGINT UNSIGNED
+		if x > math.MaxInt64 {
+			v.Type, v.Text = workfile.TextValue, strconv.AppendUint(v.Text[:0], x, 10)
+			break
+		}
+		v.Type, v.Int = workfile.IntValue, int64(x)
+	case float32: // MySQL's FLOAT
+		v.Type, v.Text = workfile.TextValue, strconv.AppendFloat(v.Text[:0], float64(x), 'f', -1, 32)
 	case bool:
 		v.Type, v.Int = workfile.IntValue, 0
 		if x {

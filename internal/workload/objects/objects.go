@@ -59,6 +59,20 @@ func Read(ctx context.Context, c dialect.Conn, name string, v any) (owned bool, 
 	return true, nil
 }
 
+// Owner returns the workload that rightsize_objects records as name's
+// maker; "" when there is no record (or no record table).
+func Owner(ctx context.Context, c dialect.Conn, name string) (string, error) {
+	if ok, err := Exists(ctx, c); err != nil || !ok {
+		return "", err
+	}
+	var w string
+	err := c.QueryRow(ctx, "SELECT workload FROM "+Table+" WHERE object_name = ?", []any{name}, &w)
+	if errors.Is(err, dialect.ErrNoRows) {
+		return "", nil
+	}
+	return w, err
+}
+
 // Write records name as created by workload with options v, replacing any
 // earlier record.
 func Write(ctx context.Context, c dialect.Conn, name, workload string, v any) error {
