@@ -322,11 +322,16 @@ func (c *conn) Begin(ctx context.Context) error    { return c.hot(ctx, "BEGIN") 
 func (c *conn) Commit(ctx context.Context) error   { return c.hot(ctx, "COMMIT") }
 func (c *conn) Rollback(ctx context.Context) error { return c.hot(ctx, "ROLLBACK") }
 
-// TableExists looks in the connection's current database.
+// TableExists looks in the connection's current database, or in the one
+// name is qualified by (sales.orders).
 func (c *conn) TableExists(ctx context.Context, name string) (bool, error) {
+	schema, table, qualified := strings.Cut(name, ".")
+	if !qualified {
+		schema, table = "", name
+	}
 	var n int
-	err := c.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
-		[]any{name}, &n)
+	err := c.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = COALESCE(NULLIF(?, ''), DATABASE()) AND table_name = ?",
+		[]any{schema, table}, &n)
 	return n > 0, err
 }
 

@@ -234,3 +234,22 @@ func TestConnectToAnotherProtocol(t *testing.T) {
 		t.Errorf("after %v: %v", took, err)
 	}
 }
+
+// TestTableExistsQualified: a name qualified by a database is looked up
+// there, an unqualified one in the connection's current database.
+func TestTableExistsQualified(t *testing.T) {
+	c := connect(t, testenv.MySQLURL(t))
+	ctx := context.Background()
+	var db string
+	if err := c.QueryRow(ctx, "SELECT DATABASE()", nil, &db); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "CREATE TABLE orders (id INT)"); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{db + ".orders": true, "orders": true, db + ".items": false, "rs_no_such_db.orders": false} {
+		if got, err := c.TableExists(ctx, name); got != want || err != nil {
+			t.Errorf("TableExists(%q) = %v, %v; want %v", name, got, err, want)
+		}
+	}
+}

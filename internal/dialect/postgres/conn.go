@@ -218,12 +218,18 @@ func (c *conn) Rollback(ctx context.Context) error {
 	return c.simple(ctx, "ROLLBACK")
 }
 
-// TableExists looks in the current schema; name matches as written or folded to
+// TableExists looks in the current schema, or in the schema name is
+// qualified by (sales.orders); each part matches as written or folded to
 // lower case (as PostgreSQL folds unquoted identifiers).
 func (c *conn) TableExists(ctx context.Context, name string) (bool, error) {
+	schema, table, qualified := strings.Cut(name, ".")
+	if !qualified {
+		schema, table = "", name
+	}
 	var ok bool
 	err := c.pc.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.tables
-		WHERE table_schema = current_schema() AND table_name::text IN ($1::text, lower($1::text)))`, name).Scan(&ok)
+		WHERE table_schema::text IN (COALESCE(NULLIF($2::text, ''), current_schema()), lower($2::text))
+		AND table_name::text IN ($1::text, lower($1::text)))`, table, schema).Scan(&ok)
 	return ok, fail(ctx, err)
 }
 

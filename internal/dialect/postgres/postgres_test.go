@@ -499,3 +499,22 @@ func TestStatementsKeepNoArgumentBuffers(t *testing.T) {
 			nstmt, nargs, grew, grew/nstmt)
 	}
 }
+
+// TestTableExistsQualified: a name qualified by its schema is looked up
+// there (a workload file's existing sales.orders), an unqualified one in
+// the current schema, each part also folded to lower case.
+func TestTableExistsQualified(t *testing.T) {
+	c := connectURL(t, testenv.PostgresURL(t), nil)
+	ctx := context.Background()
+	for _, q := range []string{"CREATE SCHEMA sales", "CREATE TABLE sales.orders (id INT)", "CREATE TABLE items (id INT)"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for name, want := range map[string]bool{"sales.orders": true, "Sales.Orders": true, "sales.items": false, "orders": false,
+		"items": true, "public.items": true, "nope.orders": false} {
+		if got, err := c.TableExists(ctx, name); got != want || err != nil {
+			t.Errorf("TableExists(%q) = %v, %v; want %v", name, got, err, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package custom
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -245,5 +246,55 @@ func TestScannerTypes(t *testing.T) {
 	var v workfile.Value
 	if err := (scanner{&v}).Scan(nil); err != nil || !v.Null {
 		t.Errorf("NULL: %+v, %v", v, err)
+	}
+}
+
+// retryMeter retries every event once: its spans are recorded.
+type retryMeter struct {
+	meter
+	retrying bool
+	spans    []workload.Span
+}
+
+func (m *retryMeter) End(s workload.Span, err error) { m.spans = append(m.spans, s) }
+func (m *retryMeter) Retrying() bool                 { return m.retrying }
+
+// TestRetrySpansEveryAttempt: a retried transaction is the same one again,
+// and its span starts at its first attempt, as the event's latency does.
+func TestRetrySpansEveryAttempt(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "r.yaml")
+	text := "name: r\ntables: [{name: a, rows: 10, columns: [{name: id, type: int, gen: {type: seq}}], primary_key: [id]}]\n" +
+		"params: {k: {type: int, min: 1, max: 10}}\n" +
+		"transactions:\n  - {name: x, weight: 1, statements: ['SELECT id FROM a WHERE id = :k']}\n  - {name: y, weight: 1, statements: ['SELECT id FROM a WHERE id > :k']}\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := testenv.Open(t, w, "sqlite:"+filepath.Join(t.TempDir(), "r.db")).(*instance)
+	if err := in.Prepare(ctx, workload.PrepareOptions{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	v, err := in.NewVU(ctx, 0, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for range 20 {
+		m := &retryMeter{}
+		if err := v.Event(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+		m.retrying = true
+		if err := v.Event(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		if m.spans[1].Op != m.spans[0].Op || !m.spans[1].Start.Equal(m.spans[0].Start) {
+			t.Fatalf("retry: op %d from %v, first attempt op %d from %v", m.spans[1].Op, m.spans[1].Start, m.spans[0].Op, m.spans[0].Start)
+		}
 	}
 }

@@ -52,6 +52,9 @@ type vu struct {
 	gen  *workfile.Gen
 	src  *datagen.Source
 	cur  int // the transaction of the event in flight (a retry runs it again)
+	// first is when the event in flight first started (its retries' spans
+	// start there).
+	first time.Time
 }
 
 // NewVU opens one virtual user: a connection with every statement of the
@@ -150,11 +153,18 @@ func (v *vu) Event(ctx context.Context, m workload.Meter) error {
 	return v.event(ctx, m)
 }
 
-// event runs transaction v.cur.
+// event runs transaction v.cur, timed from its first attempt when the
+// runner retries it (as the event's latency is), so that its response time
+// spans every attempt.
 func (v *vu) event(ctx context.Context, m workload.Meter) error {
 	t := &v.txs[v.cur]
 	v.gen.Begin(time.Now())
 	sp := m.Start(v.cur)
+	if m.Retrying() && !v.first.IsZero() {
+		sp.Start = v.first
+	} else {
+		v.first = sp.Start
+	}
 	err := v.run(ctx, t)
 	m.End(sp, err)
 	return err
