@@ -112,7 +112,7 @@ func planStudy(env *Env, s *study.Study, name string, o StudyOptions) ([]stepRun
 		steps = append(steps, st)
 	}
 	if len(problems) > 0 {
-		return nil, usage{&study.Error{File: name, Problems: problems}}
+		return nil, usage{&study.Error{File: name, Problems: problems, Kind: study.ErrInvalid}}
 	}
 	return steps, nil
 }

@@ -7,11 +7,12 @@ import (
 	"io"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/rightsize/rightsize/internal/lineprob"
 )
 
 // maxFile bounds a study file (a study is a page, not a data set).
@@ -37,7 +38,7 @@ func Parse(r io.Reader, name string) (*Study, error) {
 		p.add(0, "empty: a study needs a name and steps")
 		return nil, p.err(name)
 	case err != nil:
-		p.add(yamlLine(err), "not YAML: %s", yamlMsg(err))
+		p.add(lineprob.YAMLLine(err), "not YAML: %s", lineprob.YAMLMsg(err))
 		return nil, p.err(name)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
@@ -48,7 +49,7 @@ func Parse(r io.Reader, name string) (*Study, error) {
 	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
 		line := next.Line
 		if err != nil {
-			line = yamlLine(err)
+			line = lineprob.YAMLLine(err)
 		}
 		p.add(line, "a second YAML document (---): a study file is one document (one study per file)")
 		return nil, p.err(name)
@@ -66,34 +67,7 @@ func (p *parser) add(line int, format string, args ...any) {
 	p.problems = append(p.problems, Problem{Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
-func (p *parser) err(name string) error {
-	if len(p.problems) == 0 {
-		return nil
-	}
-	// In the file's order: the line, then the order they were found.
-	slices.SortStableFunc(p.problems, func(a, b Problem) int { return a.Line - b.Line })
-	return &Error{File: name, Problems: p.problems}
-}
-
-var lineRE = regexp.MustCompile(`line (\d+)`)
-
-// yamlLine is the first line an error of the yaml package names (0: none).
-func yamlLine(err error) int {
-	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n
-	}
-	return 0
-}
-
-// yamlMsg is a yaml error without its "yaml: " prefix and line, which the
-// problem carries.
-func yamlMsg(err error) string {
-	m := strings.TrimPrefix(err.Error(), "yaml: ")
-	m = lineRE.ReplaceAllString(m, "")
-	m = strings.TrimPrefix(strings.TrimSpace(m), ": ")
-	return strings.Join(strings.Fields(m), " ")
-}
+func (p *parser) err(name string) error { return lineprob.Of(name, p.problems, ErrInvalid) }
 
 // fields checks that n is a mapping of the known keys and returns its
 // values by key, each key given once.
@@ -161,7 +135,7 @@ func (p *parser) printable(line int, what, s string) {
 func CheckID(id string) error {
 	if !nameRE.MatchString(id) {
 		msg := fmt.Sprintf("--study-id %q: want 1 to 64 letters, digits, '-' or '_', starting with a letter or digit (it names the study's folder and labels its steps)", id)
-		return &Error{File: "study", Problems: []Problem{{Msg: msg}}}
+		return &Error{File: "study", Problems: []Problem{{Msg: msg}}, Kind: ErrInvalid}
 	}
 	return nil
 }

@@ -2,9 +2,10 @@ package study
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rightsize/rightsize/internal/lineprob"
 )
 
 // ErrInvalid is wrapped by every error of a study file that cannot be run:
@@ -22,34 +23,11 @@ var Scales = []string{Small, Full}
 
 // Problem is one thing wrong with a study file, at a line of it (0: none
 // known).
-type Problem struct {
-	Line int
-	Msg  string
-}
+type Problem = lineprob.Problem
 
-// Error is every problem of a study file at once. It wraps ErrInvalid.
-type Error struct {
-	File     string
-	Problems []Problem
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	for i, p := range e.Problems {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.File)
-		if p.Line > 0 {
-			fmt.Fprintf(&b, ":%d", p.Line)
-		}
-		b.WriteString(": ")
-		b.WriteString(p.Msg)
-	}
-	return b.String()
-}
-
-func (e *Error) Unwrap() error { return ErrInvalid }
+// Error is every problem of a study file at once. It wraps ErrInvalid (its
+// Kind).
+type Error = lineprob.Error
 
 // Value is an option's or an axis's value as written: one item or a list,
 // the same at every scale or one per scale ({small: 5s, full: 300s}).

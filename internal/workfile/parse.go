@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/rightsize/rightsize/internal/lineprob"
 )
 
 // MaxFile bounds a workload file: it describes tables and statements, it
@@ -36,7 +38,7 @@ func Parse(name string, data []byte) (*Spec, error) {
 		p.add(0, "empty: a workload file needs a name, tables and transactions")
 		return nil, p.err(name)
 	case err != nil:
-		p.add(yamlLine(err), "not YAML: %s", yamlMsg(err))
+		p.add(lineprob.YAMLLine(err), "not YAML: %s", lineprob.YAMLMsg(err))
 		return nil, p.err(name)
 	}
 	if len(doc.Content) == 0 {
@@ -47,7 +49,7 @@ func Parse(name string, data []byte) (*Spec, error) {
 	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
 		line := next.Line
 		if err != nil {
-			line = yamlLine(err)
+			line = lineprob.YAMLLine(err)
 		}
 		p.add(line, "a second YAML document (---): a workload file is one document")
 		return nil, p.err(name)
@@ -105,32 +107,7 @@ func printable(msg string) string {
 	return b.String()
 }
 
-func (p *parser) err(name string) error {
-	if len(p.problems) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(p.problems, func(a, b Problem) int { return a.Line - b.Line })
-	return &Error{File: name, Problems: p.problems}
-}
-
-var lineRE = regexp.MustCompile(`line (\d+)`)
-
-// yamlLine is the first line a yaml error names (0: none).
-func yamlLine(err error) int {
-	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n
-	}
-	return 0
-}
-
-// yamlMsg is a yaml error without its "yaml: " prefix and line.
-func yamlMsg(err error) string {
-	m := strings.TrimPrefix(err.Error(), "yaml: ")
-	m = lineRE.ReplaceAllString(m, "")
-	m = strings.TrimPrefix(strings.TrimSpace(m), ": ")
-	return strings.Join(strings.Fields(m), " ")
-}
+func (p *parser) err(name string) error { return lineprob.Of(name, p.problems, ErrInvalid) }
 
 // aliases reports every alias: a file is read as it is written, and an
 // alias repeated in a list could multiply what it stands for.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/datagen"
+	"github.com/rightsize/rightsize/internal/lineprob"
 )
 
 // ErrInvalid is wrapped by every error Parse returns for a file it refuses.
@@ -15,37 +16,11 @@ var ErrInvalid = errors.New("invalid workload file")
 
 // Problem is one problem (or warning) of a file, at a line (0: the file as
 // a whole).
-type Problem struct {
-	Line int
-	Msg  string
-}
+type Problem = lineprob.Problem
 
 // Error is every problem of a file at once, in line order. It wraps
 // ErrInvalid.
-type Error struct {
-	File     string
-	Problems []Problem
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	for i, p := range e.Problems {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(p.format(e.File))
-	}
-	return b.String()
-}
-
-func (e *Error) Unwrap() error { return ErrInvalid }
-
-func (p Problem) format(file string) string {
-	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", file, p.Line, p.Msg)
-	}
-	return file + ": " + p.Msg
-}
+type Error = lineprob.Error
 
 // Dialects a file can name, in the order they are listed.
 const (
@@ -82,7 +57,7 @@ type Spec struct {
 func (s *Spec) WarningLines() []string {
 	out := make([]string, len(s.Warnings))
 	for i, w := range s.Warnings {
-		out[i] = w.format(s.File)
+		out[i] = w.Format(s.File)
 	}
 	return out
 }
