@@ -147,7 +147,7 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		tseed := seed + uint64(len(units))*0x9e3779b97f4a7c15
 		units = append(units, tables.Unit{Name: t.Name, Tables: []string{t.Name}, Rows: t.Rows,
 			Sources: func(add func(int64)) []tables.Source {
-				return []tables.Source{&rowSource{rows: t.NewRows(datagen.NewSource(tseed), start), n: t.Rows, add: add, vals: make([]any, len(t.Columns))}}
+				return []tables.Source{&rowSource{Counted: tables.Counted{N: t.Rows, Add: add}, rows: t.NewRows(datagen.NewSource(tseed), start), vals: make([]any, len(t.Columns))}}
 			}})
 	}
 	fresh := func() tables.Record { return &record{Definitions: defs} }
@@ -231,28 +231,16 @@ func (in *instance) Match(ctx context.Context) ([]string, error) {
 
 // rowSource yields a created table's rows (workfile.Rows) for the load.
 type rowSource struct {
-	rows          *workfile.Rows
-	n, i, pending int64
-	add           func(int64)
-	vals          []any
+	tables.Counted
+	rows *workfile.Rows
+	vals []any
 }
 
-func (r *rowSource) Next() bool {
-	if r.i >= r.n {
-		return false
-	}
-	r.i++
-	if r.pending++; r.pending >= 1000 {
-		r.Flush()
-	}
-	return true
-}
-
-// Values returns row i's values as the dialects' loaders take them: a
+// Values returns the row's values as the dialects' loaders take them: a
 // text is a string of its own (a loader may keep it until its batch is
 // sent).
 func (r *rowSource) Values() ([]any, error) {
-	for c, v := range r.rows.Row(r.i - 1) {
+	for c, v := range r.rows.Row(r.Row() - 1) {
 		r.vals[c] = loadValue(&v)
 	}
 	return r.vals, nil
@@ -268,14 +256,4 @@ func loadValue(v *workfile.Value) any {
 		return v.Time
 	}
 	return string(v.Text)
-}
-
-func (r *rowSource) Err() error  { return nil }
-func (r *rowSource) Rows() int64 { return r.n }
-
-func (r *rowSource) Flush() {
-	if r.pending > 0 && r.add != nil {
-		r.add(r.pending)
-	}
-	r.pending = 0
 }

@@ -172,7 +172,7 @@ func (in *instance) Match(ctx context.Context) ([]string, error) {
 // rows is sbtest1's row source, as oltp_common.lua fills it: id 1..N, k
 // from the default distribution over [1, N], c and pad from their templates.
 func (in *instance) rows(add func(int64)) []tables.Source {
-	return []tables.Source{&rowSource{n: in.o.TableSize, add: add, s: datagen.NewSource(0x9e3779b97f4a7c15),
+	return []tables.Source{&rowSource{Counted: tables.Counted{N: in.o.TableSize, Add: add}, s: datagen.NewSource(0x9e3779b97f4a7c15),
 		dist: newDist(), c: datagen.NewTemplate(datagen.CTemplate), pad: datagen.NewTemplate(datagen.PadTemplate)}}
 }
 
@@ -187,38 +187,17 @@ func newDist() *datagen.Dist {
 }
 
 type rowSource struct {
-	n, i, pending int64
-	add           func(int64)
-	s             *datagen.Source
-	dist          *datagen.Dist
-	c, pad        *datagen.Template
-	vals          [4]any
-}
-
-func (r *rowSource) Next() bool {
-	if r.i >= r.n {
-		return false
-	}
-	r.i++
-	if r.pending++; r.pending >= 1000 {
-		r.Flush()
-	}
-	return true
+	tables.Counted
+	s      *datagen.Source
+	dist   *datagen.Dist
+	c, pad *datagen.Template
+	vals   [4]any
 }
 
 func (r *rowSource) Values() ([]any, error) {
-	r.vals = [4]any{r.i, r.dist.Next(r.s, 1, r.n), string(r.c.Fill(r.s, nil)), string(r.pad.Fill(r.s, nil))}
+	i := r.Row()
+	r.vals = [4]any{i, r.dist.Next(r.s, 1, r.N), string(r.c.Fill(r.s, nil)), string(r.pad.Fill(r.s, nil))}
 	return r.vals[:], nil
-}
-
-func (r *rowSource) Err() error  { return nil }
-func (r *rowSource) Rows() int64 { return r.n }
-
-func (r *rowSource) Flush() {
-	if r.pending > 0 && r.add != nil {
-		r.add(r.pending)
-	}
-	r.pending = 0
 }
 
 // NewVU opens one virtual user: a connection with the SELECT prepared.

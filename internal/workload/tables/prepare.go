@@ -432,3 +432,43 @@ func (l *loader) settle(ctx context.Context, c dialect.Conn, tl *tableLoad) erro
 	}
 	return l.record(ctx, c, tl, func(s *State) { s.Indexing, s.Indexed, s.Loaded = false, false, true })
 }
+
+// Counted is the counting half of a Source that yields N rows: embed it
+// and write Values over its Row. Next moves to the next row and reports
+// the rows made to Add (progress) a thousand at a time; Flush reports the
+// rest.
+type Counted struct {
+	N       int64       // rows to yield
+	Add     func(int64) // progress; nil reports nothing
+	i       int64
+	pending int64
+}
+
+// Next moves to the next row (false once N were yielded).
+func (c *Counted) Next() bool {
+	if c.i >= c.N {
+		return false
+	}
+	c.i++
+	if c.pending++; c.pending >= 1000 {
+		c.Flush()
+	}
+	return true
+}
+
+// Row is the row Next moved to, from 1.
+func (c *Counted) Row() int64 { return c.i }
+
+// Rows is N (Source).
+func (c *Counted) Rows() int64 { return c.N }
+
+// Err is nil: a generated row cannot fail.
+func (c *Counted) Err() error { return nil }
+
+// Flush reports the rows made and not yet reported.
+func (c *Counted) Flush() {
+	if c.pending > 0 && c.Add != nil {
+		c.Add(c.pending)
+	}
+	c.pending = 0
+}

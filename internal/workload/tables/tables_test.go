@@ -171,3 +171,19 @@ func TestPrepareResumesAndCleansUp(t *testing.T) {
 		t.Fatalf("after prepare --force: %d rows, %v", n, err)
 	}
 }
+
+// TestCounted: N rows, numbered from 1, reported a thousand at a time and
+// the rest at Flush.
+func TestCounted(t *testing.T) {
+	var got []int64
+	c := Counted{N: 2500, Add: func(n int64) { got = append(got, n) }}
+	var last int64
+	for c.Next() {
+		last = c.Row()
+	}
+	c.Flush()
+	c.Flush()
+	if last != 2500 || c.Rows() != 2500 || c.Err() != nil || len(got) != 3 || got[0] != 1000 || got[1] != 1000 || got[2] != 500 {
+		t.Errorf("last row %d, reported %v", last, got)
+	}
+}
