@@ -141,4 +141,7 @@ func TestWorkloadFileK8sJob(t *testing.T) {
 			t.Errorf("manifest lacks %q:\n%s", want, o.stdout)
 		}
 	}
+	if !strings.Contains(o.stderr, "-workload   # afterwards") {
+		t.Errorf("the instructions do not say to delete the ConfigMap:\n%s", o.stderr)
+	}
 }
