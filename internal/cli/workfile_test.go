@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rightsize/rightsize/internal/testenv"
 )
 
 // TestWorkloadFileRefusedExit2: a workload file with problems, one that
@@ -143,5 +145,69 @@ func TestWorkloadFileK8sJob(t *testing.T) {
 	}
 	if !strings.Contains(o.stderr, "-workload   # afterwards") {
 		t.Errorf("the instructions do not say to delete the ConfigMap:\n%s", o.stderr)
+	}
+}
+
+// TestWorkloadFileSweepsOnServers: a workload file prepared and swept on
+// PostgreSQL and MariaDB ('prepare FILE', 'sweep FILE --rate' in the open
+// loop, 'cleanup FILE'): every step's result has each transaction's
+// operation, and the sweep its steps.
+func TestWorkloadFileSweepsOnServers(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "acct.yaml")
+	text := `name: acct
+tables:
+  - name: acct
+    rows: 500
+    columns:
+      - {name: id, type: bigint, gen: {type: seq}}
+      - {name: balance, type: "decimal(12,2)", gen: {type: decimal, min: 0, max: 1000}}
+    primary_key: [id]
+params:
+  a: {type: int, min: 1, max: 500, dist: exponential, parameter: 2}
+  amount: {type: decimal, min: 1, max: 9.99}
+transactions:
+  - name: read
+    weight: 4
+    autocommit: true
+    statements: ["SELECT balance FROM acct WHERE id = :a"]
+  - name: move
+    weight: 1
+    statements:
+      - sql: SELECT balance FROM acct WHERE id = :a
+        into: [before]
+      - "UPDATE acct SET balance = CAST(:before AS decimal(12,2)) - :amount WHERE id = :a"
+`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, url := range map[string]string{"postgres": testenv.PostgresURL(t), "mysql": testenv.MySQLURL(t)} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			if o := run(t, ctx, "prepare", file, "--target", url); o.code != 0 {
+				t.Fatalf("prepare: exit %d\n%s", o.code, o.stderr)
+			}
+			out := filepath.Join(t.TempDir(), "s.json")
+			o := run(t, ctx, "sweep", file, "--target", url, "--rate", "50,100", "--threads", "2", "--time", "1s",
+				"--report-interval", "500ms", "--out", out, "--no-history")
+			if o.code != 0 {
+				t.Fatalf("sweep: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+			}
+			for _, step := range []string{"rate50", "rate100"} {
+				r := mustReadResult(t, strings.TrimSuffix(out, ".json")+"-"+step+".json")
+				ops := map[string]int64{}
+				for _, op := range r.Ops {
+					ops[op.Name] = op.Count
+				}
+				if r.Workload != "acct" || ops["read"] == 0 || ops["move"] == 0 || r.Summary.Errors != 0 {
+					t.Errorf("%s: workload %q, operations %v, %d errors", step, r.Workload, ops, r.Summary.Errors)
+				}
+			}
+			if sw := readSweep(t, strings.TrimSuffix(out, ".json")+"-sweep.json"); sw.Workload != "acct" || len(sw.Steps) != 2 {
+				t.Errorf("sweep: workload %q, %d steps", sw.Workload, len(sw.Steps))
+			}
+			if o := run(t, ctx, "cleanup", file, "--target", url); o.code != 0 || !strings.Contains(o.stdout, "removed acct") {
+				t.Errorf("cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+			}
+		})
 	}
 }
