@@ -191,6 +191,7 @@ func listCommand(env *Env) *cobra.Command {
 				m := w.Meta()
 				fmt.Fprintf(env.Stdout, "%-24s %s\n", m.Name, m.Short)
 			}
+			fmt.Fprintf(env.Stdout, "%-24s %s\n", "FILE.yaml", "your own workload, described in a file (docs/workload-files.md)")
 			return nil
 		},
 	}
@@ -243,7 +244,11 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 					return usagef("%s: %s has nothing to %s (one of: %s)", phase, args[0], phase, strings.Join(names, ", "))
 				}
 			}
-			return usagef("%s: unknown workload %q (one of: %s; or a workload file, FILE.yaml)", phase, args[0], strings.Join(names, ", "))
+			files := "; or a workload file, FILE.yaml"
+			if phase == "check" {
+				files = "" // a workload file has no consistency checks
+			}
+			return usagef("%s: unknown workload %q (one of: %s%s)", phase, args[0], strings.Join(names, ", "), files)
 		},
 		RunE: func(c *cobra.Command, args []string) error { return nil },
 	}

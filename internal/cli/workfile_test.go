@@ -211,3 +211,16 @@ transactions:
 		})
 	}
 }
+
+// TestListNamesWorkloadFiles: 'rightsize list' ends with the line of a
+// workload file, and 'check' (which a file has not) does not offer one.
+func TestListNamesWorkloadFiles(t *testing.T) {
+	o := run(t, context.Background(), "list")
+	if o.code != 0 || !strings.Contains(o.stdout, "FILE.yaml") || !strings.Contains(o.stdout, "docs/workload-files.md") {
+		t.Errorf("list: exit %d\n%s", o.code, o.stdout)
+	}
+	c := run(t, context.Background(), "check", "x.yaml")
+	if c.code != 2 || strings.Contains(c.stderr, "workload file") {
+		t.Errorf("check x.yaml: exit %d\n%s", c.code, c.stderr)
+	}
+}
