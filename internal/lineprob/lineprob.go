@@ -6,11 +6,16 @@
 package lineprob
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Problem is one thing wrong with a file, at a line of it (0: the file as
@@ -78,4 +83,42 @@ func YAMLMsg(err error) string {
 	m = lineRE.ReplaceAllString(m, "")
 	m = strings.TrimPrefix(strings.TrimSpace(m), ": ")
 	return strings.Join(strings.Fields(m), " ")
+}
+
+// Doc says how a kind of file is read as one YAML document, and what its
+// refusals say of it.
+type Doc struct {
+	Max      int    // the most bytes the file may have
+	TooLarge string // after "larger than N bytes: "
+	Empty    string // after "empty: "
+	Second   string // after "a second YAML document (---): "
+}
+
+// Read decodes data as one YAML document and returns its root node, or the
+// problem that stops the file (too large, empty, not YAML, a second
+// document), at its line where the decoder names one.
+func (d Doc) Read(data []byte) (*yaml.Node, *Problem) {
+	if len(data) > d.Max {
+		return nil, &Problem{Msg: fmt.Sprintf("larger than %d bytes: %s", d.Max, d.TooLarge)}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	switch err := dec.Decode(&doc); {
+	case errors.Is(err, io.EOF):
+		return nil, &Problem{Msg: "empty: " + d.Empty}
+	case err != nil:
+		return nil, &Problem{Line: YAMLLine(err), Msg: "not YAML: " + YAMLMsg(err)}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, &Problem{Msg: "empty: " + d.Empty}
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		line := next.Line
+		if err != nil {
+			line = YAMLLine(err)
+		}
+		return nil, &Problem{Line: line, Msg: "a second YAML document (---): " + d.Second}
+	}
+	return doc.Content[0], nil
 }

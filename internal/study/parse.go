@@ -1,8 +1,6 @@
 package study
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -27,34 +25,15 @@ func Parse(r io.Reader, name string) (*Study, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p := &parser{}
-	if len(b) > maxFile {
-		p.add(0, "larger than %d bytes: a study file lists steps, not data", maxFile)
+	root, stop := lineprob.Doc{Max: maxFile,
+		TooLarge: "a study file lists steps, not data",
+		Empty:    "a study needs a name and steps",
+		Second:   "a study file is one document (one study per file)"}.Read(b)
+	if stop != nil {
+		p.problems = append(p.problems, *stop)
 		return nil, p.err(name)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	var doc yaml.Node
-	switch err := dec.Decode(&doc); {
-	case errors.Is(err, io.EOF):
-		p.add(0, "empty: a study needs a name and steps")
-		return nil, p.err(name)
-	case err != nil:
-		p.add(lineprob.YAMLLine(err), "not YAML: %s", lineprob.YAMLMsg(err))
-		return nil, p.err(name)
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		p.add(0, "empty: a study needs a name and steps")
-		return nil, p.err(name)
-	}
-	var next yaml.Node
-	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
-		line := next.Line
-		if err != nil {
-			line = lineprob.YAMLLine(err)
-		}
-		p.add(line, "a second YAML document (---): a study file is one document (one study per file)")
-		return nil, p.err(name)
-	}
-	s := p.study(doc.Content[0])
+	s := p.study(root)
 	if err := p.err(name); err != nil {
 		return nil, err
 	}

@@ -1,10 +1,7 @@
 package workfile
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -27,35 +24,16 @@ const MaxFile = 1 << 20
 // it.
 func Parse(name string, data []byte) (*Spec, error) {
 	p := &parser{}
-	if len(data) > MaxFile {
-		p.add(0, "larger than %d bytes: a workload file describes tables and statements, not data", MaxFile)
+	root, stop := lineprob.Doc{Max: MaxFile,
+		TooLarge: "a workload file describes tables and statements, not data",
+		Empty:    "a workload file needs a name, tables and transactions",
+		Second:   "a workload file is one document"}.Read(data)
+	if stop != nil {
+		p.problems = append(p.problems, *stop)
 		return nil, p.err(name)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	switch err := dec.Decode(&doc); {
-	case errors.Is(err, io.EOF):
-		p.add(0, "empty: a workload file needs a name, tables and transactions")
-		return nil, p.err(name)
-	case err != nil:
-		p.add(lineprob.YAMLLine(err), "not YAML: %s", lineprob.YAMLMsg(err))
-		return nil, p.err(name)
-	}
-	if len(doc.Content) == 0 {
-		p.add(0, "empty: a workload file needs a name, tables and transactions")
-		return nil, p.err(name)
-	}
-	var next yaml.Node
-	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
-		line := next.Line
-		if err != nil {
-			line = lineprob.YAMLLine(err)
-		}
-		p.add(line, "a second YAML document (---): a workload file is one document")
-		return nil, p.err(name)
-	}
-	p.aliases(doc.Content[0])
-	s := p.spec(doc.Content[0])
+	p.aliases(root)
+	s := p.spec(root)
 	s.File = name
 	if err := p.err(name); err != nil {
 		return nil, err
