@@ -206,6 +206,9 @@ var ErrDialect = errors.New("the workload file has no SQL for this database")
 
 // open binds the file to the target without connecting.
 func (w *Workload) open(_ context.Context, tg *dbtarget.DB) (workload.Instance, error) {
+	if err := w.Validate(); err != nil { // the consent to write, whoever opens it
+		return nil, err
+	}
 	d := tg.D.Name()
 	if !slices.Contains(w.spec.Dialects, d) {
 		return nil, fmt.Errorf("%s: %w: %s names %s, not %s", tg, ErrDialect, w.spec.File, strings.Join(w.spec.Dialects, ", "), d)

@@ -199,15 +199,11 @@ func (in *instance) refuseOthers(ctx context.Context, c dialect.Conn, names []st
 	return nil
 }
 
-// Match checks, before a run, that the file may write what it writes
-// (workfile.Spec.CheckWrites with --allow-writes), that its existing
-// tables are there and that its own tables were loaded from its
-// definitions (tables.Match). The run's notes name the existing tables
-// it writes.
+// Match checks, before a run, that the file's existing tables are there
+// and that its own tables were loaded from its definitions (tables.Match);
+// whether it may write them was checked when it opened (Validate). The
+// run's notes name the existing tables it writes.
 func (in *instance) Match(ctx context.Context) ([]string, error) {
-	if err := in.spec.CheckWrites(in.o.AllowWrites); err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", in.Target, in.spec.File, err)
-	}
 	set := in.set()
 	whole := tables.CompareWhole(&in.Base, set, in.differ(in.definitions()))
 	return tables.Match(ctx, &in.Base, func(ctx context.Context, c dialect.Conn) (notes, problems []string, err error) {

@@ -158,8 +158,8 @@ func (v *vu) Event(ctx context.Context, m workload.Meter) error {
 // spans every attempt.
 func (v *vu) event(ctx context.Context, m workload.Meter) error {
 	t := &v.txs[v.cur]
-	v.gen.Begin(time.Now())
 	sp := m.Start(v.cur)
+	v.gen.Begin(sp.Start) // a timestamp parameter's origin: one clock read per event
 	if m.Retrying() && !v.first.IsZero() {
 		sp.Start = v.first
 	} else {
