@@ -120,6 +120,7 @@ func Merge(shards []*result.Run) (*result.Run, []string, error) {
 	out.Fairness = result.FairnessOf(each)
 	out.Client = clients(rs, out.Summary.Count)
 	out.TickerLag = lags(rs)
+	out.DeriveTypes()
 	return out, notes, nil
 }
 
@@ -378,7 +379,7 @@ func mergeOps(per [][]result.Op, secs float64) ([]result.Op, error) {
 	var out []result.Op
 	for _, n := range order {
 		group := byName[n]
-		m := result.Op{Name: n, Kind: group[0].Kind}
+		m := result.Op{Name: n, Kind: group[0].Kind, Type: group[0].Type}
 		var snaps []string
 		for _, op := range group {
 			m.Count += op.Count

@@ -329,12 +329,20 @@ type Summary struct {
 	// histogram is always in Ops[0]).
 	Histogram            string `json:"histogram,omitempty"`
 	ServiceTimeHistogram string `json:"service_time_histogram,omitempty"`
+	// Types are the transaction types of the measured window, most used
+	// first, and SlowestFrequent the slowest by p95 of those that make up
+	// most of the mix (TypesOf); absent from a warm-up's summary.
+	Types           []Type `json:"types,omitempty"`
+	SlowestFrequent string `json:"slowest_frequent,omitempty"`
 }
 
 // Op is one operation's figures.
 type Op struct {
-	Name          string           `json:"name"`
-	Kind          string           `json:"kind"` // "event", "read", "write", "other"
+	Name string `json:"name"`
+	Kind string `json:"kind"` // "event", "read", "write", "other"
+	// Type tells that the operation is a transaction type (workload.Op.Type):
+	// its latency is its events' response time.
+	Type          bool             `json:"type,omitempty"`
 	Count         int64            `json:"count"`
 	Rate          float64          `json:"rate"`
 	Errors        int64            `json:"errors"`

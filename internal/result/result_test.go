@@ -68,6 +68,11 @@ func fullSummary() result.Summary {
 		// A shard's: the histograms of Latency and ServiceTime.
 		Histogram:            "HISTFAAAABx4nJNpmSzMwMDAxQABzFCaEUTqr57vBAAAQQMC",
 		ServiceTimeHistogram: "HISTFAAAABx4nJNpmSzMwMDAxQABzFCaEUTqr57vBAAAQQMC",
+		Types: []result.Type{
+			{Name: "New-Order", Count: 48686, SharePct: 45, Errors: 5, AvgMs: 2.9, P95Ms: 4.2, P99Ms: 5.8, Frequent: true},
+			{Name: "Delivery", Count: 4328, SharePct: 4, AvgMs: 9.5, P95Ms: 15.1, P99Ms: 20.3},
+		},
+		SlowestFrequent: "New-Order",
 	}
 }
 
@@ -77,6 +82,7 @@ func fullRun(t testing.TB) *result.Run {
 	w := fullSummary()
 	w.DurationS = 10
 	w.ServiceTime = nil
+	w.Types, w.SlowestFrequent = nil, "" // a warm-up has no types
 	iv := func(end float64, phase string) result.Interval {
 		return result.Interval{
 			EndS: end, DurationS: 1, Phase: phase, Events: 1800, Rate: 1800, Reads: 25200, Writes: 7200, Other: 3600,

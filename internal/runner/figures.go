@@ -164,6 +164,7 @@ func (r *run) figures(cut time.Time, dropped [][2]int64, ops []workload.Op) (*re
 		}
 	}
 	out.Host = result.MeanHost(measured)
+	out.DeriveTypes()
 	if r.lateTicks > 0 {
 		out.TickerLag = &result.TickerLag{Ticks: r.ticks, Late: r.lateTicks, MaxS: r.maxLag.Seconds()}
 	}

@@ -126,7 +126,7 @@ func (r *run) attempts(ctx context.Context, in *inst, v *vu, w workload.VU, inte
 		if ctx.Err() != nil {
 			v.mu.Lock()
 			v.st[r.phaseOf(intended)].cancel++
-			v.settle(nil)
+			v.settle(nil, 0)
 			v.mu.Unlock()
 			return class, false
 		}
@@ -149,7 +149,7 @@ func (r *run) settleEvent(v *vu, intended, actual time.Time, class errclass.Clas
 	done := time.Now()
 	v.mu.Lock()
 	st := v.at(done)
-	v.settle(st)
+	v.settle(st, done.Sub(intended))
 	switch {
 	case st == nil:
 		v.st[meas].after++

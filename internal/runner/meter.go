@@ -51,6 +51,7 @@ type vu struct {
 type pendingOp struct {
 	op    int
 	kind  workload.OpKind
+	typ   bool // a transaction type (workload.Op.Type): recorded with the event's response time
 	d     time.Duration
 	class errclass.Class
 }
@@ -66,11 +67,16 @@ func newVU(spec Opened, ops []workload.Op, nc int) *vu {
 
 // settle puts the event in flight's sub-operations, counts and failed
 // attempts in st (none when st is nil: the event completed past the window,
-// or was cancelled) and empties them. The caller holds mu.
-func (v *vu) settle(st *stats) {
+// or was cancelled) and empties them; a transaction type's span counts with
+// the event's response time resp. The caller holds mu.
+func (v *vu) settle(st *stats, resp time.Duration) {
 	if st != nil {
 		for _, p := range v.pending {
-			st.recordOp(p.op, p.kind, p.d, p.class)
+			d := p.d
+			if p.typ {
+				d = resp
+			}
+			st.recordOp(p.op, p.kind, d, p.class)
 		}
 		for c, n := range v.pendingCounts {
 			st.counts[c] += n
@@ -129,7 +135,8 @@ func (v *vu) End(s workload.Span, err error) {
 		class = v.classify(err)
 	}
 	if s.Op >= 0 && s.Op < len(v.ops) { // an unknown op is not counted
-		v.pending = append(v.pending, pendingOp{op: s.Op, kind: v.ops[s.Op].Kind, d: d, class: class})
+		o := &v.ops[s.Op]
+		v.pending = append(v.pending, pendingOp{op: s.Op, kind: o.Kind, typ: o.Type, d: d, class: class})
 	}
 }
 

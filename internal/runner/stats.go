@@ -223,6 +223,7 @@ func (s *stats) opResults(event string, ops []workload.Op, secs float64) ([]resu
 		if err != nil {
 			return nil, err
 		}
+		r.Type = op.Type
 		out = append(out, r)
 	}
 	return out, nil

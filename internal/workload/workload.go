@@ -46,6 +46,14 @@ func (k OpKind) String() string {
 type Op struct {
 	Name string
 	Kind OpKind
+	// Type marks a transaction type (TPC-C's New-Order, a workload file's
+	// transaction): each event is one of them, and the VU reports which
+	// with one span of it around the event. The runner then records the
+	// event's response time for it, as for the event (from the intended
+	// start in the open loop, every attempt included), rather than the
+	// span's, so that the result's Summary.Types are the types' response
+	// times. A workload without types has one, its event.
+	Type bool
 }
 
 // Span is an operation in flight, returned by Meter.Start.

@@ -94,6 +94,33 @@ func Summarize(r *result.Run) error {
 	return nil
 }
 
+// upgradeTypes gives a result written before results had transaction
+// types (result.Summary.Types) its types: the operations its workload
+// declares as types (workload.Op.Type) are marked so, by name, and the
+// types derived from them. A workload file's result, whose operations its
+// file declared, gets its event as its one type.
+func upgradeTypes(r *result.Run) {
+	if r == nil || len(r.Summary.Types) > 0 || len(r.Ops) == 0 {
+		return
+	}
+	if w := ByName(r.Workload); w != nil {
+		types := map[string]bool{}
+		for _, op := range w.Meta().Ops {
+			types[op.Name] = op.Type
+		}
+		mark := func(ops []result.Op) {
+			for i := range ops[min(1, len(ops)):] { // ops[0] is the event
+				ops[i+1].Type = types[ops[i+1].Name]
+			}
+		}
+		mark(r.Ops)
+		for i := range r.Instances {
+			mark(r.Instances[i].Ops)
+		}
+	}
+	r.DeriveTypes()
+}
+
 // Upgrade gives a result read from a file written before workloads reported
 // generic figures (it has its workload's section but no result.Figures)
 // those figures, computed again from its measurements, so that reports show
@@ -101,6 +128,7 @@ func Summarize(r *result.Run) error {
 // Other results are left as they are, and so is one whose figures cannot be
 // computed.
 func Upgrade(r *result.Run) {
+	upgradeTypes(r)
 	if r == nil || r.Figures != nil || len(r.Section) == 0 {
 		return
 	}

@@ -3,6 +3,7 @@ package all
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -79,6 +80,36 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	return reflect.DeepEqual(x, y)
 }
 
+// withoutTypes checks that a result (or instance) an upgrade wrote again
+// has the transaction types it added (its summary's types, its ops' type
+// marks, upgradeTypes) and returns it without them, as the file had it.
+func withoutTypes(t *testing.T, name string, m map[string]json.RawMessage) map[string]json.RawMessage {
+	t.Helper()
+	var sum map[string]any
+	var ops []map[string]any
+	if json.Unmarshal(m["summary"], &sum) != nil || json.Unmarshal(m["ops"], &ops) != nil {
+		t.Fatalf("%s: summary or ops unreadable", name)
+	}
+	types, _ := sum["types"].([]any)
+	if len(types) == 0 || sum["slowest_frequent"] == nil {
+		t.Errorf("%s: upgraded summary has no transaction types: %v", name, sum)
+	}
+	delete(sum, "types")
+	delete(sum, "slowest_frequent")
+	for _, op := range ops {
+		delete(op, "type")
+	}
+	out := maps.Clone(m)
+	var err error
+	if out["summary"], err = json.Marshal(sum); err != nil {
+		t.Fatal(err)
+	}
+	if out["ops"], err = json.Marshal(ops); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // keepsItsKeys checks that r, written again, has the file's top-level keys
 // with the same values, plus figures, and the same keys in each instance
 // plus figures.
@@ -92,6 +123,7 @@ func keepsItsKeys(t *testing.T, name string, r *result.Run, before map[string]js
 	if err := json.Unmarshal(buf.Bytes(), &after); err != nil {
 		t.Fatal(err)
 	}
+	after = withoutTypes(t, name, after)
 	want := append(slices.Sorted(maps.Keys(before)), "figures")
 	slices.Sort(want)
 	if got := slices.Sorted(maps.Keys(after)); !slices.Equal(got, want) {
@@ -107,6 +139,7 @@ func keepsItsKeys(t *testing.T, name string, r *result.Run, before map[string]js
 		t.Fatalf("%s: instances %d vs %d", name, len(inBefore), len(inAfter))
 	}
 	for i := range inBefore {
+		inAfter[i] = withoutTypes(t, fmt.Sprintf("%s instance %d", name, i), inAfter[i])
 		for k, v := range inBefore[i] {
 			if !jsonEqual(t, v, inAfter[i][k]) {
 				t.Errorf("%s: instances[%d].%s changed", name, i, k)

@@ -106,7 +106,7 @@ func (w *Workload) Meta() workload.Meta {
 		if s.Transactions[i].Writes() {
 			kind = workload.Write
 		}
-		ops[i] = workload.Op{Name: s.Transactions[i].Name, Kind: kind}
+		ops[i] = workload.Op{Name: s.Transactions[i].Name, Kind: kind, Type: true}
 	}
 	short := "workload file " + s.File
 	if s.Description != "" {

@@ -45,7 +45,7 @@ func (w *Workload) Meta() workload.Meta {
 		Short: `storage I/O: fio-style patterns ("t1 o32 b16k"), read mixes, direct I/O; IOPS, MB/s, per VM and per GB`,
 		Long:  long,
 		Event: "io",
-		Ops:   []workload.Op{opRead: {Name: "read", Kind: workload.Read}, opWrite: {Name: "write", Kind: workload.Write}},
+		Ops:   []workload.Op{opRead: {Name: "read", Kind: workload.Read, Type: true}, opWrite: {Name: "write", Kind: workload.Write, Type: true}},
 		// Each thread of the pattern is one virtual user keeping --iodepth
 		// I/Os in flight.
 		VUs:         max(o.pattern.Threads, 1),

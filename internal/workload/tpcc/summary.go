@@ -115,7 +115,7 @@ func figures(s result.Summary, ops []result.Op, load result.Load, terminals, ins
 	open := load.Mode == "open"
 	switch {
 	case open:
-		f.Notes = append(f.Notes, "open loop: the arrival rate sets the throughput, so efficiency against the terminals' ceiling is not computed; per-transaction response times are service times (from the actual start)")
+		f.Notes = append(f.Notes, "open loop: the arrival rate sets the throughput, so efficiency against the terminals' ceiling is not computed; per-transaction response times count from the intended start, queueing included")
 	case o.ThinkScale == 0:
 		f.Notes = append(f.Notes, "no keying or think time (--think-scale 0): a throughput test; efficiency against 12.86 tpmC per warehouse is not meaningful")
 	default:

@@ -114,7 +114,7 @@ func ops() []workload.Op {
 		if txDefs[t].readOnly {
 			k = workload.Read
 		}
-		out[t] = workload.Op{Name: txDefs[t].name, Kind: k}
+		out[t] = workload.Op{Name: txDefs[t].name, Kind: k, Type: true}
 	}
 	return out
 }
