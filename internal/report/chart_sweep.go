@@ -24,32 +24,82 @@ import (
 // sweep has no steps.
 func responseCPUChart(sw *analysis.Result) (string, error) {
 	n := len(sw.Steps)
+	avg, p99 := make(plotter.Values, n), make(plotter.Values, n)
+	for i, st := range sw.Steps {
+		avg[i], p99[i] = st.AvgMs, st.P99Ms
+	}
+	return barsCPUChart(sw, "Response time and host CPU by step", []barSeries{{"avg", colAvg, avg}, {"p99", colP99, p99}})
+}
+
+// barSeries is one series of bars: a value per step.
+type barSeries struct {
+	name string
+	col  color.Color
+	vals plotter.Values
+}
+
+// typesCPUChart is each transaction type's p95 response time by step as
+// bars, the frequent types only (result.Type.Frequent in some step), over
+// the host's CPU as lines: the first study's chart of the components that
+// make up most of the mix. "" when the steps have fewer than two types.
+func typesCPUChart(sw *analysis.Result) (string, error) {
+	var names []string
+	seen := map[string]bool{}
+	for _, st := range sw.Steps {
+		for _, ty := range st.Types {
+			if ty.Frequent && !seen[ty.Name] {
+				seen[ty.Name] = true
+				names = append(names, ty.Name)
+			}
+		}
+	}
+	if len(names) < 2 {
+		return "", nil
+	}
+	var series []barSeries
+	for k, name := range names {
+		vals := make(plotter.Values, len(sw.Steps))
+		for i, st := range sw.Steps {
+			for _, ty := range st.Types {
+				if ty.Name == name {
+					vals[i] = ty.P95Ms
+				}
+			}
+		}
+		col, _ := seriesStyle(k)
+		series = append(series, barSeries{name + " p95", col, vals})
+	}
+	return barsCPUChart(sw, "Response time of the frequent transaction types and host CPU by step", series)
+}
+
+// barsCPUChart draws series of bars by step (response times, ms) above the
+// host's CPU user/system/iowait/steal as lines, when some step has them;
+// "" when the sweep has no steps.
+func barsCPUChart(sw *analysis.Result, title string, series []barSeries) (string, error) {
+	n := len(sw.Steps)
 	if n == 0 {
 		return "", nil // gonum refuses a bar chart of no values
 	}
 	labels := make([]string, n)
-	avg, p99 := make(plotter.Values, n), make(plotter.Values, n)
-	for i, st := range sw.Steps {
+	for i := range sw.Steps {
 		labels[i] = axisLabel(sw, i)
-		avg[i], p99[i] = st.AvgMs, st.P99Ms
 	}
 	axis := axisTitle(sw)
-	top := newPlot("Response time and host CPU by step", axis, "response time (ms)")
-	w := vg.Points(math.Max(4, math.Min(18, 180/float64(n))))
-	ba, err := plotter.NewBarChart(avg, w)
-	if err != nil {
-		return "", err
+	top := newPlot(title, axis, "response time (ms)")
+	w := vg.Points(math.Max(4, math.Min(18, 180/float64(n))) * 2 / float64(len(series)))
+	var all []plotter.Values
+	for k, sr := range series {
+		b, err := plotter.NewBarChart(sr.vals, w)
+		if err != nil {
+			return "", err
+		}
+		b.Color, b.LineStyle.Width = sr.col, 0
+		b.Offset = w * (vg.Length(k) - vg.Length(len(series)-1)/2)
+		top.Add(b)
+		top.Legend.Add(sr.name, b)
+		all = append(all, sr.vals)
 	}
-	ba.Color, ba.LineStyle.Width, ba.Offset = colAvg, 0, -w/2
-	bp, err := plotter.NewBarChart(p99, w)
-	if err != nil {
-		return "", err
-	}
-	bp.Color, bp.LineStyle.Width, bp.Offset = colP99, 0, w/2
-	top.Add(ba, bp)
-	top.Y.Min, top.Y.Max = 0, 1.05*maxOf(p99, avg)
-	top.Legend.Add("avg", ba)
-	top.Legend.Add("p99", bp)
+	top.Y.Min, top.Y.Max = 0, 1.05*maxOf(all...)
 	top.NominalX(labels...)
 
 	cpu := newPlot("", axis, "host CPU (%)")

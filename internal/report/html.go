@@ -47,6 +47,13 @@ func HTML(w io.Writer, d Doc) error {
 		if err := add("Response time and host CPU by step", "bars: average and p99 response time; lines: the host's CPU", svg, err); err != nil {
 			return err
 		}
+		svg, err = typesCPUChart(sw)
+		if err := add("Frequent transaction types and host CPU by step", "bars: the p95 response time of each transaction type among those that make up most of the mix; lines: the host's CPU", svg, err); err != nil {
+			return err
+		}
+		if t, ok := typeSteps(sw); ok {
+			v.Types = tableViews([]table{t})
+		}
 		svg, err = guestHostChart(sw)
 		if err := add("Guest CPU beside the host's view", "bars: the guest's CPU busy and, where known, the hypervisor's host CPU and a limited cgroup's use of its limit; lines: the waits the guest cannot see (ready and co-stop per vCPU, throttled periods, CPU pressure)", svg, err); err != nil {
 			return err
@@ -55,6 +62,16 @@ func HTML(w io.Writer, d Doc) error {
 			svg, err = throughputChart(sw)
 			if err := add("Throughput by "+sw.Axis, "the USL fit dashed, the knee ringed", svg, err); err != nil {
 				return err
+			}
+		}
+	}
+	if d.Sweep == nil {
+		for _, r := range d.Runs {
+			if t, ok := typesTable(r.Summary.Types, r.Summary.SlowestFrequent); ok {
+				if len(d.Runs) > 1 {
+					t.title = runName(r) + ": " + t.title
+				}
+				v.Types = append(v.Types, tableViews([]table{t})...)
 			}
 		}
 	}
@@ -119,6 +136,7 @@ type htmlView struct {
 	Headline    []string // the answer, before anything else
 	Verdict     []string // the sweep's, in sentences
 	Steps       []StepRow
+	Types       []tableView // the transaction types: a run's, or a sweep's by step
 	RunRows     []RunRow
 	Figures     []figureBlock
 	Charts      []chart
@@ -150,6 +168,7 @@ var pageFuncs = template.FuncMap{
 	},
 	"extraRow": func(r StepRow, rows []StepRow) []string { return stepCells(r, stepColumnsOf(rows), "%.1f", "-") },
 	"short":    ShortTarget,
+	"upper":    upper,
 }
 
 var page = template.Must(template.Must(template.New("report").Funcs(pageFuncs).Parse(pageParts)).Parse(`{{template "head" .}}
@@ -176,6 +195,11 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 {{if .Steps}}
 {{$open := openRows .Steps}}<div class="scroll"><table><thead><tr><th>step</th><th>throughput/s</th>{{if $open}}<th>offered/s</th><th>late</th><th>dropped</th>{{end}}<th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>retries</th><th>deadlocks</th><th>CPU user %</th><th>sys %</th><th>iowait %</th><th>steal %</th><th>run queue</th>{{range extraHeads .Steps}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td><td>{{.Retries}}</td><td>{{.Deadlocks}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}{{range extraRow . $.Steps}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}
+{{if .Types}}<h2>Transaction types</h2>{{end}}
+{{range .Types}}<p>{{upper .Title}}</p><div class="scroll"><table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}
 {{with .Sweep}}{{if $.Verdict}}<h2>Verdict</h2>{{range $.Verdict}}<p>{{.}}</p>{{end}}

@@ -122,6 +122,9 @@ func SweepDocument(w io.Writer, d Doc, f Format) error {
 	if err := SweepTable(w, sw, f); err != nil {
 		return err
 	}
+	if sweepTypes(ew, sw, f); ew.err != nil {
+		return ew.err
+	}
 	return SweepVerdict(w, sw, f)
 }
 

@@ -130,6 +130,7 @@ func Summary(w io.Writer, r *result.Run) error {
 	headline(ew, "", r.Event, s)
 	ew.printf("\n")
 	opsTable(ew, r.Ops)
+	typesLines(ew, r.Summary)
 	figures(ew, r)
 	instanceLines(ew, r)
 	if r.Host != nil {

@@ -77,7 +77,11 @@ type SweepStep struct {
 	StartLagP99Ms float64 `json:"start_lag_p99_ms,omitempty"`
 	// TickerLag: the load generator fell behind its ticks in this step.
 	TickerLag *TickerLag `json:"ticker_lag,omitempty"`
-	Result    string     `json:"result,omitempty"`
+	// Types and SlowestFrequent are the step's transaction types
+	// (Summary.Types), when its workload has two or more.
+	Types           []Type `json:"types,omitempty"`
+	SlowestFrequent string `json:"slowest_frequent,omitempty"`
+	Result          string `json:"result,omitempty"`
 	// From and To are the step's measured window (Run.Window), by which
 	// figures from elsewhere (the hypervisor's) are aligned to it; absent
 	// in files written before they were recorded.

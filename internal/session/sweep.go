@@ -48,6 +48,9 @@ func (s *session) sweep() error {
 		st.Instances, st.Fairness = len(r.Instances), r.Fairness
 		st.Offered, st.Late, st.Dropped = r.Summary.Offered, r.Summary.Late, r.Summary.Dropped
 		st.From, st.To = r.Window()
+		if len(r.Summary.Types) > 1 {
+			st.Types, st.SlowestFrequent = r.Summary.Types, r.Summary.SlowestFrequent
+		}
 		if !p.Out.None() {
 			st.Result = o.Paths[i]
 		}

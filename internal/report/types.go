@@ -1,0 +1,124 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// Transaction types (result.Summary.Types): one run's as a table with the
+// slowest of the frequently used named above it, a sweep's as each type's
+// p95 by step. A workload with one type (its event) gets neither: the
+// headline is that type's figures.
+//
+//	transaction types (frequent: the 80 % of the mix; slowest of them by p95: New-Order):
+//	  transaction  count  share %  avg ms  p95 ms  p99 ms  errors
+//	  New-Order *   4521     45.0   12.10   30.20   41.00       0
+//	  Payment *     4330     43.1    4.20    9.80   14.10       0
+//	  Delivery       402      4.0   40.20   80.10   95.00       0
+
+// typesTitle names the types table and the slowest of the frequently used.
+func typesTitle(slowest string) string {
+	t := fmt.Sprintf("transaction types (* frequent: the most used that make up %d %% of the mix)", result.FrequentPct)
+	if slowest != "" {
+		t += "; the slowest of the frequently used by p95: " + slowest
+	}
+	return t
+}
+
+// typesTable is a run's (or an instance's) transaction types, most used
+// first, the frequent marked with *; ok is false with fewer than two.
+func typesTable(types []result.Type, slowest string) (table, bool) {
+	if len(types) < 2 {
+		return table{}, false
+	}
+	t := table{title: typesTitle(slowest), head: []string{"transaction", "count", "share %", "avg ms", "p95 ms", "p99 ms", "errors"}}
+	for _, ty := range types {
+		name := ty.Name
+		if ty.Frequent {
+			name += " *"
+		}
+		t.rows = append(t.rows, []string{name, fmt.Sprint(ty.Count), fmt.Sprintf("%.1f", ty.SharePct),
+			fmt.Sprintf("%.3f", ty.AvgMs), fmt.Sprintf("%.3f", ty.P95Ms), fmt.Sprintf("%.3f", ty.P99Ms), fmt.Sprint(ty.Errors)})
+	}
+	return t, true
+}
+
+// typesLines write a run's transaction types in its text summary.
+func typesLines(ew *errWriter, s result.Summary) {
+	t, ok := typesTable(s.Types, s.SlowestFrequent)
+	if !ok {
+		return
+	}
+	ew.printf("\n%s:\n", t.title)
+	t.write(ew, Text, true)
+}
+
+// typeSteps is a sweep's transaction types by step: each type's share of
+// the mix (over the steps) and its p95 in each step, the step's slowest of
+// the frequently used marked with *; ok is false when no step has two
+// types or more. Types are in the order of the steps' use of them.
+func typeSteps(sw *analysis.Result) (table, bool) {
+	var names []string
+	count := map[string]int64{}
+	var total int64
+	for _, st := range sw.Steps {
+		for _, ty := range st.Types {
+			if _, ok := count[ty.Name]; !ok {
+				names = append(names, ty.Name)
+			}
+			count[ty.Name] += ty.Count
+			total += ty.Count
+		}
+	}
+	if len(names) < 2 {
+		return table{}, false
+	}
+	t := table{title: "p95 response time (ms) of each transaction type by step; * the step's slowest of the frequently used",
+		head: []string{"transaction", "share %"}}
+	for i := range sw.Steps {
+		t.head = append(t.head, stepName(sw, i))
+	}
+	for _, n := range names {
+		row := []string{n, fmt.Sprintf("%.1f", 100*float64(count[n])/float64(max(total, 1)))}
+		for _, st := range sw.Steps {
+			cell := "-"
+			for _, ty := range st.Types {
+				if ty.Name == n && ty.Count > 0 {
+					cell = fmt.Sprintf("%.3f", ty.P95Ms)
+					if n == st.SlowestFrequent {
+						cell += " *"
+					}
+				}
+			}
+			row = append(row, cell)
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t, true
+}
+
+// stepName is a step's column head: its label, else its axis value.
+func stepName(sw *analysis.Result, i int) string {
+	if l := strings.TrimSpace(sw.Steps[i].Label); l != "" {
+		return l
+	}
+	return axisLabel(sw, i)
+}
+
+// sweepTypes writes a sweep's transaction types by step (typeSteps) as
+// text or Markdown; nothing when its steps have fewer than two types.
+func sweepTypes(w *errWriter, sw *analysis.Result, f Format) {
+	t, ok := typeSteps(sw)
+	if !ok {
+		return
+	}
+	if f == Markdown {
+		w.printf("\n%s:\n\n", upper(t.title))
+	} else {
+		w.printf("\n%s:\n", t.title)
+	}
+	t.write(w, f, true)
+}
