@@ -2,8 +2,13 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/result"
 )
 
 // Point is one step of a sweep: the value of the swept axis (threads,
@@ -18,6 +23,8 @@ type Point struct {
 	// table shows it and the knees' reasons name the step; "" names it by
 	// X.
 	Label string
+	// Types are the step's transaction types (result.SweepStep.Types).
+	Types []result.Type
 }
 
 // Name is how a sentence names the step: its label, else its axis value.
@@ -30,7 +37,7 @@ func (p Point) Name() string {
 
 // KneeMethods are the knee methods in the order a sweep's knee is taken
 // from them (PrimaryKnee, the verdict): the first that found one.
-var KneeMethods = []string{"slo", "sustained", "marginal", "kneedle"}
+var KneeMethods = []string{"slo", "type-slo", "sustained", "marginal", "kneedle"}
 
 // SustainedKnee is, in an open loop (steps with an offered rate), the
 // highest rate the system sustained: its throughput, and that of every
@@ -117,6 +124,61 @@ func SLOKnee(ps []Point, sloMs float64) Knee {
 	return Knee{Method: method, Index: at, X: ps[at].X, Reason: fmt.Sprintf(
 		"%s is the largest step with p99 within %g ms (%.3g ms) and throughput within 5%% of the best (%.0f%%)",
 		ps[at].Name(), sloMs, ps[at].P99Ms, 100*ps[at].Throughput/best)}
+}
+
+// TypeSLOKnee is the largest step at which every transaction type named in
+// sloMs (p95 objectives in ms, by type) meets its objective while its
+// throughput is at least 95 % of the sweep's best: the first study's
+// knee, where the slowest of the components that matter leaves its
+// response-time target. A step without a named type's figures does not
+// meet it.
+func TypeSLOKnee(ps []Point, sloMs map[string]float64) Knee {
+	const method = "type-slo"
+	if len(ps) == 0 || len(sloMs) == 0 {
+		return none(method, "no steps, or no --slo-type given")
+	}
+	names := slices.Sorted(maps.Keys(sloMs))
+	// missed names the first type of step p past its objective ("": none).
+	missed := func(p Point) string {
+		for _, n := range names {
+			i := slices.IndexFunc(p.Types, func(t result.Type) bool { return t.Name == n })
+			switch {
+			case i < 0:
+				return fmt.Sprintf("%s (no figures)", n)
+			case p.Types[i].P95Ms > sloMs[n]:
+				return fmt.Sprintf("%s (p95 %.3g ms > %g ms)", n, p.Types[i].P95Ms, sloMs[n])
+			}
+		}
+		return ""
+	}
+	best, _ := MaxThroughput(ps)
+	at, anyMet := -1, -1
+	for i, p := range ps {
+		if missed(p) == "" {
+			anyMet = i
+			if p.Throughput >= 0.95*best {
+				at = i
+			}
+		}
+	}
+	objectives := make([]string, len(names))
+	for i, n := range names {
+		objectives[i] = fmt.Sprintf("%s p95 ≤ %g ms", n, sloMs[n])
+	}
+	goal := strings.Join(objectives, ", ")
+	switch {
+	case anyMet < 0:
+		return none(method, fmt.Sprintf("no step meets every type's objective (%s): at %s, %s", goal, ps[0].Name(), missed(ps[0])))
+	case at < 0:
+		at = anyMet
+	}
+	why := fmt.Sprintf("%s is the largest step with every type within its objective (%s) at %.0f%% of the best throughput", ps[at].Name(), goal, 100*ps[at].Throughput/best)
+	if at+1 < len(ps) {
+		if m := missed(ps[at+1]); m != "" {
+			why += fmt.Sprintf("; at %s, %s", ps[at+1].Name(), m)
+		}
+	}
+	return Knee{Method: method, Index: at, X: ps[at].X, Reason: why}
 }
 
 // MarginalKnee is where more load stops paying: the last step before the

@@ -179,3 +179,37 @@ func TestOneKnee(t *testing.T) {
 		t.Errorf("PrimaryKnee %+v, want the Result's %+v", k, *r.Knee)
 	}
 }
+
+// The type-slo knee is the most load at which every named type keeps its
+// p95 objective; the reason names the type that missed it next.
+func TestTypeSLOKnee(t *testing.T) {
+	step := func(x, tp, noP95, payP95 float64) Point {
+		return Point{X: x, Throughput: tp, Label: fmt.Sprintf("rate %gx", x), Types: []result.Type{
+			{Name: "new_order", P95Ms: noP95, Frequent: true}, {Name: "payment", P95Ms: payP95, Frequent: true}}}
+	}
+	ps := []Point{step(1, 100, 10, 5), step(2, 200, 12, 6), step(3, 300, 18, 7), step(4, 310, 60, 9), step(5, 305, 400, 30)}
+	k := TypeSLOKnee(ps, map[string]float64{"new_order": 20, "payment": 10})
+	if k.Index != 2 || k.Method != "type-slo" {
+		t.Fatalf("knee %+v, want rate 3x", k)
+	}
+	for _, want := range []string{"rate 3x is the largest step", "new_order p95 ≤ 20 ms, payment p95 ≤ 10 ms", "at rate 4x, new_order (p95 60 ms > 20 ms)"} {
+		if !strings.Contains(k.Reason, want) {
+			t.Errorf("reason %q lacks %q", k.Reason, want)
+		}
+	}
+	if k := TypeSLOKnee(ps, map[string]float64{"new_order": 5}); k.Index != -1 || !strings.Contains(k.Reason, "at rate 1x, new_order (p95 10 ms > 5 ms)") {
+		t.Errorf("objective never met: %+v", k)
+	}
+	if k := TypeSLOKnee(ps, map[string]float64{"delivery": 500}); k.Index != -1 || !strings.Contains(k.Reason, "delivery (no figures)") {
+		t.Errorf("a type the steps lack: %+v", k)
+	}
+	// The sweep's analysis takes its objectives from the sweep.
+	sw := &result.Sweep{Axis: "rate", TypeSLOMs: map[string]float64{"new_order": 20}}
+	for _, p := range ps {
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: p.Label, X: p.X, Throughput: p.Throughput, Types: p.Types})
+	}
+	r := Analyze(sw, OptionsOf(sw))
+	if r.Knee == nil || r.Knee.Method != "type-slo" || r.Knee.X != 3 {
+		t.Errorf("sweep knee %+v, want type-slo at 3x (knees %+v)", r.Knee, r.Knees)
+	}
+}

@@ -13,11 +13,14 @@ import (
 type Options struct {
 	SLOMs        float64
 	CPUTargetPct float64
+	// TypeSLOMs are p95 objectives of transaction types, by name (the
+	// type-slo knee); none: no such knee.
+	TypeSLOMs map[string]float64
 }
 
 // OptionsOf are the options a sweep was run with.
 func OptionsOf(sw *result.Sweep) Options {
-	return Options{SLOMs: sw.SLOMs, CPUTargetPct: sw.CPUTargetPct}
+	return Options{SLOMs: sw.SLOMs, CPUTargetPct: sw.CPUTargetPct, TypeSLOMs: sw.TypeSLOMs}
 }
 
 // Result is a sweep as analysed: a copy of its data, its steps in the order
@@ -71,7 +74,7 @@ func Analyze(sw *result.Sweep, o Options) *Result {
 func analyze(sw *result.Sweep, o Options) *Result {
 	cp := *sw
 	cp.Steps = slices.Clone(sw.Steps)
-	cp.SLOMs, cp.CPUTargetPct = o.SLOMs, o.CPUTargetPct
+	cp.SLOMs, cp.CPUTargetPct, cp.TypeSLOMs = o.SLOMs, o.CPUTargetPct, o.TypeSLOMs
 	r := &Result{Sweep: &cp}
 	if !cp.OwnSteps {
 		// The methods read the steps in rising order of the load axis.
@@ -94,6 +97,9 @@ func analyze(sw *result.Sweep, o Options) *Result {
 	}
 	if o.SLOMs > 0 {
 		r.Knees = append(r.Knees, SLOKnee(ps, o.SLOMs))
+	}
+	if len(o.TypeSLOMs) > 0 {
+		r.Knees = append(r.Knees, TypeSLOKnee(ps, o.TypeSLOMs))
 	}
 	for i := range r.Knees {
 		if r.Knees[i].Index >= 0 {
@@ -208,7 +214,7 @@ func pickSteps(steps []result.SweepStep, at []int) []result.SweepStep {
 func (r *Result) Points() []Point {
 	ps := make([]Point, len(r.Steps))
 	for i, st := range r.Steps {
-		ps[i] = Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, Offered: st.Offered, Label: st.Label}
+		ps[i] = Point{X: st.X, Throughput: st.Throughput, P99Ms: st.P99Ms, Offered: st.Offered, Label: st.Label, Types: st.Types}
 	}
 	return ps
 }

@@ -30,6 +30,9 @@ type Sweep struct {
 	// sweep was run with, the analysis's defaults.
 	SLOMs        float64 `json:"slo_ms,omitempty"`
 	CPUTargetPct float64 `json:"cpu_target_pct,omitempty"`
+	// TypeSLOMs are the transaction types' p95 objectives (--slo-type), by
+	// type name; absent without any.
+	TypeSLOMs map[string]float64 `json:"type_slo_ms,omitempty"`
 }
 
 // plainSweep is a Sweep without its methods, for UnmarshalJSON.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/workload"
 )
 
 // TestSLOFlag: --slo takes a duration (50ms, 0.5s) or, as before, a bare
@@ -46,5 +48,39 @@ func TestCheckCPUTarget(t *testing.T) {
 		if err := CheckCPUTarget(bad); err == nil || !strings.Contains(err.Error(), "want more than 0 and at most 100") {
 			t.Errorf("CheckCPUTarget(%v) = %v", bad, err)
 		}
+	}
+}
+
+// TestTypeSLOFlag: --slo-type NAME=DURATION, repeated or comma-separated;
+// a name the workload has no type of is refused naming its types.
+func TestTypeSLOFlag(t *testing.T) {
+	fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+	var slos TypeSLOs
+	fs.Var(&slos, "slo-type", "")
+	if err := fs.Parse([]string{"--slo-type", "New-Order=50ms", "--slo-type", "Payment=20, Delivery=1s"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(slos) != 3 || slos["New-Order"] != 50 || slos["Payment"] != 20 || slos["Delivery"] != 1000 {
+		t.Errorf("parsed %v", slos)
+	}
+	if got := slos.String(); got != "Delivery=1000ms,New-Order=50ms,Payment=20ms" {
+		t.Errorf("String() = %q", got)
+	}
+	for _, bad := range []string{"New-Order", "=5ms", "x=0", "x=-1ms", "x=fast"} {
+		var s TypeSLOs
+		if err := s.Set(bad); err == nil || !strings.Contains(err.Error(), "50ms") && !strings.Contains(err.Error(), "NAME=DURATION") {
+			t.Errorf("--slo-type %q: %v", bad, err)
+		}
+	}
+	m := workload.Meta{Name: "tpcc", Event: "transaction", Ops: []workload.Op{{Name: "new_order", Type: true}, {Name: "payment", Type: true}}}
+	if err := checkTypeSLOs(m, TypeSLOs{"new_order": 5}); err != nil {
+		t.Error(err)
+	}
+	if err := checkTypeSLOs(m, TypeSLOs{"New-Order": 5}); err == nil || !strings.Contains(err.Error(), `tpcc has no transaction type "New-Order" (its types: new_order, payment)`) {
+		t.Errorf("unknown type: %v", err)
+	}
+	oltp := workload.Meta{Name: "oltp_read_write", Event: "transaction", Ops: []workload.Op{{Name: "point_select"}}}
+	if err := checkTypeSLOs(oltp, TypeSLOs{"transaction": 5}); err != nil {
+		t.Errorf("the event is the one type of a workload without types: %v", err)
 	}
 }

@@ -2,7 +2,9 @@ package runplan
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,6 +78,43 @@ func (m Millis) Set(v string) error {
 }
 
 func (m Millis) Type() string { return "duration|ms" }
+
+// TypeSLOs are --slo-type: each transaction type's p95 objective in
+// milliseconds, by name.
+type TypeSLOs map[string]float64
+
+func (t *TypeSLOs) String() string {
+	if t == nil || len(*t) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, n := range slices.Sorted(maps.Keys(*t)) {
+		parts = append(parts, n+"="+strconv.FormatFloat((*t)[n], 'g', -1, 64)+"ms")
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set adds one NAME=DURATION (or a comma-separated list of them).
+func (t *TypeSLOs) Set(v string) error {
+	for _, one := range strings.Split(v, ",") {
+		name, d, ok := strings.Cut(strings.TrimSpace(one), "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return fmt.Errorf("%q: want a transaction type and its p95 objective, NAME=DURATION (New-Order=50ms)", one)
+		}
+		var ms float64
+		if err := (Millis{&ms}).Set(d); err != nil || ms <= 0 {
+			return fmt.Errorf("%q: the objective of %s is not a duration above 0 (50ms, 0.5s or milliseconds)", one, name)
+		}
+		if *t == nil {
+			*t = TypeSLOs{}
+		}
+		(*t)[name] = ms
+	}
+	return nil
+}
+
+func (t *TypeSLOs) Type() string { return "name=duration" }
 
 // MillisVar binds a Millis flag with a default (milliseconds).
 func MillisVar(fs *pflag.FlagSet, p *float64, name string, def float64, usage string) {
@@ -313,11 +352,12 @@ type Flags struct {
 	DBCgroup    string // --db-cgroup
 	Retry       string
 	MaxRetries  int
-	SLO         float64 // sweep
-	CPUTarget   float64 // sweep
-	Shard       string  // --shard I/N (run only)
-	RunID       string  // --run-id
-	StartAt     string  // --start-at
+	SLO         float64  // sweep
+	TypeSLO     TypeSLOs // sweep: --slo-type NAME=DURATION, repeated
+	CPUTarget   float64  // sweep
+	Shard       string   // --shard I/N (run only)
+	RunID       string   // --run-id
+	StartAt     string   // --start-at
 	BarrierWait time.Duration
 
 	// prepare, cleanup; run and sweep: go on past a mismatch
@@ -383,6 +423,7 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 		c.Threads.bind(fs, true, "virtual users per instance, a list to sweep (1,2,4,8,16,32)")
 		c.Rate.bind(fs, true, "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x)")
 		MillisVar(fs, &c.SLO, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (0: none)")
+		fs.Var(&c.TypeSLO, "slo-type", "p95 objective of one transaction type for the SLO knee, NAME=DURATION (New-Order=50ms); repeat it for several types; the knee is then the most load at which every named type meets its objective")
 		fs.Float64Var(&c.CPUTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (the highest step with flat response time below it)")
 	} else {
 		c.Threads.bind(fs, false, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -63,8 +64,10 @@ type Plan struct {
 	// Config is --config, the configuration under test ("": the session
 	// takes the label, else the target's host).
 	Config string
-	// SLO (p99 ms, 0: none) and CPUTarget (%) are a sweep's analysis options.
+	// SLO (p99 ms, 0: none), TypeSLO (p95 ms by transaction type) and
+	// CPUTarget (%) are a sweep's analysis options.
 	SLO, CPUTarget float64
+	TypeSLO        map[string]float64
 }
 
 // Step is one step of a plan: a point of a sweep's axis, one of the
@@ -218,7 +221,8 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 	}
 	load, cfg, cfgErr := c.runnerSettings(rate, c.Threads.First(), multiples)
 	if p.Sweep {
-		cfgErr = errors.Join(cfgErr, CheckCPUTarget(c.CPUTarget))
+		cfgErr = errors.Join(cfgErr, CheckCPUTarget(c.CPUTarget), checkTypeSLOs(w.Meta(), c.TypeSLO))
+		p.TypeSLO = c.TypeSLO
 	}
 	cfgErr = errors.Join(cfgErr, checkConfigName(p.Config), checkLabel(p.Label))
 	if m := w.Meta(); m.VUs > 0 {
@@ -522,4 +526,25 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 		return Invalidf("sweep: give several values to --threads (1,2,4,8), --rate (1x,2x,3x or 100,200), --instances (1,2,4), or to the workload's own list (fileio: --read 100,90,70)")
 	}
 	return nil
+}
+
+// checkTypeSLOs refuses a --slo-type that names no transaction type of the
+// workload m: its ops marked as types, or, without any, its event.
+func checkTypeSLOs(m workload.Meta, slos TypeSLOs) error {
+	var types []string
+	for _, op := range m.Ops {
+		if op.Type {
+			types = append(types, op.Name)
+		}
+	}
+	if len(types) == 0 {
+		types = []string{m.Event}
+	}
+	var errs []error
+	for _, n := range slices.Sorted(maps.Keys(slos)) {
+		if !slices.Contains(types, n) {
+			errs = append(errs, fmt.Errorf("--slo-type %s: %s has no transaction type %q (its types: %s)", n, m.CommandArg(), n, strings.Join(types, ", ")))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -19,7 +19,7 @@ import (
 func (s *session) sweep() error {
 	p, o := s.plan, s.out
 	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: o.ID, Workload: p.Workload.Meta().Name, Config: s.configName(), Axis: p.Axis, OwnSteps: p.OwnAxis,
-		SLOMs: p.SLO, CPUTargetPct: p.CPUTarget}
+		SLOMs: p.SLO, CPUTargetPct: p.CPUTarget, TypeSLOMs: p.TypeSLO}
 	if p.Multiples() {
 		sw.BaselineRate = s.baseline
 	}
