@@ -141,6 +141,9 @@ func (c *console) End(o *session.Outcome) error {
 	if o.Sweep == nil {
 		return nil
 	}
+	if err := report.SweepTypes(c.env.Stdout, o.Sweep, report.Text); err != nil {
+		return err
+	}
 	if err := report.SweepVerdict(c.env.Stdout, o.Sweep, report.Text); err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func Render(w io.Writer, in Input, o Options) error {
 	if o.Format == HTMLPage {
 		return HTML(w, Doc{Title: pageTitle(o.Title, sw, in.Runs), Runs: in.Runs, Sweep: sw, Plan: in.Plan, Tool: o.Tool})
 	}
-	return fileTables(w, sw, in.Plan, rows, o.Format)
+	return fileTables(w, sw, in.Plan, rows, in.Runs, o.Format)
 }
 
 // renderConfigs writes several sweeps as one comparison of their
@@ -110,8 +110,9 @@ func pageTitle(given string, sw *analysis.Result, runs []*result.Run) string {
 }
 
 // fileTables writes the Markdown, CSV or text tables of a sweep, the runs
-// and a plan.
-func fileTables(w io.Writer, sw *analysis.Result, p *sizing.Report, rows []RunRow, f Format) error {
+// (rows, and each run's transaction types when there is no sweep, whose
+// document has them by step) and a plan.
+func fileTables(w io.Writer, sw *analysis.Result, p *sizing.Report, rows []RunRow, runs []*result.Run, f Format) error {
 	wrote := false
 	if sw != nil {
 		var err error
@@ -131,6 +132,11 @@ func fileTables(w io.Writer, sw *analysis.Result, p *sizing.Report, rows []RunRo
 		}
 		if err := RunTable(w, rows, f); err != nil {
 			return err
+		}
+		if sw == nil && f != CSV {
+			if err := runTypes(w, runs, f); err != nil {
+				return err
+			}
 		}
 		wrote = true
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
@@ -56,6 +57,29 @@ func typesLines(ew *errWriter, s result.Summary) {
 	t.write(ew, Text, true)
 }
 
+// runTypes writes each run's transaction types table (typesTable), titled
+// with the run's name when there are several; nothing for runs of one type.
+func runTypes(w io.Writer, runs []*result.Run, f Format) error {
+	ew := &errWriter{w: w}
+	for _, r := range runs {
+		t, ok := typesTable(r.Summary.Types, r.Summary.SlowestFrequent)
+		if !ok {
+			continue
+		}
+		title := upper(t.title)
+		if len(runs) > 1 {
+			title = runName(r) + ": " + t.title
+		}
+		if f == Markdown {
+			ew.printf("\n%s:\n\n", title)
+		} else {
+			ew.printf("\n%s:\n", title)
+		}
+		t.write(ew, f, true)
+	}
+	return ew.err
+}
+
 // typeSteps is a sweep's transaction types by step: each type's share of
 // the mix (over the steps) and its p95 in each step, the step's slowest of
 // the frequently used marked with *; ok is false when no step has two
@@ -108,8 +132,14 @@ func stepName(sw *analysis.Result, i int) string {
 	return axisLabel(sw, i)
 }
 
-// sweepTypes writes a sweep's transaction types by step (typeSteps) as
+// SweepTypes writes a sweep's transaction types by step (typeSteps) as
 // text or Markdown; nothing when its steps have fewer than two types.
+func SweepTypes(w io.Writer, sw *analysis.Result, f Format) error {
+	ew := &errWriter{w: w}
+	sweepTypes(ew, sw, f)
+	return ew.err
+}
+
 func sweepTypes(w *errWriter, sw *analysis.Result, f Format) {
 	t, ok := typeSteps(sw)
 	if !ok {

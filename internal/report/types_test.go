@@ -91,3 +91,15 @@ func TestSweepShowsEachTypeByStep(t *testing.T) {
 		t.Errorf("the chart shows delivery, which is not frequent")
 	}
 }
+
+func TestReportOfRunsListsTheirTypes(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.Render(&b, report.Input{Runs: []*result.Run{typedRun()}}, report.Options{Format: report.Markdown}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Transaction types (* frequent", "| new_order * | 450 | 45.0 | 10.000 | 20.000 | 30.000 | 0 |", "| delivery | 120 | 12.0 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("Markdown report lacks %q:\n%s", want, b.String())
+		}
+	}
+}
