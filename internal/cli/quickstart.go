@@ -61,7 +61,7 @@ func quickstart(ctx context.Context, env *Env, dir string, stepTime time.Duratio
 	brief.Brief = true
 	o := observe.StudyOptions{Scale: "small", Dir: dir, Prepare: "always", ReplaceOurs: true, Targets: []string{"sqlite:" + filepath.Join(dir, "sbtest.db")},
 		Extra: []string{"--time=" + stepTime.String(), "--warmup=" + (stepTime / 3).Round(100*time.Millisecond).String()}}
-	if err := runStudy(ctx, &brief, "vm-rate", o); err != nil {
+	if err := runStudy(ctx, &brief, "vm-rate", "", o); err != nil {
 		return err
 	}
 	sweeps, _ := filepath.Glob(filepath.Join(dir, "*-sweep.json"))

@@ -29,11 +29,16 @@ built-in protocols:
   storage-patterns  fileio t1 o32 b16k and b4k at 100/90/70 % read, and b2m
                     sequential read, per volume, per VM and per GB
                     (Storage Spaces Direct for MS SQL, fio)
+  app-rate          your own workload (--workload FILE.yaml, which
+                    'rightsize capture' writes from production) at 1x..5x
+                    of its production rate: each transaction type's
+                    response time, the knee, a VM right-sized at 3x
 
   rightsize study run vm-rate                      # on embedded SQLite
   rightsize study run scaled-instances --target postgres://u@db:5432/sb
   rightsize study run my-study.yaml --scale full --config "24 vCPU"
   rightsize study show tpcc-4x > my-tpcc.yaml      # a protocol, to change
+  rightsize study run app-rate --workload my-app.yaml --target postgres://u@copy/app
 
 --scale small fits a 2-core machine in a few minutes; --scale full uses the
 published sizes (hours). Each step is an ordinary sweep or run (printed
@@ -49,7 +54,7 @@ the study's names that this study id did not write is refused without
 func studyCommand(ctx context.Context, env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "study",
-		Short: "Run a published test protocol (vm-rate, scaled-instances, tpcc-4x, storage-patterns) or a study file in one command",
+		Short: "Run a published test protocol (vm-rate, app-rate, scaled-instances, tpcc-4x, storage-patterns) or a study file in one command",
 		Long:  studyLong,
 		Args: func(c *cobra.Command, args []string) error {
 			return usagef("study: run, show or list (see 'rightsize study --help')")
@@ -62,6 +67,7 @@ func studyCommand(ctx context.Context, env *Env) *cobra.Command {
 
 func studyRunCommand(ctx context.Context, env *Env) *cobra.Command {
 	var o observe.StudyOptions
+	var workloadArg, baseline string
 	cmd := &cobra.Command{
 		Use:   "run PROTOCOL|FILE.yaml",
 		Short: "Run a study's steps (skipping those the history holds for --study-id), right-size, and write its report",
@@ -73,7 +79,10 @@ func studyRunCommand(ctx context.Context, env *Env) *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return wrapRun(runStudy(ctx, env, args[0], o))
+			if baseline != "" {
+				o.Extra = append(o.Extra, "--baseline-rate="+baseline)
+			}
+			return wrapRun(runStudy(ctx, env, args[0], workloadArg, o))
 		},
 	}
 	fs := cmd.Flags()
@@ -86,6 +95,8 @@ func studyRunCommand(ctx context.Context, env *Env) *cobra.Command {
 	fs.StringVar(&o.Prepare, "prepare", "", "every step's --prepare: auto, always or never (default: the study's, else run's auto)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print each step's command and run nothing")
 	fs.BoolVar(&o.Force, "force", false, "write in a --dir that holds a report, results or a plan of the study's names that this study id did not write (replacing them)")
+	fs.StringVar(&workloadArg, "workload", "", "the workload of a study that drives yours (app-rate): a workload file (rightsize capture writes one)")
+	fs.StringVar(&baseline, "baseline-rate", "", "every step's --baseline-rate: what 1x is, per second per instance, or auto (default: the study's, else the workload file's baseline_rate)")
 	return cmd
 }
 
@@ -112,10 +123,13 @@ func loadStudy(arg string) (*study.Study, error) {
 // runStudy runs the study arg names (observe.RunStudy), a VM right-sized
 // as 'rightsize plan' does and its report written as 'rightsize report'
 // does.
-func runStudy(ctx context.Context, env *Env, arg string, o observe.StudyOptions) error {
+func runStudy(ctx context.Context, env *Env, arg, workloadArg string, o observe.StudyOptions) error {
 	s, err := loadStudy(arg)
 	if err != nil {
 		return err
+	}
+	if err := s.UseWorkload(workloadArg); err != nil {
+		return usageError{err}
 	}
 	return observe.RunStudy(ctx, env, s, arg, o, observe.StudyHooks{
 		Record: observe.Record,

@@ -115,3 +115,18 @@ func TestHeadlineOfAVMThatDoesNotFit(t *testing.T) {
 		t.Errorf("reasons %q: want '(1 core short)'", words)
 	}
 }
+
+// The headline names the slowest of the frequently used transaction types
+// at the knee, and its p95 one step further.
+func TestHeadlineNamesTheSlowestFrequentType(t *testing.T) {
+	sw := headSweep(10)
+	for i := range sw.Steps {
+		k := float64(i + 1)
+		sw.Steps[i].Types = []result.Type{{Name: "new_order", SharePct: 45, P95Ms: 3 * k, Frequent: true}, {Name: "payment", SharePct: 43, P95Ms: k, Frequent: true}}
+		sw.Steps[i].SlowestFrequent = "new_order"
+	}
+	got := strings.Join(Headline(Doc{Sweep: sw}), " ")
+	if want := "Slowest of the frequently used transactions there: new_order, p95 9 ms (45% of the mix); at threads 8, p95 12 ms."; !strings.Contains(got, want) {
+		t.Errorf("headline lacks %q:\n%s", want, got)
+	}
+}

@@ -2,6 +2,7 @@ package study
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -102,6 +103,35 @@ type Study struct {
 	Stages  []Stage
 	Sizing  *Sizing
 	Report  Report
+}
+
+// WorkloadParam is what a step names as its workload when the study drives
+// the user's own (study run --workload FILE.yaml): app-rate's steps.
+const WorkloadParam = "$workload"
+
+// NeedsWorkload reports whether a step drives the user's workload
+// (WorkloadParam), which study run's --workload names.
+func (s *Study) NeedsWorkload() bool {
+	return slices.ContainsFunc(s.Stages, func(st Stage) bool { return st.Workload == WorkloadParam })
+}
+
+// UseWorkload makes the steps that drive the user's workload drive the
+// one arg names (a workload file, or a built-in workload's name). A study
+// that needs one refuses none; one that drives its own workloads refuses
+// one. Both errors wrap ErrInvalid: the command line's.
+func (s *Study) UseWorkload(arg string) error {
+	switch needs := s.NeedsWorkload(); {
+	case needs && arg == "":
+		return fmt.Errorf("%w: study %s drives your own workload: name it with --workload FILE.yaml (a workload file; 'rightsize capture' writes one from a production server, docs/capture.md)", ErrInvalid, s.Name)
+	case !needs && arg != "":
+		return fmt.Errorf("%w: --workload %s: study %s drives its own workloads (only a study whose steps name %s takes one, as app-rate does)", ErrInvalid, arg, s.Name, WorkloadParam)
+	}
+	for i := range s.Stages {
+		if s.Stages[i].Workload == WorkloadParam {
+			s.Stages[i].Workload = arg
+		}
+	}
+	return nil
 }
 
 // StageByName returns the named step (nil: none).

@@ -51,7 +51,7 @@ func golden(t *testing.T, name, got string) {
 // TestBuiltinsExpand is each built-in protocol's plan at both scales.
 func TestBuiltinsExpand(t *testing.T) {
 	names := Builtins()
-	if strings.Join(names, ",") != "scaled-instances,storage-patterns,tpcc-4x,vm-rate" {
+	if strings.Join(names, ",") != "app-rate,scaled-instances,storage-patterns,tpcc-4x,vm-rate" {
 		t.Fatalf("builtins: %v", names)
 	}
 	for _, name := range names {
@@ -133,5 +133,29 @@ func TestParseRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrInvalid) {
 			t.Errorf("%q: %v, want %q", in, err, want)
 		}
+	}
+}
+
+// TestUseWorkload: app-rate's steps drive the workload study run's
+// --workload names; it refuses none, and a study with its own workloads
+// refuses one.
+func TestUseWorkload(t *testing.T) {
+	s, _, err := ParseBuiltin("app-rate")
+	if err != nil || !s.NeedsWorkload() {
+		t.Fatalf("app-rate: %v, needs a workload %v", err, s.NeedsWorkload())
+	}
+	if err := s.UseWorkload(""); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "--workload FILE.yaml") {
+		t.Errorf("no --workload: %v", err)
+	}
+	if err := s.UseWorkload("my-app.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	cmds, err := s.Expand(Small)
+	if err != nil || len(cmds) != 1 || cmds[0].String() != "rightsize sweep my-app.yaml --threads=16 --warmup=3s --time=10s --rate=1x,2x,3x,4x,5x" {
+		t.Errorf("expanded: %v %v", cmds, err)
+	}
+	vm, _, _ := ParseBuiltin("vm-rate")
+	if err := vm.UseWorkload("my-app.yaml"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "drives its own workloads") {
+		t.Errorf("vm-rate --workload: %v", err)
 	}
 }
