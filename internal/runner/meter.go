@@ -136,7 +136,19 @@ func (v *vu) End(s workload.Span, err error) {
 	}
 	if s.Op >= 0 && s.Op < len(v.ops) { // an unknown op is not counted
 		o := &v.ops[s.Op]
-		v.pending = append(v.pending, pendingOp{op: s.Op, kind: o.Kind, typ: o.Type, d: d, class: class})
+		p := pendingOp{op: s.Op, kind: o.Kind, typ: o.Type, d: d, class: class}
+		if o.Type {
+			// A retried event's type is its last attempt's, counted once,
+			// as the event is: a failed attempt before it is no error of
+			// the type (the summary counts it among the retries).
+			for i := range v.pending {
+				if v.pending[i].typ {
+					v.pending[i] = p
+					return
+				}
+			}
+		}
+		v.pending = append(v.pending, p)
 	}
 }
 

@@ -23,7 +23,7 @@ type stats struct {
 	gaveUp int64             // events that failed after Settings.MaxRetries re-runs
 	ops    []*hist.Histogram // one per workload op, nil until used
 	opErr  []errclass.Counts
-	kinds  [3]int64 // sub-operations by workload.OpKind (ok or not)
+	kinds  [4]int64 // sub-operations by workload.OpKind (ok or not); Transaction is no query
 	reconn int64
 	// reconnFail counts failed reconnect attempts by class.
 	reconnFail errclass.Counts
@@ -131,7 +131,7 @@ func (s *stats) reset() {
 	for i := range s.opErr {
 		s.opErr[i] = errclass.Counts{}
 	}
-	s.kinds = [3]int64{}
+	s.kinds = [4]int64{}
 	s.reconn, s.late, s.cancel, s.active, s.gaveUp = 0, 0, 0, 0, 0
 	s.reconnFail = errclass.Counts{}
 	s.begun, s.after = 0, 0

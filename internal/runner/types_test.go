@@ -2,10 +2,12 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/pace"
 	"github.com/rightsize/rightsize/internal/workload"
 )
@@ -97,4 +99,47 @@ func (v *stallingVU) Event(ctx context.Context, m workload.Meter) error {
 		}
 	}
 	return v.typedVU.Event(ctx, m)
+}
+
+// flakyTypedVU fails every other attempt with a deadlock, reporting its
+// type's span on each attempt as a retried workload does.
+type flakyTypedVU struct{ odd bool }
+
+func (v *flakyTypedVU) Event(ctx context.Context, m workload.Meter) error {
+	s := m.Start(0)
+	v.odd = !v.odd
+	err := sleepCtx(ctx, time.Millisecond)
+	if v.odd && err == nil {
+		err = errDeadlockRetry
+	}
+	m.End(s, err)
+	return err
+}
+func (v *flakyTypedVU) Close() error { return nil }
+
+// A retried event counts once in its type, as in the event: its failed
+// attempts are retries, not errors of the type.
+func TestRetriedTypeCountsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res, err := Run(context.Background(), Settings{
+			Load:  Load{Threads: 1, Duration: time.Second},
+			Ops:   typedOps,
+			Retry: []errclass.Class{errclass.Deadlock},
+		}, []Opened{{
+			NewVU: func(ctx context.Context, id int, seed uint64) (workload.VU, error) { return &flakyTypedVU{}, nil },
+			Classify: func(err error) errclass.Class {
+				if errors.Is(err, errDeadlockRetry) {
+					return errclass.Deadlock
+				}
+				return errclass.Generic(err)
+			},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if len(s.Types) != 1 || s.Types[0].Count != s.Count || s.Types[0].Errors != 0 || s.Retries == 0 || s.Retries != s.Count {
+			t.Errorf("types %+v for %d events and %d retries: want every event once in slow, no errors", s.Types, s.Count, s.Retries)
+		}
+	})
 }

@@ -29,6 +29,10 @@ const (
 	Read  OpKind = iota // a query that reads (SELECT, a read I/O)
 	Write               // a statement that changes data (INSERT, UPDATE, DELETE, a write I/O)
 	Other               // anything else (BEGIN, COMMIT)
+	// Transaction is a transaction type (Op.Type) whose statements the VU
+	// reports as operations of their own: it is no query, so the summary's
+	// reads, writes and other statements (qps) do not count it.
+	Transaction
 )
 
 func (k OpKind) String() string {
@@ -37,6 +41,8 @@ func (k OpKind) String() string {
 		return "read"
 	case Write:
 		return "write"
+	case Transaction:
+		return "transaction"
 	}
 	return "other"
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -96,18 +97,13 @@ func (w *Workload) Spec() *workfile.Spec { return w.spec }
 // Warnings are the file's warnings, "file:line: message" each.
 func (w *Workload) Warnings() []string { return w.spec.WarningLines() }
 
-// Meta describes the file's workload: one operation per transaction (its
-// response time is the transaction's), read or write by its statements.
+// Meta describes the file's workload: one operation per transaction, its
+// type (its response time is the transaction's), then one per statement
+// (its own time, read or write) and, when a transaction is not
+// autocommit, BEGIN and COMMIT (opsOf).
 func (w *Workload) Meta() workload.Meta {
 	s := w.spec
-	ops := make([]workload.Op, len(s.Transactions))
-	for i := range s.Transactions {
-		kind := workload.Read
-		if s.Transactions[i].Writes() {
-			kind = workload.Write
-		}
-		ops[i] = workload.Op{Name: s.Transactions[i].Name, Kind: kind, Type: true}
-	}
+	ops, _ := opsOf(s)
 	short := "workload file " + s.File
 	if s.Description != "" {
 		short += ": " + s.Description
@@ -122,6 +118,48 @@ func (w *Workload) Meta() workload.Meta {
 		Prepare: slices.ContainsFunc(s.Tables, func(t workfile.Table) bool { return !t.Existing }),
 		Options: workload.OptionsOf(Options{}),
 	}
+}
+
+// opLayout is where a file's operations are in its Meta.Ops: each
+// statement's (by transaction, then statement), BEGIN's and COMMIT's (-1:
+// every transaction is autocommit).
+type opLayout struct {
+	stmt          [][]int
+	begin, commit int
+}
+
+// opsOf are a file's operations, as Meta lists them and VUs report them:
+// the transactions (types of kind Transaction: their statements are the
+// queries), then each statement, named <transaction>/<statement> (the
+// statement's number when the file names it not), then BEGIN and COMMIT.
+func opsOf(s *workfile.Spec) ([]workload.Op, opLayout) {
+	var ops []workload.Op
+	for _, t := range s.Transactions {
+		ops = append(ops, workload.Op{Name: t.Name, Kind: workload.Transaction, Type: true})
+	}
+	l := opLayout{stmt: make([][]int, len(s.Transactions)), begin: -1, commit: -1}
+	inTx := false
+	for i, t := range s.Transactions {
+		inTx = inTx || !t.Autocommit
+		for j := range t.Statements {
+			st := &t.Statements[j]
+			name := st.Name
+			if name == fmt.Sprintf("%s_%d", t.Name, j+1) {
+				name = strconv.Itoa(j + 1)
+			}
+			kind := workload.Read
+			if st.WritesData() {
+				kind = workload.Write
+			}
+			l.stmt[i] = append(l.stmt[i], len(ops))
+			ops = append(ops, workload.Op{Name: t.Name + "/" + name, Kind: kind})
+		}
+	}
+	if inTx {
+		l.begin, l.commit = len(ops), len(ops)+1
+		ops = append(ops, workload.Op{Name: "begin", Kind: workload.Other}, workload.Op{Name: "commit", Kind: workload.Other})
+	}
+	return ops, l
 }
 
 // long is the help of a file's workload: its mix and its tables.
@@ -214,6 +252,7 @@ func (w *Workload) open(_ context.Context, tg *dbtarget.DB) (workload.Instance, 
 		return nil, fmt.Errorf("%s: %w: %s names %s, not %s", tg, ErrDialect, w.spec.File, strings.Join(w.spec.Dialects, ", "), d)
 	}
 	in := &instance{spec: w.spec, o: w.o, dialect: d, seqs: w.spec.NewSeqs()}
+	_, in.ops = opsOf(w.spec)
 	in.Init(tg)
 	return in, nil
 }
@@ -224,6 +263,7 @@ type instance struct {
 	o       Options
 	dialect string
 	seqs    *workfile.Seqs
+	ops     opLayout // where the statements' operations are
 
 	sampleMu sync.Mutex
 	samples  map[string][]workfile.Value // table.column: the values loaded (samples)

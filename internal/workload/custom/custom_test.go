@@ -29,7 +29,7 @@ func (p *progress) Message(s string) { p.mu.Lock(); p.messages = append(p.messag
 
 // meter counts the spans a VU reports, per operation.
 type meter struct {
-	ends [2]int
+	ends [8]int // by operation: buy, browse, buy/1..3, browse/1, begin, commit
 	errs []error
 }
 
@@ -138,6 +138,13 @@ func scenario(t *testing.T, rawURL string) {
 	if all != vus*events || buys < vus*events*30/100 || buys > vus*events*50/100 {
 		t.Errorf("%d buys of %d events, want about 40 %%", buys, all)
 	}
+	// Each statement is timed as its own operation, and so are BEGIN and
+	// COMMIT of the transaction that is not autocommit (buy).
+	for _, m := range meters {
+		if b, r := m.ends[0], m.ends[1]; m.ends[2] != b || m.ends[3] != b || m.ends[4] != b || m.ends[5] != r || m.ends[6] != b || m.ends[7] != b {
+			t.Errorf("operations %v: want each of buy's statements, begin and commit %d times, browse's %d", m.ends, b, r)
+		}
+	}
 	// The instance's VUs share the sequence: the orders are 1..buys.
 	if n, hi := count(t, c, "SELECT COUNT(*) FROM orders"), count(t, c, "SELECT MAX(id) FROM orders"); n != int64(buys) || hi != int64(buys) {
 		t.Errorf("orders: %d rows, highest id %d; want %d and %d", n, hi, buys, buys)
@@ -211,9 +218,13 @@ func TestRefusesOtherDialects(t *testing.T) {
 
 func TestMeta(t *testing.T) {
 	m := load(t).Meta()
-	if m.Name != "shop" || m.Arg != "testdata/shop.yaml" || m.CommandArg() != "testdata/shop.yaml" || len(m.Ops) != 2 ||
-		m.Ops[0] != (workload.Op{Name: "buy", Kind: workload.Write}) || m.Ops[1] != (workload.Op{Name: "browse", Kind: workload.Read}) || !m.Prepare {
-		t.Errorf("meta: %+v", m)
+	// The transactions are the types; their statements, BEGIN and COMMIT
+	// are the queries.
+	want := []workload.Op{{Name: "buy", Kind: workload.Transaction, Type: true}, {Name: "browse", Kind: workload.Transaction, Type: true},
+		{Name: "buy/1", Kind: workload.Read}, {Name: "buy/2", Kind: workload.Write}, {Name: "buy/3", Kind: workload.Write},
+		{Name: "browse/1", Kind: workload.Read}, {Name: "begin", Kind: workload.Other}, {Name: "commit", Kind: workload.Other}}
+	if m.Name != "shop" || m.Arg != "testdata/shop.yaml" || m.CommandArg() != "testdata/shop.yaml" || !slices.Equal(m.Ops, want) || !m.Prepare {
+		t.Errorf("meta: %+v\nops want %+v", m, want)
 	}
 	for _, want := range []string{"buy", "40.0 %", "customers", "existing", "2,000 rows"} {
 		if !strings.Contains(m.Long, want) {
@@ -293,8 +304,15 @@ func TestRetrySpansEveryAttempt(t *testing.T) {
 		if err := v.Event(ctx, m); err != nil {
 			t.Fatal(err)
 		}
-		if m.spans[1].Op != m.spans[0].Op || !m.spans[1].Start.Equal(m.spans[0].Start) {
-			t.Fatalf("retry: op %d from %v, first attempt op %d from %v", m.spans[1].Op, m.spans[1].Start, m.spans[0].Op, m.spans[0].Start)
+		// The transactions' spans (ops 0 and 1; their statements' follow).
+		var txs []workload.Span
+		for _, sp := range m.spans {
+			if sp.Op < 2 {
+				txs = append(txs, sp)
+			}
+		}
+		if len(txs) != 2 || txs[1].Op != txs[0].Op || !txs[1].Start.Equal(txs[0].Start) {
+			t.Fatalf("retry: transaction spans %v; want the retry's op and start the first attempt's", txs)
 		}
 	}
 }

@@ -26,6 +26,7 @@ const (
 // stmt is one statement prepared on a VU's connection, with what it binds.
 type stmt struct {
 	name  string
+	op    int // its operation (Meta.Ops)
 	st    dialect.Stmt
 	mode  int
 	slots []workfile.Slot
@@ -111,7 +112,7 @@ func (v *vu) prepare(ctx context.Context, c dialect.Conn) error {
 				return fmt.Errorf("transaction %s, statement %s (%s:%d): %w", t.Name, s.Name, in.spec.File, s.Line, err)
 			}
 			ps := &v.txs[i].stmts[j]
-			*ps = stmt{name: s.Name, st: st, slots: slots, args: make([]any, len(slots))}
+			*ps = stmt{name: s.Name, op: in.ops.stmt[i][j], st: st, slots: slots, args: make([]any, len(slots))}
 			switch {
 			case len(s.Into) > 0:
 				ps.mode = row
@@ -165,26 +166,34 @@ func (v *vu) event(ctx context.Context, m workload.Meter) error {
 	} else {
 		v.first = sp.Start
 	}
-	err := v.run(ctx, t)
+	err := v.run(ctx, m, t)
 	m.End(sp, err)
 	return err
 }
 
-// run runs t's statements, in one database transaction unless it is
-// autocommit; a failed statement rolls the transaction back.
-func (v *vu) run(ctx context.Context, t *tx) error {
+// run runs t's statements, each timed as its operation, in one database
+// transaction (BEGIN and COMMIT timed too) unless it is autocommit; a
+// failed statement rolls the transaction back.
+func (v *vu) run(ctx context.Context, m workload.Meter, t *tx) error {
 	inTx := !t.spec.Autocommit
 	if inTx {
 		begin := v.c.Begin
 		if v.wb != nil && t.writes {
 			begin = v.wb.BeginWrite
 		}
-		if err := begin(ctx); err != nil {
+		sp := m.Start(v.in.ops.begin)
+		err := begin(ctx)
+		m.End(sp, err)
+		if err != nil {
 			return err
 		}
 	}
 	for i := range t.stmts {
-		if err := v.exec(ctx, t, &t.stmts[i]); err != nil {
+		s := &t.stmts[i]
+		sp := m.Start(s.op)
+		err := v.exec(ctx, t, s)
+		m.End(sp, err)
+		if err != nil {
 			if inTx {
 				_ = v.c.Rollback(context.WithoutCancel(ctx))
 			}
@@ -192,7 +201,10 @@ func (v *vu) run(ctx context.Context, t *tx) error {
 		}
 	}
 	if inTx {
-		return v.c.Commit(ctx)
+		sp := m.Start(v.in.ops.commit)
+		err := v.c.Commit(ctx)
+		m.End(sp, err)
+		return err
 	}
 	return nil
 }
