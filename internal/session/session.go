@@ -318,6 +318,9 @@ func (s *session) configure() {
 		if rs, ok := in.(workload.RunSeeder); ok {
 			rs.SeedRun(cfg.Seed + uint64(i))
 		}
+		if sh, ok := in.(workload.Sharder); ok && s.dist != nil && s.dist.Sharded {
+			sh.SetShard(s.dist.Spec.Index, s.dist.Spec.Count)
+		}
 	}
 	m := w.Meta()
 	cfg.Ops, cfg.Counters = m.Ops, m.Counters

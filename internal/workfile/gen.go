@@ -205,10 +205,42 @@ type Gen struct {
 // whatever the number of VUs, and a VU opened again (after a lost
 // connection) or a later step of a sweep goes on where they are. Safe for
 // concurrent use.
-type Seqs struct{ next []atomic.Int64 }
+//
+// In a run split over shards (several load generators), each shard draws
+// its own share (Shard): the k-th draw of shard i of n is the sequence's
+// (k*n + i)-th value, so no two shards draw one value. A sequence with
+// After starts past a column's highest value (AfterMax), so that a run
+// inserting its values goes on after the rows earlier runs inserted.
+type Seqs struct {
+	next          []atomic.Int64
+	base          []int64 // values to skip (After)
+	shard, shards int64
+}
 
 // NewSeqs returns the sequences of s, each at its first value.
-func (s *Spec) NewSeqs() *Seqs { return &Seqs{next: make([]atomic.Int64, len(s.Params))} }
+func (s *Spec) NewSeqs() *Seqs {
+	return &Seqs{next: make([]atomic.Int64, len(s.Params)), base: make([]int64, len(s.Params)), shards: 1}
+}
+
+// Shard makes the sequences draw shard index's share (from 0) of count
+// shards. Call it before the first draw.
+func (q *Seqs) Shard(index, count int) {
+	if count > 0 && index >= 0 && index < count {
+		q.shard, q.shards = int64(index), int64(count)
+	}
+}
+
+// AfterMax starts sequence parameter i of spec past highest, its After
+// column's highest value: its first value is the first of Start + k*Step
+// above highest (Start itself when that is above). Call it before the
+// first draw.
+func (q *Seqs) AfterMax(spec *Spec, i int, highest int64) {
+	p := &spec.Params[i]
+	if p.Kind != Seq || p.Step <= 0 || highest < p.Start {
+		return
+	}
+	q.base[i] = (highest-p.Start)/p.Step + 1
+}
 
 // NewSharedGen returns a virtual user's generator drawing from src whose
 // Seq parameters take the instance's next values from seqs (a Spec's
@@ -268,8 +300,8 @@ func (g *Gen) Value(i int) *Value {
 			*v = vals[g.sdist[i].Next(g.src)]
 		}
 	case Seq:
-		if g.seqs != nil {
-			k := g.seqs.next[i].Add(1) - 1
+		if q := g.seqs; q != nil {
+			k := q.base[i] + (q.next[i].Add(1)-1)*q.shards + q.shard
 			draw(p, g.src, g.now, p.Start+k*p.Step, v)
 			break
 		}

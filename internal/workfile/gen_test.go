@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -166,6 +167,37 @@ func TestSharedSeqs(t *testing.T) {
 	g := s.NewSharedGen(datagen.NewSource(9), seqs)
 	if allocs := testing.AllocsPerRun(1000, func() { g.Begin(now); g.Value(0) }); allocs != 0 {
 		t.Errorf("%.1f allocations per event", allocs)
+	}
+}
+
+// TestSeqShardsAndAfter: shards of one run draw disjoint shares of a
+// sequence that together are the sequence, and a sequence with after:
+// starts past its column's highest value.
+func TestSeqShardsAndAfter(t *testing.T) {
+	s := mustParse(t, "seq.yaml", []byte(withTx("  n: {type: seq, start: 10, step: 5, after: prod.id}\n", "SELECT :n")))
+	const shards, draws = 3, 4
+	var all []int64
+	for i := range shards {
+		q := s.NewSeqs()
+		q.Shard(i, shards)
+		q.AfterMax(s, 0, 23) // 10, 15, 20 are taken: from 25
+		g := s.NewSharedGen(datagen.NewSource(1), q)
+		for range draws {
+			g.Begin(now)
+			all = append(all, g.Value(0).Int)
+		}
+	}
+	slices.Sort(all)
+	for k, v := range all {
+		if want := int64(25 + 5*k); v != want {
+			t.Fatalf("the shards drew %v; want 25, 30, ... each once", all)
+		}
+	}
+	q := s.NewSeqs()
+	q.AfterMax(s, 0, 3) // below start: from start
+	g := s.NewSharedGen(datagen.NewSource(1), q)
+	if g.Begin(now); g.Value(0).Int != 10 {
+		t.Errorf("after a highest value below start: %d, want 10", g.Value(0).Int)
 	}
 }
 

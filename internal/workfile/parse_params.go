@@ -30,7 +30,7 @@ func (p *parser) params(n *yaml.Node) []Param {
 var paramKeys = map[Kind][]string{
 	Int:       {"type", "min", "max", "dist", "parameter"},
 	Decimal:   {"type", "min", "max", "scale", "dist", "parameter"},
-	Seq:       {"type", "start", "step"},
+	Seq:       {"type", "start", "step", "after"},
 	Choice:    {"type", "values"},
 	Pattern:   {"type", "pattern"},
 	Timestamp: {"type", "from", "to", "dist", "parameter"},
@@ -243,6 +243,19 @@ func (p *parser) seq(prm *Param, f map[string]*yaml.Node, what string) {
 			p.add(n.Line, "%s: step 0 repeats one value", what)
 		} else if ok {
 			prm.Step = v
+		}
+	}
+	if n := f["after"]; n != nil {
+		if s, ok := p.scalar(n, what+": after"); ok {
+			m := columnRefRE.FindStringSubmatch(s)
+			if m == nil {
+				p.add(n.Line, "%s: after %q: want table.column", what, s)
+			} else {
+				prm.Table, prm.Column = m[1], m[2]
+			}
+		}
+		if prm.Step < 0 {
+			p.add(n.Line, "%s: after goes past a column's highest value: it needs a step above 0", what)
 		}
 	}
 }

@@ -129,6 +129,10 @@ var problemCases = []problemCase{
 	{"sample unknown table", withTx("  p: {type: sample, column: nope.id}\n", "SELECT :p"), 10, "does not declare nope"},
 	{"sample unknown column", withTx("  p: {type: sample, column: a.nope}\n", "SELECT :p"), 10, "table a has no column nope"},
 	{"sample limit", withTx("  p: {type: sample, column: prod.id, limit: 0}\n", "SELECT :p"), 10, "limit 0: want 1 to"},
+	{"seq after bad", withTx("  p: {type: seq, after: id}\n", "SELECT :p"), 10, `after "id": want table.column`},
+	{"seq after unknown table", withTx("  p: {type: seq, after: nope.id}\n", "SELECT :p"), 10, "goes on after nope.id, but tables: does not declare nope"},
+	{"seq after unknown column", withTx("  p: {type: seq, after: a.nope}\n", "SELECT :p"), 10, "goes on after a.nope, but table a has no column nope"},
+	{"seq after down", withTx("  p: {type: seq, step: -1, after: prod.id}\n", "SELECT :p"), 10, "after goes past a column's highest value: it needs a step above 0"},
 
 	// Transactions.
 	{"tx name missing", base + "transactions:\n  - statements: [SELECT 1]\n", 10, "transaction: name missing"},

@@ -143,16 +143,19 @@ func matchTable(tables []Table, name string) *Table {
 // checkSample checks that a sample's table is declared and, if rightsize
 // creates it, has the column.
 func (p *parser) checkSample(s *Spec, prm *Param) {
-	if prm.Kind != Sample || prm.Table == "" {
+	if prm.Kind != Sample && prm.Kind != Seq || prm.Table == "" {
 		return
 	}
-	what := "parameter " + prm.Name
+	what, does := "parameter "+prm.Name, "samples"
+	if prm.Kind == Seq {
+		does = "goes on after"
+	}
 	t := matchTable(s.Tables, prm.Table)
 	if t == nil {
-		p.add(prm.Line, "%s: samples %s.%s, but tables: does not declare %s", what, prm.Table, prm.Column, prm.Table)
+		p.add(prm.Line, "%s: %s %s.%s, but tables: does not declare %s", what, does, prm.Table, prm.Column, prm.Table)
 		return
 	}
 	if !t.Existing && !slices.ContainsFunc(t.Columns, func(c Column) bool { return strings.EqualFold(c.Name, prm.Column) }) {
-		p.add(prm.Line, "%s: samples %s.%s, but table %s has no column %s", what, prm.Table, prm.Column, t.Name, prm.Column)
+		p.add(prm.Line, "%s: %s %s.%s, but table %s has no column %s", what, does, prm.Table, prm.Column, t.Name, prm.Column)
 	}
 }

@@ -170,8 +170,9 @@ type Param struct {
 	Start, Step int64
 	Choices     []ChoiceValue
 	Pattern     string
-	// Table and Column name a Sample's source; Limit is the most values
-	// the runner loads.
+	// Table and Column name a Sample's source, or the column whose highest
+	// value a Seq goes on after (after:, Seqs.AfterMax); Limit is the most
+	// values a Sample loads.
 	Table, Column string
 	Limit         int
 

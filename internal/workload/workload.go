@@ -183,6 +183,15 @@ type RunSeeder interface {
 	SeedRun(seed uint64)
 }
 
+// Sharder is implemented by an Instance whose virtual users draw values
+// that must be unique across the whole run (a workload file's sequences):
+// in a run split over shards (run --shard I/N), the CLI tells it, before
+// the first NewVU, that this process drives shard index (from 0) of count,
+// so that each shard draws a share of its own.
+type Sharder interface {
+	SetShard(index, count int)
+}
+
 // CheckResult is the outcome of one consistency condition.
 type CheckResult struct {
 	Name    string   // e.g. "3.3.2.1"

@@ -265,6 +265,7 @@ type instance struct {
 	seqs    *workfile.Seqs
 	ops     opLayout // where the statements' operations are
 
-	sampleMu sync.Mutex
-	samples  map[string][]workfile.Value // table.column: the values loaded (samples)
+	sampleMu  sync.Mutex
+	seqsAfter bool                        // the sequences with after: have started past their columns (startSeqs)
+	samples   map[string][]workfile.Value // table.column: the values loaded (samples)
 }

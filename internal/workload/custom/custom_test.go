@@ -316,3 +316,63 @@ func TestRetrySpansEveryAttempt(t *testing.T) {
 		}
 	}
 }
+
+// TestSeqGoesOnAcrossRunsAndShards: a sequence with after: inserts past
+// the rows earlier runs inserted, and two shards of one run insert
+// disjoint keys, so that no run collides with another's rows.
+func TestSeqGoesOnAcrossRunsAndShards(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "s.yaml")
+	text := "name: s\ntables: [{name: t, rows: 5, columns: [{name: id, type: bigint, gen: {type: seq}}], primary_key: [id]}]\n" +
+		"params: {n: {type: seq, after: t.id}}\n" +
+		"transactions:\n  - {name: ins, statements: ['INSERT INTO t (id) VALUES (:n)']}\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
+	first := testenv.Open(t, w, target).(*instance)
+	if err := first.Prepare(ctx, workload.PrepareOptions{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	vu := func(in *instance) workload.VU {
+		t.Helper()
+		v, err := in.NewVU(ctx, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { v.Close() })
+		return v
+	}
+	events := func(v workload.VU, n int) {
+		t.Helper()
+		for range n {
+			if err := v.Event(ctx, &meter{}); err != nil {
+				t.Fatalf("event: %v", err)
+			}
+		}
+	}
+	events(vu(first), 10) // 6..15
+	// A later run in two shards, their virtual users connected (the
+	// highest id read) before either inserts: 16..35 between them.
+	var shards []workload.VU
+	for i := range 2 {
+		in := testenv.Open(t, w, target).(*instance)
+		in.SetShard(i, 2)
+		shards = append(shards, vu(in))
+	}
+	for _, v := range shards {
+		events(v, 10)
+	}
+	c, err := first.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if n, hi := count(t, c, "SELECT COUNT(*) FROM t"), count(t, c, "SELECT MAX(id) FROM t"); n != 35 || hi != 35 {
+		t.Errorf("%d rows up to %d; want 35 up to 35", n, hi)
+	}
+}

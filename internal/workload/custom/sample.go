@@ -16,6 +16,12 @@ import (
 func (in *instance) bindSamples(ctx context.Context, c dialect.Conn, g *workfile.Gen) error {
 	in.sampleMu.Lock()
 	defer in.sampleMu.Unlock()
+	if !in.seqsAfter {
+		if err := in.startSeqs(ctx, c); err != nil {
+			return err
+		}
+		in.seqsAfter = true
+	}
 	for i := range in.spec.Params {
 		p := &in.spec.Params[i]
 		if p.Kind != workfile.Sample {
@@ -39,6 +45,33 @@ func (in *instance) bindSamples(ctx context.Context, c dialect.Conn, g *workfile
 	}
 	return nil
 }
+
+// startSeqs starts each sequence with after: past its column's highest
+// value, read once per instance before its first draw.
+func (in *instance) startSeqs(ctx context.Context, c dialect.Conn) error {
+	for i := range in.spec.Params {
+		p := &in.spec.Params[i]
+		if p.Kind != workfile.Seq || p.Table == "" {
+			continue
+		}
+		var v workfile.Value
+		if err := c.QueryRow(ctx, "SELECT MAX("+p.Column+") FROM "+p.Table, nil, scanner{&v}); err != nil {
+			return fmt.Errorf("parameter %s: the highest %s.%s: %w", p.Name, p.Table, p.Column, err)
+		}
+		switch {
+		case v.Null: // an empty table: from start
+		case v.Type != workfile.IntValue:
+			return fmt.Errorf("parameter %s: goes on after %s.%s, whose highest value is no integer", p.Name, p.Table, p.Column)
+		default:
+			in.seqs.AfterMax(in.spec, i, v.Int)
+		}
+	}
+	return nil
+}
+
+// SetShard makes the instance's sequences draw this shard's share
+// (workload.Sharder).
+func (in *instance) SetShard(index, count int) { in.seqs.Shard(index, count) }
 
 // sample reads column col of every row of table and keeps a uniform
 // sample of at most limit of its non-NULL values (reservoir sampling: one
