@@ -120,7 +120,7 @@ steps:
 	if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
 		t.Errorf("out made: %v", err)
 	}
-	if o := run(t, context.Background(), "study", "run", "nope"); o.code != ExitUsage || !strings.Contains(o.stderr, "no protocol \"nope\" (built in: scaled-instances, storage-patterns, tpcc-4x, vm-rate)") {
+	if o := run(t, context.Background(), "study", "run", "nope"); o.code != ExitUsage || !strings.Contains(o.stderr, "no protocol \"nope\" (built in: app-rate, scaled-instances, storage-patterns, tpcc-4x, vm-rate)") {
 		t.Errorf("nope: %d %s", o.code, o.stderr)
 	}
 	if o := run(t, context.Background(), "study", "run", "vm-rate", "--scale", "huge", "--dry-run"); o.code != ExitUsage || !strings.Contains(o.stderr, "scale \"huge\"") {
@@ -135,8 +135,32 @@ func TestStudyShowAndList(t *testing.T) {
 		t.Errorf("show: %d %s %s", o.code, o.stdout, o.stderr)
 	}
 	o = run(t, context.Background(), "study", "list")
-	if o.code != ExitOK || strings.Count(o.stdout, "follows:") != 4 {
+	if o.code != ExitOK || strings.Count(o.stdout, "follows:") != 5 {
 		t.Errorf("list: %d %s %s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// TestStudyAppRate: app-rate drives the workload file --workload names,
+// with 1x from --baseline-rate (or the file); it refuses to run without
+// one, and a study with its own workloads refuses one.
+func TestStudyAppRate(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "app.yaml")
+	if err := os.WriteFile(file, []byte("name: app\ntables: [{name: t, rows: 10, columns: [{name: id, type: int, gen: {type: seq}}], primary_key: [id]}]\n"+
+		"params: {k: {type: int, min: 1, max: 10}}\ntransactions: [{name: get, statements: ['SELECT id FROM t WHERE id = :k']}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := run(t, context.Background(), "study", "run", "app-rate", "--dry-run")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "study app-rate drives your own workload: name it with --workload FILE.yaml") {
+		t.Errorf("no --workload: %d %s", o.code, o.stderr)
+	}
+	o = run(t, context.Background(), "study", "run", "vm-rate", "--workload", file, "--dry-run")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "study vm-rate drives its own workloads") {
+		t.Errorf("vm-rate --workload: %d %s", o.code, o.stderr)
+	}
+	o = run(t, context.Background(), "study", "run", "app-rate", "--workload", file, "--baseline-rate", "50", "--dry-run", "--dir", filepath.Join(dir, "out"))
+	if o.code != ExitOK || !strings.Contains(o.stdout, "sweep "+file+" --threads=16 --warmup=3s --time=10s --rate=1x,2x,3x,4x,5x --baseline-rate=50") {
+		t.Errorf("dry run: %d %s %s", o.code, o.stdout, o.stderr)
 	}
 }
 
