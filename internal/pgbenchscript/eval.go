@@ -93,6 +93,21 @@ func (s *State) AppendParam(b []byte, slot int) (out []byte, null bool, err erro
 	return v.val.AppendText(b), false, nil
 }
 
+// Arg returns a variable as a statement's parameter takes it: its text as
+// set (from \gset, \aset or -D), else its value. The text is valid until
+// the variable is set again.
+// isText tells which of the two it is.
+func (s *State) Arg(slot int) (v Value, text []byte, isText bool, err error) {
+	x := &s.vars[slot]
+	switch {
+	case !x.defined:
+		return Value{}, nil, false, fmt.Errorf("undefined variable %q", s.prog.names[slot])
+	case x.hasText:
+		return Value{}, x.text, true, nil
+	}
+	return x.val, nil, false, nil
+}
+
 // Eval evaluates e with the state's variables.
 func (s *State) Eval(e *Expr) (Value, error) { return s.eval(e, e.root) }
 
@@ -129,7 +144,7 @@ func (s *State) eval(e *Expr, i int) (Value, error) {
 			if err != nil {
 				return Value{}, err
 			}
-			if c.truth() {
+			if c.Truth() {
 				return s.eval(e, n.args[k+1])
 			}
 		}

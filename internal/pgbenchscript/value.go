@@ -77,9 +77,9 @@ func appendG15(b []byte, f float64) []byte {
 	return strconv.AppendFloat(b, f, 'g', 15, 64)
 }
 
-// truth is pgbench's valueTruth: what \if and CASE test. Non-zero numbers
+// Truth is pgbench's valueTruth: what \if and CASE test. Non-zero numbers
 // are true; NULL is false.
-func (v Value) truth() bool {
+func (v Value) Truth() bool {
 	switch v.K {
 	case Bool:
 		return v.B
