@@ -79,6 +79,8 @@ func TestUsageErrorsExit2WithoutConnecting(t *testing.T) {
 			[]string{"--target #2 mysql://root@[::1]:3306/db?tls=preferred is the same target as --target #1 mysql://root@localhost:3306/db?tls=preferred"}},
 		{"think with rate", []string{"run", "oltp_point_select", "--rate", "10", "--think-time", "1s", "--target", target}, []string{"think-time"}},
 		{"prepare negative loaders", []string{"prepare", "oltp_point_select", "--threads", "-1", "--target", target}, []string{"threads -1"}},
+		{"pgbench script refused", []string{"run", "pgbench", "-f", "testdata/bad_pgbench.sql", "--target", target}, []string{"testdata/bad_pgbench.sql:2: \\set: syntax error"}},
+		{"pgbench on SQLite", []string{"run", "pgbench", "-S", "--target", "sqlite:/nonexistent/x.db"}, []string{"PostgreSQL only"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

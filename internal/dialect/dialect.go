@@ -258,6 +258,15 @@ type Analyzer interface {
 	AnalyzeSQL(table string) string
 }
 
+// Columner is implemented by a Stmt that can name the columns of its
+// result before it runs (PostgreSQL's statement description): a workload
+// that stores a row's values by column name (pgbench's \gset) asks it.
+type Columner interface {
+	// Columns returns the result's column names, in order; none for a
+	// statement that returns no rows.
+	Columns() []string
+}
+
 // WriteBeginner is implemented by a Conn whose database must be told, when a
 // transaction starts, that it will write. SQLite is the case: a plain BEGIN
 // starts a read transaction, and when it later tries to write while another

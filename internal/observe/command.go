@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/pgbenchscript"
 	"github.com/rightsize/rightsize/internal/runner"
 	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/shellword"
@@ -19,10 +20,11 @@ import (
 // CLI's exit 2): invalid options, a target that does not parse, or a
 // runner configuration that cannot run, a workload file refused (one that
 // does not read, has problems, names other databases, or writes existing
-// tables without consent).
+// tables without consent), a pgbench script refused.
 func IsUsage(err error) bool {
 	return errors.Is(err, runplan.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrSettings) ||
-		errors.Is(err, workfile.ErrInvalid) || errors.Is(err, workfile.ErrWritesExisting) || errors.Is(err, custom.ErrDialect) || errors.Is(err, custom.ErrUnreadable)
+		errors.Is(err, workfile.ErrInvalid) || errors.Is(err, workfile.ErrWritesExisting) || errors.Is(err, custom.ErrDialect) || errors.Is(err, custom.ErrUnreadable) ||
+		errors.Is(err, pgbenchscript.ErrInvalid)
 }
 
 // PrintCommand prints a command line on w, as the user would type it: safe

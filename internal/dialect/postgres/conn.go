@@ -438,6 +438,18 @@ func (s *stmt) QueryRow(ctx context.Context, args []any, dest ...any) error {
 	return dialect.StmtQueryRow(ctx, s, args, dest...)
 }
 
+// Columns names the result's columns (dialect.Columner), from the
+// description the server gave when the statement was prepared.
+func (s *stmt) Columns() []string {
+	out := make([]string, len(s.sd.Fields))
+	for i, f := range s.sd.Fields {
+		out[i] = f.Name
+	}
+	return out
+}
+
+var _ dialect.Columner = (*stmt)(nil)
+
 // Close deallocates the statement on the server (bounded by closeTimeout).
 func (s *stmt) Close() error {
 	s.rows.end()

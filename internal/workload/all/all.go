@@ -11,6 +11,7 @@ import (
 	"github.com/rightsize/rightsize/internal/workload/fileio"
 	"github.com/rightsize/rightsize/internal/workload/noop"
 	"github.com/rightsize/rightsize/internal/workload/oltp"
+	"github.com/rightsize/rightsize/internal/workload/pgbench"
 	"github.com/rightsize/rightsize/internal/workload/randompoints"
 	"github.com/rightsize/rightsize/internal/workload/tpcc"
 )
@@ -29,6 +30,7 @@ func All() []workload.Workload {
 		oltp.NewDelete(),
 		tpcc.New(),
 		randompoints.New(),
+		pgbench.New(),
 		fileio.New(),
 		noop.New(),
 	}

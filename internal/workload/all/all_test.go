@@ -15,7 +15,7 @@ import (
 func TestAll(t *testing.T) {
 	want := []string{
 		"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select",
-		"oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp_delete", "tpcc", "select_random_points", "fileio", "noop",
+		"oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp_delete", "tpcc", "select_random_points", "pgbench", "fileio", "noop",
 	}
 	a, b := All(), All()
 	if len(a) != len(want) {
@@ -62,7 +62,7 @@ func TestAll(t *testing.T) {
 // ones prepare loads by.
 func TestMeta(t *testing.T) {
 	data := map[string][]string{
-		"tpcc": {"warehouses"}, "select_random_points": {"table-size"}, "fileio": {"size"}, "noop": nil,
+		"tpcc": {"warehouses"}, "select_random_points": {"table-size"}, "fileio": {"size"}, "noop": nil, "pgbench": {"scale", "fillfactor"},
 	}
 	for _, w := range All() {
 		m := w.Meta()
@@ -75,6 +75,8 @@ func TestMeta(t *testing.T) {
 			raw = filepath.Join(t.TempDir(), "x.dat")
 		case "noop":
 			raw = ""
+		case "pgbench": // PostgreSQL only; opening does not connect
+			raw = "postgres://u@127.0.0.1:1/x"
 		}
 		tg, err := w.ParseTarget(raw, workload.TargetOptions{})
 		if err != nil {
