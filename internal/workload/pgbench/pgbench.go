@@ -107,7 +107,8 @@ pgbench's -c, --time its -T, --rate its -R. A script pgbench refuses is
 refused before anything runs, with its file and line. Runs on tables
 'pgbench -i' made use them as they are (a note says so). PostgreSQL only.`
 
-// ops names the scripts' operations: from the parsed program after
+// ops names the scripts' operations, the transaction types (each event
+// runs one script): from the parsed program after
 // Validate, else from the flags as given.
 func (w *Workload) ops() []workload.Op {
 	if w.prog != nil {
@@ -117,7 +118,7 @@ func (w *Workload) ops() []workload.Op {
 			if s.ReadOnly() {
 				kind = workload.Read
 			}
-			ops[i] = workload.Op{Name: s.Name, Kind: kind}
+			ops[i] = workload.Op{Name: s.Name, Kind: kind, Type: true}
 		}
 		return ops
 	}
@@ -128,7 +129,7 @@ func (w *Workload) ops() []workload.Op {
 		if s.builtin == "select-only" {
 			kind = workload.Read
 		}
-		ops[i] = workload.Op{Name: s.name, Kind: kind}
+		ops[i] = workload.Op{Name: s.name, Kind: kind, Type: true}
 	}
 	return ops
 }
