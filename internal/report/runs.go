@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,6 +21,10 @@ type RunRow struct {
 	Errors                  int64
 	Instances               int
 	ID                      string
+	// Types and Slowest are the run's transaction types and the slowest of
+	// the frequently used (CSV: typeCells).
+	Types   []result.Type
+	Slowest string
 }
 
 // RunRows turns results into comparison rows. A run with several instances
@@ -30,7 +35,8 @@ func RunRows(runs []*result.Run) []RunRow {
 	rows := make([]RunRow, 0, len(runs))
 	for _, r := range runs {
 		row := RunRow{Label: r.Label, Workload: r.Workload, Throughput: r.Summary.Throughput, AvgMs: r.Summary.Latency.AvgMs,
-			P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms, Errors: r.Summary.Errors, Instances: len(r.Instances), ID: r.ID}
+			P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms, Errors: r.Summary.Errors, Instances: len(r.Instances), ID: r.ID,
+			Types: r.Summary.Types, Slowest: r.Summary.SlowestFrequent}
 		var primary result.Figure
 		ok := false
 		if f := r.Figures; f != nil && f.Primary != "" {
@@ -104,11 +110,17 @@ func (r RunRow) cells() []string {
 func RunTable(w io.Writer, rows []RunRow, f Format) error {
 	if f == CSV {
 		cw := csv.NewWriter(w)
-		if err := cw.Write(runHeader); err != nil {
+		types := make([][]result.Type, len(rows))
+		slowest := make([]string, len(rows))
+		for i, r := range rows {
+			types[i], slowest[i] = r.Types, r.Slowest
+		}
+		head, cells := typeCells(types, slowest)
+		if err := cw.Write(append(slices.Clone(runHeader), head...)); err != nil {
 			return err
 		}
-		for _, r := range rows {
-			if err := cw.Write(r.cells()); err != nil {
+		for i, r := range rows {
+			if err := cw.Write(append(r.cells(), cells[i]...)); err != nil {
 				return err
 			}
 		}
@@ -133,8 +145,14 @@ func StepCSV(w io.Writer, rows []StepRow) error {
 	for _, c := range extra {
 		head = append(head, c.head)
 	}
-	_ = cw.Write(head)
-	for _, r := range rows {
+	types := make([][]result.Type, len(rows))
+	slowest := make([]string, len(rows))
+	for i, r := range rows {
+		types[i], slowest[i] = r.Types, r.Slowest
+	}
+	thead, tcells := typeCells(types, slowest)
+	_ = cw.Write(append(head, thead...))
+	for i, r := range rows {
 		line := []string{r.Label, fmt.Sprintf("%.2f", r.Throughput), "", "", "", fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P95Ms),
 			fmt.Sprintf("%.3f", r.P99Ms)}
 		line = append(line, r.counts()...)
@@ -146,7 +164,7 @@ func StepCSV(w io.Writer, rows []StepRow) error {
 			line[11], line[12], line[13], line[14], line[15] = fmt.Sprintf("%.1f", h.CPU.User), fmt.Sprintf("%.1f", h.CPU.System),
 				fmt.Sprintf("%.1f", h.CPU.Iowait), fmt.Sprintf("%.1f", h.CPU.Steal), fmt.Sprint(h.RunQueue)
 		}
-		_ = cw.Write(append(line, stepCells(r, extra, "%.2f", "")...))
+		_ = cw.Write(append(append(line, stepCells(r, extra, "%.2f", "")...), tcells[i]...))
 	}
 	cw.Flush()
 	return cw.Error()

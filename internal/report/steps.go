@@ -56,13 +56,18 @@ type StepRow struct {
 	Late, Dropped int64
 	// Fairness is between the step's instances (nil for one).
 	Fairness *result.Fairness
+	// Types and Slowest are the step's transaction types and the slowest
+	// of the frequently used (CSV: typeCells).
+	Types   []result.Type
+	Slowest string
 }
 
 // StepRowOf is a sweep step's row.
 func StepRowOf(st result.SweepStep) StepRow {
 	return StepRow{Label: st.Label, Throughput: st.Throughput, AvgMs: st.AvgMs, P95Ms: st.P95Ms, P99Ms: st.P99Ms,
 		Errors: st.Errors, Retries: st.Retries, Deadlocks: st.Deadlocks,
-		Host: st.Host, Open: st.Offered > 0, Offered: st.Offered, Late: st.Late, Dropped: st.Dropped, Fairness: st.Fairness}
+		Host: st.Host, Open: st.Offered > 0, Offered: st.Offered, Late: st.Late, Dropped: st.Dropped, Fairness: st.Fairness,
+		Types: st.Types, Slowest: st.SlowestFrequent}
 }
 
 // openRows reports whether any row ran at a rate (the table then has the
@@ -109,7 +114,8 @@ func StepsAs(w io.Writer, runs []*result.Run, f Format) error {
 		s := r.Summary
 		rows[i] = StepRow{Label: stepLabel(r, r.Label), Throughput: s.Throughput, AvgMs: s.Latency.AvgMs, P95Ms: s.Latency.P95Ms,
 			P99Ms: s.Latency.P99Ms, Errors: s.Errors, Retries: s.Retries, Deadlocks: s.Deadlocks(), Host: r.Host,
-			Open: r.Load.Mode == "open", Offered: s.Offered, Late: s.Late, Dropped: s.Dropped, Fairness: r.Fairness}
+			Open: r.Load.Mode == "open", Offered: s.Offered, Late: s.Late, Dropped: s.Dropped, Fairness: r.Fairness,
+			Types: s.Types, Slowest: s.SlowestFrequent}
 	}
 	return StepTable(w, rows, f)
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
@@ -55,6 +56,48 @@ func typesLines(ew *errWriter, s result.Summary) {
 	}
 	ew.printf("\n%s:\n", t.title)
 	t.write(ew, Text, true)
+}
+
+// typeCells are the CSV columns of rows' transaction types, when some row
+// has two or more: the slowest of the frequently used, then each type's
+// share, p95 and p99 (types in the order the rows first list them); a cell
+// is empty where a row lacks the type. None when no row has two types.
+func typeCells(types [][]result.Type, slowest []string) (head []string, cells [][]string) {
+	var names []string
+	for _, ts := range types {
+		if len(ts) < 2 {
+			continue
+		}
+		for _, t := range ts {
+			if !slices.Contains(names, t.Name) {
+				names = append(names, t.Name)
+			}
+		}
+	}
+	cells = make([][]string, len(types))
+	if len(names) == 0 {
+		return nil, cells
+	}
+	head = []string{"slowest frequent"}
+	for _, n := range names {
+		head = append(head, n+" share %", n+" p95 ms", n+" p99 ms")
+	}
+	for i, ts := range types {
+		row := []string{slowest[i]}
+		if len(ts) < 2 {
+			row[0] = ""
+		}
+		for _, n := range names {
+			j := slices.IndexFunc(ts, func(t result.Type) bool { return t.Name == n })
+			if j < 0 || len(ts) < 2 {
+				row = append(row, "", "", "")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%.1f", ts[j].SharePct), fmt.Sprintf("%.3f", ts[j].P95Ms), fmt.Sprintf("%.3f", ts[j].P99Ms))
+		}
+		cells[i] = row
+	}
+	return head, cells
 }
 
 // runTypes writes each run's transaction types table (typesTable), titled

@@ -103,3 +103,29 @@ func TestReportOfRunsListsTheirTypes(t *testing.T) {
 		}
 	}
 }
+
+// The CSV formats carry the transaction types as columns: the slowest of
+// the frequently used and each type's share, p95 and p99; a run of one
+// type has them empty.
+func TestCSVCarriesTheTypes(t *testing.T) {
+	one := closedRun()
+	one.Label = "one"
+	runs := []*result.Run{typedRun(), one}
+	var b bytes.Buffer
+	if err := report.RunTable(&b, report.RunRows(runs), report.CSV); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], ",slowest frequent,new_order share %,new_order p95 ms,new_order p99 ms,payment share %,payment p95 ms,payment p99 ms,delivery share %,delivery p95 ms,delivery p99 ms") ||
+		!strings.HasSuffix(lines[1], ",new_order,45.0,20.000,30.000,43.0,9.000,12.000,12.0,90.000,99.000") || !strings.HasSuffix(lines[2], ",1,,,,,,,,,,") {
+		t.Errorf("runs CSV:\n%s", b.String())
+	}
+	b.Reset()
+	rows := []report.StepRow{{Label: "rate 1x", Types: typedRun().Summary.Types, Slowest: "new_order"}}
+	if err := report.StepCSV(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), ",slowest frequent,new_order share %") || !strings.Contains(b.String(), ",new_order,45.0,20.000,30.000,") {
+		t.Errorf("steps CSV:\n%s", b.String())
+	}
+}
