@@ -65,9 +65,9 @@ const (
 
 // binding is what one placeholder is compared with.
 type binding struct {
-	role  string
-	table *Table
-	col   *Column
+	role    string
+	table   *Table
+	col     *Column
 	colName string // as the statement names it, when no catalog column matched
 }
 
@@ -259,9 +259,9 @@ func insertColumn(toks []tok, i int, refs []tableRef, cat *Catalog) (binding, bo
 // digestList is MySQL's digest of a list of values: "(...)" (and "/* ,
 // ... */" after a VALUES list of several rows).
 var (
-	digestList  = regexp.MustCompile(`\(\s*\.\.\.\s*\)`)
-	digestMore  = regexp.MustCompile(`/\*\s*,\s*\.\.\.\s*\*/`)
-	insertCols  = regexp.MustCompile("(?i)INSERT\\s+(?:IGNORE\\s+)?INTO\\s+([`\"\\w.]+(?:\\s*\\.\\s*[`\"\\w]+)?)\\s*(\\([^)]*\\))?\\s*VALUES")
+	digestList = regexp.MustCompile(`\(\s*\.\.\.\s*\)`)
+	digestMore = regexp.MustCompile(`/\*\s*,\s*\.\.\.\s*\*/`)
+	insertCols = regexp.MustCompile("(?i)INSERT\\s+(?:IGNORE\\s+)?INTO\\s+([`\"\\w.]+(?:\\s*\\.\\s*[`\"\\w]+)?)\\s*(\\([^)]*\\))?\\s*VALUES")
 )
 
 // expandDigest makes a MySQL digest runnable: a list collapsed to "(...)"

@@ -427,3 +427,12 @@ func define(name string, b binding) Param {
 	}
 	return p
 }
+
+// StatementCount is the number of statements in the file.
+func (m *Model) StatementCount() int {
+	n := 0
+	for _, tx := range m.Txs {
+		n += len(tx.Stmts)
+	}
+	return n
+}

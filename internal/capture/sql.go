@@ -125,9 +125,11 @@ func endQuoted(s string, i int, q byte, backslash bool) int {
 	return len(s)
 }
 
-func isDigit(c byte) bool      { return c >= '0' && c <= '9' }
-func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 }
-func isIdent(c byte) bool      { return isIdentStart(c) || isDigit(c) || c == '$' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isIdentStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+func isIdent(c byte) bool { return isIdentStart(c) || isDigit(c) || c == '$' }
 
 // name is a table or column name token: a word that is not a keyword, or
 // a quoted identifier.

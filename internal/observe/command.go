@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rightsize/rightsize/internal/capturedb"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/runner"
 	"github.com/rightsize/rightsize/internal/runplan"
@@ -22,7 +23,8 @@ import (
 // tables without consent).
 func IsUsage(err error) bool {
 	return errors.Is(err, runplan.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrSettings) ||
-		errors.Is(err, workfile.ErrInvalid) || errors.Is(err, workfile.ErrWritesExisting) || errors.Is(err, custom.ErrDialect) || errors.Is(err, custom.ErrUnreadable)
+		errors.Is(err, workfile.ErrInvalid) || errors.Is(err, workfile.ErrWritesExisting) || errors.Is(err, custom.ErrDialect) || errors.Is(err, custom.ErrUnreadable) ||
+		errors.Is(err, capturedb.ErrNotReady)
 }
 
 // PrintCommand prints a command line on w, as the user would type it: safe
