@@ -3,12 +3,24 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/workfile"
 )
+
+// ErrNothing is returned for a window in which no statement of the
+// application was counted: there is no file to write.
+var ErrNothing = errors.New("no statement of the application was counted in the window")
+
+func (m *Model) nothing() error {
+	if m.Unseen > 0 {
+		return fmt.Errorf("%w on database %s: the server ran %s prepared statements (binary protocol) that its digest summary does not break down by statement (MariaDB; see docs/capture.md)", ErrNothing, m.Source.Database, group(m.Unseen))
+	}
+	return fmt.Errorf("%w on database %s: is the application running, and on this database?", ErrNothing, m.Source.Database)
+}
 
 // ErrRender wraps a file capture wrote that the workload file's checker
 // refuses: a bug of capture's, never the user's.
@@ -19,14 +31,17 @@ var ErrRender = errors.New("capture wrote a workload file it cannot read back")
 // workfile.Parse accepts it. name is how problems would call the file.
 func (m *Model) Render(name string) ([]byte, error) {
 	out := m.render(false)
+	if len(m.Txs) == 0 {
+		return nil, m.nothing()
+	}
 	spec, err := workfile.Parse(name, out)
 	if err != nil {
-		return out, fmt.Errorf("%w: %w", ErrRender, err)
+		return out, fmt.Errorf("%w: %v", ErrRender, err) // not the file's ErrInvalid: the user did nothing wrong
 	}
 	if spec.Writes() {
 		out = m.render(true)
 		if _, err := workfile.Parse(name, out); err != nil {
-			return out, fmt.Errorf("%w: %w", ErrRender, err)
+			return out, fmt.Errorf("%w: %v", ErrRender, err)
 		}
 	}
 	return out, nil
@@ -46,6 +61,12 @@ func (m *Model) render(writes bool) []byte {
 	w("# the transactions replay those calls: %s per second.", fmtRate(m.Rate))
 	if m.ServerTx >= 0 {
 		w("# The server counted %s transactions per second (%s).", fmtRate(m.ServerTx), src.TxCounter)
+		if math.Abs(m.ServerTx-m.Rate) > 0.1*m.Rate {
+			w("# That differs from the rate above: the server also counts the implicit")
+			w("# transactions of drivers (PostgreSQL's extended protocol: a statement")
+			w("# prepared outside a transaction is one), other clients' and statements")
+			w("# left out; 1x replays the captured statements' calls instead.")
+		}
 	} else if src.TxCounter != "" {
 		w("# %s", src.TxCounter)
 	}

@@ -131,7 +131,9 @@ func progress(w io.Writer, format string, args ...any) {
 	}
 }
 
-// query runs q (marked as capture's) and calls scan for each row.
+// query runs q (marked as capture's) and calls scan for each row. It is a
+// prepared statement's execution (MariaDB counts it under
+// statement/com/Execute: see mysql.executes).
 func query(ctx context.Context, c dialect.Conn, q string, scan func(r dialect.Rows) error) error {
 	st, err := c.Prepare(ctx, "/* "+capture.Marker+" */ "+q)
 	if err != nil {
