@@ -30,26 +30,6 @@ func (p *postgres) check(ctx context.Context) error {
 	if p.version < 130000 {
 		return fmt.Errorf("%w: PostgreSQL %d.%d: capture reads pg_stat_statements as PostgreSQL 13 and later keep it", ErrNotReady, p.version/10000, p.version%10000/100)
 	}
-	var preload string
-	if err := one(ctx, p.c, "SELECT current_setting('shared_preload_libraries')", &preload); err != nil {
-		return err
-	}
-	loaded := false
-	for _, l := range strings.Split(preload, ",") {
-		if strings.Trim(strings.TrimSpace(l), `"`) == "pg_stat_statements" {
-			loaded = true
-		}
-	}
-	var installed int64
-	if err := one(ctx, p.c, "SELECT count(*) FROM pg_catalog.pg_extension WHERE extname = 'pg_stat_statements'", &installed); err != nil {
-		return err
-	}
-	switch {
-	case !loaded:
-		return fmt.Errorf("%w: the server does not load pg_stat_statements: add shared_preload_libraries = 'pg_stat_statements' to postgresql.conf, restart the server, then run CREATE EXTENSION pg_stat_statements; in database %s", ErrNotReady, p.db)
-	case installed == 0:
-		return fmt.Errorf("%w: pg_stat_statements is loaded but not created in database %s: run CREATE EXTENSION pg_stat_statements; in it (as a superuser or the database's owner)", ErrNotReady, p.db)
-	}
 	var allowed bool
 	if err := one(ctx, p.c, "SELECT rolsuper OR pg_has_role(current_user, 'pg_read_all_stats', 'USAGE') FROM pg_catalog.pg_roles WHERE rolname = current_user", &allowed); err != nil {
 		return err
@@ -57,7 +37,40 @@ func (p *postgres) check(ctx context.Context) error {
 	if !allowed {
 		return fmt.Errorf("%w: user %s may not read other users' statements in pg_stat_statements (their text is <insufficient privilege>): run GRANT pg_read_all_stats TO %s; as a superuser", ErrNotReady, p.user, quoteIdent(p.user))
 	}
+	const load = "add shared_preload_libraries = 'pg_stat_statements' to postgresql.conf and restart the server"
+	var installed int64
+	if err := one(ctx, p.c, "SELECT count(*) FROM pg_catalog.pg_extension WHERE extname = 'pg_stat_statements'", &installed); err != nil {
+		return err
+	}
+	if installed == 0 {
+		// Reading shared_preload_libraries needs pg_read_all_settings.
+		var preload string
+		if err := one(ctx, p.c, "SELECT current_setting('shared_preload_libraries')", &preload); err == nil && !preloads(preload) {
+			return fmt.Errorf("%w: the server does not load pg_stat_statements: %s, then run CREATE EXTENSION pg_stat_statements; in database %s", ErrNotReady, load, p.db)
+		} else if err == nil {
+			return fmt.Errorf("%w: pg_stat_statements is loaded but not created in database %s: run CREATE EXTENSION pg_stat_statements; in it (as a superuser or the database's owner)", ErrNotReady, p.db)
+		}
+		return fmt.Errorf("%w: pg_stat_statements is not created in database %s: run CREATE EXTENSION pg_stat_statements; in it (the server must load it too: %s)", ErrNotReady, p.db, load)
+	}
+	var n int64
+	if err := one(ctx, p.c, "SELECT count(*) FROM pg_stat_statements WHERE false", &n); err != nil {
+		if strings.Contains(err.Error(), "shared_preload_libraries") {
+			return fmt.Errorf("%w: the server does not load pg_stat_statements: %s", ErrNotReady, load)
+		}
+		return err
+	}
 	return nil
+}
+
+// preloads reports whether a shared_preload_libraries value names
+// pg_stat_statements.
+func preloads(v string) bool {
+	for _, l := range strings.Split(v, ",") {
+		if strings.Trim(strings.TrimSpace(l), `"`) == "pg_stat_statements" {
+			return true
+		}
+	}
+	return false
 }
 
 // quoteIdent quotes a role's name as GRANT takes it.

@@ -280,3 +280,94 @@ func captureReplay(t *testing.T, srv *testenv.Server) {
 		t.Errorf("the capture of production counts its own prepared statements as the application's:\n%s", text)
 	}
 }
+
+// refused runs capture on url and checks one clear refusal: exit 2, the
+// message's words, no password, and no file written.
+func refused(t *testing.T, url string, want ...string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "x.yaml")
+	o := run(t, context.Background(), "capture", "--target", url, "--for", "1s", "--out", out)
+	if o.code != 2 {
+		t.Errorf("exit %d, want 2\n%s", o.code, o.stderr)
+	}
+	if n := strings.Count(o.stderr, "rightsize: "); n != 1 {
+		t.Errorf("%d messages, want one:\n%s", n, o.stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(o.stderr, w) {
+			t.Errorf("the refusal lacks %q:\n%s", w, o.stderr)
+		}
+	}
+	if strings.Contains(o.stderr+o.stdout, "hunter2") {
+		t.Errorf("the password is in the output:\n%s", o.stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused capture wrote its file")
+	}
+}
+
+// TestCaptureRefusesPostgres: a server that does not load
+// pg_stat_statements, a database without the extension and a user without
+// pg_read_all_stats each get one message with the setting or SQL to give.
+func TestCaptureRefusesPostgres(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts two servers")
+	}
+	plain := testenv.PrivatePostgres(t)
+	refused(t, plain.AdminURL(plain.NamedDB(t, "app")),
+		"does not load pg_stat_statements", "shared_preload_libraries = 'pg_stat_statements'", "CREATE EXTENSION pg_stat_statements;")
+
+	srv := testenv.PrivatePostgres(t, "shared_preload_libraries=pg_stat_statements")
+	db := srv.NamedDB(t, "app")
+	refused(t, srv.AdminURL(db), "not created in database app", "CREATE EXTENSION pg_stat_statements;")
+
+	srv.Exec(t, db, "CREATE EXTENSION pg_stat_statements", "CREATE ROLE nopriv LOGIN PASSWORD 'hunter2'")
+	t.Cleanup(func() { srv.Exec(t, "", "DROP DATABASE IF EXISTS app WITH (FORCE)", "DROP ROLE IF EXISTS nopriv") })
+	refused(t, fmt.Sprintf("postgres://nopriv:hunter2@127.0.0.1:%d/app?sslmode=disable", srv.Port),
+		"user nopriv may not read other users' statements", "GRANT pg_read_all_stats TO nopriv;")
+}
+
+// TestCaptureRefusesMariaDB: performance_schema off, and a user who may
+// not read it, each get one message with the setting or GRANT to give.
+func TestCaptureRefusesMariaDB(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts two servers")
+	}
+	off := testenv.PrivateMariaDB(t)
+	refused(t, off.AdminURL(off.NamedDB(t, "app")), "performance_schema is off", "performance_schema=ON")
+
+	srv := testenv.PrivateMariaDB(t, "--performance-schema=ON")
+	db := srv.NamedDB(t, "app")
+	srv.Exec(t, "", "CREATE USER 'nopriv'@'%' IDENTIFIED BY 'hunter2'", "GRANT SELECT ON app.* TO 'nopriv'@'%'")
+	refused(t, fmt.Sprintf("mysql://nopriv:hunter2@127.0.0.1:%d/%s", srv.Port, db),
+		"may not read performance_schema", "GRANT SELECT ON performance_schema.* TO 'nopriv'@'%';")
+}
+
+// TestCaptureUsage: a missing --target or --out, a window under a second
+// and an --out that exists (without --force) exit 2 before connecting.
+func TestCaptureUsage(t *testing.T) {
+	existing := filepath.Join(t.TempDir(), "app.yaml")
+	if err := os.WriteFile(existing, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"capture", "--out", "x.yaml"}, "--target is required"},
+		{[]string{"capture", "--target", "postgres://bob:hunter2@127.0.0.1:1/db"}, "--out is required"},
+		{[]string{"capture", "--target", "postgres://bob:hunter2@127.0.0.1:1/db", "--out", existing}, "exists: give another --out, or --force"},
+		{[]string{"capture", "--target", "postgres://bob:hunter2@127.0.0.1:1/db", "--out", "y.yaml", "--for", "10ms"}, "--for 10ms: want at least 1s"},
+		{[]string{"capture", "--target", "env:NOPE_NOT_SET", "--out", "y.yaml"}, "env:NOPE_NOT_SET: the environment variable"},
+	} {
+		o := run(t, context.Background(), c.args...)
+		if o.code != 2 || !strings.Contains(o.stderr, c.want) || strings.Contains(o.stderr, "hunter2") {
+			t.Errorf("%v: exit %d, want 2 and %q (no password)\n%s", c.args, o.code, c.want, o.stderr)
+		}
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "mine" {
+		t.Error("the existing file was overwritten")
+	}
+}
