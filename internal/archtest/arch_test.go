@@ -95,6 +95,9 @@ var forbidden = map[string][]string{
 	// workfile reads and checks a workload file into a Spec the runner and
 	// the table routine will use: it knows none of them, nor a database.
 	"internal/workfile": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/session", "internal/history", "internal/observe", "internal/stored"},
+	// capturedb reads a server's statement statistics and catalog for
+	// rightsize capture: it knows no workload, run or report.
+	"internal/capturedb": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/observe", "internal/history"},
 	// observe runs a plan from the command line with the process's
 	// observers: the CLI calls it, never the other way round.
 	"internal/observe": {"internal/cli"},
