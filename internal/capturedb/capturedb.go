@@ -29,6 +29,9 @@ type Options struct {
 	Tick time.Duration
 }
 
+// stepTimeout bounds the reads before the window, and the last snapshot.
+const stepTimeout = 2 * time.Minute
+
 // server is what one kind of server answers.
 type server interface {
 	check(ctx context.Context) error
@@ -57,6 +60,11 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The connection is not tied to ctx: a signal ends the window, and the
+	// last snapshot is still read on it (a driver may close a connection
+	// whose context ended). Each step is bounded instead, and ctx is
+	// checked between them.
+	db := context.WithoutCancel(ctx)
 	cctx, cancel, _ := loc.ConnectWithin(ctx)
 	c, err := d.Connect(cctx, loc)
 	cancel()
@@ -73,22 +81,26 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("%w: %s keeps no statement statistics to capture (PostgreSQL and MySQL/MariaDB do)", ErrNotReady, loc.Dialect)
 	}
-	if err := s.check(ctx); err != nil {
+	step := func() (context.Context, context.CancelFunc) { return context.WithTimeout(db, stepTimeout) }
+	sctx, scancel := step()
+	defer scancel()
+	if err := s.check(sctx); err != nil {
 		return nil, err
 	}
-	cat, err := s.catalog(ctx)
+	cat, err := s.catalog(sctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the catalog: %w", err)
 	}
-	a, err := s.snapshot(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
+	}
+	a, err := s.snapshot(sctx)
 	if err != nil {
 		return nil, err
 	}
 	progress(o.Progress, "rightsize: capturing %s for %v (Ctrl-C ends the window early and writes what was counted)\n", loc.Redacted, o.For)
 	early := wait(ctx, o, a.At)
-	// The last snapshot is read even when ctx has ended: it is what the
-	// file is made of.
-	lctx, lcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	lctx, lcancel := step()
 	defer lcancel()
 	b, err := s.snapshot(lctx)
 	if err != nil {

@@ -206,8 +206,10 @@ func captureReplay(t *testing.T, srv *testenv.Server) {
 	if len(spec.Transactions) != len(prodShares) {
 		t.Errorf("%d transactions captured, want %d", len(spec.Transactions), len(prodShares))
 	}
-	if !within(spec.BaselineRate, prodRate, 0.10) {
-		t.Errorf("baseline_rate %.1f, want %.0f within 10 %%", spec.BaselineRate, prodRate)
+	// The application's own count in the window, not its nominal rate: a
+	// busy machine may have held it back.
+	if !within(spec.BaselineRate, observed, 0.10) || !within(observed, prodRate, 0.25) {
+		t.Errorf("baseline_rate %.1f, the application ran %.1f per second (of %.0f): want within 10 %%", spec.BaselineRate, observed, prodRate)
 	}
 	if strings.Contains(text, "secret-") || strings.Contains(text, "1.50") || strings.Contains(text, "2.50") {
 		t.Errorf("the file holds a literal of production's")
@@ -326,6 +328,32 @@ func TestCaptureRefusesPostgres(t *testing.T) {
 	t.Cleanup(func() { srv.Exec(t, "", "DROP DATABASE IF EXISTS app WITH (FORCE)", "DROP ROLE IF EXISTS nopriv") })
 	refused(t, fmt.Sprintf("postgres://nopriv:hunter2@127.0.0.1:%d/app?sslmode=disable", srv.Port),
 		"user nopriv may not read other users' statements", "GRANT pg_read_all_stats TO nopriv;")
+
+	t.Run("interrupted", func(t *testing.T) {
+		// Ctrl-C ends the window: the file holds what was counted, exit 3.
+		srv.Exec(t, db, "CREATE TABLE kv (k int PRIMARY KEY, v int)", "INSERT INTO kv SELECT g, g FROM generate_series(1, 100) g")
+		ctx, cancel := context.WithCancel(context.Background())
+		c := srv.Conn(t, db)
+		defer c.Close()
+		go func() {
+			var v int64
+			for i := 0; ctx.Err() == nil; i++ {
+				_ = c.QueryRow(context.Background(), fmt.Sprintf("SELECT v FROM kv WHERE k = %d", 1+i%100), nil, &v)
+				time.Sleep(time.Millisecond)
+			}
+		}()
+		time.AfterFunc(3*time.Second, cancel)
+		out := filepath.Join(t.TempDir(), "cut.yaml")
+		start := time.Now()
+		o := run(t, ctx, "capture", "--target", srv.AdminURL(db), "--for", "5m", "--out", out)
+		if o.code != 3 || time.Since(start) > time.Minute || !strings.Contains(o.stderr, "the window was cut short") {
+			t.Fatalf("exit %d after %v, want 3 at once and why\n%s", o.code, time.Since(start), o.stderr)
+		}
+		s, text := readSpec(t, out)
+		if len(s.Transactions) != 1 || !strings.Contains(text, "over 3s") || !strings.Contains(text, "SELECT v FROM kv WHERE k = :kv_k") {
+			t.Errorf("the file of a cut window:\n%s", text)
+		}
+	})
 }
 
 // TestCaptureRefusesMariaDB: performance_schema off, and a user who may
