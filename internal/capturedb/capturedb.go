@@ -64,6 +64,9 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	// last snapshot is still read on it (a driver may close a connection
 	// whose context ended). Each step is bounded instead, and ctx is
 	// checked between them.
+	if loc.Dialect != "postgres" && loc.Dialect != "mysql" { // before opening: SQLite would create the file
+		return nil, fmt.Errorf("%w: %s keeps no statement statistics to capture (PostgreSQL and MySQL/MariaDB do)", ErrNotReady, loc.Dialect)
+	}
 	db := context.WithoutCancel(ctx)
 	cctx, cancel, _ := loc.ConnectWithin(ctx)
 	c, err := d.Connect(cctx, loc)
@@ -72,14 +75,9 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer c.Close()
-	var s server
-	switch loc.Dialect {
-	case "postgres":
-		s = &postgres{c: c, db: loc.Database}
-	case "mysql":
+	var s server = &postgres{c: c, db: loc.Database}
+	if loc.Dialect == "mysql" {
 		s = &mysql{c: c, db: loc.Database, info: c.Info()}
-	default:
-		return nil, fmt.Errorf("%w: %s keeps no statement statistics to capture (PostgreSQL and MySQL/MariaDB do)", ErrNotReady, loc.Dialect)
 	}
 	step := func() (context.Context, context.CancelFunc) { return context.WithTimeout(db, stepTimeout) }
 	sctx, scancel := step()

@@ -389,6 +389,7 @@ func TestCaptureUsage(t *testing.T) {
 		{[]string{"capture", "--target", "postgres://bob:hunter2@127.0.0.1:1/db", "--out", existing}, "exists: give another --out, or --force"},
 		{[]string{"capture", "--target", "postgres://bob:hunter2@127.0.0.1:1/db", "--out", "y.yaml", "--for", "10ms"}, "--for 10ms: want at least 1s"},
 		{[]string{"capture", "--target", "env:NOPE_NOT_SET", "--out", "y.yaml"}, "env:NOPE_NOT_SET: the environment variable"},
+		{[]string{"capture", "--target", "sqlite:" + filepath.Join(filepath.Dir(existing), "s.db"), "--out", "y.yaml"}, "sqlite keeps no statement statistics"},
 	} {
 		o := run(t, context.Background(), c.args...)
 		if o.code != 2 || !strings.Contains(o.stderr, c.want) || strings.Contains(o.stderr, "hunter2") {
@@ -397,5 +398,8 @@ func TestCaptureUsage(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(existing); string(b) != "mine" {
 		t.Error("the existing file was overwritten")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(existing), "s.db")); err == nil {
+		t.Error("capture created a SQLite file")
 	}
 }
