@@ -3,10 +3,13 @@ package capture
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Coverage is the share of the calls, and of the time, that the captured
@@ -33,6 +36,9 @@ type Model struct {
 	Txs    []Tx
 	Params []Param
 	Tables []string // existing tables the statements name
+	// Unknown are tables a writing statement names that the catalog
+	// capture read does not show (a subset of Tables).
+	Unknown []string
 	// Rate is 1x: the file's transactions per second that replay the
 	// captured statements' calls (the sum of the transactions' calls over
 	// the window).
@@ -106,11 +112,21 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 		if mysql {
 			var ok bool
 			if text, ok = expandDigest(text, cat); !ok {
-				m.Notes = append(m.Notes, fmt.Sprintf("left out (its VALUES list is collapsed in the digest and its table is unknown): %s", clip(s.Text)))
+				m.Notes = append(m.Notes, fmt.Sprintf("left out: an INSERT whose VALUES list the digest collapsed, into a table the catalog does not show (%s calls)", group(s.Calls)))
 				continue
 			}
 		}
+		if !utf8.ValidString(text) || strings.ContainsFunc(text, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' }) {
+			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement whose text holds control characters or is not UTF-8 (%s calls)", firstWord(s.Text), group(s.Calls)))
+			continue
+		}
 		toks := lex(text, mysql)
+		if toks == nil {
+			if strings.TrimSpace(text) != "" {
+				m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement whose text has a literal, identifier or comment not closed (truncated?)", firstWord(s.Text)))
+			}
+			continue
+		}
 		class := classOf(toks)
 		if class == classUtility || isSystem(s.Text, toks) {
 			continue
@@ -120,10 +136,26 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 			continue // reads no table: SELECT 1, SELECT version(), a driver's ping
 		}
 		c.sql = SQL{Calls: s.Calls, MeanMs: s.TimeMs / float64(s.Calls), Rows: float64(s.Rows) / float64(s.Calls), Class: class}
+		named := true
 		for _, r := range c.refs {
 			if t := cat.table(r.name); t != nil && !slices.Contains(c.sql.Tables, t.Name) {
 				c.sql.Tables = append(c.sql.Tables, t.Name)
+			} else if t == nil && class == classWrite {
+				// A table the catalog does not show (another schema, a
+				// view): a statement that may write it needs it declared.
+				if !tableNameRE.MatchString(r.name) {
+					named = false
+				} else if !slices.Contains(c.sql.Tables, r.name) {
+					c.sql.Tables = append(c.sql.Tables, r.name)
+					if !slices.Contains(m.Unknown, r.name) {
+						m.Unknown = append(m.Unknown, r.name)
+					}
+				}
 			}
+		}
+		if !named {
+			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement that writes a table capture cannot name (%s calls)", firstWord(s.Text), group(s.Calls)))
+			continue
 		}
 		cands = append(cands, c)
 		m.Calls += s.Calls
@@ -247,6 +279,10 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 	return m
 }
 
+// tableNameRE is a table's name as a workload file declares it: a name,
+// or a schema and a name.
+var tableNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$`)
+
 // sameCount reports whether two statements' calls in one window are equal
 // but for the transactions the window's edges cut (a few, or 0.5 %).
 func sameCount(a, b int64) bool {
@@ -308,12 +344,15 @@ func txName(sts []SQL, tabs []string, used map[string]bool) string {
 	return name
 }
 
-func clip(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 100 {
-		return s[:100] + "..."
+// firstWord is a statement's first word in upper case (a note never
+// quotes a statement's text: it may hold a literal of production).
+func firstWord(s string) string {
+	for _, t := range lex(s+" ", false) {
+		if t.kind == kWord {
+			return t.text
+		}
 	}
-	return s
+	return "?"
 }
 
 // rewrite replaces each placeholder and literal of a statement with a
@@ -361,7 +400,13 @@ func rewrite(text string, toks []tok, refs []tableRef, cat *Catalog, mysql bool,
 			}
 		}
 		b.WriteString(text[last:t.start])
+		if t.start > 0 && (isIdent(text[t.start-1]) || text[t.start-1] == ':') {
+			b.WriteByte(' ')
+		}
 		b.WriteString(":" + name)
+		if t.end < len(text) && isIdent(text[t.end]) {
+			b.WriteByte(' ')
+		}
 		last = t.end
 	}
 	b.WriteString(text[last:])

@@ -28,7 +28,9 @@ type tok struct {
 }
 
 // lex splits sql into tokens, comments dropped. mysql selects MySQL's
-// rules (backquoted identifiers, "..." strings, # comments).
+// rules (backquoted identifiers, "..." strings, # comments). It returns
+// nil for a statement with a literal, identifier or comment left open (a
+// digest cut at its maximum length): not one capture can rewrite.
 func lex(sql string, mysql bool) []tok {
 	var out []tok
 	depth := 0
@@ -42,14 +44,14 @@ func lex(sql string, mysql bool) []tok {
 		case c == '-' && strings.HasPrefix(sql[i:], "--"), mysql && c == '#':
 			j := strings.IndexByte(sql[i:], '\n')
 			if j < 0 {
-				return out
+				return out // a comment to the end
 			}
 			i += j + 1
 			continue
 		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
 			j := strings.Index(sql[i+2:], "*/")
 			if j < 0 {
-				return out
+				return nil
 			}
 			i += j + 4
 			continue
@@ -58,8 +60,14 @@ func lex(sql string, mysql bool) []tok {
 		switch {
 		case c == '\'' || mysql && c == '"':
 			t.kind, t.end = kString, endQuoted(sql, i, c, mysql)
+			if t.end < 0 {
+				return nil
+			}
 		case c == '"' || mysql && c == '`':
 			t.kind, t.end = kIdent, endQuoted(sql, i, c, false)
+			if t.end < 0 {
+				return nil
+			}
 			t.raw = sql[i:t.end]
 			t.text = strings.ToLower(strings.Trim(t.raw, "\"`"))
 		case c == '$' && i+1 < len(sql) && isDigit(sql[i+1]):
@@ -109,8 +117,9 @@ func lex(sql string, mysql bool) []tok {
 	return out
 }
 
-// endQuoted returns the end of the quoted token starting at i; a doubled
-// quote (and with backslash, an escaped one) stays inside.
+// endQuoted returns the end of the quoted token starting at i (-1: it is
+// not closed); a doubled quote (and with backslash, an escaped one) stays
+// inside.
 func endQuoted(s string, i int, q byte, backslash bool) int {
 	for j := i + 1; j < len(s); j++ {
 		switch {
@@ -122,7 +131,7 @@ func endQuoted(s string, i int, q byte, backslash bool) int {
 			return j + 1
 		}
 	}
-	return len(s)
+	return -1
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -170,7 +179,19 @@ func classOf(toks []tok) string {
 			continue
 		}
 		switch t.text {
-		case "SELECT", "WITH", "VALUES", "TABLE":
+		case "WITH":
+			for k, u := range toks {
+				switch u.text {
+				case "INSERT", "DELETE", "MERGE":
+					return classWrite
+				case "UPDATE":
+					if k == 0 || toks[k-1].text != "FOR" && toks[k-1].text != "KEY" && toks[k-1].text != "DO" {
+						return classWrite
+					}
+				}
+			}
+			return classRead
+		case "SELECT", "VALUES", "TABLE":
 			return classRead
 		case "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE":
 			return classWrite

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,27 +29,73 @@ var ErrRender = errors.New("capture wrote a workload file it cannot read back")
 
 // Render writes the model as a workload file, with a comment on every
 // guess and a TODO where capture could not tell, and checks that
-// workfile.Parse accepts it. name is how problems would call the file.
+// workfile.Parse accepts it. A transaction the checker refuses (a
+// statement capture's scanner read otherwise than the checker's) is left
+// out, with a note in the header, and 1x recomputed without it. name is
+// how problems would call the file.
 func (m *Model) Render(name string) ([]byte, error) {
-	out := m.render(false)
 	if len(m.Txs) == 0 {
 		return nil, m.nothing()
 	}
-	spec, err := workfile.Parse(name, out)
-	if err != nil {
-		return out, fmt.Errorf("%w: %v", ErrRender, err) // not the file's ErrInvalid: the user did nothing wrong
-	}
-	if spec.Writes() {
-		out = m.render(true)
-		if _, err := workfile.Parse(name, out); err != nil {
+	writes := false
+	for {
+		out, blocks := m.render(writes)
+		spec, err := workfile.Parse(name, out)
+		var perr *workfile.Error
+		if errors.As(err, &perr) {
+			drop := map[int]bool{}
+			for _, p := range perr.Problems {
+				i := blockOf(blocks, p.Line)
+				if i < 0 {
+					return out, fmt.Errorf("%w: %v", ErrRender, err) // not the file's ErrInvalid: the user did nothing wrong
+				}
+				drop[i] = true
+			}
+			var kept []Tx
+			var calls int64
+			for i, tx := range m.Txs {
+				if drop[i] {
+					m.Notes = append(m.Notes, fmt.Sprintf("left out: transaction %s (%s calls), which the workload file's checker refuses as capture wrote it", tx.Name, group(tx.Calls)))
+					continue
+				}
+				kept = append(kept, tx)
+				calls += tx.Calls
+			}
+			m.Txs = kept
+			if len(kept) == 0 {
+				return nil, fmt.Errorf("%w that the workload file's checker accepts as capture wrote it (%v)", ErrNothing, err)
+			}
+			if s := m.Window.Seconds(); s > 0 {
+				m.Rate = float64(calls) / s
+			}
+			continue
+		}
+		if err != nil {
 			return out, fmt.Errorf("%w: %v", ErrRender, err)
 		}
+		if spec.Writes() && !writes {
+			writes = true
+			continue
+		}
+		return out, nil
 	}
-	return out, nil
 }
 
-func (m *Model) render(writes bool) []byte {
+// blockOf is the index of the transaction whose lines hold line, or -1.
+func blockOf(blocks [][2]int, line int) int {
+	for i, b := range blocks {
+		if line >= b[0] && line <= b[1] {
+			return i
+		}
+	}
+	return -1
+}
+
+// render writes the file and returns, for each transaction, its first
+// and last lines.
+func (m *Model) render(writes bool) ([]byte, [][2]int) {
 	var b strings.Builder
+	var blocks [][2]int
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	src := m.Source
 	w("# Captured by rightsize capture from %s, database %s, over %s from %s.",
@@ -107,6 +154,10 @@ func (m *Model) render(writes bool) []byte {
 		w("  - {name: todo_table, existing: true}")
 	}
 	for _, t := range m.Tables {
+		if slices.Contains(m.Unknown, t) {
+			w("  # TODO: a statement writes %s, which the catalog capture read does not show", t)
+			w("  # (another schema, a view?): check that the copy has it.")
+		}
 		w("  - {name: %s, existing: true}", t)
 	}
 	if len(m.Params) > 0 {
@@ -123,6 +174,7 @@ func (m *Model) render(writes bool) []byte {
 	}
 	for _, tx := range m.Txs {
 		w("")
+		first := strings.Count(b.String(), "\n") + 1
 		for _, c := range tx.Comment {
 			w("  # %s", c)
 		}
@@ -136,8 +188,9 @@ func (m *Model) render(writes bool) []byte {
 			w("      # %s calls, %.3f ms mean, %.1f rows per call", group(s.Calls), s.MeanMs, s.Rows)
 			w("      - %s", quote(s.Text))
 		}
+		blocks = append(blocks, [2]int{first, strings.Count(b.String(), "\n")})
 	}
-	return []byte(b.String())
+	return []byte(b.String()), blocks
 }
 
 // quote is s as a YAML double-quoted scalar.
