@@ -226,9 +226,6 @@ func isSystem(text string, toks []tok) bool {
 		if strings.HasPrefix(n, "pg_stat") || strings.HasPrefix(n, "pg_catalog") {
 			return true
 		}
-		if t.kind == kPunct && t.text == "@" {
-			return true
-		}
 	}
 	for _, t := range toks {
 		if t.kind == kPunct && t.text == "@" { // SELECT @@version and the like
