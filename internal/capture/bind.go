@@ -26,6 +26,11 @@ type Column struct {
 	// Unique tells that the column alone is the primary key or a unique
 	// key: a value of it names one row.
 	Unique bool
+	// Range tells that Min and Max are the column's range as the server's
+	// planner statistics have it (PostgreSQL's pg_stats histogram bounds
+	// of an integer column), not read from its rows.
+	Range    bool
+	Min, Max int64
 }
 
 // table returns the table named name (a schema, if given, is ignored).
@@ -356,4 +361,16 @@ func (b binding) describe() string {
 		return fmt.Sprintf("%s.%s", b.table.Name, b.colName)
 	}
 	return b.colName
+}
+
+// SetRange records column's range in table from the server's statistics
+// (Column.Range); an unknown table or column is ignored.
+func (c *Catalog) SetRange(table, column string, min, max int64) {
+	t := c.table(strings.ToLower(table))
+	if t == nil || min > max {
+		return
+	}
+	if col := t.column(column); col != nil {
+		col.Range, col.Min, col.Max = true, min, max
+	}
 }

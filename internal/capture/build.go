@@ -463,6 +463,9 @@ func define(name string, b binding) Param {
 		p.Value, p.Comment = fmt.Sprintf("{type: sample, column: %s}", col), fmt.Sprintf("guess: a value %s already holds, sampled from the target at run time", col)
 	case b.role == roleSet:
 		p.Value, p.Comment = fmt.Sprintf("{type: sample, column: %s}", col), fmt.Sprintf("guess: a value %s already holds, written again; sampled at run time", col)
+	case (b.role == roleLo || b.role == roleHi) && b.col.Range:
+		p.Value = fmt.Sprintf("{type: int, min: %d, max: %d}", b.col.Min, b.col.Max)
+		p.Comment = fmt.Sprintf("guess: a range bound on %s, over the column's range in the planner's statistics (pg_stats); the two bounds are drawn apart, so a range may be empty or wide", col)
 	case b.role == roleLo || b.role == roleHi:
 		p.Value, p.Comment, p.TODO = fmt.Sprintf("{type: sample, column: %s}", col), fmt.Sprintf("TODO: a range bound on %s: a value of the column sampled at run time; the two bounds are drawn apart, so a range may be empty or wide", col), true
 	case b.col.Unique:

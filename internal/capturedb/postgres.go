@@ -149,7 +149,28 @@ func (p *postgres) catalog(ctx context.Context) (*capture.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildCatalog(cols, tables, keys), nil
+	cat := buildCatalog(cols, tables, keys)
+	// The range of integer columns from the planner's statistics (the
+	// histogram's first and last bounds), never from the rows.
+	err = query(ctx, p.c, "SELECT s.tablename, s.attname, (s.histogram_bounds::text::bigint[])[1],"+
+		" (s.histogram_bounds::text::bigint[])[cardinality(s.histogram_bounds::text::bigint[])]"+
+		" FROM pg_catalog.pg_stats s JOIN information_schema.columns c"+
+		" ON c.table_schema = s.schemaname AND c.table_name = s.tablename AND c.column_name = s.attname"+
+		" WHERE s.schemaname = ANY (current_schemas(false)) AND s.histogram_bounds IS NOT NULL"+
+		" AND c.data_type IN ('smallint', 'integer', 'bigint')",
+		func(r dialect.Rows) error {
+			var t, c string
+			var lo, hi int64
+			if err := r.Scan(&t, &c, &lo, &hi); err != nil {
+				return err
+			}
+			cat.SetRange(t, c, lo, hi)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("reading pg_stats: %w", err)
+	}
+	return cat, nil
 }
 
 func (p *postgres) source() capture.Source {

@@ -331,7 +331,7 @@ func TestCaptureRefusesPostgres(t *testing.T) {
 
 	t.Run("interrupted", func(t *testing.T) {
 		// Ctrl-C ends the window: the file holds what was counted, exit 3.
-		srv.Exec(t, db, "CREATE TABLE kv (k int PRIMARY KEY, v int)", "INSERT INTO kv SELECT g, g FROM generate_series(1, 100) g")
+		srv.Exec(t, db, "CREATE TABLE kv (k int PRIMARY KEY, v int)", "INSERT INTO kv SELECT g, g FROM generate_series(1, 100) g", "ANALYZE kv")
 		ctx, cancel := context.WithCancel(context.Background())
 		c := srv.Conn(t, db)
 		defer c.Close()
@@ -339,6 +339,9 @@ func TestCaptureRefusesPostgres(t *testing.T) {
 			var v int64
 			for i := 0; ctx.Err() == nil; i++ {
 				_ = c.QueryRow(context.Background(), fmt.Sprintf("SELECT v FROM kv WHERE k = %d", 1+i%100), nil, &v)
+				if i%4 == 0 { // a range: its bounds from pg_stats
+					_ = c.QueryRow(context.Background(), fmt.Sprintf("SELECT count(*) FROM kv WHERE k BETWEEN %d AND %d", i%50, 50+i%50), nil, &v)
+				}
 				time.Sleep(time.Millisecond)
 			}
 		}()
@@ -350,7 +353,8 @@ func TestCaptureRefusesPostgres(t *testing.T) {
 			t.Fatalf("exit %d after %v, want 3 at once and why\n%s", o.code, time.Since(start), o.stderr)
 		}
 		s, text := readSpec(t, out)
-		if len(s.Transactions) != 1 || !strings.Contains(text, "over 3s") || !strings.Contains(text, "SELECT v FROM kv WHERE k = :kv_k") {
+		if len(s.Transactions) != 2 || !strings.Contains(text, "over 3s") || !strings.Contains(text, "SELECT v FROM kv WHERE k = :kv_k") ||
+			!strings.Contains(text, "kv_k_lo: {type: int, min: 1, max: 100}") {
 			t.Errorf("the file of a cut window:\n%s", text)
 		}
 	})
