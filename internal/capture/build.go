@@ -98,14 +98,35 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 	if serverTx >= 0 && secs > 0 {
 		m.ServerTx = float64(serverTx) / secs
 	}
-	mysql := src.Dialect == "mysql"
-	type cand struct {
-		st   Stmt
-		text string // runnable: a MySQL digest's lists expanded
-		sql  SQL
-		toks []tok
-		refs []tableRef
+	kept := m.choose(m.candidates(d, cat), cat)
+	var sum int64
+	for _, tx := range m.transactions(kept) {
+		sum += tx.Calls
+		m.Txs = append(m.Txs, tx)
 	}
+	sort.SliceStable(m.Txs, func(a, b int) bool { return m.Txs[a].Calls > m.Txs[b].Calls })
+	sort.Strings(m.Tables)
+	if secs > 0 {
+		m.Rate = float64(sum) / secs
+	}
+	return m
+}
+
+// cand is a statement of the application, read.
+type cand struct {
+	st   Stmt
+	text string // runnable: a MySQL digest's lists expanded
+	sql  SQL
+	toks []tok
+	refs []tableRef
+}
+
+// candidates are the application's statements of d: utility statements,
+// the catalogs' and capture's own, statements that read no table and
+// those capture cannot read left out (the last with a note). It counts
+// their calls and time into m.
+func (m *Model) candidates(d Delta, cat *Catalog) []cand {
+	mysql := m.Source.Dialect == "mysql"
 	var cands []cand
 	for _, s := range d.Stmts {
 		text := s.Text
@@ -136,24 +157,7 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 			continue // reads no table: SELECT 1, SELECT version(), a driver's ping
 		}
 		c.sql = SQL{Calls: s.Calls, MeanMs: s.TimeMs / float64(s.Calls), Rows: float64(s.Rows) / float64(s.Calls), Class: class}
-		named := true
-		for _, r := range c.refs {
-			if t := cat.table(r.name); t != nil && !slices.Contains(c.sql.Tables, t.Name) {
-				c.sql.Tables = append(c.sql.Tables, t.Name)
-			} else if t == nil && class == classWrite {
-				// A table the catalog does not show (another schema, a
-				// view): a statement that may write it needs it declared.
-				if !tableNameRE.MatchString(r.name) {
-					named = false
-				} else if !slices.Contains(c.sql.Tables, r.name) {
-					c.sql.Tables = append(c.sql.Tables, r.name)
-					if !slices.Contains(m.Unknown, r.name) {
-						m.Unknown = append(m.Unknown, r.name)
-					}
-				}
-			}
-		}
-		if !named {
+		if !m.declare(&c, cat) {
 			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement that writes a table capture cannot name (%s calls)", firstWord(s.Text), group(s.Calls)))
 			continue
 		}
@@ -161,15 +165,46 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 		m.Calls += s.Calls
 		m.TimeMs += s.TimeMs
 	}
-	// The fewest statements that make up Coverage of the calls, then
-	// those needed for Coverage of the time.
+	return cands
+}
+
+// declare sets the tables c names: the catalog's, and for a statement
+// that writes, the others too (another schema, a view: a statement that
+// may write one needs it declared), which it adds to m.Unknown. It
+// reports false for a writing statement that names a table the file
+// cannot declare.
+func (m *Model) declare(c *cand, cat *Catalog) bool {
+	for _, r := range c.refs {
+		t := cat.table(r.name)
+		switch {
+		case t != nil:
+			if !slices.Contains(c.sql.Tables, t.Name) {
+				c.sql.Tables = append(c.sql.Tables, t.Name)
+			}
+		case c.sql.Class != classWrite:
+		case !tableNameRE.MatchString(r.name):
+			return false
+		case !slices.Contains(c.sql.Tables, r.name):
+			c.sql.Tables = append(c.sql.Tables, r.name)
+			if !slices.Contains(m.Unknown, r.name) {
+				m.Unknown = append(m.Unknown, r.name)
+			}
+		}
+	}
+	return true
+}
+
+// choose keeps the fewest statements that make up Coverage of the calls,
+// then those needed for Coverage of the time, and rewrites them with
+// named parameters (m.Params).
+func (m *Model) choose(cands []cand, cat *Catalog) []cand {
 	keep := map[int]bool{}
-	pick := func(less func(a, b cand) bool, val func(c cand) float64, total float64) {
+	pick := func(val func(c cand) float64, total float64) {
 		idx := make([]int, len(cands))
 		for i := range idx {
 			idx[i] = i
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return less(cands[idx[a]], cands[idx[b]]) })
+		sort.SliceStable(idx, func(a, b int) bool { return val(cands[idx[a]]) > val(cands[idx[b]]) })
 		got := 0.0
 		for _, i := range idx {
 			if got >= Coverage*total {
@@ -179,8 +214,8 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 			got += val(cands[i])
 		}
 	}
-	pick(func(a, b cand) bool { return a.st.Calls > b.st.Calls }, func(c cand) float64 { return float64(c.st.Calls) }, float64(m.Calls))
-	pick(func(a, b cand) bool { return a.st.TimeMs > b.st.TimeMs }, func(c cand) float64 { return c.st.TimeMs }, m.TimeMs)
+	pick(func(c cand) float64 { return float64(c.st.Calls) }, float64(m.Calls))
+	pick(func(c cand) float64 { return c.st.TimeMs }, m.TimeMs)
 
 	params := map[string]Param{}
 	var kept []cand
@@ -190,7 +225,7 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 		if !keep[i] {
 			continue
 		}
-		c.sql.Text = rewrite(c.text, c.toks, c.refs, cat, mysql, params, &m.Params)
+		c.sql.Text = rewrite(c.text, c.toks, c.refs, cat, m.Source.Dialect == "mysql", params, &m.Params)
 		kept = append(kept, c)
 		calls += c.st.Calls
 		timeMs += c.st.TimeMs
@@ -204,24 +239,27 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 	if left := len(cands) - len(kept); left > 0 {
 		m.Notes = append(m.Notes, fmt.Sprintf("%d other statements ran in the window (%.2f %% of the calls, %.2f %% of the time): left out", left, 100*(1-m.CoveredCalls), 100*(1-m.CoveredTime)))
 	}
+	return kept
+}
 
-	// Statements that ran equally often on a table they share ran, most
-	// likely, in one transaction.
-	group := make([]int, len(kept))
-	for i := range group {
-		group[i] = i
+// transactions groups the kept statements: those that ran equally often
+// on a table they share ran, most likely, in one transaction. It adds
+// their tables to m.Tables.
+func (m *Model) transactions(kept []cand) []Tx {
+	root := make([]int, len(kept))
+	for i := range root {
+		root[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
-		for group[i] != i {
-			i = group[i]
+	find := func(i int) int {
+		for root[i] != i {
+			i = root[i]
 		}
 		return i
 	}
 	for i := range kept {
 		for j := i + 1; j < len(kept); j++ {
 			if sameCount(kept[i].st.Calls, kept[j].st.Calls) && shareTable(kept[i].sql.Tables, kept[j].sql.Tables) {
-				group[find(j)] = find(i)
+				root[find(j)] = find(i)
 			}
 		}
 	}
@@ -235,7 +273,7 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 		members[r] = append(members[r], c.sql)
 	}
 	names := map[string]bool{}
-	var sum int64
+	var txs []Tx
 	for _, r := range roots {
 		sts := members[r]
 		sort.SliceStable(sts, func(a, b int) bool { return order(sts[a]) < order(sts[b]) })
@@ -247,17 +285,12 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 				if !slices.Contains(tabs, t) {
 					tabs = append(tabs, t)
 				}
-			}
-			for _, t := range s.Tables {
 				if !slices.Contains(m.Tables, t) {
 					m.Tables = append(m.Tables, t)
 				}
 			}
 		}
-		tx.Calls = int64(math.Round(float64(tx.Calls) / float64(len(sts))))
-		if tx.Calls < 1 {
-			tx.Calls = 1
-		}
+		tx.Calls = max(int64(math.Round(float64(tx.Calls)/float64(len(sts)))), 1)
 		tx.Name = txName(sts, tabs, names)
 		if tx.Grouped {
 			counts := make([]string, len(sts))
@@ -268,15 +301,9 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 				fmt.Sprintf("These %d statements ran equally often (%s calls) on %s: offered as one transaction.", len(sts), strings.Join(counts, ", "), strings.Join(tabs, ", ")),
 				"The statistics do not say so, nor their order (reads first is a guess): split them into transactions of their own if they are not one.")
 		}
-		sum += tx.Calls
-		m.Txs = append(m.Txs, tx)
+		txs = append(txs, tx)
 	}
-	sort.SliceStable(m.Txs, func(a, b int) bool { return m.Txs[a].Calls > m.Txs[b].Calls })
-	sort.Strings(m.Tables)
-	if secs > 0 {
-		m.Rate = float64(sum) / secs
-	}
-	return m
+	return txs
 }
 
 // tableNameRE is a table's name as a workload file declares it: a name,

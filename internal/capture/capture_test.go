@@ -98,6 +98,12 @@ func TestBuildPostgres(t *testing.T) {
 			t.Errorf("the file lacks %q:\n%s", w, text)
 		}
 	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   ") && strings.Contains(l, ": {type:") && !strings.HasPrefix(lines[i-1], "  # ") {
+			t.Errorf("parameter line %d has no comment above it: %s", i+1, l)
+		}
+	}
 	if strings.Contains(text, "secret-value") || strings.Contains(text, "pg_stat_statements FROM") {
 		t.Errorf("the file holds a literal of production or capture's own query:\n%s", text)
 	}
