@@ -39,10 +39,10 @@ type stallCase struct {
 //     one per virtual user, never as successes.
 func stallsDuringRun(t *testing.T, tc stallCase) {
 	t.Helper()
-	db := tc.srv.freshDB(t)
-	mustRun(t, "prepare", "oltp_read_write", "--target", tc.srv.adminURL(db), "--table-size", "10000")
-	p := newProxy(t, "127.0.0.1:"+strconv.Itoa(tc.srv.port))
-	target := tc.srv.urlVia(p.port(), db)
+	db := tc.srv.FreshDB(t)
+	mustRun(t, "prepare", "oltp_read_write", "--target", tc.srv.AdminURL(db), "--table-size", "10000")
+	p := newProxy(t, "127.0.0.1:"+strconv.Itoa(tc.srv.Port))
+	target := tc.srv.URLVia(p.port(), db)
 
 	const interval, grace = time.Second, 5 * time.Second
 	out := resultFile(t)
@@ -150,11 +150,11 @@ func TestStallMariaDB(t *testing.T) {
 //     whose reply a cut lost may have committed all the same).
 func cutsDuringRun(t *testing.T, srv *server, threads int, measured, period time.Duration) {
 	t.Helper()
-	db := srv.freshDB(t)
+	db := srv.FreshDB(t)
 	const rows0 = 1000
-	mustRun(t, "prepare", "oltp_insert", "--target", srv.adminURL(db), "--table-size", strconv.Itoa(rows0))
-	p := newProxy(t, "127.0.0.1:"+strconv.Itoa(srv.port))
-	target := srv.urlVia(p.port(), db)
+	mustRun(t, "prepare", "oltp_insert", "--target", srv.AdminURL(db), "--table-size", strconv.Itoa(rows0))
+	p := newProxy(t, "127.0.0.1:"+strconv.Itoa(srv.Port))
+	target := srv.URLVia(p.port(), db)
 
 	const interval, grace = time.Second, 5 * time.Second
 	out := resultFile(t)
@@ -200,7 +200,7 @@ func cutsDuringRun(t *testing.T, srv *server, threads int, measured, period time
 	if want := n * int64(threads); s.Reconnects < want {
 		t.Errorf("reconnects %d, want every virtual user to reconnect after every cut (%d)", s.Reconnects, want)
 	}
-	added := srv.count(t, db, "SELECT COUNT(*) FROM sbtest1") - rows0
+	added := srv.Count(t, db, "SELECT COUNT(*) FROM sbtest1") - rows0
 	t.Logf("rows added %d: %d successes, %d errors, %d cancelled, %d completed after the window", added, s.Count, s.Errors, s.Cancelled, s.AfterWindow)
 	if added < s.Count {
 		t.Errorf("%d rows added but %d successes counted: lost INSERTs were counted as successes", added, s.Count)

@@ -52,8 +52,8 @@ type restartCase struct {
 //     than 2 s after the server accepted connections.
 func restartsDuringRun(t *testing.T, tc restartCase) (*result.Run, string) {
 	t.Helper()
-	db := tc.srv.freshDB(t)
-	target := tc.srv.adminURL(db)
+	db := tc.srv.FreshDB(t)
+	target := tc.srv.AdminURL(db)
 	mustRun(t, append([]string{"prepare", tc.workload, "--target", target, "--seed", "7"}, tc.args...)...)
 
 	const interval = time.Second
@@ -72,22 +72,22 @@ func restartsDuringRun(t *testing.T, tc restartCase) (*result.Run, string) {
 		rc := &rs[i]
 		rc.down, rc.at = down, tc.measured*time.Duration(15+25*i)/100
 		if i > 0 {
-			rc.at = max(rc.at, rs[i-1].readyAt.Add(3*time.Second).Sub(clock))
+			rc.at = max(rc.at, rs[i-1].ReadyAt.Add(3*time.Second).Sub(clock))
 		}
 		time.Sleep(time.Until(clock.Add(rc.at)))
 		var err error
-		rc.restartTimes, err = tc.srv.restart(rc.down)
+		rc.restartTimes, err = tc.srv.Restart(rc.down)
 		if err != nil {
 			t.Fatalf("restart %d: %v", i+1, err)
 		}
-		logf(t, clock, "restart %d: %s stopped, down %v, accepting connections again", i+1, tc.srv.kind, rc.down)
+		logf(t, clock, "restart %d: %s stopped, down %v, accepting connections again", i+1, tc.srv.Kind, rc.down)
 		rc.allWorking, rc.working = tc.srv.watchWorking(t, db, tc.threads, 5*time.Second)
 		if !rc.allWorking.IsZero() {
 			logf(t, clock, "restart %d: all %d virtual users working %.2f s after the server accepted connections",
-				i+1, tc.threads, rc.allWorking.Sub(rc.readyAt).Seconds())
+				i+1, tc.threads, rc.allWorking.Sub(rc.ReadyAt).Seconds())
 		}
 	}
-	if last := rs[len(rs)-1].readyAt.Sub(clock); last > tc.measured-3*time.Second {
+	if last := rs[len(rs)-1].ReadyAt.Sub(clock); last > tc.measured-3*time.Second {
 		t.Fatalf("the last restart ended %v into a %v run: too late to judge the recovery (the test's schedule is too tight)", last, tc.measured)
 	}
 	o := run.wait()
@@ -122,9 +122,9 @@ func restartsDuringRun(t *testing.T, tc restartCase) (*result.Run, string) {
 
 	ivs := measured(r)
 	for i, rc := range rs {
-		down, refusing, up := offset(r, rc.exited), offset(r, rc.downUntil), offset(r, rc.readyAt)
+		down, refusing, up := offset(r, rc.Exited), offset(r, rc.DownUntil), offset(r, rc.ReadyAt)
 		t.Logf("restart %d: shutdown from %.2f s of the run, exited at %.2f s, refusing connections until %.2f s, accepting them at %.2f s",
-			i+1, offset(r, rc.stopping), down, refusing, up)
+			i+1, offset(r, rc.Stopping), down, refusing, up)
 		back := -1.0 // the start of the first interval after the restart with events from every VU
 		for _, iv := range ivs {
 			from, to := span(iv)
@@ -146,9 +146,9 @@ func restartsDuringRun(t *testing.T, tc restartCase) (*result.Run, string) {
 		switch {
 		case rc.allWorking.IsZero():
 			t.Errorf("restart %d: only %d of %d virtual users were working again 5 s after the server accepted connections", i+1, rc.working, tc.threads)
-		case rc.allWorking.Sub(rc.readyAt) > 2*time.Second:
+		case rc.allWorking.Sub(rc.ReadyAt) > 2*time.Second:
 			t.Errorf("restart %d: every virtual user was working again only %.2f s after the server accepted connections, want 2 s at most",
-				i+1, rc.allWorking.Sub(rc.readyAt).Seconds())
+				i+1, rc.allWorking.Sub(rc.ReadyAt).Seconds())
 		}
 	}
 	return r, target
@@ -162,11 +162,11 @@ func restartsDuringRun(t *testing.T, tc restartCase) (*result.Run, string) {
 // were.
 func (s *server) watchWorking(t testing.TB, db string, want int, limit time.Duration) (time.Time, int) {
 	t.Helper()
-	c := s.conn(t, db)
+	c := s.Conn(t, db)
 	defer c.Close()
 	ctx := context.Background()
 	q := "SELECT CONCAT(ID, ':', QUERY_ID) FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()"
-	if s.kind == "postgres" {
+	if s.Kind == "postgres" {
 		q = "SELECT pid::text || ':' || coalesce(query_start::text, '') FROM pg_stat_activity WHERE datname = ? AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
 	}
 	st, err := c.Prepare(ctx, q)

@@ -48,8 +48,8 @@ func soak(t *testing.T, name string, server func(testing.TB) *server) {
 		length = d
 	}
 	srv := server(t)
-	db := srv.freshDB(t)
-	url := srv.adminURL(db)
+	db := srv.FreshDB(t)
+	url := srv.AdminURL(db)
 	mustRun(t, "prepare", "oltp_point_select", "--target", url, "--table-size", "10000")
 	out := filepath.Join(t.TempDir(), "soak.json")
 	r := start(context.Background(), "run", "oltp_point_select", "--target", url, "--table-size", "10000", "--prepare", "never",

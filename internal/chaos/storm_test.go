@@ -33,7 +33,7 @@ import (
 func storm(t *testing.T, srv *server, db string, threads int, measured time.Duration, retry string, wantRetried, wantFinal []string,
 	open func() int64, hold func(ctx context.Context)) *result.Run {
 	t.Helper()
-	target := srv.adminURL(db)
+	target := srv.AdminURL(db)
 	out := resultFile(t)
 	hctx, stopHold := context.WithCancel(context.Background())
 	held := make(chan struct{})
@@ -117,17 +117,17 @@ func storm(t *testing.T, srv *server, db string, threads int, measured time.Dura
 func TestSerializationStormPostgres(t *testing.T) {
 	long(t)
 	srv := postgresServer(t)
-	db := srv.freshDB(t)
-	mustRun(t, "prepare", "oltp_read_write", "--target", srv.adminURL(db), "--table-size", "5")
+	db := srv.FreshDB(t)
+	mustRun(t, "prepare", "oltp_read_write", "--target", srv.AdminURL(db), "--table-size", "5")
 	// Serializable by default; deadlocks found after 100 ms of waiting
 	// rather than 1 s, so that the storm keeps moving.
-	srv.exec(t, "", `ALTER DATABASE "`+db+`" SET default_transaction_isolation = 'serializable'`,
+	srv.Exec(t, "", `ALTER DATABASE "`+db+`" SET default_transaction_isolation = 'serializable'`,
 		`ALTER DATABASE "`+db+`" SET deadlock_timeout = '100ms'`)
-	if got := srv.count(t, db, "SELECT count(*) FROM pg_settings WHERE name = 'default_transaction_isolation' AND setting = 'serializable'"); got != 1 {
+	if got := srv.Count(t, db, "SELECT count(*) FROM pg_settings WHERE name = 'default_transaction_isolation' AND setting = 'serializable'"); got != 1 {
 		t.Fatal("default_transaction_isolation is not serializable in the test database")
 	}
 	open := func() int64 {
-		return srv.count(t, "", "SELECT count(*) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid() AND (xact_start IS NOT NULL OR state LIKE 'idle in transaction%')", db)
+		return srv.Count(t, "", "SELECT count(*) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid() AND (xact_start IS NOT NULL OR state LIKE 'idle in transaction%')", db)
 	}
 	storm(t, srv, db, 16, scaled(10*time.Second, 30*time.Second), "serialization",
 		[]string{"serialization"}, []string{"deadlock", "constraint", "other"}, open, nil)
@@ -141,15 +141,15 @@ func TestSerializationStormPostgres(t *testing.T) {
 func TestDeadlockStormMariaDB(t *testing.T) {
 	long(t)
 	srv := mariadbServer(t)
-	db := srv.freshDB(t)
-	mustRun(t, "prepare", "oltp_read_write", "--target", srv.adminURL(db), "--table-size", "5")
-	srv.exec(t, "", "SET GLOBAL innodb_lock_wait_timeout = 1")
-	t.Cleanup(func() { srv.exec(t, "", "SET GLOBAL innodb_lock_wait_timeout = DEFAULT") })
+	db := srv.FreshDB(t)
+	mustRun(t, "prepare", "oltp_read_write", "--target", srv.AdminURL(db), "--table-size", "5")
+	srv.Exec(t, "", "SET GLOBAL innodb_lock_wait_timeout = 1")
+	t.Cleanup(func() { srv.Exec(t, "", "SET GLOBAL innodb_lock_wait_timeout = DEFAULT") })
 	open := func() int64 {
-		return srv.count(t, "", "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id <> CONNECTION_ID()")
+		return srv.Count(t, "", "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id <> CONNECTION_ID()")
 	}
 	hold := func(ctx context.Context) {
-		c := srv.conn(t, db)
+		c := srv.Conn(t, db)
 		defer c.Close()
 		for ctx.Err() == nil {
 			if err := c.Begin(ctx); err != nil {

@@ -176,6 +176,7 @@ func newRoot(ctx context.Context, env *Env) *cobra.Command {
 		importCommand(env),
 		measureCommand(env),
 		k8sCommand(ctx, env),
+		captureCommand(env),
 		listCommand(env),
 	)
 	return root

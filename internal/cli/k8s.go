@@ -156,7 +156,7 @@ func k8sJob(env *Env, w workload.Workload, c *runplan.Flags, o *k8sOptions) erro
 	if err := w.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.RunnerProblems(); err != nil {
+	if err := c.RunnerProblems(w); err != nil {
 		errs = append(errs, err)
 	}
 	if _, err := c.InstanceCounts(); err != nil {

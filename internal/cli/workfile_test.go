@@ -224,3 +224,39 @@ func TestListNamesWorkloadFiles(t *testing.T) {
 		t.Errorf("check x.yaml: exit %d\n%s", c.code, c.stderr)
 	}
 }
+
+// TestWorkloadFileBaselineRate: a file's baseline_rate is what --rate 1x
+// means when the command line gives no --baseline-rate; an explicit
+// --baseline-rate wins, and a rate per second runs without complaint.
+func TestWorkloadFileBaselineRate(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "app.yaml")
+	spec := "name: app\nbaseline_rate: 40\ntables:\n  - name: kv\n    rows: 10\n    columns: [{name: k, type: bigint, gen: {type: seq}}]\n    primary_key: [k]\ntransactions: [{name: get, statements: ['SELECT k FROM kv WHERE k = 1']}]\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := "sqlite:" + filepath.Join(dir, "app.db")
+	for _, c := range []struct {
+		name     string
+		args     []string
+		rate     float64
+		baseline float64
+	}{
+		{"the file's", []string{"--rate", "2x"}, 80, 40},
+		{"the flag wins", []string{"--rate", "2x", "--baseline-rate", "5"}, 10, 5},
+		{"a rate per second", []string{"--rate", "7"}, 7, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".json")
+			args := append([]string{"run", file, "--target", target, "--prepare", "always", "--time", "1s", "--out", out, "--no-history"}, c.args...)
+			o := run(t, context.Background(), args...)
+			if o.code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+			}
+			r := mustReadResult(t, out)
+			if r.Load.Rate != c.rate || r.Load.BaselineRate != c.baseline {
+				t.Errorf("rate %v, baseline %v; want %v, %v", r.Load.Rate, r.Load.BaselineRate, c.rate, c.baseline)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rightsize/rightsize/internal/capturedb"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/pgbenchscript"
 	"github.com/rightsize/rightsize/internal/runner"
@@ -24,7 +25,7 @@ import (
 func IsUsage(err error) bool {
 	return errors.Is(err, runplan.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrSettings) ||
 		errors.Is(err, workfile.ErrInvalid) || errors.Is(err, workfile.ErrWritesExisting) || errors.Is(err, custom.ErrDialect) || errors.Is(err, custom.ErrUnreadable) ||
-		errors.Is(err, pgbenchscript.ErrInvalid)
+		errors.Is(err, pgbenchscript.ErrInvalid) || errors.Is(err, capturedb.ErrNotReady)
 }
 
 // PrintCommand prints a command line on w, as the user would type it: safe

@@ -219,7 +219,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		}
 		rate, multiples = p.Steps[0].Rate, p.Multiples()
 	}
-	load, cfg, cfgErr := c.runnerSettings(rate, c.Threads.First(), multiples)
+	load, cfg, cfgErr := c.runnerSettings(rate, c.Threads.First(), multiples, c.baseline(w))
 	if p.Sweep {
 		cfgErr = errors.Join(cfgErr, CheckCPUTarget(c.CPUTarget), checkTypeSLOs(w.Meta(), c.TypeSLO))
 		p.TypeSLO = c.TypeSLO
@@ -320,12 +320,26 @@ func (c *Flags) runSteps(w workload.Workload) []Step {
 	return out
 }
 
+// baseline is what --rate 1x means: --baseline-rate when given, else the
+// workload's own (a workload file's baseline_rate, workload.BaselineRater),
+// else none.
+func (c *Flags) baseline(w workload.Workload) Baseline {
+	if c.Changed("baseline-rate") || !c.Baseline.IsZero() {
+		return c.Baseline
+	}
+	if br, ok := w.(workload.BaselineRater); ok && br.BaselineRate() > 0 {
+		return Baseline{PerSec: br.BaselineRate(), fromWorkload: true}
+	}
+	return c.Baseline
+}
+
 // runnerSettings turns the run flags into the load every step shares and the
 // runner configuration, and returns every problem at once: the runner's own
 // checks of the first step (rate and threads as given) and these. multiples
-// tells that a sweep's rates are multiples of the baseline.
-func (c *Flags) runnerSettings(rate Rate, threads int, multiples bool) (Load, runner.Settings, error) {
-	load := Load{Baseline: c.Baseline, Base: runner.Load{
+// tells that a sweep's rates are multiples of the baseline; base is what 1x
+// means (Flags.baseline).
+func (c *Flags) runnerSettings(rate Rate, threads int, multiples bool, base Baseline) (Load, runner.Settings, error) {
+	load := Load{Baseline: base, Base: runner.Load{
 		Warmup: c.Warmup, Duration: c.Duration,
 		SteadyState: runner.SteadyState{Window: c.Steady, Tolerance: c.SteadyTol / 100},
 	}}
@@ -338,16 +352,16 @@ func (c *Flags) runnerSettings(rate Rate, threads int, multiples bool) (Load, ru
 	}
 	var errs []error
 	switch {
-	case rate.IsMultiple() && c.Baseline.Auto:
+	case rate.IsMultiple() && base.Auto:
 		// Measured before the first step, which sets the rate.
-	case rate.IsMultiple() && c.Baseline.PerSec <= 0:
+	case rate.IsMultiple() && base.PerSec <= 0:
 		errs = append(errs, fmt.Errorf("rate %s is a multiple: give --baseline-rate, the events per second that 1x means (or auto)", rate))
-	case !rate.IsMultiple() && !c.Baseline.IsZero() && !multiples:
-		errs = append(errs, fmt.Errorf("baseline-rate %s: only used with --rate given as a multiple (e.g. --rate 2x)", c.Baseline))
+	case !rate.IsMultiple() && !base.IsZero() && !multiples && !base.fromWorkload:
+		errs = append(errs, fmt.Errorf("baseline-rate %s: only used with --rate given as a multiple (e.g. --rate 2x)", base))
 	}
 	errs = append(errs, c.loopProblems(&load.Base, &cfg)...)
 	first := cfg
-	first.Load = load.offer(threads, rate, c.Baseline.PerSec) // a multiple measured first: 0, as yet
+	first.Load = load.offer(threads, rate, base.PerSec) // a multiple measured first: 0, as yet
 	var ce *runner.SettingsError
 	if err := first.Validate(); errors.As(err, &ce) {
 		errs = append(ce.Problems, errs...)
@@ -403,10 +417,10 @@ func (c *Flags) loopProblems(load *runner.Load, cfg *runner.Settings) []error {
 	return errs
 }
 
-// RunnerProblems checks the run options as Plan does, for a command that
-// only needs them checked (the k8s manifest).
-func (c *Flags) RunnerProblems() error {
-	_, _, err := c.runnerSettings(c.Rate.First(), c.Threads.First(), false)
+// RunnerProblems checks the run options of workload w as Plan does, for a
+// command that only needs them checked (the k8s manifest).
+func (c *Flags) RunnerProblems(w workload.Workload) error {
+	_, _, err := c.runnerSettings(c.Rate.First(), c.Threads.First(), false, c.baseline(w))
 	return err
 }
 

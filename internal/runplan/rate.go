@@ -71,6 +71,10 @@ func (r Rate) String() string {
 type Baseline struct {
 	PerSec float64
 	Auto   bool
+	// fromWorkload tells that PerSec is the workload's own (a file's
+	// baseline_rate), not a flag: a rate per second then leaves it unused
+	// without a complaint.
+	fromWorkload bool
 }
 
 // ParseBaseline reads a positive number of events per second, or auto.

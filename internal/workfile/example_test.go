@@ -142,3 +142,23 @@ func TestTableSQL(t *testing.T) {
 		t.Errorf("unique index: %q", got)
 	}
 }
+
+// TestBaselineRate reads the rate 1x means: a number of transactions per
+// second, fractions included; a file without one has 0.
+func TestBaselineRate(t *testing.T) {
+	const body = "tables: [{name: prod, existing: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n"
+	s, err := Parse("r.yaml", []byte("name: t\nbaseline_rate: 212.5\n"+body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.BaselineRate != 212.5 {
+		t.Errorf("BaselineRate %v, want 212.5", s.BaselineRate)
+	}
+	s, err = Parse("r.yaml", []byte("name: t\n"+body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.BaselineRate != 0 {
+		t.Errorf("BaselineRate %v without baseline_rate, want 0", s.BaselineRate)
+	}
+}

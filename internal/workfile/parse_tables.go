@@ -12,7 +12,7 @@ import (
 var workloadRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
 func (p *parser) spec(root *yaml.Node) *Spec {
-	f := p.fields(root, "file", "version", "name", "description", "dialects", "allow_writes", "tables", "params", "transactions")
+	f := p.fields(root, "file", "version", "name", "description", "dialects", "allow_writes", "baseline_rate", "tables", "params", "transactions")
 	s := &Spec{}
 	if v := f["version"]; v != nil {
 		if n, ok := p.integer(v, "version"); ok && n != 1 {
@@ -28,6 +28,13 @@ func (p *parser) spec(root *yaml.Node) *Spec {
 	s.Dialects = p.dialectList(f["dialects"])
 	p.dialects = s.Dialects
 	s.AllowWrites = p.boolean(f["allow_writes"], "allow_writes")
+	if v := f["baseline_rate"]; v != nil {
+		if r, ok := p.number(v, "baseline_rate"); ok && (r <= 0 || r > maxBaselineRate) {
+			p.add(v.Line, "baseline_rate %s: want transactions per second per instance above 0 (at most %g), the rate --rate 1x means", v.Value, float64(maxBaselineRate))
+		} else if ok {
+			s.BaselineRate = r
+		}
+	}
 	if f["tables"] == nil {
 		p.add(root.Line, "tables: missing (the tables the statements use: created by rightsize or existing)")
 	}
@@ -344,3 +351,7 @@ func (p *parser) checkKeys(t *Table) {
 		}
 	}
 }
+
+// maxBaselineRate bounds baseline_rate: a billion transactions per second
+// per instance is past any server, and a number past it is a typo.
+const maxBaselineRate = 1e9

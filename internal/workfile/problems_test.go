@@ -66,6 +66,9 @@ var problemCases = []problemCase{
 	{"type for an unknown dialect", "name: t\ntables:\n  - name: a\n    rows: 1\n    columns:\n      - name: doc\n        type: {postgres: jsonb, mysql: json, sqlite: text, mssql: nvarchar}\n        null: true\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 7, `type: no dialect "mssql"`},
 	{"think not a duration", base + "transactions:\n  - {name: x, think: soon, statements: [SELECT 1]}\n", 10, `think: want a duration`},
 	{"autocommit not bool", base + "transactions:\n  - {name: x, autocommit: 1, statements: [SELECT 1]}\n", 10, `autocommit: want true or false`},
+	{"baseline_rate zero", "name: t\nbaseline_rate: 0\ntables: [{name: prod, existing: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 2, "baseline_rate 0: want transactions per second per instance above 0"},
+	{"baseline_rate negative", "name: t\nbaseline_rate: -5\ntables: [{name: prod, existing: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 2, "baseline_rate -5: want"},
+	{"baseline_rate not a number", "name: t\nbaseline_rate: 10/s\ntables: [{name: prod, existing: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 2, `baseline_rate: want a number, not "10/s"`},
 	{"allow_writes not bool", "name: t\nallow_writes: yes\ntables: [{name: prod, existing: true}]\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 2, `allow_writes: want true or false, not "yes"`},
 
 	// Tables.

@@ -42,7 +42,12 @@ type Spec struct {
 	Dialects []string
 	// AllowWrites is the file's consent that its statements write tables
 	// it declares existing (see CheckWrites).
-	AllowWrites  bool
+	AllowWrites bool
+	// BaselineRate is what --rate 1x means for this file, in transactions
+	// (events) per second per instance: the rate rightsize capture
+	// observed in production. 0 when the file sets none; a run's
+	// --baseline-rate wins over it.
+	BaselineRate float64
 	Tables       []Table
 	Params       []Param
 	Transactions []Transaction

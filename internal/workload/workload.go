@@ -311,6 +311,14 @@ type Instance interface {
 	Close() error
 }
 
+// BaselineRater is implemented by a workload that knows what --rate 1x
+// means (a workload file's baseline_rate: the rate rightsize capture
+// observed in production). A run's --baseline-rate, when given, wins.
+type BaselineRater interface {
+	// BaselineRate is events per second per instance; 0 for none.
+	BaselineRate() float64
+}
+
 // Workload is a workload with its options: what it is, as data (Meta), and
 // the few calls that need its code. Flags bind to one value; use one per
 // command line.

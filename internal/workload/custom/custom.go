@@ -91,6 +91,12 @@ func New(spec *workfile.Spec, digest string) *Workload {
 	return &Workload{spec: spec, o: Options{File: spec.File, Digest: digest}}
 }
 
+// BaselineRate is the file's baseline_rate (0: none): what --rate 1x
+// means when the command line gives no --baseline-rate.
+func (w *Workload) BaselineRate() float64 { return w.spec.BaselineRate }
+
+var _ workload.BaselineRater = (*Workload)(nil)
+
 // Spec returns the checked file.
 func (w *Workload) Spec() *workfile.Spec { return w.spec }
 

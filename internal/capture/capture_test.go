@@ -1,0 +1,187 @@
+package capture
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/workfile"
+)
+
+var catalog = &Catalog{Tables: []Table{
+	{Name: "acct", Key: []string{"id"}, Columns: []Column{{Name: "id", Type: "bigint", Unique: true, Range: true, Min: 1, Max: 10000}, {Name: "bal", Type: "numeric"}, {Name: "name", Type: "text"}}},
+	{Name: "hist", Key: []string{"id"}, Columns: []Column{{Name: "id", Type: "bigint", Unique: true}, {Name: "acct_id", Type: "bigint"}, {Name: "amt", Type: "numeric"}, {Name: "note", Type: "text"}}},
+}}
+
+func snap(at time.Time, commits int64, stmts ...Stmt) Snapshot {
+	return Snapshot{At: at, Commits: commits, Stmts: stmts}
+}
+
+// pgDelta is ten seconds of an application on PostgreSQL: point reads, a
+// read-then-update transaction, inserts, a range scan, transaction
+// control, capture's own query and a rare statement with a literal.
+func pgDelta() Delta {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	a := snap(t0, 1000,
+		Stmt{ID: "1", Text: "SELECT bal, name FROM acct WHERE id = $1", Calls: 100, TimeMs: 10},
+		Stmt{ID: "9", Text: "begin", Calls: 50},
+	)
+	b := snap(t0.Add(10*time.Second), 1000+10500,
+		Stmt{ID: "1", Text: "SELECT bal, name FROM acct WHERE id = $1", Calls: 6100, TimeMs: 610, Rows: 6100},
+		Stmt{ID: "2", Text: "SELECT bal FROM acct WHERE id = $1 FOR UPDATE", Calls: 3000, TimeMs: 400, Rows: 3000},
+		Stmt{ID: "3", Text: "UPDATE acct SET bal = bal - $1 WHERE id = $2", Calls: 2999, TimeMs: 900, Rows: 2999},
+		Stmt{ID: "4", Text: "INSERT INTO hist (acct_id, amt, note) VALUES ($1, $2, $3)", Calls: 1000, TimeMs: 300, Rows: 1000},
+		Stmt{ID: "5", Text: "SELECT id, bal FROM acct a WHERE a.id BETWEEN $1 AND $2 ORDER BY id LIMIT $3", Calls: 500, TimeMs: 250, Rows: 5000},
+		Stmt{ID: "9", Text: "begin", Calls: 3050},
+		Stmt{ID: "10", Text: "commit", Calls: 3000},
+		Stmt{ID: "11", Text: "/* rightsize capture */ SELECT queryid, query FROM pg_stat_statements", Calls: 2, TimeMs: 1},
+		Stmt{ID: "12", Text: "SELECT count(*) FROM acct WHERE name = 'secret-value'", Calls: 3, TimeMs: 0.5},
+		Stmt{ID: "13", Text: "SELECT $1", Calls: 40, TimeMs: 0.1},
+	)
+	return Diff(a, b)
+}
+
+func TestDiff(t *testing.T) {
+	d := pgDelta()
+	if d.Window != 10*time.Second || d.Commits != 10500 {
+		t.Errorf("window %v, commits %d", d.Window, d.Commits)
+	}
+	if d.Stmts[0].ID != "1" || d.Stmts[0].Calls != 6000 || d.Stmts[0].TimeMs != 600 {
+		t.Errorf("first statement %+v, want id 1 with 6000 calls and 600 ms (the window's)", d.Stmts[0])
+	}
+}
+
+// TestBuildPostgres: the mix, the grouping, the bindings and 1x of a
+// PostgreSQL capture, and a file the checker accepts.
+func TestBuildPostgres(t *testing.T) {
+	m := Build(Source{Dialect: "postgres", Server: "PostgreSQL 15.20", Database: "app", TxCounter: "pg_stat_database"}, pgDelta(), catalog, 10500)
+	var names []string
+	weights := map[string]int64{}
+	for _, tx := range m.Txs {
+		names = append(names, tx.Name)
+		weights[tx.Name] = tx.Calls
+	}
+	want := map[string]int64{"select_acct": 6000, "select_update_acct": 3000, "insert_hist": 1000, "select_acct_2": 500}
+	for n, w := range want {
+		if weights[n] != w {
+			t.Errorf("transaction %s weight %d, want %d (transactions %v)", n, weights[n], w, names)
+		}
+	}
+	if len(m.Txs) != 4 {
+		t.Errorf("transactions %v: want 4 (the rare statement, transaction control, capture's own query and SELECT $1 left out)", names)
+	}
+	if m.Rate != 1050 || m.ServerTx != 1050 {
+		t.Errorf("rate %v, server %v: want 1050 per second", m.Rate, m.ServerTx)
+	}
+	out, err := m.Render("app.yaml")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	text := string(out)
+	for _, w := range []string{
+		"baseline_rate: 1050.000",
+		"dialects: [postgres]",
+		"  - {name: acct, existing: true}",
+		"  acct_id: {type: sample, column: acct.id}",
+		`"SELECT bal FROM acct WHERE id = :acct_id FOR UPDATE"`,
+		`"UPDATE acct SET bal = bal - :acct_bal_delta WHERE id = :acct_id"`,
+		`"INSERT INTO hist (acct_id, amt, note) VALUES (:new_hist_acct_id, :new_hist_amt, :new_hist_note)"`,
+		"BETWEEN :acct_id_lo AND :acct_id_hi ORDER BY id LIMIT :limit_n",
+		"acct_id_lo: {type: int, min: 1, max: 10000}",
+		"# guess: a range bound on acct.id, over the column's range in the planner's statistics (pg_stats)",
+		"# TODO: the LIMIT production used is normalized away",
+		"# These 2 statements ran equally often (3000, 2999 calls) on acct: offered as one transaction.",
+		"# allow_writes: true",
+		"The server counted 1050.0 transactions per second",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the file lacks %q:\n%s", w, text)
+		}
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   ") && strings.Contains(l, ": {type:") && !strings.HasPrefix(lines[i-1], "  # ") {
+			t.Errorf("parameter line %d has no comment above it: %s", i+1, l)
+		}
+	}
+	if strings.Contains(text, "secret-value") || strings.Contains(text, "pg_stat_statements FROM") {
+		t.Errorf("the file holds a literal of production or capture's own query:\n%s", text)
+	}
+	spec, err := workfile.Parse("app.yaml", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.BaselineRate != 1050 || spec.AllowWrites || len(spec.WritesExisting()) == 0 {
+		t.Errorf("baseline %v, allow_writes %v, writes %v: want 1050, no consent, writes to existing tables", spec.BaselineRate, spec.AllowWrites, spec.WritesExisting())
+	}
+	for _, tx := range spec.Transactions {
+		if tx.Name == "select_update_acct" && (tx.Autocommit || len(tx.Statements) != 2) {
+			t.Errorf("the grouped transaction: autocommit %v, %d statements", tx.Autocommit, len(tx.Statements))
+		}
+		if tx.Name == "select_acct" && !tx.Autocommit {
+			t.Error("a statement of its own runs in autocommit")
+		}
+	}
+}
+
+// TestBuildMySQL: digests with backquotes, collapsed lists and literals
+// normalized to ?, and the server's own statements left out.
+func TestBuildMySQL(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	d := Diff(snap(t0, 0), snap(t0.Add(20*time.Second), 0,
+		Stmt{ID: "a", Text: "SELECT `bal` , `name` FROM `acct` WHERE `id` = ? ", Calls: 4000, TimeMs: 400},
+		Stmt{ID: "b", Text: "INSERT INTO `hist` ( `acct_id` , `amt` , `note` ) VALUES (...) /* , ... */ ", Calls: 1000, TimeMs: 300},
+		Stmt{ID: "c", Text: "INSERT INTO `hist` VALUES (...) ", Calls: 990, TimeMs: 200},
+		Stmt{ID: "d", Text: "SELECT `id` FROM `acct` WHERE `id` IN (...) AND `name` LIKE ? LIMIT ?, ?", Calls: 1000, TimeMs: 100},
+		Stmt{ID: "e", Text: "COMMIT ", Calls: 1000},
+		Stmt{ID: "f", Text: "SHOW GLOBAL STATUS LIKE ? ", Calls: 2},
+		Stmt{ID: "g", Text: "SELECT `DIGEST_TEXT` FROM `performance_schema` . `events_statements_summary_by_digest` ", Calls: 2, TimeMs: 5},
+		Stmt{ID: "h", Text: "SELECT `VERSION` ( ) ", Calls: 50},
+		Stmt{ID: "i", Text: "SELECT @@`version_comment` LIMIT ?", Calls: 50},
+	))
+	m := Build(Source{Dialect: "mysql", Server: "MariaDB 10.11", Database: "app"}, d, catalog, -1)
+	out, err := m.Render("app.yaml")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	text := string(out)
+	for _, w := range []string{
+		"dialects: [mysql]",
+		"\"SELECT `bal` , `name` FROM `acct` WHERE `id` = :acct_id\"",
+		"VALUES (:new_hist_acct_id, :new_hist_amt, :new_hist_note)\"",
+		"\"INSERT INTO `hist` VALUES (:new_hist_id, :new_hist_acct_id, :new_hist_amt, :new_hist_note)\"",
+		"`id` IN (:acct_id) AND `name` LIKE :acct_name LIMIT :limit_n, :limit_n_2",
+		"new_hist_id: {type: seq, start: 1_000_000_000}",
+		"baseline_rate: 349.500",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the file lacks %q:\n%s", w, text)
+		}
+	}
+	for _, no := range []string{"performance_schema", "VERSION", "SHOW", "COMMIT", "/*"} {
+		if strings.Contains(strings.SplitN(text, "version: 1", 2)[1], no) {
+			t.Errorf("the file holds %q:\n%s", no, text)
+		}
+	}
+	if len(m.Txs) != 4 {
+		t.Errorf("%d transactions, want 4", len(m.Txs))
+	}
+}
+
+// TestUnknownIsTODO: a placeholder capture cannot bind gets a value the
+// checker accepts and a TODO that says what to fill in.
+func TestUnknownIsTODO(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	d := Diff(snap(t0, 0), snap(t0.Add(time.Second), 0,
+		Stmt{ID: "a", Text: "SELECT id FROM acct WHERE lower(name) = $1 AND nosuch = $2", Calls: 10, TimeMs: 1}))
+	m := Build(Source{Dialect: "postgres", Database: "app"}, d, catalog, 10)
+	out, err := m.Render("x.yaml")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, w := range []string{"# TODO: capture could not tell what it stands for: 0 is a placeholder", "todo: {type: int, min: 0, max: 0}", "# TODO: capture could not tell the table of column nosuch"} {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("the file lacks %q:\n%s", w, out)
+		}
+	}
+}

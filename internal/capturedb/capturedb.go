@@ -1,0 +1,210 @@
+package capturedb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/capture"
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/dialect/all"
+)
+
+// ErrNotReady wraps a refusal to capture: the server's statistics are off
+// or missing, or the user may not read them. The message says what to
+// enable or grant.
+var ErrNotReady = errors.New("cannot capture")
+
+// Options are a capture's.
+type Options struct {
+	Target string        // the database's URL (may hold a password: never printed)
+	For    time.Duration // the window
+	// Progress receives a line now and then (stderr); nil for none.
+	Progress io.Writer
+	Getenv   func(string) string
+	// Tick is how often a progress line is written (default 10 s).
+	Tick time.Duration
+}
+
+// stepTimeout bounds the reads before the window, and the last snapshot.
+const stepTimeout = 2 * time.Minute
+
+// server is what one kind of server answers.
+type server interface {
+	check(ctx context.Context) error
+	snapshot(ctx context.Context) (capture.Snapshot, error)
+	catalog(ctx context.Context) (*capture.Catalog, error)
+	source() capture.Source
+	// serverTx is the server's count of transactions in d, or -1 when it
+	// has none that counts every transaction.
+	serverTx(d capture.Delta) int64
+}
+
+// Result is a finished capture.
+type Result struct {
+	Model *capture.Model
+	// Early tells that the window was cut short (the context ended): the
+	// model holds what was counted until then.
+	Early bool
+}
+
+// Capture connects to the target, checks that its statistics can be read,
+// reads its catalog, and counts over the window. When ctx ends during the
+// window, the window ends there and what was counted is returned (Early);
+// before it, the error.
+func Capture(ctx context.Context, o Options) (*Result, error) {
+	loc, d, err := all.ForURL(o.Target, o.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	// The connection is not tied to ctx: a signal ends the window, and the
+	// last snapshot is still read on it (a driver may close a connection
+	// whose context ended). Each step is bounded instead, and ctx is
+	// checked between them.
+	if loc.Dialect != "postgres" && loc.Dialect != "mysql" { // before opening: SQLite would create the file
+		return nil, fmt.Errorf("%w: %s keeps no statement statistics to capture (PostgreSQL and MySQL/MariaDB do)", ErrNotReady, loc.Dialect)
+	}
+	db := context.WithoutCancel(ctx)
+	cctx, cancel, _ := loc.ConnectWithin(ctx)
+	c, err := d.Connect(cctx, loc)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	var s server = &postgres{c: c, db: loc.Database}
+	if loc.Dialect == "mysql" {
+		s = &mysql{c: c, db: loc.Database, info: c.Info()}
+	}
+	step := func() (context.Context, context.CancelFunc) { return context.WithTimeout(db, stepTimeout) }
+	sctx, scancel := step()
+	defer scancel()
+	if err := s.check(sctx); err != nil {
+		return nil, err
+	}
+	cat, err := s.catalog(sctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the catalog: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
+	}
+	a, err := s.snapshot(sctx)
+	if err != nil {
+		return nil, err
+	}
+	progress(o.Progress, "rightsize: capturing %s for %v (Ctrl-C ends the window early and writes what was counted)\n", loc.Redacted, o.For)
+	early := wait(ctx, o, a.At)
+	lctx, lcancel := step()
+	defer lcancel()
+	b, err := s.snapshot(lctx)
+	if err != nil {
+		return nil, err
+	}
+	delta := capture.Diff(a, b)
+	src := s.source()
+	src.Start = a.At
+	m := capture.Build(src, delta, cat, s.serverTx(delta))
+	return &Result{Model: m, Early: early}, nil
+}
+
+// wait sleeps until the window ends or ctx does, writing progress; it
+// reports whether ctx ended it.
+func wait(ctx context.Context, o Options, start time.Time) bool {
+	tick := o.Tick
+	if tick <= 0 {
+		tick = 10 * time.Second
+	}
+	end := time.NewTimer(o.For)
+	defer end.Stop()
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			progress(o.Progress, "rightsize: window ended early after %v\n", time.Since(start).Round(time.Second))
+			return true
+		case <-end.C:
+			return false
+		case now := <-t.C:
+			progress(o.Progress, "rightsize: %v of %v\n", now.Sub(start).Round(time.Second), o.For)
+		}
+	}
+}
+
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format, args...)
+	}
+}
+
+// query runs q (marked as capture's) and calls scan for each row. It is a
+// prepared statement's execution (MariaDB counts it under
+// statement/com/Execute: see mysql.executes).
+func query(ctx context.Context, c dialect.Conn, q string, scan func(r dialect.Rows) error) error {
+	st, err := c.Prepare(ctx, "/* "+capture.Marker+" */ "+q)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rows, err := st.Query(ctx)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	return rows.Close()
+}
+
+// one runs q (marked as capture's) and scans its one row.
+func one(ctx context.Context, c dialect.Conn, q string, dest ...any) error {
+	return c.QueryRow(ctx, "/* "+capture.Marker+" */ "+q, nil, dest...)
+}
+
+// uniqueColumns marks the columns that alone make up a primary or unique
+// key, from (table, constraint, column) rows.
+type keyCol struct{ table, constraint, column, kind string }
+
+func buildCatalog(cols []capture.Column, tableOf []string, keys []keyCol) *capture.Catalog {
+	cat := &capture.Catalog{}
+	idx := map[string]int{}
+	for i, c := range cols {
+		t := tableOf[i]
+		k, ok := idx[t]
+		if !ok {
+			k = len(cat.Tables)
+			idx[t] = k
+			cat.Tables = append(cat.Tables, capture.Table{Name: t})
+		}
+		cat.Tables[k].Columns = append(cat.Tables[k].Columns, c)
+	}
+	size := map[string]int{}
+	for _, k := range keys {
+		size[k.table+"\x00"+k.constraint]++
+	}
+	for _, k := range keys {
+		i, ok := idx[k.table]
+		if !ok {
+			continue
+		}
+		t := &cat.Tables[i]
+		if k.kind == "PRIMARY KEY" {
+			t.Key = append(t.Key, k.column)
+		}
+		if size[k.table+"\x00"+k.constraint] == 1 {
+			for j := range t.Columns {
+				if strings.EqualFold(t.Columns[j].Name, k.column) {
+					t.Columns[j].Unique = true
+				}
+			}
+		}
+	}
+	return cat
+}

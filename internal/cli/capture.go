@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rightsize/rightsize/internal/observe"
+)
+
+const captureLong = `capture reads, over a window, what a production server counts about its own
+statements and writes a workload file to read, edit and run on a copy:
+
+  rightsize capture --target postgres://app@prod/app --for 10m --out my-app.yaml
+  rightsize sweep my-app.yaml --rate 1x,2x,3x,4x,5x --target postgres://app@copy/app
+
+PostgreSQL: pg_stat_statements (loaded by shared_preload_libraries and
+created in the database) and pg_stat_database; the user needs
+pg_read_all_stats. MySQL 8 and MariaDB: performance_schema's digest summary
+and the Com_commit/Com_rollback counters; the user needs SELECT on
+performance_schema. Without them capture refuses (exit 2) and says what to
+enable or grant.
+
+The file holds the statements that make up 99 % of the calls and of the
+time, each transaction's calls as its weight, statements that ran equally
+often on a shared table as one transaction, and baseline_rate: the rate
+--rate 1x means. Every parameter is bound to the column it is compared with
+(values sampled from the target at run time), with a comment on each guess
+and TODO where capture could not tell. No value of production is written:
+statements are normalized. capture only reads, and leaves its own queries
+out. Ctrl-C ends the window early: the file is written with what was
+counted, and capture exits 3. See docs/capture.md.`
+
+func captureCommand(env *Env) *cobra.Command {
+	var o observe.CaptureOptions
+	c := &cobra.Command{
+		Use:   "capture --target URL --out FILE.yaml",
+		Short: "Write a workload file from a production server's statement statistics (its mix and its rate)",
+		Long:  captureLong,
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return wrapRun(observe.Capture(c.Context(), env, o))
+		},
+	}
+	fs := c.Flags()
+	fs.StringVar(&o.Target, "target", "", "the production database: postgres://user@host/db or mysql://user@host/db (env:VAR reads it from the environment, keeping a password off the command line)")
+	fs.DurationVar(&o.For, "for", 10*time.Minute, "the window over which the statistics are counted")
+	fs.StringVar(&o.Out, "out", "", "the workload file to write")
+	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
+	fs.DurationVar(&o.Tick, "progress", 10*time.Second, "how often a progress line is written on stderr")
+	return c
+}
