@@ -13,6 +13,7 @@ import (
 // analyzeCommand re-runs a sweep's analysis from its file, with no database.
 func analyzeCommand(env *Env) *cobra.Command {
 	var slo, cpuTarget float64
+	var typeSLO runplan.TypeSLOs
 	var format string
 	cmd := &cobra.Command{
 		Use:   "analyze SWEEP.json",
@@ -35,11 +36,18 @@ func analyzeCommand(env *Env) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			if c.Flags().Changed("slo-type") {
+				if err := typeSLO.Within(sw); err != nil {
+					return usageError{fmt.Errorf("analyze: %w", err)}
+				}
+				sw.TypeSLOMs = typeSLO
+			}
 			a := stored.Analyze(sw, slo, c.Flags().Changed("slo"), cpuTarget, c.Flags().Changed("cpu-target"))
 			return report.SweepReport(env.Stdout, a, f)
 		},
 	}
 	runplan.MillisVar(cmd.Flags(), &slo, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (default: the sweep's)")
+	cmd.Flags().Var(&typeSLO, "slo-type", "p95 objective of a transaction type, NAME=DURATION, repeatable (default: the sweep's)")
 	cmd.Flags().StringVar(&format, "format", "text", "text, or markdown (the table and verdict as a Markdown document, as sweep writes beside the sweep file)")
 	cmd.Flags().Float64Var(&cpuTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (default: the sweep's, else 80)")
 	return cmd

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -82,5 +83,20 @@ func TestTypeSLOFlag(t *testing.T) {
 	oltp := workload.Meta{Name: "oltp_read_write", Event: "transaction", Ops: []workload.Op{{Name: "point_select"}}}
 	if err := checkTypeSLOs(oltp, TypeSLOs{"transaction": 5}); err != nil {
 		t.Errorf("the event is the one type of a workload without types: %v", err)
+	}
+}
+
+// TestTypeSLOsWithin: analyze's --slo-type names types the sweep's steps
+// recorded.
+func TestTypeSLOsWithin(t *testing.T) {
+	sw := &result.Sweep{Steps: []result.SweepStep{{Types: []result.Type{{Name: "a"}, {Name: "b"}}}}}
+	if err := (TypeSLOs{"a": 1, "b": 2}).Within(sw); err != nil {
+		t.Error(err)
+	}
+	if err := (TypeSLOs{"c": 1}).Within(sw); err == nil || !strings.Contains(err.Error(), `no transaction type "c" (its types: a, b)`) {
+		t.Errorf("c: %v", err)
+	}
+	if err := (TypeSLOs{"c": 1}).Within(&result.Sweep{}); err == nil || !strings.Contains(err.Error(), "record no transaction types") {
+		t.Errorf("no types: %v", err)
 	}
 }

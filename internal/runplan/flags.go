@@ -1,6 +1,7 @@
 package runplan
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/result"
 )
 
 // Seconds is a duration flag that also takes a bare number of seconds, as
@@ -115,6 +118,29 @@ func (t *TypeSLOs) Set(v string) error {
 }
 
 func (t *TypeSLOs) Type() string { return "name=duration" }
+
+// Within refuses an objective of a type no step of sw has figures of.
+func (t TypeSLOs) Within(sw *result.Sweep) error {
+	var names []string
+	for _, st := range sw.Steps {
+		for _, ty := range st.Types {
+			if !slices.Contains(names, ty.Name) {
+				names = append(names, ty.Name)
+			}
+		}
+	}
+	var errs []error
+	for _, n := range slices.Sorted(maps.Keys(t)) {
+		if !slices.Contains(names, n) {
+			have := "its steps record no transaction types (one type: set --slo instead)"
+			if len(names) > 0 {
+				have = "its types: " + strings.Join(names, ", ")
+			}
+			errs = append(errs, fmt.Errorf("--slo-type %s: the sweep has no transaction type %q (%s)", n, n, have))
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // MillisVar binds a Millis flag with a default (milliseconds).
 func MillisVar(fs *pflag.FlagSet, p *float64, name string, def float64, usage string) {
