@@ -172,6 +172,43 @@ func one(ctx context.Context, c dialect.Conn, q string, dest ...any) error {
 // key, from (table, constraint, column) rows.
 type keyCol struct{ table, constraint, column, kind string }
 
+// readCatalog reads the catalog's columns (colsSQL: table, column, type)
+// and its primary and unique keys (keysSQL: table, constraint, column,
+// kind), every name lower-cased, the servers' information_schema read
+// with each one's own schema filter.
+func readCatalog(ctx context.Context, c dialect.Conn, colsSQL, keysSQL string) (*capture.Catalog, error) {
+	var cols []capture.Column
+	var tables []string
+	err := query(ctx, c, colsSQL, func(r dialect.Rows) error {
+		var t string
+		var col capture.Column
+		if err := r.Scan(&t, &col.Name, &col.Type); err != nil {
+			return err
+		}
+		tables = append(tables, strings.ToLower(t))
+		col.Name = strings.ToLower(col.Name)
+		cols = append(cols, col)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var keys []keyCol
+	err = query(ctx, c, keysSQL, func(r dialect.Rows) error {
+		var k keyCol
+		if err := r.Scan(&k.table, &k.constraint, &k.column, &k.kind); err != nil {
+			return err
+		}
+		k.table, k.column = strings.ToLower(k.table), strings.ToLower(k.column)
+		keys = append(keys, k)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return buildCatalog(cols, tables, keys), nil
+}
+
 func buildCatalog(cols []capture.Column, tableOf []string, keys []keyCol) *capture.Catalog {
 	cat := &capture.Catalog{}
 	idx := map[string]int{}

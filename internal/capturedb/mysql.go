@@ -118,43 +118,13 @@ func (m *mysql) snapshot(ctx context.Context) (capture.Snapshot, error) {
 }
 
 func (m *mysql) catalog(ctx context.Context) (*capture.Catalog, error) {
-	var cols []capture.Column
-	var tables []string
-	err := query(ctx, m.c, "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS"+
+	return readCatalog(ctx, m.c, "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS"+
 		" WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION",
-		func(r dialect.Rows) error {
-			var t string
-			var c capture.Column
-			if err := r.Scan(&t, &c.Name, &c.Type); err != nil {
-				return err
-			}
-			tables = append(tables, strings.ToLower(t))
-			c.Name = strings.ToLower(c.Name)
-			cols = append(cols, c)
-			return nil
-		})
-	if err != nil {
-		return nil, err
-	}
-	var keys []keyCol
-	err = query(ctx, m.c, "SELECT tc.TABLE_NAME, tc.CONSTRAINT_NAME, k.COLUMN_NAME, tc.CONSTRAINT_TYPE"+
-		" FROM information_schema.TABLE_CONSTRAINTS tc JOIN information_schema.KEY_COLUMN_USAGE k"+
-		" ON k.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA AND k.CONSTRAINT_NAME = tc.CONSTRAINT_NAME AND k.TABLE_NAME = tc.TABLE_NAME"+
-		" WHERE tc.CONSTRAINT_TYPE IN ('PRIMARY KEY', 'UNIQUE') AND tc.TABLE_SCHEMA = DATABASE()"+
-		" ORDER BY tc.TABLE_NAME, tc.CONSTRAINT_NAME, k.ORDINAL_POSITION",
-		func(r dialect.Rows) error {
-			var k keyCol
-			if err := r.Scan(&k.table, &k.constraint, &k.column, &k.kind); err != nil {
-				return err
-			}
-			k.table, k.column = strings.ToLower(k.table), strings.ToLower(k.column)
-			keys = append(keys, k)
-			return nil
-		})
-	if err != nil {
-		return nil, err
-	}
-	return buildCatalog(cols, tables, keys), nil
+		"SELECT tc.TABLE_NAME, tc.CONSTRAINT_NAME, k.COLUMN_NAME, tc.CONSTRAINT_TYPE"+
+			" FROM information_schema.TABLE_CONSTRAINTS tc JOIN information_schema.KEY_COLUMN_USAGE k"+
+			" ON k.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA AND k.CONSTRAINT_NAME = tc.CONSTRAINT_NAME AND k.TABLE_NAME = tc.TABLE_NAME"+
+			" WHERE tc.CONSTRAINT_TYPE IN ('PRIMARY KEY', 'UNIQUE') AND tc.TABLE_SCHEMA = DATABASE()"+
+			" ORDER BY tc.TABLE_NAME, tc.CONSTRAINT_NAME, k.ORDINAL_POSITION")
 }
 
 func (m *mysql) source() capture.Source {

@@ -113,43 +113,16 @@ func (p *postgres) snapshot(ctx context.Context) (capture.Snapshot, error) {
 }
 
 func (p *postgres) catalog(ctx context.Context) (*capture.Catalog, error) {
-	var cols []capture.Column
-	var tables []string
-	err := query(ctx, p.c, "SELECT table_name, column_name, data_type FROM information_schema.columns"+
+	cat, err := readCatalog(ctx, p.c, "SELECT table_name, column_name, data_type FROM information_schema.columns"+
 		" WHERE table_schema = ANY (current_schemas(false)) ORDER BY table_schema, table_name, ordinal_position",
-		func(r dialect.Rows) error {
-			var t string
-			var c capture.Column
-			if err := r.Scan(&t, &c.Name, &c.Type); err != nil {
-				return err
-			}
-			tables = append(tables, strings.ToLower(t))
-			c.Name = strings.ToLower(c.Name)
-			cols = append(cols, c)
-			return nil
-		})
+		"SELECT tc.table_name, tc.constraint_name, k.column_name, tc.constraint_type"+
+			" FROM information_schema.table_constraints tc JOIN information_schema.key_column_usage k"+
+			" ON k.constraint_schema = tc.constraint_schema AND k.constraint_name = tc.constraint_name AND k.table_name = tc.table_name"+
+			" WHERE tc.constraint_type IN ('PRIMARY KEY', 'UNIQUE') AND tc.table_schema = ANY (current_schemas(false))"+
+			" ORDER BY tc.table_name, tc.constraint_name, k.ordinal_position")
 	if err != nil {
 		return nil, err
 	}
-	var keys []keyCol
-	err = query(ctx, p.c, "SELECT tc.table_name, tc.constraint_name, k.column_name, tc.constraint_type"+
-		" FROM information_schema.table_constraints tc JOIN information_schema.key_column_usage k"+
-		" ON k.constraint_schema = tc.constraint_schema AND k.constraint_name = tc.constraint_name AND k.table_name = tc.table_name"+
-		" WHERE tc.constraint_type IN ('PRIMARY KEY', 'UNIQUE') AND tc.table_schema = ANY (current_schemas(false))"+
-		" ORDER BY tc.table_name, tc.constraint_name, k.ordinal_position",
-		func(r dialect.Rows) error {
-			var k keyCol
-			if err := r.Scan(&k.table, &k.constraint, &k.column, &k.kind); err != nil {
-				return err
-			}
-			k.table, k.column = strings.ToLower(k.table), strings.ToLower(k.column)
-			keys = append(keys, k)
-			return nil
-		})
-	if err != nil {
-		return nil, err
-	}
-	cat := buildCatalog(cols, tables, keys)
 	// The range of integer columns from the planner's statistics (the
 	// histogram's first and last bounds), never from the rows.
 	err = query(ctx, p.c, "SELECT s.tablename, s.attname, (s.histogram_bounds::text::bigint[])[1],"+
