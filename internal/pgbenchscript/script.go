@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rightsize/rightsize/internal/sqlscan"
 )
 
 // ErrInvalid is wrapped by every error a script's parse returns: a script
@@ -242,18 +244,18 @@ func (sp *scriptParser) parse(text string) {
 			sql.WriteString(text[i : i+j])
 			i += j
 		case c == '/' && strings.HasPrefix(text[i:], "/*"):
-			j := skipComment(text, i)
+			j, _ := sqlscan.BlockComment(text, i, true)
 			line += strings.Count(text[i:j], "\n")
 			sql.WriteString(text[i:j])
 			i = j
 		case c == '\'' || c == '"':
 			backslash := c == '\'' && i > 0 && (text[i-1] == 'E' || text[i-1] == 'e') && (i < 2 || !isNameChar(text[i-2]))
-			j := skipQuoted(text, i, c, backslash)
+			j, _ := sqlscan.Quoted(text, i, c, backslash)
 			line += strings.Count(text[i:j], "\n")
 			sql.WriteString(text[i:j])
 			i = j
 		case c == '$' && (i == 0 || !isNameChar(text[i-1])):
-			if j, ok := skipDollar(text, i); ok {
+			if j, ok := sqlscan.DollarQuoted(text, i); ok {
 				line += strings.Count(text[i:j], "\n")
 				sql.WriteString(text[i:j])
 				i = j
@@ -316,64 +318,6 @@ func trimSQL(s string, line int) (string, int) {
 		s = s[j:]
 	}
 	return strings.TrimRight(s, " \t\r\n\f\v"), line
-}
-
-func skipQuoted(q string, i int, quote byte, backslash bool) int {
-	for j := i + 1; j < len(q); j++ {
-		switch q[j] {
-		case '\\':
-			if backslash {
-				j++
-			}
-		case quote:
-			if j+1 < len(q) && q[j+1] == quote {
-				j++
-				continue
-			}
-			return j + 1
-		}
-	}
-	return len(q)
-}
-
-func skipComment(q string, i int) int {
-	depth := 0
-	for j := i; j+1 < len(q); {
-		switch {
-		case q[j] == '/' && q[j+1] == '*':
-			depth++
-			j += 2
-		case q[j] == '*' && q[j+1] == '/':
-			depth--
-			j += 2
-			if depth == 0 {
-				return j
-			}
-		default:
-			j++
-		}
-	}
-	return len(q)
-}
-
-func skipDollar(q string, i int) (int, bool) {
-	j := i + 1
-	for j < len(q) && q[j] != '$' {
-		c := q[j]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 || j > i+1 && isDigit(c)) {
-			return 0, false
-		}
-		j++
-	}
-	if j >= len(q) {
-		return 0, false
-	}
-	tag := q[i : j+1]
-	end := strings.Index(q[j+1:], tag)
-	if end < 0 {
-		return len(q), true
-	}
-	return j + 1 + end + len(tag), true
 }
 
 // sql adds an SQL command: its :variables become $1, $2, ... everywhere in

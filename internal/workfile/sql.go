@@ -2,6 +2,8 @@ package workfile
 
 import (
 	"strings"
+
+	"github.com/rightsize/rightsize/internal/sqlscan"
 )
 
 // This file reads a statement's SQL far enough to find its :name
@@ -103,7 +105,7 @@ func skipSpace(sql string, i int, fl flavor) (int, string) {
 		}
 		return len(sql), ""
 	case c == '/' && strings.HasPrefix(sql[i:], "/*"):
-		j, ok := skipComment(sql, i, fl.nested)
+		j, ok := sqlscan.BlockComment(sql, i, fl.nested)
 		if !ok {
 			return i, "a /* comment"
 		}
@@ -118,13 +120,13 @@ func quoted(sql string, i int, fl flavor) (token, string) {
 	switch c := sql[i]; {
 	case c == '\'' || c == '"' && fl.dquoteStr:
 		esc := fl.backslash || i > 0 && (sql[i-1] == 'E' || sql[i-1] == 'e') && (i < 2 || !identChar(sql[i-2]))
-		j, ok := skipQuoted(sql, i, c, esc)
+		j, ok := sqlscan.Quoted(sql, i, c, esc)
 		if !ok {
 			return token{}, "a string literal"
 		}
 		return token{kind: tString, text: sql[i+1 : j-1], start: i, end: j}, ""
 	case c == '"' || c == '`':
-		j, ok := skipQuoted(sql, i, c, false)
+		j, ok := sqlscan.Quoted(sql, i, c, false)
 		if !ok {
 			return token{}, "a quoted identifier"
 		}
@@ -180,49 +182,6 @@ func lexeme(sql string, i int, fl flavor) token {
 	}
 	t.start, t.text = i, sql[i:t.end]
 	return t
-}
-
-// skipQuoted returns the index just past the literal opened by q[i]; a
-// doubled quote is a quote, and so is \quote when backslash is set.
-func skipQuoted(q string, i int, quote byte, backslash bool) (int, bool) {
-	for j := i + 1; j < len(q); j++ {
-		switch q[j] {
-		case '\\':
-			if backslash {
-				j++
-			}
-		case quote:
-			if j+1 < len(q) && q[j+1] == quote {
-				j++
-				continue
-			}
-			return j + 1, true
-		}
-	}
-	return len(q), false
-}
-
-// skipComment returns the index just past the comment at q[i:].
-func skipComment(q string, i int, nested bool) (int, bool) {
-	depth := 0
-	for j := i; j+1 < len(q); {
-		switch {
-		case q[j] == '/' && q[j+1] == '*':
-			if nested || depth == 0 {
-				depth++
-			}
-			j += 2
-		case q[j] == '*' && q[j+1] == '/':
-			depth--
-			j += 2
-			if depth == 0 {
-				return j, true
-			}
-		default:
-			j++
-		}
-	}
-	return len(q), false
 }
 
 // dollarTag reports whether q[i:] opens a dollar-quoted string ($$ or
