@@ -172,6 +172,21 @@ func one(ctx context.Context, c dialect.Conn, q string, dest ...any) error {
 // key, from (table, constraint, column) rows.
 type keyCol struct{ table, constraint, column, kind string }
 
+// readStmts reads the statement statistics q selects: an id, the
+// normalized text, calls, total time (ms) and rows, in that order.
+func readStmts(ctx context.Context, c dialect.Conn, q string) ([]capture.Stmt, error) {
+	var out []capture.Stmt
+	err := query(ctx, c, q, func(r dialect.Rows) error {
+		var st capture.Stmt
+		if err := r.Scan(&st.ID, &st.Text, &st.Calls, &st.TimeMs, &st.Rows); err != nil {
+			return err
+		}
+		out = append(out, st)
+		return nil
+	})
+	return out, err
+}
+
 // readCatalog reads the catalog's columns (colsSQL: table, column, type)
 // and its primary and unique keys (keysSQL: table, constraint, column,
 // kind), every name lower-cased, the servers' information_schema read

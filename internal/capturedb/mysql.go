@@ -92,16 +92,8 @@ func (m *mysql) snapshot(ctx context.Context) (capture.Snapshot, error) {
 		return s, fmt.Errorf("reading the status counters: %w", err)
 	}
 	s.At = time.Now()
-	err = query(ctx, m.c, "SELECT CONCAT(SCHEMA_NAME, ':', DIGEST), DIGEST_TEXT, COUNT_STAR, SUM_TIMER_WAIT / 1000000000, SUM_ROWS_SENT + SUM_ROWS_AFFECTED"+
-		" FROM performance_schema.events_statements_summary_by_digest WHERE SCHEMA_NAME = DATABASE() AND DIGEST IS NOT NULL",
-		func(r dialect.Rows) error {
-			var st capture.Stmt
-			if err := r.Scan(&st.ID, &st.Text, &st.Calls, &st.TimeMs, &st.Rows); err != nil {
-				return err
-			}
-			s.Stmts = append(s.Stmts, st)
-			return nil
-		})
+	s.Stmts, err = readStmts(ctx, m.c, "SELECT CONCAT(SCHEMA_NAME, ':', DIGEST), DIGEST_TEXT, COUNT_STAR, SUM_TIMER_WAIT / 1000000000, SUM_ROWS_SENT + SUM_ROWS_AFFECTED"+
+		" FROM performance_schema.events_statements_summary_by_digest WHERE SCHEMA_NAME = DATABASE() AND DIGEST IS NOT NULL")
 	if err != nil {
 		return s, fmt.Errorf("reading performance_schema.events_statements_summary_by_digest: %w", err)
 	}

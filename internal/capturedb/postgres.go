@@ -91,16 +91,9 @@ func (p *postgres) snapshot(ctx context.Context) (capture.Snapshot, error) {
 	if p.version >= 140000 {
 		top = " AND toplevel"
 	}
-	err := query(ctx, p.c, "SELECT userid::text || ':' || queryid::text, query, calls, total_exec_time, rows FROM pg_stat_statements"+
-		" WHERE dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()) AND queryid IS NOT NULL"+top,
-		func(r dialect.Rows) error {
-			var st capture.Stmt
-			if err := r.Scan(&st.ID, &st.Text, &st.Calls, &st.TimeMs, &st.Rows); err != nil {
-				return err
-			}
-			s.Stmts = append(s.Stmts, st)
-			return nil
-		})
+	var err error
+	s.Stmts, err = readStmts(ctx, p.c, "SELECT userid::text || ':' || queryid::text, query, calls, total_exec_time, rows FROM pg_stat_statements"+
+		" WHERE dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()) AND queryid IS NOT NULL"+top)
 	if err != nil {
 		return s, fmt.Errorf("reading pg_stat_statements: %w", err)
 	}

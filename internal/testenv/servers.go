@@ -76,16 +76,7 @@ func ServerUnavailable(t testing.TB, format string, args ...any) {
 // removed when the test ends.
 func PrivatePostgres(t testing.TB, conf ...string) *Server {
 	t.Helper()
-	s, err := StartPostgres(conf...)
-	if err != nil {
-		ServerUnavailable(t, "private PostgreSQL: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("stopping the private PostgreSQL: %v", err)
-		}
-	})
-	return s
+	return private(t, "PostgreSQL", func() (*Server, error) { return StartPostgres(conf...) })
 }
 
 // PrivateMariaDB starts a private MariaDB server for the test (see
@@ -93,13 +84,20 @@ func PrivatePostgres(t testing.TB, conf ...string) *Server {
 // and removed when the test ends.
 func PrivateMariaDB(t testing.TB, args ...string) *Server {
 	t.Helper()
-	s, err := StartMariaDB(args...)
+	return private(t, "MariaDB", func() (*Server, error) { return StartMariaDB(args...) })
+}
+
+// private starts a server for the test, stopped when it ends; one that
+// cannot start is ServerUnavailable.
+func private(t testing.TB, product string, start func() (*Server, error)) *Server {
+	t.Helper()
+	s, err := start()
 	if err != nil {
-		ServerUnavailable(t, "private MariaDB: %v", err)
+		ServerUnavailable(t, "private %s: %v", product, err)
 	}
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
-			t.Errorf("stopping the private MariaDB: %v", err)
+			t.Errorf("stopping the private %s: %v", product, err)
 		}
 	})
 	return s
