@@ -130,8 +130,9 @@ func SLOKnee(ps []Point, sloMs float64) Knee {
 // sloMs (p95 objectives in ms, by type) meets its objective while its
 // throughput is at least 95 % of the sweep's best: the first study's
 // knee, where the slowest of the components that matter leaves its
-// response-time target. A step without a named type's figures does not
-// meet it.
+// response-time target. A step without a named type's figures (none
+// recorded, or none succeeded) does not meet it. With --slo too, the slo
+// knee comes first (KneeMethods).
 func TypeSLOKnee(ps []Point, sloMs map[string]float64) Knee {
 	const method = "type-slo"
 	if len(ps) == 0 || len(sloMs) == 0 {
@@ -143,7 +144,7 @@ func TypeSLOKnee(ps []Point, sloMs map[string]float64) Knee {
 		for _, n := range names {
 			i := slices.IndexFunc(p.Types, func(t result.Type) bool { return t.Name == n })
 			switch {
-			case i < 0:
+			case i < 0 || p.Types[i].Count == 0:
 				return fmt.Sprintf("%s (no figures)", n)
 			case p.Types[i].P95Ms > sloMs[n]:
 				return fmt.Sprintf("%s (p95 %.3g ms > %g ms)", n, p.Types[i].P95Ms, sloMs[n])

@@ -185,7 +185,7 @@ func TestOneKnee(t *testing.T) {
 func TestTypeSLOKnee(t *testing.T) {
 	step := func(x, tp, noP95, payP95 float64) Point {
 		return Point{X: x, Throughput: tp, Label: fmt.Sprintf("rate %gx", x), Types: []result.Type{
-			{Name: "new_order", P95Ms: noP95, Frequent: true}, {Name: "payment", P95Ms: payP95, Frequent: true}}}
+			{Name: "new_order", Count: 100, P95Ms: noP95, Frequent: true}, {Name: "payment", Count: 90, P95Ms: payP95, Frequent: true}}}
 	}
 	ps := []Point{step(1, 100, 10, 5), step(2, 200, 12, 6), step(3, 300, 18, 7), step(4, 310, 60, 9), step(5, 305, 400, 30)}
 	k := TypeSLOKnee(ps, map[string]float64{"new_order": 20, "payment": 10})
@@ -202,6 +202,12 @@ func TestTypeSLOKnee(t *testing.T) {
 	}
 	if k := TypeSLOKnee(ps, map[string]float64{"delivery": 500}); k.Index != -1 || !strings.Contains(k.Reason, "delivery (no figures)") {
 		t.Errorf("a type the steps lack: %+v", k)
+	}
+	// A type whose every event failed has no figures: it does not meet
+	// its objective (its p95 of 0 is no measurement).
+	failed := []Point{{X: 1, Throughput: 100, Label: "rate 1x", Types: []result.Type{{Name: "a", Count: 10, P95Ms: 1}, {Name: "b", Count: 0, Errors: 50}}}}
+	if k := TypeSLOKnee(failed, map[string]float64{"b": 5}); k.Index != -1 || !strings.Contains(k.Reason, "b (no figures)") {
+		t.Errorf("a type that always failed: %+v", k)
 	}
 	// The sweep's analysis takes its objectives from the sweep.
 	sw := &result.Sweep{Axis: "rate", TypeSLOMs: map[string]float64{"new_order": 20}}

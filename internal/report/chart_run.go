@@ -159,6 +159,8 @@ func kindTitle(kind string) string {
 		return "writes"
 	case "other", "":
 		return "other statements"
+	case "transaction":
+		return "transactions"
 	}
 	return kind
 }

@@ -58,7 +58,7 @@ func sweepHeadline(sw *analysis.Result) []string {
 		out = append(out, "No knee: "+sw.PastLimit+".")
 	} else if ok {
 		out = append(out, fmt.Sprintf("Knee: %s (%s method): %s/s, p99 %s.", sw.Steps[k.Index].Label, k.Method, Num(ps[k.Index].Throughput), Ms(ps[k.Index].P99Ms)))
-		if l := slowestAt(sw.Steps[k.Index], sw.Steps[min(k.Index+1, n-1)]); l != "" {
+		if l := slowestAt(sw.Steps, k.Index, n); l != "" {
 			out = append(out, l)
 		}
 		switch f := d.Limit; {
@@ -82,10 +82,10 @@ func sweepHeadline(sw *analysis.Result) []string {
 }
 
 // slowestAt is the sentence of the slowest of the frequently used
-// transaction types at the knee's step, and its p95 at the step after it
-// (next; the same step when the knee is the last): the first study's
-// measure. "" when the step has fewer than two types.
-func slowestAt(st, next result.SweepStep) string {
+// transaction types at the knee's step (steps[at]), and its p95 at the
+// step after it among the first n: the first study's measure. "" when the
+// step has fewer than two types.
+func slowestAt(steps []result.SweepStep, at, n int) string {
 	get := func(s result.SweepStep, name string) (result.Type, bool) {
 		for _, t := range s.Types {
 			if t.Name == name {
@@ -94,13 +94,16 @@ func slowestAt(st, next result.SweepStep) string {
 		}
 		return result.Type{}, false
 	}
+	st := steps[at]
 	t, ok := get(st, st.SlowestFrequent)
 	if len(st.Types) < 2 || !ok {
 		return ""
 	}
 	line := fmt.Sprintf("Slowest of the frequently used transactions there: %s, p95 %s (%.0f%% of the mix)", t.Name, Ms(t.P95Ms), t.SharePct)
-	if n, ok := get(next, t.Name); ok && next.Label != st.Label {
-		line += fmt.Sprintf("; at %s, p95 %s", next.Label, Ms(n.P95Ms))
+	if at+1 < n {
+		if nx, ok := get(steps[at+1], t.Name); ok {
+			line += fmt.Sprintf("; at %s, p95 %s", steps[at+1].Label, Ms(nx.P95Ms))
+		}
 	}
 	return line + "."
 }

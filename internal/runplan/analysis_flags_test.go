@@ -81,8 +81,8 @@ func TestTypeSLOFlag(t *testing.T) {
 		t.Errorf("unknown type: %v", err)
 	}
 	oltp := workload.Meta{Name: "oltp_read_write", Event: "transaction", Ops: []workload.Op{{Name: "point_select"}}}
-	if err := checkTypeSLOs(oltp, TypeSLOs{"transaction": 5}); err != nil {
-		t.Errorf("the event is the one type of a workload without types: %v", err)
+	if err := checkTypeSLOs(oltp, TypeSLOs{"transaction": 5}); err == nil || !strings.Contains(err.Error(), "oltp_read_write has one transaction type (its transaction): its objective is --slo") {
+		t.Errorf("a workload of one type (its event): %v", err)
 	}
 }
 

@@ -103,7 +103,7 @@ func (t *TypeSLOs) Set(v string) error {
 		name, d, ok := strings.Cut(strings.TrimSpace(one), "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return fmt.Errorf("%q: want a transaction type and its p95 objective, NAME=DURATION (New-Order=50ms)", one)
+			return fmt.Errorf("%q: want a transaction type and its p95 objective, NAME=DURATION (new_order=50ms)", one)
 		}
 		var ms float64
 		if err := (Millis{&ms}).Set(d); err != nil || ms <= 0 {
@@ -449,7 +449,7 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 		c.Threads.bind(fs, true, "virtual users per instance, a list to sweep (1,2,4,8,16,32)")
 		c.Rate.bind(fs, true, "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x)")
 		MillisVar(fs, &c.SLO, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (0: none)")
-		fs.Var(&c.TypeSLO, "slo-type", "p95 objective of one transaction type for the SLO knee, NAME=DURATION (New-Order=50ms); repeat it for several types; the knee is then the most load at which every named type meets its objective")
+		fs.Var(&c.TypeSLO, "slo-type", "p95 objective of one transaction type, NAME=DURATION (new_order=50ms); repeat it for several types; the type-slo knee is the most load at which every named type meets its objective (with --slo too, the slo knee comes first)")
 		fs.Float64Var(&c.CPUTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (the highest step with flat response time below it)")
 	} else {
 		c.Threads.bind(fs, false, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")

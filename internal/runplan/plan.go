@@ -543,7 +543,8 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 }
 
 // checkTypeSLOs refuses a --slo-type that names no transaction type of the
-// workload m: its ops marked as types, or, without any, its event.
+// workload m (its ops marked as types), and any for a workload of one
+// type, whose objective is --slo.
 func checkTypeSLOs(m workload.Meta, slos TypeSLOs) error {
 	var types []string
 	for _, op := range m.Ops {
@@ -551,8 +552,8 @@ func checkTypeSLOs(m workload.Meta, slos TypeSLOs) error {
 			types = append(types, op.Name)
 		}
 	}
-	if len(types) == 0 {
-		types = []string{m.Event}
+	if len(types) < 2 && len(slos) > 0 {
+		return fmt.Errorf("--slo-type: %s has one transaction type (its %s): its objective is --slo", m.CommandArg(), m.Event)
 	}
 	var errs []error
 	for _, n := range slices.Sorted(maps.Keys(slos)) {

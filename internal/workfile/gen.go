@@ -301,7 +301,10 @@ func (g *Gen) Value(i int) *Value {
 		}
 	case Seq:
 		if q := g.seqs; q != nil {
-			k := q.base[i] + (q.next[i].Add(1)-1)*q.shards + q.shard
+			// base rounded up to whole rounds of the shards, so that each
+			// shard keeps its own values whatever highest value it read.
+			base := (q.base[i] + q.shards - 1) / q.shards * q.shards
+			k := base + (q.next[i].Add(1)-1)*q.shards + q.shard
 			draw(p, g.src, g.now, p.Start+k*p.Step, v)
 			break
 		}

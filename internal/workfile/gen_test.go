@@ -193,6 +193,26 @@ func TestSeqShardsAndAfter(t *testing.T) {
 			t.Fatalf("the shards drew %v; want 25, 30, ... each once", all)
 		}
 	}
+	// Shards that read different highest values (one started late) still
+	// draw disjoint values.
+	seen := map[int64]int{}
+	for i, highest := range []int64{100, 101} {
+		q := s.NewSeqs()
+		q.Shard(i, 2)
+		q.AfterMax(s, 0, highest)
+		g := s.NewSharedGen(datagen.NewSource(1), q)
+		for range 50 {
+			g.Begin(now)
+			v := g.Value(0).Int
+			if other, ok := seen[v]; ok {
+				t.Fatalf("shard %d drew %d, which shard %d drew too", i, v, other)
+			}
+			if v <= highest {
+				t.Fatalf("shard %d drew %d, not above %d", i, v, highest)
+			}
+			seen[v] = i
+		}
+	}
 	q := s.NewSeqs()
 	q.AfterMax(s, 0, 3) // below start: from start
 	g := s.NewSharedGen(datagen.NewSource(1), q)

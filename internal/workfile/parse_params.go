@@ -81,6 +81,10 @@ func (p *parser) param(n *yaml.Node, what string, column bool) Param {
 		p.decimalRange(&prm, f, n.Line, what)
 	case Seq:
 		p.seq(&prm, f, what)
+		if column && f["after"] != nil {
+			p.add(f["after"].Line, "%s: after is for a parameter (a key a transaction inserts); a column's seq numbers the rows prepare loads", what)
+			prm.Table, prm.Column = "", ""
+		}
 	case Choice:
 		p.choice(&prm, f, n.Line, what)
 	case Pattern:

@@ -42,6 +42,11 @@ func (p *parser) transactions(n *yaml.Node) []Transaction {
 	return out
 }
 
+// reservedTx are names a transaction cannot have: the result's
+// operations of a file's workload already have them (its event, and the
+// BEGIN and COMMIT it times).
+var reservedTx = []string{"transaction", "begin", "commit"}
+
 func (p *parser) transaction(n *yaml.Node) Transaction {
 	f := p.fields(n, "transaction", "name", "weight", "autocommit", "keying", "think", "think_dist", "statements")
 	tx := Transaction{Line: n.Line, Weight: 1}
@@ -51,6 +56,9 @@ func (p *parser) transaction(n *yaml.Node) Transaction {
 	}
 	tx.Name = p.name(f["name"], "transaction")
 	what := "transaction " + tx.Name
+	if slices.Contains(reservedTx, strings.ToLower(tx.Name)) {
+		p.add(f["name"].Line, "%s: the name is the result's own (the event is transaction; begin and commit are the statements that open and end a transaction): name it otherwise", what)
+	}
 	if w := f["weight"]; w != nil {
 		if v, ok := p.integer(w, what+": weight"); ok {
 			switch {

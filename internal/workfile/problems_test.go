@@ -135,6 +135,8 @@ var problemCases = []problemCase{
 	{"seq after bad", withTx("  p: {type: seq, after: id}\n", "SELECT :p"), 10, `after "id": want table.column`},
 	{"seq after unknown table", withTx("  p: {type: seq, after: nope.id}\n", "SELECT :p"), 10, "goes on after nope.id, but tables: does not declare nope"},
 	{"seq after unknown column", withTx("  p: {type: seq, after: a.nope}\n", "SELECT :p"), 10, "goes on after a.nope, but table a has no column nope"},
+	{"seq after in a column", "name: t\ntables:\n  - name: a\n    rows: 1\n    columns:\n      - {name: id, type: int, gen: {type: seq, after: a.id}}\ntransactions: [{name: x, statements: [SELECT 1]}]\n", 6, "after is for a parameter"},
+	{"transaction named commit", base + "transactions: [{name: commit, statements: [SELECT 1]}]\n", 9, "transaction commit: the name is the result's own"},
 	{"seq after down", withTx("  p: {type: seq, step: -1, after: prod.id}\n", "SELECT :p"), 10, "after goes past a column's highest value: it needs a step above 0"},
 
 	// Transactions.
