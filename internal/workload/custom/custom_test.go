@@ -357,7 +357,8 @@ func TestSeqGoesOnAcrossRunsAndShards(t *testing.T) {
 	}
 	events(vu(first), 10) // 6..15
 	// A later run in two shards, their virtual users connected (the
-	// highest id read) before either inserts: 16..35 between them.
+	// highest id read) before either inserts: 20 ids above 15 between
+	// them (from 17: the shards start on a whole round of two).
 	var shards []workload.VU
 	for i := range 2 {
 		in := testenv.Open(t, w, target).(*instance)
@@ -372,7 +373,10 @@ func TestSeqGoesOnAcrossRunsAndShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if n, hi := count(t, c, "SELECT COUNT(*) FROM t"), count(t, c, "SELECT MAX(id) FROM t"); n != 35 || hi != 35 {
-		t.Errorf("%d rows up to %d; want 35 up to 35", n, hi)
+	if n, hi := count(t, c, "SELECT COUNT(*) FROM t"), count(t, c, "SELECT MAX(id) FROM t"); n != 35 || hi != 36 {
+		t.Errorf("%d rows up to %d; want 35 up to 36", n, hi)
+	}
+	if n := count(t, c, "SELECT COUNT(*) FROM t WHERE id > 15"); n != 20 {
+		t.Errorf("%d rows above the first run's 15, want the shards' 20", n)
 	}
 }
