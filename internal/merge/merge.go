@@ -363,23 +363,26 @@ func warmups(ws []*result.Summary) (*result.Summary, error) {
 	return &s, err
 }
 
-// mergeOps adds the shards' per-operation figures, by name, in the first
-// shard's order.
+// mergeOps adds the shards' per-operation figures, by name and kind (an
+// operation may share its name with the event), in the first shard's
+// order.
 func mergeOps(per [][]result.Op, secs float64) ([]result.Op, error) {
-	var order []string
-	byName := map[string][]result.Op{}
+	type key struct{ name, kind string }
+	var order []key
+	byName := map[key][]result.Op{}
 	for _, ops := range per {
 		for _, op := range ops {
-			if _, ok := byName[op.Name]; !ok {
-				order = append(order, op.Name)
+			k := key{op.Name, op.Kind}
+			if _, ok := byName[k]; !ok {
+				order = append(order, k)
 			}
-			byName[op.Name] = append(byName[op.Name], op)
+			byName[k] = append(byName[k], op)
 		}
 	}
 	var out []result.Op
-	for _, n := range order {
-		group := byName[n]
-		m := result.Op{Name: n, Kind: group[0].Kind, Type: group[0].Type}
+	for _, k := range order {
+		group := byName[k]
+		m := result.Op{Name: k.name, Kind: k.kind, Type: group[0].Type}
 		var snaps []string
 		for _, op := range group {
 			m.Count += op.Count

@@ -196,3 +196,22 @@ func TestMergeAlignsByWallClock(t *testing.T) {
 		t.Errorf("notes %v", notes)
 	}
 }
+
+// An operation that shares its name with the event (a pgbench script file
+// named transaction.sql) stays apart from it when shards merge.
+func TestMergeOpsKeepsNamesakesApart(t *testing.T) {
+	h := hist.New()
+	h.Record(time.Millisecond)
+	snap, err := h.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard := []result.Op{{Name: "transaction", Kind: "event", Count: 1, Histogram: snap}, {Name: "transaction", Kind: "write", Type: true, Count: 1, Histogram: snap}}
+	ops, err := mergeOps([][]result.Op{shard, shard}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) != 2 || ops[0].Kind != "event" || ops[0].Count != 2 || ops[1].Kind != "write" || !ops[1].Type || ops[1].Count != 2 {
+		t.Errorf("merged %+v", ops)
+	}
+}
