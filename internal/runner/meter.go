@@ -34,10 +34,12 @@ type vu struct {
 	attempt int       // attempt of the event in flight (VU goroutine only)
 	// lastYield is when the VU last yielded its processor (VU goroutine only).
 	lastYield time.Time
-	phaseAt   func(time.Time) int
-	ctx       context.Context
-	ops       []workload.Op
-	classify  func(error) errclass.Class
+	// yieldEvery is how often it yields (yieldInterval).
+	yieldEvery time.Duration
+	phaseAt    func(time.Time) int
+	ctx        context.Context
+	ops        []workload.Op
+	classify   func(error) errclass.Class
 	// pending holds the sub-operations, counts and failed attempts of the
 	// event in flight (VU goroutine only): they go to the phase the event
 	// completes in, or nowhere when it completes past the window, so that
@@ -59,9 +61,10 @@ type pendingOp struct {
 func newVU(spec Opened, ops []workload.Op, nc int) *vu {
 	n := len(ops)
 	return &vu{
-		st:    [2]*stats{newStats(n, nc), newStats(n, nc)},
-		spare: [2]*stats{newStats(n, nc), newStats(n, nc)},
-		ops:   ops, classify: spec.Classify, pendingCounts: make([]int64, nc),
+		yieldEvery: yieldEvery,
+		st:         [2]*stats{newStats(n, nc), newStats(n, nc)},
+		spare:      [2]*stats{newStats(n, nc), newStats(n, nc)},
+		ops:        ops, classify: spec.Classify, pendingCounts: make([]int64, nc),
 	}
 }
 
@@ -99,19 +102,37 @@ func (v *vu) Start(op int) workload.Span {
 }
 
 // yield gives the VU's processor back to the scheduler when it has not done
-// so for yieldEvery, and reports whether it did. Blocking I/O never parks the
+// so for v.yieldEvery, and reports whether it did. Blocking I/O never parks the
 // goroutine, so the scheduler sees no progress on its processor; after 10 ms
 // the runtime's monitor forces a hand-off of that processor and then polls
 // every 20 µs for a while (thousands of timer interrupts a second). Checked
 // at each event and each sub-operation, so that long events yield too.
 func (v *vu) yield(now time.Time) bool {
-	if now.Sub(v.lastYield) <= yieldEvery {
+	if now.Sub(v.lastYield) <= v.yieldEvery {
 		return false
 	}
 	runtime.Gosched()
 	v.lastYield = now
 	return true
 }
+
+// yieldInterval is how often each of n virtual users of this process yields
+// its processor when there are procs processors (GOMAXPROCS). A yield
+// (runtime.Gosched) wakes the thread of an idle processor to look for work
+// when there is one, so with processors to spare the VUs yield rarely
+// (yieldEvery); when they hold every processor, a yield wakes nobody and they
+// yield often (yieldEveryBusy).
+func yieldInterval(n, procs int) time.Duration {
+	if n >= procs {
+		return yieldEveryBusy
+	}
+	return yieldEvery
+}
+
+// Yield implements workload.Yielder.
+func (v *vu) Yield() { v.yield(time.Now()) }
+
+var _ workload.Yielder = (*vu)(nil)
 
 // at returns the VU's stats of the phase an event completing at t belongs
 // to, nil past the window (the caller holds mu).

@@ -58,6 +58,12 @@ func Run(ctx context.Context, cfg Settings, insts []Opened) (*result.Run, error)
 		}
 		r.insts = append(r.insts, in)
 	}
+	every := yieldInterval(len(insts)*cfg.Threads, runtime.GOMAXPROCS(0))
+	for _, in := range r.insts {
+		for _, v := range in.vus {
+			v.yieldEvery = every
+		}
+	}
 	vus, err := r.connect(ctx)
 	if err != nil {
 		return nil, err

@@ -143,3 +143,25 @@ func TestRetriedTypeCountsOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestYieldInterval: virtual users yield rarely while processors are to
+// spare (a yield would wake an idle one's thread), often when they hold them
+// all.
+func TestYieldInterval(t *testing.T) {
+	for _, c := range []struct {
+		n, procs int
+		want     time.Duration
+	}{
+		{1, 2, yieldEvery},
+		{4, 6, yieldEvery},
+		{8, 8, yieldEveryBusy},
+		{64, 8, yieldEveryBusy},
+	} {
+		if got := yieldInterval(c.n, c.procs); got != c.want {
+			t.Errorf("yieldInterval(%d VUs, %d procs) = %v, want %v", c.n, c.procs, got, c.want)
+		}
+	}
+	if yieldEveryBusy >= yieldEvery || yieldEvery >= 10*time.Millisecond {
+		t.Errorf("yieldEveryBusy %v, yieldEvery %v: want busy < every < the runtime's 10 ms", yieldEveryBusy, yieldEvery)
+	}
+}

@@ -88,6 +88,16 @@ type Meter interface {
 	Retrying() bool
 }
 
+// Yielder is implemented by a Meter that lets its VU offer its processor
+// back within an event: the runner's, for virtual users that hold a Go
+// processor while blocked in socket I/O (the runner yields at every Start;
+// see runner's vu.yield). A VU whose event runs several statements under one
+// span (pgbench's scripts) calls Yield before each statement after the
+// first; it is cheap (a clock read) when no yield is due.
+type Yielder interface {
+	Yield()
+}
+
 // Recorder receives the finished events of a Pipeline VU.
 type Recorder interface {
 	// Event records one event that ran operation op (an index into

@@ -51,6 +51,8 @@ type vu struct {
 	row   [][]byte // a \gset's row
 	dest  []any
 	timer *time.Timer
+	// yielder is the event's Meter as a workload.Yielder, nil if it is none.
+	yielder workload.Yielder
 }
 
 // NewVU opens one client: a connection with every script's statements
@@ -155,6 +157,7 @@ func (v *vu) Event(ctx context.Context, m workload.Meter) error {
 	} else {
 		v.first = sp.Start
 	}
+	v.yielder, _ = m.(workload.Yielder)
 	err := v.run(ctx, &v.scripts[v.cur])
 	if err != nil && v.inTx {
 		_ = v.c.Rollback(context.WithoutCancel(ctx))
@@ -164,9 +167,14 @@ func (v *vu) Event(ctx context.Context, m workload.Meter) error {
 	return err
 }
 
-// run runs a script's commands in order, following its \if blocks.
+// run runs a script's commands in order, following its \if blocks. Before
+// each SQL command but the first it offers the VU's processor back
+// (workload.Yielder): one span covers the whole script, and a script of
+// several round trips would otherwise hold its processor for the whole of
+// a long transaction.
 func (v *vu) run(ctx context.Context, sc *script) error {
 	cmds := sc.s.Cmds
+	sent := false
 	for pc := 0; pc < len(cmds); {
 		cmd := &cmds[pc]
 		next := pc + 1
@@ -187,6 +195,10 @@ func (v *vu) run(ctx context.Context, sc *script) error {
 		case pgbenchscript.Sleep:
 			err = v.sleep(ctx, cmd)
 		case pgbenchscript.SQL:
+			if sent && v.yielder != nil {
+				v.yielder.Yield()
+			}
+			sent = true
 			err = v.sql(ctx, sc, pc)
 		}
 		if err != nil {
