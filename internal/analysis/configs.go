@@ -124,6 +124,11 @@ type ConfigRow struct {
 	// confidence interval of the mean throughput (NaN with one).
 	Repeats                       int
 	ThroughputLow, ThroughputHigh float64
+	// Types are the transaction types at the step and SlowestFrequent the
+	// slowest of the frequently used (result.SweepStep's; none for a
+	// workload of one type).
+	Types           []result.Type
+	SlowestFrequent string
 }
 
 // Lead is how far the best configuration is ahead of the next at the
@@ -186,7 +191,7 @@ func CompareConfigs(cs []Candidate, at string) (ConfigComparison, error) {
 			c.At = st.Label
 		}
 		row := ConfigRow{Config: cf.Name, Step: st.Label, X: x, Throughput: st.Throughput, AvgMs: st.AvgMs, P99Ms: st.P99Ms, Host: st.Host,
-			Repeats: 1, ThroughputLow: math.NaN(), ThroughputHigh: math.NaN()}
+			Repeats: 1, ThroughputLow: math.NaN(), ThroughputHigh: math.NaN(), Types: st.Types, SlowestFrequent: st.SlowestFrequent}
 		if tp := repeatThroughputs(cf, x); len(tp) > 1 {
 			row.Repeats = len(tp)
 			row.ThroughputLow, row.ThroughputHigh = meanCI(tp)

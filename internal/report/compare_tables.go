@@ -35,6 +35,9 @@ func compareTables(c analysis.ConfigComparison) []table {
 	if t, ok := figuresTable(c); ok {
 		out = append(out, t)
 	}
+	if t, ok := typesCompareTable(c); ok {
+		out = append(out, t)
+	}
 	for _, row := range c.Rows {
 		cf := c.ConfigNamed(row.Config)
 		if acrossSteps(cf.Runs) {

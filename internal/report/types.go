@@ -167,6 +167,44 @@ func typeSteps(sw *analysis.Result) (table, bool) {
 	return t, true
 }
 
+// typesCompareTable is the configurations' transaction types at the
+// compared step: each type's p95, the configuration's slowest of the
+// frequently used marked with *; false when no configuration has two
+// types there.
+func typesCompareTable(c analysis.ConfigComparison) (table, bool) {
+	var names []string
+	for _, r := range c.Rows {
+		if len(r.Types) < 2 {
+			continue
+		}
+		for _, t := range r.Types {
+			if !slices.Contains(names, t.Name) {
+				names = append(names, t.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return table{}, false
+	}
+	t := table{title: fmt.Sprintf("Transaction types at %s: p95 ms; * the configuration's slowest of the frequently used", c.At),
+		head: append([]string{"configuration"}, names...)}
+	for _, r := range c.Rows {
+		row := []string{r.Config}
+		for _, n := range names {
+			cell := "-"
+			if j := slices.IndexFunc(r.Types, func(ty result.Type) bool { return ty.Name == n }); j >= 0 && r.Types[j].Count > 0 {
+				cell = fmt.Sprintf("%.3f", r.Types[j].P95Ms)
+				if n == r.SlowestFrequent {
+					cell += " *"
+				}
+			}
+			row = append(row, cell)
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t, true
+}
+
 // stepName is a step's column head: its label, else its axis value.
 func stepName(sw *analysis.Result, i int) string {
 	if l := strings.TrimSpace(sw.Steps[i].Label); l != "" {

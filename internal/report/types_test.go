@@ -2,9 +2,11 @@ package report_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 )
@@ -127,5 +129,33 @@ func TestCSVCarriesTheTypes(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), ",slowest frequent,new_order share %") || !strings.Contains(b.String(), ",new_order,45.0,20.000,30.000,") {
 		t.Errorf("steps CSV:\n%s", b.String())
+	}
+}
+
+// A comparison of configurations shows each one's transaction types at
+// the compared step.
+func TestCompareShowsTheTypes(t *testing.T) {
+	var cs []analysis.Candidate
+	for i, name := range []string{"16 vCPU", "24 vCPU"} {
+		c := configSwept(name, fmt.Sprint("s", i), "order-entry", "rate", []float64{1, 2}, func(x float64) float64 { return 100 * x }, nil)
+		for j := range c.Sweep.Steps {
+			k := float64(i + 1)
+			c.Sweep.Steps[j].Types = []result.Type{{Name: "new_order", Count: 45, P95Ms: 10 / k, Frequent: true}, {Name: "payment", Count: 43, P95Ms: 4, Frequent: true}}
+			c.Sweep.Steps[j].SlowestFrequent = map[bool]string{true: "new_order", false: "payment"}[i == 0]
+		}
+		cs = append(cs, c)
+	}
+	c, err := analysis.CompareConfigs(cs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := report.CompareReport(&b, c, report.Text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Transaction types at rate 2: p95 ms; * the configuration's slowest of the frequently used:", "16 vCPU   10.000 *    4.000", "24 vCPU      5.000  4.000 *"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("comparison lacks %q:\n%s", want, b.String())
+		}
 	}
 }
