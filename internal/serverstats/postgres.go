@@ -36,6 +36,9 @@ func (p *postgres) check(ctx context.Context, c dialect.Conn) error {
 		return err
 	}
 	p.version, _ = strconv.Atoi(v)
+	if _, err := c.Exec(ctx, "SET statement_timeout = '"+statementTimeout+"'"); err != nil {
+		return err
+	}
 	var allowed int64
 	if err := c.QueryRow(ctx, "SELECT CASE WHEN rolsuper OR pg_has_role(current_user, 'pg_read_all_stats', 'USAGE') THEN 1 ELSE 0 END"+
 		" FROM pg_catalog.pg_roles WHERE rolname = current_user", nil, &allowed); err != nil {
@@ -55,8 +58,6 @@ func (p *postgres) hiddenNote() string {
 
 // sample adds one sample of the sessions to a.
 func (p *postgres) sample(ctx context.Context, a *activity) error {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
 	rows, err := p.activity.Query(ctx)
 	if err != nil {
 		return err
@@ -113,8 +114,6 @@ func counterSQL(v int) (names []string, sql string) {
 
 // counters reads the counters.
 func (p *postgres) counters(ctx context.Context, c dialect.Conn) (*snapshot, error) {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
 	vals := make([]float64, len(p.names))
 	dest := make([]any, len(vals))
 	for i := range vals {

@@ -13,8 +13,9 @@ import (
 // DefaultInterval is how often the sessions are sampled by default.
 const DefaultInterval = 100 * time.Millisecond
 
-// queryTimeout bounds each query of the monitoring connection.
-const queryTimeout = 5 * time.Second
+// statementTimeout bounds each query of the monitoring connection (the
+// server's statement_timeout).
+const statementTimeout = "5s"
 
 // Target is one instance's database: its location and dialect (Loc nil:
 // not a database server, never sampled).
@@ -60,7 +61,7 @@ func (s *Sampler) Start(ctx context.Context, n int) *Step {
 		}
 		is := &instStep{m: m, interval: s.interval, cuts: make(chan string, maxPendingCuts), stop: make(chan struct{}), done: make(chan struct{})}
 		st.insts[i] = is
-		go is.run(context.WithoutCancel(ctx))
+		go is.run(m.ctx)
 	}
 	return st
 }
@@ -86,9 +87,12 @@ func (s *Sampler) monitor(ctx context.Context, i int) *monitor {
 	}
 	m.c = c
 	m.pg = &postgres{}
-	qctx, qcancel := context.WithTimeout(ctx, queryTimeout)
-	defer qcancel()
-	if err := m.pg.check(qctx, c); err != nil {
+	// The dialect ends a connection whose query's context is cancelled (a
+	// virtual user's, at the run's end): every query of the monitor's is
+	// given one context, cancelled as it closes, and bounded by the
+	// server's statement_timeout instead.
+	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if err := m.pg.check(m.ctx, c); err != nil {
 		m.fail(fmt.Sprintf("server figures not sampled: %v", err))
 	}
 	return m
@@ -99,6 +103,8 @@ type monitor struct {
 	interval time.Duration
 	c        dialect.Conn
 	pg       *postgres
+	ctx      context.Context // every query's (see Sampler.monitor)
+	cancel   context.CancelFunc
 	// failed: the connection could not be opened or read; note says why
 	// (every step's figures carry it).
 	failed bool
@@ -107,16 +113,16 @@ type monitor struct {
 
 func (m *monitor) fail(note string) {
 	m.failed, m.note = true, note
-	if m.c != nil {
-		_ = m.c.Close()
-		m.c = nil
-	}
+	m.close()
 }
 
 func (m *monitor) close() {
 	if m.c != nil {
 		_ = m.c.Close()
 		m.c = nil
+	}
+	if m.cancel != nil {
+		m.cancel()
 	}
 }
 
