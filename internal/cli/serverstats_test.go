@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -45,11 +46,36 @@ func serverRun(t *testing.T, srv *testenv.Server, workload string, args ...strin
 	return r
 }
 
+// hotRows is a workload file: 10 rows, and a transaction that updates a
+// random one of them and reads it back before it commits, so that its row
+// lock is held over two of the client's round trips.
+const hotRows = `name: hotrows
+tables:
+  - name: hot
+    rows: 10
+    columns:
+      - {name: id, type: bigint, gen: {type: seq}}
+      - {name: n, type: bigint, gen: {type: int, min: 0, max: 0}}
+    primary_key: [id]
+params:
+  row: {type: int, min: 1, max: 10}
+transactions:
+  - name: bump
+    statements:
+      - sql: UPDATE hot SET n = n + 1 WHERE id = :row
+      - sql: SELECT n FROM hot WHERE id = :row
+        into: [n]
+`
+
 // Hot rows: 8 virtual users updating 10 rows wait on each other's row
 // locks, and the server says so.
 func TestServerStatsHotRowsAreRowLocks(t *testing.T) {
 	srv := testenv.PrivatePostgres(t)
-	r := serverRun(t, srv, "oltp_update_non_index", "--tables", "1", "--table-size", "10", "--threads", "8", "--warmup", "2s", "--time", "6s")
+	file := filepath.Join(t.TempDir(), "hotrows.yaml")
+	if err := os.WriteFile(file, []byte(hotRows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := serverRun(t, srv, file, "--threads", "8", "--warmup", "2s", "--time", "6s")
 	s := r.ServerStats
 	top := analysis.TopWaits(s, 1)
 	if len(top) == 0 || (top[0].Name != "Lock:transactionid" && top[0].Name != "Lock:tuple") {
