@@ -98,6 +98,10 @@ var forbidden = map[string][]string{
 	// capturedb reads a server's statement statistics and catalog for
 	// rightsize capture: it knows no workload, run or report.
 	"internal/capturedb": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/observe", "internal/history"},
+	// serverstats samples a server's own view (wait events, counters) for
+	// the session, through the dialect interface: it knows no workload,
+	// run, session or report (the session hands it each interval's phase).
+	"internal/serverstats": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/observe", "internal/history", "internal/analysis"},
 	// observe runs a plan from the command line with the process's
 	// observers: the CLI calls it, never the other way round.
 	"internal/observe": {"internal/cli"},

@@ -83,6 +83,10 @@ func Run(ctx context.Context, env *Env, p *runplan.Plan, record Recorder) (*sess
 		Observers:   obs,
 		SweepReport: SweepMarkdown,
 	}
+	if start, srv := serverSampler(p); srv != nil {
+		defer srv.Close()
+		opt.Server = start
+	}
 	if p.History != "" {
 		opt.Register = func(ctx context.Context) (session.Register, error) {
 			cat, err := history.Open(ctx, p.History, env.Getenv)

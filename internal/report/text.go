@@ -136,6 +136,7 @@ func Summary(w io.Writer, r *result.Run) error {
 	if r.Host != nil {
 		hostLine(ew, r.Host)
 	}
+	serverLines(ew, r)
 	clientLines(ew, r)
 	summaryWarnings(ew, r)
 	return ew.err

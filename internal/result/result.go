@@ -74,6 +74,12 @@ type Run struct {
 	// Host is the load generator's host over the measured window: the mean
 	// of the measured intervals' host figures.
 	Host *Host `json:"host,omitempty"`
+	// ServerStats is the database server's own view of the measured window
+	// (its sessions' waits and counters) when the run drove one instance;
+	// with several, each instance has its own (InstancePart.ServerStats)
+	// and the run none. Absent when it was not sampled (--server-stats
+	// off, a database without such views).
+	ServerStats *ServerStats `json:"server,omitempty"`
 	// Shard is present in the result of one shard of a distributed run
 	// (run --shard I/N): which part of the run this generator drove.
 	Shard *Shard `json:"shard,omitempty"`
@@ -407,6 +413,9 @@ type InstancePart struct {
 	// Figures are the workload's own figures of this instance (TPC-C's
 	// tpmC), shown on its line of the summary.
 	Figures *Figures `json:"figures,omitempty"`
+	// ServerStats is this instance's server's own view of the measured
+	// window (see Run.ServerStats); absent when it was not sampled.
+	ServerStats *ServerStats `json:"server,omitempty"`
 	// Section is the workload's own figures of this instance in its own
 	// JSON form, written under the run's workload name ("tpcc": {...}).
 	Section json.RawMessage `json:"-"`

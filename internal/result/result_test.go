@@ -76,6 +76,42 @@ func fullSummary() result.Summary {
 	}
 }
 
+// fullServerStats has every field set, so that every one appears in the
+// JSON.
+func fullServerStats() *result.ServerStats {
+	return &result.ServerStats{Source: "pg_stat_activity", Product: "PostgreSQL", IntervalMs: 100, Samples: 600, Active: 2280,
+		Waits:  []result.Wait{{Type: "Lock", Event: "transactionid", Samples: 1390}, {Type: "CPU", Samples: 274}},
+		Hidden: 12, DurationS: 60.02, Counters: map[string]float64{"pg_stat_database.xact_commit": 72180, "pg_stat_wal.wal_sync_time": 12.5},
+		Note: "user bench may not see other users' sessions"}
+}
+
+func TestServerStatsEveryField(t *testing.T) {
+	b, err := json.Marshal(fullServerStats())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if n := reflect.TypeFor[result.ServerStats]().NumField(); len(m) != n {
+		t.Errorf("server JSON has %d keys, ServerStats has %d fields: fullServerStats leaves a field empty", len(m), n)
+	}
+	s := fullServerStats()
+	if a := s.AvgActive(); a != 3.8 {
+		t.Errorf("AvgActive = %v, want 3.8", a)
+	}
+	if r, ok := s.Rate("pg_stat_database.xact_commit"); !ok || math.Abs(r-72180/60.02) > 1e-9 {
+		t.Errorf("Rate(xact_commit) = %v, %v", r, ok)
+	}
+	if _, ok := s.Rate("pg_stat_io.reads"); ok {
+		t.Errorf("Rate of a counter the server did not have: ok")
+	}
+	if n := s.Waits[0].Name(); n != "Lock:transactionid" || s.Waits[1].Name() != "CPU" {
+		t.Errorf("wait names %q, %q", n, s.Waits[1].Name())
+	}
+}
+
 func fullRun(t testing.TB) *result.Run {
 	t.Helper()
 	s := fullSummary()
@@ -97,7 +133,9 @@ func fullRun(t testing.TB) *result.Run {
 		{Name: "point_select", Kind: "read", Count: 1081920, Rate: 18032, Latency: result.Latency{AvgMs: 0.12},
 			Histogram: histOf(t, 120*time.Microsecond)},
 	}
+	srv := fullServerStats()
 	return &result.Run{
+		ServerStats:   srv,
 		SchemaVersion: result.SchemaVersion,
 		Tool:          result.Tool{Name: "rightsize", Version: "v1.2.3", GoVersion: "go1.26.8"},
 		ID:            "20250102T030405Z-abcd",
@@ -118,7 +156,7 @@ func fullRun(t testing.TB) *result.Run {
 		Intervals:     []result.Interval{iv(1, "warmup"), iv(11, "measure")},
 		Instances: []result.InstancePart{
 			{Index: 0, Target: "postgres://bench@db1/bench", Dialect: "postgres", ServerProduct: "PostgreSQL", ServerVersion: "17.2", Encrypted: true, TLS: "TLS 1.3",
-				Notes: []string{"synchronous_commit=off"}, Summary: s, Ops: ops, Warmup: &w, Intervals: []result.Interval{iv(1, "warmup")}},
+				Notes: []string{"synchronous_commit=off"}, Summary: s, Ops: ops, Warmup: &w, Intervals: []result.Interval{iv(1, "warmup")}, ServerStats: srv},
 			{Index: 1, Target: "postgres://bench@db2/bench", Dialect: "postgres", Summary: s, Ops: ops[:1], Intervals: []result.Interval{iv(11, "measure")}},
 		},
 		Client:  &result.Client{CPUUserS: 12.5, CPUSysS: 3.25, CPUPerEventUs: 152.6, NumCPU: 8, GoMaxProcs: 8, Hostname: "loadgen"},

@@ -61,6 +61,10 @@ type SweepStep struct {
 	Retries   int64 `json:"retries,omitempty"`
 	Deadlocks int64 `json:"deadlocks,omitempty"`
 	Host      *Host `json:"host,omitempty"`
+	// ServerStats is the database server's own view of the step
+	// (Run.ServerStats: a step that drove one instance; a step of several
+	// has each instance's in its result file).
+	ServerStats *ServerStats `json:"server,omitempty"`
 	// Instances is how many instances the step drove at once, Fairness
 	// how evenly they were served (Run.Fairness; absent for one).
 	Instances int       `json:"instances,omitempty"`

@@ -335,6 +335,43 @@ func (f baselineFlag) Set(v string) error {
 
 func (f baselineFlag) Type() string { return "rate" }
 
+// DefaultServerStats is how often --server-stats on samples the servers'
+// sessions.
+const DefaultServerStats = 100 * time.Millisecond
+
+// ServerStatsFlag is --server-stats: off (0), on (DefaultServerStats) or
+// a sampling interval of 10 ms to 1 min.
+type ServerStatsFlag struct{ Every *time.Duration }
+
+func (f ServerStatsFlag) String() string {
+	switch {
+	case f.Every == nil || *f.Every == DefaultServerStats:
+		return "on"
+	case *f.Every == 0:
+		return "off"
+	}
+	return f.Every.String()
+}
+
+func (f ServerStatsFlag) Set(v string) error {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "off", "false", "0":
+		*f.Every = 0
+		return nil
+	case "on", "true":
+		*f.Every = DefaultServerStats
+		return nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || d < 10*time.Millisecond || d > time.Minute {
+		return fmt.Errorf("want off, on or a sampling interval from 10ms to 1m (such as 250ms), not %q", v)
+	}
+	*f.Every = d
+	return nil
+}
+
+func (f ServerStatsFlag) Type() string { return "off|on|INTERVAL" }
+
 // Phases a Flags is bound for.
 const (
 	PhaseRun     = "run"
@@ -375,7 +412,8 @@ type Flags struct {
 	Prepare     string
 	CPUProfile  string
 	Prometheus  string
-	DBCgroup    string // --db-cgroup
+	DBCgroup    string        // --db-cgroup
+	ServerStats time.Duration // --server-stats: the sampling interval (0: off)
 	Retry       string
 	MaxRetries  int
 	SLO         float64  // sweep
@@ -486,5 +524,7 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 		DurationVar(fs, &c.BarrierWait, "barrier-timeout", 10*time.Minute, "with --shard and a history catalog: how long to wait for every shard to connect before giving up")
 	}
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof'); an existing file that is not a profile is replaced only with --force")
+	c.ServerStats = DefaultServerStats
+	fs.Var(ServerStatsFlag{&c.ServerStats}, "server-stats", "sample the database server's own view beside the host's, on one monitoring connection per instance (PostgreSQL: its sessions' wait events in pg_stat_activity, at this interval, and its commit, buffer, checkpoint and WAL counters per step; other databases: not yet): on (every 100ms), off, or an interval such as 250ms; without the right to see other users' sessions (GRANT pg_monitor) a note says what is missing and the run goes on")
 	fs.StringVar(&c.DBCgroup, "db-cgroup", "", "the cgroup the database runs in, whose CPU limit and throttling are sampled beside the host's figures: its directory (/sys/fs/cgroup/system.slice/postgresql.service; v1: /sys/fs/cgroup/cpu/NAME) or its path in the hierarchy (default: found from the server's process when --target is on this host by a loopback address or a socket; this process's own for an embedded database)")
 }

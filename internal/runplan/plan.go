@@ -60,7 +60,10 @@ type Plan struct {
 	// DBCgroup is the database's cgroup as --db-cgroup names it ("": found
 	// from the server's process where it is on this host).
 	DBCgroup string
-	Label    string
+	// ServerStats is how often the database servers' sessions are sampled
+	// (--server-stats; 0: not at all).
+	ServerStats time.Duration
+	Label       string
 	// Config is --config, the configuration under test ("": the session
 	// takes the label, else the target's host).
 	Config string
@@ -207,7 +210,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		getenv = func(string) string { return "" }
 	}
 	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Force: c.Force, Out: Output{Path: c.Out, Workload: w.Meta().Name},
-		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, CPUTarget: c.CPUTarget}
+		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, ServerStats: c.ServerStats, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, CPUTarget: c.CPUTarget}
 	rate := c.Rate.First()
 	multiples := rate.IsMultiple()
 	if p.Sweep {

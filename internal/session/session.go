@@ -38,6 +38,9 @@ type Options struct {
 	// Sample returns the host's figures over the last secs seconds (nil:
 	// no host figures).
 	Sample func(secs float64) *result.Host
+	// Server, if set, starts sampling the database servers of a step's
+	// first n instances as the step starts (nil: no server figures).
+	Server func(ctx context.Context, n int) ServerStep
 	// Progress returns the progress of preparing the named target (nil:
 	// none shown).
 	Progress func(target string) workload.Progress
@@ -51,6 +54,19 @@ type Options struct {
 	SweepReport func(w io.Writer, a *analysis.Result) error
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+}
+
+// ServerStep samples the database servers' own view during one step
+// (serverstats.Step).
+type ServerStep interface {
+	// Interval is told the phase ("warmup", "measure") of each report
+	// interval as it ends; it is called from the runner's ticker and must
+	// not block.
+	Interval(phase string)
+	// Stop ends the sampling once the runner has returned and gives each
+	// instance's figures over the measured intervals (nil for one not
+	// sampled).
+	Stop() []*result.ServerStats
 }
 
 // Position is the step a session is at, as observers see it.

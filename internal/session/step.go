@@ -22,7 +22,14 @@ func (s *session) runStep(ctx context.Context, st Position) (*result.Run, error)
 		o.StepStart(st)
 	}
 	cfg := st.Settings
+	var srv ServerStep
+	if s.opt.Server != nil {
+		srv = s.opt.Server(ctx, st.Instances)
+	}
 	cfg.OnTick = func(agg result.Interval, per []result.Interval) {
+		if srv != nil {
+			srv.Interval(agg.Phase)
+		}
 		for _, o := range s.obs {
 			o.Tick(st, agg, per)
 		}
@@ -33,11 +40,16 @@ func (s *session) runStep(ctx context.Context, st Position) (*result.Run, error)
 		cfg.Snapshot = cp.snapshot
 	}
 	res, err := runner.Run(ctx, cfg, s.specs[:st.Instances])
+	var servers []*result.ServerStats
+	if srv != nil {
+		servers = srv.Stop()
+	}
 	if err != nil {
 		cp.stop(false)
 		return nil, err
 	}
 	describe(res)
+	attachServers(res, servers)
 	if sw, ok := s.plan.Workload.(workload.Summarizer); ok {
 		if err := sw.Summarize(res); err != nil {
 			// The measurements are intact: keep them and say what is missing.
@@ -71,6 +83,20 @@ func (s *session) runStep(ctx context.Context, st Position) (*result.Run, error)
 		return res, ErrInterrupted
 	}
 	return res, nil
+}
+
+// attachServers gives each instance its server's figures over the
+// measured window and, when the step drove one instance, the run too (the
+// servers of several are not added up: two instances may share one).
+func attachServers(res *result.Run, servers []*result.ServerStats) {
+	for i := range res.Instances {
+		if i < len(servers) {
+			res.Instances[i].ServerStats = servers[i]
+		}
+	}
+	if len(res.Instances) == 1 {
+		res.ServerStats = res.Instances[0].ServerStats
+	}
 }
 
 // describe adds what the runner does not know to a step's result (or

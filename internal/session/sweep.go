@@ -37,7 +37,7 @@ func (s *session) sweep() error {
 	for i, r := range o.Runs {
 		l := p.Steps[i]
 		st := result.SweepStep{Label: l.Label, X: l.X, Throughput: r.Summary.Throughput, P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms,
-			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host, TickerLag: r.TickerLag}
+			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host, ServerStats: r.ServerStats, TickerLag: r.TickerLag}
 		if r.Client != nil {
 			st.ClientCPUUs, st.ClientSharePct = r.Client.CPUPerEventUs, r.Client.HostSharePct
 		}

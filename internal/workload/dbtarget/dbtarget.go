@@ -191,3 +191,7 @@ func ParseFor(raw, base string, o workload.TargetOptions, open Opener) (workload
 	}
 	return bound{tg, open}, nil
 }
+
+// Located is the target's location and dialect, for a connection of
+// rightsize's own beside the workload's (the server figures' monitor).
+func (t *DB) Located() (*dialect.Location, dialect.Dialect) { return t.T, t.D }

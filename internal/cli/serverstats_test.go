@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/testenv"
+)
+
+// serverRun runs workload on a fresh database of srv with args and returns
+// its result, whose server figures it checks are there.
+func serverRun(t *testing.T, srv *testenv.Server, workload string, args ...string) *result.Run {
+	t.Helper()
+	db := srv.FreshDB(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	args = append([]string{"run", workload, "--target", srv.AdminURL(db), "--out", out, "--no-history", "--prepare", "always"}, args...)
+	o := run(t, ctx, args...)
+	if o.code != 0 {
+		t.Fatalf("rightsize %v: exit %d\n%s\n%s", args, o.code, o.stdout, o.stderr)
+	}
+	r := mustReadResult(t, out)
+	s := r.ServerStats
+	if s == nil || len(r.Instances) != 1 || r.Instances[0].ServerStats == nil {
+		t.Fatalf("no server figures in the result:\n%s", o.stdout)
+	}
+	if s.Note != "" {
+		t.Errorf("server note %q: a superuser sees every session", s.Note)
+	}
+	// About 10 samples a second over the measured window (the warm-up
+	// left out), not fewer than half of them.
+	if want := r.Load.DurationS * 10; float64(s.Samples) < want/2 || float64(s.Samples) > want*1.2 {
+		t.Errorf("samples = %d over %.0f s at 100 ms, want about %.0f", s.Samples, r.Load.DurationS, want)
+	}
+	if c, ok := s.Counters["pg_stat_database.xact_commit"]; !ok || c < float64(r.Summary.Count)/2 {
+		t.Errorf("xact_commit delta = %v (counted %v), want at least half the run's %d events", c, ok, r.Summary.Count)
+	}
+	t.Logf("%s: %.2f active sessions; classes %+v; top waits %+v; counters %v; stdout:\n%s", workload, s.AvgActive(),
+		analysis.WaitClassesOf(s), analysis.TopWaits(s, 4), s.Counters, o.stdout)
+	return r
+}
+
+// hotRows is a workload file: 10 rows, and a transaction that updates a
+// random one of them and reads it back before it commits, so that its row
+// lock is held over two of the client's round trips.
+const hotRows = `name: hotrows
+tables:
+  - name: hot
+    rows: 10
+    columns:
+      - {name: id, type: bigint, gen: {type: seq}}
+      - {name: n, type: bigint, gen: {type: int, min: 0, max: 0}}
+    primary_key: [id]
+params:
+  row: {type: int, min: 1, max: 10}
+transactions:
+  - name: bump
+    statements:
+      - sql: UPDATE hot SET n = n + 1 WHERE id = :row
+      - sql: SELECT n FROM hot WHERE id = :row
+        into: [n]
+`
+
+// Hot rows: 8 virtual users updating 10 rows wait on each other's row
+// locks, and the server says so.
+func TestServerStatsHotRowsAreRowLocks(t *testing.T) {
+	srv := testenv.PrivatePostgres(t)
+	file := filepath.Join(t.TempDir(), "hotrows.yaml")
+	if err := os.WriteFile(file, []byte(hotRows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := serverRun(t, srv, file, "--threads", "8", "--warmup", "2s", "--time", "6s")
+	s := r.ServerStats
+	top := analysis.TopWaits(s, 1)
+	if len(top) == 0 || (top[0].Name != "Lock:transactionid" && top[0].Name != "Lock:tuple") {
+		t.Fatalf("top wait %+v, want Lock:transactionid or Lock:tuple", top)
+	}
+	cl := analysis.WaitClassesOf(s)
+	if cl[0].Name != analysis.WaitLocks || cl[0].Pct < 50 {
+		t.Errorf("top class %+v, want row/table locks, at least half the active sessions", cl[0])
+	}
+	if a := s.AvgActive(); a < 2 {
+		t.Errorf("%.2f average active sessions, want 2 or more of the 8 virtual users held", a)
+	}
+}
+
+// Point selects on a small table: nothing to wait on but the CPU (and the
+// client): no lock waits to speak of.
+func TestServerStatsPointSelectIsCPU(t *testing.T) {
+	srv := testenv.PrivatePostgres(t)
+	r := serverRun(t, srv, "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "4", "--warmup", "1s", "--time", "5s")
+	s := r.ServerStats
+	cl := analysis.WaitClassesOf(s)
+	if len(cl) == 0 || (cl[0].Name != analysis.WaitCPU && cl[0].Name != analysis.WaitClient) {
+		t.Fatalf("classes %+v, want CPU or client/network first", cl)
+	}
+	for _, c := range cl {
+		if c.Name == analysis.WaitLocks && c.Pct > 5 {
+			t.Errorf("row/table locks %.1f %% of active sessions in a read-only run", c.Pct)
+		}
+	}
+}

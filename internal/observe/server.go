@@ -1,0 +1,32 @@
+package observe
+
+import (
+	"context"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/runplan"
+	"github.com/rightsize/rightsize/internal/serverstats"
+	"github.com/rightsize/rightsize/internal/session"
+)
+
+// located is a target that is a database (dbtarget.DB).
+type located interface {
+	Located() (*dialect.Location, dialect.Dialect)
+}
+
+// serverSampler samples the plan's database servers (--server-stats): the
+// session's Options.Server and the sampler to close once it has run; nil
+// when off.
+func serverSampler(p *runplan.Plan) (func(ctx context.Context, n int) session.ServerStep, *serverstats.Sampler) {
+	if p.ServerStats <= 0 {
+		return nil, nil
+	}
+	ts := make([]serverstats.Target, len(p.Targets))
+	for i, t := range p.Targets {
+		if l, ok := t.(located); ok {
+			ts[i].Loc, ts[i].D = l.Located()
+		}
+	}
+	s := serverstats.New(ts, p.ServerStats)
+	return func(ctx context.Context, n int) session.ServerStep { return s.Start(ctx, n) }, s
+}

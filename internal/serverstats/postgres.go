@@ -1,0 +1,138 @@
+package serverstats
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+)
+
+// postgres reads PostgreSQL's statistics views.
+type postgres struct {
+	version int // server_version_num
+	user    string
+	// allowed: the user may see other users' sessions (a superuser,
+	// pg_read_all_stats or pg_monitor).
+	allowed bool
+	names   []string // the counters, in the order counterSQL selects them
+	sql     string
+	// activity is activitySQL, prepared once on the monitoring connection.
+	activity dialect.Stmt
+}
+
+// activitySQL counts the run database's client sessions, other than the
+// monitor's own, by state and wait event: a few rows per sample. A session
+// of another user is seen with a NULL state without pg_read_all_stats.
+const activitySQL = "SELECT state, wait_event_type, wait_event, count(*) FROM pg_catalog.pg_stat_activity" +
+	" WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid()" +
+	" GROUP BY 1, 2, 3"
+
+func (p *postgres) check(ctx context.Context, c dialect.Conn) error {
+	var v string
+	if err := c.QueryRow(ctx, "SELECT current_setting('server_version_num'), current_user", nil, &v, &p.user); err != nil {
+		return err
+	}
+	p.version, _ = strconv.Atoi(v)
+	if _, err := c.Exec(ctx, "SET statement_timeout = '"+statementTimeout+"'"); err != nil {
+		return err
+	}
+	var allowed int64
+	if err := c.QueryRow(ctx, "SELECT CASE WHEN rolsuper OR pg_has_role(current_user, 'pg_read_all_stats', 'USAGE') THEN 1 ELSE 0 END"+
+		" FROM pg_catalog.pg_roles WHERE rolname = current_user", nil, &allowed); err != nil {
+		return err
+	}
+	p.allowed = allowed == 1
+	p.names, p.sql = counterSQL(p.version)
+	var err error
+	p.activity, err = c.Prepare(ctx, activitySQL)
+	return err
+}
+
+// hiddenNote says why sessions were hidden, and how to let them be seen.
+func (p *postgres) hiddenNote() string {
+	return fmt.Sprintf("user %s may not see other users' sessions in pg_stat_activity (their state and wait events read <insufficient privilege>), so they are not counted: run GRANT pg_monitor TO %s; as a superuser", p.user, quoteIdent(p.user))
+}
+
+// sample adds one sample of the sessions to a.
+func (p *postgres) sample(ctx context.Context, a *activity) error {
+	rows, err := p.activity.Query(ctx)
+	if err != nil {
+		return err
+	}
+	a.samples++
+	for rows.Next() {
+		var state, typ, event string
+		var n int64
+		if err := rows.Scan(&state, &typ, &event, &n); err != nil {
+			rows.Close()
+			return err
+		}
+		switch {
+		case state == "":
+			a.hidden += n
+		case state != "active":
+			// idle, idle in transaction: waiting for the client, not active.
+		case typ == "":
+			a.active += n
+			a.count(waitKey{typ: "CPU"}, n)
+		default:
+			a.active += n
+			a.count(waitKey{typ: typ, event: event}, n)
+		}
+	}
+	return rows.Close()
+}
+
+// counterSQL is the query of the counters a server of version v has, and
+// their names (view.column), in its columns' order.
+func counterSQL(v int) (names []string, sql string) {
+	var cols []string
+	add := func(view, from string, columns ...string) {
+		for _, col := range columns {
+			names = append(names, view+"."+col)
+			cols = append(cols, "(SELECT "+col+"::float8 FROM pg_catalog."+view+from+")")
+		}
+	}
+	add("pg_stat_database", " WHERE datname = current_database()",
+		"xact_commit", "xact_rollback", "blks_hit", "blks_read", "temp_bytes", "deadlocks", "conflicts")
+	if v >= 170000 {
+		add("pg_stat_checkpointer", "", "num_timed", "num_requested", "buffers_written")
+	} else {
+		add("pg_stat_bgwriter", "", "checkpoints_timed", "checkpoints_req", "buffers_checkpoint", "buffers_backend")
+	}
+	switch {
+	case v >= 180000:
+		add("pg_stat_wal", "", "wal_records", "wal_bytes")
+	case v >= 140000:
+		add("pg_stat_wal", "", "wal_records", "wal_bytes", "wal_write", "wal_sync", "wal_sync_time")
+	}
+	return names, "SELECT " + strings.Join(cols, ", ")
+}
+
+// counters reads the counters.
+func (p *postgres) counters(ctx context.Context, c dialect.Conn) (*snapshot, error) {
+	vals := make([]float64, len(p.names))
+	dest := make([]any, len(vals))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	if err := c.QueryRow(ctx, p.sql, nil, dest...); err != nil {
+		return nil, err
+	}
+	s := &snapshot{at: time.Now(), values: make(map[string]float64, len(vals))}
+	for i, n := range p.names {
+		s.values[n] = vals[i]
+	}
+	return s, nil
+}
+
+// quoteIdent quotes a role's name as GRANT takes it.
+func quoteIdent(s string) string {
+	if s != "" && strings.ToLower(s) == s && !strings.ContainsAny(s, ` "-.;'`) {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}

@@ -1,0 +1,302 @@
+package serverstats
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+// DefaultInterval is how often the sessions are sampled by default.
+const DefaultInterval = 100 * time.Millisecond
+
+// statementTimeout bounds each query of the monitoring connection (the
+// server's statement_timeout).
+const statementTimeout = "5s"
+
+// Target is one instance's database: its location and dialect (Loc nil:
+// not a database server, never sampled).
+type Target struct {
+	Loc *dialect.Location
+	D   dialect.Dialect
+}
+
+// Sampler samples the servers of a run's instances, one monitoring
+// connection each, opened at the first step that drives the instance
+// (after prepare, which may create the database) and kept until Close.
+// Its methods are called from one goroutine (the session's).
+type Sampler struct {
+	targets  []Target
+	interval time.Duration
+	mons     []*monitor
+}
+
+// New returns a sampler of targets every interval (0: DefaultInterval).
+func New(targets []Target, interval time.Duration) *Sampler {
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	return &Sampler{targets: targets, interval: interval, mons: make([]*monitor, len(targets))}
+}
+
+// Close closes the monitoring connections.
+func (s *Sampler) Close() {
+	for _, m := range s.mons {
+		if m != nil {
+			m.close()
+		}
+	}
+}
+
+// Start starts sampling the first n instances' servers for one step.
+func (s *Sampler) Start(ctx context.Context, n int) *Step {
+	st := &Step{insts: make([]*instStep, min(n, len(s.targets)))}
+	for i := range st.insts {
+		m := s.monitor(ctx, i)
+		if m == nil {
+			continue
+		}
+		is := &instStep{m: m, interval: s.interval, cuts: make(chan string, maxPendingCuts), stop: make(chan struct{}), done: make(chan struct{})}
+		st.insts[i] = is
+		go is.run(m.ctx)
+	}
+	return st
+}
+
+// monitor returns instance i's monitor, opening it (again, after a failure)
+// when it has none; nil for a target that is not sampled.
+func (s *Sampler) monitor(ctx context.Context, i int) *monitor {
+	t := s.targets[i]
+	if t.Loc == nil || t.D == nil || t.Loc.Dialect != "postgres" {
+		return nil // TODO(issue 32, part 2): MySQL/MariaDB, SQLite
+	}
+	if m := s.mons[i]; m != nil && (m.c != nil || m.failed) {
+		return m
+	}
+	m := &monitor{interval: s.interval}
+	s.mons[i] = m
+	cctx, cancel, _ := t.Loc.ConnectWithin(ctx)
+	defer cancel()
+	c, err := t.D.Connect(cctx, t.Loc)
+	if err != nil {
+		m.failed, m.note = true, fmt.Sprintf("server figures not sampled: the monitoring connection failed: %v", err)
+		return m
+	}
+	m.c = c
+	m.pg = &postgres{}
+	// The dialect ends a connection whose query's context is cancelled (a
+	// virtual user's, at the run's end): every query of the monitor's is
+	// given one context, cancelled as it closes, and bounded by the
+	// server's statement_timeout instead.
+	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if err := m.pg.check(m.ctx, c); err != nil {
+		m.fail(fmt.Sprintf("server figures not sampled: %v", err))
+	}
+	return m
+}
+
+// monitor is one instance's monitoring connection.
+type monitor struct {
+	interval time.Duration
+	c        dialect.Conn
+	pg       *postgres
+	ctx      context.Context // every query's (see Sampler.monitor)
+	cancel   context.CancelFunc
+	// failed: the connection could not be opened or read; note says why
+	// (every step's figures carry it).
+	failed bool
+	note   string
+}
+
+func (m *monitor) fail(note string) {
+	m.failed, m.note = true, note
+	m.close()
+}
+
+func (m *monitor) close() {
+	if m.c != nil {
+		_ = m.c.Close()
+		m.c = nil
+	}
+	if m.cancel != nil {
+		m.cancel()
+	}
+}
+
+// Step is one step's sampling of its instances' servers.
+type Step struct {
+	insts []*instStep // nil where an instance is not sampled
+}
+
+// Interval tells the step that a report interval of the phase ("warmup",
+// "measure") has just ended. Called from the runner's ticker, it does not
+// block: the sampling goroutines cut their figures there.
+func (s *Step) Interval(phase string) {
+	for _, is := range s.insts {
+		if is == nil {
+			continue
+		}
+		select {
+		case is.cuts <- phase:
+		default:
+			is.lostCuts.Store(true)
+		}
+	}
+}
+
+// Stop ends the sampling and returns each instance's figures over the
+// intervals of the measured window (nil for an instance not sampled).
+func (s *Step) Stop() []*result.ServerStats {
+	out := make([]*result.ServerStats, len(s.insts))
+	for i, is := range s.insts {
+		if is == nil {
+			continue
+		}
+		close(is.stop)
+		<-is.done
+		out[i] = is.out
+	}
+	return out
+}
+
+// maxPendingCuts is how many interval ends may wait for a sampling
+// goroutine (busy on a slow query) before further ones are lost.
+const maxPendingCuts = 1024
+
+// instStep samples one instance's server during a step.
+type instStep struct {
+	m        *monitor
+	interval time.Duration
+	cuts     chan string
+	stop     chan struct{}
+	done     chan struct{}
+	lostCuts atomic.Bool
+	out      *result.ServerStats
+}
+
+// run samples until stop; the figures go to out.
+func (is *instStep) run(ctx context.Context) {
+	defer close(is.done)
+	m := is.m
+	out := &result.ServerStats{Source: "pg_stat_activity", Product: "PostgreSQL", IntervalMs: float64(is.interval) / float64(time.Millisecond)}
+	is.out = out
+	if m.failed {
+		out.Note = m.note
+		return
+	}
+	var cur, meas activity
+	prev, err := m.pg.counters(ctx, m.c)
+	if err != nil {
+		m.fail(fmt.Sprintf("server figures not sampled: reading the counters: %v", err))
+		out.Note = m.note
+		return
+	}
+	var first, last *snapshot
+	tick := time.NewTicker(is.interval)
+	defer tick.Stop()
+	cut := func(phase string) error {
+		snap, err := m.pg.counters(ctx, m.c)
+		if err != nil {
+			return err
+		}
+		if phase == "measure" {
+			meas.add(cur)
+			if first == nil {
+				first = prev
+			}
+			last = snap
+		}
+		prev = snap
+		cur = activity{}
+		return nil
+	}
+	for err == nil {
+		select {
+		case <-tick.C:
+			err = m.pg.sample(ctx, &cur)
+		case ph := <-is.cuts:
+			err = cut(ph)
+		case <-is.stop:
+			for pending := true; pending && err == nil; {
+				select {
+				case ph := <-is.cuts:
+					err = cut(ph)
+				default:
+					pending = false
+				}
+			}
+			if err == nil {
+				is.finish(out, meas, first, last)
+				return
+			}
+		}
+	}
+	m.fail(fmt.Sprintf("server figures incomplete: the monitoring connection failed during the step: %v", err))
+	is.finish(out, meas, first, last)
+	out.Note = m.note
+}
+
+// finish fills out from the measured window's activity and its counters'
+// snapshots at its edges.
+func (is *instStep) finish(out *result.ServerStats, meas activity, first, last *snapshot) {
+	out.Samples, out.Active, out.Hidden = meas.samples, meas.active, meas.hidden
+	for k, n := range meas.waits {
+		out.Waits = append(out.Waits, result.Wait{Type: k.typ, Event: k.event, Samples: n})
+	}
+	result.SortWaits(out.Waits)
+	if first != nil && last != nil {
+		out.DurationS = last.at.Sub(first.at).Seconds()
+		out.Counters = map[string]float64{}
+		for k, v := range last.values {
+			if a, ok := first.values[k]; ok {
+				out.Counters[k] = v - a
+			}
+		}
+	}
+	if out.Hidden > 0 {
+		out.Note = is.m.pg.hiddenNote()
+	}
+	if is.lostCuts.Load() {
+		out.Note = joinNote(out.Note, "the sampler fell behind the report intervals: some intervals' samples were counted in the next one")
+	}
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// activity is session samples added up.
+type activity struct {
+	samples, active, hidden int64
+	waits                   map[waitKey]int64
+}
+
+type waitKey struct{ typ, event string }
+
+func (a *activity) add(b activity) {
+	a.samples += b.samples
+	a.active += b.active
+	a.hidden += b.hidden
+	for k, n := range b.waits {
+		a.count(k, n)
+	}
+}
+
+func (a *activity) count(k waitKey, n int64) {
+	if a.waits == nil {
+		a.waits = map[waitKey]int64{}
+	}
+	a.waits[k] += n
+}
+
+// snapshot is the server's counters at a moment.
+type snapshot struct {
+	at     time.Time
+	values map[string]float64
+}
