@@ -78,6 +78,9 @@ type Diagnosis struct {
 	// database ran on the measured host: its CPU figures are the guest's
 	// own.
 	GuestOnly *GuestView `json:"guest_only,omitempty"`
+	// Server is what the database's own sessions say held it at the
+	// limit's step (nil: no server figures there).
+	Server *ServerView `json:"server,omitempty"`
 }
 
 // Diagnose finds what held the analysed sweep r: the bottleneck at its
@@ -121,6 +124,7 @@ func Diagnose(r *Result) *Diagnosis {
 	if r.HostIsServer {
 		d.GuestOnly = guestOnly(r.Steps)
 	}
+	d.Server = ServerViewOf(r.Steps, d.Limit.Step, d.Limit.Bottleneck)
 	return d
 }
 

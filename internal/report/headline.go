@@ -68,6 +68,11 @@ func sweepHeadline(sw *analysis.Result) []string {
 		default:
 			out = append(out, "Bottleneck at the knee: "+Bottleneck(f.Bottleneck)+".")
 		}
+		if v := d.Server; v != nil {
+			if s := ServerSentence(v, sw.Steps[v.Step].Label); s != "" {
+				out = append(out, s)
+			}
+		}
 	} else if n > 0 {
 		if peak, ok := peakedBefore(sw); ok {
 			out = append(out, fmt.Sprintf("No knee found up to %s, but throughput peaked at %s and did not grow after it: the knee is at or before it; sweep below it, or in finer steps.", sw.Steps[n-1].Label, peak))

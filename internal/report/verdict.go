@@ -28,6 +28,11 @@ func SweepSentences(r *analysis.Result) []string {
 	case n > 0:
 		out = Verdict(sentenceAxis(r), r.Points()[:n], r.Knees, d.Limit)
 	}
+	if v := d.Server; v != nil {
+		if s := ServerSentence(v, r.Steps[v.Step].Label); s != "" {
+			out = append(out, s)
+		}
+	}
 	out = append(out, generatorSentences(r)...)
 	steps := func(at []int, say func(st result.SweepStep) string) string {
 		var s []string

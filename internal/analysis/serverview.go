@@ -1,0 +1,84 @@
+package analysis
+
+import "github.com/rightsize/rightsize/internal/result"
+
+// DominantWaitPct is the share of a server's active sessions from which a
+// wait class is what held it (ServerView.Class).
+const DominantWaitPct = 40
+
+// NotCPUBusyPct is the host CPU (busy: user + system) under which a
+// server held by its waits (locks, contention, the log, data I/O) is not
+// short of CPU: more vCPUs would not help.
+const NotCPUBusyPct = 80
+
+// Cross-checks of the server's view with the host's (ServerView.Check).
+const (
+	// CheckClient: the server's sessions mostly waited for their client
+	// (Client:ClientRead): the load generator or the network was the
+	// limit, not the database.
+	CheckClient = "client"
+	// CheckCPU: the sessions were mostly on CPU and the host was
+	// CPU-bound: the database's CPU is the limit.
+	CheckCPU = "cpu"
+	// CheckNotCPU: the sessions mostly waited on locks, the server's own
+	// contention, the log or data I/O while the host's CPUs were not busy:
+	// adding vCPUs would not raise the knee.
+	CheckNotCPU = "not_cpu"
+)
+
+// ServerView is what the database's own sessions say held it at a step
+// (the step of the sweep's limit): its average active sessions, by wait
+// class and by event, the class that dominated, and how that squares with
+// the host's figures.
+type ServerView struct {
+	Step      int         `json:"step"` // into the Result's Steps
+	AvgActive float64     `json:"avg_active"`
+	Classes   []WaitShare `json:"classes,omitempty"`
+	Top       []WaitShare `json:"top,omitempty"`
+	// Class is the largest wait class when it is DominantWaitPct of the
+	// active sessions or more; "" when none is.
+	Class string `json:"class,omitempty"`
+	// Check is the cross-check with the host (CheckClient, CheckCPU,
+	// CheckNotCPU); "" when none applies.
+	Check string `json:"check,omitempty"`
+	// Note is the server figures' own (what could not be read).
+	Note string `json:"note,omitempty"`
+}
+
+// ServerViewOf is step i's server view, with b the host's bottleneck
+// there (nil: no host figures); nil when the step has no server figures.
+func ServerViewOf(steps []result.SweepStep, i int, b *Bottleneck) *ServerView {
+	if i < 0 || i >= len(steps) || steps[i].ServerStats == nil {
+		return nil
+	}
+	s := steps[i].ServerStats
+	v := &ServerView{Step: i, AvgActive: s.AvgActive(), Classes: WaitClassesOf(s), Top: TopWaits(s, 3), Note: s.Note}
+	if len(v.Classes) > 0 && v.Classes[0].Pct >= DominantWaitPct {
+		v.Class = v.Classes[0].Name
+	}
+	switch v.Class {
+	case WaitClient:
+		v.Check = CheckClient
+	case WaitCPU:
+		if b != nil && b.HostIsServer && b.Limit == CPUBound {
+			v.Check = CheckCPU
+		}
+	case WaitLocks, WaitInternal, WaitCommit, WaitDataIO:
+		// The host's CPUs not busy, or, where the host's figures are not
+		// the server's, few sessions on CPU.
+		if b != nil && b.HostIsServer && b.BusyPct < NotCPUBusyPct || (b == nil || !b.HostIsServer) && v.pct(WaitCPU) < 100-2*DominantWaitPct {
+			v.Check = CheckNotCPU
+		}
+	}
+	return v
+}
+
+// pct is class's share of the active sessions (0: none).
+func (v *ServerView) pct(class string) float64 {
+	for _, c := range v.Classes {
+		if c.Name == class {
+			return c.Pct
+		}
+	}
+	return 0
+}

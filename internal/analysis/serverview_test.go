@@ -1,0 +1,66 @@
+package analysis
+
+import (
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/result"
+)
+
+func server(waits ...result.Wait) *result.ServerStats {
+	s := &result.ServerStats{Source: "pg_stat_activity", Samples: 100, Waits: waits}
+	for _, w := range waits {
+		s.Active += w.Samples
+	}
+	return s
+}
+
+// The server's view at the limit's step names the dominant wait class and
+// squares it with the host: row locks with idle CPUs are no CPU shortage,
+// sessions on CPU with the host CPU-bound are, and sessions waiting for
+// their client point at the generator.
+func TestServerViewOf(t *testing.T) {
+	locks := server(result.Wait{Type: "Lock", Event: "transactionid", Samples: 200}, result.Wait{Type: "Lock", Event: "tuple", Samples: 60}, result.Wait{Type: "CPU", Samples: 90})
+	cpu := server(result.Wait{Type: "CPU", Samples: 300}, result.Wait{Type: "Client", Event: "ClientRead", Samples: 50})
+	client := server(result.Wait{Type: "Client", Event: "ClientRead", Samples: 80}, result.Wait{Type: "CPU", Samples: 20})
+	mixed := server(result.Wait{Type: "CPU", Samples: 35}, result.Wait{Type: "Lock", Event: "tuple", Samples: 33}, result.Wait{Type: "IO", Event: "DataFileRead", Samples: 32})
+	idle := &Bottleneck{HostIsServer: true, BusyPct: 35, Limit: Elsewhere}
+	busy := &Bottleneck{HostIsServer: true, BusyPct: 96, Limit: CPUBound}
+	for _, c := range []struct {
+		name         string
+		s            *result.ServerStats
+		b            *Bottleneck
+		class, check string
+		top          string
+	}{
+		{"row locks, idle CPUs", locks, idle, WaitLocks, CheckNotCPU, "Lock:transactionid"},
+		{"row locks, busy CPUs", locks, busy, WaitLocks, "", "Lock:transactionid"},
+		{"row locks, no host figures", locks, nil, WaitLocks, "", "Lock:transactionid"}, // 26 % on CPU: not few enough to say
+		{"on CPU, CPU-bound", cpu, busy, WaitCPU, CheckCPU, "CPU"},
+		{"on CPU, idle host", cpu, idle, WaitCPU, "", "CPU"},
+		{"waiting for the client", client, idle, WaitClient, CheckClient, "Client:ClientRead"},
+		{"nothing dominates", mixed, idle, "", "", "CPU"},
+	} {
+		steps := []result.SweepStep{{Label: "a"}, {Label: "b", ServerStats: c.s}}
+		v := ServerViewOf(steps, 1, c.b)
+		if v == nil || v.Class != c.class || v.Check != c.check || v.Top[0].Name != c.top || v.Step != 1 {
+			t.Errorf("%s: %+v; want class %q, check %q, top %s", c.name, v, c.class, c.check, c.top)
+		}
+	}
+	if v := ServerViewOf([]result.SweepStep{{Label: "a"}}, 0, idle); v != nil {
+		t.Errorf("no server figures: %+v", v)
+	}
+	if v := ServerViewOf(nil, -1, nil); v != nil {
+		t.Errorf("no step: %+v", v)
+	}
+	// A lock-bound sweep's diagnosis carries the view of its limit's step.
+	sw := &result.Sweep{Axis: "threads", HostIsServer: true}
+	for i, x := range []float64{1, 2, 4, 8} {
+		st := result.SweepStep{Label: "threads " + string(rune('1'+i)), X: x, Throughput: []float64{100, 180, 200, 201}[i], P99Ms: x,
+			Host: &result.Host{CPUs: 2, CPU: result.CPUPct{User: 20, System: 10}}, ServerStats: locks}
+		sw.Steps = append(sw.Steps, st)
+	}
+	r := Analyze(sw, OptionsOf(sw))
+	if d := r.Diagnosis; d.Server == nil || d.Server.Step != d.Limit.Step || d.Server.Check != CheckNotCPU {
+		t.Errorf("diagnosis server view %+v at limit %+v", d.Server, d.Limit)
+	}
+}
