@@ -44,11 +44,7 @@ func ServerLine(who string, s *result.ServerStats) string {
 		fmt.Fprintf(&b, "%s active sessions", number(s.AvgActive(), 1))
 		var waits []string
 		for _, w := range analysis.TopWaits(s, topWaitsShown) {
-			name := w.Name
-			if name == analysis.WaitCPU {
-				name = "on CPU"
-			}
-			waits = append(waits, fmt.Sprintf("%.0f%% %s", w.Pct, name))
+			waits = append(waits, fmt.Sprintf("%.0f%% %s", w.Pct, waitName(w.Name)))
 		}
 		if len(waits) > 0 {
 			b.WriteString(": " + strings.Join(waits, ", "))

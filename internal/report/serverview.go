@@ -10,7 +10,7 @@ import (
 // The database's own view of the step that held a sweep (analysis.ServerView)
 // in words: its sessions' waits and what they say beside the host's figures.
 //
-//	The database's own view at rate 4x: 3.5 active sessions, 58% on Lock:transactionid, 16% on Lock:tuple, 16% on CPU (row/table locks 74%): ...
+//	The database's own view at rate 4x: 3.5 active sessions, 58% Lock:transactionid, 16% Lock:tuple, 16% on CPU (row/table locks 74%): ...
 
 // classHint says what a wait class means for the system and what would
 // move it.
@@ -21,12 +21,12 @@ var classHint = map[string]string{
 	analysis.WaitDataIO:   "reading and writing data files: more memory for the cache, or faster storage, moves it",
 }
 
-// waitName is a wait as the sentence names it: "on CPU" or "on Type:Event".
+// waitName is a wait as a DBA reads it: "on CPU", or "Type:Event".
 func waitName(name string) string {
 	if name == analysis.WaitCPU {
 		return "on CPU"
 	}
-	return "on " + name
+	return name
 }
 
 // ServerSentence words a ServerView at the step named at; "" for none.

@@ -11,7 +11,7 @@ func TestServerSentence(t *testing.T) {
 	locks := &analysis.ServerView{AvgActive: 3.5, Class: analysis.WaitLocks, Check: analysis.CheckNotCPU,
 		Classes: []analysis.WaitShare{{Name: analysis.WaitLocks, Pct: 74}, {Name: analysis.WaitCPU, Pct: 16}},
 		Top:     []analysis.WaitShare{{Name: "Lock:transactionid", Pct: 58}, {Name: "CPU", Pct: 16}, {Name: "Lock:tuple", Pct: 16}}}
-	want := "The database's own view at threads 8: 3.5 active sessions, 58% on Lock:transactionid, 16% on CPU, 16% on Lock:tuple (row/table locks 74%): row or table locks: virtual users wait for each other on the same rows (hot rows) or tables, not CPU; more vCPUs would not raise the knee."
+	want := "The database's own view at threads 8: 3.5 active sessions, 58% Lock:transactionid, 16% on CPU, 16% Lock:tuple (row/table locks 74%): row or table locks: virtual users wait for each other on the same rows (hot rows) or tables, not CPU; more vCPUs would not raise the knee."
 	if got := ServerSentence(locks, "threads 8"); got != want {
 		t.Errorf("locks:\n%s\nwant\n%s", got, want)
 	}
