@@ -76,8 +76,14 @@ func typesCPUChart(sw *analysis.Result) (string, error) {
 // host's CPU user/system/iowait/steal as lines, when some step has them;
 // "" when the sweep has no steps.
 func barsCPUChart(sw *analysis.Result, title string, series []barSeries) (string, error) {
+	return stepBarsCPU(sw, title, "response time (ms)", series, false)
+}
+
+// stepBarsCPU draws series of bars by step, side by side or stacked, above
+// the host's CPU as lines (cpuPlot); "" when the sweep has no steps.
+func stepBarsCPU(sw *analysis.Result, title, yTitle string, series []barSeries, stacked bool) (string, error) {
 	n := len(sw.Steps)
-	if n == 0 {
+	if n == 0 || len(series) == 0 {
 		return "", nil // gonum refuses a bar chart of no values
 	}
 	labels := make([]string, n)
@@ -85,23 +91,53 @@ func barsCPUChart(sw *analysis.Result, title string, series []barSeries) (string
 		labels[i] = axisLabel(sw, i)
 	}
 	axis := axisTitle(sw)
-	top := newPlot(title, axis, "response time (ms)")
+	top := newPlot(title, axis, yTitle)
 	w := vg.Points(math.Max(4, math.Min(18, 180/float64(n))) * 2 / float64(len(series)))
+	if stacked {
+		w = vg.Points(math.Max(8, math.Min(36, 360/float64(n))))
+	}
 	var all []plotter.Values
+	var below *plotter.BarChart
+	total := make(plotter.Values, n)
 	for k, sr := range series {
 		b, err := plotter.NewBarChart(sr.vals, w)
 		if err != nil {
 			return "", err
 		}
 		b.Color, b.LineStyle.Width = sr.col, 0
-		b.Offset = w * (vg.Length(k) - vg.Length(len(series)-1)/2)
+		if stacked {
+			if below != nil {
+				b.StackOn(below)
+			}
+			below = b
+			for i, v := range sr.vals {
+				total[i] += v
+			}
+		} else {
+			b.Offset = w * (vg.Length(k) - vg.Length(len(series)-1)/2)
+		}
 		top.Add(b)
 		top.Legend.Add(sr.name, b)
 		all = append(all, sr.vals)
 	}
+	if stacked {
+		all = []plotter.Values{total}
+	}
 	top.Y.Min, top.Y.Max = 0, 1.05*maxOf(all...)
 	top.NominalX(labels...)
+	cpu, have, err := cpuPlot(sw, axis, labels)
+	if err != nil {
+		return "", err
+	}
+	if !have {
+		return svgOf(chartH, top)
+	}
+	return svgOf(chartH*1.6, top, cpu)
+}
 
+// cpuPlot is the host's CPU user/system/iowait/steal by step as lines;
+// false when no step has host figures.
+func cpuPlot(sw *analysis.Result, axis string, labels []string) (*plot.Plot, bool, error) {
 	cpu := newPlot("", axis, "host CPU (%)")
 	cpu.Y.Min, cpu.Y.Max = 0, 100
 	have := false
@@ -126,7 +162,7 @@ func barsCPUChart(sw *analysis.Result, title string, series []barSeries) (string
 		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return "", err
+			return nil, false, err
 		}
 		l.Color, pts.Color, l.Width = s.col, s.col, vg.Points(1.5)
 		cpu.Add(l, pts)
@@ -134,10 +170,35 @@ func barsCPUChart(sw *analysis.Result, title string, series []barSeries) (string
 		have = true
 	}
 	cpu.NominalX(labels...)
-	if !have {
-		return svgOf(chartH, top)
+	return cpu, have, nil
+}
+
+// ashChart is the database's average active sessions by step, stacked by
+// wait class (the Active Session History picture), over the host's CPU;
+// "" when no step has server figures.
+func ashChart(sw *analysis.Result) (string, error) {
+	byClass := map[string]plotter.Values{}
+	have := false
+	for i, st := range sw.Steps {
+		for _, c := range analysis.WaitClassesOf(st.ServerStats) {
+			if byClass[c.Name] == nil {
+				byClass[c.Name] = make(plotter.Values, len(sw.Steps))
+			}
+			byClass[c.Name][i] = c.AvgActive
+			have = true
+		}
 	}
-	return svgOf(chartH*1.6, top, cpu)
+	if !have {
+		return "", nil
+	}
+	var series []barSeries
+	for k, c := range analysis.WaitClasses {
+		if vals := byClass[c]; vals != nil {
+			col, _ := seriesStyle(k)
+			series = append(series, barSeries{c, col, vals})
+		}
+	}
+	return stepBarsCPU(sw, "Database's average active sessions by wait class and host CPU by step", "average active sessions", series, true)
 }
 
 // axisTitle names a sweep's axis with its unit, for a chart's axis label.

@@ -54,6 +54,13 @@ func HTML(w io.Writer, d Doc) error {
 		if t, ok := typeSteps(sw); ok {
 			v.Types = tableViews([]table{t})
 		}
+		if t, ok := waitSteps(sw); ok {
+			v.Waits = tableViews([]table{t})
+		}
+		svg, err = ashChart(sw)
+		if err := add("What the database waited on, by step", "stacked bars: the database's average active sessions by wait class (sampled from the server itself); lines: the host's CPU", svg, err); err != nil {
+			return err
+		}
 		svg, err = guestHostChart(sw)
 		if err := add("Guest CPU beside the host's view", "bars: the guest's CPU busy and, where known, the hypervisor's host CPU and a limited cgroup's use of its limit; lines: the waits the guest cannot see (ready and co-stop per vCPU, throttled periods, CPU pressure)", svg, err); err != nil {
 			return err
@@ -137,6 +144,7 @@ type htmlView struct {
 	Verdict     []string // the sweep's, in sentences
 	Steps       []StepRow
 	Types       []tableView // the transaction types: a run's, or a sweep's by step
+	Waits       []tableView // the server's waits by step
 	RunRows     []RunRow
 	Figures     []figureBlock
 	Charts      []chart
@@ -199,6 +207,11 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 {{end}}
 {{if .Types}}<h2>Transaction types</h2>{{end}}
 {{range .Types}}<p>{{upper .Title}}</p><div class="scroll"><table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}
+{{if .Waits}}<h2>What the database waited on</h2>{{end}}
+{{range .Waits}}<p>{{upper .Title}}</p><div class="scroll"><table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}

@@ -151,7 +151,8 @@ func StepCSV(w io.Writer, rows []StepRow) error {
 		types[i], slowest[i] = r.Types, r.Slowest
 	}
 	thead, tcells := typeCells(types, slowest)
-	_ = cw.Write(append(head, thead...))
+	shead, scells := serverCells(rows)
+	_ = cw.Write(append(append(head, thead...), shead...))
 	for i, r := range rows {
 		line := []string{r.Label, fmt.Sprintf("%.2f", r.Throughput), "", "", "", fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P95Ms),
 			fmt.Sprintf("%.3f", r.P99Ms)}
@@ -164,7 +165,7 @@ func StepCSV(w io.Writer, rows []StepRow) error {
 			line[11], line[12], line[13], line[14], line[15] = fmt.Sprintf("%.1f", h.CPU.User), fmt.Sprintf("%.1f", h.CPU.System),
 				fmt.Sprintf("%.1f", h.CPU.Iowait), fmt.Sprintf("%.1f", h.CPU.Steal), fmt.Sprint(h.RunQueue)
 		}
-		_ = cw.Write(append(append(line, stepCells(r, extra, "%.2f", "")...), tcells[i]...))
+		_ = cw.Write(append(append(append(line, stepCells(r, extra, "%.2f", "")...), tcells[i]...), scells[i]...))
 	}
 	cw.Flush()
 	return cw.Error()

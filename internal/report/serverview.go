@@ -2,9 +2,11 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/result"
 )
 
 // The database's own view of the step that held a sweep (analysis.ServerView)
@@ -60,4 +62,84 @@ func ServerSentence(v *analysis.ServerView, at string) string {
 		s += " (" + v.Note + ")"
 	}
 	return s + "."
+}
+
+// waitSteps is a sweep's server figures by step: the average active
+// sessions, those of each wait class some step has, and the top wait;
+// false when no step has server figures.
+func waitSteps(sw *analysis.Result) (table, bool) {
+	var classes []string
+	for _, c := range analysis.WaitClasses {
+		for _, st := range sw.Steps {
+			if slices.ContainsFunc(analysis.WaitClassesOf(st.ServerStats), func(w analysis.WaitShare) bool { return w.Name == c }) {
+				classes = append(classes, c)
+				break
+			}
+		}
+	}
+	if !slices.ContainsFunc(sw.Steps, func(st result.SweepStep) bool { return st.ServerStats != nil }) {
+		return table{}, false
+	}
+	t := table{title: "what the database's sessions did, by step (average active sessions)", head: append([]string{"step", "active"}, classes...)}
+	t.head = append(t.head, "top wait")
+	for i, st := range sw.Steps {
+		row := []string{stepName(sw, i)}
+		s := st.ServerStats
+		if s == nil {
+			row = append(row, "-")
+			for range classes {
+				row = append(row, "-")
+			}
+			t.rows = append(t.rows, append(row, "-"))
+			continue
+		}
+		row = append(row, fmt.Sprintf("%.2f", s.AvgActive()))
+		shares := analysis.WaitClassesOf(s)
+		for _, c := range classes {
+			cell := "0"
+			if j := slices.IndexFunc(shares, func(w analysis.WaitShare) bool { return w.Name == c }); j >= 0 {
+				cell = fmt.Sprintf("%.2f", shares[j].AvgActive)
+			}
+			row = append(row, cell)
+		}
+		top := "-"
+		if w := analysis.TopWaits(s, 1); len(w) > 0 {
+			top = fmt.Sprintf("%s %.0f%%", waitName(w[0].Name), w[0].Pct)
+		}
+		t.rows = append(t.rows, append(row, top))
+	}
+	return t, true
+}
+
+// serverCells are the steps CSV's columns of the database's own view,
+// when some row has it: the average active sessions, each wait class's
+// and the top wait with its share; a row without it has them empty.
+func serverCells(rows []StepRow) (head []string, cells [][]string) {
+	cells = make([][]string, len(rows))
+	if !slices.ContainsFunc(rows, func(r StepRow) bool { return r.Server != nil }) {
+		return nil, cells
+	}
+	head = []string{"db active sessions"}
+	for _, c := range analysis.WaitClasses {
+		head = append(head, "db "+c)
+	}
+	head = append(head, "db top wait", "db top wait %")
+	for i, r := range rows {
+		row := make([]string, len(head))
+		if s := r.Server; s != nil {
+			row[0] = fmt.Sprintf("%.3f", s.AvgActive())
+			shares := analysis.WaitClassesOf(s)
+			for k, c := range analysis.WaitClasses {
+				row[1+k] = "0"
+				if j := slices.IndexFunc(shares, func(w analysis.WaitShare) bool { return w.Name == c }); j >= 0 {
+					row[1+k] = fmt.Sprintf("%.3f", shares[j].AvgActive)
+				}
+			}
+			if w := analysis.TopWaits(s, 1); len(w) > 0 {
+				row[len(row)-2], row[len(row)-1] = w[0].Name, fmt.Sprintf("%.1f", w[0].Pct)
+			}
+		}
+		cells[i] = row
+	}
+	return head, cells
 }

@@ -1,10 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/result"
 )
 
 func TestServerSentence(t *testing.T) {
@@ -26,5 +28,44 @@ func TestServerSentence(t *testing.T) {
 	}
 	if ServerSentence(nil, "x") != "" {
 		t.Error("a sentence of no view")
+	}
+}
+
+// A sweep's server figures by step: a table in text and HTML, the ASH
+// chart (stacked by class) in HTML, and columns in the steps' CSV.
+func TestSweepShowsTheServersWaits(t *testing.T) {
+	locks := &result.ServerStats{Source: "pg_stat_activity", Samples: 100, Active: 350, Waits: []result.Wait{
+		{Type: "Lock", Event: "transactionid", Samples: 200}, {Type: "Lock", Event: "tuple", Samples: 60}, {Type: "CPU", Samples: 90}}}
+	cpu := &result.ServerStats{Source: "pg_stat_activity", Samples: 100, Active: 120, Waits: []result.Wait{{Type: "CPU", Samples: 120}}}
+	sw := &result.Sweep{ID: "s", Workload: "w", Axis: "threads", HostIsServer: true, Steps: []result.SweepStep{
+		{Label: "threads 1", X: 1, Throughput: 100, ServerStats: cpu, Host: &result.Host{CPUs: 2, CPU: result.CPUPct{User: 30}}},
+		{Label: "threads 8", X: 8, Throughput: 120, ServerStats: locks, Host: &result.Host{CPUs: 2, CPU: result.CPUPct{User: 35}}},
+	}}
+	a := analysis.Analyze(sw, analysis.OptionsOf(sw))
+	var b bytes.Buffer
+	if err := SweepDocument(&b, Doc{Sweep: a}, Text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"what the database's sessions did, by step (average active sessions):", "threads 1    1.20  1.20                0             on CPU 100%", "threads 8    3.50  0.90             2.60  Lock:transactionid 57%"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := HTML(&b, Doc{Sweep: a}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<h2>What the database waited on</h2>", "What the database waited on, by step", "Database&#39;s average active sessions by wait class"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	b.Reset()
+	rows := []StepRow{StepRowOf(sw.Steps[0]), StepRowOf(sw.Steps[1])}
+	if err := StepCSV(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), ",db active sessions,db CPU,db row/table locks,") || !strings.Contains(b.String(), ",3.500,0.900,2.600,0,0,0,0,0,Lock:transactionid,57.1") {
+		t.Errorf("CSV:\n%s", b.String())
 	}
 }

@@ -60,6 +60,8 @@ type StepRow struct {
 	// of the frequently used (CSV: typeCells).
 	Types   []result.Type
 	Slowest string
+	// Server is the database's own view of the step (CSV: serverCells).
+	Server *result.ServerStats
 }
 
 // StepRowOf is a sweep step's row.
@@ -67,7 +69,7 @@ func StepRowOf(st result.SweepStep) StepRow {
 	return StepRow{Label: st.Label, Throughput: st.Throughput, AvgMs: st.AvgMs, P95Ms: st.P95Ms, P99Ms: st.P99Ms,
 		Errors: st.Errors, Retries: st.Retries, Deadlocks: st.Deadlocks,
 		Host: st.Host, Open: st.Offered > 0, Offered: st.Offered, Late: st.Late, Dropped: st.Dropped, Fairness: st.Fairness,
-		Types: st.Types, Slowest: st.SlowestFrequent}
+		Types: st.Types, Slowest: st.SlowestFrequent, Server: st.ServerStats}
 }
 
 // openRows reports whether any row ran at a rate (the table then has the
@@ -115,7 +117,7 @@ func StepsAs(w io.Writer, runs []*result.Run, f Format) error {
 		rows[i] = StepRow{Label: stepLabel(r, r.Label), Throughput: s.Throughput, AvgMs: s.Latency.AvgMs, P95Ms: s.Latency.P95Ms,
 			P99Ms: s.Latency.P99Ms, Errors: s.Errors, Retries: s.Retries, Deadlocks: s.Deadlocks(), Host: r.Host,
 			Open: r.Load.Mode == "open", Offered: s.Offered, Late: s.Late, Dropped: s.Dropped, Fairness: r.Fairness,
-			Types: s.Types, Slowest: s.SlowestFrequent}
+			Types: s.Types, Slowest: s.SlowestFrequent, Server: r.ServerStats}
 	}
 	return StepTable(w, rows, f)
 }

@@ -213,8 +213,9 @@ func stepName(sw *analysis.Result, i int) string {
 	return axisLabel(sw, i)
 }
 
-// SweepTypes writes a sweep's transaction types by step (typeSteps) as
-// text or Markdown; nothing when its steps have fewer than two types.
+// SweepTypes writes a sweep's transaction types by step (typeSteps) and
+// its server's waits by step (waitSteps) as text or Markdown; nothing
+// for a sweep with neither.
 func SweepTypes(w io.Writer, sw *analysis.Result, f Format) error {
 	ew := &errWriter{w: w}
 	sweepTypes(ew, sw, f)
@@ -222,10 +223,15 @@ func SweepTypes(w io.Writer, sw *analysis.Result, f Format) error {
 }
 
 func sweepTypes(w *errWriter, sw *analysis.Result, f Format) {
-	t, ok := typeSteps(sw)
-	if !ok {
-		return
+	for _, mk := range []func(*analysis.Result) (table, bool){typeSteps, waitSteps} {
+		if t, ok := mk(sw); ok {
+			sweepTable(w, t, f)
+		}
 	}
+}
+
+// sweepTable writes one of a sweep's tables with its title.
+func sweepTable(w *errWriter, t table, f Format) {
 	if f == Markdown {
 		w.printf("\n%s:\n\n", upper(t.title))
 	} else {
