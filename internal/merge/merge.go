@@ -120,6 +120,9 @@ func Merge(shards []*result.Run) (*result.Run, []string, error) {
 	out.Fairness = result.FairnessOf(each)
 	out.Client = clients(rs, out.Summary.Count)
 	out.TickerLag = lags(rs)
+	if len(out.Instances) == 1 {
+		out.ServerStats = out.Instances[0].ServerStats // as a run of one instance has it
+	}
 	out.DeriveTypes()
 	return out, notes, nil
 }
@@ -404,6 +407,35 @@ func mergeOps(per [][]result.Op, secs float64) ([]result.Op, error) {
 	return out, nil
 }
 
+// serverOf is an instance's server figures in a merged result. Every
+// shard that drove the instance sampled the same server, whose sessions
+// are all the shards' (pg_stat_activity shows the database's every
+// client): adding the shards' figures would count the server's counters
+// once per shard. It is the figures of the shard that sampled most, with a
+// note saying whose they are; nil when no shard sampled.
+func serverOf(parts []result.InstancePart) *result.ServerStats {
+	var best *result.ServerStats
+	from, sampled := 0, 0
+	for i, in := range parts {
+		if s := in.ServerStats; s != nil {
+			sampled++
+			if best == nil || s.Samples > best.Samples {
+				best, from = s, i
+			}
+		}
+	}
+	if best == nil || sampled == 1 {
+		return best
+	}
+	m := *best
+	note := fmt.Sprintf("the server as shard %d's monitor saw it: each of the %d shards that drove this instance sampled the same server", from+1, sampled)
+	if m.Note != "" {
+		note = m.Note + "; " + note
+	}
+	m.Note = note
+	return &m
+}
+
 // timed is an interval with the wall-clock time of its end.
 type timed struct {
 	end time.Time
@@ -538,6 +570,7 @@ func instances(rs []*result.Run, start time.Time) ([]result.InstancePart, error)
 		if m.Ops, err = mergeOps(ops, m.Summary.DurationS); err != nil {
 			return nil, fmt.Errorf("instance %d: %w", idx+1, err)
 		}
+		m.ServerStats = serverOf(p.in)
 		if m.Intervals, _, err = intervals(start, p.from[0].Load.IntervalS, p.ivs); err != nil {
 			return nil, fmt.Errorf("instance %d: %w", idx+1, err)
 		}

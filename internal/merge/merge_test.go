@@ -215,3 +215,24 @@ func TestMergeOpsKeepsNamesakesApart(t *testing.T) {
 		t.Errorf("merged %+v", ops)
 	}
 }
+
+// Shards that drove one instance each sampled the same server: the merged
+// instance has one shard's figures (the most samples), not their sum, and
+// a run of one instance carries them too.
+func TestServerFiguresOfShards(t *testing.T) {
+	a := &result.ServerStats{Source: "pg_stat_activity", Samples: 90, Active: 180, Counters: map[string]float64{"pg_stat_database.xact_commit": 1000}}
+	b := &result.ServerStats{Source: "pg_stat_activity", Samples: 100, Active: 210, Counters: map[string]float64{"pg_stat_database.xact_commit": 1010}}
+	got := serverOf([]result.InstancePart{{ServerStats: a}, {ServerStats: b}})
+	if got == nil || got.Samples != 100 || got.Counters["pg_stat_database.xact_commit"] != 1010 || !strings.Contains(got.Note, "shard 2's monitor") {
+		t.Errorf("merged server %+v", got)
+	}
+	if b.Note != "" {
+		t.Errorf("the shard's own figures were changed: %q", b.Note)
+	}
+	if got := serverOf([]result.InstancePart{{}, {ServerStats: a}}); got != a {
+		t.Errorf("one shard sampled: %+v", got)
+	}
+	if got := serverOf([]result.InstancePart{{}, {}}); got != nil {
+		t.Errorf("none sampled: %+v", got)
+	}
+}
