@@ -22,6 +22,7 @@ func TestServerViewOf(t *testing.T) {
 	locks := server(result.Wait{Type: "Lock", Event: "transactionid", Samples: 200}, result.Wait{Type: "Lock", Event: "tuple", Samples: 60}, result.Wait{Type: "CPU", Samples: 90})
 	cpu := server(result.Wait{Type: "CPU", Samples: 300}, result.Wait{Type: "Client", Event: "ClientRead", Samples: 50})
 	client := server(result.Wait{Type: "Client", Event: "ClientRead", Samples: 80}, result.Wait{Type: "CPU", Samples: 20})
+	commit := server(result.Wait{Type: "LWLock", Event: "WALWrite", Samples: 86}, result.Wait{Type: "CPU", Samples: 12}, result.Wait{Type: "IO", Event: "WALSync", Samples: 2})
 	mixed := server(result.Wait{Type: "CPU", Samples: 35}, result.Wait{Type: "Lock", Event: "tuple", Samples: 33}, result.Wait{Type: "IO", Event: "DataFileRead", Samples: 32})
 	idle := &Bottleneck{HostIsServer: true, BusyPct: 35, Limit: Elsewhere}
 	busy := &Bottleneck{HostIsServer: true, BusyPct: 96, Limit: CPUBound}
@@ -33,8 +34,9 @@ func TestServerViewOf(t *testing.T) {
 		top          string
 	}{
 		{"row locks, idle CPUs", locks, idle, WaitLocks, CheckNotCPU, "Lock:transactionid"},
-		{"row locks, busy CPUs", locks, busy, WaitLocks, "", "Lock:transactionid"},
-		{"row locks, no host figures", locks, nil, WaitLocks, "", "Lock:transactionid"}, // 26 % on CPU: not few enough to say
+		{"row locks, busy CPUs", locks, busy, WaitLocks, "", "Lock:transactionid"},         // 26 % on CPU, the host busy: cannot say
+		{"row locks, no host figures", locks, nil, WaitLocks, "", "Lock:transactionid"},    // 26 % on CPU: not few enough to say
+		{"log waits, busy CPUs", commit, busy, WaitCommit, CheckNotCPU, "LWLock:WALWrite"}, // 12 % on CPU: the CPU went elsewhere
 		{"on CPU, CPU-bound", cpu, busy, WaitCPU, CheckCPU, "CPU"},
 		{"on CPU, idle host", cpu, idle, WaitCPU, "", "CPU"},
 		{"waiting for the client", client, idle, WaitClient, CheckClient, "Client:ClientRead"},
@@ -45,6 +47,14 @@ func TestServerViewOf(t *testing.T) {
 		if v == nil || v.Class != c.class || v.Check != c.check || v.Top[0].Name != c.top || v.Step != 1 {
 			t.Errorf("%s: %+v; want class %q, check %q, top %s", c.name, v, c.class, c.check, c.top)
 		}
+	}
+	idleTx := server(result.Wait{Type: "CPU", Samples: 5})
+	idleTx.IdleInTx = 390 // 3.9 sessions idle in their transactions, 0.05 working
+	if v := ServerViewOf([]result.SweepStep{{ServerStats: idleTx}}, 0, idle); v.Check != CheckClient || v.IdleInTx != 3.9 {
+		t.Errorf("sessions idle in their transactions: %+v, want the client cross-check", v)
+	}
+	if v := ServerViewOf([]result.SweepStep{{ServerStats: commit}}, 0, busy); !v.HostBusy {
+		t.Errorf("log waits on a CPU-bound host: HostBusy not set: %+v", v)
 	}
 	if v := ServerViewOf([]result.SweepStep{{Label: "a"}}, 0, idle); v != nil {
 		t.Errorf("no server figures: %+v", v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,5 +105,87 @@ func TestServerStatsPointSelectIsCPU(t *testing.T) {
 		if c.Name == analysis.WaitLocks && c.Pct > 5 {
 			t.Errorf("row/table locks %.1f %% of active sessions in a read-only run", c.Pct)
 		}
+	}
+}
+
+// inserts is a workload file of single-row inserts, each its own
+// transaction: every commit flushes the log.
+const inserts = `name: inserts
+tables:
+  - name: ins
+    rows: 0
+    columns:
+      - {name: id, type: bigint}
+      - {name: v, type: int}
+    primary_key: [id]
+params:
+  id: {type: seq, after: ins.id}
+  v: {type: int, min: 1, max: 100}
+transactions:
+  - name: add
+    autocommit: true
+    statements: ['INSERT INTO ins (id, v) VALUES (:id, :v)']
+`
+
+// Commits on a slow log: a server whose commits wait 20 ms for their log
+// flush (commit_delay with commit_siblings 0: each commit's flush is
+// delayed as a slow log device delays it, the others queue behind it on
+// the WAL's lock). A sweep's verdict names WAL/commit, not CPU.
+func TestServerStatsSlowCommitIsWAL(t *testing.T) {
+	// The private servers run with fsync and synchronous commit off; a
+	// commit delay needs both on.
+	srv := testenv.PrivatePostgres(t, "fsync=on", "synchronous_commit=on", "commit_delay=20000", "commit_siblings=0")
+	file := filepath.Join(t.TempDir(), "inserts.yaml")
+	if err := os.WriteFile(file, []byte(inserts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	args := []string{"sweep", file, "--target", srv.AdminURL(srv.FreshDB(t)), "--out", filepath.Join(dir, "s.json"), "--no-history", "--prepare", "always",
+		"--threads", "2,8", "--warmup", "1s", "--time", "4s"}
+	o := run(t, ctx, args...)
+	if o.code != 0 {
+		t.Fatalf("rightsize %v: exit %d\n%s\n%s", args, o.code, o.stdout, o.stderr)
+	}
+	sw := readSweep(t, filepath.Join(dir, "s-sweep.json"))
+	last := sw.Steps[len(sw.Steps)-1].ServerStats
+	if cl := analysis.WaitClassesOf(last); len(cl) == 0 || cl[0].Name != analysis.WaitCommit || cl[0].Pct < 50 {
+		t.Fatalf("classes at threads 8 %+v, want WAL/commit first, at least half\n%s", cl, o.stdout)
+	}
+	if !strings.Contains(o.stdout, "The database's own view at threads 8:") || !strings.Contains(o.stdout, "(WAL/commit ") ||
+		!strings.Contains(o.stdout, "not CPU; more vCPUs would not raise the knee") {
+		t.Errorf("the verdict does not name the log:\n%s", o.stdout)
+	}
+	t.Logf("stdout:\n%s", o.stdout)
+}
+
+// clientScript holds its transaction open while the client sleeps between
+// two statements: the server waits on its client.
+const clientScript = `\set aid random(1, 100000 * :scale)
+BEGIN;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+\sleep 20 ms
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+END;
+`
+
+// A client slow between a transaction's statements: the server's sessions
+// wait on Client:ClientRead, and the verdict's cross-check says the limit
+// is the load generator's.
+func TestServerStatsSlowClientIsClient(t *testing.T) {
+	srv := testenv.PrivatePostgres(t)
+	script := filepath.Join(t.TempDir(), "slow.sql")
+	if err := os.WriteFile(script, []byte(clientScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := serverRun(t, srv, "pgbench", "-f", script, "--scale", "1", "--threads", "4", "--warmup", "1s", "--time", "4s")
+	s := r.ServerStats
+	if s.AvgIdleInTx() < 2 || s.AvgIdleInTx() < 4*s.AvgActive() {
+		t.Fatalf("%.2f sessions idle in transaction, %.2f active: want most of the 4 idle in their transactions", s.AvgIdleInTx(), s.AvgActive())
+	}
+	steps := []result.SweepStep{{Label: "threads 4", ServerStats: s}}
+	if v := analysis.ServerViewOf(steps, 0, nil); v == nil || v.Check != analysis.CheckClient {
+		t.Errorf("server view %+v, want the client cross-check", v)
 	}
 }

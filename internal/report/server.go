@@ -49,6 +49,9 @@ func ServerLine(who string, s *result.ServerStats) string {
 		if len(waits) > 0 {
 			b.WriteString(": " + strings.Join(waits, ", "))
 		}
+		if s.IdleInTx > 0 {
+			fmt.Fprintf(&b, "; %s idle in transaction (waiting for the client)", number(s.AvgIdleInTx(), 1))
+		}
 	}
 	if c := serverCounters(s); c != "" {
 		b.WriteString("; " + c)

@@ -52,11 +52,17 @@ func ServerSentence(v *analysis.ServerView, at string) string {
 	}
 	switch v.Check {
 	case analysis.CheckClient:
+		if v.IdleInTx > 0 {
+			s += fmt.Sprintf("; %.1f more sat idle inside their transactions, waiting for the client's next statement", v.IdleInTx)
+		}
 		s += ": the server mostly waited for its client, so the load generator or the network was the limit, not the database"
 	case analysis.CheckCPU:
 		s += ": its sessions were on CPU while the host was CPU-bound, so the database's CPU is the limit"
 	case analysis.CheckNotCPU:
 		s += fmt.Sprintf(": %s, not CPU; more vCPUs would not raise the knee", classHint[v.Class])
+		if v.HostBusy {
+			s += " (the host's CPUs were busy all the same, but not with the database's sessions: the load generator or other processes took them)"
+		}
 	}
 	if v.Note != "" {
 		s += " (" + v.Note + ")"

@@ -27,6 +27,10 @@ type ServerStats struct {
 	// else the server's wait event type and name ("Lock", "transactionid").
 	// They add up to Active.
 	Waits []Wait `json:"waits,omitempty"`
+	// IdleInTx counts the session samples idle inside a transaction (the
+	// server holding its locks while it waits for the client's next
+	// statement): not in Active, which is the server's own work and waits.
+	IdleInTx int64 `json:"idle_in_transaction,omitempty"`
 	// Hidden counts the session samples the monitoring user could not see
 	// (another user's sessions without pg_read_all_stats): not in Active.
 	Hidden int64 `json:"hidden,omitempty"`
@@ -64,6 +68,15 @@ func (s *ServerStats) AvgActive() float64 {
 		return 0
 	}
 	return float64(s.Active) / float64(s.Samples)
+}
+
+// AvgIdleInTx is the average sessions idle inside a transaction (0
+// without samples).
+func (s *ServerStats) AvgIdleInTx() float64 {
+	if s == nil || s.Samples == 0 {
+		return 0
+	}
+	return float64(s.IdleInTx) / float64(s.Samples)
 }
 
 // Rate is counter name's delta per second of DurationS, and whether the

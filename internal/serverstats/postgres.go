@@ -73,8 +73,13 @@ func (p *postgres) sample(ctx context.Context, a *activity) error {
 		switch {
 		case state == "":
 			a.hidden += n
+		case state == "idle in transaction" || state == "idle in transaction (aborted)":
+			// Inside a transaction the server holds its locks and
+			// snapshot while it waits for the client's next statement:
+			// counted apart (not active: the server does nothing).
+			a.idleInTx += n
 		case state != "active":
-			// idle, idle in transaction: waiting for the client, not active.
+			// idle between transactions: no work of the server's.
 		case typ == "":
 			a.active += n
 			a.count(waitKey{typ: "CPU"}, n)

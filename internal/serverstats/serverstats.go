@@ -242,7 +242,7 @@ func (is *instStep) run(ctx context.Context) {
 // finish fills out from the measured window's activity and its counters'
 // snapshots at its edges.
 func (is *instStep) finish(out *result.ServerStats, meas activity, first, last *snapshot) {
-	out.Samples, out.Active, out.Hidden = meas.samples, meas.active, meas.hidden
+	out.Samples, out.Active, out.Hidden, out.IdleInTx = meas.samples, meas.active, meas.hidden, meas.idleInTx
 	for k, n := range meas.waits {
 		out.Waits = append(out.Waits, result.Wait{Type: k.typ, Event: k.event, Samples: n})
 	}
@@ -273,8 +273,8 @@ func joinNote(a, b string) string {
 
 // activity is session samples added up.
 type activity struct {
-	samples, active, hidden int64
-	waits                   map[waitKey]int64
+	samples, active, hidden, idleInTx int64
+	waits                             map[waitKey]int64
 }
 
 type waitKey struct{ typ, event string }
@@ -283,6 +283,7 @@ func (a *activity) add(b activity) {
 	a.samples += b.samples
 	a.active += b.active
 	a.hidden += b.hidden
+	a.idleInTx += b.idleInTx
 	for k, n := range b.waits {
 		a.count(k, n)
 	}
