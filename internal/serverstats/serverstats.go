@@ -14,8 +14,20 @@ import (
 const DefaultInterval = 100 * time.Millisecond
 
 // statementTimeout bounds each query of the monitoring connection (the
-// server's statement_timeout).
-const statementTimeout = "5s"
+// server's statement_timeout); queryTimeout bounds it on the client's
+// side too, so that a network that stalls cannot hold the run's end (the
+// dialect then closes the connection, and the figures say it failed).
+const (
+	statementTimeout = "5s"
+	queryTimeout     = 6 * time.Second
+)
+
+// bounded runs q with a context of ctx bounded by queryTimeout.
+func bounded(ctx context.Context, q func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	return q(ctx)
+}
 
 // Target is one instance's database: its location and dialect (Loc nil:
 // not a database server, never sampled).
@@ -92,7 +104,7 @@ func (s *Sampler) monitor(ctx context.Context, i int) *monitor {
 	// given one context, cancelled as it closes, and bounded by the
 	// server's statement_timeout instead.
 	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	if err := m.pg.check(m.ctx, c); err != nil {
+	if err := bounded(m.ctx, func(ctx context.Context) error { return m.pg.check(ctx, c) }); err != nil {
 		m.fail(fmt.Sprintf("server figures not sampled: %v", err))
 	}
 	return m
@@ -188,7 +200,14 @@ func (is *instStep) run(ctx context.Context) {
 		return
 	}
 	var cur, meas activity
-	prev, err := m.pg.counters(ctx, m.c)
+	counters := func() (snap *snapshot, err error) {
+		err = bounded(ctx, func(ctx context.Context) error {
+			snap, err = m.pg.counters(ctx, m.c)
+			return err
+		})
+		return snap, err
+	}
+	prev, err := counters()
 	if err != nil {
 		m.fail(fmt.Sprintf("server figures not sampled: reading the counters: %v", err))
 		out.Note = m.note
@@ -198,7 +217,7 @@ func (is *instStep) run(ctx context.Context) {
 	tick := time.NewTicker(is.interval)
 	defer tick.Stop()
 	cut := func(phase string) error {
-		snap, err := m.pg.counters(ctx, m.c)
+		snap, err := counters()
 		if err != nil {
 			return err
 		}
@@ -216,7 +235,7 @@ func (is *instStep) run(ctx context.Context) {
 	for err == nil {
 		select {
 		case <-tick.C:
-			err = m.pg.sample(ctx, &cur)
+			err = bounded(ctx, func(ctx context.Context) error { return m.pg.sample(ctx, &cur) })
 		case ph := <-is.cuts:
 			err = cut(ph)
 		case <-is.stop:
