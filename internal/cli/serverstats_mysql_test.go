@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/testenv"
+)
+
+// hotRowsFile writes the hot-rows workload (hotRows) to a file.
+func hotRowsFile(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "hotrows.yaml")
+	if err := os.WriteFile(file, []byte(hotRows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// mysqlChecks checks what every MySQL/MariaDB run's figures have: the
+// status counters' deltas, hot rows' row lock waits among them.
+func mysqlChecks(t *testing.T, r *result.Run, stdout string) *result.ServerStats {
+	t.Helper()
+	s := r.ServerStats
+	t.Logf("%.2f active sessions; classes %+v; top waits %+v; counters %v; stdout:\n%s", s.AvgActive(),
+		analysis.WaitClassesOf(s), analysis.TopWaits(s, 4), s.Counters, stdout)
+	if s.Product != "MariaDB" {
+		t.Errorf("product %q, want MariaDB", s.Product)
+	}
+	if c := s.Counters["status.Com_commit"]; c < float64(r.Summary.Count)/2 {
+		t.Errorf("Com_commit delta = %v, want at least half the run's %d events", c, r.Summary.Count)
+	}
+	if c := s.Counters["status.Innodb_row_lock_waits"]; c <= 0 {
+		t.Errorf("Innodb_row_lock_waits delta = %v, want some: 8 virtual users update 10 rows", c)
+	}
+	if _, ok := s.Counters["status.Threads_running"]; !ok {
+		t.Errorf("no status.Threads_running in %v", s.Counters)
+	}
+	if !strings.Contains(stdout, "row lock waits") {
+		t.Errorf("the console's server line does not name row lock waits:\n%s", stdout)
+	}
+	return s
+}
+
+// Hot rows on a MariaDB with performance_schema on, its wait events
+// collected: InnoDB's lock waits are named row locks, the top class.
+func TestServerStatsMariaDBHotRowsAreRowLocks(t *testing.T) {
+	srv := testenv.PrivateMariaDB(t, "--performance-schema=ON",
+		"--performance-schema-consumer-events-waits-current=ON", "--performance-schema-instrument=wait/%=ON")
+	r, stdout := serverRunAt(t, srv.AdminURL(srv.FreshDB(t)), hotRowsFile(t), "--threads", "8", "--warmup", "2s", "--time", "6s")
+	s := mysqlChecks(t, r, stdout)
+	if s.Source != "performance_schema" || s.Note != "" {
+		t.Errorf("source %q, note %q; want performance_schema, no note", s.Source, s.Note)
+	}
+	if top := analysis.TopWaits(s, 1); len(top) == 0 || top[0].Name != "Lock:row" {
+		t.Errorf("top wait %+v, want Lock:row", top)
+	}
+	if cl := analysis.WaitClassesOf(s); len(cl) == 0 || cl[0].Name != analysis.WaitLocks || cl[0].Pct < 50 {
+		t.Errorf("classes %+v, want row/table locks first, at least half the active sessions", cl)
+	}
+	if a := s.AvgActive(); a < 2 {
+		t.Errorf("%.2f average active sessions, want 2 or more of the 8 virtual users held", a)
+	}
+}
+
+// Hot rows on the shared MariaDB, performance_schema off: the process
+// list and InnoDB's transactions still name the row locks, the status
+// counters count them, and a note says how to turn performance_schema on.
+func TestServerStatsMariaDBWithoutPerformanceSchema(t *testing.T) {
+	r, stdout := serverRunAt(t, testenv.MySQLURL(t), hotRowsFile(t), "--threads", "8", "--warmup", "2s", "--time", "6s")
+	s := mysqlChecks(t, r, stdout)
+	if s.Source != "processlist" && s.Source != "performance_schema threads" {
+		t.Errorf("source %q, want processlist (the shared server runs without performance_schema)", s.Source)
+	}
+	if !strings.Contains(s.Note, "performance_schema") {
+		t.Errorf("note %q, want how to enable performance_schema", s.Note)
+	}
+	if cl := analysis.WaitClassesOf(s); len(cl) == 0 || cl[0].Name != analysis.WaitLocks {
+		t.Errorf("classes %+v, want row/table locks first", cl)
+	}
+}
