@@ -97,3 +97,33 @@ func TestServerStatsMariaDBWithoutPerformanceSchema(t *testing.T) {
 		t.Errorf("classes %+v, want row/table locks first", cl)
 	}
 }
+
+// Hot writers on SQLite: its one write lock is waited for by every
+// transaction that writes (BEGIN IMMEDIATE), and the client counts it.
+func TestServerStatsSQLiteHotWritersWaitOnTheLock(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "hot.db")
+	r, stdout := serverRunAt(t, url, hotRowsFile(t, 10), "--threads", "8", "--warmup", "2s", "--time", "6s")
+	s := r.ServerStats
+	t.Logf("%.2f active; classes %+v; top waits %+v; counters %v; stdout:\n%s", s.AvgActive(),
+		analysis.WaitClassesOf(s), analysis.TopWaits(s, 4), s.Counters, stdout)
+	if s.Source != "client" || s.Product != "SQLite" || s.Note != "" {
+		t.Errorf("source %q, product %q, note %q; want client, SQLite, no note", s.Source, s.Product, s.Note)
+	}
+	if top := analysis.TopWaits(s, 1); len(top) == 0 || top[0].Name != "Lock:database" {
+		t.Errorf("top wait %+v, want Lock:database", top)
+	}
+	if cl := analysis.WaitClassesOf(s); len(cl) == 0 || cl[0].Name != analysis.WaitLocks || cl[0].Pct < 50 {
+		t.Errorf("classes %+v, want row/table locks first, at least half", cl)
+	}
+	if n := s.Counters["client.lock_waits"]; n < float64(r.Summary.Count)/2 {
+		t.Errorf("client.lock_waits = %v, want about the run's %d transactions", n, r.Summary.Count)
+	}
+	// The sampled waiters agree with the time counted waiting.
+	counted := s.Counters["client.lock_wait_ms"] / 1000 / s.DurationS
+	if w := analysis.TopWaits(s, 1); len(w) == 1 && (w[0].AvgActive < counted/2 || w[0].AvgActive > counted*2) {
+		t.Errorf("%.2f sampled waiting, %.2f counted: want them within a factor of 2", w[0].AvgActive, counted)
+	}
+	if !strings.Contains(stdout, "write lock taken") {
+		t.Errorf("the console's server line does not word the lock:\n%s", stdout)
+	}
+}

@@ -112,5 +112,14 @@ func mysqlCounters(s *result.ServerStats) []string {
 	if v, ok := s.Counters["status.Threads_running"]; ok {
 		out = append(out, "threads running "+number(v, 1))
 	}
+	// SQLite's, counted by the client: the write lock taken and the time
+	// waited for it.
+	if v, ok := s.Rate("client.lock_waits"); ok {
+		w := "write lock taken " + Grouped(v) + "/s"
+		if n := s.Counters["client.lock_waits"]; n > 0 {
+			w += " (waited " + number(s.Counters["client.lock_wait_ms"]/n, 2) + " ms each)"
+		}
+		out = append(out, w)
+	}
 	return out
 }

@@ -74,19 +74,31 @@ func (s *Sampler) monitor(ctx context.Context, i int) *monitor {
 		return nil
 	}
 	var srv server
-	switch t.Loc.Dialect {
-	case "postgres":
+	cw, local := t.D.(dialect.ClientWaiter)
+	switch {
+	case t.Loc.Dialect == "postgres":
 		srv = &postgres{}
-	case "mysql":
+	case t.Loc.Dialect == "mysql":
 		srv = &mysql{}
-	default:
-		return nil // TODO(issue 32, part 2): SQLite
+	case local: // SQLite
+		if w := cw.ClientWaits(t.Loc); w != nil {
+			srv = &client{product: "SQLite", w: w}
+		}
 	}
-	if m := s.mons[i]; m != nil && (m.c != nil || m.failed) {
+	if srv == nil {
+		return nil
+	}
+	if m := s.mons[i]; m != nil && (m.c != nil || m.failed || m.local) {
 		return m
 	}
 	m := &monitor{interval: s.interval, srv: srv}
 	s.mons[i] = m
+	if local {
+		// Counted by the virtual users' connections: nothing to connect to.
+		m.local = true
+		m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+		return m
+	}
 	cctx, cancel, _ := t.Loc.ConnectWithin(ctx)
 	defer cancel()
 	c, err := t.D.Connect(cctx, t.Loc)
@@ -111,6 +123,7 @@ type monitor struct {
 	interval time.Duration
 	c        dialect.Conn
 	srv      server
+	local    bool // srv needs no connection (client)
 	ctx      context.Context // every query's (see Sampler.monitor)
 	cancel   context.CancelFunc
 	// failed: the connection could not be opened or read; note says why
