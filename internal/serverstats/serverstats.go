@@ -123,7 +123,7 @@ type monitor struct {
 	interval time.Duration
 	c        dialect.Conn
 	srv      server
-	local    bool // srv needs no connection (client)
+	local    bool            // srv needs no connection (client)
 	ctx      context.Context // every query's (see Sampler.monitor)
 	cancel   context.CancelFunc
 	// failed: the connection could not be opened or read; note says why
