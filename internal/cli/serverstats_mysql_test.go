@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
@@ -125,5 +127,33 @@ func TestServerStatsSQLiteHotWritersWaitOnTheLock(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "write lock taken") {
 		t.Errorf("the console's server line does not word the lock:\n%s", stdout)
+	}
+}
+
+// A user without PROCESS: no session is sampled, a note gives the GRANT,
+// the status counters are read and the run goes on.
+func TestServerStatsMariaDBWithoutProcess(t *testing.T) {
+	srv := testenv.PrivateMariaDB(t)
+	db := srv.FreshDB(t)
+	srv.Exec(t, db, "CREATE USER 'bench'@'127.0.0.1'", "GRANT ALL ON `"+db+"`.* TO 'bench'@'127.0.0.1'")
+	url := strings.Replace(srv.AdminURL(db), "root@", "bench@", 1)
+	out := filepath.Join(t.TempDir(), "r.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := run(t, ctx, "run", hotRowsFile(t, 10), "--target", url, "--out", out, "--no-history", "--prepare", "always",
+		"--threads", "2", "--warmup", "1s", "--time", "2s")
+	if o.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	s := mustReadResult(t, out).ServerStats
+	if s == nil {
+		t.Fatalf("no server figures:\n%s", o.stdout)
+	}
+	t.Logf("server figures %+v; stdout:\n%s", s, o.stdout)
+	if !strings.Contains(s.Note, "GRANT PROCESS ON *.* TO 'bench'@'127.0.0.1'") || s.Active != 0 {
+		t.Errorf("note %q, active %d: want the GRANT, no session sampled", s.Note, s.Active)
+	}
+	if s.Counters["status.Com_commit"] <= 0 {
+		t.Errorf("counters %v: want the status counters read", s.Counters)
 	}
 }

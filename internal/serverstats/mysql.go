@@ -111,7 +111,8 @@ func (m *mysql) check(ctx context.Context, c dialect.Conn) error {
 	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.INNODB_TRX", nil, &n); err == nil {
 		m.allowed = true
 	} else {
-		m.standing = joinNote(fmt.Sprintf("user %s may not see other users' threads or InnoDB's transactions (%v), so no session is sampled, only the status counters: run GRANT PROCESS ON *.* TO %s;", m.user, err, mysqlAccount(m.user, host)), m.standing)
+		// The note on performance_schema would not apply: it replaces it.
+		m.standing = fmt.Sprintf("user %s may not see other users' threads or InnoDB's transactions (%v), so no session is sampled, only the status counters: run GRANT PROCESS ON *.* TO %s; as an administrator", m.user, err, mysqlAccount(m.user, host))
 	}
 	var err error
 	if m.allowed {
