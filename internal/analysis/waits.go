@@ -25,7 +25,16 @@ var WaitClasses = []string{WaitCPU, WaitLocks, WaitInternal, WaitCommit, WaitDat
 // CPU, else PostgreSQL's wait_event_type), event its wait_event. The WAL's
 // own LWLocks and I/O (WALWrite, WALSync, WALInsert, ...) are the commit's,
 // not contention or data I/O: they are what a slow log device shows.
+//
+// MySQL's and MariaDB's (see serverstats) are "Lock" (row: an InnoDB lock
+// wait; metadata; table), a performance_schema wait instrument cut after
+// its class (typ "wait/io/file", event "innodb/innodb_log_file"), or,
+// without wait events, "State" and the thread's state ("Updating"). The
+// redo and binary logs' files and latches are the commit's, like the WAL's.
 func WaitClass(typ, event string) string {
+	if strings.HasPrefix(typ, "wait/") || typ == "State" {
+		return mysqlWaitClass(typ, event)
+	}
 	wal := strings.HasPrefix(event, "WAL") || event == "XactSync"
 	switch typ {
 	case "CPU":
@@ -48,6 +57,54 @@ func WaitClass(typ, event string) string {
 		if event == "SyncRep" {
 			return WaitCommit // a synchronous standby's acknowledgement of the commit
 		}
+	}
+	return WaitOther
+}
+
+// mysqlWaitClass classes MySQL's and MariaDB's wait instruments and
+// thread states (WaitClass).
+func mysqlWaitClass(typ, event string) string {
+	ev := strings.ToLower(event)
+	// The redo log (innodb_log_file, log_sys, log_flush_order, ...), the
+	// binary log and group commit.
+	logged := strings.Contains(ev, "log_file") || strings.Contains(ev, "innodb/log") || strings.Contains(ev, "binlog") ||
+		strings.Contains(ev, "bin_log") || strings.Contains(ev, "commit") || strings.Contains(ev, "redo")
+	switch typ {
+	case "State":
+		switch {
+		case strings.HasPrefix(ev, "waiting for") && strings.Contains(ev, "lock"):
+			return WaitLocks
+		case strings.Contains(ev, "commit"), strings.Contains(ev, "binlog"):
+			return WaitCommit
+		case strings.Contains(ev, "to client"), strings.Contains(ev, "to net"), strings.Contains(ev, "from net"):
+			return WaitClient
+		case ev == "user sleep", ev == "user lock":
+			return WaitOther
+		}
+		// Running a statement with no lock wait seen: on CPU, or in I/O
+		// that the process list does not tell apart.
+		return WaitCPU
+	case "wait/io/file":
+		if logged {
+			return WaitCommit
+		}
+		return WaitDataIO
+	case "wait/io/table":
+		// The storage engine's row calls (their own file I/O and latch
+		// waits, when any, are nested inside and sampled instead).
+		return WaitCPU
+	case "wait/io/socket":
+		return WaitClient
+	case "wait/lock/table", "wait/lock/metadata":
+		return WaitLocks
+	case "wait/synch/mutex", "wait/synch/rwlock", "wait/synch/sxlock", "wait/synch/cond":
+		switch {
+		case strings.Contains(ev, "sleep"):
+			return WaitOther // SLEEP() in a statement, not the server's
+		case logged:
+			return WaitCommit
+		}
+		return WaitInternal
 	}
 	return WaitOther
 }

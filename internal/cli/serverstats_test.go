@@ -17,11 +17,28 @@ import (
 // its result, whose server figures it checks are there.
 func serverRun(t *testing.T, srv *testenv.Server, workload string, args ...string) *result.Run {
 	t.Helper()
-	db := srv.FreshDB(t)
+	r, stdout := serverRunAt(t, srv.AdminURL(srv.FreshDB(t)), workload, args...)
+	s := r.ServerStats
+	if s.Note != "" {
+		t.Errorf("server note %q: a superuser sees every session", s.Note)
+	}
+	if c, ok := s.Counters["pg_stat_database.xact_commit"]; !ok || c < float64(r.Summary.Count)/2 {
+		t.Errorf("xact_commit delta = %v (counted %v), want at least half the run's %d events", c, ok, r.Summary.Count)
+	}
+	t.Logf("%s: %.2f active sessions; classes %+v; top waits %+v; counters %v; stdout:\n%s", workload, s.AvgActive(),
+		analysis.WaitClassesOf(s), analysis.TopWaits(s, 4), s.Counters, stdout)
+	return r
+}
+
+// serverRunAt runs workload on the database at url with args and returns
+// its result, whose server figures it checks are there and sampled about
+// every 100 ms, and the run's output.
+func serverRunAt(t *testing.T, url, workload string, args ...string) (*result.Run, string) {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	args = append([]string{"run", workload, "--target", srv.AdminURL(db), "--out", out, "--no-history", "--prepare", "always"}, args...)
+	args = append([]string{"run", workload, "--target", url, "--out", out, "--no-history", "--prepare", "always"}, args...)
 	o := run(t, ctx, args...)
 	if o.code != 0 {
 		t.Fatalf("rightsize %v: exit %d\n%s\n%s", args, o.code, o.stdout, o.stderr)
@@ -31,20 +48,12 @@ func serverRun(t *testing.T, srv *testenv.Server, workload string, args ...strin
 	if s == nil || len(r.Instances) != 1 || r.Instances[0].ServerStats == nil {
 		t.Fatalf("no server figures in the result:\n%s", o.stdout)
 	}
-	if s.Note != "" {
-		t.Errorf("server note %q: a superuser sees every session", s.Note)
-	}
 	// About 10 samples a second over the measured window (the warm-up
 	// left out), not fewer than half of them.
 	if want := r.Load.DurationS * 10; float64(s.Samples) < want/2 || float64(s.Samples) > want*1.2 {
 		t.Errorf("samples = %d over %.0f s at 100 ms, want about %.0f", s.Samples, r.Load.DurationS, want)
 	}
-	if c, ok := s.Counters["pg_stat_database.xact_commit"]; !ok || c < float64(r.Summary.Count)/2 {
-		t.Errorf("xact_commit delta = %v (counted %v), want at least half the run's %d events", c, ok, r.Summary.Count)
-	}
-	t.Logf("%s: %.2f active sessions; classes %+v; top waits %+v; counters %v; stdout:\n%s", workload, s.AvgActive(),
-		analysis.WaitClassesOf(s), analysis.TopWaits(s, 4), s.Counters, o.stdout)
-	return r
+	return r, o.stdout
 }
 
 // hotRows is a workload file: 10 rows, and a transaction that updates a

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
@@ -277,6 +278,41 @@ type Columner interface {
 // transactions keep using Begin so that readers still run in parallel.
 type WriteBeginner interface {
 	BeginWrite(ctx context.Context) error
+}
+
+// ClientWaiter is implemented by a Dialect whose database has no server to
+// ask what its sessions wait on (SQLite: a file, its lock taken by the
+// client): its connections to a location count it themselves, in one
+// ClientWaits per database shared by them all (package serverstats reads
+// it).
+type ClientWaiter interface {
+	ClientWaits(t *Location) *ClientWaits
+}
+
+// ClientWaits are what a database's connections in this process are doing,
+// counted by them; safe for concurrent use, its methods nil-safe.
+type ClientWaits struct {
+	// InCall: connections inside a call (a statement, BEGIN, COMMIT; a
+	// query until its rows end) now; Waiting: of them, waiting for the
+	// database's write lock now.
+	InCall, Waiting atomic.Int64
+	// WaitNs is the time spent waiting for the write lock in all, in
+	// nanoseconds; Waits how many times it was waited for (taken).
+	WaitNs, Waits atomic.Int64
+}
+
+// Enter counts a call's start, Leave its end.
+func (w *ClientWaits) Enter() {
+	if w != nil {
+		w.InCall.Add(1)
+	}
+}
+
+// Leave counts a call's end.
+func (w *ClientWaits) Leave() {
+	if w != nil {
+		w.InCall.Add(-1)
+	}
 }
 
 // Store is implemented by a Dialect whose database can keep rightsize's own

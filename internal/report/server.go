@@ -83,5 +83,46 @@ func serverCounters(s *result.ServerStats) string {
 	if v, ok := s.Rate("pg_stat_wal.wal_bytes"); ok {
 		out = append(out, "WAL "+number(v/1e6, 1)+" MB/s")
 	}
-	return strings.Join(out, ", ")
+	return strings.Join(append(out, mysqlCounters(s)...), ", ")
+}
+
+// mysqlCounters words MySQL's and MariaDB's status counters: commits and
+// rollbacks per second, row lock waits per second and their average
+// time, the buffer pool's hit ratio, redo log waits, threads running.
+func mysqlCounters(s *result.ServerStats) []string {
+	var out []string
+	if v, ok := s.Rate("status.Com_commit"); ok {
+		out = append(out, "commits "+Grouped(v)+"/s")
+	}
+	if v, ok := s.Rate("status.Com_rollback"); ok {
+		out = append(out, "rollbacks "+Grouped(v)+"/s")
+	}
+	if v, ok := s.Rate("status.Innodb_row_lock_waits"); ok {
+		w := "row lock waits " + Grouped(v) + "/s"
+		if n, t := s.Counters["status.Innodb_row_lock_waits"], s.Counters["status.Innodb_row_lock_time"]; n > 0 {
+			w += " (" + number(t/n, 1) + " ms each)"
+		}
+		out = append(out, w)
+	}
+	reads, rok := s.Counters["status.Innodb_buffer_pool_reads"]
+	reqs, qok := s.Counters["status.Innodb_buffer_pool_read_requests"]
+	if rok && qok && reqs > 0 {
+		out = append(out, "buffer pool hit "+number(100*(1-reads/reqs), 1)+"%")
+	}
+	if v, ok := s.Rate("status.Innodb_log_waits"); ok && v > 0 {
+		out = append(out, "log waits "+Num(v)+"/s")
+	}
+	if v, ok := s.Counters["status.Threads_running"]; ok {
+		out = append(out, "threads running "+number(v, 1))
+	}
+	// SQLite's, counted by the client: the write lock taken and the time
+	// waited for it.
+	if v, ok := s.Rate("client.lock_waits"); ok {
+		w := "write lock taken " + Grouped(v) + "/s"
+		if n := s.Counters["client.lock_waits"]; n > 0 {
+			w += " (waited " + number(s.Counters["client.lock_wait_ms"]/n, 2) + " ms each)"
+		}
+		out = append(out, w)
+	}
+	return out
 }

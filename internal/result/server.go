@@ -11,8 +11,8 @@ import (
 // Active Session History in short) and the deltas of its own counters.
 // It holds raw figures only; analysis classes the events (analysis.WaitClass).
 type ServerStats struct {
-	// Source names what was read ("pg_stat_activity"), Product the server
-	// ("PostgreSQL").
+	// Source names what was read ("pg_stat_activity", "performance_schema",
+	// "processlist"), Product the server ("PostgreSQL", "MariaDB").
 	Source  string `json:"source"`
 	Product string `json:"product,omitempty"`
 	// IntervalMs is the sampling interval in milliseconds; Samples the
@@ -38,7 +38,11 @@ type ServerStats struct {
 	// snapshots at the window's edges); Counters are those deltas, named
 	// view.column ("pg_stat_database.xact_commit",
 	// "pg_stat_wal.wal_sync_time": milliseconds as the server counts
-	// them). A counter the server does not have is absent.
+	// them; MySQL's and MariaDB's SHOW GLOBAL STATUS counters are
+	// "status.Com_commit", ...). A counter the server does not have is
+	// absent. A gauge (status.Threads_running, less the monitor's own;
+	// status.Innodb_row_lock_current_waits) is its mean over the
+	// readings at the window's report-interval ends, not a delta.
 	DurationS float64            `json:"duration_s,omitempty"`
 	Counters  map[string]float64 `json:"counters,omitempty"`
 	// Note says what could not be read, and how to let it be (a grant, a

@@ -30,6 +30,12 @@ const activitySQL = "SELECT state, wait_event_type, wait_event, count(*) FROM pg
 	" WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid()" +
 	" GROUP BY 1, 2, 3"
 
+var _ server = (*postgres)(nil)
+
+func (p *postgres) describe() (source, product string) { return "pg_stat_activity", "PostgreSQL" }
+
+func (p *postgres) note() string { return "" }
+
 func (p *postgres) check(ctx context.Context, c dialect.Conn) error {
 	var v string
 	if err := c.QueryRow(ctx, "SELECT current_setting('server_version_num'), current_user", nil, &v, &p.user); err != nil {

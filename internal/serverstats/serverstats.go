@@ -82,14 +82,35 @@ func (s *Sampler) Start(ctx context.Context, n int) *Step {
 // when it has none; nil for a target that is not sampled.
 func (s *Sampler) monitor(ctx context.Context, i int) *monitor {
 	t := s.targets[i]
-	if t.Loc == nil || t.D == nil || t.Loc.Dialect != "postgres" {
-		return nil // TODO(issue 32, part 2): MySQL/MariaDB, SQLite
+	if t.Loc == nil || t.D == nil {
+		return nil
 	}
-	if m := s.mons[i]; m != nil && (m.c != nil || m.failed) {
+	var srv server
+	cw, local := t.D.(dialect.ClientWaiter)
+	switch {
+	case t.Loc.Dialect == "postgres":
+		srv = &postgres{}
+	case t.Loc.Dialect == "mysql":
+		srv = &mysql{}
+	case local: // SQLite
+		if w := cw.ClientWaits(t.Loc); w != nil {
+			srv = &client{product: "SQLite", w: w}
+		}
+	}
+	if srv == nil {
+		return nil
+	}
+	if m := s.mons[i]; m != nil && (m.c != nil || m.failed || m.local) {
 		return m
 	}
-	m := &monitor{interval: s.interval}
+	m := &monitor{interval: s.interval, srv: srv}
 	s.mons[i] = m
+	if local {
+		// Counted by the virtual users' connections: nothing to connect to.
+		m.local = true
+		m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+		return m
+	}
 	cctx, cancel, _ := t.Loc.ConnectWithin(ctx)
 	defer cancel()
 	c, err := t.D.Connect(cctx, t.Loc)
@@ -98,13 +119,12 @@ func (s *Sampler) monitor(ctx context.Context, i int) *monitor {
 		return m
 	}
 	m.c = c
-	m.pg = &postgres{}
 	// The dialect ends a connection whose query's context is cancelled (a
 	// virtual user's, at the run's end): every query of the monitor's is
 	// given one context, cancelled as it closes, and bounded by the
 	// server's statement_timeout instead.
 	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	if err := bounded(m.ctx, func(ctx context.Context) error { return m.pg.check(ctx, c) }); err != nil {
+	if err := bounded(m.ctx, func(ctx context.Context) error { return m.srv.check(ctx, c) }); err != nil {
 		m.fail(fmt.Sprintf("server figures not sampled: %v", err))
 	}
 	return m
@@ -114,7 +134,8 @@ func (s *Sampler) monitor(ctx context.Context, i int) *monitor {
 type monitor struct {
 	interval time.Duration
 	c        dialect.Conn
-	pg       *postgres
+	srv      server
+	local    bool            // srv needs no connection (client)
 	ctx      context.Context // every query's (see Sampler.monitor)
 	cancel   context.CancelFunc
 	// failed: the connection could not be opened or read; note says why
@@ -193,16 +214,18 @@ type instStep struct {
 func (is *instStep) run(ctx context.Context) {
 	defer close(is.done)
 	m := is.m
-	out := &result.ServerStats{Source: "pg_stat_activity", Product: "PostgreSQL", IntervalMs: float64(is.interval) / float64(time.Millisecond)}
+	src, product := m.srv.describe()
+	out := &result.ServerStats{Source: src, Product: product, IntervalMs: float64(is.interval) / float64(time.Millisecond)}
 	is.out = out
 	if m.failed {
 		out.Note = m.note
 		return
 	}
 	var cur, meas activity
+	var gauges gaugeMeans
 	counters := func() (snap *snapshot, err error) {
 		err = bounded(ctx, func(ctx context.Context) error {
-			snap, err = m.pg.counters(ctx, m.c)
+			snap, err = m.srv.counters(ctx, m.c)
 			return err
 		})
 		return snap, err
@@ -227,6 +250,7 @@ func (is *instStep) run(ctx context.Context) {
 				first = prev
 			}
 			last = snap
+			gauges.add(snap.gauges)
 		}
 		prev = snap
 		cur = activity{}
@@ -235,7 +259,7 @@ func (is *instStep) run(ctx context.Context) {
 	for err == nil {
 		select {
 		case <-tick.C:
-			err = bounded(ctx, func(ctx context.Context) error { return m.pg.sample(ctx, &cur) })
+			err = bounded(ctx, func(ctx context.Context) error { return m.srv.sample(ctx, &cur) })
 		case ph := <-is.cuts:
 			err = cut(ph)
 		case <-is.stop:
@@ -248,19 +272,19 @@ func (is *instStep) run(ctx context.Context) {
 				}
 			}
 			if err == nil {
-				is.finish(out, meas, first, last)
+				is.finish(out, meas, gauges, first, last)
 				return
 			}
 		}
 	}
 	m.fail(fmt.Sprintf("server figures incomplete: the monitoring connection failed during the step: %v", err))
-	is.finish(out, meas, first, last)
+	is.finish(out, meas, gauges, first, last)
 	out.Note = m.note
 }
 
 // finish fills out from the measured window's activity and its counters'
 // snapshots at its edges.
-func (is *instStep) finish(out *result.ServerStats, meas activity, first, last *snapshot) {
+func (is *instStep) finish(out *result.ServerStats, meas activity, gauges gaugeMeans, first, last *snapshot) {
 	out.Samples, out.Active, out.Hidden, out.IdleInTx = meas.samples, meas.active, meas.hidden, meas.idleInTx
 	for k, n := range meas.waits {
 		out.Waits = append(out.Waits, result.Wait{Type: k.typ, Event: k.event, Samples: n})
@@ -274,10 +298,14 @@ func (is *instStep) finish(out *result.ServerStats, meas activity, first, last *
 				out.Counters[k] = v - a
 			}
 		}
+		for k, v := range gauges.sum {
+			out.Counters[k] = v / float64(gauges.n[k])
+		}
 	}
 	if out.Hidden > 0 {
-		out.Note = is.m.pg.hiddenNote()
+		out.Note = is.m.srv.hiddenNote()
 	}
+	out.Note = joinNote(out.Note, is.m.srv.note())
 	if is.lostCuts.Load() {
 		out.Note = joinNote(out.Note, "the sampler fell behind the report intervals: some intervals' samples were counted in the next one")
 	}
@@ -315,8 +343,49 @@ func (a *activity) count(k waitKey, n int64) {
 	a.waits[k] += n
 }
 
-// snapshot is the server's counters at a moment.
+// snapshot is the server's counters at a moment: values are counters
+// (their deltas are reported), gauges levels (their mean over the
+// window's snapshots is).
 type snapshot struct {
 	at     time.Time
 	values map[string]float64
+	gauges map[string]float64
+}
+
+// gaugeMeans adds gauges' readings up, for their means.
+type gaugeMeans struct {
+	sum map[string]float64
+	n   map[string]int
+}
+
+func (g *gaugeMeans) add(vs map[string]float64) {
+	if len(vs) == 0 {
+		return
+	}
+	if g.sum == nil {
+		g.sum, g.n = map[string]float64{}, map[string]int{}
+	}
+	for k, v := range vs {
+		g.sum[k] += v
+		g.n[k]++
+	}
+}
+
+// server is one product's way of reading its sessions and counters, on
+// the monitoring connection.
+type server interface {
+	// check reads what the server has and the user may see, and prepares
+	// the queries; an error ends the sampling (a note says why).
+	check(ctx context.Context, c dialect.Conn) error
+	// sample adds one sample of the sessions to a.
+	sample(ctx context.Context, a *activity) error
+	// counters reads the counters.
+	counters(ctx context.Context, c dialect.Conn) (*snapshot, error)
+	// describe names what is read and the product.
+	describe() (source, product string)
+	// hiddenNote says why sessions were hidden (activity.hidden) and how
+	// to let them be seen; note what else is not read and how to let it
+	// be ("" for nothing).
+	hiddenNote() string
+	note() string
 }

@@ -25,6 +25,7 @@ type conn struct {
 	c    *sql.Conn
 	info dialect.ConnInfo
 	inTx bool
+	w    *dialect.ClientWaits // the database's, nil for a store's connection
 }
 
 var (
@@ -57,6 +58,8 @@ func timeText(args []any) []any {
 }
 
 func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	c.w.Enter()
+	defer c.w.Leave()
 	res, err := c.c.ExecContext(ctx, query, timeText(args)...)
 	if err != nil {
 		return 0, fail(ctx, err)
@@ -65,6 +68,8 @@ func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 }
 
 func (c *conn) QueryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	c.w.Enter()
+	defer c.w.Leave()
 	err := c.c.QueryRowContext(ctx, query, timeText(args)...).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return dialect.ErrNoRows
@@ -77,7 +82,7 @@ func (c *conn) Prepare(ctx context.Context, query string) (dialect.Stmt, error) 
 	if err != nil {
 		return nil, fail(ctx, err)
 	}
-	return &stmt{s: s}, nil
+	return &stmt{s: s, w: c.w}, nil
 }
 
 // Begin starts a deferred transaction: it reads from a snapshot and takes the
@@ -85,8 +90,21 @@ func (c *conn) Prepare(ctx context.Context, query string) (dialect.Stmt, error) 
 func (c *conn) Begin(ctx context.Context) error { return c.exec(ctx, "BEGIN", true) }
 
 // BeginWrite starts a transaction holding the write lock (BEGIN IMMEDIATE),
-// waiting up to busy_timeout for it.
-func (c *conn) BeginWrite(ctx context.Context) error { return c.exec(ctx, "BEGIN IMMEDIATE", true) }
+// waiting up to busy_timeout for it. The time it takes is counted as
+// waiting for the lock (dialect.ClientWaits): in WAL mode the write lock is
+// all BEGIN IMMEDIATE waits for, and taking a free one costs microseconds.
+func (c *conn) BeginWrite(ctx context.Context) error {
+	if c.w == nil {
+		return c.exec(ctx, "BEGIN IMMEDIATE", true)
+	}
+	c.w.Waiting.Add(1)
+	t0 := time.Now()
+	err := c.exec(ctx, "BEGIN IMMEDIATE", true)
+	c.w.WaitNs.Add(int64(time.Since(t0)))
+	c.w.Waits.Add(1)
+	c.w.Waiting.Add(-1)
+	return err
+}
 
 func (c *conn) Commit(ctx context.Context) error { return c.exec(ctx, "COMMIT", false) }
 
@@ -108,6 +126,8 @@ func (c *conn) Rollback(ctx context.Context) error {
 }
 
 func (c *conn) exec(ctx context.Context, q string, tx bool) error {
+	c.w.Enter()
+	defer c.w.Leave()
 	_, err := c.c.ExecContext(ctx, q)
 	if err == nil {
 		c.inTx = tx
@@ -202,11 +222,14 @@ func (c *conn) Close() error {
 // stmt is a statement prepared on one conn.
 type stmt struct {
 	s    *sql.Stmt
-	rows rows // the result of Query, reused
+	rows rows                 // the result of Query, reused
+	w    *dialect.ClientWaits // the conn's
 }
 
 func (s *stmt) Exec(ctx context.Context, args ...any) (int64, error) {
 	s.rows.end()
+	s.w.Enter()
+	defer s.w.Leave()
 	res, err := s.s.ExecContext(ctx, timeText(args)...)
 	if err != nil {
 		return 0, fail(ctx, err)
@@ -217,6 +240,8 @@ func (s *stmt) Exec(ctx context.Context, args ...any) (int64, error) {
 // Drain runs the query and counts its rows without scanning them.
 func (s *stmt) Drain(ctx context.Context, args ...any) (int, error) {
 	s.rows.end()
+	s.w.Enter()
+	defer s.w.Leave()
 	rows, err := s.s.QueryContext(ctx, timeText(args)...)
 	if err != nil {
 		return 0, fail(ctx, err)
@@ -236,11 +261,13 @@ func (s *stmt) Drain(ctx context.Context, args ...any) (int, error) {
 func (s *stmt) Query(ctx context.Context, args ...any) (dialect.Rows, error) {
 	r := &s.rows
 	r.end()
+	s.w.Enter()
 	sr, err := s.s.QueryContext(ctx, timeText(args)...)
 	if err != nil {
+		s.w.Leave()
 		return nil, fail(ctx, err)
 	}
-	r.r, r.ctx, r.cur, r.err = sr, ctx, false, nil
+	r.r, r.ctx, r.cur, r.err, r.w = sr, ctx, false, nil, s.w
 	return r, nil
 }
 
@@ -265,6 +292,7 @@ type rows struct {
 	ptrs []any // &vals[i], for sql.Rows.Scan
 	cur  bool  // a row Scan may read
 	err  error
+	w    *dialect.ClientWaits // left when the rows end
 }
 
 var _ dialect.Rows = (*rows)(nil)
@@ -295,6 +323,8 @@ func (r *rows) end() {
 		err = cerr
 	}
 	r.r = nil
+	r.w.Leave()
+	r.w = nil
 	if err != nil {
 		r.err = fail(r.ctx, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	msqlite "modernc.org/sqlite"
@@ -183,7 +184,34 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Location) (dialect.Conn, 
 	if _, err := os.Stat(filepath.Dir(c.path)); err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", c.path, err)
 	}
-	return connect(ctx, c.path, c.dsn)
+	cn, err := connect(ctx, c.path, c.dsn)
+	if err != nil {
+		return nil, err
+	}
+	cn.(*conn).w = clientWaits(c.path)
+	return cn, nil
+}
+
+var _ dialect.ClientWaiter = Dialect{}
+
+// waits are the ClientWaits of the databases connected to, by file path.
+var waits sync.Map
+
+func clientWaits(path string) *dialect.ClientWaits {
+	w, _ := waits.LoadOrStore(path, &dialect.ClientWaits{})
+	return w.(*dialect.ClientWaits)
+}
+
+// ClientWaits returns what the connections (Connect's, not a store's) to
+// t's file in this process are doing: in a call, waiting for the write
+// lock (BEGIN IMMEDIATE), and its time in all. Nil for a target the
+// dialect did not parse.
+func (Dialect) ClientWaits(t *dialect.Location) *dialect.ClientWaits {
+	c, err := targetConfig(t)
+	if err != nil {
+		return nil
+	}
+	return clientWaits(c.path)
 }
 
 // storePragmas are pragmas for a store's connection: other processes'

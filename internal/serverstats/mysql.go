@@ -1,0 +1,246 @@
+package serverstats
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+)
+
+var _ server = (*mysql)(nil)
+
+// mysql reads MySQL's and MariaDB's views of their sessions: the
+// run schema's foreground threads (performance_schema.threads when
+// performance_schema is on, else INFORMATION_SCHEMA.PROCESSLIST), each
+// joined with its InnoDB transaction (INFORMATION_SCHEMA.INNODB_TRX, whose
+// trx_state 'LOCK WAIT' is the one sign of a row lock wait both servers
+// give) and, when performance_schema collects them, its current wait event
+// (events_waits_current). See the package doc for why.
+type mysql struct {
+	product string // "MySQL" or "MariaDB"
+	user    string
+	// perf: performance_schema is on; waits: its events_waits_current
+	// consumer is too (the wait events are read).
+	perf, waits bool
+	// allowed: the user has PROCESS (sees other users' threads and
+	// INNODB_TRX); without it no session is sampled.
+	allowed  bool
+	activity dialect.Stmt
+	status   dialect.Stmt
+	standing string // what is not read, and how to let it be
+}
+
+// mysqlStatus are the SHOW GLOBAL STATUS counters read at each report
+// interval's end (deltas), and mysqlGauges those that are levels (their
+// mean over the readings).
+var (
+	mysqlStatus = []string{"Com_commit", "Com_rollback", "Innodb_row_lock_waits", "Innodb_row_lock_time",
+		"Innodb_log_waits", "Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests", "Innodb_data_fsyncs",
+		"Innodb_os_log_written", "Innodb_deadlocks", "Questions"}
+	mysqlGauges = []string{"Threads_running", "Innodb_row_lock_current_waits"}
+)
+
+// The threads' query, one row per thread and current wait event: the
+// thread's id, command, state, InnoDB transaction state and wait event
+// ("" each when there is none). A thread may have nested current waits:
+// sample keeps its innermost (the last, by EVENT_ID).
+const (
+	mysqlThreadsPS = "SELECT t.PROCESSLIST_ID, t.PROCESSLIST_COMMAND, COALESCE(t.PROCESSLIST_STATE, ''), COALESCE(x.trx_state, ''), %s" +
+		" FROM performance_schema.threads t" +
+		" LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = t.PROCESSLIST_ID%s" +
+		" WHERE t.TYPE = 'FOREGROUND' AND t.PROCESSLIST_DB = DATABASE() AND t.PROCESSLIST_ID <> CONNECTION_ID()" +
+		" ORDER BY 1%s"
+	mysqlWaitsJoin = " LEFT JOIN performance_schema.events_waits_current w ON w.THREAD_ID = t.THREAD_ID" +
+		" AND w.END_EVENT_ID IS NULL AND w.EVENT_NAME <> 'idle'"
+	mysqlThreadsPL = "SELECT p.ID, p.COMMAND, COALESCE(p.STATE, ''), COALESCE(x.trx_state, ''), ''" +
+		" FROM information_schema.PROCESSLIST p" +
+		" LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID" +
+		" WHERE p.DB = DATABASE() AND p.ID <> CONNECTION_ID() AND p.COMMAND NOT IN ('Daemon', 'Binlog Dump')" +
+		" ORDER BY 1"
+)
+
+func (m *mysql) describe() (source, product string) {
+	switch {
+	case m.perf && m.waits:
+		return "performance_schema", m.product
+	case m.perf:
+		return "performance_schema threads", m.product
+	}
+	return "processlist", m.product
+}
+
+func (m *mysql) hiddenNote() string { return "" }
+
+func (m *mysql) note() string { return m.standing }
+
+func (m *mysql) check(ctx context.Context, c dialect.Conn) error {
+	var version, host string
+	if err := c.QueryRow(ctx, "SELECT VERSION(), SUBSTRING_INDEX(CURRENT_USER(), '@', 1), SUBSTRING_INDEX(CURRENT_USER(), '@', -1)", nil, &version, &m.user, &host); err != nil {
+		return err
+	}
+	m.product = "MySQL"
+	if strings.Contains(strings.ToLower(version), "mariadb") {
+		m.product = "MariaDB"
+		_, _ = c.Exec(ctx, "SET SESSION max_statement_time = "+strings.TrimSuffix(statementTimeout, "s"))
+	} else {
+		_, _ = c.Exec(ctx, "SET SESSION max_execution_time = "+strings.TrimSuffix(statementTimeout, "s")+"000")
+	}
+	var ps string
+	if err := c.QueryRow(ctx, "SELECT @@performance_schema", nil, &ps); err == nil {
+		m.perf = ps == "1" || strings.EqualFold(ps, "ON")
+	}
+	if m.perf {
+		var on int64
+		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE NAME = 'events_waits_current' AND ENABLED = 'YES'", nil, &on); err != nil {
+			m.perf = false
+			m.standing = fmt.Sprintf("performance_schema is on but user %s may not read it (%v), so the process list is sampled instead: run GRANT SELECT ON performance_schema.* TO %s;", m.user, err, mysqlAccount(m.user, host))
+		} else {
+			m.waits = on == 1
+		}
+	}
+	switch {
+	case !m.perf && m.standing == "":
+		m.standing = "performance_schema is off: sessions are sampled from the process list (state and InnoDB lock waits, not wait events); to name wait events set performance_schema=ON in the server's configuration ([mysqld] section) and restart it"
+	case m.perf && !m.waits:
+		m.standing = "performance_schema's events_waits_current consumer is off: sessions are named by state and InnoDB lock waits, not wait events; to name them run UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'events_waits_current'; and UPDATE performance_schema.setup_instruments SET ENABLED = 'YES', TIMED = 'YES' WHERE NAME LIKE 'wait/%'; (or start the server with performance_schema_consumer_events_waits_current=ON and performance_schema_instrument='wait/%=ON')"
+	}
+	// PROCESS lets the user see other users' threads and INNODB_TRX.
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.INNODB_TRX", nil, &n); err == nil {
+		m.allowed = true
+	} else {
+		// The note on performance_schema would not apply: it replaces it.
+		m.standing = fmt.Sprintf("user %s may not see other users' threads or InnoDB's transactions (%v), so no session is sampled, only the status counters: run GRANT PROCESS ON *.* TO %s; as an administrator", m.user, err, mysqlAccount(m.user, host))
+	}
+	var err error
+	if m.allowed {
+		q := mysqlThreadsPL
+		if m.perf {
+			q = fmt.Sprintf(mysqlThreadsPS, "''", "", "")
+			if m.waits {
+				q = fmt.Sprintf(mysqlThreadsPS, "COALESCE(w.EVENT_NAME, '')", mysqlWaitsJoin, ", w.EVENT_ID")
+			}
+		}
+		if m.activity, err = c.Prepare(ctx, q); err != nil {
+			return err
+		}
+	}
+	names := append(append([]string(nil), mysqlStatus...), mysqlGauges...)
+	m.status, err = c.Prepare(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(names, "', '")+"')")
+	return err
+}
+
+// mysqlAccount is user@host as GRANT takes it.
+func mysqlAccount(user, host string) string {
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	return q(user) + "@" + q(host)
+}
+
+// mysqlThread is one sampled thread.
+type mysqlThread struct {
+	command, state, trx, event string
+}
+
+// sample adds one sample of the run schema's threads to a.
+func (m *mysql) sample(ctx context.Context, a *activity) error {
+	if m.activity == nil {
+		return nil // no PROCESS: nothing is sampled (the note says so)
+	}
+	rows, err := m.activity.Query(ctx)
+	if err != nil {
+		return err
+	}
+	a.samples++
+	var id, last int64 = 0, -1
+	var th mysqlThread
+	flush := func() {
+		if last >= 0 {
+			if k, ok := mysqlWait(th, m.waits); ok {
+				a.active++
+				a.count(k, 1)
+			}
+		}
+	}
+	for rows.Next() {
+		var t mysqlThread
+		if err := rows.Scan(&id, &t.command, &t.state, &t.trx, &t.event); err != nil {
+			rows.Close()
+			return err
+		}
+		if id != last {
+			flush()
+		}
+		th, last = t, id // rows are in EVENT_ID order: the last is the innermost wait
+	}
+	flush()
+	return rows.Close()
+}
+
+// mysqlWait names what a thread was doing, and whether it was active (a
+// thread between statements, command Sleep, is waiting for its client,
+// not active). waits: the wait events were read (event "" is then on CPU).
+// Row lock waits come from InnoDB's transaction state, as its wait event
+// (wait/io/table/sql/handler, the handler call it waits in) does not tell
+// them from the handler's work; a metadata or table lock from the
+// thread's state; then the wait event; without wait events, the state.
+func mysqlWait(t mysqlThread, waits bool) (waitKey, bool) {
+	if t.command == "Sleep" || t.command == "" {
+		return waitKey{}, false
+	}
+	state := strings.ToLower(t.state)
+	switch {
+	case t.trx == "LOCK WAIT":
+		return waitKey{typ: "Lock", event: "row"}, true
+	case strings.Contains(state, "metadata lock"):
+		return waitKey{typ: "Lock", event: "metadata"}, true
+	case strings.HasPrefix(state, "waiting for table") || strings.Contains(state, "table level lock"):
+		return waitKey{typ: "Lock", event: "table"}, true
+	case waits && t.event != "":
+		typ, event := splitInstrument(t.event)
+		return waitKey{typ: typ, event: event}, true
+	case waits:
+		return waitKey{typ: "CPU"}, true
+	case t.state == "":
+		return waitKey{typ: "State", event: t.command}, true
+	}
+	return waitKey{typ: "State", event: t.state}, true
+}
+
+// splitInstrument cuts a wait instrument's name after its class:
+// "wait/io/file/innodb/innodb_log_file" is type "wait/io/file", event
+// "innodb/innodb_log_file".
+func splitInstrument(name string) (typ, event string) {
+	parts := strings.SplitN(name, "/", 4)
+	if len(parts) < 4 {
+		return name, ""
+	}
+	return strings.Join(parts[:3], "/"), parts[3]
+}
+
+// counters reads the status counters; the gauges go to gauges.
+func (m *mysql) counters(ctx context.Context, _ dialect.Conn) (*snapshot, error) {
+	rows, err := m.status.Query(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &snapshot{at: time.Now(), values: map[string]float64{}, gauges: map[string]float64{}}
+	for rows.Next() {
+		var name string
+		var v float64
+		if err := rows.Scan(&name, &v); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		switch name {
+		case "Threads_running":
+			s.gauges["status."+name] = max(v-1, 0) // less the monitor's own thread, which runs this
+		case "Innodb_row_lock_current_waits":
+			s.gauges["status."+name] = v
+		default:
+			s.values["status."+name] = v
+		}
+	}
+	return s, rows.Close()
+}
