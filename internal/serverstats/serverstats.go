@@ -14,20 +14,15 @@ import (
 const DefaultInterval = 100 * time.Millisecond
 
 // statementTimeout bounds each query of the monitoring connection (the
-// server's statement_timeout); queryTimeout bounds it on the client's
-// side too, so that a network that stalls cannot hold the run's end (the
-// dialect then closes the connection, and the figures say it failed).
-const (
-	statementTimeout = "5s"
-	queryTimeout     = 6 * time.Second
-)
+// server's statement_timeout). A network that stalls is bounded at the
+// step's end instead (stopWait): a query's own context cannot be, as the
+// dialect ends a connection whose query's context is cancelled.
+const statementTimeout = "5s"
 
-// bounded runs q with a context of ctx bounded by queryTimeout.
-func bounded(ctx context.Context, q func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	return q(ctx)
-}
+// stopWait is how long Stop waits for a sampler busy on a query before it
+// cancels the monitor's context, which ends the connection (its figures
+// then say it failed), so that a stalled network cannot hold the run's end.
+const stopWait = 6 * time.Second
 
 // Target is one instance's database: its location and dialect (Loc nil:
 // not a database server, never sampled).
@@ -124,7 +119,7 @@ func (s *Sampler) monitor(ctx context.Context, i int) *monitor {
 	// given one context, cancelled as it closes, and bounded by the
 	// server's statement_timeout instead.
 	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	if err := bounded(m.ctx, func(ctx context.Context) error { return m.srv.check(ctx, c) }); err != nil {
+	if err := m.srv.check(m.ctx, c); err != nil {
 		m.fail(fmt.Sprintf("server figures not sampled: %v", err))
 	}
 	return m
@@ -189,7 +184,12 @@ func (s *Step) Stop() []*result.ServerStats {
 			continue
 		}
 		close(is.stop)
-		<-is.done
+		select {
+		case <-is.done:
+		case <-time.After(stopWait):
+			is.m.cancel() // ends the query it is stuck in
+			<-is.done
+		}
 		out[i] = is.out
 	}
 	return out
@@ -223,13 +223,7 @@ func (is *instStep) run(ctx context.Context) {
 	}
 	var cur, meas activity
 	var gauges gaugeMeans
-	counters := func() (snap *snapshot, err error) {
-		err = bounded(ctx, func(ctx context.Context) error {
-			snap, err = m.srv.counters(ctx, m.c)
-			return err
-		})
-		return snap, err
-	}
+	counters := func() (*snapshot, error) { return m.srv.counters(ctx, m.c) }
 	prev, err := counters()
 	if err != nil {
 		m.fail(fmt.Sprintf("server figures not sampled: reading the counters: %v", err))
@@ -259,7 +253,7 @@ func (is *instStep) run(ctx context.Context) {
 	for err == nil {
 		select {
 		case <-tick.C:
-			err = bounded(ctx, func(ctx context.Context) error { return m.srv.sample(ctx, &cur) })
+			err = m.srv.sample(ctx, &cur)
 		case ph := <-is.cuts:
 			err = cut(ph)
 		case <-is.stop:
