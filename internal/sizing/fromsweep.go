@@ -123,6 +123,27 @@ func targetRate(r TargetRate, sw *analysis.Result, name string) (float64, string
 // is taken out of the curve's CPU too, so that both speak of the database
 // alone.
 func ResponseCurve(sw *analysis.Result, client float64) []CurvePoint {
+	return curveOf(sw, func(st result.SweepStep) (float64, bool) {
+		if st.Host == nil || st.Host.CPUs < 1 {
+			return 0, false
+		}
+		return st.Host.CPU.Busy() - 100*client*st.Throughput/float64(st.Host.CPUs), true
+	})
+}
+
+// serverBusy is a step's database server's own CPU in percent of the
+// host's CPUs (false: not measured).
+func serverBusy(st result.SweepStep) (float64, bool) {
+	used, ok := st.Host.ServerUsedCPUs()
+	if !ok || st.Host.CPUs < 1 {
+		return 0, false
+	}
+	return 100 * used / float64(st.Host.CPUs), true
+}
+
+// curveOf is ResponseCurve with each step's CPU busy (percent of the
+// host's CPUs) from busy.
+func curveOf(sw *analysis.Result, busy func(result.SweepStep) (float64, bool)) []CurvePoint {
 	last := len(sw.Steps) - 1
 	if k, ok := analysis.PrimaryKnee(sw); ok {
 		last = min(last, k.Index)
@@ -130,15 +151,12 @@ func ResponseCurve(sw *analysis.Result, client float64) []CurvePoint {
 	var curve []CurvePoint
 	prev := -1.0
 	for _, st := range sw.Steps[:last+1] {
-		if st.Host == nil || st.Host.CPUs < 1 {
+		b, ok := busy(st)
+		if !ok || b <= prev {
 			break
 		}
-		busy := st.Host.CPU.Busy() - 100*client*st.Throughput/float64(st.Host.CPUs)
-		if busy <= prev {
-			break
-		}
-		prev = busy
-		curve = append(curve, CurvePoint{BusyPct: busy, AvgMs: st.AvgMs, P99Ms: st.P99Ms})
+		prev = b
+		curve = append(curve, CurvePoint{BusyPct: b, AvgMs: st.AvgMs, P99Ms: st.P99Ms})
 	}
 	return curve
 }
