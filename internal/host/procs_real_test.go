@@ -9,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/rightsize/rightsize/internal/dialect/postgres"
 	"github.com/rightsize/rightsize/internal/testenv"
 )
 
@@ -50,16 +49,20 @@ func TestServerCPUOfSharedPostgres(t *testing.T) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := pgx.Connect(ctx, dsn)
+	d := postgres.Dialect{}
+	target, err := d.ParseTarget(dsn, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := d.Connect(ctx, target)
 	if err != nil {
 		testenv.ServerUnavailable(t, "the shared PostgreSQL: %v", err)
 	}
-	var n int64
-	if err := c.QueryRow(ctx, "SELECT count(*) FROM generate_series(1, 3000000)").Scan(&n); err != nil {
+	var backend, n int64
+	if err := c.QueryRow(ctx, "SELECT pg_backend_pid(), count(*) FROM generate_series(1, 3000000)", nil, &backend, &n); err != nil {
 		t.Fatal(err)
 	}
-	backend := c.PgConn().PID()
-	c.Close(ctx)
+	c.Close()
 	for i := 0; i < 100; i++ { // until the backend has exited and been reaped
 		if _, err := os.Stat(fmt.Sprintf("/proc/%d", backend)); os.IsNotExist(err) {
 			break

@@ -43,6 +43,14 @@ var changeFor = map[string]string{
 		"sweep again with --server-stats on to have the database say which",
 }
 
+// IdleBusyPct is the host CPU busy (user + system, percent) under which,
+// without the server's own view, the host's figures alone say that a knee
+// where the database ran on this host was not CPU's. It is lower than
+// analysis.NotCPUBusyPct, which backs the server's word: the host's figures
+// alone do not say what the database waited on, and a generator on the same
+// host, or a few busy CPUs, make a busier host ambiguous.
+const IdleBusyPct = 50
+
 // kneeNotCPU says whether rate (events per second, all instances) is past
 // a knee of sw that CPU did not cause, and the refusal if so (nil when it
 // is not: no knee, a CPU-bound one, or a rate within it).
@@ -63,7 +71,7 @@ func kneeNotCPU(sw *analysis.Result, rate float64) *KneeNotCPU {
 			return nil
 		}
 		k.Class = v.Class
-	case b != nil && b.HostIsServer && (b.Limit == analysis.Elsewhere || b.Limit == analysis.StorageBound) && b.BusyPct < analysis.NotCPUBusyPct:
+	case b != nil && b.HostIsServer && (b.Limit == analysis.Elsewhere || b.Limit == analysis.StorageBound) && b.BusyPct < IdleBusyPct:
 		// Without the server's view, the host's: the database ran here and
 		// its CPUs were not busy at the limit.
 		if b.Limit == analysis.StorageBound {
@@ -85,7 +93,7 @@ func kneeNotCPU(sw *analysis.Result, rate float64) *KneeNotCPU {
 // sentence is the refusal in one sentence, for the plan's headline
 // (Sizing.Limit).
 func (k *KneeNotCPU) sentence() string {
-	why := fmt.Sprintf("the host's CPUs were %.0f%% busy there and the database ran on it", k.BusyPct)
+	why := fmt.Sprintf("the database ran on this host and its CPUs were only %.0f%% busy there", k.BusyPct)
 	if k.Class != "" && k.BusyPct > 0 {
 		why = fmt.Sprintf("the database's sessions mostly waited on %s there while the host's CPUs were %.0f%% busy", k.Class, k.BusyPct)
 	} else if k.Class != "" {
