@@ -60,3 +60,32 @@ func ServiceDemand(ls []Load, cpus int, cpuTargetPct float64) (Demand, error) {
 		Point{X: ls[at].X, Label: ls[at].Label}.Name(), cpuTargetPct, ls[at].BusyPct, ls[at].P99Ms, ls[0].P99Ms, 1000*d.CoreSecondsPerEvent, d.EventsPerCore)}
 	return d, nil
 }
+
+// ServerCPUDemand is the database server's own CPU per event, in
+// core-seconds: its processes' CPU on this host (result.Host.ServerCPU,
+// summed over the servers) fit against throughput through the origin, as
+// ServiceDemand fits the host's, over the steps the methods read; and how
+// many steps it read. ok is false unless every one of those steps (two at
+// least) measured it, so that it is never a mix of the server's CPU and
+// the host's.
+func ServerCPUDemand(r *Result) (coreSecondsPerEvent float64, steps int, ok bool) {
+	var sxy, sxx float64
+	for _, i := range r.Used() {
+		st := r.Steps[i]
+		used, ok := st.Host.ServerUsedCPUs()
+		if !ok {
+			return 0, 0, false
+		}
+		sxy += st.Throughput * used
+		sxx += st.Throughput * st.Throughput
+		steps++
+	}
+	if steps < 2 || !(sxx > 0) {
+		return 0, 0, false
+	}
+	d := sxy / sxx
+	if !(d > 0) || math.IsInf(d, 0) {
+		return 0, 0, false
+	}
+	return d, steps, true
+}

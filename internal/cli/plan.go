@@ -48,8 +48,15 @@ hypervisor gives one VM), mem and --mem at most 1 PiB; a host file at most
 refused (exit 2) with the most this host carries; one beyond this host's
 cores gets a VM that fails, and the reason says why in one sentence.
 
-Exit status 1 when a VM fails a rule (or the what-if finds the host
-oversubscribed), so scripts can gate on it.`
+A sweep that measured the database server's own processes' CPU (its
+server on this host) is sized from that CPU; a target rate past a knee that
+CPU did not cause (the database's sessions waited on locks, the log or I/O
+while the CPUs were not busy) gets no VM, and the plan says what would have
+to change instead.
+
+Exit status 1 when a VM fails a rule, when no VM carries the target rate
+past such a knee, or when the what-if finds the host oversubscribed, so
+scripts can gate on it.`
 
 // planOptions are plan's flags.
 type planOptions struct {

@@ -378,3 +378,35 @@ func TestResponseCurveEndsAtTheChosenKnee(t *testing.T) {
 		t.Errorf("curve of %d points, want %d (up to the knee at %s): %+v", len(curve), k.Index+1, r.Steps[k.Index].Label, curve)
 	}
 }
+
+// plan --from a lock-bound sweep (the database's sessions on row locks,
+// the host's CPUs 40 % busy) at a rate past its knee gives no VM and exits
+// 1, naming the class and what would have to change.
+func TestPlanRefusesAKneeCPUDidNotCause(t *testing.T) {
+	host := func(busy float64) *result.Host {
+		return &result.Host{CPUs: 4, CPU: result.CPUPct{User: busy * 0.7, System: busy * 0.3, Idle: 100 - busy}}
+	}
+	locks := func(pct int64) *result.ServerStats {
+		return &result.ServerStats{Source: "pg_stat_activity", IntervalMs: 100, Samples: 100, Active: 800,
+			Waits: []result.Wait{{Type: "Lock", Event: "transactionid", Samples: 8 * pct}, {Type: "CPU", Samples: 8 * (100 - pct)}}}
+	}
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: "L", Workload: "oltp_update_index", Axis: "threads", HostIsServer: true, Steps: []result.SweepStep{
+		{Label: "threads 1", X: 1, Throughput: 900, AvgMs: 1.1, P99Ms: 2, Host: host(15), ServerStats: locks(10)},
+		{Label: "threads 2", X: 2, Throughput: 1750, AvgMs: 1.1, P99Ms: 2.2, Host: host(28), ServerStats: locks(30)},
+		{Label: "threads 4", X: 4, Throughput: 2813, AvgMs: 1.4, P99Ms: 3, Host: host(40), ServerStats: locks(62)},
+		{Label: "threads 8", X: 8, Throughput: 2790, AvgMs: 2.9, P99Ms: 9, Host: host(41), ServerStats: locks(80)},
+	}}
+	path := filepath.Join(t.TempDir(), "locks.json")
+	b, _ := json.Marshal(sw)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := run(t, context.Background(), "plan", "--host", "../topology/testdata/seed-host.yaml", "--from", path, "--target-rate", "5000")
+	if o.code != ExitFailure || !strings.Contains(o.stdout, "right-size: no VM: 5000/s is past a knee CPU did not cause (row/table locks): FAIL") ||
+		!strings.Contains(o.stdout, "hot rows") || strings.Contains(o.stdout, "PASS") {
+		t.Errorf("5000/s past a lock-bound knee at 2813/s: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if o := run(t, context.Background(), "plan", "--host", "../topology/testdata/seed-host.yaml", "--from", path, "--target-rate", "2000"); o.code != 0 {
+		t.Errorf("2000/s, within the knee: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}

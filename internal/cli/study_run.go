@@ -58,7 +58,11 @@ func studyVM(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
 	if err := writeOutput(path, b.Bytes()); err != nil { // atomic: a full disk leaves the old plan whole
 		return "", runError{fmt.Errorf("study: plan: %w", err)}
 	}
-	fmt.Fprintf(env.Stdout, "plan: %s for %s at %s %% CPU on this machine's topology\n", plural(sizing.VCPU, "vCPU"), p.TargetRate, cpu)
+	if sizing.NotCPU != nil {
+		fmt.Fprintf(env.Stdout, "plan: no VM for %s: %s\n", p.TargetRate, sizing.Limit)
+	} else {
+		fmt.Fprintf(env.Stdout, "plan: %s for %s at %s %% CPU on this machine's topology\n", plural(sizing.VCPU, "vCPU"), p.TargetRate, cpu)
+	}
 	for _, r := range sizing.Reasons {
 		fmt.Fprintf(env.Stdout, "  %s\n", r)
 	}

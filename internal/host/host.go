@@ -1,8 +1,10 @@
 // Package host samples the load generator's host from /proc (through
 // prometheus/procfs): CPU by kind (user, system, iowait, steal, idle) for the
-// host and each CPU, the run queue, context switches, disk activity, memory
-// and the kernel's CPU and I/O pressure stall information. A Sampler returns what happened since its previous sample; the
-// arithmetic on two snapshots is pure (delta) and tested on fixtures.
+// host and each CPU, the run queue, context switches, disk activity, memory,
+// the kernel's CPU and I/O pressure stall information, and the CPU of the
+// database server's own processes when it runs here (WatchServer). A
+// Sampler returns what happened since its previous sample; the arithmetic
+// on two snapshots is pure (delta, treeCPU) and tested on fixtures.
 package host
 
 import (
@@ -32,7 +34,8 @@ type snapshot struct {
 	// "full"; hasPSI is false where the kernel has no /proc/pressure.
 	psi    [2][2]uint64
 	hasPSI bool
-	cg     []cgSnap // by Sampler.cgroups
+	cg     []cgSnap   // by Sampler.cgroups
+	srv    []treeSnap // by Sampler.servers
 }
 
 // psiResources are the /proc/pressure files read, in snapshot.psi's order.
@@ -44,6 +47,7 @@ type Sampler struct {
 	fs      procfs.FS
 	bfs     blockdevice.FS
 	cgroups []Cgroup
+	servers []Server
 	last    snapshot
 }
 
@@ -94,6 +98,7 @@ func (s *Sampler) read() (snapshot, error) {
 	for _, c := range s.cgroups {
 		snap.cg = append(snap.cg, readCgroup(c))
 	}
+	snap.srv = s.readServers()
 	return snap, nil
 }
 
@@ -158,6 +163,11 @@ func (s *Sampler) Sample(secs float64) (*result.Host, error) {
 	for i, c := range s.cgroups {
 		if g, ok := cgroupDelta(c, s.last.cg[i], cur.cg[i], secs); ok {
 			h.Cgroups = append(h.Cgroups, g)
+		}
+	}
+	for i, srv := range s.servers {
+		if c, ok := treeDelta(srv, s.last.srv[i], cur.srv[i], secs); ok {
+			h.ServerCPU = append(h.ServerCPU, c)
 		}
 	}
 	s.last = cur

@@ -18,10 +18,14 @@ var forwarder = map[string]bool{"docker-proxy": true, "rootlessport": true, "roo
 // watchedCgroups are the cgroups whose CPU the host sampler reads:
 // rightsize's own, and the database's (--db-cgroup, else that of each
 // server on this host the targets name, found from the process listening
-// at its address; an embedded database's is rightsize's). What cannot be
-// found is said once on stderr, and the run goes on without it.
-func watchedCgroups(env *Env, p *runplan.Plan) []host.Cgroup {
+// at its address; an embedded database's is rightsize's); and the servers
+// whose own processes' CPU it reads (each server on this host the targets
+// name, found the same way, --db-cgroup or not; not an embedded one, whose
+// CPU is rightsize's). What cannot be found is said once on stderr, and
+// the run goes on without it.
+func watchedCgroups(env *Env, p *runplan.Plan) ([]host.Cgroup, []host.Server) {
 	var out []host.Cgroup
+	var servers []host.Server
 	warn := func(what string, err error) {
 		fmt.Fprintf(env.Stderr, "rightsize: %s: %v\n", what, err)
 	}
@@ -36,10 +40,10 @@ func watchedCgroups(env *Env, p *runplan.Plan) []host.Cgroup {
 		c, err := host.CgroupAt(env.ProcRoot, p.DBCgroup)
 		if err != nil {
 			warn("--db-cgroup", err)
-			return out
+		} else {
+			c.Role = "database"
+			out = append(out, c)
 		}
-		c.Role = "database"
-		return append(out, c)
 	}
 	seen := map[[2]string]bool{}
 	for _, t := range p.Targets {
@@ -53,7 +57,7 @@ func watchedCgroups(env *Env, p *runplan.Plan) []host.Cgroup {
 		}
 		seen[[2]string{network, address}] = true
 		if network == "embedded" {
-			if ownErr == nil {
+			if ownErr == nil && p.DBCgroup == "" {
 				db := own
 				db.Role = "database"
 				out = append(out, db)
@@ -65,11 +69,15 @@ func watchedCgroups(env *Env, p *runplan.Plan) []host.Cgroup {
 			continue // nothing listens: connecting will say so
 		}
 		if lerr != nil {
-			warn("the database's cgroup", lerr)
+			warn("the database's cgroup and CPU", lerr)
 			continue
 		}
 		if forwarder[comm] {
-			warn("the database's cgroup", fmt.Errorf("%s %s is served by %s (PID %d), a port forwarder, not the database: give the database's own with --db-cgroup", network, address, comm, pid))
+			warn("the database's cgroup and CPU", fmt.Errorf("%s %s is served by %s (PID %d), a port forwarder, not the database: give the database's own cgroup with --db-cgroup", network, address, comm, pid))
+			continue
+		}
+		servers = append(servers, host.Server{Name: fmt.Sprintf("%s (PID %d)", comm, pid), Address: network + " " + address, PID: pid})
+		if p.DBCgroup != "" {
 			continue
 		}
 		c, cerr := host.CgroupOf(env.ProcRoot, pid)
@@ -80,5 +88,5 @@ func watchedCgroups(env *Env, p *runplan.Plan) []host.Cgroup {
 		c.Role, c.Server = "database", fmt.Sprintf("%s (PID %d)", comm, pid)
 		out = append(out, c)
 	}
-	return out
+	return out, servers
 }

@@ -136,15 +136,23 @@ func cpuModel(env *Env) string {
 }
 
 // hostSampler samples the host's /proc for each interval, with the cgroups
-// of rightsize and of the database (nil when there is no /proc to read).
+// of rightsize and of the database and the database server's own
+// processes when it runs on this host (nil when there is no /proc to
+// read).
 func hostSampler(env *Env, p *runplan.Plan) func(secs float64) *result.Host {
 	if env.ProcRoot == "" {
 		return nil
 	}
-	s, err := host.NewSampler(env.ProcRoot, watchedCgroups(env, p)...)
+	cgroups, servers := watchedCgroups(env, p)
+	s, err := host.NewSampler(env.ProcRoot, cgroups...)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "rightsize: host metrics not available: %v\n", err)
 		return nil
+	}
+	for _, srv := range servers {
+		if err := s.WatchServer(srv); err != nil {
+			fmt.Fprintf(env.Stderr, "rightsize: the database's CPU: %v\n", err)
+		}
 	}
 	return func(secs float64) *result.Host {
 		h, err := s.Sample(secs)

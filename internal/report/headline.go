@@ -230,7 +230,9 @@ func planHeadline(p *sizing.Report) []string {
 		}
 		return fmt.Sprintf("%s: %s%s, %s: %s.", what, name, count(v.VM.VCPU, "vCPU"), layout, strings.ToUpper(v.Worst().String()))
 	}
-	if s := p.Sizing; s != nil {
+	if s := p.Sizing; s != nil && s.NotCPU != nil {
+		out = append(out, "Planned VM: none: FAIL. "+s.Limit) // Limit: why no vCPU count is the answer
+	} else if s != nil {
 		out = append(out, strings.TrimSpace(vm(s.Plan, "Planned VM")+" "+s.Limit)) // Limit: why it fails here
 	}
 	for _, v := range p.VMs {

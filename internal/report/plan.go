@@ -45,7 +45,17 @@ func Plan(w io.Writer, r *sizing.Report, f Format) error {
 	for _, p := range r.VMs {
 		vmPlan(ew, p, md)
 	}
-	if s := r.Sizing; s != nil {
+	if s := r.Sizing; s != nil && s.NotCPU != nil {
+		// No VM: the target is past a knee CPU did not cause.
+		what := "the host's CPUs were not busy"
+		if s.NotCPU.Class != "" {
+			what = s.NotCPU.Class
+		}
+		heading(ew, md, fmt.Sprintf("right-size: no VM: %.4g/s is past a knee CPU did not cause (%s): FAIL", s.NotCPU.Rate, what))
+		for _, reason := range s.Reasons {
+			ew.printf("%s%s\n", bullet(md), reason)
+		}
+	} else if s != nil {
 		heading(ew, md, fmt.Sprintf("right-size: %d vCPUs", s.VCPU))
 		for _, reason := range s.Reasons {
 			ew.printf("%s%s\n", bullet(md), reason)

@@ -28,6 +28,11 @@ type Host struct {
 	// Cgroups are the control groups rightsize and the database run in,
 	// each once (absent where none was found or readable).
 	Cgroups []Cgroup `json:"cgroups,omitempty"`
+	// ServerCPU is the CPU of each database server's own processes when it
+	// runs on this host (absent otherwise, or where its process could not
+	// be found): what the database used, apart from the load generator and
+	// every other process.
+	ServerCPU []ServerCPU `json:"server_cpu,omitempty"`
 	// Hypervisor is the VM's host's own view of the window, imported from
 	// it (rightsize import esxtop) and aligned by time; absent otherwise.
 	Hypervisor *Hypervisor `json:"hypervisor,omitempty"`
@@ -90,6 +95,41 @@ type Cgroup struct {
 	ThrottledMsPerS float64 `json:"throttled_ms_per_s"`
 }
 
+// ServerCPU is one database server's own CPU over an interval, from
+// /proc: the process listening at the target's address (PostgreSQL's
+// postmaster, mariadbd, mysqld) and every process descended from it
+// (PostgreSQL's backends, one per connection, and its background
+// processes), summed each sample: each live process's user + system time
+// and the time of the children it has reaped, so that a backend that
+// exited between two samples still counts. Approximations: a process
+// reaped by a parent outside the tree is lost, and a server restarted in
+// the window (a new process under the address) gives no figure.
+type ServerCPU struct {
+	// Server names the process ("postgres (PID 2243)"), Address where it
+	// listens ("tcp 127.0.0.1:5432").
+	Server  string `json:"server"`
+	Address string `json:"address,omitempty"`
+	// UsedCPUs is the CPU time of the tree per second of wall time (user +
+	// system, summed over its processes: up to the host's CPUs).
+	UsedCPUs float64 `json:"used_cpus"`
+	// Processes is how many processes the tree had at the interval's end
+	// (in a mean, the mean over the intervals).
+	Processes float64 `json:"processes"`
+}
+
+// ServerUsedCPUs is the CPU the database servers' own processes used per
+// second (summed over ServerCPU), and whether any was measured.
+func (h *Host) ServerUsedCPUs() (float64, bool) {
+	if h == nil || len(h.ServerCPU) == 0 {
+		return 0, false
+	}
+	var sum float64
+	for _, s := range h.ServerCPU {
+		sum += s.UsedCPUs
+	}
+	return sum, true
+}
+
 // Pressure is the share of wall time in the interval, in percent, in which
 // some task (Some), or every non-idle task at once (Full), was stalled
 // waiting for a CPU or for I/O (/proc/pressure/cpu and io). CPU pressure
@@ -143,12 +183,14 @@ func MeanHost(hs []*Host) *Host {
 	var pr Pressure
 	var np float64
 	var cgs cgroupMean
+	var srv serverMean
 	for _, h := range hs {
 		if h == nil {
 			continue
 		}
 		n++
 		cgs.add(h.Cgroups)
+		srv.add(h.ServerCPU)
 		if p := h.Pressure; p != nil {
 			np++
 			pr.CPUSomePct += p.CPUSomePct
@@ -202,6 +244,7 @@ func MeanHost(hs []*Host) *Host {
 		out.Pressure = &Pressure{CPUSomePct: pr.CPUSomePct / np, CPUFullPct: pr.CPUFullPct / np, IOSomePct: pr.IOSomePct / np, IOFullPct: pr.IOFullPct / np}
 	}
 	out.Cgroups = cgs.mean()
+	out.ServerCPU = srv.mean()
 	for _, name := range order {
 		d := disks[name]
 		d.ReadIOPS, d.WriteIOPS, d.ReadMBps, d.WriteMBps, d.UtilPct = d.ReadIOPS/n, d.WriteIOPS/n, d.ReadMBps/n, d.WriteMBps/n, d.UtilPct/n
@@ -248,6 +291,41 @@ func (m *cgroupMean) mean() []Cgroup {
 	}
 	if len(out) == 0 {
 		return nil
+	}
+	return out
+}
+
+// serverMean sums servers' CPU by server, in the order first seen.
+type serverMean struct {
+	sums  []ServerCPU
+	count []float64
+}
+
+func (m *serverMean) add(cs []ServerCPU) {
+	for _, c := range cs {
+		i := slices.IndexFunc(m.sums, func(s ServerCPU) bool { return s.Server == c.Server && s.Address == c.Address })
+		if i < 0 {
+			m.sums = append(m.sums, ServerCPU{Server: c.Server, Address: c.Address})
+			m.count = append(m.count, 0)
+			i = len(m.sums) - 1
+		}
+		m.count[i]++
+		m.sums[i].UsedCPUs += c.UsedCPUs
+		m.sums[i].Processes += c.Processes
+	}
+}
+
+// mean is each server's mean over the intervals that measured it (nil:
+// none did).
+func (m *serverMean) mean() []ServerCPU {
+	if len(m.sums) == 0 {
+		return nil
+	}
+	out := make([]ServerCPU, len(m.sums))
+	for i, s := range m.sums {
+		s.UsedCPUs /= m.count[i]
+		s.Processes /= m.count[i]
+		out[i] = s
 	}
 	return out
 }

@@ -382,6 +382,38 @@ func TestMeanHost(t *testing.T) {
 	}
 }
 
+// TestMeanHostServerCPU: each server's CPU is its mean over the intervals
+// that measured it, every field kept.
+func TestMeanHostServerCPU(t *testing.T) {
+	pg := func(used, procs float64) result.ServerCPU {
+		return result.ServerCPU{Server: "postgres (PID 2243)", Address: "tcp 127.0.0.1:5432", UsedCPUs: used, Processes: procs}
+	}
+	a := &result.Host{CPUs: 2, ServerCPU: []result.ServerCPU{pg(0.5, 8)}}
+	b := &result.Host{CPUs: 2}
+	c := &result.Host{CPUs: 2, ServerCPU: []result.ServerCPU{pg(1.5, 10), {Server: "mariadbd (PID 3842)", UsedCPUs: 0.25, Processes: 1}}}
+	m := result.MeanHost([]*result.Host{a, b, c})
+	if len(m.ServerCPU) != 2 || m.ServerCPU[0] != pg(1, 9) || m.ServerCPU[1].UsedCPUs != 0.25 {
+		t.Fatalf("server CPU %+v, want postgres's mean over the 2 intervals that had it, then mariadbd's", m.ServerCPU)
+	}
+	if used, ok := m.ServerUsedCPUs(); !ok || used != 1.25 {
+		t.Errorf("ServerUsedCPUs = %v, %v; want 1.25 (both servers)", used, ok)
+	}
+	if _, ok := b.ServerUsedCPUs(); ok || result.MeanHost([]*result.Host{b}).ServerCPU != nil {
+		t.Error("a host without server CPU should have none")
+	}
+	j, err := json.Marshal(pg(1, 9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]any
+	if err := json.Unmarshal(j, &keys); err != nil {
+		t.Fatal(err)
+	}
+	if n := reflect.TypeFor[result.ServerCPU]().NumField(); len(keys) != n {
+		t.Errorf("server_cpu JSON has %d keys, ServerCPU has %d fields", len(keys), n)
+	}
+}
+
 func TestFairnessOf(t *testing.T) {
 	if result.FairnessOf([]float64{100}) != nil {
 		t.Error("one instance has no fairness")

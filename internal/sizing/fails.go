@@ -1,7 +1,9 @@
 package sizing
 
 // Fails reports whether a VM of the plan breaks a rule, or the right-sized
-// VM does, or the consolidation what-if finds the host oversubscribed:
+// VM does, or there is none because the target rate is past a knee CPU did
+// not cause (Sizing.NotCPU), or the consolidation what-if finds the host
+// oversubscribed:
 // rightsize plan exits 1 then, so that scripts can gate on it.
 func (r *Report) Fails() bool {
 	for _, p := range r.VMs {
@@ -9,7 +11,7 @@ func (r *Report) Fails() bool {
 			return true
 		}
 	}
-	if r.Sizing != nil && r.Sizing.Plan.Worst() == Fail {
+	if r.Sizing != nil && (r.Sizing.Plan.Worst() == Fail || r.Sizing.NotCPU != nil) {
 		return true
 	}
 	if r.Consolidation != nil {

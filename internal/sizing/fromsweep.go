@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
@@ -35,17 +36,22 @@ type FromSweep struct {
 }
 
 // SizeFromSweep right-sizes a VM from a sweep's measured service demand
-// (analysed at the CPU target), without the load generator's own CPU when
-// it ran on the database's host, and with the sweep's response-time curve
-// up to its knee. A sweep with no demand is ErrNoDemand; a rate no VM
-// carries is ErrNoVMFits; other errors are the target rate's.
+// (analysed at the CPU target): the database server's own processes' CPU
+// per event when the sweep measured it on every step it reads
+// (analysis.ServerCPUDemand), else the host's without the load
+// generator's own CPU when it ran on the database's host (every other
+// process on the host is then billed to the database, and the reasons say
+// so); and with the sweep's response-time curve up to its knee. A target
+// rate past a knee that CPU did not cause gets no VM: Sizing.NotCPU says
+// why and what would have to change (Report.Fails). A sweep with no demand
+// is ErrNoDemand; a rate no VM carries is ErrNoVMFits; other errors are
+// the target rate's.
 func SizeFromSweep(in FromSweep) (Sizing, error) {
 	sw := analysis.Analyze(in.Sweep, analysis.Options{SLOMs: in.Sweep.SLOMs, CPUTargetPct: in.CPUTargetPct})
 	if sw.Demand == nil {
 		return Sizing{}, fmt.Errorf("%s: %w: %s", in.Name, ErrNoDemand, sw.DemandError)
 	}
 	req := SizeRequest{Host: in.Host, CoreSecondsPerEvent: sw.Demand.CoreSecondsPerEvent, CPUTargetPct: in.CPUTargetPct, Memory: in.Memory, Event: "event"}
-	pre, client := clientShare(sw, &req)
 	var err error
 	if req.Rate, req.RateText, err = targetRate(in.Rate, sw, in.Name); err != nil {
 		return Sizing{}, err
@@ -53,7 +59,19 @@ func SizeFromSweep(in FromSweep) (Sizing, error) {
 	if sw.BaselineRate > 0 { // 1x, of all the instances, as targetRate counts it
 		req.Baseline = sw.BaselineRate * float64(max(sw.Steps[0].Instances, 1))
 	}
-	req.Curve = ResponseCurve(sw, client)
+	var pre []string
+	if d, n, ok := analysis.ServerCPUDemand(sw); ok {
+		pre = append(pre, serverShare(sw, d, n, req.CoreSecondsPerEvent))
+		req.CoreSecondsPerEvent = d
+		req.Curve = curveOf(sw, serverBusy)
+	} else {
+		var client float64
+		pre, client = clientShare(sw, &req)
+		if sw.HostIsServer && !sw.Embedded {
+			pre = append(pre, "the sweep did not measure the database server's own processes (found from the process listening at the target's address on this host), so its demand is the host's CPU and bills every other process on the host to the database")
+		}
+		req.Curve = ResponseCurve(sw, client)
+	}
 	s, err := RightSize(req)
 	if errors.Is(err, ErrNoVMFits) {
 		return s, fmt.Errorf("target-rate %s: %w", in.Rate.Text, err)
@@ -65,7 +83,28 @@ func SizeFromSweep(in FromSweep) (Sizing, error) {
 		pre = append([]string{knee}, pre...)
 	}
 	s.Reasons = append(pre, s.Reasons...)
+	if k := kneeNotCPU(sw, req.Rate); k != nil {
+		k.CPUOnlyVCPU = s.VCPU
+		s.Limit = k.sentence()
+		s.Reasons = append(s.Reasons, s.Limit, fmt.Sprintf("were CPU the only limit, %d vCPUs would carry it; what would have to change is %s", s.VCPU, k.Change))
+		s.VCPU, s.UtilisationPct, s.HostsNeeded, s.ResponseMs, s.ResponseBasis = 0, 0, 0, 0, ""
+		s.Plan = VMCheck{}
+		s.NotCPU = k
+	}
 	return s, nil
+}
+
+// serverShare is the reason a demand taken from the server's own
+// processes gives: over how many steps, beside the host's.
+func serverShare(sw *analysis.Result, server float64, steps int, hostDemand float64) string {
+	var names []string
+	if st := sw.Steps[sw.Used()[0]]; st.Host != nil {
+		for _, c := range st.Host.ServerCPU {
+			names = append(names, c.Server)
+		}
+	}
+	return fmt.Sprintf("sized from the database server's own CPU: its processes on this host (%s and every process it started, from /proc) used %.3g ms of CPU per event over %d steps; the host as a whole used %.3g ms, the rest being the load generator's and other processes'",
+		strings.Join(names, ", "), 1000*server, steps, 1000*hostDemand)
 }
 
 // clientShare takes the load generator's own CPU per event out of the
@@ -123,6 +162,27 @@ func targetRate(r TargetRate, sw *analysis.Result, name string) (float64, string
 // is taken out of the curve's CPU too, so that both speak of the database
 // alone.
 func ResponseCurve(sw *analysis.Result, client float64) []CurvePoint {
+	return curveOf(sw, func(st result.SweepStep) (float64, bool) {
+		if st.Host == nil || st.Host.CPUs < 1 {
+			return 0, false
+		}
+		return st.Host.CPU.Busy() - 100*client*st.Throughput/float64(st.Host.CPUs), true
+	})
+}
+
+// serverBusy is a step's database server's own CPU in percent of the
+// host's CPUs (false: not measured).
+func serverBusy(st result.SweepStep) (float64, bool) {
+	used, ok := st.Host.ServerUsedCPUs()
+	if !ok || st.Host.CPUs < 1 {
+		return 0, false
+	}
+	return 100 * used / float64(st.Host.CPUs), true
+}
+
+// curveOf is ResponseCurve with each step's CPU busy (percent of the
+// host's CPUs) from busy.
+func curveOf(sw *analysis.Result, busy func(result.SweepStep) (float64, bool)) []CurvePoint {
 	last := len(sw.Steps) - 1
 	if k, ok := analysis.PrimaryKnee(sw); ok {
 		last = min(last, k.Index)
@@ -130,15 +190,12 @@ func ResponseCurve(sw *analysis.Result, client float64) []CurvePoint {
 	var curve []CurvePoint
 	prev := -1.0
 	for _, st := range sw.Steps[:last+1] {
-		if st.Host == nil || st.Host.CPUs < 1 {
+		b, ok := busy(st)
+		if !ok || b <= prev {
 			break
 		}
-		busy := st.Host.CPU.Busy() - 100*client*st.Throughput/float64(st.Host.CPUs)
-		if busy <= prev {
-			break
-		}
-		prev = busy
-		curve = append(curve, CurvePoint{BusyPct: busy, AvgMs: st.AvgMs, P99Ms: st.P99Ms})
+		prev = b
+		curve = append(curve, CurvePoint{BusyPct: b, AvgMs: st.AvgMs, P99Ms: st.P99Ms})
 	}
 	return curve
 }

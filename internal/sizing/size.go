@@ -49,6 +49,10 @@ type Sizing struct {
 	// host, when it does ("No VM on this host carries 3x ..."), for the
 	// headline; "" when it passes.
 	Limit string `json:"limit,omitempty"`
+	// NotCPU is set when the target rate is past a sweep's knee that CPU
+	// did not cause: then there is no VM (VCPU 0, Plan empty), Limit says
+	// why and the plan fails (Report.Fails).
+	NotCPU *KneeNotCPU `json:"not_cpu,omitempty"`
 }
 
 // MaxVCPU is the most vCPUs the planner gives one VM: 4096, KVM's limit on
