@@ -57,9 +57,11 @@ func TestReportInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("count the charts: %v", err)
 	}
-	// 2 sweep charts (3 where the kernel has CPU pressure to set beside the
-	// guest's CPU), then a timeline and a percentile chart per step.
-	want := 2 + 2*4
+	// 3 sweep charts (response time, the database's waits: SQLite's lock
+	// waits counted by the client, and throughput; 4 where the kernel has
+	// CPU pressure to set beside the guest's CPU), then a timeline and a
+	// percentile chart per step.
+	want := 3 + 2*4
 	if _, err := os.Stat("/proc/pressure/cpu"); err == nil {
 		want++
 	}
