@@ -67,7 +67,7 @@ func mysqlChecks(t *testing.T, r *result.Run, stdout string) *result.ServerStats
 func TestServerStatsMariaDBHotRowsAreRowLocks(t *testing.T) {
 	srv := testenv.PrivateMariaDB(t, "--performance-schema=ON",
 		"--performance-schema-consumer-events-waits-current=ON", "--performance-schema-instrument=wait/%=ON")
-	r, stdout := serverRunAt(t, srv.AdminURL(srv.FreshDB(t)), hotRowsFile(t, 2), "--threads", "8", "--warmup", "2s", "--time", "6s")
+	r, stdout := serverRunAt(t, srv.AdminURL(srv.FreshDB(t)), hotRowsFile(t, 2), "--threads", "8", "--warmup", "2s", "--time", "6s", "--server-stats", "on")
 	s := mysqlChecks(t, r, stdout)
 	if s.Source != "performance_schema" || s.Note != "" {
 		t.Errorf("source %q, note %q; want performance_schema, no note", s.Source, s.Note)
@@ -87,7 +87,7 @@ func TestServerStatsMariaDBHotRowsAreRowLocks(t *testing.T) {
 // list and InnoDB's transactions still name the row locks, the status
 // counters count them, and a note says how to turn performance_schema on.
 func TestServerStatsMariaDBWithoutPerformanceSchema(t *testing.T) {
-	r, stdout := serverRunAt(t, testenv.MySQLURL(t), hotRowsFile(t, 2), "--threads", "8", "--warmup", "2s", "--time", "6s")
+	r, stdout := serverRunAt(t, testenv.MySQLURL(t), hotRowsFile(t, 2), "--threads", "8", "--warmup", "2s", "--time", "6s", "--server-stats", "on")
 	s := mysqlChecks(t, r, stdout)
 	if s.Source != "processlist" && s.Source != "performance_schema threads" {
 		t.Errorf("source %q, want processlist (the shared server runs without performance_schema)", s.Source)
@@ -141,7 +141,7 @@ func TestServerStatsMariaDBWithoutProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := run(t, ctx, "run", hotRowsFile(t, 10), "--target", url, "--out", out, "--no-history", "--prepare", "always",
-		"--threads", "2", "--warmup", "1s", "--time", "2s")
+		"--threads", "2", "--warmup", "1s", "--time", "2s", "--server-stats", "on")
 	if o.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
@@ -155,5 +155,22 @@ func TestServerStatsMariaDBWithoutProcess(t *testing.T) {
 	}
 	if s.Counters["status.Com_commit"] <= 0 {
 		t.Errorf("counters %v: want the status counters read", s.Counters)
+	}
+}
+
+// By default a MySQL/MariaDB server's sessions are not sampled, only its
+// status counters, and a note says how to ask for them.
+func TestServerStatsMariaDBSessionsOnlyWhenAsked(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := run(t, ctx, "run", hotRowsFile(t, 10), "--target", testenv.MySQLURL(t), "--out", out, "--no-history", "--prepare", "always",
+		"--threads", "2", "--warmup", "1s", "--time", "2s")
+	if o.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	s := mustReadResult(t, out).ServerStats
+	if s == nil || s.Samples != 0 || s.Counters["status.Com_commit"] <= 0 || !strings.Contains(s.Note, "give --server-stats on (or an interval) to sample them") {
+		t.Errorf("default figures %+v: want the counters only, and the note", s)
 	}
 }

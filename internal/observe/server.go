@@ -27,6 +27,6 @@ func serverSampler(p *runplan.Plan) (func(ctx context.Context, n int) session.Se
 			ts[i].Loc, ts[i].D = l.Located()
 		}
 	}
-	s := serverstats.New(ts, p.ServerStats)
+	s := serverstats.New(ts, p.ServerStats, serverstats.Options{MySQLSessions: p.ServerSessions})
 	return func(ctx context.Context, n int) session.ServerStep { return s.Start(ctx, n) }, s
 }

@@ -63,7 +63,10 @@ type Plan struct {
 	// ServerStats is how often the database servers' sessions are sampled
 	// (--server-stats; 0: not at all).
 	ServerStats time.Duration
-	Label       string
+	// ServerSessions: --server-stats was given, which samples the sessions
+	// of MySQL/MariaDB servers too (serverstats.Options.MySQLSessions).
+	ServerSessions bool
+	Label          string
 	// Config is --config, the configuration under test ("": the session
 	// takes the label, else the target's host).
 	Config string
@@ -210,7 +213,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		getenv = func(string) string { return "" }
 	}
 	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Force: c.Force, Out: Output{Path: c.Out, Workload: w.Meta().Name},
-		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, ServerStats: c.ServerStats, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, CPUTarget: c.CPUTarget}
+		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, ServerStats: c.ServerStats, ServerSessions: c.Changed("server-stats") && c.ServerStats > 0, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, CPUTarget: c.CPUTarget}
 	rate := c.Rate.First()
 	multiples := rate.IsMultiple()
 	if p.Sweep {

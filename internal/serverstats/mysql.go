@@ -19,8 +19,10 @@ var _ server = (*mysql)(nil)
 // give) and, when performance_schema collects them, its current wait event
 // (events_waits_current). See the package doc for why.
 type mysql struct {
-	product string // "MySQL" or "MariaDB"
-	user    string
+	// noSessions: only the status counters are read (Options.MySQLSessions).
+	noSessions bool
+	product    string // "MySQL" or "MariaDB"
+	user       string
 	// perf: performance_schema is on; waits: its events_waits_current
 	// consumer is too (the wait events are read).
 	perf, waits bool
@@ -113,6 +115,10 @@ func (m *mysql) check(ctx context.Context, c dialect.Conn) error {
 	} else {
 		// The note on performance_schema would not apply: it replaces it.
 		m.standing = fmt.Sprintf("user %s may not see other users' threads or InnoDB's transactions (%v), so no session is sampled, only the status counters: run GRANT PROCESS ON *.* TO %s; as an administrator", m.user, err, mysqlAccount(m.user, host))
+	}
+	if m.allowed && m.noSessions {
+		m.allowed = false
+		m.standing = "sessions are not sampled by default on MySQL/MariaDB, only the status counters: reading InnoDB's transactions every interval can hold up its lock waits in a lock storm; give --server-stats on (or an interval) to sample them"
 	}
 	var err error
 	if m.allowed {
