@@ -84,8 +84,12 @@ func ServerViewOf(steps []result.SweepStep, i int, b *Bottleneck) *ServerView {
 	case WaitLocks, WaitInternal, WaitCommit, WaitDataIO:
 		// Few sessions on CPU, or the host's CPUs not busy: CPU is not
 		// what they lacked. A host CPU-bound all the same spent its CPU
-		// elsewhere (the load generator, other processes): HostBusy.
-		if v.pct(WaitCPU) < 100-2*DominantWaitPct || b != nil && b.HostIsServer && b.BusyPct < NotCPUBusyPct {
+		// elsewhere (the load generator, other processes): HostBusy. That
+		// holds of a server's own view only: an embedded database's waits
+		// counted by its client (SQLite's write lock, Source "client")
+		// queue behind a writer that runs on the same busy CPUs.
+		few := v.pct(WaitCPU) < 100-2*DominantWaitPct && s.Source != "client"
+		if few || b != nil && b.HostIsServer && b.BusyPct < NotCPUBusyPct {
 			v.Check = CheckNotCPU
 			v.HostBusy = b != nil && b.HostIsServer && b.Limit == CPUBound
 		}

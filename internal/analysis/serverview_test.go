@@ -56,6 +56,16 @@ func TestServerViewOf(t *testing.T) {
 	if v := ServerViewOf([]result.SweepStep{{ServerStats: commit}}, 0, busy); !v.HostBusy {
 		t.Errorf("log waits on a CPU-bound host: HostBusy not set: %+v", v)
 	}
+	// An embedded database's lock waits counted by its client, on a
+	// CPU-bound host: its writer runs on those CPUs, so no claim.
+	sqlite := server(result.Wait{Type: "Lock", Event: "database", Samples: 88}, result.Wait{Type: "CPU", Samples: 12})
+	sqlite.Source = "client"
+	if v := ServerViewOf([]result.SweepStep{{ServerStats: sqlite}}, 0, busy); v.Class != WaitLocks || v.Check != "" {
+		t.Errorf("SQLite's lock waits on a busy host: %+v, want no cross-check", v)
+	}
+	if v := ServerViewOf([]result.SweepStep{{ServerStats: sqlite}}, 0, idle); v.Check != CheckNotCPU {
+		t.Errorf("SQLite's lock waits with idle CPUs: %+v, want not CPU", v)
+	}
 	if v := ServerViewOf([]result.SweepStep{{Label: "a"}}, 0, idle); v != nil {
 		t.Errorf("no server figures: %+v", v)
 	}
