@@ -198,3 +198,49 @@ func TestServerStatsSlowClientIsClient(t *testing.T) {
 		t.Errorf("server view %+v, want the client cross-check", v)
 	}
 }
+
+// The statements that took the server's time: with pg_stat_statements
+// loaded and installed in the run's database, the hot rows' UPDATE (its
+// lock waits are execution time) is named first, counted once per event,
+// and the monitor's own queries are not among them. Installed but not
+// loaded, a note says how to load it and the run goes on.
+func TestServerStatsTopStatementsPostgres(t *testing.T) {
+	srv := testenv.PrivatePostgres(t, "shared_preload_libraries=pg_stat_statements")
+	db := srv.FreshDB(t)
+	srv.Exec(t, db, "CREATE EXTENSION pg_stat_statements")
+	file := filepath.Join(t.TempDir(), "hotrows.yaml")
+	if err := os.WriteFile(file, []byte(hotRows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, stdout := serverRunAt(t, srv.AdminURL(db), file, "--threads", "8", "--warmup", "2s", "--time", "5s")
+	st := r.ServerStats.Statements
+	t.Logf("statements %+v\n%s", st, stdout)
+	if len(st) < 2 || !strings.HasPrefix(st[0].Text, "UPDATE hot SET n = n + $") {
+		t.Fatalf("statements %+v, want the UPDATE first, normalized", st)
+	}
+	if st[0].Share < 0.5 || st[0].TimeMs <= 0 {
+		t.Errorf("UPDATE share %.2f, time %.1f ms; want most of the server's time", st[0].Share, st[0].TimeMs)
+	}
+	if n := float64(r.Summary.Count); st[0].Calls < 0.9*n || st[0].Calls > 1.2*n {
+		t.Errorf("UPDATE calls %.0f in the window, the run counted %.0f events", st[0].Calls, n)
+	}
+	for _, s := range st {
+		if strings.Contains(s.Text, "pg_stat") {
+			t.Errorf("the monitor's own query %q is among the statements", s.Text)
+		}
+	}
+	if r.ServerStats.Note != "" {
+		t.Errorf("note %q", r.ServerStats.Note)
+	}
+	if !strings.Contains(stdout, "UPDATE hot SET") {
+		t.Errorf("the run's output does not name the top statement:\n%s", stdout)
+	}
+
+	plain := testenv.PrivatePostgres(t)
+	db = plain.FreshDB(t)
+	plain.Exec(t, db, "CREATE EXTENSION pg_stat_statements")
+	r, _ = serverRunAt(t, plain.AdminURL(db), "oltp_point_select", "--tables", "1", "--table-size", "100", "--threads", "1", "--warmup", "0s", "--time", "2s")
+	if s := r.ServerStats; len(s.Statements) != 0 || !strings.Contains(s.Note, "shared_preload_libraries") {
+		t.Errorf("not loaded: statements %+v, note %q; want none and how to load it", s.Statements, s.Note)
+	}
+}

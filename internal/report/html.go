@@ -54,8 +54,10 @@ func HTML(w io.Writer, d Doc) error {
 		if t, ok := typeSteps(sw); ok {
 			v.Types = tableViews([]table{t})
 		}
-		if t, ok := waitSteps(sw); ok {
-			v.Waits = tableViews([]table{t})
+		for _, mk := range []func(*analysis.Result) (table, bool){waitSteps, statementSteps} {
+			if t, ok := mk(sw); ok {
+				v.Waits = append(v.Waits, tableViews([]table{t})...)
+			}
 		}
 		svg, err = ashChart(sw)
 		if err := add("What the database waited on, by step", "stacked bars: the database's average active sessions by wait class (sampled from the server itself); lines: the host's CPU", svg, err); err != nil {

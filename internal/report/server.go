@@ -14,12 +14,19 @@ import (
 func serverLines(ew *errWriter, r *result.Run) {
 	if r.ServerStats != nil {
 		ew.printf("%s\n", ServerLine("server", r.ServerStats))
-		return
-	}
-	for _, in := range r.Instances {
-		if in.ServerStats != nil {
-			ew.printf("%s\n", ServerLine(fmt.Sprintf("server #%d", in.Index+1), in.ServerStats))
+	} else {
+		for _, in := range r.Instances {
+			if in.ServerStats != nil {
+				ew.printf("%s\n", ServerLine(fmt.Sprintf("server #%d", in.Index+1), in.ServerStats))
+			}
 		}
+	}
+	if r.Host != nil && len(r.Host.ServerCPU) > 0 {
+		var ps []string
+		for _, p := range r.Host.ServerCPU {
+			ps = append(ps, fmt.Sprintf("%s %.2f CPUs (%s processes)", p.Server, p.UsedCPUs, number(p.Processes, 0)))
+		}
+		ew.printf("server processes on this host (their own CPU, from /proc): %s\n", strings.Join(ps, ", "))
 	}
 }
 
@@ -56,10 +63,43 @@ func ServerLine(who string, s *result.ServerStats) string {
 	if c := serverCounters(s); c != "" {
 		b.WriteString("; " + c)
 	}
+	if st := statementsLine(s); st != "" {
+		b.WriteString("\n  statements by server time: " + st)
+	}
 	if s.Note != "" {
 		b.WriteString("\n  note: " + s.Note)
 	}
 	return b.String()
+}
+
+// topStatementsShown is how many statements a server line names, and
+// statementShown how much of each one's text.
+const (
+	topStatementsShown = 3
+	statementShown     = 60
+)
+
+// statementsLine words the statements that took the most of the server's
+// time: "71% UPDATE hot SET n = n + $1 WHERE id = $2 (1,203/s, 3.1 ms
+// each), ..."; "" when the server did not count them.
+func statementsLine(s *result.ServerStats) string {
+	var out []string
+	for _, st := range s.Statements[:min(len(s.Statements), topStatementsShown)] {
+		w := fmt.Sprintf("%.0f%% %s", 100*st.Share, shortStatement(st.Text, statementShown))
+		if s.DurationS > 0 {
+			w += " (" + Grouped(st.Calls/s.DurationS) + "/s, " + number(st.MeanMs(), 2) + " ms each)"
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, "; ")
+}
+
+// shortStatement cuts a statement's text to n characters.
+func shortStatement(text string, n int) string {
+	if r := []rune(text); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return text
 }
 
 // serverCounters words a server's counters: commits and rollbacks per
@@ -114,6 +154,12 @@ func mysqlCounters(s *result.ServerStats) []string {
 	}
 	if v, ok := s.Counters["status.Threads_running"]; ok {
 		out = append(out, "threads running "+number(v, 1))
+	}
+	if v, ok := s.Rate("innodb_metrics.lock_timeouts"); ok && v > 0 {
+		out = append(out, "lock wait timeouts "+Num(v)+"/s")
+	}
+	if v, ok := s.Counters["innodb_metrics.trx_rseg_history_len"]; ok {
+		out = append(out, "undo history "+Grouped(v))
 	}
 	// SQLite's, counted by the client: the write lock taken and the time
 	// waited for it.

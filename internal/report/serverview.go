@@ -71,8 +71,9 @@ func ServerSentence(v *analysis.ServerView, at string) string {
 }
 
 // waitSteps is a sweep's server figures by step: the average active
-// sessions, those of each wait class some step has, and the top wait;
-// false when no step has server figures.
+// sessions, those of each wait class some step has, the top wait, and
+// beside them the server's commits per second and its processes' CPU
+// where some step has them; false when no step has server figures.
 func waitSteps(sw *analysis.Result) (table, bool) {
 	var classes []string
 	for _, c := range analysis.WaitClasses {
@@ -86,35 +87,86 @@ func waitSteps(sw *analysis.Result) (table, bool) {
 	if !slices.ContainsFunc(sw.Steps, func(st result.SweepStep) bool { return st.ServerStats != nil }) {
 		return table{}, false
 	}
+	commits := slices.ContainsFunc(sw.Steps, func(st result.SweepStep) bool { _, ok := serverCommits(st.ServerStats); return ok })
+	cpu := slices.ContainsFunc(sw.Steps, func(st result.SweepStep) bool { _, ok := st.Host.ServerUsedCPUs(); return ok })
 	t := table{title: "what the database's sessions did, by step (average active sessions)", head: append([]string{"step", "active"}, classes...)}
 	t.head = append(t.head, "top wait")
+	if commits {
+		t.head = append(t.head, "commits/s")
+	}
+	if cpu {
+		t.head = append(t.head, "server CPUs")
+	}
 	for i, st := range sw.Steps {
 		row := []string{stepName(sw, i)}
 		s := st.ServerStats
 		if s == nil {
-			row = append(row, "-")
-			for range classes {
+			for range len(classes) + 2 {
 				row = append(row, "-")
 			}
-			t.rows = append(t.rows, append(row, "-"))
-			continue
+		} else {
+			row = append(row, fmt.Sprintf("%.2f", s.AvgActive()))
+			shares := analysis.WaitClassesOf(s)
+			for _, c := range classes {
+				cell := "0"
+				if j := slices.IndexFunc(shares, func(w analysis.WaitShare) bool { return w.Name == c }); j >= 0 {
+					cell = fmt.Sprintf("%.2f", shares[j].AvgActive)
+				}
+				row = append(row, cell)
+			}
+			top := "-"
+			if w := analysis.TopWaits(s, 1); len(w) > 0 {
+				top = fmt.Sprintf("%s %.0f%%", waitName(w[0].Name), w[0].Pct)
+			}
+			row = append(row, top)
 		}
-		row = append(row, fmt.Sprintf("%.2f", s.AvgActive()))
-		shares := analysis.WaitClassesOf(s)
-		for _, c := range classes {
-			cell := "0"
-			if j := slices.IndexFunc(shares, func(w analysis.WaitShare) bool { return w.Name == c }); j >= 0 {
-				cell = fmt.Sprintf("%.2f", shares[j].AvgActive)
+		if commits {
+			cell := "-"
+			if v, ok := serverCommits(s); ok {
+				cell = Grouped(v)
 			}
 			row = append(row, cell)
 		}
-		top := "-"
-		if w := analysis.TopWaits(s, 1); len(w) > 0 {
-			top = fmt.Sprintf("%s %.0f%%", waitName(w[0].Name), w[0].Pct)
+		if cpu {
+			cell := "-"
+			if v, ok := st.Host.ServerUsedCPUs(); ok {
+				cell = fmt.Sprintf("%.2f", v)
+			}
+			row = append(row, cell)
 		}
-		t.rows = append(t.rows, append(row, top))
+		t.rows = append(t.rows, row)
 	}
 	return t, true
+}
+
+// serverCommits is the server's commits per second (PostgreSQL's
+// xact_commit, MySQL's and MariaDB's Com_commit), and whether it counted them.
+func serverCommits(s *result.ServerStats) (float64, bool) {
+	if v, ok := s.Rate("pg_stat_database.xact_commit"); ok {
+		return v, true
+	}
+	return s.Rate("status.Com_commit")
+}
+
+// statementSteps is a sweep's statements that took the most of the
+// database's time, by step (the first topStatementsShown of each); false
+// when no step has them.
+func statementSteps(sw *analysis.Result) (table, bool) {
+	t := table{title: "statements that took the most of the database's time, by step", head: []string{"step", "share", "calls/s", "mean ms", "statement"}}
+	for i, st := range sw.Steps {
+		s := st.ServerStats
+		if s == nil {
+			continue
+		}
+		for _, x := range s.Statements[:min(len(s.Statements), topStatementsShown)] {
+			rate := "-"
+			if s.DurationS > 0 {
+				rate = Grouped(x.Calls / s.DurationS)
+			}
+			t.rows = append(t.rows, []string{stepName(sw, i), fmt.Sprintf("%.0f%%", 100*x.Share), rate, number(x.MeanMs(), 3), shortStatement(x.Text, 80)})
+		}
+	}
+	return t, len(t.rows) > 0
 }
 
 // serverCells are the steps CSV's columns of the database's own view,

@@ -69,3 +69,46 @@ func TestSweepShowsTheServersWaits(t *testing.T) {
 		t.Errorf("CSV:\n%s", b.String())
 	}
 }
+
+// Beside the waits, a sweep's steps show the server's commits per second
+// and its processes' CPU, and the statements that took most of its time;
+// a run's text names them too.
+func TestSweepShowsTheServersStatementsAndCPU(t *testing.T) {
+	st := &result.ServerStats{Source: "pg_stat_activity", Samples: 100, Active: 120, Waits: []result.Wait{{Type: "CPU", Samples: 120}},
+		DurationS: 10, Counters: map[string]float64{"pg_stat_database.xact_commit": 12000},
+		Statements: []result.Statement{{Text: "UPDATE hot SET n = n + $1 WHERE id = $2", Calls: 12000, TimeMs: 6000, Share: 0.75},
+			{Text: "SELECT n FROM hot WHERE id = $1", Calls: 12000, TimeMs: 2000, Share: 0.25}}}
+	host := &result.Host{CPUs: 2, CPU: result.CPUPct{User: 30}, ServerCPU: []result.ServerCPU{{Server: "postgres (PID 7)", UsedCPUs: 1.25, Processes: 9}}}
+	sw := &result.Sweep{ID: "s", Workload: "w", Axis: "threads", HostIsServer: true, Steps: []result.SweepStep{
+		{Label: "threads 1", X: 1, Throughput: 100, ServerStats: st, Host: host},
+		{Label: "threads 8", X: 8, Throughput: 120, Host: &result.Host{CPUs: 2}},
+	}}
+	a := analysis.Analyze(sw, analysis.OptionsOf(sw))
+	var b bytes.Buffer
+	if err := SweepDocument(&b, Doc{Sweep: a}, Text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"top wait  commits/s  server CPUs", "on CPU 100%      1,200         1.25",
+		"statements that took the most of the database's time, by step:", "threads 1    75%    1,200    0.500  UPDATE hot SET n = n + $1 WHERE id = $2"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := HTML(&b, Doc{Sweep: a}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Statements that took the most of the database&#39;s time, by step") {
+		t.Errorf("HTML lacks the statements' table")
+	}
+	b.Reset()
+	r := &result.Run{Workload: "w", Event: "transaction", ServerStats: st, Host: host}
+	ew := &errWriter{w: &b}
+	serverLines(ew, r)
+	for _, want := range []string{"statements by server time: 75% UPDATE hot SET n = n + $1 WHERE id = $2 (1,200/s, 0.50 ms each); 25% SELECT",
+		"server processes on this host (their own CPU, from /proc): postgres (PID 7) 1.25 CPUs (9 processes)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("run lacks %q:\n%s", want, b.String())
+		}
+	}
+}

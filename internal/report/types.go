@@ -214,8 +214,8 @@ func stepName(sw *analysis.Result, i int) string {
 }
 
 // SweepTypes writes a sweep's transaction types by step (typeSteps) and
-// its server's waits by step (waitSteps) as text or Markdown; nothing
-// for a sweep with neither.
+// its server's waits and top statements by step (waitSteps,
+// statementSteps) as text or Markdown; nothing for a sweep with none.
 func SweepTypes(w io.Writer, sw *analysis.Result, f Format) error {
 	ew := &errWriter{w: w}
 	sweepTypes(ew, sw, f)
@@ -223,7 +223,7 @@ func SweepTypes(w io.Writer, sw *analysis.Result, f Format) error {
 }
 
 func sweepTypes(w *errWriter, sw *analysis.Result, f Format) {
-	for _, mk := range []func(*analysis.Result) (table, bool){typeSteps, waitSteps} {
+	for _, mk := range []func(*analysis.Result) (table, bool){typeSteps, waitSteps, statementSteps} {
 		if t, ok := mk(sw); ok {
 			sweepTable(w, t, f)
 		}

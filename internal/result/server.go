@@ -45,10 +45,18 @@ type ServerStats struct {
 	// readings at the window's report-interval ends, not a delta.
 	DurationS float64            `json:"duration_s,omitempty"`
 	Counters  map[string]float64 `json:"counters,omitempty"`
+	// Statements are the statements that took the most of the server's
+	// time in the window, most first (at most TopStatements), when the
+	// server counts them per statement (pg_stat_statements installed;
+	// performance_schema's statement digests on).
+	Statements []Statement `json:"statements,omitempty"`
 	// Note says what could not be read, and how to let it be (a grant, a
 	// setting); absent when everything was read.
 	Note string `json:"note,omitempty"`
 }
+
+// TopStatements is how many statements a server's figures keep.
+const TopStatements = 5
 
 // Wait is one wait event's active session samples.
 type Wait struct {
@@ -102,4 +110,25 @@ func SortWaits(ws []Wait) {
 		}
 		return cmp.Compare(a.Name(), b.Name())
 	})
+}
+
+// Statement is one normalized statement's share of the server's time in
+// the measured window (PostgreSQL's pg_stat_statements, MySQL's and
+// MariaDB's statement digests): its calls, the time the server spent
+// executing it and the rows it returned or changed, all deltas over the
+// window, and Share, its part of every statement's time there (0..1).
+type Statement struct {
+	Text   string  `json:"text"`
+	Calls  float64 `json:"calls"`
+	TimeMs float64 `json:"time_ms"`
+	Rows   float64 `json:"rows"`
+	Share  float64 `json:"share"`
+}
+
+// MeanMs is the statement's mean execution time (0 without calls).
+func (s Statement) MeanMs() float64 {
+	if s.Calls <= 0 {
+		return 0
+	}
+	return s.TimeMs / s.Calls
 }

@@ -54,3 +54,7 @@ func (c *client) counters(context.Context, dialect.Conn) (*snapshot, error) {
 		"client.lock_wait_ms": float64(c.w.WaitNs.Load()) / 1e6,
 	}}, nil
 }
+
+func (c *client) statements(context.Context, dialect.Conn) (stmtSnapshot, error) { return nil, nil }
+
+func (c *client) missedStatements(map[string]float64, stmtSnapshot, stmtSnapshot) string { return "" }

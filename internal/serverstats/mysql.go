@@ -3,9 +3,11 @@ package serverstats
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/capture"
 	"github.com/rightsize/rightsize/internal/dialect"
 )
 
@@ -31,8 +33,31 @@ type mysql struct {
 	allowed  bool
 	activity dialect.Stmt
 	status   dialect.Stmt
+	// metrics reads InnoDB's metrics that SHOW GLOBAL STATUS lacks, those
+	// the server has enabled (information_schema.INNODB_METRICS; nil when
+	// it may not be read).
+	metrics dialect.Stmt
+	// digests reads the statement digests when performance_schema
+	// collects them (nil otherwise).
+	digests  dialect.Stmt
 	standing string // what is not read, and how to let it be
 }
+
+// mysqlDigestsSQL reads performance_schema's statement digests of the run's
+// schema (time in picoseconds, made milliseconds), leaving out the
+// monitor's own queries (of performance_schema, information_schema and
+// SHOW), and the prepared statements of the schema's threads (executed by
+// the binary protocol, which the digests do not count on MariaDB), added
+// up by their text over the threads.
+const mysqlDigestsSQL = "SELECT COALESCE(DIGEST, ''), COALESCE(DIGEST_TEXT, ''), COUNT_STAR, SUM_TIMER_WAIT / 1e9, SUM_ROWS_SENT + SUM_ROWS_AFFECTED" +
+	" FROM performance_schema.events_statements_summary_by_digest" +
+	" WHERE SCHEMA_NAME = DATABASE() AND DIGEST_TEXT NOT LIKE '%performance\\_schema%'" +
+	" AND DIGEST_TEXT NOT LIKE '%information\\_schema%' AND DIGEST_TEXT NOT LIKE 'SHOW %'" +
+	" UNION ALL SELECT CONCAT('prepared:', p.SQL_TEXT), p.SQL_TEXT, CAST(SUM(p.COUNT_EXECUTE) AS SIGNED), SUM(p.SUM_TIMER_EXECUTE) / 1e9," +
+	" CAST(SUM(p.SUM_ROWS_SENT + p.SUM_ROWS_AFFECTED) AS SIGNED)" +
+	" FROM performance_schema.prepared_statements_instances p" +
+	" JOIN performance_schema.threads t ON t.THREAD_ID = p.OWNER_THREAD_ID" +
+	" WHERE t.PROCESSLIST_DB = DATABASE() AND t.PROCESSLIST_ID <> CONNECTION_ID() GROUP BY p.SQL_TEXT"
 
 // mysqlStatus are the SHOW GLOBAL STATUS counters read at each report
 // interval's end (deltas), and mysqlGauges those that are levels (their
@@ -40,8 +65,13 @@ type mysql struct {
 var (
 	mysqlStatus = []string{"Com_commit", "Com_rollback", "Innodb_row_lock_waits", "Innodb_row_lock_time",
 		"Innodb_log_waits", "Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests", "Innodb_data_fsyncs",
-		"Innodb_os_log_written", "Innodb_deadlocks", "Questions"}
+		"Innodb_os_log_written", "Innodb_deadlocks", "Questions", "Com_stmt_execute"}
 	mysqlGauges = []string{"Threads_running", "Innodb_row_lock_current_waits"}
+	// mysqlMetrics are the InnoDB metrics read where enabled: lock wait
+	// timeouts (a counter) and the undo history not yet purged (a gauge:
+	// its length grows when purge falls behind the writes).
+	mysqlMetrics       = []string{"lock_timeouts", "trx_rseg_history_len"}
+	mysqlMetricsGauges = []string{"trx_rseg_history_len"}
 )
 
 // The threads' query, one row per thread and current wait event: the
@@ -131,6 +161,27 @@ func (m *mysql) check(ctx context.Context, c dialect.Conn) error {
 		}
 		if m.activity, err = c.Prepare(ctx, q); err != nil {
 			return err
+		}
+	}
+	if m.perf {
+		var on int64
+		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE NAME = 'statements_digest' AND ENABLED = 'YES'", nil, &on); err == nil && on == 1 {
+			if m.digests, err = c.Prepare(ctx, mysqlDigestsSQL); err != nil {
+				return err
+			}
+		}
+	}
+	// Enabled is the column ENABLED (1) on MariaDB, STATUS ('enabled') on
+	// MySQL.
+	enabled := "STATUS = 'enabled'"
+	if m.product == "MariaDB" {
+		enabled = "ENABLED = 1"
+	}
+	q := "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE " + enabled + " AND NAME IN ('" + strings.Join(mysqlMetrics, "', '") + "')"
+	if st, err := c.Prepare(ctx, q); err == nil {
+		m.metrics = st
+		if _, err := m.readMetrics(ctx, &snapshot{values: map[string]float64{}, gauges: map[string]float64{}}); err != nil {
+			m.metrics = nil // not readable: only the status counters
 		}
 	}
 	names := append(append([]string(nil), mysqlStatus...), mysqlGauges...)
@@ -248,5 +299,65 @@ func (m *mysql) counters(ctx context.Context, _ dialect.Conn) (*snapshot, error)
 			s.values["status."+name] = v
 		}
 	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	return m.readMetrics(ctx, s)
+}
+
+// readMetrics adds the InnoDB metrics read (mysqlMetrics) to s, as
+// "innodb_metrics.<name>".
+func (m *mysql) readMetrics(ctx context.Context, s *snapshot) (*snapshot, error) {
+	if m.metrics == nil {
+		return s, nil
+	}
+	rows, err := m.metrics.Query(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var name string
+		var v float64
+		if err := rows.Scan(&name, &v); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if slices.Contains(mysqlMetricsGauges, name) {
+			s.gauges["innodb_metrics."+name] = v
+		} else {
+			s.values["innodb_metrics."+name] = v
+		}
+	}
 	return s, rows.Close()
+}
+
+// statements reads the statement digests (nil when they are not read).
+func (m *mysql) statements(ctx context.Context, _ dialect.Conn) (stmtSnapshot, error) {
+	if m.digests == nil {
+		return nil, nil
+	}
+	return readStatements(ctx, m.digests)
+}
+
+// missedStatements: MariaDB counts the statements a client executes as
+// prepared statements (the binary protocol, as the virtual users do) in
+// neither its digests nor its prepared_statements_instances (10.11), and
+// MySQL's digests leave them out too (they are read from its prepared
+// statement instances instead). When most of the executions the server
+// counted (Com_stmt_execute) are missing from what was read, naming the
+// top statements from the rest would mislead.
+func (m *mysql) missedStatements(counters map[string]float64, first, last stmtSnapshot) string {
+	exec := counters["status.Com_stmt_execute"]
+	var prepared, other float64
+	for _, st := range capture.Diff(capture.Snapshot{Stmts: first}, capture.Snapshot{Stmts: last}).Stmts {
+		if strings.HasPrefix(st.ID, "prepared:") {
+			prepared += float64(st.Calls)
+		} else {
+			other += float64(st.Calls)
+		}
+	}
+	if exec > 0 && prepared < exec/2 && exec > other/4 {
+		return fmt.Sprintf("%s's statement figures counted %.0f of the %.0f prepared statement executions in the window (its digests leave out statements executed by the binary protocol), so the statements taking the most time are not named", m.product, prepared, exec)
+	}
+	return ""
 }

@@ -21,6 +21,11 @@ type postgres struct {
 	sql     string
 	// activity is activitySQL, prepared once on the monitoring connection.
 	activity dialect.Stmt
+	// stmts reads pg_stat_statements when it is installed in the run's
+	// database and loaded (nil otherwise); stmtNote says why it is not
+	// read when it is installed.
+	stmts    dialect.Stmt
+	stmtNote string
 }
 
 // activitySQL counts the run database's client sessions, other than the
@@ -34,7 +39,7 @@ var _ server = (*postgres)(nil)
 
 func (p *postgres) describe() (source, product string) { return "pg_stat_activity", "PostgreSQL" }
 
-func (p *postgres) note() string { return "" }
+func (p *postgres) note() string { return p.stmtNote }
 
 func (p *postgres) check(ctx context.Context, c dialect.Conn) error {
 	var v string
@@ -53,8 +58,61 @@ func (p *postgres) check(ctx context.Context, c dialect.Conn) error {
 	p.allowed = allowed == 1
 	p.names, p.sql = counterSQL(p.version)
 	var err error
-	p.activity, err = c.Prepare(ctx, activitySQL)
-	return err
+	if p.activity, err = c.Prepare(ctx, activitySQL); err != nil {
+		return err
+	}
+	p.checkStatements(ctx, c)
+	return nil
+}
+
+// statementsSQL reads pg_stat_statements in schema (where the extension
+// was created) for the run's database, a row per normalized statement
+// (its users' and top-level entries added up), leaving out the monitor's
+// own queries (all of them read a pg_stat view) and the entries whose
+// text the user may not see. The execution time column is total_time
+// before PostgreSQL 13.
+func statementsSQL(schema string, version int) string {
+	t := "total_exec_time"
+	if version < 130000 {
+		t = "total_time"
+	}
+	return "SELECT queryid::text, min(query), sum(calls)::int8, sum(" + t + ")::float8, sum(rows)::int8" +
+		" FROM " + quoteIdent(schema) + ".pg_stat_statements" +
+		" WHERE dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())" +
+		" AND queryid IS NOT NULL AND query NOT LIKE '%pg\\_stat%' AND query <> '<insufficient privilege>'" +
+		" GROUP BY queryid"
+}
+
+// checkStatements prepares the read of pg_stat_statements when the
+// extension is installed in the run's database, and tries it once: an
+// extension created but not loaded (not in shared_preload_libraries)
+// fails, and a note says how to load it.
+func (p *postgres) checkStatements(ctx context.Context, c dialect.Conn) {
+	var schema string
+	if err := c.QueryRow(ctx, "SELECT n.nspname FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace"+
+		" WHERE e.extname = 'pg_stat_statements'", nil, &schema); err != nil {
+		return // not installed here (or not readable): no statements
+	}
+	st, err := c.Prepare(ctx, statementsSQL(schema, p.version))
+	if err == nil {
+		p.stmts = st
+		_, err = p.statements(ctx, c)
+	}
+	if err != nil {
+		p.stmts = nil
+		p.stmtNote = fmt.Sprintf("pg_stat_statements is installed but could not be read (%v), so the statements taking the most time are not named: add it to shared_preload_libraries and restart the server", err)
+	}
+}
+
+// missedStatements: pg_stat_statements counts every statement it tracks.
+func (p *postgres) missedStatements(map[string]float64, stmtSnapshot, stmtSnapshot) string { return "" }
+
+// statements reads pg_stat_statements (nil when it is not read).
+func (p *postgres) statements(ctx context.Context, _ dialect.Conn) (stmtSnapshot, error) {
+	if p.stmts == nil {
+		return nil, nil
+	}
+	return readStatements(ctx, p.stmts)
 }
 
 // hiddenNote says why sessions were hidden, and how to let them be seen.
@@ -113,6 +171,15 @@ func counterSQL(v int) (names []string, sql string) {
 		add("pg_stat_checkpointer", "", "num_timed", "num_requested", "buffers_written")
 	} else {
 		add("pg_stat_bgwriter", "", "checkpoints_timed", "checkpoints_req", "buffers_checkpoint", "buffers_backend")
+	}
+	if v >= 160000 {
+		// What the client backends (the virtual users' sessions) read,
+		// wrote, extended and synced themselves, in blocks, and the time
+		// it took (milliseconds, with track_io_timing on).
+		for _, col := range []string{"reads", "read_time", "writes", "write_time", "extends", "fsyncs"} {
+			names = append(names, "pg_stat_io.client_"+col)
+			cols = append(cols, "(SELECT COALESCE(sum("+col+"), 0)::float8 FROM pg_catalog.pg_stat_io WHERE backend_type = 'client backend')")
+		}
 	}
 	switch {
 	case v >= 180000:

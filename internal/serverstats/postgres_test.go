@@ -10,9 +10,10 @@ func TestCounterSQLByVersion(t *testing.T) {
 		version   int
 		has, lack []string
 	}{
-		{150020, []string{"pg_stat_database.xact_commit", "pg_stat_bgwriter.buffers_backend", "pg_stat_wal.wal_sync_time"}, []string{"pg_stat_checkpointer.num_timed"}},
+		{150020, []string{"pg_stat_database.xact_commit", "pg_stat_bgwriter.buffers_backend", "pg_stat_wal.wal_sync_time"}, []string{"pg_stat_checkpointer.num_timed", "pg_stat_io.client_reads"}},
+		{160004, []string{"pg_stat_io.client_reads", "pg_stat_io.client_fsyncs", "pg_stat_bgwriter.buffers_backend"}, []string{"pg_stat_checkpointer.num_timed"}},
 		{130010, []string{"pg_stat_bgwriter.checkpoints_req"}, []string{"pg_stat_wal.wal_bytes"}},
-		{170002, []string{"pg_stat_checkpointer.num_requested", "pg_stat_wal.wal_sync"}, []string{"pg_stat_bgwriter.buffers_backend"}},
+		{170002, []string{"pg_stat_checkpointer.num_requested", "pg_stat_wal.wal_sync", "pg_stat_io.client_writes"}, []string{"pg_stat_bgwriter.buffers_backend"}},
 		{180000, []string{"pg_stat_wal.wal_bytes"}, []string{"pg_stat_wal.wal_sync", "pg_stat_wal.wal_sync_time"}},
 	} {
 		names, sql := counterSQL(c.version)

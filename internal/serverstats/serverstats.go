@@ -221,6 +221,10 @@ type instStep struct {
 	done     chan struct{}
 	lostCuts atomic.Bool
 	out      *result.ServerStats
+	// noStmts: reading the statements' counters failed (stmtNote says
+	// how); they are not read again in the step.
+	noStmts  bool
+	stmtNote string
 }
 
 // run samples until stop; the figures go to out.
@@ -244,12 +248,27 @@ func (is *instStep) run(ctx context.Context) {
 		return
 	}
 	var first, last *snapshot
+	// The statements' counters are read at the step's start and at each
+	// interval's end before the window (the last of them is the window's
+	// start), and at the step's end.
+	stmts := func() stmtSnapshot {
+		st, err := m.srv.statements(ctx, m.c)
+		if err != nil {
+			is.stmtNote = fmt.Sprintf("the statements' figures were not read: %v", err)
+			is.noStmts = true
+		}
+		return st
+	}
+	stmtFirst := stmts()
 	tick := time.NewTicker(is.interval)
 	defer tick.Stop()
 	cut := func(phase string) error {
 		snap, err := counters()
 		if err != nil {
 			return err
+		}
+		if phase != "measure" && !is.noStmts && stmtFirst != nil {
+			stmtFirst = stmts()
 		}
 		if phase == "measure" {
 			meas.add(cur)
@@ -280,6 +299,16 @@ func (is *instStep) run(ctx context.Context) {
 			}
 			if err == nil {
 				is.finish(out, meas, gauges, first, last)
+				if first != nil && stmtFirst != nil && !is.noStmts {
+					if stmtLast := stmts(); stmtLast != nil {
+						if why := m.srv.missedStatements(out.Counters, stmtFirst, stmtLast); why != "" {
+							is.stmtNote = why
+						} else {
+							out.Statements = topStatements(stmtFirst, stmtLast)
+						}
+					}
+				}
+				out.Note = joinNote(out.Note, is.stmtNote)
 				return
 			}
 		}
@@ -319,8 +348,8 @@ func (is *instStep) finish(out *result.ServerStats, meas activity, gauges gaugeM
 }
 
 func joinNote(a, b string) string {
-	if a == "" {
-		return b
+	if a == "" || b == "" {
+		return a + b
 	}
 	return a + "; " + b
 }
@@ -388,6 +417,13 @@ type server interface {
 	sample(ctx context.Context, a *activity) error
 	// counters reads the counters.
 	counters(ctx context.Context, c dialect.Conn) (*snapshot, error)
+	// statements reads the statements' counters, nil when the server
+	// does not count them per statement (or the user may not read them).
+	statements(ctx context.Context, c dialect.Conn) (stmtSnapshot, error)
+	// missedStatements says why the statements' counters between first
+	// and last would mislead (they missed most of the statements the
+	// server counted), "" when they would not.
+	missedStatements(counters map[string]float64, first, last stmtSnapshot) string
 	// describe names what is read and the product.
 	describe() (source, product string)
 	// hiddenNote says why sessions were hidden (activity.hidden) and how
