@@ -21,7 +21,9 @@ import (
 //     and response-time limits: the device table of the TPC-C study);
 //   - for figures set side by side (fileio's read mixes), each
 //     configuration's pattern table: read mixes as columns, per volume,
-//     per VM and per GB as rows (the storage study's table).
+//     per VM and per GB as rows (the storage study's table);
+//   - each configuration's transaction types and what its database's
+//     sessions did (wait classes, top wait, commits, server CPU) there.
 //
 // The tables know no workload: they read the results' generic figures.
 
@@ -36,6 +38,9 @@ func compareTables(c analysis.ConfigComparison) []table {
 		out = append(out, t)
 	}
 	if t, ok := typesCompareTable(c); ok {
+		out = append(out, t)
+	}
+	if t, ok := waitsCompareTable(c); ok {
 		out = append(out, t)
 	}
 	for _, row := range c.Rows {

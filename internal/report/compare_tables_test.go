@@ -159,3 +159,35 @@ func TestHTMLShowsTheWorkloadsFigures(t *testing.T) {
 		t.Errorf("no row per step in:\n%s", b.String())
 	}
 }
+
+// Each configuration's database's view at the compared step: its wait
+// classes, top wait, commits and server CPU, one row per configuration.
+func TestCompareShowsTheServersWaits(t *testing.T) {
+	server := func(lockShare float64) func(r *result.Run, x float64) {
+		return func(r *result.Run, x float64) {
+			locks := int64(100 * lockShare * x)
+			r.ServerStats = &result.ServerStats{Source: "pg_stat_activity", Samples: 100, Active: 100*int64(x) + locks, DurationS: 10,
+				Waits:    []result.Wait{{Type: "CPU", Samples: 100 * int64(x)}, {Type: "Lock", Event: "transactionid", Samples: locks}},
+				Counters: map[string]float64{"pg_stat_database.xact_commit": 1000 * x}}
+			r.Host = &result.Host{CPUs: 2, ServerCPU: []result.ServerCPU{{Server: "postgres (PID 1)", UsedCPUs: 0.5 * x}}}
+		}
+	}
+	a := configSwept("hot", "a", "oltp_update_non_index", "threads", []float64{1, 4}, func(x float64) float64 { return 100 * x }, server(3))
+	b := configSwept("spread", "b", "oltp_update_non_index", "threads", []float64{1, 4}, func(x float64) float64 { return 150 * x }, server(0))
+	c, err := analysis.CompareConfigs([]analysis.Candidate{a, b}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := report.CompareReport(&buf, c, report.Text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"What the database's sessions did at threads 4 (average active sessions)",
+		"configuration  active   CPU  row/table locks                top wait  commits/s  server CPUs",
+		"   spread    4.00  4.00                0             on CPU 100%        400         2.00",
+		"      hot   16.00  4.00            12.00  Lock:transactionid 75%        400         2.00"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("comparison lacks %q:\n%s", want, buf.String())
+		}
+	}
+}

@@ -75,21 +75,34 @@ func ServerSentence(v *analysis.ServerView, at string) string {
 // beside them the server's commits per second and its processes' CPU
 // where some step has them; false when no step has server figures.
 func waitSteps(sw *analysis.Result) (table, bool) {
-	var classes []string
-	for _, c := range analysis.WaitClasses {
-		for _, st := range sw.Steps {
-			if slices.ContainsFunc(analysis.WaitClassesOf(st.ServerStats), func(w analysis.WaitShare) bool { return w.Name == c }) {
-				classes = append(classes, c)
-				break
-			}
-		}
+	stats := make([]*result.ServerStats, len(sw.Steps))
+	hosts := make([]*result.Host, len(sw.Steps))
+	names := make([]string, len(sw.Steps))
+	for i, st := range sw.Steps {
+		stats[i], hosts[i], names[i] = st.ServerStats, st.Host, stepName(sw, i)
 	}
-	if !slices.ContainsFunc(sw.Steps, func(st result.SweepStep) bool { return st.ServerStats != nil }) {
+	return waitTable("what the database's sessions did, by step (average active sessions)", "step", names, stats, hosts)
+}
+
+// waitTable is a table of server figures, a row each named by names: the
+// average active sessions, those of each wait class some row has, the top
+// wait, and the server's commits per second and its processes' CPU where
+// some row has them; false when no row has server figures.
+func waitTable(title, first string, names []string, stats []*result.ServerStats, hosts []*result.Host) (table, bool) {
+	if !slices.ContainsFunc(stats, func(s *result.ServerStats) bool { return s != nil }) {
 		return table{}, false
 	}
-	commits := slices.ContainsFunc(sw.Steps, func(st result.SweepStep) bool { _, ok := serverCommits(st.ServerStats); return ok })
-	cpu := slices.ContainsFunc(sw.Steps, func(st result.SweepStep) bool { _, ok := st.Host.ServerUsedCPUs(); return ok })
-	t := table{title: "what the database's sessions did, by step (average active sessions)", head: append([]string{"step", "active"}, classes...)}
+	var classes []string
+	for _, c := range analysis.WaitClasses {
+		if slices.ContainsFunc(stats, func(s *result.ServerStats) bool {
+			return slices.ContainsFunc(analysis.WaitClassesOf(s), func(w analysis.WaitShare) bool { return w.Name == c })
+		}) {
+			classes = append(classes, c)
+		}
+	}
+	commits := slices.ContainsFunc(stats, func(s *result.ServerStats) bool { _, ok := serverCommits(s); return ok })
+	cpu := slices.ContainsFunc(hosts, func(h *result.Host) bool { _, ok := h.ServerUsedCPUs(); return ok })
+	t := table{title: title, head: append([]string{first, "active"}, classes...)}
 	t.head = append(t.head, "top wait")
 	if commits {
 		t.head = append(t.head, "commits/s")
@@ -97,39 +110,18 @@ func waitSteps(sw *analysis.Result) (table, bool) {
 	if cpu {
 		t.head = append(t.head, "server CPUs")
 	}
-	for i, st := range sw.Steps {
-		row := []string{stepName(sw, i)}
-		s := st.ServerStats
-		if s == nil {
-			for range len(classes) + 2 {
-				row = append(row, "-")
-			}
-		} else {
-			row = append(row, fmt.Sprintf("%.2f", s.AvgActive()))
-			shares := analysis.WaitClassesOf(s)
-			for _, c := range classes {
-				cell := "0"
-				if j := slices.IndexFunc(shares, func(w analysis.WaitShare) bool { return w.Name == c }); j >= 0 {
-					cell = fmt.Sprintf("%.2f", shares[j].AvgActive)
-				}
-				row = append(row, cell)
-			}
-			top := "-"
-			if w := analysis.TopWaits(s, 1); len(w) > 0 {
-				top = fmt.Sprintf("%s %.0f%%", waitName(w[0].Name), w[0].Pct)
-			}
-			row = append(row, top)
-		}
+	for i, name := range names {
+		row := append([]string{name}, waitCells(stats[i], classes)...)
 		if commits {
 			cell := "-"
-			if v, ok := serverCommits(s); ok {
+			if v, ok := serverCommits(stats[i]); ok {
 				cell = Grouped(v)
 			}
 			row = append(row, cell)
 		}
 		if cpu {
 			cell := "-"
-			if v, ok := st.Host.ServerUsedCPUs(); ok {
+			if v, ok := hosts[i].ServerUsedCPUs(); ok {
 				cell = fmt.Sprintf("%.2f", v)
 			}
 			row = append(row, cell)
@@ -137,6 +129,62 @@ func waitSteps(sw *analysis.Result) (table, bool) {
 		t.rows = append(t.rows, row)
 	}
 	return t, true
+}
+
+// waitCells are a server's average active sessions, those of each of
+// classes and its top wait with its share ("-" each without figures).
+func waitCells(s *result.ServerStats, classes []string) []string {
+	if s == nil {
+		row := make([]string, len(classes)+2)
+		for i := range row {
+			row[i] = "-"
+		}
+		return row
+	}
+	row := []string{fmt.Sprintf("%.2f", s.AvgActive())}
+	shares := analysis.WaitClassesOf(s)
+	for _, c := range classes {
+		cell := "0"
+		if j := slices.IndexFunc(shares, func(w analysis.WaitShare) bool { return w.Name == c }); j >= 0 {
+			cell = fmt.Sprintf("%.2f", shares[j].AvgActive)
+		}
+		row = append(row, cell)
+	}
+	top := "-"
+	if w := analysis.TopWaits(s, 1); len(w) > 0 {
+		top = fmt.Sprintf("%s %.0f%%", waitName(w[0].Name), w[0].Pct)
+	}
+	return append(row, top)
+}
+
+// waitsCompareTable is each configuration's server figures at the
+// compared step (one instance's; with several, the first sampled one's);
+// false when none has them.
+func waitsCompareTable(c analysis.ConfigComparison) (table, bool) {
+	names := make([]string, len(c.Rows))
+	stats := make([]*result.ServerStats, len(c.Rows))
+	hosts := make([]*result.Host, len(c.Rows))
+	for i, row := range c.Rows {
+		names[i] = row.Config
+		if r := c.ConfigNamed(row.Config).RunAt(row.Step); r != nil {
+			stats[i], hosts[i] = runServer(r), r.Host
+		}
+	}
+	return waitTable(fmt.Sprintf("What the database's sessions did at %s (average active sessions)", c.At), "configuration", names, stats, hosts)
+}
+
+// runServer is a run's server figures: the run's, else its first sampled
+// instance's.
+func runServer(r *result.Run) *result.ServerStats {
+	if r.ServerStats != nil {
+		return r.ServerStats
+	}
+	for _, in := range r.Instances {
+		if in.ServerStats != nil {
+			return in.ServerStats
+		}
+	}
+	return nil
 }
 
 // serverCommits is the server's commits per second (PostgreSQL's
