@@ -152,12 +152,14 @@ type tableView struct {
 	Title string
 	Head  []string
 	Rows  [][]string
+	// TextLast: the last column is text (left, wrapped), not a number.
+	TextLast bool
 }
 
 func tableViews(ts []table) []tableView {
 	out := make([]tableView, len(ts))
 	for i, t := range ts {
-		out[i] = tableView{Title: t.title, Head: t.head, Rows: t.rows}
+		out[i] = tableView{Title: t.title, Head: t.head, Rows: t.rows, TextLast: t.textLast}
 	}
 	return out
 }

@@ -190,6 +190,7 @@ h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #d
 table{border-collapse:collapse;margin:.5em 0}th,td{padding:.25em .6em;border-bottom:1px solid #eee;text-align:right;vertical-align:top}
 th:first-child,td:first-child{text-align:left;white-space:nowrap}th{background:#f6f6f6}td{white-space:nowrap}
 th.text,td.text{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:8em}
+table.textlast th:last-child,table.textlast td:last-child{text-align:left;white-space:normal;min-width:16em}
 .chart{margin:1.5em 0;max-width:70em}.chart svg{display:block;width:100%;height:auto}.note{color:#666;font-size:.9em}
 pre{background:#f8f8f8;padding:.8em;overflow-x:auto;white-space:pre-wrap}
 dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{color:#555}dd{margin:0;overflow-wrap:anywhere}
@@ -213,7 +214,7 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 {{end}}</tbody></table></div>
 {{end}}
 {{if .Waits}}<h2>What the database waited on</h2>{{end}}
-{{range .Waits}}<p>{{upper .Title}}</p><div class="scroll"><table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Waits}}<p>{{upper .Title}}</p><div class="scroll"><table{{if .TextLast}} class="textlast"{{end}}><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}

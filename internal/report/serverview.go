@@ -200,7 +200,7 @@ func serverCommits(s *result.ServerStats) (float64, bool) {
 // database's time, by step (the first topStatementsShown of each); false
 // when no step has them.
 func statementSteps(sw *analysis.Result) (table, bool) {
-	t := table{title: "statements that took the most of the database's time, by step", head: []string{"step", "share", "calls/s", "mean ms", "statement"}}
+	t := table{title: "statements that took the most of the database's time, by step", head: []string{"step", "share", "calls/s", "mean ms", "statement"}, textLast: true}
 	for i, st := range sw.Steps {
 		s := st.ServerStats
 		if s == nil {

@@ -188,6 +188,8 @@ type table struct {
 	title string
 	head  []string
 	rows  [][]string
+	// textLast: the last column is text (a statement), aligned left in HTML.
+	textLast bool
 }
 
 // write renders the table; firstLeft aligns the first column left (names)
