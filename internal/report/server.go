@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,11 @@ func serverLines(ew *errWriter, r *result.Run) {
 	if r.Host != nil && len(r.Host.ServerCPU) > 0 {
 		var ps []string
 		for _, p := range r.Host.ServerCPU {
-			ps = append(ps, fmt.Sprintf("%s %.2f CPUs (%s processes)", p.Server, p.UsedCPUs, number(p.Processes, 0)))
+			n, noun := int(math.Round(p.Processes)), "processes"
+			if n == 1 {
+				noun = "process"
+			}
+			ps = append(ps, fmt.Sprintf("%s %.2f CPUs (%d %s)", p.Server, p.UsedCPUs, n, noun))
 		}
 		ew.printf("server processes on this host (their own CPU, from /proc): %s\n", strings.Join(ps, ", "))
 	}
