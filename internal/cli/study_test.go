@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -182,7 +183,8 @@ func TestStudyVMRateSmall(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if !strings.Contains(o.stdout, "plan: ") || !strings.Contains(o.stdout, "vCPUs for 3x") {
+	// One vCPU or several, as fast as this host runs the steps.
+	if !regexp.MustCompile(`plan: \d+ vCPUs? for 3x`).MatchString(o.stdout) {
 		t.Errorf("no plan in\n%s", o.stdout)
 	}
 }

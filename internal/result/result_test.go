@@ -82,7 +82,8 @@ func fullServerStats() *result.ServerStats {
 	return &result.ServerStats{Source: "pg_stat_activity", Product: "PostgreSQL", IntervalMs: 100, Samples: 600, Active: 2280,
 		Waits:  []result.Wait{{Type: "Lock", Event: "transactionid", Samples: 1390}, {Type: "CPU", Samples: 274}},
 		Hidden: 12, IdleInTx: 31, DurationS: 60.02, Counters: map[string]float64{"pg_stat_database.xact_commit": 72180, "pg_stat_wal.wal_sync_time": 12.5},
-		Note: "user bench may not see other users' sessions"}
+		Statements: []result.Statement{{Text: "UPDATE hot SET n = n + $1 WHERE id = $2", Calls: 72000, TimeMs: 21600, Rows: 72000, Share: 0.9}},
+		Note:       "user bench may not see other users' sessions"}
 }
 
 func TestServerStatsEveryField(t *testing.T) {
