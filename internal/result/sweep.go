@@ -33,6 +33,9 @@ type Sweep struct {
 	// TypeSLOMs are the transaction types' p95 objectives (--slo-type), by
 	// type name; absent without any.
 	TypeSLOMs map[string]float64 `json:"type_slo_ms,omitempty"`
+	// Search is a capacity search's answer (sweep --rate search or
+	// --threads search); absent for a sweep over a list of values.
+	Search *Search `json:"search,omitempty"`
 }
 
 // plainSweep is a Sweep without its methods, for UnmarshalJSON.
