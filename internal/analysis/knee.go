@@ -37,7 +37,25 @@ func (p Point) Name() string {
 
 // KneeMethods are the knee methods in the order a sweep's knee is taken
 // from them (PrimaryKnee, the verdict): the first that found one.
-var KneeMethods = []string{"slo", "type-slo", "sustained", "marginal", "kneedle"}
+var KneeMethods = []string{"search", "slo", "type-slo", "sustained", "marginal", "kneedle"}
+
+// SearchKnee is a capacity search's answer as a knee: the step of the
+// highest load that met the objective, when the search found its bracket
+// (none when it did not: never met, or met up to its last probe).
+func SearchKnee(ps []Point, a *result.Search) Knee {
+	const method = "search"
+	if a == nil || a.Outcome != "found" {
+		return none(method, "no capacity search bracketed the objective")
+	}
+	for i, p := range ps {
+		if p.X == a.X {
+			return Knee{Method: method, Index: i, X: p.X, Reason: fmt.Sprintf(
+				"the capacity search: %s met %s <= %g ms (%.0f/s done), %s %g did not (the bracket within %.1f%%)",
+				p.Name(), a.Percentile, a.SLOMs, p.Throughput, a.Axis, a.Next, 100*a.PrecisionReached)}
+		}
+	}
+	return none(method, fmt.Sprintf("the search's answer (%g) is not among the usable steps", a.X))
+}
 
 // SustainedKnee is, in an open loop (steps with an offered rate), the
 // highest rate the system sustained: its throughput, and that of every

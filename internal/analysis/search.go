@@ -197,7 +197,11 @@ func NextProbe(spec SearchSpec, probes []result.SearchProbe) (float64, *result.S
 		}
 	}
 	if len(probes) >= spec.MaxSteps {
-		return 0, spec.answer(probes, vs, lo, hi, fmt.Sprintf("the budget of %d probes ran out", spec.MaxSteps))
+		why := fmt.Sprintf("the budget of %d probes ran out", spec.MaxSteps)
+		if i := slices.IndexFunc(vs, func(v probeVerdict) bool { return v.x == last.X }); vs[i].again {
+			why += fmt.Sprintf(" before the last probe (%g), near the boundary, could be run again", last.X)
+		}
+		return 0, spec.answer(probes, vs, lo, hi, why)
 	}
 	switch {
 	case lo < 0 && hi < 0 && ceiling > 0:

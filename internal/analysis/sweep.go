@@ -101,6 +101,9 @@ func analyze(sw *result.Sweep, o Options) *Result {
 	if len(o.TypeSLOMs) > 0 {
 		r.Knees = append(r.Knees, TypeSLOKnee(ps, o.TypeSLOMs))
 	}
+	if cp.Search != nil {
+		r.Knees = append(r.Knees, SearchKnee(ps, cp.Search))
+	}
 	for i := range r.Knees {
 		if r.Knees[i].Index >= 0 {
 			r.Knees[i].Index = use[r.Knees[i].Index] // into Steps

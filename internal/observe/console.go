@@ -50,7 +50,10 @@ func (c *console) StepStart(s session.Position) {
 			Version(), name, report.Plural(s.Instances, "instance"), report.Plural(cfg.Threads, "thread"), cfg.Warmup, cfg.Duration)
 		return
 	}
-	if s.Count > 1 {
+	switch {
+	case s.Search:
+		fmt.Fprintf(out, "\n== probe %d (of at most %d): %s\n", s.Index+1, s.Count, s.Spec.Label)
+	case s.Count > 1:
 		fmt.Fprintf(out, "\n== step %d of %d: %s\n", s.Index+1, s.Count, s.Spec.Label)
 	}
 	mode := fmt.Sprintf("closed loop, %s per instance", report.Plural(cfg.Threads, "thread"))
@@ -117,7 +120,12 @@ func (c *console) Saved(_ session.Position, path string) {
 }
 
 func (c *console) Notice(msg string) { fmt.Fprintln(c.env.Stdout, msg) }
-func (c *console) Warn(msg string)   { fmt.Fprintf(c.env.Stderr, "rightsize: %s\n", msg) }
+
+// Probed says what a search made of its probe.
+func (c *console) Probed(s session.Position, p result.SearchProbe) {
+	fmt.Fprintf(c.env.Stdout, "probe %s: %s\n", s.Spec.Label, report.ProbeLine(c.plan.SLOPct, c.plan.SLO, p))
+}
+func (c *console) Warn(msg string) { fmt.Fprintf(c.env.Stderr, "rightsize: %s\n", msg) }
 
 // End shows the steps side by side and a sweep's verdict.
 func (c *console) End(o *session.Outcome) error {

@@ -36,6 +36,15 @@ func Headline(d Doc) []string {
 // sweepHeadline: the knee, the best throughput within the SLO, and the
 // bottleneck at the knee.
 func sweepHeadline(sw *analysis.Result) []string {
+	if a := sw.Search; a != nil {
+		return append([]string{upper(SearchLine(a)) + "."}, sweepFindings(sw)...)
+	}
+	return sweepFindings(sw)
+}
+
+// sweepFindings: the knee, the best throughput within the SLO, and the
+// bottleneck at the knee.
+func sweepFindings(sw *analysis.Result) []string {
 	if sw.OwnSteps {
 		ps := sw.Points()
 		for i := range ps {

@@ -43,6 +43,13 @@ func HTML(w io.Writer, d Doc) error {
 	if sw := d.Sweep; sw != nil {
 		v.Sweep, v.Verdict = sw, SweepSentences(sw)
 		v.Steps = sweepRows(sw)
+		if a := sw.Search; a != nil {
+			svg, err := searchChart(a)
+			if err := add("Capacity search", "each probe's load against its response time (log scale); the dashed line is the objective; ringed: the highest load that met it", svg, err); err != nil {
+				return err
+			}
+			v.Search = tableViews([]table{searchTable(a)})
+		}
 		svg, err := responseCPUChart(sw)
 		if err := add("Response time and host CPU by step", "bars: average and p99 response time; lines: the host's CPU", svg, err); err != nil {
 			return err
@@ -147,6 +154,7 @@ type htmlView struct {
 	Steps       []StepRow
 	Types       []tableView // the transaction types: a run's, or a sweep's by step
 	Waits       []tableView // the server's waits by step
+	Search      []tableView // a capacity search's probes
 	RunRows     []RunRow
 	Figures     []figureBlock
 	Charts      []chart
@@ -210,6 +218,11 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 {{end}}
 {{if .Types}}<h2>Transaction types</h2>{{end}}
 {{range .Types}}<p>{{upper .Title}}</p><div class="scroll"><table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}
+{{if .Search}}<h2>The capacity search</h2>{{end}}
+{{range .Search}}<p>{{upper .Title}}</p><div class="scroll"><table{{if .TextLast}} class="textlast"{{end}}><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}

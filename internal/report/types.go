@@ -223,6 +223,9 @@ func SweepTypes(w io.Writer, sw *analysis.Result, f Format) error {
 }
 
 func sweepTypes(w *errWriter, sw *analysis.Result, f Format) {
+	if sw.Search != nil {
+		sweepTable(w, searchTable(sw.Search), f)
+	}
 	for _, mk := range []func(*analysis.Result) (table, bool){typeSteps, waitSteps, statementSteps} {
 		if t, ok := mk(sw); ok {
 			sweepTable(w, t, f)

@@ -100,3 +100,29 @@ func TestTypeSLOsWithin(t *testing.T) {
 		t.Errorf("no types: %v", err)
 	}
 }
+
+// TestSLOFlagPercentile: sweep's --slo is on the p99, or on the p95 as
+// p95=50ms; another percentile is refused with the two it takes.
+func TestSLOFlagPercentile(t *testing.T) {
+	for in, want := range map[string]struct {
+		ms  float64
+		pct string
+	}{"20ms": {20, "p99"}, "p95=20ms": {20, "p95"}, "P99=0.5s": {500, "p99"}, " p95 = 7 ": {7, "p95"}} {
+		fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+		var ms float64
+		pct := "p99"
+		fs.Var(SLOFlag{&ms, &pct}, "slo", "objective")
+		if err := fs.Parse([]string{"--slo", in}); err != nil || ms != want.ms || pct != want.pct {
+			t.Errorf("--slo %q = %v on %s, %v; want %v on %s", in, ms, pct, err, want.ms, want.pct)
+		}
+	}
+	for _, in := range []string{"p90=20ms", "p95=", "=20ms", "p95=abc"} {
+		fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+		var ms float64
+		pct := "p99"
+		fs.Var(SLOFlag{&ms, &pct}, "slo", "objective")
+		if err := fs.Parse([]string{"--slo", in}); err == nil {
+			t.Errorf("--slo %q accepted: %v on %s", in, ms, pct)
+		}
+	}
+}

@@ -142,6 +142,45 @@ func (t TypeSLOs) Within(sw *result.Sweep) error {
 	return errors.Join(errs...)
 }
 
+// SLOFlag is sweep's --slo: a Millis objective on the p99, or on another
+// percentile written p95=50ms.
+type SLOFlag struct {
+	Ms  *float64
+	Pct *string
+}
+
+// SLOPercentiles are the percentiles an objective may be on.
+var SLOPercentiles = []string{"p99", "p95"}
+
+func (f SLOFlag) String() string {
+	if f.Ms == nil {
+		return "0"
+	}
+	v := Millis{f.Ms}.String()
+	if f.Pct != nil && *f.Pct != "" && *f.Pct != "p99" {
+		v = *f.Pct + "=" + v + "ms"
+	}
+	return v
+}
+
+func (f SLOFlag) Set(v string) error {
+	pct, d, ok := strings.Cut(strings.TrimSpace(v), "=")
+	if !ok {
+		pct, d = "p99", v
+	}
+	pct = strings.ToLower(strings.TrimSpace(pct))
+	if !slices.Contains(SLOPercentiles, pct) {
+		return fmt.Errorf("%q: an objective on %s; give it on p99 (50ms) or p95 (p95=50ms)", v, pct)
+	}
+	if err := (Millis{f.Ms}).Set(d); err != nil {
+		return err
+	}
+	*f.Pct = pct
+	return nil
+}
+
+func (f SLOFlag) Type() string { return "[p95=]duration" }
+
 // MillisVar binds a Millis flag with a default (milliseconds).
 func MillisVar(fs *pflag.FlagSet, p *float64, name string, def float64, usage string) {
 	*p = def
@@ -186,7 +225,12 @@ type Rates struct {
 	text  string
 	err   error // sweep: what is wrong with the list
 	sweep bool
+	// search: sweep's --rate search (the rates are searched, not listed).
+	search bool
 }
+
+// Search reports sweep's --rate search.
+func (r Rates) Search() bool { return r.search }
 
 // List is the rates given: one for run, the axis's for sweep (the closed
 // loop when none was given).
@@ -227,6 +271,10 @@ func (f ratesFlag) Set(v string) error {
 		return nil
 	}
 	f.r.text = v
+	if f.r.search = strings.EqualFold(strings.TrimSpace(v), "search"); f.r.search {
+		f.r.list, f.r.err = nil, nil
+		return nil
+	}
 	f.r.list, f.r.err = parseRates(v)
 	return nil
 }
@@ -253,7 +301,12 @@ type Threads struct {
 	text  string
 	err   error // sweep: what is wrong with the list
 	sweep bool
+	// search: sweep's --threads search (the counts are searched from 1).
+	search bool
 }
+
+// Search reports sweep's --threads search.
+func (t Threads) Search() bool { return t.search }
 
 // threadsFlag binds a Threads for run (one count, typed int as pflag's are)
 // or sweep (a list).
@@ -279,6 +332,10 @@ func (f threadsFlag) Set(v string) error {
 		return nil
 	}
 	f.t.text = v
+	if f.t.search = strings.EqualFold(strings.TrimSpace(v), "search"); f.t.search {
+		f.t.list, f.t.err = []int{1}, nil
+		return nil
+	}
 	f.t.list, f.t.err = IntList(v)
 	if f.t.err != nil {
 		f.t.err = fmt.Errorf("threads %q: %v", v, f.t.err)
@@ -417,6 +474,9 @@ type Flags struct {
 	Retry       string
 	MaxRetries  int
 	SLO         float64  // sweep
+	SLOPct      string   // sweep: the percentile --slo is on ("p99", "p95")
+	Precision   float64  // sweep: a search's --precision, percent
+	MaxSteps    int      // sweep: a search's --max-steps
 	TypeSLO     TypeSLOs // sweep: --slo-type NAME=DURATION, repeated
 	CPUTarget   float64  // sweep
 	Shard       string   // --shard I/N (run only)
@@ -484,9 +544,12 @@ func (c *Flags) Bind(fs *pflag.FlagSet, phase string) {
 
 func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 	if phase == PhaseSweep {
-		c.Threads.bind(fs, true, "virtual users per instance, a list to sweep (1,2,4,8,16,32)")
-		c.Rate.bind(fs, true, "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x)")
-		MillisVar(fs, &c.SLO, "slo", 0, "p99 objective for the SLO knee: a duration (50ms) or milliseconds (0: none)")
+		c.Threads.bind(fs, true, "virtual users per instance, a list to sweep (1,2,4,8,16,32), or search: the most before the --slo objective is missed or throughput stops growing, searched from 1 (closed loop)")
+		c.Rate.bind(fs, true, "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x), or search: the highest rate that meets the --slo objective and is kept up with, searched from --baseline-rate (auto when not given: one virtual user's closed-loop rate)")
+		c.SLOPct = "p99"
+		fs.Var(SLOFlag{&c.SLO, &c.SLOPct}, "slo", "response-time objective: p99 by default, a duration (50ms) or milliseconds, or on another percentile as p95=50ms; the slo knee's, and what --rate search and --threads search meet (0: none)")
+		fs.Float64Var(&c.Precision, "precision", 5, "a search stops once the highest load that met the objective and the lowest that did not are this close, in percent of the lower")
+		fs.IntVar(&c.MaxSteps, "max-steps", 12, "the most probes a search runs (each a measured step with its warm-up; a probe near the boundary run again counts again)")
 		fs.Var(&c.TypeSLO, "slo-type", "p95 objective of one transaction type, NAME=DURATION (new_order=50ms); repeat it for several types; the type-slo knee is the most load at which every named type meets its objective (with --slo too, the slo knee comes first)")
 		fs.Float64Var(&c.CPUTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (the highest step with flat response time below it)")
 	} else {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -74,6 +75,43 @@ type Plan struct {
 	// CPUTarget (%) are a sweep's analysis options.
 	SLO, CPUTarget float64
 	TypeSLO        map[string]float64
+	// SLOPct is the percentile SLO is on ("p99", or "p95").
+	SLOPct string
+	// Search is a capacity search (--rate search, --threads search; nil:
+	// a sweep over the values listed). Steps then holds one step, the
+	// template every probe is made from (its own Threads or Rate set).
+	Search *Search
+}
+
+// Search is how a sweep searches its axis for the most load that meets
+// the objective (analysis.SearchSpec has the rest).
+type Search struct {
+	Axis      string  // "rate" or "threads"
+	Precision float64 // the bracket's relative width to stop at (0.05)
+	MaxSteps  int     // the most probes
+}
+
+// MaxSearchSteps is the most probes --max-steps allows.
+const MaxSearchSteps = 100
+
+// SearchStep is the step of a search's probe at x: the template with its
+// rate (events/s per instance) or virtual users set, and its label.
+func (p *Plan) SearchStep(x float64, run int) Step {
+	l := p.Steps[0]
+	switch p.Search.Axis {
+	case "rate":
+		l.Rate = Rate{perSec: x, text: strconv.FormatFloat(x, 'f', -1, 64)}
+		l.Label = "rate " + l.Rate.text + "/s"
+	default:
+		l.Threads = int(x)
+		l.Label = fmt.Sprintf("threads %d", l.Threads)
+	}
+	if run > 0 {
+		l.Label += fmt.Sprintf(" (run %d)", run+1)
+	}
+	l.X = x
+	l.Options = map[string]any{"sweep_step": l.Label, "search_probe": true}
+	return l
 }
 
 // Step is one step of a plan: a point of a sweep's axis, one of the
@@ -104,8 +142,11 @@ func (p *Plan) Multiples() bool {
 }
 
 // MostThreads is the largest number of virtual users per instance of any
-// step.
+// step; a search of the threads has no largest (MaxInt).
 func (p *Plan) MostThreads() int {
+	if p.Search != nil && p.Search.Axis == "threads" {
+		return math.MaxInt32
+	}
 	most := 0
 	for _, l := range p.Steps {
 		most = max(most, l.Threads)
@@ -213,7 +254,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		getenv = func(string) string { return "" }
 	}
 	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Force: c.Force, Out: Output{Path: c.Out, Workload: w.Meta().Name},
-		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, ServerStats: c.ServerStats, ServerSessions: c.Changed("server-stats") && c.ServerStats > 0, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, CPUTarget: c.CPUTarget}
+		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, ServerStats: c.ServerStats, ServerSessions: c.Changed("server-stats") && c.ServerStats > 0, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, SLOPct: c.SLOPct, CPUTarget: c.CPUTarget}
 	rate := c.Rate.First()
 	multiples := rate.IsMultiple()
 	if p.Sweep {
@@ -335,6 +376,9 @@ func (c *Flags) baseline(w workload.Workload) Baseline {
 	}
 	if br, ok := w.(workload.BaselineRater); ok && br.BaselineRate() > 0 {
 		return Baseline{PerSec: br.BaselineRate(), fromWorkload: true}
+	}
+	if c.Rate.Search() {
+		return Baseline{Auto: true} // the search starts from one virtual user's rate
 	}
 	return c.Baseline
 }
@@ -482,6 +526,9 @@ func parseRates(list string) ([]Rate, error) {
 // one may have several values; with none, the workload's own steps (fileio's
 // --read list) are the axis.
 func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
+	if c.Rate.Search() || c.Threads.Search() {
+		return c.searchAxis(w, p)
+	}
 	if err := c.Threads.Err(); err != nil {
 		return Error{err}
 	}
@@ -545,6 +592,56 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 	default:
 		return Invalidf("sweep: give several values to --threads (1,2,4,8), --rate (1x,2x,3x or 100,200), --instances (1,2,4), or to the workload's own list (fileio: --read 100,90,70)")
 	}
+	return nil
+}
+
+// searchAxis checks a search's flags and sets its template step: --rate
+// search probes an open loop at --threads in flight from the baseline
+// rate; --threads search a closed loop from one virtual user.
+func (c *Flags) searchAxis(w workload.Workload, p *Plan) error {
+	counts, err := c.InstanceCounts()
+	if err != nil {
+		return Error{err}
+	}
+	m := w.Meta()
+	var errs []error
+	if c.Rate.Search() && c.Threads.Search() {
+		errs = append(errs, errors.New("search one axis at a time: --rate search or --threads search, not both"))
+	}
+	if c.SLO <= 0 {
+		errs = append(errs, errors.New("a search needs the objective it meets: give --slo (50ms, or p95=50ms)"))
+	}
+	if !(c.Precision > 0 && c.Precision < 100) {
+		errs = append(errs, fmt.Errorf("--precision %g: want a percentage above 0 and under 100", c.Precision))
+	}
+	if c.MaxSteps < 2 || c.MaxSteps > MaxSearchSteps {
+		errs = append(errs, fmt.Errorf("--max-steps %d: want 2 to %d probes", c.MaxSteps, MaxSearchSteps))
+	}
+	if len(counts) > 1 || len(m.Variants) > 1 {
+		errs = append(errs, fmt.Errorf("a search varies its own axis: give one --instances count (and one of %s's own steps)", m.Name))
+	}
+	one := Step{Label: "search", Threads: threads(w, c.Threads.First())}
+	switch {
+	case c.Rate.Search():
+		if err := c.Threads.Err(); err != nil || len(c.Threads.List()) > 1 {
+			errs = append(errs, errors.New("--rate search: --threads is the most events in flight per instance, one count"))
+		}
+		p.Axis, one.Rate = "rate", Rate{multiple: 1, text: "1x"}
+	default:
+		if !c.Rate.First().IsZero() {
+			errs = append(errs, errors.New("--threads search runs a closed loop: give no --rate"))
+		}
+		if m.VUs > 0 {
+			errs = append(errs, fmt.Errorf("--threads search: %s's options set its virtual users", m.Name))
+		}
+		p.Axis, one.Threads = "threads", 1
+	}
+	if len(errs) > 0 {
+		return Invalidf("%v", errors.Join(errs...))
+	}
+	one.Options = map[string]any{"sweep_step": one.Label}
+	p.Steps = []Step{one}
+	p.Search = &Search{Axis: p.Axis, Precision: c.Precision / 100, MaxSteps: c.MaxSteps}
 	return nil
 }
 

@@ -71,12 +71,15 @@ type ServerStep interface {
 
 // Position is the step a session is at, as observers see it.
 type Position struct {
-	Index, Count int             // 0-based; the baseline is Index -1
-	Spec         runplan.Step    // what the step runs
-	Settings     runner.Settings // what the runner was given (Settings.Load: the step's load)
-	Instances    int             // instances the step drives
-	Baseline     float64         // the baseline rate per instance, once known
-	Path         string          // where the step's result goes ("-": nowhere)
+	Index, Count int // 0-based; the baseline is Index -1
+	// Search: the step is a probe of a capacity search (Count is then the
+	// most probes it may run).
+	Search    bool
+	Spec      runplan.Step    // what the step runs
+	Settings  runner.Settings // what the runner was given (Settings.Load: the step's load)
+	Instances int             // instances the step drives
+	Baseline  float64         // the baseline rate per instance, once known
+	Path      string          // where the step's result goes ("-": nowhere)
 }
 
 // IsBaseline reports the baseline measurement that precedes the steps.
@@ -85,11 +88,17 @@ func (s Position) IsBaseline() bool { return s.Index < 0 }
 // Outcome is what a session produced: every step's result that was made,
 // the baseline's, and for a sweep its analysis.
 type Outcome struct {
-	ID       string
-	Plan     *runplan.Plan
-	Runs     []*result.Run
-	Paths    []string // each run's file ("-": none)
+	ID    string
+	Plan  *runplan.Plan
+	Runs  []*result.Run
+	Paths []string // each run's file ("-": none)
+	// Specs are each run's step, as it ran (a search's probes are made as
+	// it goes, not listed in the plan).
+	Specs    []runplan.Step
 	Baseline *result.Run
+	// Search is a capacity search's answer (nil: not a search, or it
+	// stopped before its answer).
+	Search *result.Search
 	// BaselinePath is the baseline's file ("" when none was measured).
 	BaselinePath string
 	// Sweep is the analysed sweep (sweeps only, once every step ran); its
@@ -119,6 +128,8 @@ type Observer interface {
 	StepEnd(s Position, r *result.Run) error
 	// Saved is called once a step's result file is written.
 	Saved(s Position, path string)
+	// Probed is given a search's probe, judged, after its step (s).
+	Probed(s Position, p result.SearchProbe)
 	// Notice and Warn carry the session's messages: news, and what went
 	// wrong without stopping it.
 	Notice(msg string)
@@ -136,6 +147,7 @@ func (Base) StepStart(Position)                                {}
 func (Base) Tick(Position, result.Interval, []result.Interval) {}
 func (Base) StepEnd(Position, *result.Run) error               { return nil }
 func (Base) Saved(Position, string)                            {}
+func (Base) Probed(Position, result.SearchProbe)               {}
 func (Base) Notice(string)                                     {}
 func (Base) Warn(string)                                       {}
 func (Base) End(*Outcome) error                                { return nil }
@@ -388,26 +400,41 @@ func (s *session) steps(ctx context.Context) error {
 			return err
 		}
 	}
+	if p.Search != nil {
+		return s.search(ctx)
+	}
 	for k, l := range p.Steps {
-		for _, in := range s.ins {
-			if ss, ok := in.(workload.VariantSetter); ok {
-				ss.SetVariant(l.Own)
-			}
-		}
-		cfg := s.base
-		cfg.Load = p.Load.Step(l, s.baseline)
-		st := Position{Index: k, Count: len(p.Steps), Spec: l, Settings: cfg, Instances: s.live(l), Baseline: s.baseline,
-			Path: p.Out.Result(s.out.ID, l.Label, len(p.Steps))}
-		res, err := s.runStep(ctx, st)
-		if res != nil {
-			s.out.Runs = append(s.out.Runs, res)
-			s.out.Paths = append(s.out.Paths, st.Path)
-		}
-		if err != nil {
+		st := s.position(k, len(p.Steps), l)
+		if _, err := s.runPosition(ctx, st); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// position is step l's position, k of n.
+func (s *session) position(k, n int, l runplan.Step) Position {
+	p := s.plan
+	cfg := s.base
+	cfg.Load = p.Load.Step(l, s.baseline)
+	return Position{Index: k, Count: n, Spec: l, Settings: cfg, Instances: s.live(l), Baseline: s.baseline,
+		Path: p.Out.Result(s.out.ID, l.Label, n)}
+}
+
+// runPosition runs the step at st and keeps its result.
+func (s *session) runPosition(ctx context.Context, st Position) (*result.Run, error) {
+	for _, in := range s.ins {
+		if ss, ok := in.(workload.VariantSetter); ok {
+			ss.SetVariant(st.Spec.Own)
+		}
+	}
+	res, err := s.runStep(ctx, st)
+	if res != nil {
+		s.out.Runs = append(s.out.Runs, res)
+		s.out.Paths = append(s.out.Paths, st.Path)
+		s.out.Specs = append(s.out.Specs, st.Spec)
+	}
+	return res, err
 }
 
 // live is how many instances a step drives.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/runplan"
 )
 
 // sweep assembles the sweep from its steps' results, analyses it and, unless
@@ -19,42 +20,23 @@ import (
 func (s *session) sweep() error {
 	p, o := s.plan, s.out
 	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: o.ID, Workload: p.Workload.Meta().Name, Config: s.configName(), Axis: p.Axis, OwnSteps: p.OwnAxis,
-		SLOMs: p.SLO, CPUTargetPct: p.CPUTarget, TypeSLOMs: p.TypeSLO}
+		CPUTargetPct: p.CPUTarget, TypeSLOMs: p.TypeSLO}
+	if p.SLOPct != "p95" {
+		sw.SLOMs = p.SLO // the slo knee's objective is on the p99
+	}
 	if p.Multiples() {
 		sw.BaselineRate = s.baseline
 	}
 	if o.Baseline != nil && !p.Out.None() {
 		sw.Baseline = o.BaselinePath
 	}
-	sw.HostIsServer = len(o.Runs) > 0
-	if len(o.Runs) > 0 {
-		for i, ri := range o.Runs[len(o.Runs)-1].Instances {
-			info := s.ins[min(i, len(s.ins)-1)].Info()
-			sw.HostIsServer = sw.HostIsServer && (info.Local || onThisHost(ri.Target, s.opt.Hostname))
-			sw.Embedded = sw.Embedded || info.Embedded
-		}
-	}
+	sw.HostIsServer, sw.Embedded = s.hostFacts()
 	for i, r := range o.Runs {
-		l := p.Steps[i]
-		st := result.SweepStep{Label: l.Label, X: l.X, Throughput: r.Summary.Throughput, P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms,
-			AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host, ServerStats: r.ServerStats, TickerLag: r.TickerLag}
-		if r.Client != nil {
-			st.ClientCPUUs, st.ClientSharePct = r.Client.CPUPerEventUs, r.Client.HostSharePct
-		}
-		if l := r.Summary.StartLag; l != nil {
-			st.StartLagP99Ms = l.P99Ms
-		}
-		st.Retries, st.Deadlocks = r.Summary.Retries, r.Summary.Deadlocks()
-		st.Instances, st.Fairness = len(r.Instances), r.Fairness
-		st.Offered, st.Late, st.Dropped = r.Summary.Offered, r.Summary.Late, r.Summary.Dropped
-		st.From, st.To = r.Window()
-		if len(r.Summary.Types) > 1 {
-			st.Types, st.SlowestFrequent = r.Summary.Types, r.Summary.SlowestFrequent
-		}
-		if !p.Out.None() {
-			st.Result = o.Paths[i]
-		}
-		sw.Steps = append(sw.Steps, st)
+		sw.Steps = append(sw.Steps, s.sweepStep(r, o.Specs[i], o.Paths[i]))
+	}
+	if o.Search != nil {
+		sw.Search = o.Search
+		sw.Steps = searchSteps(sw.Steps, o.Search)
 	}
 	a := analysis.Analyze(sw, analysis.OptionsOf(sw))
 	o.Sweep = a
@@ -67,6 +49,45 @@ func (s *session) sweep() error {
 	}
 	o.SweepPath = path
 	return nil
+}
+
+// hostFacts tells whether every database ran on the measured host, and
+// whether one was embedded (from the last run's instances).
+func (s *session) hostFacts() (hostIsServer, embedded bool) {
+	o := s.out
+	if len(o.Runs) == 0 {
+		return false, false
+	}
+	hostIsServer = true
+	for i, ri := range o.Runs[len(o.Runs)-1].Instances {
+		info := s.ins[min(i, len(s.ins)-1)].Info()
+		hostIsServer = hostIsServer && (info.Local || onThisHost(ri.Target, s.opt.Hostname))
+		embedded = embedded || info.Embedded
+	}
+	return hostIsServer, embedded
+}
+
+// sweepStep is the sweep's step of run r, which ran step l into path.
+func (s *session) sweepStep(r *result.Run, l runplan.Step, path string) result.SweepStep {
+	st := result.SweepStep{Label: l.Label, X: l.X, Throughput: r.Summary.Throughput, P95Ms: r.Summary.Latency.P95Ms, P99Ms: r.Summary.Latency.P99Ms,
+		AvgMs: r.Summary.Latency.AvgMs, Errors: r.Summary.Errors, Host: r.Host, ServerStats: r.ServerStats, TickerLag: r.TickerLag}
+	if r.Client != nil {
+		st.ClientCPUUs, st.ClientSharePct = r.Client.CPUPerEventUs, r.Client.HostSharePct
+	}
+	if l := r.Summary.StartLag; l != nil {
+		st.StartLagP99Ms = l.P99Ms
+	}
+	st.Retries, st.Deadlocks = r.Summary.Retries, r.Summary.Deadlocks()
+	st.Instances, st.Fairness = len(r.Instances), r.Fairness
+	st.Offered, st.Late, st.Dropped = r.Summary.Offered, r.Summary.Late, r.Summary.Dropped
+	st.From, st.To = r.Window()
+	if len(r.Summary.Types) > 1 {
+		st.Types, st.SlowestFrequent = r.Summary.Types, r.Summary.SlowestFrequent
+	}
+	if !s.plan.Out.None() {
+		st.Result = path
+	}
+	return st
 }
 
 // WriteSweep writes an analysed sweep's file at path and, when markdown is
