@@ -177,6 +177,16 @@ func CompareConfigs(cs []Candidate, at string) (ConfigComparison, error) {
 	c.Workload, c.Axis = cs[0].Sweep.Workload, cs[0].Sweep.Axis
 	c.Configs = uniqueNames(gatherRepeats(cs, &c.Notes), &c.Notes)
 	c.Common = commonSteps(c.Configs)
+	if capacityMode(c.Configs, at) {
+		if err := compareCapacities(&c); err != nil {
+			return c, err
+		}
+		c.Notes = append(c.Notes, optionNotes(c.Configs)...)
+		return c, nil
+	}
+	if at == "" && !ownStepsOf(c.Configs) && len(c.Common) > 0 && slices.ContainsFunc(c.Configs, func(cf Candidate) bool { _, ok := capacityOf(cf.Sweep); return ok }) {
+		c.Notes = append(c.Notes, "Not every configuration has a capacity (a searched one, or a knee in its range): they are compared at the last step they share, which may be past some of their knees.")
+	}
 	if len(c.Common) == 0 {
 		return c, fmt.Errorf("%w: no %s step is common to all of them", ErrNotComparable, c.Axis)
 	}
@@ -196,26 +206,10 @@ func CompareConfigs(cs []Candidate, at string) (ConfigComparison, error) {
 			row.Repeats = len(tp)
 			row.ThroughputLow, row.ThroughputHigh = meanCI(tp)
 		}
-		if k, ok := PrimaryKnee(cf.Sweep); ok {
-			row.Knee, row.Found = k, true
-			ks := cf.Sweep.Steps[k.Index]
-			row.KneeStep, row.KneeThroughput, row.KneeP99Ms = ks.Label, ks.Throughput, ks.P99Ms
-		} else {
-			row.Knee = k
-		}
+		row.kneeOf(cf)
 		c.Rows = append(c.Rows, row)
 	}
-	slices.SortStableFunc(c.Rows, func(a, b ConfigRow) int { return cmp.Compare(b.Throughput, a.Throughput) })
-	for i := range c.Rows {
-		c.Rows[i].Rank = i + 1
-		c.Rows[i].RatioToBest = math.NaN()
-		if best := c.Rows[0].Throughput; best > 0 {
-			c.Rows[i].RatioToBest = c.Rows[i].Throughput / best
-		}
-	}
-	if len(c.Rows) > 1 {
-		c.Lead = leadOf(c, x)
-	}
+	c.rank(func(name string) []float64 { return repeatThroughputs(c.ConfigNamed(name), x) })
 	for _, cf := range c.Configs {
 		if l := cf.Sweep.Limited; len(l) > 0 && x >= cf.Sweep.Steps[l[0].Index].X {
 			c.Notes = append(c.Notes, fmt.Sprintf("The load generator limited %s from %s on (%s): at %s its figures measure the client as much as the system under test; compare at an earlier step (--at).",
@@ -230,20 +224,67 @@ func CompareConfigs(cs []Candidate, at string) (ConfigComparison, error) {
 	return c, nil
 }
 
-// leadOf is the best row's lead over the next at axis value x, with its
-// bootstrap interval over their repeats' throughputs there.
-func leadOf(c ConfigComparison, x float64) Lead {
+// kneeOf sets the row's knee: cf's (PrimaryKnee) and its step's figures.
+func (row *ConfigRow) kneeOf(cf Candidate) {
+	k, ok := PrimaryKnee(cf.Sweep)
+	row.Knee, row.Found = k, ok
+	if ok {
+		ks := cf.Sweep.Steps[k.Index]
+		row.KneeStep, row.KneeThroughput, row.KneeP99Ms = ks.Label, ks.Throughput, ks.P99Ms
+	}
+}
+
+// rank orders the rows by throughput, best first, sets their ranks and
+// ratios, and the lead of the best over the next from each
+// configuration's repeated figures (values). No interval reaches below
+// what can be: a throughput under 0, a lead under -100 %. Where the
+// repeats of the best or the next spread wider than the lead claimed, a
+// note says the ranking is not settled.
+func (c *ConfigComparison) rank(values func(name string) []float64) {
+	slices.SortStableFunc(c.Rows, func(a, b ConfigRow) int { return cmp.Compare(b.Throughput, a.Throughput) })
+	for i := range c.Rows {
+		r := &c.Rows[i]
+		r.Rank = i + 1
+		r.RatioToBest = math.NaN()
+		if best := c.Rows[0].Throughput; best > 0 {
+			r.RatioToBest = r.Throughput / best
+		}
+		if !math.IsNaN(r.ThroughputLow) {
+			r.ThroughputLow = math.Max(r.ThroughputLow, 0)
+		}
+	}
+	if len(c.Rows) < 2 {
+		return
+	}
 	best, next := c.Rows[0], c.Rows[1]
 	l := Lead{Pct: rel(next.Throughput, best.Throughput), LowPct: math.NaN(), HighPct: math.NaN(), BestN: best.Repeats, NextN: next.Repeats}
-	samples := func(name string) []sample {
+	samples := func(vs []float64) []sample {
 		var s []sample
-		for _, v := range repeatThroughputs(c.ConfigNamed(name), x) {
+		for _, v := range vs {
 			s = append(s, sample{v, 1})
 		}
 		return s
 	}
-	l.LowPct, l.HighPct = changeCI(samples(next.Config), samples(best.Config), DefaultRounds, rand.NewPCG(1, 0x9e3779b97f4a7c15))
-	return l
+	bv, nv := values(best.Config), values(next.Config)
+	l.LowPct, l.HighPct = changeCI(samples(nv), samples(bv), DefaultRounds, rand.NewPCG(1, 0x9e3779b97f4a7c15))
+	if !math.IsNaN(l.LowPct) {
+		l.LowPct = math.Max(l.LowPct, -100)
+	}
+	c.Lead = l
+	gap := best.Throughput - next.Throughput
+	for _, r := range []struct {
+		name string
+		vs   []float64
+	}{{best.Config, bv}, {next.Config, nv}} {
+		if len(r.vs) < 2 {
+			continue
+		}
+		lo, hi := slices.Min(r.vs), slices.Max(r.vs)
+		if hi-lo > gap {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s's own repeats span %.4g/s to %.4g/s, more than the %.4g/s between %s and %s: the ranking of the two is not settled; run more repeats, or longer steps.",
+				r.name, lo, hi, gap, best.Config, next.Config))
+		}
+	}
 }
 
 // repeatThroughputs are the throughputs at axis value x of each repeat of
@@ -294,6 +335,125 @@ func gatherRepeats(cs []Candidate, notes *[]string) []Candidate {
 			out[i].Runs = cf.Repeats[0].Runs
 			*notes = append(*notes, fmt.Sprintf("%q was swept %d times with the same options: its figures are the sweeps' means, step by step, and its knee that of the mean curve", cf.Name, len(cf.Repeats)))
 		}
+	}
+	return out
+}
+
+// AtCapacity is the --at that compares each configuration at its capacity:
+// its capacity search's answer, else its sweep's knee (PrimaryKnee). It is
+// the default when every configuration has one.
+const AtCapacity = "capacity"
+
+// capacityMode reports whether configurations cs are compared at their
+// capacities: asked (at is AtCapacity), or by default (at "") when every
+// one has a capacity and their steps vary the load.
+func capacityMode(cs []Candidate, at string) bool {
+	if strings.EqualFold(strings.TrimSpace(at), AtCapacity) {
+		return true
+	}
+	if at != "" || ownStepsOf(cs) {
+		return false
+	}
+	for _, cf := range cs {
+		if _, ok := capacityOf(cf.Sweep); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ownStepsOf reports configurations whose steps vary the work, not the
+// load (no knee, no capacity).
+func ownStepsOf(cs []Candidate) bool {
+	return slices.ContainsFunc(cs, func(cf Candidate) bool { return cf.Sweep.OwnSteps })
+}
+
+// capacity is a configuration's capacity: the step it is at (an index into
+// the sweep's steps; -1 for a search that never met its objective, whose
+// capacity is 0), and how it was found.
+type capacity struct {
+	index int
+	// above: a search that still met its objective at its last probe: the
+	// capacity is at least the step's.
+	above bool
+	how   string
+}
+
+// capacityOf is sw's capacity: its search's answer, else its knee; false
+// when it has neither.
+func capacityOf(sw *Result) (capacity, bool) {
+	if a := sw.Search; a != nil {
+		switch a.Outcome {
+		case "never_met":
+			return capacity{index: -1, how: fmt.Sprintf("never met %s <= %g ms", a.Percentile, a.SLOMs)}, true
+		case "found", "always_met":
+			if i := slices.IndexFunc(sw.Steps, func(st result.SweepStep) bool { return st.X == a.X }); i >= 0 {
+				c := capacity{index: i, above: a.Outcome == "always_met", how: fmt.Sprintf("searched at %s <= %g ms", a.Percentile, a.SLOMs)}
+				if c.above {
+					c.how += ", still met at the last probe: at least this"
+				}
+				return c, true
+			}
+		}
+	}
+	if k, ok := PrimaryKnee(sw); ok {
+		return capacity{index: k.Index, how: "its knee (" + k.Method + " method)"}, true
+	}
+	return capacity{}, false
+}
+
+// capacityThroughput is the throughput at sw's capacity (0 when it has
+// none or never met its objective).
+func capacityThroughput(sw *Result) float64 {
+	c, ok := capacityOf(sw)
+	if !ok || c.index < 0 {
+		return 0
+	}
+	return sw.Steps[c.index].Throughput
+}
+
+// compareCapacities fills c's rows with each configuration at its
+// capacity (capacityOf): its throughput there (with repeats, the mean of
+// each repeat's own capacity), the step and its response times, ranked;
+// a configuration with none is refused.
+func compareCapacities(c *ConfigComparison) error {
+	objective := ""
+	for i, cf := range c.Configs {
+		capa, ok := capacityOf(cf.Sweep)
+		if !ok {
+			return fmt.Errorf("%w: %s has no capacity to compare at (no capacity search, and no knee in its range): compare at a step (--at)", ErrNotComparable, cf.Name)
+		}
+		row := ConfigRow{Config: cf.Name, Step: "-", Repeats: 1, ThroughputLow: math.NaN(), ThroughputHigh: math.NaN(), AvgMs: math.NaN(), P99Ms: math.NaN()}
+		if capa.index >= 0 {
+			st := cf.Sweep.Steps[capa.index]
+			row.Step, row.X, row.Throughput, row.AvgMs, row.P99Ms, row.Host = st.Label, st.X, st.Throughput, st.AvgMs, st.P99Ms, st.Host
+			row.Types, row.SlowestFrequent = st.Types, st.SlowestFrequent
+		}
+		if reps := repeatCapacities(cf); len(reps) > 1 {
+			row.Repeats = len(reps)
+			row.Throughput = stat.Mean(reps, nil)
+			row.ThroughputLow, row.ThroughputHigh = meanCI(reps)
+		}
+		row.kneeOf(cf)
+		c.Rows = append(c.Rows, row)
+		if a := cf.Sweep.Search; a != nil && i == 0 {
+			objective = fmt.Sprintf(" (%s <= %g ms)", a.Percentile, a.SLOMs)
+		}
+		if capa.above || capa.index < 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s's capacity: %s.", cf.Name, capa.how))
+		}
+	}
+	c.At, c.AtX = "each one's capacity"+objective, math.NaN()
+	c.rank(func(name string) []float64 { return repeatCapacities(c.ConfigNamed(name)) })
+	return nil
+}
+
+// repeatCapacities are the capacities of each repeat of cf; nil for a
+// configuration swept once.
+func repeatCapacities(cf Candidate) []float64 {
+	var out []float64
+	for _, r := range cf.Repeats {
+		out = append(out, capacityThroughput(r.Sweep))
 	}
 	return out
 }

@@ -55,13 +55,15 @@ func TestConfigOf(t *testing.T) {
 	}
 }
 
-// The default step is the last one every configuration swept; rows are
-// ranked by throughput there, with the ratio to the best.
+// At a step (here the last one every configuration swept: the default
+// before capacities were compared, and still when not every configuration
+// has one), rows are ranked by throughput there, with the ratio to the
+// best.
 func TestCompareConfigsDefaultAtAndRanking(t *testing.T) {
 	a := configOf("A", "A", "threads", 100, 1, 2, 4, 8, 16)
 	b := configOf("B", "B", "threads", 150, 1, 2, 4, 8)
 	c := configOf("C", "C", "threads", 120, 2, 4, 8, 16)
-	cmp, err := CompareConfigs([]Candidate{a, b, c}, "")
+	cmp, err := CompareConfigs([]Candidate{a, b, c}, "8")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +179,7 @@ func TestCompareConfigsRepeats(t *testing.T) {
 		b.Sweep.ID = fmt.Sprintf("sw-B%d", i)
 		cs = append(cs, b)
 	}
-	cmp, err := CompareConfigs(cs, "")
+	cmp, err := CompareConfigs(cs, "4") // at a step: repeats' means there
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +205,7 @@ func TestCompareConfigsRepeats(t *testing.T) {
 		t.Errorf("notes %q", cmp.Notes)
 	}
 	// Swept once each: no interval.
-	one, err := CompareConfigs([]Candidate{cs[0], cs[3]}, "")
+	one, err := CompareConfigs([]Candidate{cs[0], cs[3]}, "4")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +223,7 @@ func TestCompareConfigsNotesGeneratorLimit(t *testing.T) {
 	sw.Steps = append([]result.SweepStep(nil), sw.Steps...)
 	sw.Steps[1].StartLagP99Ms = 50
 	b.Sweep = Analyze(&sw, OptionsOf(&sw))
-	cmp, err := CompareConfigs([]Candidate{a, b}, "")
+	cmp, err := CompareConfigs([]Candidate{a, b}, "4")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,5 +280,98 @@ func TestCompareConfigsNotesAStall(t *testing.T) {
 	}
 	if n := strings.Join(c.Notes, "\n"); !strings.Contains(n, "The load generator stalled in b16k's step 90 (the generator used 199 µs of CPU per event") || strings.Contains(n, "b4k's") {
 		t.Errorf("notes:\n%s", n)
+	}
+}
+
+// searched is a configuration whose sweep is a capacity search with
+// answer a at steps xs (throughput tp(x)).
+func searched(name string, a *result.Search, tp func(x float64) float64, xs ...float64) Candidate {
+	sw := &result.Sweep{SchemaVersion: result.SchemaVersion, ID: "sw-" + name, Workload: "oltp_read_only", Axis: "rate", Search: a}
+	for _, x := range xs {
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: "rate " + fmtX(x) + "/s", X: x, Offered: x, Throughput: tp(x), AvgMs: 1, P99Ms: 5})
+	}
+	return Candidate{Name: name, Sweep: Analyze(sw, OptionsOf(sw))}
+}
+
+// By default, configurations that all have a capacity are ranked by it,
+// not at a step they share (searched ones probe rates of their own): each
+// row at its own capacity step; a search that never met its objective
+// ranks last with a note, as does one that met it to its last probe.
+func TestCompareConfigsAtCapacity(t *testing.T) {
+	obj := func(outcome string, x, next float64) *result.Search {
+		return &result.Search{Axis: "rate", SLOMs: 20, Percentile: "p99", Outcome: outcome, X: x, Next: next}
+	}
+	same := func(x float64) float64 { return x }
+	a := searched("PostgreSQL", obj("found", 400, 420), same, 100, 200, 400, 420, 800)
+	b := searched("MariaDB", obj("found", 600, 630), same, 150, 300, 600, 630, 1200)
+	never := searched("tiny", obj("never_met", 0, 0), same, 50, 25)
+	above := searched("huge", obj("always_met", 1600, 0), same, 400, 800, 1600)
+	cmp, err := CompareConfigs([]Candidate{a, b, never, above}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, r := range cmp.Rows {
+		order = append(order, fmt.Sprintf("%s %g %s", r.Config, r.Throughput, r.Step))
+	}
+	if got := strings.Join(order, ", "); got != "huge 1600 rate 1600/s, MariaDB 600 rate 600/s, PostgreSQL 400 rate 400/s, tiny 0 -" {
+		t.Errorf("rows %s", got)
+	}
+	if cmp.At != "each one's capacity (p99 <= 20 ms)" || len(cmp.Common) != 0 {
+		t.Errorf("at %q, common %v", cmp.At, cmp.Common)
+	}
+	notes := strings.Join(cmp.Notes, "\n")
+	if !strings.Contains(notes, "tiny's capacity: never met p99 <= 20 ms") || !strings.Contains(notes, "huge's capacity: searched at p99 <= 20 ms, still met at the last probe: at least this") {
+		t.Errorf("notes %q", cmp.Notes)
+	}
+	// A fixed sweep's knee is its capacity: configOf's curves have one.
+	k1, k2 := configOf("A", "A", "threads", 100, 1, 2, 4, 8, 16), configOf("B", "B", "threads", 150, 1, 2, 4, 8)
+	cmp, err = CompareConfigs([]Candidate{k1, k2}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range cmp.Rows {
+		if !r.Found || r.Step != r.KneeStep || r.Throughput != r.KneeThroughput {
+			t.Errorf("row %s at %s (%g/s), knee %s (%g/s): want it at its knee", r.Config, r.Step, r.Throughput, r.KneeStep, r.KneeThroughput)
+		}
+	}
+	// --at a step still compares there; --at capacity insists.
+	if cmp, err := CompareConfigs([]Candidate{k1, k2}, "4"); err != nil || cmp.At != "threads 4" {
+		t.Errorf("--at 4: %q, %v", cmp.At, err)
+	}
+	if _, err := CompareConfigs([]Candidate{k1, configOf("flat", "flat", "threads", 100, 1, 2)}, AtCapacity); err == nil || !strings.Contains(err.Error(), "flat has no capacity") {
+		t.Errorf("--at capacity without one: %v", err)
+	}
+}
+
+// Repeats whose own spread is wider than the lead are said not to settle
+// the ranking, and no interval reaches below what can be: a throughput
+// under 0, a lead under -100 %.
+func TestCompareConfigsRepeatsDisagree(t *testing.T) {
+	var cs []Candidate
+	for i, x := range []float64{136, 1029} { // one configuration's repeats, far apart
+		c := searched("MariaDB", &result.Search{Axis: "rate", SLOMs: 20, Percentile: "p99", Outcome: "found", X: x, Next: 2 * x}, func(r float64) float64 { return r }, x, 2*x)
+		c.Sweep.ID, c.Runs = fmt.Sprintf("sw-M%d", i), nil
+		cs = append(cs, c)
+	}
+	for i, x := range []float64{400, 410} {
+		c := searched("PostgreSQL", &result.Search{Axis: "rate", SLOMs: 20, Percentile: "p99", Outcome: "found", X: x, Next: 2 * x}, func(r float64) float64 { return r }, x, 2*x)
+		c.Sweep.ID = fmt.Sprintf("sw-P%d", i)
+		cs = append(cs, c)
+	}
+	cmp, err := CompareConfigs(cs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range cmp.Rows {
+		if r.ThroughputLow < 0 {
+			t.Errorf("%s's interval starts at %g/s: below 0", r.Config, r.ThroughputLow)
+		}
+	}
+	if l := cmp.Lead; l.LowPct < -100 {
+		t.Errorf("lead interval from %g %%", l.LowPct)
+	}
+	if !strings.Contains(strings.Join(cmp.Notes, "\n"), "MariaDB's own repeats span 136/s to 1029/s, more than the") {
+		t.Errorf("notes %q: want the repeats' spread against the lead", cmp.Notes)
 	}
 }

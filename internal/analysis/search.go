@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/result"
@@ -96,7 +97,7 @@ func ProbeOf(spec SearchSpec, st result.SweepStep, below *result.SearchProbe, ge
 	var why []string
 	if lat > spec.SLOMs {
 		p.Met = false
-		why = append(why, fmt.Sprintf("%s %.3g ms over the objective's %g ms", spec.Percentile, lat, spec.SLOMs))
+		why = append(why, fmt.Sprintf("%s %s ms over the objective's %g ms", spec.Percentile, msText(lat), spec.SLOMs))
 	}
 	p.Near = math.Abs(lat-spec.SLOMs) <= spec.Noise*spec.SLOMs
 	switch {
@@ -117,6 +118,15 @@ func ProbeOf(spec SearchSpec, st result.SweepStep, below *result.SearchProbe, ge
 	}
 	p.Why = strings.Join(why, "; ")
 	return p
+}
+
+// msText is a response time in milliseconds as words show it: 3
+// significant digits, whole milliseconds from 100.
+func msText(ms float64) string {
+	if ms >= 100 {
+		return strconv.FormatFloat(math.Round(ms), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(ms, 'g', 3, 64)
 }
 
 // probeVerdict is the search's view of one axis value: its runs, and whether

@@ -16,13 +16,12 @@ import (
 // ProbeLine words a probe as the console shows it: "met (p99 3.1 ms,
 // 400/s done of 400/s)", or why not.
 func ProbeLine(pct string, sloMs float64, p result.SearchProbe) string {
-	verdict := "met the objective"
+	s := fmt.Sprintf("met the objective (%s %s ms of %g ms; %s/s done", pct, Ms(p.LatencyMs), sloMs, Grouped(p.Throughput))
 	if !p.Met {
-		verdict = "missed: " + p.Why
+		s = fmt.Sprintf("missed: %s (%s/s done", p.Why, Grouped(p.Throughput))
 	}
-	s := fmt.Sprintf("%s (%s %.3g ms of %g ms; %.4g/s done", verdict, pct, p.LatencyMs, sloMs, p.Throughput)
 	if p.Offered > 0 {
-		s += fmt.Sprintf(" of %.4g/s offered", p.Offered)
+		s += " of " + Grouped(p.Offered) + "/s offered"
 	}
 	s += ")"
 	if p.Near {
