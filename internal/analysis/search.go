@@ -175,6 +175,12 @@ func cmpFloat(a, b float64) int {
 
 func (v probeVerdict) good() bool { return !v.generator && 2*v.met > v.runs }
 
+// settled: the value was run twice or more and the majority of its runs
+// agrees by two or more (two alike, or two of three).
+func (v probeVerdict) settled() bool {
+	return v.runs >= 2 && (v.met == v.runs || v.met == 0 || v.runs >= maxRuns)
+}
+
 // NextProbe is the search's next probe given the probes so far, in the
 // order they ran: the axis value to probe, or, when the search is over,
 // its answer (nil while it goes on). A probe near the boundary is run
@@ -253,11 +259,21 @@ func NextProbe(spec SearchSpec, probes []result.SearchProbe) (float64, *result.S
 		return next, nil
 	}
 	a, b := vs[lo].x, vs[hi].x
-	if spec.Axis == "threads" && b-a <= 1 {
-		return 0, spec.answer(probes, vs, lo, hi, "the bracket is one virtual user wide")
-	}
-	if (b-a)/a <= spec.Precision {
-		return 0, spec.answer(probes, vs, lo, hi, fmt.Sprintf("the bracket is within %.0f%%", 100*spec.Precision))
+	narrow := spec.Axis == "threads" && b-a <= 1 || (b-a)/a <= spec.Precision
+	if narrow {
+		// The bracket's ends are the probes nearest the boundary: each
+		// is trusted once it has been run twice with the same verdict (a
+		// third run decides two that disagree), so that one noisy run
+		// (a checkpoint, a neighbour on the host) does not set it.
+		for _, i := range []int{hi, lo} {
+			if !vs[i].settled() && vs[i].runs < maxRuns {
+				return vs[i].x, nil
+			}
+		}
+		if spec.Axis == "threads" && b-a <= 1 {
+			return 0, spec.answer(probes, vs, lo, hi, "the bracket is one virtual user wide, each end run twice")
+		}
+		return 0, spec.answer(probes, vs, lo, hi, fmt.Sprintf("the bracket is within %.0f%%, each end run twice", 100*spec.Precision))
 	}
 	next := spec.tidy((a + b) / 2)
 	if next <= a || next >= b {

@@ -173,3 +173,29 @@ func TestSearchThreads(t *testing.T) {
 		t.Errorf("answer %+v, want never_met: 30 ms at one user", a)
 	}
 }
+
+// One noisy run (a checkpoint, say) at a load the system takes does not
+// set the answer: the bracket's ends are each run twice, a third run
+// decides, and the search goes on past the fluke.
+func TestSearchConfirmsTheBracket(t *testing.T) {
+	calm := openLoop(1000, 0)
+	spiky := func(r float64, run int) result.SweepStep {
+		st := calm(r, run)
+		if r == 600 && run == 0 {
+			st.P99Ms = 400 // the first run at 600/s hit a checkpoint
+		}
+		return st
+	}
+	a := searchOn(t, SearchSpec{Axis: "rate", SLOMs: 20, Start: 100, MaxSteps: 16}, spiky, nil)
+	t.Logf("%+v", a)
+	if a.Outcome != "found" || a.X < 600 || a.X > 642.9 || a.Next < 642.9 {
+		t.Errorf("answer %+v, want the bracket around 642.9/s despite the fluke at 600/s", a)
+	}
+	runs := map[float64]int{}
+	for _, p := range a.Probes {
+		runs[p.X]++
+	}
+	if runs[600] != 3 || runs[a.X] < 2 || runs[a.Next] < 2 {
+		t.Errorf("runs by rate %v: want 600/s run three times and each end of the bracket twice", runs)
+	}
+}

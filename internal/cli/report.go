@@ -141,9 +141,11 @@ and by how much over the next ("HCI: 7,436/s at rate 2x, +18 % over
 two-tier (6,300/s)"), and each configuration's knee. Then the configuration
 table: one row per configuration at that step (throughput, its ratio to the
 best, avg and p99 response time, host CPU busy, knee), ranked by
-throughput; --sort config|throughput|avg|p99 reorders it. The step is --at:
-a step label ("threads 8", "rate 2x") or an axis value ("8", "2x"); by
-default the last step all the sweeps share. Then, where they apply: by
+throughput; --sort config|throughput|avg|p99 reorders it. By default,
+when every configuration has a capacity (a capacity search's answer, else
+its knee), each is compared at its own; else at the last step all the
+sweeps share. --at picks a step: a step label ("threads 8", "rate 2x") or
+an axis value ("8", "2x"); --at capacity insists on capacities. Then, where they apply: by
 instance count, the aggregate, per instance and the instances' spread
 (lowest, highest, CoV); the workload's own figures and limit checks at that
 step (TPC-C's tpmC, NOPM, efficiency, response-time limits); each
@@ -176,6 +178,6 @@ CSV or text report, which carry no mark) needs --force.`,
 	cmd.Flags().StringVar(&o.sortBy, "sort", "", "sort the runs table by label, target, throughput, avg, p95, p99 or errors; a comparison's table by config, throughput, avg or p99 (best first)")
 	cmd.Flags().StringVar(&o.title, "title", "", "the HTML report's title")
 	cmd.Flags().StringVar(&o.history, "history", "", "the history catalog the arguments that are not files are looked up in: sqlite:PATH or postgres://user@host:5432/db (default: $RIGHTSIZE_HISTORY, else $XDG_DATA_HOME/rightsize/history.db or ~/.local/share/rightsize/history.db)")
-	cmd.Flags().StringVar(&o.at, "at", "", `a comparison's step: a step label ("threads 8", "rate 2x") or an axis value (default: the last step every sweep has)`)
+	cmd.Flags().StringVar(&o.at, "at", "", `a comparison's step: a step label ("threads 8", "rate 2x"), an axis value, or capacity (default: each configuration's capacity when all have one, else the last step every sweep has)`)
 	return cmd
 }
