@@ -77,7 +77,7 @@ func searchTable(a *result.Search) table {
 		if p.Generator != "" {
 			verdict += " (the generator limited it: " + p.Generator + ")"
 		}
-		t.rows = append(t.rows, []string{fmt.Sprint(i + 1), load, Grouped(p.Throughput), number(p.LatencyMs, 3), verdict})
+		t.rows = append(t.rows, []string{fmt.Sprint(i + 1), load, Grouped(p.Throughput), Ms(p.LatencyMs), verdict})
 	}
 	return t
 }
@@ -144,6 +144,19 @@ func searchChart(a *result.Search) (string, error) {
 			}
 		}
 	}
+	// Room above the slowest probe and below the fastest (and the
+	// objective), on the log scale.
+	ylo, yhi := a.SLOMs, a.SLOMs
+	for _, pr := range a.Probes {
+		v := math.Max(pr.LatencyMs, 0.001)
+		ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
+	}
+	p.Y.Min, p.Y.Max = ylo/1.5, yhi*1.5
+	pad := (hi - lo) * 0.05
+	if pad == 0 {
+		pad = lo * 0.1
+	}
+	p.X.Min, p.X.Max = math.Max(0, lo-pad), hi+pad
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	return svgOf(chartH, p)
 }
