@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -159,18 +160,8 @@ func probeVerdicts(probes []result.SearchProbe) []probeVerdict {
 		// third.
 		v.again = p.Near && v.runs < maxRuns && (v.runs == 1 || (v.met != 0 && v.met != v.runs))
 	}
-	slices.SortFunc(vs, func(a, b probeVerdict) int { return cmpFloat(a.x, b.x) })
+	slices.SortFunc(vs, func(a, b probeVerdict) int { return cmp.Compare(a.x, b.x) })
 	return vs
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (v probeVerdict) good() bool { return !v.generator && 2*v.met > v.runs }

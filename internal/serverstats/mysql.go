@@ -278,18 +278,8 @@ func splitInstrument(name string) (typ, event string) {
 
 // counters reads the status counters; the gauges go to gauges.
 func (m *mysql) counters(ctx context.Context, _ dialect.Conn) (*snapshot, error) {
-	rows, err := m.status.Query(ctx)
-	if err != nil {
-		return nil, err
-	}
 	s := &snapshot{at: time.Now(), values: map[string]float64{}, gauges: map[string]float64{}}
-	for rows.Next() {
-		var name string
-		var v float64
-		if err := rows.Scan(&name, &v); err != nil {
-			rows.Close()
-			return nil, err
-		}
+	err := readNamed(ctx, m.status, func(name string, v float64) {
 		switch name {
 		case "Threads_running":
 			s.gauges["status."+name] = max(v-1, 0) // less the monitor's own thread, which runs this
@@ -298,8 +288,8 @@ func (m *mysql) counters(ctx context.Context, _ dialect.Conn) (*snapshot, error)
 		default:
 			s.values["status."+name] = v
 		}
-	}
-	if err := rows.Close(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	return m.readMetrics(ctx, s)
@@ -311,24 +301,35 @@ func (m *mysql) readMetrics(ctx context.Context, s *snapshot) (*snapshot, error)
 	if m.metrics == nil {
 		return s, nil
 	}
-	rows, err := m.metrics.Query(ctx)
+	err := readNamed(ctx, m.metrics, func(name string, v float64) {
+		if slices.Contains(mysqlMetricsGauges, name) {
+			s.gauges["innodb_metrics."+name] = v
+		} else {
+			s.values["innodb_metrics."+name] = v
+		}
+	})
 	if err != nil {
 		return nil, err
+	}
+	return s, nil
+}
+
+// readNamed runs a query of name, value rows and gives each to add.
+func readNamed(ctx context.Context, q dialect.Stmt, add func(name string, v float64)) error {
+	rows, err := q.Query(ctx)
+	if err != nil {
+		return err
 	}
 	for rows.Next() {
 		var name string
 		var v float64
 		if err := rows.Scan(&name, &v); err != nil {
 			rows.Close()
-			return nil, err
+			return err
 		}
-		if slices.Contains(mysqlMetricsGauges, name) {
-			s.gauges["innodb_metrics."+name] = v
-		} else {
-			s.values["innodb_metrics."+name] = v
-		}
+		add(name, v)
 	}
-	return s, rows.Close()
+	return rows.Close()
 }
 
 // statements reads the statement digests (nil when they are not read).
