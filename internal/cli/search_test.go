@@ -59,3 +59,29 @@ func TestSweepSearchRate(t *testing.T) {
 		}
 	}
 }
+
+// A threads search: a closed loop from one virtual user, whole counts,
+// the sweep's steps one per count in rising order.
+func TestSweepSearchThreads(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "s.json")
+	o := run(t, context.Background(), "sweep", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "db.sqlite"),
+		"--table-size", "500", "--threads", "search", "--slo", "50ms", "--max-steps", "4",
+		"--warmup", "0s", "--time", "300ms", "--report-interval", "300ms", "--out", out, "--no-history", "--prepare", "always")
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	sw := readSweep(t, filepath.Join(dir, "s-sweep.json"))
+	a := sw.Search
+	if a == nil || a.Axis != "threads" || len(a.Probes) == 0 || len(a.Probes) > 4 || a.Probes[0].X != 1 {
+		t.Fatalf("search %+v: want a threads search from 1 in at most 4 probes\n%s", a, o.stdout)
+	}
+	for _, p := range a.Probes {
+		if p.X != math.Trunc(p.X) || p.Offered != 0 {
+			t.Errorf("probe %+v: want whole virtual users, a closed loop", p)
+		}
+	}
+	if sw.Axis != "threads" || sw.BaselineRate != 0 {
+		t.Errorf("axis %q, baseline %v", sw.Axis, sw.BaselineRate)
+	}
+}

@@ -16,7 +16,7 @@ import (
 // ProbeLine words a probe as the console shows it: "met (p99 3.1 ms,
 // 400/s done of 400/s)", or why not.
 func ProbeLine(pct string, sloMs float64, p result.SearchProbe) string {
-	s := fmt.Sprintf("met the objective (%s %s ms of %g ms; %s/s done", pct, Ms(p.LatencyMs), sloMs, Grouped(p.Throughput))
+	s := fmt.Sprintf("met the objective (%s %s of %g ms; %s/s done", pct, Ms(p.LatencyMs), sloMs, Grouped(p.Throughput))
 	if !p.Met {
 		s = fmt.Sprintf("missed: %s (%s/s done", p.Why, Grouped(p.Throughput))
 	}
@@ -61,7 +61,7 @@ func SearchLine(a *result.Search) string {
 // was done, the searched percentile, and the verdict.
 func searchTable(a *result.Search) table {
 	t := table{title: fmt.Sprintf("the search's probes, in the order they ran (objective: %s <= %g ms)", a.Percentile, a.SLOMs),
-		head: []string{"probe", "load", "done/s", a.Percentile + " ms", "verdict"}, textLast: true}
+		head: []string{"probe", "load", "done/s", a.Percentile, "verdict"}, textLast: true}
 	for i, p := range a.Probes {
 		load := fmt.Sprintf("%g threads", p.X)
 		if a.Axis == "rate" {
