@@ -225,29 +225,7 @@ func NextProbe(spec SearchSpec, probes []result.SearchProbe) (float64, *result.S
 		}
 		return next, nil
 	case hi < 0:
-		// Every probe met it so far: grow, up to the ceiling.
-		next := spec.tidy(vs[lo].x * spec.Growth)
-		if ceiling <= 0 || next < ceiling {
-			return next, nil
-		}
-		// probed: the ceiling is a probe the generator limited.
-		probed := slices.ContainsFunc(vs, func(v probeVerdict) bool { return v.generator && v.x == ceiling })
-		limit := "the ceiling of the load the generator may offer"
-		if probed {
-			limit = "the load generator's limit"
-		}
-		if ceiling <= vs[lo].x*(1+spec.Precision) {
-			return 0, spec.answer(probes, vs, lo, hi, "it met the objective up to "+limit)
-		}
-		if probed {
-			next = spec.tidy((vs[lo].x + ceiling) / 2) // under the generator's limit
-		} else {
-			next = spec.tidy(ceiling)
-		}
-		if next <= vs[lo].x || next >= ceiling && probed {
-			return 0, spec.answer(probes, vs, lo, hi, "it met the objective up to "+limit)
-		}
-		return next, nil
+		return spec.grow(probes, vs, lo, ceiling)
 	}
 	a, b := vs[lo].x, vs[hi].x
 	narrow := spec.Axis == "threads" && b-a <= 1 || (b-a)/a <= spec.Precision
@@ -269,6 +247,34 @@ func NextProbe(spec SearchSpec, probes []result.SearchProbe) (float64, *result.S
 	next := spec.tidy((a + b) / 2)
 	if next <= a || next >= b {
 		return 0, spec.answer(probes, vs, lo, hi, "the bracket cannot be split further")
+	}
+	return next, nil
+}
+
+// grow is the next probe while every probe has met the objective (vs[lo]
+// the highest): Growth times it, up to the ceiling (the spec's, or a probe
+// the generator limited); the answer once the ceiling is reached.
+func (spec SearchSpec) grow(probes []result.SearchProbe, vs []probeVerdict, lo int, ceiling float64) (float64, *result.Search) {
+	next := spec.tidy(vs[lo].x * spec.Growth)
+	if ceiling <= 0 || next < ceiling {
+		return next, nil
+	}
+	// probed: the ceiling is a probe the generator limited.
+	probed := slices.ContainsFunc(vs, func(v probeVerdict) bool { return v.generator && v.x == ceiling })
+	limit := "the ceiling of the load the generator may offer"
+	if probed {
+		limit = "the load generator's limit"
+	}
+	if ceiling <= vs[lo].x*(1+spec.Precision) {
+		return 0, spec.answer(probes, vs, lo, -1, "it met the objective up to "+limit)
+	}
+	if probed {
+		next = spec.tidy((vs[lo].x + ceiling) / 2) // under the generator's limit
+	} else {
+		next = spec.tidy(ceiling)
+	}
+	if next <= vs[lo].x || next >= ceiling && probed {
+		return 0, spec.answer(probes, vs, lo, -1, "it met the objective up to "+limit)
 	}
 	return next, nil
 }

@@ -251,15 +251,7 @@ func (is *instStep) run(ctx context.Context) {
 	// The statements' counters are read at the step's start and at each
 	// interval's end before the window (the last of them is the window's
 	// start), and at the step's end.
-	stmts := func() stmtSnapshot {
-		st, err := m.srv.statements(ctx, m.c)
-		if err != nil {
-			is.stmtNote = fmt.Sprintf("the statements' figures were not read: %v", err)
-			is.noStmts = true
-		}
-		return st
-	}
-	stmtFirst := stmts()
+	stmtFirst := is.statements(ctx)
 	tick := time.NewTicker(is.interval)
 	defer tick.Stop()
 	cut := func(phase string) error {
@@ -268,7 +260,7 @@ func (is *instStep) run(ctx context.Context) {
 			return err
 		}
 		if phase != "measure" && !is.noStmts && stmtFirst != nil {
-			stmtFirst = stmts()
+			stmtFirst = is.statements(ctx)
 		}
 		if phase == "measure" {
 			meas.add(cur)
@@ -300,13 +292,7 @@ func (is *instStep) run(ctx context.Context) {
 			if err == nil {
 				is.finish(out, meas, gauges, first, last)
 				if first != nil && stmtFirst != nil && !is.noStmts {
-					if stmtLast := stmts(); stmtLast != nil {
-						if why := m.srv.missedStatements(out.Counters, stmtFirst, stmtLast); why != "" {
-							is.stmtNote = why
-						} else {
-							out.Statements = topStatements(stmtFirst, stmtLast)
-						}
-					}
+					is.topStatements(ctx, out, stmtFirst)
 				}
 				out.Note = joinNote(out.Note, is.stmtNote)
 				return
@@ -316,6 +302,32 @@ func (is *instStep) run(ctx context.Context) {
 	m.fail(fmt.Sprintf("server figures incomplete: the monitoring connection failed during the step: %v", err))
 	is.finish(out, meas, gauges, first, last)
 	out.Note = m.note
+}
+
+// statements reads the server's statement counters (nil: not counted, or
+// the read failed: stmtNote says why, and they are not read again).
+func (is *instStep) statements(ctx context.Context) stmtSnapshot {
+	st, err := is.m.srv.statements(ctx, is.m.c)
+	if err != nil {
+		is.stmtNote = fmt.Sprintf("the statements' figures were not read: %v", err)
+		is.noStmts = true
+	}
+	return st
+}
+
+// topStatements reads the statements at the step's end and puts those that
+// took the most time since first in out, unless the server's counts
+// would mislead (stmtNote then says why).
+func (is *instStep) topStatements(ctx context.Context, out *result.ServerStats, first stmtSnapshot) {
+	last := is.statements(ctx)
+	if last == nil {
+		return
+	}
+	if why := is.m.srv.missedStatements(out.Counters, first, last); why != "" {
+		is.stmtNote = why
+		return
+	}
+	out.Statements = topStatements(first, last)
 }
 
 // finish fills out from the measured window's activity and its counters'
