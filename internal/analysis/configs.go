@@ -443,6 +443,11 @@ func compareCapacities(c *ConfigComparison) error {
 			c.Notes = append(c.Notes, fmt.Sprintf("%s's capacity: %s.", cf.Name, capa.how))
 		}
 	}
+	for i, n := range c.Notes {
+		// Repeats are compared by each one's own capacity, not the knee
+		// of their mean curve (gatherRepeats' words).
+		c.Notes[i] = strings.Replace(n, "its figures are the sweeps' means, step by step, and its knee that of the mean curve", "its capacity is the mean of each sweep's own", 1)
+	}
 	c.At, c.AtX = "each one's capacity"+objective, math.NaN()
 	c.rank(func(name string) []float64 { return repeatCapacities(c.ConfigNamed(name)) })
 	return nil

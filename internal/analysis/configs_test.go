@@ -374,4 +374,7 @@ func TestCompareConfigsRepeatsDisagree(t *testing.T) {
 	if !strings.Contains(strings.Join(cmp.Notes, "\n"), "MariaDB's own repeats span 136/s to 1029/s, more than the") {
 		t.Errorf("notes %q: want the repeats' spread against the lead", cmp.Notes)
 	}
+	if !strings.Contains(strings.Join(cmp.Notes, "\n"), `"PostgreSQL" was swept 2 times with the same options: its capacity is the mean of each sweep's own`) {
+		t.Errorf("notes %q: want the repeats' capacities averaged, said so", cmp.Notes)
+	}
 }

@@ -141,11 +141,9 @@ and by how much over the next ("HCI: 7,436/s at rate 2x, +18 % over
 two-tier (6,300/s)"), and each configuration's knee. Then the configuration
 table: one row per configuration at that step (throughput, its ratio to the
 best, avg and p99 response time, host CPU busy, knee), ranked by
-throughput; --sort config|throughput|avg|p99 reorders it. By default,
-when every configuration has a capacity (a capacity search's answer, else
-its knee), each is compared at its own; else at the last step all the
-sweeps share. --at picks a step: a step label ("threads 8", "rate 2x") or
-an axis value ("8", "2x"); --at capacity insists on capacities. Then, where they apply: by
+throughput; --sort config|throughput|avg|p99 reorders it. Each is at its
+capacity (a search's answer, else its knee) when all have one, else at the
+last step all share; --at picks a step ("threads 8", "8") or capacity. Then, where they apply: by
 instance count, the aggregate, per instance and the instances' spread
 (lowest, highest, CoV); the workload's own figures and limit checks at that
 step (TPC-C's tpmC, NOPM, efficiency, response-time limits); each

@@ -41,13 +41,18 @@ func TestReportComparesSweeps(t *testing.T) {
 	dir := t.TempDir()
 	a := writeSweep(t, dir, "A", "oltp_point_select", "threads", 1000, 1, 2, 4, 8)
 	b := writeSweep(t, dir, "B", "oltp_point_select", "threads", 1200, 1, 2, 4)
-	o := run(t, context.Background(), "report", a, b, "--format", "text")
+	o := run(t, context.Background(), "report", a, b, "--format", "text", "--at", "4")
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\n%s", o.code, o.stderr)
 	}
 	first, _, _ := strings.Cut(o.stdout, "\n")
 	if !strings.HasPrefix(first, "B: 3,000/s at threads 4, +20 % over A (2,500/s)") {
 		t.Errorf("first line %q, want the headline at the last common step (threads 4)", first)
+	}
+	// By default both have a knee, and each is compared at its own.
+	o = run(t, context.Background(), "report", a, b, "--format", "text")
+	if first, _, _ := strings.Cut(o.stdout, "\n"); o.code != ExitOK || !strings.HasPrefix(first, "A: 2,500/s at each one's capacity, +25 % over B (2,000/s)") {
+		t.Errorf("exit %d, first line %q, want the headline at each one's capacity (its knee)", o.code, first)
 	}
 	for f, want := range map[string]string{"md": "| A | 2 | 1,667 |", "csv": "A,2,threads 2,2,1666.67", "html": "<td>A</td><td>2</td><td>1,667</td>"} {
 		if o := run(t, context.Background(), "report", a, b, "--format", f, "--at", "threads 2", "--sort", "config"); o.code != ExitOK || !strings.Contains(o.stdout, want) {

@@ -110,7 +110,7 @@ func (p *Plan) SearchStep(x float64, run int) Step {
 		l.Label += fmt.Sprintf(" (run %d)", run+1)
 	}
 	l.X = x
-	l.Options = map[string]any{"sweep_step": l.Label, "search_probe": true}
+	l.Options = map[string]any{"sweep_step": l.Label}
 	return l
 }
 
