@@ -176,7 +176,8 @@ func TestCompareReportInBrowser(t *testing.T) {
 		sweeps = append(sweeps, strings.TrimSuffix(out, ".json")+"-sweep.json")
 	}
 	page := filepath.Join(dir, "compare.html")
-	if o := run(t, context.Background(), append(append([]string{"report"}, sweeps...), "-o", page)...); o.code != ExitOK {
+	// At the last common step (by default each would be at its knee).
+	if o := run(t, context.Background(), append(append([]string{"report"}, sweeps...), "-o", page, "--at", "3")...); o.code != ExitOK {
 		t.Fatalf("report: exit %d\n%s", o.code, o.stderr)
 	}
 	tctx, problems := browse(t, browser, page, 800)
