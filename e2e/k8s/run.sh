@@ -28,7 +28,7 @@
 # The last line it prints is the Job's state, the shards and the merged count.
 #
 # Env options:
-#   K8S_VERSION=1.37.2  GENERATORS=3  WAREHOUSES=2  THREADS=2 (per shard)
+#   K8S_VERSION=1.37.2  GENERATORS=3  WAREHOUSES=2  THREADS=6 (the run's, over the shards)
 #   TIME=20s  WARMUP=5s  CPU=300m (per generator)  FAULT=0
 #   WORK=/tmp/rightsize-k8s (state, removed at the end unless KEEP=1)
 #   CACHE=$HOME/.cache/rightsize-e2e-k8s
@@ -37,7 +37,7 @@ set -euo pipefail
 K8S_VERSION=${K8S_VERSION:-1.37.2}
 GENERATORS=${GENERATORS:-3}
 WAREHOUSES=${WAREHOUSES:-2}
-THREADS=${THREADS:-2}
+THREADS=${THREADS:-6}
 TIME=${TIME:-20s}
 WARMUP=${WARMUP:-5s}
 CPU=${CPU:-300m}
@@ -65,6 +65,7 @@ die() { printf 'e2e/k8s: %s\n' "$*" >&2; exit 1; }
 # --- teardown -------------------------------------------------------------
 
 PIDS=()
+SUMMARY=""
 cleanup() {
 	local rc=$?
 	set +e
@@ -83,10 +84,16 @@ cleanup() {
 		awk -v w="$WORK" '$2 ~ "^"w {print $2}' /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
 	fi
 	ip link del cni0 2>/dev/null
+	# The kubelet's cgroups (cgroupfs: /kubepods in each hierarchy).
+	for d in /sys/fs/cgroup/*/kubepods; do
+		[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+	done
 	if [ "$KEEP" != 1 ]; then rm -rf "$WORK"; fi
 	if [ -n "${PGCLI:-}" ]; then
 		$PGCLI -qc "DROP DATABASE IF EXISTS $DB" -c "DROP DATABASE IF EXISTS $CATALOG" >/dev/null 2>&1
 	fi
+	log "done"
+	[ -n "$SUMMARY" ] && echo "$SUMMARY" # the last line
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -108,6 +115,7 @@ pg_isready -q -h 127.0.0.1 -p 5432 || die "PostgreSQL is not accepting connectio
 
 # --- 2. binaries and images -----------------------------------------------
 
+rm -rf "$WORK" # a kept run's state (KEEP=1) is not this run's
 mkdir -p "$BIN" "$WORK"
 cmds=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
 missing=()
@@ -140,10 +148,10 @@ mkdir -p "$PKI"
 		[ -n "${3:-}" ] && echo "subjectAltName=$3" >"$ext"
 		openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -out "$1.crt" -days 2 -extfile "$ext" 2>/dev/null
 	}
-	cert apiserver /CN=kube-apiserver "IP:127.0.0.1,IP:10.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:localhost"
+	cert apiserver /CN=kube-apiserver "IP:127.0.0.1,IP:10.0.0.1,IP:$BRIDGE_IP,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:localhost"
 	cert admin "/O=system:masters/CN=admin"
 	cert node "/O=system:nodes/CN=system:node:$NODE"
-	cert kubelet-serving "/CN=$NODE" "IP:127.0.0.1,DNS:$NODE"
+	cert kubelet-serving "/CN=$NODE" "IP:127.0.0.1,IP:$BRIDGE_IP,DNS:$NODE"
 	openssl genrsa -out sa.key 2048 2>/dev/null
 	openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
 )
@@ -164,6 +172,7 @@ KC=("$BIN/kubectl" --kubeconfig "$WORK/admin.kubeconfig")
 bg() { # bg NAME COMMAND...: starts a daemon, its log in WORK/NAME.log
 	"${@:2}" >"$WORK/$1.log" 2>&1 &
 	PIDS+=($!)
+	disown $! # killed at the end: no job notice from bash
 }
 waitfor() { # waitfor WHAT SECONDS COMMAND...
 	local what=$1 n=$2
@@ -171,6 +180,12 @@ waitfor() { # waitfor WHAT SECONDS COMMAND...
 	for ((i = 0; i < n; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done
 	die "$what: not ready after ${n}s (logs in $WORK; KEEP=1 keeps them)"
 }
+
+# The pods' bridge first: the API server advertises its address (it may
+# not advertise a loopback one), and the PostgreSQL forwarder binds it.
+ip link add cni0 type bridge 2>/dev/null || true
+ip addr add "$BRIDGE_IP/24" dev cni0 2>/dev/null || true
+ip link set cni0 up
 
 log "etcd"
 bg etcd etcd --name e2e --data-dir "$WORK/etcd" --listen-client-urls http://127.0.0.1:2379 \
@@ -180,12 +195,12 @@ waitfor etcd 30 curl -fsS http://127.0.0.1:2379/health
 
 log "kube-apiserver"
 bg apiserver "$BIN/kube-apiserver" --etcd-servers http://127.0.0.1:2379 --bind-address 127.0.0.1 --secure-port 6443 \
-	--advertise-address 127.0.0.1 --service-cluster-ip-range "$SERVICE_CIDR" \
+	--advertise-address "$BRIDGE_IP" --service-cluster-ip-range "$SERVICE_CIDR" \
 	--client-ca-file "$PKI/ca.crt" --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" \
 	--kubelet-client-certificate "$PKI/admin.crt" --kubelet-client-key "$PKI/admin.key" --kubelet-certificate-authority "$PKI/ca.crt" \
 	--service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
 	--service-account-issuer https://kubernetes.default.svc --authorization-mode Node,RBAC \
-	--enable-admission-plugins NodeRestriction
+	--enable-admission-plugins NodeRestriction --kubelet-preferred-address-types InternalIP
 waitfor kube-apiserver 90 "${KC[@]}" get --raw /readyz
 
 log "kube-controller-manager and kube-scheduler"
@@ -210,21 +225,23 @@ state = "$WORK/containerd/state"
   address = "$WORK/containerd/containerd.sock"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "rightsize.local/pause:e2e"
+  # This machine's root may not lower an OOM score (runc's nsexec: "failed
+  # to update /proc/self/oom_score_adj: Permission denied" for the
+  # sandbox's -998): keep each container's at least containerd's own.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$WORK/cni/net.d"
   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
     runtime_type = "io.containerd.runc.v2"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+      BinaryName = "${RUNC:-/usr/sbin/runc}"
 EOF
 bg containerd containerd --config "$WORK/containerd/config.toml"
 CTR=(ctr --address "$WORK/containerd/containerd.sock" -n k8s.io)
 waitfor containerd 30 "${CTR[@]}" version
 "${CTR[@]}" images import "$WORK/pause.tar" >/dev/null
 "${CTR[@]}" images import "$WORK/rightsize.tar" >/dev/null
-# The bridge before the first pod, so that the forwarder can bind its address.
-ip link add cni0 type bridge 2>/dev/null || true
-ip addr add "$BRIDGE_IP/24" dev cni0 2>/dev/null || true
-ip link set cni0 up
 
 log "kubelet"
 cat >"$WORK/kubelet.yaml" <<EOF
@@ -243,11 +260,12 @@ tlsPrivateKeyFile: "$PKI/kubelet-serving.key"
 failSwapOn: false
 podCIDR: "$POD_CIDR"
 evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%"}
+podLogsDir: "$WORK/pod-logs"
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 EOF
 bg kubelet "$BIN/kubelet" --config "$WORK/kubelet.yaml" --kubeconfig "$WORK/node.kubeconfig" \
-	--hostname-override "$NODE" --root-dir "$WORK/kubelet" --cert-dir "$WORK/kubelet-pki"
+	--hostname-override "$NODE" --node-ip "$BRIDGE_IP" --root-dir "$WORK/kubelet" --cert-dir "$WORK/kubelet-pki"
 node_ready() { [ "$("${KC[@]}" get node "$NODE" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = True ]; }
 waitfor "node $NODE" 120 node_ready
 log "node $NODE is Ready ($("${KC[@]}" get node "$NODE" -o 'jsonpath={.status.nodeInfo.kubeletVersion}, {.status.nodeInfo.containerRuntimeVersion}'))"
@@ -300,5 +318,6 @@ if [ -s "$merged" ]; then
 	shards=$(jq -r '.generators | length' "$merged")
 	sum=$(jq -r '[.generators[].count] | add' "$merged" 2>/dev/null || echo -1)
 fi
-echo "k8s e2e: job $state; shards $shards of $GENERATORS; merged count $count (shards' sum $sum); $(($(date +%s) - START)) s"
+partial=$(jq -r '[.generators[]? | select(.partial)] | length' "$merged" 2>/dev/null || echo 0)
+SUMMARY="k8s e2e: job $state; shards $shards of $GENERATORS ($partial partial); merged count $count (shards' sum $sum); $(($(date +%s) - START)) s"
 [ "$state" = complete ] && [ "$count" = "$sum" ] && [ "$count" -gt 0 ]
