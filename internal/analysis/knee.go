@@ -70,7 +70,7 @@ func SustainedKnee(ps []Point) Knee {
 	if len(ps) == 0 || ps[0].Offered <= 0 {
 		return none(method, "not an open loop (no offered rate)")
 	}
-	kept := func(p Point) bool { return p.Offered > 0 && p.Throughput >= 0.95*p.Offered }
+	kept := func(p Point) bool { return p.Offered > 0 && p.Throughput >= KeptShare*p.Offered }
 	at := -1
 	for i, p := range ps {
 		if !kept(p) {

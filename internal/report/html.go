@@ -41,44 +41,8 @@ func HTML(w io.Writer, d Doc) error {
 		return nil
 	}
 	if sw := d.Sweep; sw != nil {
-		v.Sweep, v.Verdict = sw, SweepSentences(sw)
-		v.Steps = sweepRows(sw)
-		if a := sw.Search; a != nil {
-			svg, err := searchChart(a)
-			if err := add("Capacity search", "each probe's load against its response time (log scale); the dashed line is the objective; ringed: the highest load that met it", svg, err); err != nil {
-				return err
-			}
-			v.Search = tableViews([]table{searchTable(a)})
-		}
-		svg, err := responseCPUChart(sw)
-		if err := add("Response time and host CPU by step", "bars: average and p99 response time; lines: the host's CPU", svg, err); err != nil {
+		if err := sweepView(&v, sw, add); err != nil {
 			return err
-		}
-		svg, err = typesCPUChart(sw)
-		if err := add("Frequent transaction types and host CPU by step", "bars: the p95 response time of each transaction type among those that make up most of the mix; lines: the host's CPU", svg, err); err != nil {
-			return err
-		}
-		if t, ok := typeSteps(sw); ok {
-			v.Types = tableViews([]table{t})
-		}
-		for _, mk := range []func(*analysis.Result) (table, bool){waitSteps, statementSteps} {
-			if t, ok := mk(sw); ok {
-				v.Waits = append(v.Waits, tableViews([]table{t})...)
-			}
-		}
-		svg, err = ashChart(sw)
-		if err := add("What the database waited on, by step", "stacked bars: the database's average active sessions by wait class (sampled from the server itself); lines: the host's CPU", svg, err); err != nil {
-			return err
-		}
-		svg, err = guestHostChart(sw)
-		if err := add("Guest CPU beside the host's view", "bars: the guest's CPU busy and, where known, the hypervisor's host CPU and a limited cgroup's use of its limit; lines: the waits the guest cannot see (ready and co-stop per vCPU, throttled periods, CPU pressure)", svg, err); err != nil {
-			return err
-		}
-		if !sw.OwnSteps {
-			svg, err = throughputChart(sw)
-			if err := add("Throughput by "+sw.Axis, "the USL fit dashed, the knee ringed", svg, err); err != nil {
-				return err
-			}
 		}
 	}
 	if d.Sweep == nil {
@@ -133,6 +97,51 @@ func HTML(w io.Writer, d Doc) error {
 		v.PlanText = b.String()
 	}
 	return page.Execute(w, v)
+}
+
+// sweepView fills v with a sweep's part of the page: its steps, verdict,
+// tables and charts (add puts each chart on the page).
+func sweepView(v *htmlView, sw *analysis.Result, add func(title, note, svg string, err error) error) error {
+	v.Sweep, v.Verdict = sw, SweepSentences(sw)
+	v.Steps = sweepRows(sw)
+	if a := sw.Search; a != nil {
+		svg, err := searchChart(a)
+		if err := add("Capacity search", "each probe's load against its response time (log scale); the dashed line is the objective; ringed: the highest load that met it", svg, err); err != nil {
+			return err
+		}
+		v.Search = tableViews([]table{searchTable(a)})
+	}
+	svg, err := responseCPUChart(sw)
+	if err := add("Response time and host CPU by step", "bars: average and p99 response time; lines: the host's CPU", svg, err); err != nil {
+		return err
+	}
+	svg, err = typesCPUChart(sw)
+	if err := add("Frequent transaction types and host CPU by step", "bars: the p95 response time of each transaction type among those that make up most of the mix; lines: the host's CPU", svg, err); err != nil {
+		return err
+	}
+	if t, ok := typeSteps(sw); ok {
+		v.Types = tableViews([]table{t})
+	}
+	for _, mk := range []func(*analysis.Result) (table, bool){waitSteps, statementSteps} {
+		if t, ok := mk(sw); ok {
+			v.Waits = append(v.Waits, tableViews([]table{t})...)
+		}
+	}
+	svg, err = ashChart(sw)
+	if err := add("What the database waited on, by step", "stacked bars: the database's average active sessions by wait class (sampled from the server itself); lines: the host's CPU", svg, err); err != nil {
+		return err
+	}
+	svg, err = guestHostChart(sw)
+	if err := add("Guest CPU beside the host's view", "bars: the guest's CPU busy and, where known, the hypervisor's host CPU and a limited cgroup's use of its limit; lines: the waits the guest cannot see (ready and co-stop per vCPU, throttled periods, CPU pressure)", svg, err); err != nil {
+		return err
+	}
+	if !sw.OwnSteps {
+		svg, err = throughputChart(sw)
+		if err := add("Throughput by "+sw.Axis, "the USL fit dashed, the knee ringed", svg, err); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type chart struct {
@@ -217,20 +226,11 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 {{end}}</tbody></table></div>
 {{end}}
 {{if .Types}}<h2>Transaction types</h2>{{end}}
-{{range .Types}}<p>{{upper .Title}}</p><div class="scroll"><table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>
-{{end}}
+{{template "tables" .Types}}
 {{if .Search}}<h2>The capacity search</h2>{{end}}
-{{range .Search}}<p>{{upper .Title}}</p><div class="scroll"><table{{if .TextLast}} class="textlast"{{end}}><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>
-{{end}}
+{{template "tables" .Search}}
 {{if .Waits}}<h2>What the database waited on</h2>{{end}}
-{{range .Waits}}<p>{{upper .Title}}</p><div class="scroll"><table{{if .TextLast}} class="textlast"{{end}}><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>
-{{end}}
+{{template "tables" .Waits}}
 {{with .Sweep}}{{if $.Verdict}}<h2>Verdict</h2>{{range $.Verdict}}<p>{{.}}</p>{{end}}
 <ul>{{range .Knees}}<li><b>{{.Method}}</b>: {{.Reason}}</li>{{end}}{{with .Demand}}<li><b>service demand</b>: {{.SweetSpot.Reason}}</li>{{end}}</ul>{{end}}{{end}}
 {{if .RunRows}}
@@ -259,6 +259,10 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 // pageParts are the pieces the report's and the comparison's pages share:
 // the head up to the style, the runs table and the charts.
 const pageParts = `
+{{define "tables"}}{{range .}}<p>{{upper .Title}}</p><div class="scroll"><table{{if .TextLast}} class="textlast"{{end}}><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}{{end}}
 {{define "head"}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

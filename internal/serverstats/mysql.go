@@ -163,6 +163,19 @@ func (m *mysql) check(ctx context.Context, c dialect.Conn) error {
 			return err
 		}
 	}
+	if err := m.prepareExtras(ctx, c); err != nil {
+		return err
+	}
+	names := append(append([]string(nil), mysqlStatus...), mysqlGauges...)
+	m.status, err = c.Prepare(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(names, "', '")+"')")
+	return err
+}
+
+// prepareExtras prepares what is read beyond the status counters where the
+// server has it: the statement digests (performance_schema's
+// statements_digest consumer on) and InnoDB's metrics (readable and
+// enabled); either absent is left unread.
+func (m *mysql) prepareExtras(ctx context.Context, c dialect.Conn) error {
 	if m.perf {
 		var on int64
 		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE NAME = 'statements_digest' AND ENABLED = 'YES'", nil, &on); err == nil && on == 1 {
@@ -184,9 +197,7 @@ func (m *mysql) check(ctx context.Context, c dialect.Conn) error {
 			m.metrics = nil // not readable: only the status counters
 		}
 	}
-	names := append(append([]string(nil), mysqlStatus...), mysqlGauges...)
-	m.status, err = c.Prepare(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(names, "', '")+"')")
-	return err
+	return nil
 }
 
 // mysqlAccount is user@host as GRANT takes it.
