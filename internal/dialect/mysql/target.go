@@ -77,8 +77,10 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Location
 	// The password is set afterwards so that it never enters a string that an
 	// error could quote.
 	dsn := cfg.FormatDSN()
+	// The DSN's parameters follow the "?" after its last "/" (a database
+	// name has none): a "?" in the user name is not one of them.
 	sep := "?"
-	if strings.Contains(dsn, "?") {
+	if i := strings.LastIndex(dsn, "/"); strings.Contains(dsn[i+1:], "?") {
 		sep = "&"
 	}
 	parsed, err := mysql.ParseDSN(dsn + sep + query.Encode())
