@@ -114,6 +114,9 @@ func maintenance(ctx context.Context, t *dialect.Location) (*pgx.Conn, string, e
 	return c, name, nil
 }
 
+// dial connects a virtual user's socket (a test watches the bytes through it).
+var dial pgconn.DialFunc = blockio.Dial
+
 // Connect opens one connection with a prepared-statement cache, within
 // the target's connect timeout.
 func (Dialect) Connect(ctx context.Context, t *dialect.Location) (dialect.Conn, error) {
@@ -125,7 +128,7 @@ func (Dialect) Connect(ctx context.Context, t *dialect.Location) (dialect.Conn, 
 	// Blocking socket I/O, as libpq does: half the client CPU per round trip
 	// of Go's netpoller on loopback (see package blockio). Fallbacks (other
 	// hosts in a multi-host URL) use it too.
-	cfg.DialFunc = blockio.Dial
+	cfg.DialFunc = dial
 	cctx, cancel, timeout := t.ConnectWithin(ctx)
 	defer cancel()
 	pc, err := pgx.ConnectConfig(cctx, cfg)
