@@ -22,9 +22,11 @@ func serverSampler(p *runplan.Plan) (func(ctx context.Context, n int) session.Se
 		return nil, nil
 	}
 	ts := make([]serverstats.Target, len(p.Targets))
+	counters := p.Workload.Meta().ServerCounters
 	for i, t := range p.Targets {
 		if l, ok := t.(located); ok {
 			ts[i].Loc, ts[i].D = l.Located()
+			ts[i].Counters = counters
 		}
 	}
 	s := serverstats.New(ts, p.ServerStats, serverstats.Options{MySQLSessions: p.ServerSessions})

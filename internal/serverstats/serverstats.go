@@ -3,6 +3,8 @@ package serverstats
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +31,9 @@ const stopWait = 6 * time.Second
 type Target struct {
 	Loc *dialect.Location
 	D   dialect.Dialect
+	// Counters are the workload's counters in its data (name: a query of
+	// one number, workload.Meta.ServerCounters), read with the server's.
+	Counters map[string]string
 }
 
 // Sampler samples the servers of a run's instances, one monitoring
@@ -111,7 +116,7 @@ func (s *Sampler) monitor(ctx context.Context, i int) *monitor {
 	if m := s.mons[i]; m != nil && (m.c != nil || m.failed || m.local) {
 		return m
 	}
-	m := &monitor{interval: s.interval, srv: srv}
+	m := &monitor{interval: s.interval, srv: srv, extra: t.Counters}
 	s.mons[i] = m
 	if local {
 		// Counted by the virtual users' connections: nothing to connect to.
@@ -150,6 +155,29 @@ type monitor struct {
 	// (every step's figures carry it).
 	failed bool
 	note   string
+	// extra are the workload's counters (Target.Counters); a query that
+	// failed is dropped, and extraNote says why.
+	extra     map[string]string
+	extraNote string
+}
+
+// readExtra adds the workload's counters to snap, as "workload.<name>". A
+// counter whose query fails is not read again (the data may not hold it:
+// a table another tool loaded), and the figures' note says so.
+func (m *monitor) readExtra(ctx context.Context, snap *snapshot) {
+	if m.c == nil || snap.values == nil {
+		return // counted by the client (SQLite): no server to ask
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.extra)) {
+		var v float64
+		if err := m.c.QueryRow(ctx, m.extra[name], nil, &v); err != nil {
+			m.extraNote = joinNote(m.extraNote, fmt.Sprintf("the workload's counter %s was not read: %v", name, err))
+			m.extra = maps.Clone(m.extra)
+			delete(m.extra, name)
+			continue
+		}
+		snap.values["workload."+name] = v
+	}
 }
 
 func (m *monitor) fail(note string) {
@@ -240,7 +268,13 @@ func (is *instStep) run(ctx context.Context) {
 	}
 	var cur, meas activity
 	var gauges gaugeMeans
-	counters := func() (*snapshot, error) { return m.srv.counters(ctx, m.c) }
+	counters := func() (*snapshot, error) {
+		snap, err := m.srv.counters(ctx, m.c)
+		if err == nil {
+			m.readExtra(ctx, snap)
+		}
+		return snap, err
+	}
 	prev, err := counters()
 	if err != nil {
 		m.fail(fmt.Sprintf("server figures not sampled: reading the counters: %v", err))
@@ -354,6 +388,7 @@ func (is *instStep) finish(out *result.ServerStats, meas activity, gauges gaugeM
 		out.Note = is.m.srv.hiddenNote()
 	}
 	out.Note = joinNote(out.Note, is.m.srv.note())
+	out.Note = joinNote(out.Note, is.m.extraNote)
 	if is.lostCuts.Load() {
 		out.Note = joinNote(out.Note, "the sampler fell behind the report intervals: some intervals' samples were counted in the next one")
 	}

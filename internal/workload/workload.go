@@ -395,6 +395,12 @@ type Meta struct {
 	// Check tells that the workload has consistency checks (rightsize
 	// check): its instances implement Checker.
 	Check bool
+	// ServerCounters are counts the workload's data keep, each a query of
+	// one number by its name (TPC-C: "new_orders", the sum of
+	// district.d_next_o_id). The server-stats monitor reads them with the
+	// server's own counters, at the measured window's edges, and the result
+	// has their deltas as "workload.<name>" (result.ServerStats.Counters).
+	ServerCounters map[string]string
 	// Options describe the workload's options as the result records them
 	// (Workload.Options), in the order of its options' type.
 	Options []Option

@@ -25,6 +25,23 @@ type Figures struct {
 	NOPM float64 `json:"nopm"`
 	// TPM is all transactions per minute.
 	TPM float64 `json:"tpm"`
+	// ServerTPM is transactions per minute as the database server counted
+	// them over the measured window, its commits and rollbacks, the way
+	// HammerDB reports TPM: PostgreSQL's pg_stat_database for the run's
+	// database (less the server-stats monitor's own queries, one per
+	// sample), MySQL's and MariaDB's Com_commit and Com_rollback (the whole
+	// server's: over several instances on one server, the run's figure is
+	// the largest instance's, not their sum). Absent when the server was not
+	// sampled (--server-stats off, SQLite).
+	ServerTPM float64 `json:"server_tpm,omitempty"`
+	// ServerNOPM is New-Orders per minute as the database counted them over
+	// the measured window, the way HammerDB reports NOPM: the growth of the
+	// districts' next order ids (the sum of d_next_o_id), which only
+	// committed New-Orders move. Absent when the server was not sampled.
+	ServerNOPM float64 `json:"server_nopm,omitempty"`
+	// InServer is --in-server's form when the transactions ran as routines
+	// in the database ("on", "functions", "procedures"); absent client-side.
+	InServer string `json:"in_server,omitempty"`
 	// CeilingTpmC is the tpmC the terminals would reach with zero response
 	// time at this think scale and mix: 60 × terminals × New-Order share /
 	// mean (keying + think) time. With the spec's times and 10 terminals per
@@ -79,7 +96,16 @@ func (f *Figures) generic(instances int) *result.Figures {
 	}
 	g := f.headline()
 	g.Title = fmt.Sprintf("TPC-C, %s, %d terminal(s), think scale %g", scale, f.Terminals, f.ThinkScale)
+	if f.InServer != "" {
+		g.Title += ", transactions in the server"
+	}
 	g.Headline = append(g.Headline, result.Figure{Name: "all transactions", Value: f.TPM, Unit: "/min"})
+	if f.ServerNOPM > 0 {
+		g.Headline = append(g.Headline, result.Figure{Name: "NOPM (database's next order ids)", Value: f.ServerNOPM})
+	}
+	if f.ServerTPM > 0 {
+		g.Headline = append(g.Headline, result.Figure{Name: "TPM (server's commits + rollbacks)", Value: f.ServerTPM, Unit: "/min"})
+	}
 	if f.CeilingTpmC > 0 {
 		g.Headline = append(g.Headline,
 			result.Figure{Name: "efficiency", Value: f.EfficiencyPct, Unit: "%", Decimals: 1},
@@ -128,4 +154,40 @@ func (f *Figures) generic(instances int) *result.Figures {
 // summary.
 func (f *Figures) headline() *result.Figures {
 	return &result.Figures{Headline: []result.Figure{{Name: "tpmC", Value: f.TpmC}, {Name: "NOPM", Value: f.NOPM}}}
+}
+
+// serverNOPM is the New-Orders per minute the database counted (see
+// Figures.ServerNOPM); 0 when s holds none.
+func serverNOPM(s *result.ServerStats) float64 {
+	if n, ok := s.Rate("workload." + newOrdersCounter); ok {
+		return n * 60
+	}
+	return 0
+}
+
+// serverTPM is the transactions per minute the server counted (see
+// Figures.ServerTPM); 0 when s holds none. global is true when the counters
+// are the whole server's (MySQL's), not the run's database's.
+func serverTPM(s *result.ServerStats) (tpm float64, global bool) {
+	if s == nil || s.DurationS <= 0 {
+		return 0, false
+	}
+	sum := func(names ...string) (float64, bool) {
+		var t float64
+		for _, n := range names {
+			v, ok := s.Counters[n]
+			if !ok {
+				return 0, false
+			}
+			t += v
+		}
+		return t, true
+	}
+	if n, ok := sum("pg_stat_database.xact_commit", "pg_stat_database.xact_rollback"); ok {
+		return max(n-float64(s.Samples), 0) / s.DurationS * 60, false
+	}
+	if n, ok := sum("status.Com_commit", "status.Com_rollback"); ok {
+		return n / s.DurationS * 60, true
+	}
+	return 0, false
 }

@@ -11,7 +11,8 @@ import (
 // from several goroutines (NewVU concurrently for many VUs).
 type instance struct {
 	dbtarget.Base
-	o Options
+	o    Options
+	kind string // --in-server's form on this database (serverKind); "" client-side
 
 	// run holds what every VU of a run shares, set up by the first NewVU
 	// from runSeed (SeedRun) or, without one, from that VU's seed.

@@ -65,11 +65,21 @@ var tableSet = func() *tables.Set {
 // the longest first, loaded by up to opt.Threads connections (default 4;
 // one where the database has a single writer). Each unit draws from its own
 // seeded source, so the data depend only on the seed.
+//
+// With --in-server it then installs the five transactions as routines
+// (installRoutines), replacing those of another version.
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
-	return tables.Prepare(ctx, &in.Base, tableSet, opt, p,
+	err := tables.Prepare(ctx, &in.Base, tableSet, opt, p,
 		func(ctx context.Context, c dialect.Conn, found []tables.Found, sp workload.Progress) (*tables.Work, error) {
 			return in.plan(ctx, c, found, opt.Seed, sp)
 		})
+	if err != nil || in.kind == "" {
+		return err
+	}
+	if err := in.installRoutines(ctx, opt.Force, workload.SyncProgress(p)); err != nil {
+		return fmt.Errorf("%s: prepare: %w", in.Target, err)
+	}
+	return nil
 }
 
 // loadPlan is one prepare's decisions, by table (schema's order).
@@ -366,10 +376,18 @@ func (u loadUnit) String() string {
 	return fmt.Sprintf("warehouse %d: %s", u.w, strings.Join(unitTables[u.k], ", "))
 }
 
-// Cleanup drops the nine TPC-C tables that rightsize_objects records, and
-// their records; with opt.Force also unrecorded ones (tables.Cleanup).
+// Cleanup drops the TPC-C routines and the nine tables that
+// rightsize_objects records, and their records; with opt.Force also
+// unrecorded ones (tables.Cleanup).
 func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) (removed []string, err error) {
-	return tables.Cleanup(ctx, &in.Base, tableSet.Names(), opt.Force)
+	// The routines first: tables.Cleanup drops rightsize_objects once it is
+	// empty.
+	routines, err := in.removeRoutines(ctx, opt.Force)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cleanup: %w", in.Target, err)
+	}
+	removed, err = tables.Cleanup(ctx, &in.Base, tableSet.Names(), opt.Force)
+	return append(routines, removed...), err
 }
 
 // loadConstants returns the NURand constants prepare loaded the database

@@ -54,6 +54,7 @@ var defaultWeights = [numTx]float64{45, 43, 4, 4, 4}
 type Options struct {
 	Warehouses int     `json:"warehouses" data:"true"` // --warehouses
 	ThinkScale float64 `json:"think-scale"`            // --think-scale: 1 = the spec's keying and think times, 0 = none
+	InServer   string  `json:"in-server,omitempty"`    // --in-server[=functions|procedures]: each transaction is one call of a routine stored in the database
 	Weights    string  `json:"weights"`                // --weights: the mix, five numbers
 
 	weights [numTx]float64 // parsed Weights, in percent (sum 100)
@@ -71,6 +72,8 @@ const MaxWarehouses = 100000
 func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Warehouses, "warehouses", o.Warehouses, "number of warehouses W (scale: each has 10 districts, 30,000 customers and 100,000 stock rows; about 100 MB)")
 	fs.Float64Var(&o.ThinkScale, "think-scale", o.ThinkScale, "run: multiply the spec's keying and think times (clause 5.2.5): 1 = the spec, 0.25 = a quarter, 0 = none (throughput test)")
+	fs.StringVar(&o.InServer, "in-server", o.InServer, "prepare: also install the five transactions in the database (PostgreSQL functions and procedures, MySQL/MariaDB stored procedures); run: run each transaction as one call of its routine, one round trip, as HammerDB does; =procedures on PostgreSQL calls the procedures (CALL) instead of the functions (not on SQLite)")
+	fs.Lookup("in-server").NoOptDefVal = "on"
 	fs.StringVar(&o.Weights, "weights", o.Weights, "run: transaction mix in percent, New-Order,Payment,Order-Status,Delivery,Stock-Level (the spec's minimums: Payment 43, the other three 4 each)")
 }
 
@@ -107,6 +110,11 @@ func (o *Options) Validate() error {
 	}
 	if o.ThinkScale < 0 || o.ThinkScale > 100 || math.IsNaN(o.ThinkScale) {
 		errs = append(errs, fmt.Errorf("think-scale %v: want 0..100 (1 = the spec's times)", o.ThinkScale))
+	}
+	switch o.InServer {
+	case "", "on", kindFunctions, kindProcedures:
+	default:
+		errs = append(errs, fmt.Errorf("in-server %q: want on (the database's usual form), functions or procedures", o.InServer))
 	}
 	if w, err := parseWeights(o.Weights); err != nil {
 		errs = append(errs, err)

@@ -29,15 +29,34 @@ func (w *Workload) Summarize(r *result.Run) error {
 	if err != nil {
 		return err
 	}
+	f.ServerTPM, _ = serverTPM(r.ServerStats)
+	f.ServerNOPM = serverNOPM(r.ServerStats)
+	var instanceNOPM float64
 	sections := make([]json.RawMessage, len(r.Instances))
 	each := make([]*Figures, len(r.Instances))
+	var instanceTPM float64
 	for i, in := range r.Instances {
 		if each[i], err = figures(in.Summary, in.Ops, r.Load, r.Load.Threads, 1, &o); err != nil {
 			return err
 		}
+		tpm, global := serverTPM(in.ServerStats)
+		each[i].ServerTPM = tpm
+		each[i].ServerNOPM = serverNOPM(in.ServerStats)
+		instanceNOPM += each[i].ServerNOPM
+		if global {
+			instanceTPM = max(instanceTPM, tpm)
+		} else {
+			instanceTPM += tpm
+		}
 		if sections[i], err = json.Marshal(each[i]); err != nil {
 			return fmt.Errorf("tpcc: %w", err)
 		}
+	}
+	if f.ServerTPM == 0 {
+		f.ServerTPM = instanceTPM
+	}
+	if f.ServerNOPM == 0 {
+		f.ServerNOPM = instanceNOPM
 	}
 	section, err := json.Marshal(f)
 	if err != nil {
@@ -90,7 +109,7 @@ func pct(part, whole int64) float64 {
 // figures computes the TPC-C section from one summary and its ops, for
 // instances instances of o.Warehouses warehouses each.
 func figures(s result.Summary, ops []result.Op, load result.Load, terminals, instances int, o *Options) (*Figures, error) {
-	f := &Figures{Warehouses: o.Warehouses, Terminals: terminals, ThinkScale: o.ThinkScale}
+	f := &Figures{Warehouses: o.Warehouses, Terminals: terminals, ThinkScale: o.ThinkScale, InServer: o.InServer}
 	byName := map[string]*result.Op{}
 	for i := range ops {
 		byName[ops[i].Name] = &ops[i]

@@ -177,3 +177,40 @@ func TestSummarizeNotesEfficiencyAbove100(t *testing.T) {
 		t.Errorf("efficiency %.0f%%, notes %q", f.EfficiencyPct, f.Notes)
 	}
 }
+
+// TPM as the server counts it: PostgreSQL's commits and rollbacks of the
+// run's database less the monitor's own queries (one a sample), MySQL's
+// Com_commit and Com_rollback (the whole server's), nothing without them.
+func TestServerTPM(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		s      *result.ServerStats
+		tpm    float64
+		global bool
+	}{
+		{"postgres", &result.ServerStats{DurationS: 60, Samples: 100, Counters: map[string]float64{
+			"pg_stat_database.xact_commit": 1000, "pg_stat_database.xact_rollback": 10, "workload.new_orders": 450}}, 910, false},
+		{"mysql", &result.ServerStats{DurationS: 30, Samples: 300, Counters: map[string]float64{
+			"status.Com_commit": 600, "status.Com_rollback": 6}}, 1212, true},
+		{"no counters", &result.ServerStats{DurationS: 30, Samples: 300}, 0, false},
+		{"not sampled", nil, 0, false},
+	} {
+		if tpm, global := serverTPM(c.s); math.Abs(tpm-c.tpm) > 1e-9 || global != c.global {
+			t.Errorf("%s: %v, %v; want %v, %v", c.name, tpm, global, c.tpm, c.global)
+		}
+	}
+}
+
+// NOPM as the database counts it: the districts' next order ids' growth.
+func TestServerNOPM(t *testing.T) {
+	s := &result.ServerStats{DurationS: 30, Counters: map[string]float64{"workload.new_orders": 450}}
+	if got := serverNOPM(s); got != 900 {
+		t.Errorf("450 New-Orders in 30 s: NOPM %v, want 900", got)
+	}
+	if got := serverNOPM(&result.ServerStats{DurationS: 30}); got != 0 {
+		t.Errorf("without the counter: %v", got)
+	}
+	if got := serverNOPM(nil); got != 0 {
+		t.Errorf("not sampled: %v", got)
+	}
+}

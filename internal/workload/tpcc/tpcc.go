@@ -39,8 +39,15 @@ func (w *Workload) Meta() workload.Meta {
 		Prepare:  true,
 		Check:    true,
 		Options:  workload.OptionsOf(Options{}),
+		// HammerDB's NOPM: the New-Orders the database committed, read
+		// from the districts' next order ids at the window's edges.
+		ServerCounters: map[string]string{newOrdersCounter: "SELECT SUM(d_next_o_id) FROM district"},
 	}
 }
+
+// newOrdersCounter names the count of New-Orders in the database
+// (Meta.ServerCounters).
+const newOrdersCounter = "new_orders"
 
 const long = `TPC-C (standard specification 5.11): an order-entry business of W warehouses,
 each with 10 districts of 3,000 customers, 100,000 stock rows and a shared
@@ -87,8 +94,20 @@ transaction; deadlocks and serialization failures are retried (--retry) and
 counted apart. With --rate the terminals instead serve a fixed arrival rate
 (open loop), e.g. --rate 2x --baseline-rate 50.
 
+With --in-server, prepare also installs the five transactions in the
+database (PostgreSQL: PL/pgSQL functions; MySQL/MariaDB: stored procedures,
+named rs_tpcc_*) and run makes each transaction one call of its routine, one
+round trip, as HammerDB does. The terminal still draws every input (the same
+profile, mix, rollbacks and remote shares), so every figure means the same in
+both modes. A run refuses routines that are missing or of another version
+(prepare --in-server replaces them); cleanup drops them. SQLite has no server:
+--in-server is refused there.
+
 The result adds a "tpcc" section: tpmC (New-Orders per minute, rolled-back
-ones included), NOPM (committed New-Orders per minute), TPM (all), the
+ones included), NOPM (committed New-Orders per minute), TPM (all); and,
+when the server was sampled (--server-stats), the figures as HammerDB counts
+them: NOPM from the districts' next order ids and TPM from the server's
+commits and rollbacks over the measured window; the
 efficiency against the most tpmC the terminals could reach at this think
 scale (12.86 x W at the spec's times with 10 terminals per warehouse), the
 achieved mix, the rollback and remote shares, and each transaction's 90th
@@ -156,5 +175,13 @@ func (w *Workload) open(_ context.Context, tg *dbtarget.DB) (workload.Instance, 
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	return newInstance(o, tg), nil
+	in := newInstance(o, tg)
+	if o.InServer != "" {
+		kind, err := serverKind(o.InServer, tg.D)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", Name, err)
+		}
+		in.kind = kind
+	}
+	return in, nil
 }

@@ -54,10 +54,7 @@ type itemRow struct {
 // New-Order, not an error (clause 2.4.2.3).
 func (v *vu) newOrder(ctx context.Context, m workload.Meter) error {
 	s := &v.no
-	w, d := v.w, v.src.Uniform(1, districtsPerWarehouse)
-	cid := v.k.CustomerID(v.src)
-	n, allLocal, remote := v.drawLines(w)
-	entry := v.now()
+	w, d, cid, n, allLocal, remote, entry := v.drawNewOrder()
 
 	if err := v.begin(ctx, true); err != nil {
 		return err
@@ -123,6 +120,15 @@ func (v *vu) newOrder(ctx context.Context, m workload.Meter) error {
 	m.Count(cntOrderLines, int64(n))
 	m.Count(cntRemoteLines, remote)
 	return nil
+}
+
+// drawNewOrder draws a New-Order's input (clause 2.4.1): a district of the
+// home warehouse, a customer, the lines (drawLines) and the entry date.
+func (v *vu) drawNewOrder() (w, d, cid int64, n int, allLocal, remote int64, entry string) {
+	w, d = v.w, v.src.Uniform(1, districtsPerWarehouse)
+	cid = v.k.CustomerID(v.src)
+	n, allLocal, remote = v.drawLines(w)
+	return w, d, cid, n, allLocal, remote, v.now()
 }
 
 // drawLines draws the order's lines of home warehouse w into v.no.lines

@@ -11,18 +11,11 @@ import (
 
 // Order-Status, clause 2.6.
 
-// orderStatus runs an Order-Status (clause 2.6.1 input, 2.6.2 profile): a
-// customer of the home warehouse (60 % by last name), their last order and
-// its lines. It only reads.
+// orderStatus runs an Order-Status (clause 2.6.1 input, 2.6.2 profile) from
+// the client: a customer of the home warehouse, their last order and its
+// lines. It only reads.
 func (v *vu) orderStatus(ctx context.Context, m workload.Meter) error {
-	w, d := v.w, v.src.Uniform(1, districtsPerWarehouse)
-	byName := v.src.Uniform(1, 100) <= 60
-	var cid, nameNum int64
-	if byName {
-		nameNum = v.k.LastNameNumber(v.src)
-	} else {
-		cid = v.k.CustomerID(v.src)
-	}
+	w, d, byName, cid, nameNum := v.drawOrderStatus()
 	if err := v.begin(ctx, false); err != nil {
 		return err
 	}
@@ -71,4 +64,18 @@ func (v *vu) orderStatus(ctx context.Context, m workload.Meter) error {
 		m.Count(cntStatusByName, 1)
 	}
 	return nil
+}
+
+// drawOrderStatus draws an Order-Status's input (clause 2.6.1): a district
+// of the home warehouse and a customer, 60 % by last name (nameNum), 40 %
+// by id (cid).
+func (v *vu) drawOrderStatus() (w, d int64, byName bool, cid, nameNum int64) {
+	w, d = v.w, v.src.Uniform(1, districtsPerWarehouse)
+	byName = v.src.Uniform(1, 100) <= 60
+	if byName {
+		nameNum = v.k.LastNameNumber(v.src)
+	} else {
+		cid = v.k.CustomerID(v.src)
+	}
+	return w, d, byName, cid, nameNum
 }

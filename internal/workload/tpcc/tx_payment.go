@@ -14,27 +14,11 @@ import (
 // maxCData is c_data's length: a BC customer's new c_data is cut to it.
 const maxCData = 500
 
-// payment runs a Payment (clause 2.5.1 input, 2.5.2 profile): 85 % of
-// payments are by a customer of the home warehouse's district, 15 % by a
-// customer of another warehouse (when W > 1); 60 % select the customer by
-// last name, 40 % by id.
+// payment runs a Payment (clause 2.5.1 input, drawPayment; 2.5.2 profile)
+// from the client.
 func (v *vu) payment(ctx context.Context, m workload.Meter) error {
-	w, d := v.w, v.src.Uniform(1, districtsPerWarehouse)
-	cw, cd := w, d
-	remote := v.wares > 1 && v.src.Uniform(1, 100) > 85
-	if remote {
-		cw, cd = v.otherWarehouse(), v.src.Uniform(1, districtsPerWarehouse)
-	}
-	byName := v.src.Uniform(1, 100) <= 60
-	var cid, nameNum int64
-	if byName {
-		nameNum = v.k.LastNameNumber(v.src)
-	} else {
-		cid = v.k.CustomerID(v.src)
-	}
-	amount := cents(v.src, 100, 500000)
-	date := v.now()
-
+	in := v.drawPayment()
+	w, d, cw, cd, cid, amount, date := in.w, in.d, in.cw, in.cd, in.cid, in.amount, in.date
 	if err := v.begin(ctx, true); err != nil {
 		return err
 	}
@@ -52,9 +36,9 @@ func (v *vu) payment(ctx context.Context, m workload.Meter) error {
 	if err := v.st.payDist.QueryRow(ctx, v.argv(w, d), &dName, &dStreet1, &dStreet2, &dCity, &dState, &dZip); err != nil {
 		return v.abort(ctx, fmt.Errorf("payment: district %d/%d: %w", w, d, err))
 	}
-	if byName {
+	if in.byName {
 		var err error
-		if cid, err = v.customerByName(ctx, cw, cd, nameNum); err != nil {
+		if cid, err = v.customerByName(ctx, cw, cd, in.nameNum); err != nil {
 			return v.abort(ctx, err)
 		}
 	}
@@ -99,13 +83,50 @@ func (v *vu) payment(ctx context.Context, m workload.Meter) error {
 	if err := v.conn.Commit(ctx); err != nil {
 		return v.abort(ctx, err)
 	}
-	if remote {
+	in.count(m)
+	return nil
+}
+
+// paymentInput is a Payment's input (clause 2.5.1), drawn by the terminal
+// in either mode.
+type paymentInput struct {
+	w, d, cw, cd int64 // home warehouse and district, the customer's
+	cid, nameNum int64 // the customer's id, or (byName) the number of its last name
+	remote       bool
+	byName       bool
+	amount       float64
+	date         string
+}
+
+// drawPayment draws a Payment's input: 85 % of payments are by a customer
+// of the home warehouse's district, 15 % by a customer of another warehouse
+// (when W > 1); 60 % select the customer by last name, 40 % by id.
+func (v *vu) drawPayment() paymentInput {
+	in := paymentInput{w: v.w, d: v.src.Uniform(1, districtsPerWarehouse)}
+	in.cw, in.cd = in.w, in.d
+	in.remote = v.wares > 1 && v.src.Uniform(1, 100) > 85
+	if in.remote {
+		in.cw, in.cd = v.otherWarehouse(), v.src.Uniform(1, districtsPerWarehouse)
+	}
+	in.byName = v.src.Uniform(1, 100) <= 60
+	if in.byName {
+		in.nameNum = v.k.LastNameNumber(v.src)
+	} else {
+		in.cid = v.k.CustomerID(v.src)
+	}
+	in.amount = cents(v.src, 100, 500000)
+	in.date = v.now()
+	return in
+}
+
+// count counts a completed Payment's remote and by-name shares.
+func (in *paymentInput) count(m workload.Meter) {
+	if in.remote {
 		m.Count(cntRemotePayments, 1)
 	}
-	if byName {
+	if in.byName {
 		m.Count(cntPaymentByName, 1)
 	}
-	return nil
 }
 
 // customerByName returns the id of the customer at position n/2 rounded up

@@ -32,6 +32,12 @@ func (in *instance) setupRun(ctx context.Context, c dialect.Conn, seed uint64) e
 			in.runErr = err
 			return
 		}
+		if in.kind != "" {
+			if err := in.checkRoutines(ctx, c); err != nil {
+				in.runErr = err
+				return
+			}
+		}
 		load, ok, err := in.loadConstants(ctx, c)
 		if err != nil {
 			in.runErr = fmt.Errorf("read the load's constants: %w", err)
@@ -134,7 +140,8 @@ type vu struct {
 	scale   float64
 
 	st    statements
-	forUp string // the dialect's FOR UPDATE clause
+	calls *serverCalls // --in-server: the routines' calls, used instead of st
+	forUp string       // the dialect's FOR UPDATE clause
 
 	// reused buffers
 	args [maxLines*9 + 1]any
@@ -152,15 +159,42 @@ func newVU(ctx context.Context, in *instance, c dialect.Conn, id int, seed uint6
 	}
 	v.wb, _ = c.(dialect.WriteBeginner)
 	v.deck.init(in.o.weights, v.src)
-	if err := v.st.prepare(ctx, c, v.forUp); err != nil {
-		v.st.close()
+	if in.kind != "" {
+		v.calls = &serverCalls{}
+	}
+	if err := v.prepare(ctx, c); err != nil {
 		return nil, err
 	}
 	return v, nil
 }
 
+// prepare prepares the terminal's statements on c: the routines' calls with
+// --in-server, the transactions' statements otherwise.
+func (v *vu) prepare(ctx context.Context, c dialect.Conn) error {
+	if v.calls != nil {
+		if err := v.calls.prepare(ctx, c, v.in.Target.D, v.in.kind); err != nil {
+			v.calls.close()
+			return err
+		}
+		return nil
+	}
+	if err := v.st.prepare(ctx, c, v.forUp); err != nil {
+		v.st.close()
+		return err
+	}
+	return nil
+}
+
+// closeStatements closes what prepare prepared.
+func (v *vu) closeStatements() error {
+	if v.calls != nil {
+		return v.calls.close()
+	}
+	return v.st.close()
+}
+
 // Close closes the statements and the connection.
-func (v *vu) Close() error { return errors.Join(v.st.close(), v.conn.Close()) }
+func (v *vu) Close() error { return errors.Join(v.closeStatements(), v.conn.Close()) }
 
 // Reconnect implements workload.Reconnector: a new connection, with its
 // statements, in place of the lost one. The terminal keeps its home
@@ -170,11 +204,11 @@ func (v *vu) Reconnect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_ = v.st.close()
+	_ = v.closeStatements()
 	_ = v.conn.Close()
 	v.conn = c
 	v.wb, _ = c.(dialect.WriteBeginner)
-	return v.st.prepare(ctx, c, v.forUp)
+	return v.prepare(ctx, c)
 }
 
 // Event runs one transaction, the next one dealt from the deck. When the
@@ -198,16 +232,18 @@ func (v *vu) Event(ctx context.Context, m workload.Meter) error {
 	span := m.Start(int(t))
 	span.Start = v.start
 	var err error
-	switch t {
-	case newOrder:
+	switch {
+	case v.calls != nil:
+		err = v.inServer(ctx, t, m)
+	case t == newOrder:
 		err = v.newOrder(ctx, m)
-	case payment:
+	case t == payment:
 		err = v.payment(ctx, m)
-	case orderStatus:
+	case t == orderStatus:
 		err = v.orderStatus(ctx, m)
-	case delivery:
+	case t == delivery:
 		err = v.delivery(ctx, m)
-	case stockLevel:
+	case t == stockLevel:
 		err = v.stockLevel(ctx, m)
 	}
 	m.End(span, err)

@@ -1,0 +1,271 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/testenv"
+	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/objects"
+)
+
+// inServerOpen opens TPC-C with --in-server (or --in-server=form) on rawURL.
+func inServerOpen(t *testing.T, rawURL string, W int, form ...string) *instance {
+	t.Helper()
+	flag := "--in-server"
+	if len(form) > 0 {
+		flag += "=" + form[0]
+	}
+	return testenv.Open(t, New(), rawURL, "--warehouses="+strconv.Itoa(W), flag).(*instance)
+}
+
+// With --in-server each transaction is one call of a routine that prepare
+// installed: a run of 2,000 New-Orders meets the mix's shares (the 1 %
+// rollback among them) and leaves a consistent database, on PostgreSQL
+// (functions, and procedures) and MariaDB/MySQL (procedures).
+func TestInServerRunAndCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads and runs TPC-C on the servers")
+	}
+	for _, db := range []struct {
+		name, form string
+		url        func(t *testing.T) string
+	}{
+		{"postgres functions", "on", func(t *testing.T) string { return testenv.PostgresURL(t) }},
+		{"postgres procedures", kindProcedures, func(t *testing.T) string { return testenv.PostgresURL(t) }},
+		{"mysql", "on", func(t *testing.T) string { return testenv.MySQLURL(t) }},
+	} {
+		t.Run(db.name, func(t *testing.T) {
+			in := inServerOpen(t, db.url(t), 2, db.form)
+			ctx := context.Background()
+			if err := in.Prepare(ctx, workload.PrepareOptions{Seed: 7}, nil); err != nil {
+				t.Fatal(err)
+			}
+			c := ldConn(t, in)
+			if n, err := countRoutines(ctx, c, in.Target.D); err != nil || n != int64(len(routinesFor(in.Target.D))) {
+				t.Fatalf("after prepare: %d routines (%v), want %d", n, err, len(routinesFor(in.Target.D)))
+			}
+			before := ldInt(t, c, "SELECT SUM(d_next_o_id) FROM district")
+			m := driveUntil(t, in, 4, 2000)
+			t.Logf("transactions %v (errors %v), counters %v", m.ops, m.errs, m.counters)
+			for ty := range numTx {
+				if m.ops[ty] == 0 {
+					t.Errorf("no %s ran", txDefs[ty].name)
+				}
+			}
+			share := func(what string, k, n int64, p float64) {
+				t.Helper()
+				got := float64(k) / float64(n)
+				if sd := math.Sqrt(p * (1 - p) / float64(n)); math.Abs(got-p) > 4*sd {
+					t.Errorf("%s: %.3f%% (%d of %d), want %.1f%% ± %.3f%%", what, 100*got, k, n, 100*p, 400*sd)
+				}
+			}
+			share("rolled-back New-Orders", m.counters[cntRollback], m.ops[newOrder], 0.01)
+			share("remote Payments", m.counters[cntRemotePayments], m.ops[payment], 0.15)
+			share("Payments by last name", m.counters[cntPaymentByName], m.ops[payment], 0.60)
+			// Every New-Order took an order id, the rolled-back ones' undone:
+			// the districts' next ids moved by the committed ones only.
+			committed := m.ops[newOrder] - m.counters[cntRollback]
+			if moved := ldInt(t, c, "SELECT SUM(d_next_o_id) FROM district") - before; moved != committed {
+				t.Errorf("d_next_o_id moved by %d, want the %d committed New-Orders", moved, committed)
+			}
+			if avg := float64(m.counters[cntOrderLines]) / float64(committed); math.Abs(avg-10) > 0.5 {
+				t.Errorf("%.2f order lines per New-Order, want 10", avg)
+			}
+			results, err := in.Check(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range results {
+				if !r.Passed {
+					t.Errorf("after the run: %s %s failed: %v", r.Name, r.Title, r.Details)
+				}
+			}
+		})
+	}
+}
+
+// The routines are versioned with prepare: a run refuses a database whose
+// routines are missing or of another version (saying to prepare again), a
+// prepare replaces them, routines rightsize did not record are refused
+// without --force, and cleanup removes them.
+func TestInServerRoutinesLifecycle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads TPC-C on the servers")
+	}
+	for _, db := range []struct {
+		name string
+		url  func(t *testing.T) string
+	}{
+		{"postgres", func(t *testing.T) string { return testenv.PostgresURL(t) }},
+		{"mysql", func(t *testing.T) string { return testenv.MySQLURL(t) }},
+	} {
+		t.Run(db.name, func(t *testing.T) {
+			url := db.url(t)
+			ctx := context.Background()
+			// Loaded without --in-server: no routines, and a run asks for them.
+			plain := ldOpen(t, url, 1)
+			if err := plain.Prepare(ctx, workload.PrepareOptions{Seed: 3}, nil); err != nil {
+				t.Fatal(err)
+			}
+			probe := inServerOpen(t, url, 1)
+			if _, err := probe.NewVU(ctx, 0, 1); !errors.Is(err, ErrNoRoutines) || !strings.Contains(err.Error(), "prepare tpcc --in-server") {
+				t.Fatalf("run without routines: %v, want ErrNoRoutines saying to prepare", err)
+			}
+			// prepare --in-server keeps the tables and installs them.
+			in := inServerOpen(t, url, 1)
+			msgs := &ldProgress{}
+			if err := in.Prepare(ctx, workload.PrepareOptions{}, msgs); err != nil {
+				t.Fatal(err)
+			}
+			if !msgs.said("already loaded") || !msgs.said("installed the five transactions") {
+				t.Errorf("prepare --in-server on loaded tables said %q, want them kept and the routines installed", msgs.messages)
+			}
+			c := ldConn(t, in)
+			v, err := in.NewVU(ctx, 0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := v.Event(ctx, &termMeter{tallyMeter: &tallyMeter{}}); err != nil {
+				t.Errorf("a transaction in the server: %v", err)
+			}
+			v.Close()
+			// Another version recorded: a new run refuses, prepare replaces.
+			if err := objects.Write(ctx, c, routinesRecord, Name, routinesMeta{Version: routinesVersion + 1, Kinds: installedKinds(in.Target.D)}); err != nil {
+				t.Fatal(err)
+			}
+			again := inServerOpen(t, url, 1)
+			if _, err := again.NewVU(ctx, 0, 1); !errors.Is(err, ErrNoRoutines) || !strings.Contains(err.Error(), "version") {
+				t.Fatalf("run on routines of another version: %v", err)
+			}
+			msgs = &ldProgress{}
+			if err := again.Prepare(ctx, workload.PrepareOptions{}, msgs); err != nil {
+				t.Fatal(err)
+			}
+			if !msgs.said("replacing the TPC-C") {
+				t.Errorf("prepare over another version said %q, want it to say it replaces them", msgs.messages)
+			}
+			var m routinesMeta
+			if _, err := objects.Read(ctx, c, routinesRecord, &m); err != nil || m.Version != routinesVersion {
+				t.Errorf("after prepare: version %d (%v), want %d", m.Version, err, routinesVersion)
+			}
+			// Unrecorded routines of these names are not ours to replace.
+			if err := objects.Delete(ctx, c, routinesRecord); err != nil {
+				t.Fatal(err)
+			}
+			if err := again.Prepare(ctx, workload.PrepareOptions{}, nil); !errors.Is(err, objects.ErrNotOwned) {
+				t.Errorf("prepare over unrecorded routines: %v, want ErrNotOwned", err)
+			}
+			if err := again.Prepare(ctx, workload.PrepareOptions{Force: true}, nil); err != nil {
+				t.Fatalf("prepare --force: %v", err)
+			}
+			// Cleanup drops them with the tables.
+			removed, err := again.Cleanup(ctx, workload.PrepareOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(removed) == 0 || !strings.Contains(removed[0], "rs_tpcc") {
+				t.Errorf("cleanup removed %q, want the routines first", removed)
+			}
+			if n, err := countRoutines(ctx, c, in.Target.D); err != nil || n != 0 {
+				t.Errorf("after cleanup: %d routines (%v)", n, err)
+			}
+		})
+	}
+}
+
+// --in-server on SQLite is refused with one clear message.
+func TestInServerSQLiteRefused(t *testing.T) {
+	w := New()
+	fs := pflag.NewFlagSet(Name, pflag.ContinueOnError)
+	w.BindFlags(fs)
+	if err := fs.Parse([]string{"--in-server"}); err != nil {
+		t.Fatal(err)
+	}
+	tg, err := w.ParseTarget("sqlite:"+t.TempDir()+"/t.db", workload.TargetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Open(context.Background()); !errors.Is(err, errInServerSQLite) {
+		t.Fatalf("--in-server on SQLite: %v", err)
+	}
+}
+
+// A lock wait that times out inside a routine reaches the terminal as a
+// lock timeout, which the runner retries by default, and leaves no
+// transaction open behind it (MySQL rolls back only the statement on a lock
+// wait timeout: the procedures' EXIT handler rolls back the rest); once the
+// lock is gone the terminal runs on.
+func TestInServerLockTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads TPC-C on the servers")
+	}
+	for _, db := range []struct {
+		name, setTimeout, openTx string
+		url                      func(t *testing.T) string
+	}{
+		{"postgres", "SET lock_timeout = '200ms'",
+			"SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+			func(t *testing.T) string { return testenv.PostgresURL(t) }},
+		{"mysql", "SET SESSION innodb_lock_wait_timeout = 1",
+			"SELECT COUNT(*) FROM information_schema.innodb_trx",
+			func(t *testing.T) string { return testenv.MySQLURL(t) }},
+	} {
+		t.Run(db.name, func(t *testing.T) {
+			ctx := context.Background()
+			in := inServerOpen(t, db.url(t), 1)
+			if err := in.Prepare(ctx, workload.PrepareOptions{Seed: 5}, nil); err != nil {
+				t.Fatal(err)
+			}
+			wv, err := in.NewVU(ctx, 0, 11)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer wv.Close()
+			v := wv.(*vu)
+			if _, err := v.conn.Exec(ctx, db.setTimeout); err != nil {
+				t.Fatal(err)
+			}
+			holder, watcher := ldConn(t, in), ldConn(t, in)
+			if err := holder.Begin(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := holder.Exec(ctx, "UPDATE district SET d_ytd = d_ytd WHERE d_w_id = 1"); err != nil {
+				t.Fatal(err)
+			}
+			m := &termMeter{tallyMeter: &tallyMeter{}}
+			var failed error
+			for range 20 { // Order-Status and Stock-Level take no district lock
+				if failed = v.Event(ctx, m); failed != nil {
+					break
+				}
+			}
+			if failed == nil {
+				t.Fatal("20 transactions ran while every district was locked")
+			}
+			if c := in.Classify(failed); c != errclass.LockTimeout {
+				t.Errorf("a lock wait that timed out in the server: class %v (%v), want lock_timeout", c, failed)
+			}
+			if n := ldInt(t, watcher, db.openTx); n != 1 {
+				t.Errorf("%d transactions open after the failed call, want only the lock holder's", n)
+			}
+			if err := holder.Rollback(ctx); err != nil {
+				t.Fatal(err)
+			}
+			m.retry = true
+			for i := range 10 {
+				if err := v.Event(ctx, m); err != nil {
+					t.Fatalf("transaction %d after the lock was released: %v", i, err)
+				}
+				m.retry = false
+			}
+		})
+	}
+}

@@ -1,0 +1,260 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/objects"
+)
+
+// routine is one routine stored in the database (--in-server).
+type routine struct{ name, create, drop string }
+
+// routinesVersion is the version of the routines' code. prepare records it,
+// and run refuses routines of another version (prepare replaces them).
+// Raise it whenever a routine's text changes.
+const routinesVersion = 1
+
+// routinesRecord is the rightsize_objects record of the installed routines.
+const routinesRecord = "tpcc_routines"
+
+// routinesMeta is what the record keeps.
+type routinesMeta struct {
+	Version int    `json:"version"`
+	Kinds   string `json:"kinds"` // "functions and procedures" or "procedures"
+}
+
+// The forms of --in-server: PostgreSQL's functions, called by SELECT, and
+// procedures, called with CALL (PostgreSQL's second form, MySQL's and
+// MariaDB's only one).
+const (
+	kindFunctions  = "functions"
+	kindProcedures = "procedures"
+)
+
+// serverKind resolves --in-server's value for dialect d: "on" is the
+// dialect's usual form (PostgreSQL functions, MySQL/MariaDB procedures).
+// It refuses a form the database cannot run, and any form on SQLite.
+func serverKind(value string, d dialect.Dialect) (string, error) {
+	switch d.Name() {
+	case "postgres":
+		if value == "on" {
+			return kindFunctions, nil
+		}
+		return value, nil
+	case "mysql":
+		if value == kindFunctions {
+			return "", badTarget("--in-server=functions: MySQL and MariaDB run the transactions as stored procedures (a stored function can neither commit nor return rows): use --in-server or --in-server=procedures")
+		}
+		return kindProcedures, nil
+	}
+	return "", errInServerSQLite
+}
+
+// installedKinds names what prepare installs on d.
+func installedKinds(d dialect.Dialect) string {
+	if d.Name() == "postgres" {
+		return kindFunctions + " and " + kindProcedures
+	}
+	return kindProcedures
+}
+
+// routinesFor returns the routines prepare installs on d: on PostgreSQL each
+// transaction as a function and as a procedure (name_p), elsewhere as a
+// procedure.
+func routinesFor(d dialect.Dialect) []routine {
+	var out []routine
+	if d.Name() == "postgres" {
+		for _, r := range pgRoutines {
+			out = append(out,
+				routine{name: r.name, create: r.sql(kindFunctions), drop: "DROP FUNCTION IF EXISTS " + r.name},
+				routine{name: r.name + "_p", create: r.sql(kindProcedures), drop: "DROP PROCEDURE IF EXISTS " + r.name + "_p"})
+		}
+		return out
+	}
+	for _, r := range mysqlRoutines {
+		out = append(out, routine{name: r.name, create: r.create, drop: "DROP PROCEDURE IF EXISTS " + r.name})
+	}
+	return out
+}
+
+// callsFor returns the statements that call the routines of form kind on
+// d, by transaction.
+func callsFor(d dialect.Dialect, kind string) [numTx]string {
+	if d.Name() != "postgres" {
+		return mysqlCalls
+	}
+	var out [numTx]string
+	for t, r := range pgRoutines {
+		out[t] = r.call(kind)
+	}
+	return out
+}
+
+// routineNames lists the names of rs for SQL: 'a', 'b', ...
+func routineNames(rs []routine) string {
+	q := make([]string, len(rs))
+	for i, r := range rs {
+		q[i] = "'" + r.name + "'"
+	}
+	return strings.Join(q, ", ")
+}
+
+// countRoutines counts the routines of ours that exist in the current
+// schema (database), recorded or not.
+func countRoutines(ctx context.Context, c dialect.Conn, d dialect.Dialect) (int64, error) {
+	rs := routinesFor(d)
+	q := "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_name IN (" + routineNames(rs) + ")"
+	if d.Name() == "postgres" {
+		q = "SELECT COUNT(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace " +
+			"WHERE n.nspname = current_schema() AND p.proname IN (" + routineNames(rs) + ")"
+	}
+	var n int64
+	err := c.QueryRow(ctx, q, nil, &n)
+	return n, err
+}
+
+// dropRoutines drops the routines that exist.
+func dropRoutines(ctx context.Context, c dialect.Conn, d dialect.Dialect) error {
+	for _, r := range routinesFor(d) {
+		if _, err := c.Exec(ctx, r.drop); err != nil {
+			return fmt.Errorf("drop %s: %w", r.name, err)
+		}
+	}
+	return nil
+}
+
+// installRoutines creates (or replaces) the five routines and records them.
+// Routines of these names that rightsize_objects does not record are
+// refused unless force: they are not ours to replace.
+func (in *instance) installRoutines(ctx context.Context, force bool, p workload.Progress) error {
+	d := in.Target.D
+	c, err := in.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := objects.Ensure(ctx, c, d); err != nil {
+		return err
+	}
+	var old routinesMeta
+	owned, err := objects.Read(ctx, c, routinesRecord, &old)
+	if err != nil {
+		return err
+	}
+	if !owned && !force {
+		if n, err := countRoutines(ctx, c, d); err != nil {
+			return err
+		} else if n > 0 {
+			return fmt.Errorf("%w: %d routine(s) named rs_tpcc_* exist but rightsize did not create them: --force replaces them", objects.ErrNotOwned, n)
+		}
+	}
+	if owned && old.Version != routinesVersion {
+		p.Message(fmt.Sprintf("replacing the TPC-C %s of version %d with version %d", installedKinds(d), old.Version, routinesVersion))
+	}
+	if err := dropRoutines(ctx, c, d); err != nil {
+		return err
+	}
+	for _, r := range routinesFor(d) {
+		if _, err := c.Exec(ctx, r.create); err != nil {
+			return fmt.Errorf("create %s: %w", r.name, err)
+		}
+	}
+	if err := objects.Write(ctx, c, routinesRecord, Name, routinesMeta{Version: routinesVersion, Kinds: installedKinds(d)}); err != nil {
+		return err
+	}
+	p.Message(fmt.Sprintf("installed the five transactions as %s (version %d) for run --in-server", installedKinds(d), routinesVersion))
+	return nil
+}
+
+// removeRoutines drops the routines rightsize_objects records, and the
+// record; unrecorded ones only with force. It reports what it removed.
+func (in *instance) removeRoutines(ctx context.Context, force bool) ([]string, error) {
+	d := in.Target.D
+	if d.Name() != "postgres" && d.Name() != "mysql" {
+		return nil, nil
+	}
+	c, err := in.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	has, err := objects.Exists(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	owned := false
+	if has {
+		var m routinesMeta
+		if owned, err = objects.Read(ctx, c, routinesRecord, &m); err != nil {
+			return nil, err
+		}
+	}
+	if !owned {
+		if !force {
+			return nil, nil // not ours: left as they are
+		}
+		if n, err := countRoutines(ctx, c, d); err != nil || n == 0 {
+			return nil, err
+		}
+	}
+	if err := dropRoutines(ctx, c, d); err != nil {
+		return nil, err
+	}
+	if owned {
+		if err := objects.Delete(ctx, c, routinesRecord); err != nil {
+			return nil, err
+		}
+	}
+	return []string{"TPC-C " + installedKinds(d) + " (rs_tpcc_*)"}, nil
+}
+
+// ErrNoRoutines is returned by NewVU when --in-server finds no routines, or
+// routines of another version.
+var ErrNoRoutines = workload.NotPrepared("TPC-C routines not installed")
+
+// checkRoutines verifies that prepare installed the routines of this
+// version.
+func (in *instance) checkRoutines(ctx context.Context, c dialect.Conn) error {
+	d := in.Target.D
+	again := fmt.Sprintf("run rightsize prepare tpcc --in-server --warehouses %d first (it keeps loaded tables)", in.o.Warehouses)
+	has, err := objects.Exists(ctx, c)
+	if err != nil {
+		return err
+	}
+	var m routinesMeta
+	owned := false
+	if has {
+		if owned, err = objects.Read(ctx, c, routinesRecord, &m); err != nil {
+			return err
+		}
+	}
+	switch {
+	case !owned:
+		return fmt.Errorf("%w: --in-server runs the transactions as %s that prepare installs: %s", ErrNoRoutines, in.kind, again)
+	case m.Version != routinesVersion:
+		return fmt.Errorf("%w: the database holds version %d of the TPC-C %s, this rightsize runs version %d: %s",
+			ErrNoRoutines, m.Version, installedKinds(d), routinesVersion, again)
+	}
+	n, err := countRoutines(ctx, c, d)
+	if err != nil {
+		return err
+	}
+	if rs := routinesFor(d); n != int64(len(rs)) {
+		return fmt.Errorf("%w: %d of the %d TPC-C routines exist: %s", ErrNoRoutines, n, len(rs), again)
+	}
+	return nil
+}
+
+// badTarget is an --in-server form the target's database cannot run: a
+// usage error (it is dialect.ErrBadTarget, exit 2), said as msg.
+type badTarget string
+
+func (e badTarget) Error() string        { return string(e) }
+func (e badTarget) Is(target error) bool { return target == dialect.ErrBadTarget }
+
+// errInServerSQLite is --in-server's refusal on a database without a server.
+var errInServerSQLite error = badTarget("--in-server: SQLite has no server to run stored routines; it runs TPC-C's statements from the client only (drop --in-server, or use a PostgreSQL or MySQL/MariaDB target)")

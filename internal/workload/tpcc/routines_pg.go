@@ -1,0 +1,238 @@
+package tpcc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The five transactions in PL/pgSQL, for --in-server, in two forms:
+// functions (rs_tpcc_new_order, ...), each called by a SELECT in its implicit
+// transaction, and procedures (rs_tpcc_new_order_p, ...) called with CALL,
+// which return their results in INOUT parameters. Both have one body, with
+// the same profile as the client-side transactions (clause 2.4.2, 2.5.2,
+// 2.6.2, 2.7.4, 2.8.2); the terminal draws every input, as it does
+// client-side. New-Order's lines arrive sorted by supplying warehouse and
+// item (with their line numbers), so that concurrent New-Orders lock stock
+// rows in one order. On the unused item (clause 2.4.2.3) a function raises
+// an exception whose message starts with rollbackMarker, which undoes the
+// transaction's work (a function cannot roll back); a procedure rolls back
+// and returns rolled_back = 1.
+
+// pgRoutine is one transaction's PL/pgSQL: its parameters, its result
+// columns and the expressions that give them, its declarations and its body,
+// in which {{rollback}} stands for the form's rollback.
+type pgRoutine struct {
+	name, params string
+	outs         [][2]string // result column: name, type
+	result       []string
+	decl, body   string
+}
+
+// pgRollback is the rollback of each form.
+var pgRollback = map[string]string{
+	"functions":  "RAISE EXCEPTION '" + rollbackMarker + ": new_order: item % does not exist', p_item[i];",
+	"procedures": "ROLLBACK;\n\t\t\torder_id := v_o; total := 0; rolled_back := 1;\n\t\t\tRETURN;",
+}
+
+// sql returns the routine as a function or a procedure (kind).
+func (r pgRoutine) sql(kind string) string {
+	body := strings.ReplaceAll(r.body, "{{rollback}}", pgRollback[kind])
+	var cols, assign []string
+	for i, o := range r.outs {
+		cols = append(cols, o[0]+" "+o[1])
+		assign = append(assign, o[0]+" := "+r.result[i]+";")
+	}
+	if kind == "functions" {
+		return fmt.Sprintf("CREATE OR REPLACE FUNCTION %s(%s)\nRETURNS TABLE (%s) LANGUAGE plpgsql AS $body$\nDECLARE%s\nBEGIN%s\n\tRETURN QUERY SELECT %s;\nEND\n$body$",
+			r.name, r.params, strings.Join(cols, ", "), r.decl, body, strings.Join(r.result, ", "))
+	}
+	for i := range cols {
+		cols[i] = "INOUT " + cols[i] + " DEFAULT NULL"
+	}
+	return fmt.Sprintf("CREATE OR REPLACE PROCEDURE %s_p(%s,\n\t%s) LANGUAGE plpgsql AS $body$\nDECLARE%s\nBEGIN%s\n\t%s\nEND\n$body$",
+		r.name, r.params, strings.Join(cols, ", "), r.decl, body, strings.Join(assign, " "))
+}
+
+// call returns the statement that calls the routine in form kind.
+func (r pgRoutine) call(kind string) string {
+	marks := strings.TrimSuffix(strings.Repeat("?, ", strings.Count(r.params, ",")+1), ", ")
+	if kind == "functions" {
+		names := make([]string, len(r.outs))
+		for i, o := range r.outs {
+			names[i] = o[0]
+		}
+		return "SELECT " + strings.Join(names, ", ") + " FROM " + r.name + "(" + marks + ")"
+	}
+	return "CALL " + r.name + "_p(" + marks + strings.Repeat(", NULL", len(r.outs)) + ")"
+}
+
+// pgDist is the stock column of district p_d's s_dist_XX.
+const pgDist = `CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04 ` +
+	`WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END`
+
+var pgRoutines = []pgRoutine{
+	{name: "rs_tpcc_new_order", params: `p_w integer, p_d integer, p_c integer, p_entry timestamp,
+	p_num integer[], p_item integer[], p_supply integer[], p_qty integer[], p_all_local integer`,
+		outs:   [][2]string{{"order_id", "integer"}, {"total", "numeric"}, {"rolled_back", "integer"}},
+		result: []string{"v_o", "v_total * (1 - v_disc) * (1 + v_wtax + v_dtax)", "0"},
+		decl: `
+	v_disc numeric; v_last text; v_credit text; v_wtax numeric; v_dtax numeric;
+	v_o integer; v_n integer := cardinality(p_item);
+	v_price numeric; v_name text; v_idata text; v_sdata text; v_dist text; v_brand text;
+	v_amount numeric; v_total numeric := 0;`,
+		body: `
+	SELECT c_discount, c_last, c_credit, w_tax INTO v_disc, v_last, v_credit, v_wtax
+		FROM customer, warehouse WHERE w_id = p_w AND c_w_id = w_id AND c_d_id = p_d AND c_id = p_c;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'rs_tpcc: new_order: customer %/%/% does not exist', p_w, p_d, p_c USING ERRCODE = 'no_data_found';
+	END IF;
+	UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d
+		RETURNING d_next_o_id - 1, d_tax INTO v_o, v_dtax;
+	INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)
+		VALUES (v_o, p_d, p_w, p_c, p_entry, v_n, p_all_local);
+	INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o, p_d, p_w);
+	FOR i IN 1..v_n LOOP
+		SELECT i_price, i_name, i_data INTO v_price, v_name, v_idata FROM item WHERE i_id = p_item[i];
+		IF NOT FOUND THEN
+			{{rollback}}
+		END IF;
+		UPDATE stock SET
+			s_quantity = CASE WHEN s_quantity >= p_qty[i] + 10 THEN s_quantity - p_qty[i] ELSE s_quantity - p_qty[i] + 91 END,
+			s_ytd = s_ytd + p_qty[i], s_order_cnt = s_order_cnt + 1,
+			s_remote_cnt = s_remote_cnt + CASE WHEN p_supply[i] = p_w THEN 0 ELSE 1 END
+			WHERE s_w_id = p_supply[i] AND s_i_id = p_item[i]
+			RETURNING s_data, ` + pgDist + ` INTO v_sdata, v_dist;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION 'rs_tpcc: new_order: no stock row for item % in warehouse %', p_item[i], p_supply[i] USING ERRCODE = 'no_data_found';
+		END IF;
+		v_brand := CASE WHEN strpos(v_idata, 'ORIGINAL') > 0 AND strpos(v_sdata, 'ORIGINAL') > 0 THEN 'B' ELSE 'G' END;
+		v_amount := p_qty[i] * v_price;
+		v_total := v_total + v_amount;
+		INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
+			VALUES (v_o, p_d, p_w, p_num[i], p_item[i], p_supply[i], p_qty[i], v_amount, v_dist);
+	END LOOP;`},
+	{name: "rs_tpcc_payment", params: `p_w integer, p_d integer, p_cw integer, p_cd integer, p_c integer,
+	p_last text, p_amount numeric, p_date timestamp`,
+		outs:   [][2]string{{"customer_id", "integer"}, {"balance", "numeric"}, {"credit", "text"}},
+		result: []string{"v_c", "v_bal", "v_credit"},
+		decl: `
+	v_wname text; v_wstreet1 text; v_wstreet2 text; v_wcity text; v_wstate text; v_wzip text;
+	v_dname text; v_dstreet1 text; v_dstreet2 text; v_dcity text; v_dstate text; v_dzip text;
+	v_c integer := p_c; v_ids integer[];
+	v_first text; v_middle text; v_clast text; v_street1 text; v_street2 text; v_city text; v_state text;
+	v_zip text; v_phone text; v_since timestamp; v_credit text; v_lim numeric; v_disc numeric; v_bal numeric;`,
+		body: `
+	UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w
+		RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip
+		INTO v_wname, v_wstreet1, v_wstreet2, v_wcity, v_wstate, v_wzip;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'rs_tpcc: payment: warehouse % does not exist', p_w USING ERRCODE = 'no_data_found';
+	END IF;
+	UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d
+		RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip
+		INTO v_dname, v_dstreet1, v_dstreet2, v_dcity, v_dstate, v_dzip;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'rs_tpcc: payment: district %/% does not exist', p_w, p_d USING ERRCODE = 'no_data_found';
+	END IF;
+	IF v_c = 0 THEN
+		SELECT array_agg(c_id ORDER BY c_first) INTO v_ids
+			FROM customer WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_last = p_last;
+		IF v_ids IS NULL THEN
+			RAISE EXCEPTION 'rs_tpcc: payment: no customer named % in district %/%', p_last, p_cw, p_cd USING ERRCODE = 'no_data_found';
+		END IF;
+		v_c := v_ids[(cardinality(v_ids) + 1) / 2];
+	END IF;
+	SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since,
+			c_credit, c_credit_lim, c_discount, c_balance
+		INTO v_first, v_middle, v_clast, v_street1, v_street2, v_city, v_state, v_zip, v_phone, v_since,
+			v_credit, v_lim, v_disc, v_bal
+		FROM customer WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c FOR UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'rs_tpcc: payment: customer %/%/% does not exist', p_cw, p_cd, v_c USING ERRCODE = 'no_data_found';
+	END IF;
+	IF v_credit = 'BC' THEN
+		UPDATE customer SET c_balance = c_balance - p_amount, c_ytd_payment = c_ytd_payment + p_amount,
+			c_payment_cnt = c_payment_cnt + 1,
+			c_data = substr(v_c || ' ' || p_cd || ' ' || p_cw || ' ' || p_d || ' ' || p_w || ' ' ||
+				to_char(p_amount, 'FM999999990.00') || ' | ' || c_data, 1, 500)
+			WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c RETURNING c_balance INTO v_bal;
+	ELSE
+		UPDATE customer SET c_balance = c_balance - p_amount, c_ytd_payment = c_ytd_payment + p_amount,
+			c_payment_cnt = c_payment_cnt + 1
+			WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c RETURNING c_balance INTO v_bal;
+	END IF;
+	INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+		VALUES (v_c, p_cd, p_cw, p_d, p_w, p_date, p_amount, v_wname || '    ' || v_dname);`},
+	{name: "rs_tpcc_order_status", params: `p_w integer, p_d integer, p_c integer, p_last text`,
+		outs:   [][2]string{{"customer_id", "integer"}, {"balance", "numeric"}, {"order_id", "integer"}, {"line_count", "bigint"}},
+		result: []string{"v_c", "v_bal", "coalesce(v_o, 0)", "v_lines"},
+		decl: `
+	v_c integer := p_c; v_ids integer[];
+	v_bal numeric; v_first text; v_middle text; v_clast text;
+	v_o integer; v_carrier integer; v_entry timestamp;
+	v_lines bigint := 0; v_qty bigint; v_amount numeric; v_delivered timestamp; v_item integer; v_supply integer;`,
+		body: `
+	IF v_c = 0 THEN
+		SELECT array_agg(c_id ORDER BY c_first) INTO v_ids
+			FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_last = p_last;
+		IF v_ids IS NULL THEN
+			RAISE EXCEPTION 'rs_tpcc: order_status: no customer named % in district %/%', p_last, p_w, p_d USING ERRCODE = 'no_data_found';
+		END IF;
+		v_c := v_ids[(cardinality(v_ids) + 1) / 2];
+	END IF;
+	SELECT c_balance, c_first, c_middle, c_last INTO v_bal, v_first, v_middle, v_clast
+		FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = v_c;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'rs_tpcc: order_status: customer %/%/% does not exist', p_w, p_d, v_c USING ERRCODE = 'no_data_found';
+	END IF;
+	SELECT o_id, o_carrier_id, o_entry_d INTO v_o, v_carrier, v_entry
+		FROM orders WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = v_c ORDER BY o_id DESC LIMIT 1;
+	IF FOUND THEN
+		-- Every column the terminal shows is read, as the client-side reads the lines.
+		SELECT count(*), sum(ol_quantity), sum(ol_amount), max(ol_delivery_d), max(ol_i_id), max(ol_supply_w_id)
+			INTO v_lines, v_qty, v_amount, v_delivered, v_item, v_supply
+			FROM order_line WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = v_o;
+	END IF;`},
+	{name: "rs_tpcc_delivery", params: `p_w integer, p_carrier integer, p_date timestamp`,
+		outs:   [][2]string{{"skipped", "integer"}},
+		result: []string{"v_skipped"},
+		decl: `
+	v_o integer; v_c integer; v_total numeric; v_n integer; v_skipped integer := 0;`,
+		body: `
+	FOR v_d IN 1..10 LOOP
+		SELECT no_o_id INTO v_o FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d ORDER BY no_o_id LIMIT 1 FOR UPDATE;
+		IF NOT FOUND THEN
+			v_skipped := v_skipped + 1;
+			CONTINUE;
+		END IF;
+		DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d AND no_o_id = v_o;
+		GET DIAGNOSTICS v_n = ROW_COUNT;
+		IF v_n = 0 THEN
+			v_skipped := v_skipped + 1; -- delivered meanwhile by another terminal of this warehouse
+			CONTINUE;
+		END IF;
+		UPDATE orders SET o_carrier_id = p_carrier WHERE o_w_id = p_w AND o_d_id = v_d AND o_id = v_o
+			RETURNING o_c_id INTO v_c;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION 'rs_tpcc: delivery: order %/%/% does not exist', p_w, v_d, v_o USING ERRCODE = 'no_data_found';
+		END IF;
+		WITH l AS (UPDATE order_line SET ol_delivery_d = p_date
+				WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = v_o RETURNING ol_amount)
+			SELECT sum(ol_amount) INTO v_total FROM l;
+		UPDATE customer SET c_balance = c_balance + coalesce(v_total, 0), c_delivery_cnt = c_delivery_cnt + 1
+			WHERE c_w_id = p_w AND c_d_id = v_d AND c_id = v_c;
+	END LOOP;`},
+	{name: "rs_tpcc_stock_level", params: `p_w integer, p_d integer, p_threshold integer`,
+		outs:   [][2]string{{"low_stock", "bigint"}},
+		result: []string{"v_low"},
+		decl: `
+	v_next integer; v_low bigint;`,
+		body: `
+	SELECT d_next_o_id INTO v_next FROM district WHERE d_w_id = p_w AND d_id = p_d;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'rs_tpcc: stock_level: district %/% does not exist', p_w, p_d USING ERRCODE = 'no_data_found';
+	END IF;
+	SELECT count(DISTINCT s_i_id) INTO v_low FROM order_line, stock
+		WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id < v_next AND ol_o_id >= v_next - 20
+		AND s_w_id = p_w AND s_i_id = ol_i_id AND s_quantity < p_threshold;`},
+}
