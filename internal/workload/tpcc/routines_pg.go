@@ -66,6 +66,20 @@ func (r pgRoutine) call(kind string) string {
 	return "CALL " + r.name + "_p(" + marks + strings.Repeat(", NULL", len(r.outs)) + ")"
 }
 
+// pgByName sets v_c, when it is 0, to the id of the customer at position
+// ceil(n/2) by c_first among the n of district (w, d) named p_last (clause
+// 2.5.2.2, 2.6.2.2); tx names the transaction in the error.
+func pgByName(tx, w, d string) string {
+	return fmt.Sprintf(`	IF v_c = 0 THEN
+		SELECT array_agg(c_id ORDER BY c_first) INTO v_ids
+			FROM customer WHERE c_w_id = %[2]s AND c_d_id = %[3]s AND c_last = p_last;
+		IF v_ids IS NULL THEN
+			RAISE EXCEPTION 'rs_tpcc: %[1]s: no customer named %% in district %%/%%', p_last, %[2]s, %[3]s USING ERRCODE = 'no_data_found';
+		END IF;
+		v_c := v_ids[(cardinality(v_ids) + 1) / 2];
+	END IF;`, tx, w, d)
+}
+
 // pgDist is the stock column of district p_d's s_dist_XX.
 const pgDist = `CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04 ` +
 	`WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END`
@@ -134,14 +148,7 @@ var pgRoutines = []pgRoutine{
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'rs_tpcc: payment: district %/% does not exist', p_w, p_d USING ERRCODE = 'no_data_found';
 	END IF;
-	IF v_c = 0 THEN
-		SELECT array_agg(c_id ORDER BY c_first) INTO v_ids
-			FROM customer WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_last = p_last;
-		IF v_ids IS NULL THEN
-			RAISE EXCEPTION 'rs_tpcc: payment: no customer named % in district %/%', p_last, p_cw, p_cd USING ERRCODE = 'no_data_found';
-		END IF;
-		v_c := v_ids[(cardinality(v_ids) + 1) / 2];
-	END IF;
+` + pgByName("payment", "p_cw", "p_cd") + `
 	SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since,
 			c_credit, c_credit_lim, c_discount, c_balance
 		INTO v_first, v_middle, v_clast, v_street1, v_street2, v_city, v_state, v_zip, v_phone, v_since,
@@ -172,14 +179,7 @@ var pgRoutines = []pgRoutine{
 	v_o integer; v_carrier integer; v_entry timestamp;
 	v_lines bigint := 0; v_qty bigint; v_amount numeric; v_delivered timestamp; v_item integer; v_supply integer;`,
 		body: `
-	IF v_c = 0 THEN
-		SELECT array_agg(c_id ORDER BY c_first) INTO v_ids
-			FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_last = p_last;
-		IF v_ids IS NULL THEN
-			RAISE EXCEPTION 'rs_tpcc: order_status: no customer named % in district %/%', p_last, p_w, p_d USING ERRCODE = 'no_data_found';
-		END IF;
-		v_c := v_ids[(cardinality(v_ids) + 1) / 2];
-	END IF;
+` + pgByName("order_status", "p_w", "p_d") + `
 	SELECT c_balance, c_first, c_middle, c_last INTO v_bal, v_first, v_middle, v_clast
 		FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = v_c;
 	IF NOT FOUND THEN
