@@ -83,7 +83,7 @@ func run(url string, pairs, rounds int, window time.Duration) error {
 	if _, err := admin.Exec(ctx, setup).ReadAll(); err != nil {
 		return err
 	}
-	defer admin.Exec(ctx, "DROP TABLE rs_describe").ReadAll()
+	defer func() { _, _ = admin.Exec(ctx, "DROP TABLE rs_describe").ReadAll() }()
 
 	conns := make([][2]conn, pairs)
 	for i := range conns {
