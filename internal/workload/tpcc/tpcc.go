@@ -95,9 +95,10 @@ counted apart. With --rate the terminals instead serve a fixed arrival rate
 (open loop), e.g. --rate 2x --baseline-rate 50.
 
 With --in-server, prepare also installs the five transactions in the
-database (PostgreSQL: PL/pgSQL functions; MySQL/MariaDB: stored procedures,
-named rs_tpcc_*) and run makes each transaction one call of its routine, one
-round trip, as HammerDB does. The terminal still draws every input (the same
+database (PostgreSQL: PL/pgSQL functions, and the same as procedures for
+--in-server=procedures, which run calls with CALL; MySQL/MariaDB: stored
+procedures; named rs_tpcc_*) and run makes each transaction one call of its
+routine, one round trip, as HammerDB does. The terminal still draws every input (the same
 profile, mix, rollbacks and remote shares), so every figure means the same in
 both modes. A run refuses routines that are missing or of another version
 (prepare --in-server replaces them); cleanup drops them. SQLite has no server:
