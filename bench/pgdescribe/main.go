@@ -86,13 +86,22 @@ func run(url string, pairs, rounds int, window time.Duration) error {
 	defer func() { _, _ = admin.Exec(ctx, "DROP TABLE rs_describe").ReadAll() }()
 
 	conns := make([][2]conn, pairs)
+	defer func() {
+		for _, pair := range conns {
+			for _, c := range pair {
+				if c.pc != nil {
+					c.pc.Close(ctx)
+				}
+			}
+		}
+	}()
 	for i := range conns {
 		for kind := range 2 {
 			pc, err := pgconn.Connect(ctx, url)
 			if err != nil {
 				return err
 			}
-			defer pc.Close(ctx)
+			conns[i][kind].pc = pc
 			sd, err := pc.Prepare(ctx, "s", "SELECT c FROM rs_describe WHERE id = $1", nil)
 			if err != nil {
 				return err
@@ -100,19 +109,48 @@ func run(url string, pairs, rounds int, window time.Duration) error {
 			conns[i][kind] = conn{pc: pc, sd: sd, pid: pc.PID()}
 		}
 	}
+	l := &load{conns: conns, errs: make(chan error, pairs)}
+	l.start(ctx)
+	total, per, err := l.measure(rounds, window)
+	l.stop.Store(true)
+	l.wg.Wait()
+	if err != nil {
+		return err
+	}
+	select {
+	case err := <-l.errs:
+		return err
+	default:
+	}
+	secs := window.Seconds() * float64(rounds/2)
+	for m, name := range []string{"Bind, Describe, Execute, Sync", "Bind, Execute, Sync"} {
+		sort.Float64s(per[m])
+		fmt.Printf("%-30s server CPU %.2f µs per query (median of %d windows %.2f), %.0f queries/s\n",
+			name, float64(total[m].ticks)*1e4/float64(max(total[m].queries, 1)), len(per[m]), per[m][len(per[m])/2], float64(total[m].queries)/secs)
+	}
+	return nil
+}
 
-	var kind atomic.Int32
-	var stop atomic.Bool
-	var done [2]atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, pairs)
-	for i, pair := range conns {
-		wg.Add(1)
+// load is the point selects in flight: one goroutine per pair of
+// connections, running the kind the measurement currently asks for.
+type load struct {
+	conns [][2]conn
+	kind  atomic.Int32
+	stop  atomic.Bool
+	done  [2]atomic.Int64
+	wg    sync.WaitGroup
+	errs  chan error
+}
+
+// start starts one goroutine per pair.
+func (l *load) start(ctx context.Context) {
+	for i, pair := range l.conns {
+		l.wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer l.wg.Done()
 			param := make([][]byte, 1)
-			for k := i; !stop.Load(); k++ {
-				m := kind.Load()
+			for k := i; !l.stop.Load(); k++ {
+				m := l.kind.Load()
 				param[0] = strconv.AppendInt(param[0][:0], int64(k%10000+1), 10)
 				c := pair[m]
 				var rr *pgconn.ResultReader
@@ -124,57 +162,52 @@ func run(url string, pairs, rounds int, window time.Duration) error {
 				for rr.NextRow() {
 				}
 				if _, err := rr.Close(); err != nil {
-					errs <- err
+					l.errs <- err
 					return
 				}
-				done[m].Add(1)
+				l.done[m].Add(1)
 			}
 		}()
 	}
-	ticks := func(m int32) (int64, error) {
-		var t int64
-		for _, pair := range conns {
-			n, err := backendTicks(pair[m].pid)
-			if err != nil {
-				return 0, err
-			}
-			t += n
+}
+
+// ticks is the CPU clock ticks of kind m's backends.
+func (l *load) ticks(m int32) (int64, error) {
+	var t int64
+	for _, pair := range l.conns {
+		n, err := backendTicks(pair[m].pid)
+		if err != nil {
+			return 0, err
 		}
-		return t, nil
+		t += n
 	}
-	var total [2]struct{ ticks, queries int64 }
-	var per [2][]float64
+	return t, nil
+}
+
+// tally is one kind's backends' CPU ticks and queries over its windows.
+type tally struct{ ticks, queries int64 }
+
+// measure alternates the kinds every window, rounds times, and returns
+// each kind's totals and its µs per query in each window.
+func (l *load) measure(rounds int, window time.Duration) (total [2]tally, per [2][]float64, err error) {
 	for r := range rounds {
 		m := int32(r % 2)
-		kind.Store(m)
+		l.kind.Store(m)
 		time.Sleep(window / 20) // the other kind's queries in flight finish
-		t0, err := ticks(m)
+		t0, err := l.ticks(m)
 		if err != nil {
-			return err
+			return total, per, err
 		}
-		q0 := done[m].Load()
+		q0 := l.done[m].Load()
 		time.Sleep(window)
-		t1, err := ticks(m)
+		t1, err := l.ticks(m)
 		if err != nil {
-			return err
+			return total, per, err
 		}
-		q := done[m].Load() - q0
+		q := l.done[m].Load() - q0
 		total[m].ticks += t1 - t0
 		total[m].queries += q
 		per[m] = append(per[m], float64(t1-t0)*1e4/float64(max(q, 1))) // 100 ticks a second
 	}
-	stop.Store(true)
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-	}
-	secs := window.Seconds() * float64(rounds/2)
-	for m, name := range []string{"Bind, Describe, Execute, Sync", "Bind, Execute, Sync"} {
-		sort.Float64s(per[m])
-		fmt.Printf("%-30s server CPU %.2f µs per query (median of %d windows %.2f), %.0f queries/s\n",
-			name, float64(total[m].ticks)*1e4/float64(max(total[m].queries, 1)), len(per[m]), per[m][len(per[m])/2], float64(total[m].queries)/secs)
-	}
-	return nil
+	return total, per, nil
 }
