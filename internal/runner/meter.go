@@ -38,11 +38,11 @@ type vu struct {
 	yieldEvery time.Duration
 	// lastOp is how long the VU's last operation took (End; VU goroutine
 	// only): yield expects the next one to take as long.
-	lastOp   time.Duration
-	phaseAt  func(time.Time) int
-	ctx      context.Context
-	ops      []workload.Op
-	classify func(error) errclass.Class
+	lastOp time.Duration
+	phaseAt    func(time.Time) int
+	ctx        context.Context
+	ops        []workload.Op
+	classify   func(error) errclass.Class
 	// pending holds the sub-operations, counts and failed attempts of the
 	// event in flight (VU goroutine only): they go to the phase the event
 	// completes in, or nowhere when it completes past the window, so that
