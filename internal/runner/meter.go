@@ -36,9 +36,6 @@ type vu struct {
 	lastYield time.Time
 	// yieldEvery is how often it yields (yieldInterval).
 	yieldEvery time.Duration
-	// lastOp is how long the VU's last operation took (End; VU goroutine
-	// only): yield expects the next one to take as long.
-	lastOp time.Duration
 	phaseAt    func(time.Time) int
 	ctx        context.Context
 	ops        []workload.Op
@@ -105,24 +102,13 @@ func (v *vu) Start(op int) workload.Span {
 }
 
 // yield gives the VU's processor back to the scheduler when it has not done
-// so for v.yieldEvery, or would not have by the end of the next operation if
-// that takes as long as the last one, and reports whether it did. Blocking
-// I/O never parks the goroutine, so the scheduler sees no progress on its
-// processor; after 10 ms the runtime's monitor takes that processor, even
-// from a thread blocked in a system call, and then polls every 20 µs for a
-// while (thousands of timer interrupts a second). Checked at each event and
-// each sub-operation, so that long events yield too; counting the next
-// operation in matters when operations take milliseconds (a TPC-C
-// transaction run in the server: one call of 1-3 ms), which would otherwise
-// cross the 10 ms from a check just under yieldEvery. Measured on
-// `run tpcc --in-server`, 2 terminals on PostgreSQL (perf stat, 2
-// alternating 15 s runs each): the monitor's nanosleeps fell from 1.2-1.4 to
-// 0.37-0.48 per transaction, context switches from 3.6-3.8 to 2.5-2.7,
-// client CPU from 168-193 to 121-123 µs, and 19-25 % more transactions;
-// point selects (20 µs operations) were unchanged (27.6-28.5 µs, 0.02
-// nanosleeps a query, both builds).
+// so for v.yieldEvery, and reports whether it did. Blocking I/O never parks the
+// goroutine, so the scheduler sees no progress on its processor; after 10 ms
+// the runtime's monitor forces a hand-off of that processor and then polls
+// every 20 µs for a while (thousands of timer interrupts a second). Checked
+// at each event and each sub-operation, so that long events yield too.
 func (v *vu) yield(now time.Time) bool {
-	if now.Sub(v.lastYield)+v.lastOp <= v.yieldEvery {
+	if now.Sub(v.lastYield) <= v.yieldEvery {
 		return false
 	}
 	runtime.Gosched()
@@ -162,7 +148,6 @@ func (v *vu) at(t time.Time) *stats {
 // event completes in (settle).
 func (v *vu) End(s workload.Span, err error) {
 	d := time.Since(s.Start)
-	v.lastOp = d
 	var class errclass.Class
 	if err != nil {
 		if v.ctx != nil && v.ctx.Err() != nil {

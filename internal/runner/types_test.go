@@ -165,27 +165,3 @@ func TestYieldInterval(t *testing.T) {
 		t.Errorf("yieldEveryBusy %v, yieldEvery %v: want busy < every < the runtime's 10 ms", yieldEveryBusy, yieldEvery)
 	}
 }
-
-// TestYieldCountsTheNextOperation: a VU yields once the time since its last
-// yield plus the last operation's duration would pass yieldEvery, so that a
-// run of millisecond operations yields before the runtime's 10 ms, not
-// just after it; short operations yield as before.
-func TestYieldCountsTheNextOperation(t *testing.T) {
-	start := time.Now()
-	for _, c := range []struct {
-		name    string
-		since   time.Duration // since the last yield
-		lastOp  time.Duration
-		yielded bool
-	}{
-		{"short operations, under yieldEvery", yieldEvery - time.Millisecond, 20 * time.Microsecond, false},
-		{"short operations, past yieldEvery", yieldEvery + time.Microsecond, 20 * time.Microsecond, true},
-		{"3 ms operations, the next would cross", yieldEvery - 2*time.Millisecond, 3 * time.Millisecond, true},
-		{"3 ms operations, room for the next", yieldEvery - 4*time.Millisecond, 3 * time.Millisecond, false},
-	} {
-		v := &vu{yieldEvery: yieldEvery, lastYield: start, lastOp: c.lastOp}
-		if got := v.yield(start.Add(c.since)); got != c.yielded {
-			t.Errorf("%s: yielded %v, want %v", c.name, got, c.yielded)
-		}
-	}
-}
