@@ -75,6 +75,26 @@ has_tool() { case " $TOOLS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 PG_HOST=127.0.0.1 PG_PORT=5432 PG_USER=postgres
 MY_HOST=127.0.0.1 MY_PORT=3306 MY_USER=root
 
+# sql SERVER STATEMENT: runs a statement with no database selected (needs
+# ensure_clients first, for MYSQL_CLI).
+sql() { # sql SERVER STATEMENT (no database selected)
+  case $1 in
+    postgres) PGOPTIONS='-c client_min_messages=warning' \
+      psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -qXc "$2" >/dev/null ;;
+    mysql) "$MYSQL_CLI" -h "$MY_HOST" -P "$MY_PORT" -u"$MY_USER" -e "$2" ;;
+  esac
+}
+
+# drop_db SERVER DB, fresh_db SERVER DB: drop a database (ending its
+# sessions on PostgreSQL); drop and create it.
+drop_db() { # drop_db SERVER DB
+  case $1 in
+    postgres) sql "$1" "DROP DATABASE IF EXISTS $2 WITH (FORCE)" ;;
+    mysql) sql "$1" "DROP DATABASE IF EXISTS $2" ;;
+  esac
+}
+fresh_db() { drop_db "$1" "$2" && sql "$1" "CREATE DATABASE $2"; }
+
 # sb_conn SERVER: sysbench's connection options for database $DB.
 sb_conn() {
   case $1 in

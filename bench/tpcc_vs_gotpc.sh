@@ -126,20 +126,6 @@ gt_conn() { # go-tpc connection options for a server
     mysql) echo "-d mysql -H $MY_HOST -P $MY_PORT -U $MY_USER -D $GT_DB" ;;
   esac
 }
-sql() { # sql SERVER STATEMENT (no database selected)
-  case $1 in
-    postgres) PGOPTIONS='-c client_min_messages=warning' \
-      psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -qXc "$2" >/dev/null ;;
-    mysql) "$MYSQL_CLI" -h "$MY_HOST" -P "$MY_PORT" -u"$MY_USER" -e "$2" ;;
-  esac
-}
-drop_db() { # drop_db SERVER DB
-  case $1 in
-    postgres) sql "$1" "DROP DATABASE IF EXISTS $2 WITH (FORCE)" ;;
-    mysql) sql "$1" "DROP DATABASE IF EXISTS $2" ;;
-  esac
-}
-fresh_db() { drop_db "$1" "$2" && sql "$1" "CREATE DATABASE $2"; }
 
 # elapsed TIMEFILE -> wall seconds of a '%e %U %S' /usr/bin/time file
 elapsed() { awk 'NF == 3 { e = $1 } END { print (e == "" ? "n/a" : e) }' "$1"; }

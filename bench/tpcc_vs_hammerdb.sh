@@ -289,26 +289,12 @@ rs_url() { # rs_url SERVER
     mysql) echo "mysql://$MY_USER@$MY_HOST:$MY_PORT/$RS_DB" ;;
   esac
 }
-sql() { # sql SERVER STATEMENT (no database selected)
-  case $1 in
-    postgres) PGOPTIONS='-c client_min_messages=warning' \
-      psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -qXc "$2" >/dev/null ;;
-    mysql) "$MYSQL_CLI" -h "$MY_HOST" -P "$MY_PORT" -u"$MY_USER" -e "$2" ;;
-  esac
-}
 sql_value() { # sql_value SERVER DB QUERY -> the first column of the first row
   case $1 in
     postgres) psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$2" -XtAc "$3" ;;
     mysql) "$MYSQL_CLI" -h "$MY_HOST" -P "$MY_PORT" -u"$MY_USER" -NBe "$3" "$2" ;;
   esac
 }
-drop_db() { # drop_db SERVER DB
-  case $1 in
-    postgres) sql "$1" "DROP DATABASE IF EXISTS $2 WITH (FORCE)" ;;
-    mysql) sql "$1" "DROP DATABASE IF EXISTS $2" ;;
-  esac
-}
-fresh_db() { drop_db "$1" "$2" && sql "$1" "CREATE DATABASE $2"; }
 # hdb_role -> none, ours (created by this script: its comment) or other
 hdb_role() {
   local r
