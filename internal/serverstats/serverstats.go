@@ -161,6 +161,15 @@ type monitor struct {
 	extraNote string
 }
 
+// counters reads the server's counters and the workload's.
+func (m *monitor) counters(ctx context.Context) (*snapshot, error) {
+	snap, err := m.srv.counters(ctx, m.c)
+	if err == nil {
+		m.readExtra(ctx, snap)
+	}
+	return snap, err
+}
+
 // readExtra adds the workload's counters to snap, as "workload.<name>". A
 // counter whose query fails is not read again (the data may not hold it:
 // a table another tool loaded), and the figures' note says so.
@@ -268,13 +277,7 @@ func (is *instStep) run(ctx context.Context) {
 	}
 	var cur, meas activity
 	var gauges gaugeMeans
-	counters := func() (*snapshot, error) {
-		snap, err := m.srv.counters(ctx, m.c)
-		if err == nil {
-			m.readExtra(ctx, snap)
-		}
-		return snap, err
-	}
+	counters := func() (*snapshot, error) { return m.counters(ctx) }
 	prev, err := counters()
 	if err != nil {
 		m.fail(fmt.Sprintf("server figures not sampled: reading the counters: %v", err))

@@ -14,6 +14,24 @@ import (
 	"github.com/rightsize/rightsize/internal/dialect"
 )
 
+// tcpAddress is u's host:port, 127.0.0.1 and 3306 by default, validated.
+func tcpAddress(u *url.URL) (string, error) {
+	host, port := u.Hostname(), u.Port()
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if !validHost(host) {
+		return "", fmt.Errorf("%w: mysql: invalid host name", dialect.ErrBadTarget)
+	}
+	if port == "" {
+		port = "3306"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+		return "", fmt.Errorf("%w: mysql: invalid port: want a number from 1 to 65535", dialect.ErrBadTarget)
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
 // ParseTarget validates a mysql:// (or mariadb://) URL without connecting:
 //
 //	mysql://user:password@host:port/database?tls=preferred&timeout=5s
@@ -45,20 +63,11 @@ func (Dialect) ParseTarget(raw string, _ func(string) string) (*dialect.Location
 	if strings.Contains(u.Host, ",") {
 		return nil, fmt.Errorf("%w: mysql: multiple hosts are not supported", dialect.ErrBadTarget)
 	}
-	host, port := u.Hostname(), u.Port()
-	if host == "" {
-		host = "127.0.0.1"
+	addr, err := tcpAddress(u)
+	if err != nil {
+		return nil, err
 	}
-	if !validHost(host) {
-		return nil, fmt.Errorf("%w: mysql: invalid host name", dialect.ErrBadTarget)
-	}
-	if port == "" {
-		port = "3306"
-	}
-	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-		return nil, fmt.Errorf("%w: mysql: invalid port: want a number from 1 to 65535", dialect.ErrBadTarget)
-	}
-	cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
+	cfg.Net, cfg.Addr = "tcp", addr
 
 	query, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
