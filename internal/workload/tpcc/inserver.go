@@ -56,7 +56,9 @@ func (s *serverCalls) close() error {
 // lineLists renders the order's lines, sorted by supplying warehouse and
 // item (the order in which every New-Order locks stock rows, as client-side),
 // as four lists: PostgreSQL array literals ({1,2}) or comma-separated ones.
-func (s *serverCalls) lineLists(lines []orderLine) (nums, items, supply, qty string) {
+// They are the calls' reused buffers, valid until the next lineLists (the
+// dialects copy an argument into their message before the call returns).
+func (s *serverCalls) lineLists(lines []orderLine) (nums, items, supply, qty []byte) {
 	s.order = s.order[:0]
 	for i := range lines {
 		s.order = append(s.order, i)
@@ -81,7 +83,7 @@ func (s *serverCalls) lineLists(lines []orderLine) (nums, items, supply, qty str
 		}
 		s.lists[k] = b
 	}
-	return string(s.lists[0]), string(s.lists[1]), string(s.lists[2]), string(s.lists[3])
+	return s.lists[0], s.lists[1], s.lists[2], s.lists[3]
 }
 
 // inServer runs transaction t as one call of its routine.
@@ -136,10 +138,7 @@ func (v *vu) newOrderInServer(ctx context.Context, m workload.Meter) error {
 // name is found by the routine (customer id 0, the name given).
 func (v *vu) paymentInServer(ctx context.Context, m workload.Meter) error {
 	in := v.drawPayment()
-	last := ""
-	if in.byName {
-		last = string(AppendLastName(v.tbuf[:0], in.nameNum))
-	}
+	last := v.lastName(in.byName, in.nameNum)
 	var cid int64
 	var balance float64
 	var credit string
@@ -151,13 +150,21 @@ func (v *vu) paymentInServer(ctx context.Context, m workload.Meter) error {
 	return nil
 }
 
+// lastName is a routine's last-name argument: the name of nameNum when
+// byName, else empty (the routine then takes the customer id). It is v.tbuf,
+// valid until the terminal's next use of it.
+func (v *vu) lastName(byName bool, nameNum int64) []byte {
+	v.tbuf = v.tbuf[:0]
+	if byName {
+		v.tbuf = AppendLastName(v.tbuf, nameNum)
+	}
+	return v.tbuf
+}
+
 // orderStatusInServer runs an Order-Status as one call.
 func (v *vu) orderStatusInServer(ctx context.Context, m workload.Meter) error {
 	w, d, byName, cid, nameNum := v.drawOrderStatus()
-	last := ""
-	if byName {
-		last = string(AppendLastName(v.tbuf[:0], nameNum))
-	}
+	last := v.lastName(byName, nameNum)
 	var oid, lines int64
 	var balance float64
 	if err := v.calls.st[orderStatus].QueryRow(ctx, v.argv(w, d, cid, last), &cid, &balance, &oid, &lines); err != nil {
