@@ -182,16 +182,9 @@ func (in *instance) removeRoutines(ctx context.Context, force bool) ([]string, e
 		return nil, err
 	}
 	defer c.Close()
-	has, err := objects.Exists(ctx, c)
+	_, owned, err := readRoutinesRecord(ctx, c)
 	if err != nil {
 		return nil, err
-	}
-	owned := false
-	if has {
-		var m routinesMeta
-		if owned, err = objects.Read(ctx, c, routinesRecord, &m); err != nil {
-			return nil, err
-		}
 	}
 	if !owned {
 		if !force {
@@ -212,6 +205,17 @@ func (in *instance) removeRoutines(ctx context.Context, force bool) ([]string, e
 	return []string{"TPC-C " + installedKinds(d) + " (rs_tpcc_*)"}, nil
 }
 
+// readRoutinesRecord reads the routines' record; owned is false when there
+// is none (or no record table).
+func readRoutinesRecord(ctx context.Context, c dialect.Conn) (m routinesMeta, owned bool, err error) {
+	has, err := objects.Exists(ctx, c)
+	if err != nil || !has {
+		return m, false, err
+	}
+	owned, err = objects.Read(ctx, c, routinesRecord, &m)
+	return m, owned, err
+}
+
 // ErrNoRoutines is returned by NewVU when --in-server finds no routines, or
 // routines of another version.
 var ErrNoRoutines = workload.NotPrepared("TPC-C routines not installed")
@@ -221,16 +225,9 @@ var ErrNoRoutines = workload.NotPrepared("TPC-C routines not installed")
 func (in *instance) checkRoutines(ctx context.Context, c dialect.Conn) error {
 	d := in.Target.D
 	again := fmt.Sprintf("run rightsize prepare tpcc --in-server --warehouses %d first (it keeps loaded tables)", in.o.Warehouses)
-	has, err := objects.Exists(ctx, c)
+	m, owned, err := readRoutinesRecord(ctx, c)
 	if err != nil {
 		return err
-	}
-	var m routinesMeta
-	owned := false
-	if has {
-		if owned, err = objects.Read(ctx, c, routinesRecord, &m); err != nil {
-			return err
-		}
 	}
 	switch {
 	case !owned:
