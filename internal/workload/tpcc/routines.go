@@ -16,7 +16,7 @@ type routine struct{ name, create, drop string }
 // routinesVersion is the version of the routines' code. prepare records it,
 // and run refuses routines of another version (prepare replaces them).
 // Raise it whenever a routine's text changes.
-const routinesVersion = 1
+const routinesVersion = 2
 
 // routinesRecord is the rightsize_objects record of the installed routines.
 const routinesRecord = "tpcc_routines"

@@ -30,33 +30,37 @@ type pgRoutine struct {
 
 // pgRollback is the rollback of each form.
 var pgRollback = map[string]string{
-	"functions":  "RAISE EXCEPTION '" + rollbackMarker + ": new_order: item % does not exist', p_item[i];",
-	"procedures": "ROLLBACK;\n\t\t\torder_id := v_o; total := 0; rolled_back := 1;\n\t\t\tRETURN;",
+	kindFunctions:  "RAISE EXCEPTION '" + rollbackMarker + ": new_order: item % does not exist', p_item[i];",
+	kindProcedures: "ROLLBACK;\n\t\t\torder_id := v_o; total := 0; rolled_back := 1;\n\t\t\tRETURN;",
 }
 
-// sql returns the routine as a function or a procedure (kind).
+// sql returns the routine as a function or a procedure (kind). Both return
+// their results in output parameters, assigned at the end of the body: a
+// function's OUT parameters make its one result row, without a further
+// query.
 func (r pgRoutine) sql(kind string) string {
 	body := strings.ReplaceAll(r.body, "{{rollback}}", pgRollback[kind])
 	var cols, assign []string
 	for i, o := range r.outs {
-		cols = append(cols, o[0]+" "+o[1])
 		assign = append(assign, o[0]+" := "+r.result[i]+";")
+		if kind == kindFunctions {
+			cols = append(cols, "OUT "+o[0]+" "+o[1])
+		} else {
+			cols = append(cols, "INOUT "+o[0]+" "+o[1]+" DEFAULT NULL")
+		}
 	}
-	if kind == "functions" {
-		return fmt.Sprintf("CREATE OR REPLACE FUNCTION %s(%s)\nRETURNS TABLE (%s) LANGUAGE plpgsql AS $body$\nDECLARE%s\nBEGIN%s\n\tRETURN QUERY SELECT %s;\nEND\n$body$",
-			r.name, r.params, strings.Join(cols, ", "), r.decl, body, strings.Join(r.result, ", "))
+	what, name := "FUNCTION", r.name
+	if kind != kindFunctions {
+		what, name = "PROCEDURE", r.name+"_p"
 	}
-	for i := range cols {
-		cols[i] = "INOUT " + cols[i] + " DEFAULT NULL"
-	}
-	return fmt.Sprintf("CREATE OR REPLACE PROCEDURE %s_p(%s,\n\t%s) LANGUAGE plpgsql AS $body$\nDECLARE%s\nBEGIN%s\n\t%s\nEND\n$body$",
-		r.name, r.params, strings.Join(cols, ", "), r.decl, body, strings.Join(assign, " "))
+	return fmt.Sprintf("CREATE OR REPLACE %s %s(%s,\n\t%s) LANGUAGE plpgsql AS $body$\nDECLARE%s\nBEGIN%s\n\t%s\nEND\n$body$",
+		what, name, r.params, strings.Join(cols, ", "), r.decl, body, strings.Join(assign, " "))
 }
 
 // call returns the statement that calls the routine in form kind.
 func (r pgRoutine) call(kind string) string {
 	marks := strings.TrimSuffix(strings.Repeat("?, ", strings.Count(r.params, ",")+1), ", ")
-	if kind == "functions" {
+	if kind == kindFunctions {
 		names := make([]string, len(r.outs))
 		for i, o := range r.outs {
 			names[i] = o[0]
@@ -91,9 +95,9 @@ var pgRoutines = []pgRoutine{
 		result: []string{"v_o", "v_total * (1 - v_disc) * (1 + v_wtax + v_dtax)", "0"},
 		decl: `
 	v_disc numeric; v_last text; v_credit text; v_wtax numeric; v_dtax numeric;
-	v_o integer; v_n integer := cardinality(p_item);
-	v_price numeric; v_name text; v_idata text; v_sdata text; v_dist text; v_brand text;
-	v_amount numeric; v_total numeric := 0;`,
+	v_o integer; v_n integer := cardinality(p_item); i integer;
+	v_price numeric[]; v_name text[]; v_idata text[]; v_found integer; v_rows integer; v_brand integer;
+	v_sdata text; v_dist text; v_amount numeric; v_total numeric := 0;`,
 		body: `
 	SELECT c_discount, c_last, c_credit, w_tax INTO v_disc, v_last, v_credit, v_wtax
 		FROM customer, warehouse WHERE w_id = p_w AND c_w_id = w_id AND c_d_id = p_d AND c_id = p_c;
@@ -105,26 +109,55 @@ var pgRoutines = []pgRoutine{
 	INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)
 		VALUES (v_o, p_d, p_w, p_c, p_entry, v_n, p_all_local);
 	INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o, p_d, p_w);
-	FOR i IN 1..v_n LOOP
-		SELECT i_price, i_name, i_data INTO v_price, v_name, v_idata FROM item WHERE i_id = p_item[i];
-		IF NOT FOUND THEN
-			{{rollback}}
+	-- The items, in line order, in one statement.
+	SELECT array_agg(i_price ORDER BY x.n), array_agg(i_name ORDER BY x.n), array_agg(i_data ORDER BY x.n), count(i_id)
+		INTO v_price, v_name, v_idata, v_found
+		FROM unnest(p_item) WITH ORDINALITY AS x(id, n) LEFT JOIN item ON i_id = x.id;
+	IF v_found < v_n THEN
+		i := array_position(v_price, NULL);
+		{{rollback}}
+	END IF;
+	IF NOT EXISTS (SELECT FROM generate_series(2, v_n) AS j WHERE p_item[j] = p_item[j - 1] AND p_supply[j] = p_supply[j - 1]) THEN
+		-- One statement takes every line's stock, in the lines' order (sorted
+		-- by supplier and item, so stock rows are locked in one order), and
+		-- writes the lines.
+		WITH s AS (
+			UPDATE stock SET
+				s_quantity = CASE WHEN s_quantity >= x.qty + 10 THEN s_quantity - x.qty ELSE s_quantity - x.qty + 91 END,
+				s_ytd = s_ytd + x.qty, s_order_cnt = s_order_cnt + 1,
+				s_remote_cnt = s_remote_cnt + CASE WHEN x.supply = p_w THEN 0 ELSE 1 END
+			FROM unnest(p_num, p_item, p_supply, p_qty) WITH ORDINALITY AS x(num, item, supply, qty, n)
+			WHERE s_w_id = x.supply AND s_i_id = x.item
+			RETURNING x.n, x.num, x.item, x.supply, x.qty, s_data, ` + pgDist + ` AS dist),
+		l AS (
+			INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
+				SELECT v_o, p_d, p_w, s.num, s.item, s.supply, s.qty, s.qty * v_price[s.n], s.dist FROM s
+				RETURNING ol_amount)
+		SELECT (SELECT count(*) FROM l), (SELECT sum(ol_amount) FROM l),
+				(SELECT count(*) FROM s WHERE strpos(v_idata[s.n], 'ORIGINAL') > 0 AND strpos(s.s_data, 'ORIGINAL') > 0)
+			INTO v_rows, v_total, v_brand;
+		IF v_rows < v_n THEN
+			RAISE EXCEPTION 'rs_tpcc: new_order: % of % lines have no stock row', v_n - v_rows, v_n USING ERRCODE = 'no_data_found';
 		END IF;
-		UPDATE stock SET
-			s_quantity = CASE WHEN s_quantity >= p_qty[i] + 10 THEN s_quantity - p_qty[i] ELSE s_quantity - p_qty[i] + 91 END,
-			s_ytd = s_ytd + p_qty[i], s_order_cnt = s_order_cnt + 1,
-			s_remote_cnt = s_remote_cnt + CASE WHEN p_supply[i] = p_w THEN 0 ELSE 1 END
-			WHERE s_w_id = p_supply[i] AND s_i_id = p_item[i]
-			RETURNING s_data, ` + pgDist + ` INTO v_sdata, v_dist;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION 'rs_tpcc: new_order: no stock row for item % in warehouse %', p_item[i], p_supply[i] USING ERRCODE = 'no_data_found';
-		END IF;
-		v_brand := CASE WHEN strpos(v_idata, 'ORIGINAL') > 0 AND strpos(v_sdata, 'ORIGINAL') > 0 THEN 'B' ELSE 'G' END;
-		v_amount := p_qty[i] * v_price;
-		v_total := v_total + v_amount;
-		INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
-			VALUES (v_o, p_d, p_w, p_num[i], p_item[i], p_supply[i], p_qty[i], v_amount, v_dist);
-	END LOOP;`},
+	ELSE
+		-- A stock row twice in the order: line by line, each taking the
+		-- quantity from what the line before left.
+		FOR i IN 1..v_n LOOP
+			UPDATE stock SET
+				s_quantity = CASE WHEN s_quantity >= p_qty[i] + 10 THEN s_quantity - p_qty[i] ELSE s_quantity - p_qty[i] + 91 END,
+				s_ytd = s_ytd + p_qty[i], s_order_cnt = s_order_cnt + 1,
+				s_remote_cnt = s_remote_cnt + CASE WHEN p_supply[i] = p_w THEN 0 ELSE 1 END
+				WHERE s_w_id = p_supply[i] AND s_i_id = p_item[i]
+				RETURNING s_data, ` + pgDist + ` INTO v_sdata, v_dist;
+			IF NOT FOUND THEN
+				RAISE EXCEPTION 'rs_tpcc: new_order: no stock row for item % in warehouse %', p_item[i], p_supply[i] USING ERRCODE = 'no_data_found';
+			END IF;
+			v_amount := p_qty[i] * v_price[i];
+			v_total := v_total + v_amount;
+			INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
+				VALUES (v_o, p_d, p_w, p_num[i], p_item[i], p_supply[i], p_qty[i], v_amount, v_dist);
+		END LOOP;
+	END IF;`},
 	{name: "rs_tpcc_payment", params: `p_w integer, p_d integer, p_cw integer, p_cd integer, p_c integer,
 	p_last text, p_amount numeric, p_date timestamp`,
 		outs:   [][2]string{{"customer_id", "integer"}, {"balance", "numeric"}, {"credit", "text"}},
@@ -149,24 +182,19 @@ var pgRoutines = []pgRoutine{
 		RAISE EXCEPTION 'rs_tpcc: payment: district %/% does not exist', p_w, p_d USING ERRCODE = 'no_data_found';
 	END IF;
 ` + pgByName("payment", "p_cw", "p_cd") + `
-	SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since,
+	-- The customer is read and updated by one statement; a customer with
+	-- bad credit (BC) also gets the payment prepended to c_data.
+	UPDATE customer SET c_balance = c_balance - p_amount, c_ytd_payment = c_ytd_payment + p_amount,
+			c_payment_cnt = c_payment_cnt + 1,
+			c_data = CASE WHEN c_credit = 'BC' THEN substr(v_c || ' ' || p_cd || ' ' || p_cw || ' ' || p_d || ' ' || p_w || ' ' ||
+				to_char(p_amount, 'FM999999990.00') || ' | ' || c_data, 1, 500) ELSE c_data END
+		WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c
+		RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since,
 			c_credit, c_credit_lim, c_discount, c_balance
 		INTO v_first, v_middle, v_clast, v_street1, v_street2, v_city, v_state, v_zip, v_phone, v_since,
-			v_credit, v_lim, v_disc, v_bal
-		FROM customer WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c FOR UPDATE;
+			v_credit, v_lim, v_disc, v_bal;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'rs_tpcc: payment: customer %/%/% does not exist', p_cw, p_cd, v_c USING ERRCODE = 'no_data_found';
-	END IF;
-	IF v_credit = 'BC' THEN
-		UPDATE customer SET c_balance = c_balance - p_amount, c_ytd_payment = c_ytd_payment + p_amount,
-			c_payment_cnt = c_payment_cnt + 1,
-			c_data = substr(v_c || ' ' || p_cd || ' ' || p_cw || ' ' || p_d || ' ' || p_w || ' ' ||
-				to_char(p_amount, 'FM999999990.00') || ' | ' || c_data, 1, 500)
-			WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c RETURNING c_balance INTO v_bal;
-	ELSE
-		UPDATE customer SET c_balance = c_balance - p_amount, c_ytd_payment = c_ytd_payment + p_amount,
-			c_payment_cnt = c_payment_cnt + 1
-			WHERE c_w_id = p_cw AND c_d_id = p_cd AND c_id = v_c RETURNING c_balance INTO v_bal;
 	END IF;
 	INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
 		VALUES (v_c, p_cd, p_cw, p_d, p_w, p_date, p_amount, v_wname || '    ' || v_dname);`},
@@ -197,31 +225,38 @@ var pgRoutines = []pgRoutine{
 		outs:   [][2]string{{"skipped", "integer"}},
 		result: []string{"v_skipped"},
 		decl: `
-	v_o integer; v_c integer; v_total numeric; v_n integer; v_skipped integer := 0;`,
+	v_skipped integer; v_orders integer; v_customers integer;`,
 		body: `
-	FOR v_d IN 1..10 LOOP
-		SELECT no_o_id INTO v_o FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d ORDER BY no_o_id LIMIT 1 FOR UPDATE;
-		IF NOT FOUND THEN
-			v_skipped := v_skipped + 1;
-			CONTINUE;
-		END IF;
-		DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d AND no_o_id = v_o;
-		GET DIAGNOSTICS v_n = ROW_COUNT;
-		IF v_n = 0 THEN
-			v_skipped := v_skipped + 1; -- delivered meanwhile by another terminal of this warehouse
-			CONTINUE;
-		END IF;
-		UPDATE orders SET o_carrier_id = p_carrier WHERE o_w_id = p_w AND o_d_id = v_d AND o_id = v_o
-			RETURNING o_c_id INTO v_c;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION 'rs_tpcc: delivery: order %/%/% does not exist', p_w, v_d, v_o USING ERRCODE = 'no_data_found';
-		END IF;
-		WITH l AS (UPDATE order_line SET ol_delivery_d = p_date
-				WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = v_o RETURNING ol_amount)
-			SELECT sum(ol_amount) INTO v_total FROM l;
-		UPDATE customer SET c_balance = c_balance + coalesce(v_total, 0), c_delivery_cnt = c_delivery_cnt + 1
-			WHERE c_w_id = p_w AND c_d_id = v_d AND c_id = v_c;
-	END LOOP;`},
+	-- One statement delivers the oldest new order of each of the ten
+	-- districts. Each is locked in district order (FOR UPDATE): one another
+	-- terminal of this warehouse is delivering is waited for, and then
+	-- passed over for the next (as a SELECT ... FOR UPDATE does), so a
+	-- district is skipped only when it has no new order.
+	WITH m AS MATERIALIZED (
+		SELECT d, x.no_o_id AS oldest FROM generate_series(1, 10) AS d CROSS JOIN LATERAL (
+			SELECT no_o_id FROM new_order WHERE no_w_id = p_w AND no_d_id = d ORDER BY no_o_id LIMIT 1 FOR UPDATE) AS x),
+	n AS (
+		DELETE FROM new_order USING m WHERE no_w_id = p_w AND no_d_id = m.d AND no_o_id = m.oldest
+			RETURNING no_d_id, no_o_id),
+	o AS (
+		UPDATE orders SET o_carrier_id = p_carrier FROM n
+			WHERE o_w_id = p_w AND o_d_id = n.no_d_id AND o_id = n.no_o_id
+			RETURNING o_d_id, o_id, o_c_id),
+	l AS (
+		UPDATE order_line SET ol_delivery_d = p_date FROM n
+			WHERE ol_w_id = p_w AND ol_d_id = n.no_d_id AND ol_o_id = n.no_o_id
+			RETURNING ol_d_id, ol_o_id, ol_amount),
+	c AS (
+		UPDATE customer SET c_balance = c_balance + t.amount, c_delivery_cnt = c_delivery_cnt + 1
+			FROM (SELECT o.o_d_id, o.o_c_id, coalesce(sum(l.ol_amount), 0) AS amount
+					FROM o LEFT JOIN l ON l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id GROUP BY o.o_d_id, o.o_c_id) AS t
+			WHERE c_w_id = p_w AND c_d_id = t.o_d_id AND c_id = t.o_c_id
+			RETURNING c_id)
+	SELECT 10 - (SELECT count(*) FROM n), (SELECT count(*) FROM o), (SELECT count(*) FROM c)
+		INTO v_skipped, v_orders, v_customers;
+	IF v_orders <> 10 - v_skipped OR v_customers <> v_orders THEN
+		RAISE EXCEPTION 'rs_tpcc: delivery: warehouse %: % new orders, % orders, % customers', p_w, 10 - v_skipped, v_orders, v_customers USING ERRCODE = 'no_data_found';
+	END IF;`},
 	{name: "rs_tpcc_stock_level", params: `p_w integer, p_d integer, p_threshold integer`,
 		outs:   [][2]string{{"low_stock", "bigint"}},
 		result: []string{"v_low"},
