@@ -276,3 +276,72 @@ func TestInServerLockTimeout(t *testing.T) {
 		})
 	}
 }
+
+// A PostgreSQL New-Order takes its stock in one statement unless a stock row
+// appears on two lines; then line by line, the second line taking its
+// quantity from what the first left (clause 2.4.2.2), as client-side. Both
+// paths, in both forms, update each stock row once per line and write every
+// line.
+func TestInServerNewOrderStockRowTwice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads TPC-C on the server")
+	}
+	ctx := context.Background()
+	in := inServerOpen(t, testenv.PostgresURL(t), 1)
+	if err := in.Prepare(ctx, workload.PrepareOptions{Seed: 9}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := ldConn(t, in)
+	type stock struct{ qty, ytd, cnt int64 }
+	read := func(item int) stock {
+		q := " FROM stock WHERE s_w_id = 1 AND s_i_id = " + strconv.Itoa(item)
+		return stock{ldInt(t, c, "SELECT s_quantity"+q), ldInt(t, c, "SELECT s_ytd"+q), ldInt(t, c, "SELECT s_order_cnt"+q)}
+	}
+	take := func(q, qty int64) int64 { // clause 2.4.2.2
+		if q >= qty+10 {
+			return q - qty
+		}
+		return q - qty + 91
+	}
+	for _, tc := range []struct {
+		name, call string
+		items      []int
+	}{
+		{"function, distinct rows", "SELECT order_id FROM rs_tpcc_new_order", []int{17, 18, 19}},
+		{"function, a row twice", "SELECT order_id FROM rs_tpcc_new_order", []int{17, 17, 19}},
+		{"procedure, distinct rows", "CALL rs_tpcc_new_order_p", []int{17, 18, 19}},
+		{"procedure, a row twice", "CALL rs_tpcc_new_order_p", []int{17, 17, 19}},
+	} {
+		qtys := []int64{3, 4, 5}
+		want := map[int]stock{}
+		for _, it := range tc.items {
+			want[it] = read(it)
+		}
+		for k, it := range tc.items {
+			s := want[it]
+			want[it] = stock{take(s.qty, qtys[k]), s.ytd + qtys[k], s.cnt + 1}
+		}
+		items := strconv.Itoa(tc.items[0]) + "," + strconv.Itoa(tc.items[1]) + "," + strconv.Itoa(tc.items[2])
+		q := tc.call + "(1, 1, 1, localtimestamp, '{1,2,3}', '{" + items + "}', '{1,1,1}', '{3,4,5}', 1" +
+			map[bool]string{true: ", NULL, NULL, NULL)", false: ")"}[strings.HasPrefix(tc.call, "CALL")]
+		var oid int64
+		dest := []any{&oid}
+		if strings.HasPrefix(tc.call, "CALL") {
+			var total float64
+			var rolledBack int64
+			dest = append(dest, &total, &rolledBack) // every INOUT parameter
+		}
+		if err := c.QueryRow(ctx, q, nil, dest...); err != nil {
+			t.Fatalf("%s: %s: %v", tc.name, q, err)
+		}
+		for it, w := range want {
+			if got := read(it); got != w {
+				t.Errorf("%s: stock of item %d is %+v, want %+v", tc.name, it, got, w)
+			}
+		}
+		lines := ldInt(t, c, "SELECT COUNT(*) FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = "+strconv.FormatInt(oid, 10))
+		if lines != 3 {
+			t.Errorf("%s: order %d has %d lines, want 3", tc.name, oid, lines)
+		}
+	}
+}

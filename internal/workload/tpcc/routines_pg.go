@@ -95,47 +95,56 @@ var pgRoutines = []pgRoutine{
 		result: []string{"v_o", "v_total * (1 - v_disc) * (1 + v_wtax + v_dtax)", "0"},
 		decl: `
 	v_disc numeric; v_last text; v_credit text; v_wtax numeric; v_dtax numeric;
-	v_o integer; v_n integer := cardinality(p_item); i integer;
-	v_price numeric[]; v_name text[]; v_idata text[]; v_found integer; v_rows integer; v_brand integer;
-	v_sdata text; v_dist text; v_amount numeric; v_total numeric := 0;`,
+	v_o integer; v_n integer := cardinality(p_item); v_distinct integer; i integer;
+	v_found integer; v_rows integer; v_brand integer;
+	v_price numeric; v_name text; v_idata text; v_sdata text; v_dist text; v_amount numeric; v_total numeric := 0;`,
 		body: `
-	SELECT c_discount, c_last, c_credit, w_tax INTO v_disc, v_last, v_credit, v_wtax
-		FROM customer, warehouse WHERE w_id = p_w AND c_w_id = w_id AND c_d_id = p_d AND c_id = p_c;
+	-- The order's header in one statement: the district's next order id,
+	-- the order and its new-order row, the customer and the taxes; and how
+	-- many distinct stock rows the lines take.
+	WITH d AS (
+		UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d
+			RETURNING d_next_o_id - 1 AS o_id, d_tax),
+	o AS (
+		INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)
+			SELECT d.o_id, p_d, p_w, p_c, p_entry, v_n, p_all_local FROM d),
+	n AS (
+		INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT d.o_id, p_d, p_w FROM d)
+	SELECT c_discount, c_last, c_credit, w_tax, d.o_id, d.d_tax,
+			(SELECT count(DISTINCT (u.supply, u.item)) FROM unnest(p_supply, p_item) AS u(supply, item))
+		INTO v_disc, v_last, v_credit, v_wtax, v_o, v_dtax, v_distinct
+		FROM d, customer, warehouse WHERE w_id = p_w AND c_w_id = w_id AND c_d_id = p_d AND c_id = p_c;
 	IF NOT FOUND THEN
-		RAISE EXCEPTION 'rs_tpcc: new_order: customer %/%/% does not exist', p_w, p_d, p_c USING ERRCODE = 'no_data_found';
+		RAISE EXCEPTION 'rs_tpcc: new_order: district %/% or customer %/%/% does not exist', p_w, p_d, p_w, p_d, p_c USING ERRCODE = 'no_data_found';
 	END IF;
-	UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d
-		RETURNING d_next_o_id - 1, d_tax INTO v_o, v_dtax;
-	INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)
-		VALUES (v_o, p_d, p_w, p_c, p_entry, v_n, p_all_local);
-	INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o, p_d, p_w);
-	-- The items, in line order, in one statement.
-	SELECT array_agg(i_price ORDER BY x.n), array_agg(i_name ORDER BY x.n), array_agg(i_data ORDER BY x.n), count(i_id)
-		INTO v_price, v_name, v_idata, v_found
-		FROM unnest(p_item) WITH ORDINALITY AS x(id, n) LEFT JOIN item ON i_id = x.id;
-	IF v_found < v_n THEN
-		i := array_position(v_price, NULL);
-		{{rollback}}
-	END IF;
-	IF NOT EXISTS (SELECT FROM generate_series(2, v_n) AS j WHERE p_item[j] = p_item[j - 1] AND p_supply[j] = p_supply[j - 1]) THEN
-		-- One statement takes every line's stock, in the lines' order (sorted
-		-- by supplier and item, so stock rows are locked in one order), and
-		-- writes the lines.
-		WITH s AS (
+	IF v_distinct = v_n THEN
+		-- One statement prices the lines, takes their stock in the lines'
+		-- order (sorted by supplier and item, so stock rows are locked in
+		-- one order) and writes them. A missing item leaves its line out;
+		-- the order is then rolled back below.
+		WITH i AS (
+			SELECT x.n, x.num, x.item, x.supply, x.qty, i_price, i_name, i_data
+				FROM unnest(p_num, p_item, p_supply, p_qty) WITH ORDINALITY AS x(num, item, supply, qty, n)
+				JOIN item ON i_id = x.item ORDER BY x.n),
+		s AS (
 			UPDATE stock SET
-				s_quantity = CASE WHEN s_quantity >= x.qty + 10 THEN s_quantity - x.qty ELSE s_quantity - x.qty + 91 END,
-				s_ytd = s_ytd + x.qty, s_order_cnt = s_order_cnt + 1,
-				s_remote_cnt = s_remote_cnt + CASE WHEN x.supply = p_w THEN 0 ELSE 1 END
-			FROM unnest(p_num, p_item, p_supply, p_qty) WITH ORDINALITY AS x(num, item, supply, qty, n)
-			WHERE s_w_id = x.supply AND s_i_id = x.item
-			RETURNING x.n, x.num, x.item, x.supply, x.qty, s_data, ` + pgDist + ` AS dist),
+				s_quantity = CASE WHEN s_quantity >= i.qty + 10 THEN s_quantity - i.qty ELSE s_quantity - i.qty + 91 END,
+				s_ytd = s_ytd + i.qty, s_order_cnt = s_order_cnt + 1,
+				s_remote_cnt = s_remote_cnt + CASE WHEN i.supply = p_w THEN 0 ELSE 1 END
+			FROM i WHERE s_w_id = i.supply AND s_i_id = i.item
+			RETURNING i.num, i.item, i.supply, i.qty, i.i_price, i.i_data, s_data, ` + pgDist + ` AS dist),
 		l AS (
 			INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
-				SELECT v_o, p_d, p_w, s.num, s.item, s.supply, s.qty, s.qty * v_price[s.n], s.dist FROM s
+				SELECT v_o, p_d, p_w, s.num, s.item, s.supply, s.qty, s.qty * s.i_price, s.dist FROM s
 				RETURNING ol_amount)
-		SELECT (SELECT count(*) FROM l), (SELECT sum(ol_amount) FROM l),
-				(SELECT count(*) FROM s WHERE strpos(v_idata[s.n], 'ORIGINAL') > 0 AND strpos(s.s_data, 'ORIGINAL') > 0)
-			INTO v_rows, v_total, v_brand;
+		SELECT (SELECT count(*) FROM i), (SELECT count(*) FROM l), (SELECT sum(ol_amount) FROM l),
+				(SELECT count(*) FROM s WHERE strpos(s.i_data, 'ORIGINAL') > 0 AND strpos(s.s_data, 'ORIGINAL') > 0)
+			INTO v_found, v_rows, v_total, v_brand;
+		IF v_found < v_n THEN
+			SELECT min(x.n) INTO i FROM unnest(p_item) WITH ORDINALITY AS x(item, n)
+				WHERE NOT EXISTS (SELECT FROM item WHERE i_id = x.item);
+			{{rollback}}
+		END IF;
 		IF v_rows < v_n THEN
 			RAISE EXCEPTION 'rs_tpcc: new_order: % of % lines have no stock row', v_n - v_rows, v_n USING ERRCODE = 'no_data_found';
 		END IF;
@@ -143,6 +152,10 @@ var pgRoutines = []pgRoutine{
 		-- A stock row twice in the order: line by line, each taking the
 		-- quantity from what the line before left.
 		FOR i IN 1..v_n LOOP
+			SELECT i_price, i_name, i_data INTO v_price, v_name, v_idata FROM item WHERE i_id = p_item[i];
+			IF NOT FOUND THEN
+				{{rollback}}
+			END IF;
 			UPDATE stock SET
 				s_quantity = CASE WHEN s_quantity >= p_qty[i] + 10 THEN s_quantity - p_qty[i] ELSE s_quantity - p_qty[i] + 91 END,
 				s_ytd = s_ytd + p_qty[i], s_order_cnt = s_order_cnt + 1,
@@ -152,7 +165,7 @@ var pgRoutines = []pgRoutine{
 			IF NOT FOUND THEN
 				RAISE EXCEPTION 'rs_tpcc: new_order: no stock row for item % in warehouse %', p_item[i], p_supply[i] USING ERRCODE = 'no_data_found';
 			END IF;
-			v_amount := p_qty[i] * v_price[i];
+			v_amount := p_qty[i] * v_price;
 			v_total := v_total + v_amount;
 			INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
 				VALUES (v_o, p_d, p_w, p_num[i], p_item[i], p_supply[i], p_qty[i], v_amount, v_dist);
