@@ -14,6 +14,7 @@ import (
 	"github.com/rightsize/rightsize/internal/testenv"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/objects"
+	"github.com/rightsize/rightsize/internal/workload/tables"
 )
 
 // inServerOpen opens TPC-C with --in-server (or --in-server=form) on rawURL.
@@ -343,5 +344,77 @@ func TestInServerNewOrderStockRowTwice(t *testing.T) {
 		if lines != 3 {
 			t.Errorf("%s: order %d has %d lines, want 3", tc.name, oid, lines)
 		}
+	}
+}
+
+// On a schema another tool built (the nine tables, none recorded by
+// rightsize: HammerDB's, for instance), prepare --in-server installs only
+// the routines and leaves the tables as they are; a run uses them, and
+// cleanup removes the routines and keeps the tables.
+func TestInServerOnAnotherToolsSchema(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads TPC-C on the servers")
+	}
+	for _, db := range []struct {
+		name string
+		url  func(t *testing.T) string
+	}{
+		{"postgres", func(t *testing.T) string { return testenv.PostgresURL(t) }},
+		{"mysql", func(t *testing.T) string { return testenv.MySQLURL(t) }},
+	} {
+		t.Run(db.name, func(t *testing.T) {
+			url, ctx := db.url(t), context.Background()
+			plain := ldOpen(t, url, 1)
+			if err := plain.Prepare(ctx, workload.PrepareOptions{Seed: 4}, nil); err != nil {
+				t.Fatal(err)
+			}
+			c := ldConn(t, plain)
+			if _, err := c.Exec(ctx, "DELETE FROM "+objects.Table); err != nil { // no longer rightsize's
+				t.Fatal(err)
+			}
+			lines := ldInt(t, c, "SELECT COUNT(*) FROM order_line")
+			in := inServerOpen(t, url, 3) // not checked against --warehouses
+			msgs := &ldProgress{}
+			if err := in.Prepare(ctx, workload.PrepareOptions{}, msgs); err != nil {
+				t.Fatalf("prepare --in-server on another tool's tables: %v", err)
+			}
+			if !msgs.said("installing only the routines") {
+				t.Errorf("prepare said %q, want it to say it installs only the routines", msgs.messages)
+			}
+			if n := ldInt(t, c, "SELECT COUNT(*) FROM order_line"); n != lines {
+				t.Errorf("order_line holds %d rows after prepare, want the %d it had", n, lines)
+			}
+			found, err := tables.Survey(ctx, c, tableSet.Names())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range found {
+				if !f.Exists || f.Owned {
+					t.Errorf("after prepare, table %s: exists %v, recorded as rightsize's %v; want it kept, not recorded", f.Name, f.Exists, f.Owned)
+				}
+			}
+			run := inServerOpen(t, url, 1)
+			m := driveUntil(t, run, 2, 200)
+			for ty := range numTx {
+				if m.ops[ty] == 0 || m.errs[ty] != 0 {
+					t.Errorf("%s: %d ran, %d errors", txDefs[ty].name, m.ops[ty], m.errs[ty])
+				}
+			}
+			// Cleanup says it left the tables (not rightsize's, as for any
+			// workload) and removed the routines.
+			removed, err := run.Cleanup(ctx, workload.PrepareOptions{})
+			if !errors.Is(err, objects.ErrNotOwned) {
+				t.Errorf("cleanup: %v, want it to say it left the other tool's tables", err)
+			}
+			if len(removed) != 1 || !strings.Contains(removed[0], "rs_tpcc") {
+				t.Errorf("cleanup removed %q, want only the routines", removed)
+			}
+			if ok, err := c.TableExists(ctx, "order_line"); err != nil || !ok {
+				t.Errorf("after cleanup order_line exists %v (%v), want it kept", ok, err)
+			}
+			if n, err := countRoutines(ctx, c, in.Target.D); err != nil || n != 0 {
+				t.Errorf("after cleanup: %d routines (%v)", n, err)
+			}
+		})
 	}
 }

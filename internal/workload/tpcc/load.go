@@ -67,8 +67,26 @@ var tableSet = func() *tables.Set {
 // seeded source, so the data depend only on the seed.
 //
 // With --in-server it then installs the five transactions as routines
-// (installRoutines), replacing those of another version.
+// (installRoutines), replacing those of another version. On a database
+// whose nine tables all exist and none was loaded by rightsize (a schema
+// HammerDB or go-tpc built), --in-server without --force installs only the
+// routines and leaves the tables as they are (foreignSchema).
 func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
+	if in.kind != "" && !opt.Force {
+		foreign, err := in.foreignSchema(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: prepare: %w", in.Target, err)
+		}
+		if foreign {
+			sp := workload.SyncProgress(p)
+			sp.Message("the nine TPC-C tables exist and rightsize did not load them (another tool's schema, such as HammerDB's): " +
+				"kept as they are, not checked against --warehouses; installing only the routines")
+			if err := in.installRoutines(ctx, false, sp); err != nil {
+				return fmt.Errorf("%s: prepare: %w", in.Target, err)
+			}
+			return nil
+		}
+	}
 	err := tables.Prepare(ctx, &in.Base, tableSet, opt, p,
 		func(ctx context.Context, c dialect.Conn, found []tables.Found, sp workload.Progress) (*tables.Work, error) {
 			return in.plan(ctx, c, found, opt.Seed, sp)
@@ -80,6 +98,30 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 		return fmt.Errorf("%s: prepare: %w", in.Target, err)
 	}
 	return nil
+}
+
+// foreignSchema reports whether all nine tables exist and rightsize_objects
+// records none of them. It creates the database when there is none, as
+// prepare does anyway.
+func (in *instance) foreignSchema(ctx context.Context) (bool, error) {
+	if err := objects.EnsureDatabase(ctx, in.Target.D, in.Target.T); err != nil {
+		return false, err
+	}
+	c, err := in.Connect(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	found, err := tables.Survey(ctx, c, tableSet.Names())
+	if err != nil {
+		return false, err
+	}
+	for _, f := range found {
+		if !f.Exists || f.Owned {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // loadPlan is one prepare's decisions, by table (schema's order).

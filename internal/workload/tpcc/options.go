@@ -72,7 +72,7 @@ const MaxWarehouses = 100000
 func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Warehouses, "warehouses", o.Warehouses, "number of warehouses W (scale: each has 10 districts, 30,000 customers and 100,000 stock rows; about 100 MB)")
 	fs.Float64Var(&o.ThinkScale, "think-scale", o.ThinkScale, "run: multiply the spec's keying and think times (clause 5.2.5): 1 = the spec, 0.25 = a quarter, 0 = none (throughput test)")
-	fs.StringVar(&o.InServer, "in-server", o.InServer, "prepare: also install the five transactions in the database (PostgreSQL functions and procedures, MySQL/MariaDB stored procedures); run: run each transaction as one call of its routine, one round trip, as HammerDB does; =procedures on PostgreSQL calls the procedures (CALL) instead of the functions (not on SQLite)")
+	fs.StringVar(&o.InServer, "in-server", o.InServer, "prepare: also install the five transactions in the database (PostgreSQL functions and procedures, MySQL/MariaDB stored procedures), or on another tool's TPC-C tables (HammerDB's) install only them and keep the tables; run: run each transaction as one call of its routine, one round trip, as HammerDB does; =procedures on PostgreSQL calls the procedures (CALL) instead of the functions (not on SQLite)")
 	fs.Lookup("in-server").NoOptDefVal = "on"
 	fs.StringVar(&o.Weights, "weights", o.Weights, "run: transaction mix in percent, New-Order,Payment,Order-Status,Delivery,Stock-Level (the spec's minimums: Payment 43, the other three 4 each)")
 }

@@ -101,7 +101,10 @@ procedures; named rs_tpcc_*) and run makes each transaction one call of its
 routine, one round trip, as HammerDB does. The terminal still draws every input (the same
 profile, mix, rollbacks and remote shares), so every figure means the same in
 both modes. A run refuses routines that are missing or of another version
-(prepare --in-server replaces them); cleanup drops them. SQLite has no server:
+(prepare --in-server replaces them); cleanup drops them. On another tool's
+TPC-C tables (all nine, none loaded by rightsize: HammerDB's, for instance)
+prepare --in-server installs only the routines and keeps the tables, and
+cleanup drops only the routines. SQLite has no server:
 --in-server is refused there.
 
 The result adds a "tpcc" section: tpmC (New-Orders per minute, rolled-back
