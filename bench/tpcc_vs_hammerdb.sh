@@ -47,8 +47,8 @@
 # Without a HammerDB checkout or the Tcl packages (apt-get install fails, e.g.
 # CI without network), HammerDB is skipped with a message and rightsize runs
 # alone; without a usable pgtcl-ng only HammerDB-on-PostgreSQL is skipped.
-# Defaults take about 70 minutes on a 2-CPU machine (estimated from 1-minute,
-# 1-warehouse smoke runs).
+# Defaults take about 70 minutes on a 2-CPU machine (estimated); MINUTES=1
+# with the other defaults took 33-37 minutes here (2026-12-07).
 #
 # Databases: rightsize loads rs_tpcc_hdb, HammerDB hdb_tpcc (each created
 # fresh before its load and dropped after its run). On PostgreSQL HammerDB
