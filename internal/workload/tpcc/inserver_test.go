@@ -27,6 +27,15 @@ func inServerOpen(t *testing.T, rawURL string, W int, form ...string) *instance 
 	return testenv.Open(t, New(), rawURL, "--warehouses="+strconv.Itoa(W), flag).(*instance)
 }
 
+// bothServers are the servers the routines are tested on, by name.
+var bothServers = []struct {
+	name string
+	url  func(t *testing.T) string
+}{
+	{"postgres", func(t *testing.T) string { return testenv.PostgresURL(t) }},
+	{"mysql", func(t *testing.T) string { return testenv.MySQLURL(t) }},
+}
+
 // With --in-server each transaction is one call of a routine that prepare
 // installed: a run of 2,000 New-Orders meets the mix's shares (the 1 %
 // rollback among them) and leaves a consistent database, on PostgreSQL
@@ -108,13 +117,7 @@ func TestInServerRoutinesLifecycle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads TPC-C on the servers")
 	}
-	for _, db := range []struct {
-		name string
-		url  func(t *testing.T) string
-	}{
-		{"postgres", func(t *testing.T) string { return testenv.PostgresURL(t) }},
-		{"mysql", func(t *testing.T) string { return testenv.MySQLURL(t) }},
-	} {
+	for _, db := range bothServers {
 		t.Run(db.name, func(t *testing.T) {
 			url := db.url(t)
 			ctx := context.Background()
@@ -355,13 +358,7 @@ func TestInServerOnAnotherToolsSchema(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads TPC-C on the servers")
 	}
-	for _, db := range []struct {
-		name string
-		url  func(t *testing.T) string
-	}{
-		{"postgres", func(t *testing.T) string { return testenv.PostgresURL(t) }},
-		{"mysql", func(t *testing.T) string { return testenv.MySQLURL(t) }},
-	} {
+	for _, db := range bothServers {
 		t.Run(db.name, func(t *testing.T) {
 			url, ctx := db.url(t), context.Background()
 			plain := ldOpen(t, url, 1)
