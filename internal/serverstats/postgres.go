@@ -29,10 +29,14 @@ type postgres struct {
 }
 
 // activitySQL counts the run database's client sessions, other than the
-// monitor's own, by state and wait event: a few rows per sample. A session
-// of another user is seen with a NULL state without pg_read_all_stats.
+// monitor's own, by state and wait event: a few rows per sample. Without
+// pg_read_all_stats (pg_monitor) a session of another user is seen with its
+// backend type, state and wait events NULL: it is kept (its NULL state
+// counts it as hidden), as it cannot be told from a client session. An
+// autovacuum or parallel worker of another user in the database is hidden
+// the same way, and counted so too.
 const activitySQL = "SELECT state, wait_event_type, wait_event, count(*) FROM pg_catalog.pg_stat_activity" +
-	" WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid()" +
+	" WHERE (backend_type = 'client backend' OR backend_type IS NULL) AND datname = current_database() AND pid <> pg_backend_pid()" +
 	" GROUP BY 1, 2, 3"
 
 var _ server = (*postgres)(nil)
@@ -117,7 +121,7 @@ func (p *postgres) statements(ctx context.Context, _ dialect.Conn) (stmtSnapshot
 
 // hiddenNote says why sessions were hidden, and how to let them be seen.
 func (p *postgres) hiddenNote() string {
-	return fmt.Sprintf("user %s may not see other users' sessions in pg_stat_activity (their state and wait events read <insufficient privilege>), so they are not counted: run GRANT pg_monitor TO %s; as a superuser", p.user, quoteIdent(p.user))
+	return fmt.Sprintf("user %s may not see other users' sessions in pg_stat_activity (their state and wait events read NULL, their query <insufficient privilege>), so they are counted as hidden, not as active or waiting: run GRANT pg_monitor TO %s; as a superuser", p.user, quoteIdent(p.user))
 }
 
 // sample adds one sample of the sessions to a.
