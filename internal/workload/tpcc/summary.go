@@ -29,18 +29,37 @@ func (w *Workload) Summarize(r *result.Run) error {
 	if err != nil {
 		return err
 	}
-	f.ServerTPM, _ = serverTPM(r.ServerStats)
+	// The whole server's counters (MySQL's) may hold every instance's
+	// failed calls: each instance's then leaves out all of them.
+	all := failedIn(r.Summary)
+	if len(r.Instances) > 0 {
+		all = failedCalls{}
+		for _, in := range r.Instances {
+			all = all.add(failedIn(in.Summary))
+		}
+	}
+	var note string
+	f.ServerTPM, _, note = serverTPM(r.ServerStats, all)
 	f.ServerNOPM = serverNOPM(r.ServerStats)
 	var instanceNOPM float64
 	sections := make([]json.RawMessage, len(r.Instances))
 	each := make([]*Figures, len(r.Instances))
 	var instanceTPM float64
+	var instanceNotes []string
 	for i, in := range r.Instances {
 		if each[i], err = figures(in.Summary, in.Ops, r.Load, r.Load.Threads, 1, &o); err != nil {
 			return err
 		}
-		tpm, global := serverTPM(in.ServerStats)
+		failed := failedIn(in.Summary)
+		if _, _, global, _ := serverTx(in.ServerStats); global {
+			failed = all
+		}
+		tpm, global, n := serverTPM(in.ServerStats, failed)
 		each[i].ServerTPM = tpm
+		if n != "" {
+			each[i].Notes = append(each[i].Notes, n)
+			instanceNotes = append(instanceNotes, fmt.Sprintf("instance %d: %s", i+1, n))
+		}
 		each[i].ServerNOPM = serverNOPM(in.ServerStats)
 		instanceNOPM += each[i].ServerNOPM
 		if global {
@@ -52,8 +71,14 @@ func (w *Workload) Summarize(r *result.Run) error {
 			return fmt.Errorf("tpcc: %w", err)
 		}
 	}
-	if f.ServerTPM == 0 {
+	switch {
+	case r.ServerStats != nil:
+		if note != "" {
+			f.Notes = append(f.Notes, note)
+		}
+	default: // several instances: the run's figure is theirs
 		f.ServerTPM = instanceTPM
+		f.Notes = append(f.Notes, instanceNotes...)
 	}
 	if f.ServerNOPM == 0 {
 		f.ServerNOPM = instanceNOPM

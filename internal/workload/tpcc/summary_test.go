@@ -195,7 +195,7 @@ func TestServerTPM(t *testing.T) {
 		{"no counters", &result.ServerStats{DurationS: 30, Samples: 300}, 0, false},
 		{"not sampled", nil, 0, false},
 	} {
-		if tpm, global := serverTPM(c.s); math.Abs(tpm-c.tpm) > 1e-9 || global != c.global {
+		if tpm, global, _ := serverTPM(c.s, failedCalls{}); math.Abs(tpm-c.tpm) > 1e-9 || global != c.global {
 			t.Errorf("%s: %v, %v; want %v, %v", c.name, tpm, global, c.tpm, c.global)
 		}
 	}
@@ -212,5 +212,84 @@ func TestServerNOPM(t *testing.T) {
 	}
 	if got := serverNOPM(nil); got != 0 {
 		t.Errorf("not sampled: %v", got)
+	}
+}
+
+// No throughput figure counts a failed call (issue 47): the server counts a
+// failed call or a retried attempt as a rollback (measured: run --in-server
+// on nine tables of the wrong shape, 33,844 errors in 5 s and 6,733
+// rollbacks/s on PostgreSQL, 5,156/s on MariaDB), so TPM from its commits
+// and rollbacks leaves them out, and says so; when all it counted were
+// failures, it is not reported and the note says why.
+func TestSummarizeServerTPMLeavesOutFailedCalls(t *testing.T) {
+	run := func(errors, retries int64, commits, rollbacks float64) *Figures {
+		t.Helper()
+		r := sampleRun(t)
+		r.Instances = r.Instances[:1]
+		r.Summary.Errors, r.Summary.Retries = errors, retries
+		r.Instances[0].Summary = r.Summary
+		r.ServerStats = &result.ServerStats{DurationS: 120, Samples: 1200, Counters: map[string]float64{
+			"pg_stat_database.xact_commit": commits, "pg_stat_database.xact_rollback": rollbacks}}
+		r.Instances[0].ServerStats = r.ServerStats
+		if err := New().Summarize(r); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range r.Figures.Headline {
+			if strings.HasPrefix(h.Name, "TPM (server's") && h.Value != section(t, r.Section).ServerTPM {
+				t.Errorf("headline %s %v, section %v", h.Name, h.Value, section(t, r.Section).ServerTPM)
+			}
+		}
+		return section(t, r.Section)
+	}
+	noted := func(f *Figures, prefix string) bool {
+		for _, n := range f.Notes {
+			if strings.HasPrefix(n, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	// All failed: 1,200 monitor queries committed, 30,000 failed calls
+	// rolled back, and 40 more in the server's window, a little longer.
+	f := run(30000, 0, 1200, 30040)
+	if f.ServerTPM != 0 {
+		t.Errorf("every call failed: server TPM %v, want none", f.ServerTPM)
+	}
+	if !noted(f, "TPM from the server's commits and rollbacks is not reported: of the 15020/min it counted, the 30000 calls that failed (30000 errors, 0 retried attempts; the server counts each as a rollback) were 15000/min, more than 10%") {
+		t.Errorf("no note on the server TPM left out: %q", f.Notes)
+	}
+	// Some failed: 2,000 transactions, 100 failed calls and 50 retried attempts.
+	f = run(100, 50, 1200+2000, 150)
+	if want := 2000.0 / 2; math.Abs(f.ServerTPM-want) > 1e-9 {
+		t.Errorf("server TPM %v, want %v (the failed calls left out)", f.ServerTPM, want)
+	}
+	if !noted(f, "TPM (server's commits + rollbacks) leaves out the 150 calls that failed (100 errors, 50 retried attempts; the server counts each as a rollback), 75/min") {
+		t.Errorf("no note on the failed calls: %q", f.Notes)
+	}
+	// None failed: no note.
+	f = run(0, 0, 1200+2000, 0)
+	if math.Abs(f.ServerTPM-1000) > 1e-9 || noted(f, "TPM") {
+		t.Errorf("no failures: server TPM %v, notes %q", f.ServerTPM, f.Notes)
+	}
+}
+
+// Two instances on one MySQL server: each reads the whole server's
+// Com_commit and Com_rollback, both instances' failed calls among them, so
+// each leaves out all of them and the run's figure is the largest.
+func TestSummarizeServerTPMGlobalLeavesOutEveryInstancesFailures(t *testing.T) {
+	r := sampleRun(t)
+	server := &result.ServerStats{DurationS: 120, Counters: map[string]float64{"status.Com_commit": 4000, "status.Com_rollback": 300}}
+	for i := range r.Instances {
+		r.Instances[i].Summary.Errors = 100 + int64(i)*100 // 100 and 200: 300 in all
+		r.Instances[i].ServerStats = server
+	}
+	if err := New().Summarize(r); err != nil {
+		t.Fatal(err)
+	}
+	if f := section(t, r.Section); math.Abs(f.ServerTPM-2000) > 1e-9 {
+		t.Errorf("server TPM %v, want 2000 (4,000 commits in 2 minutes, the 300 rollbacks all failed calls)", f.ServerTPM)
+	}
+	if f := section(t, r.Instances[0].Section); math.Abs(f.ServerTPM-2000) > 1e-9 || len(f.Notes) == 0 {
+		t.Errorf("instance 1: server TPM %v, notes %q", f.ServerTPM, f.Notes)
 	}
 }

@@ -111,7 +111,8 @@ The result adds a "tpcc" section: tpmC (New-Orders per minute, rolled-back
 ones included), NOPM (committed New-Orders per minute), TPM (all); and,
 when the server was sampled (--server-stats), the figures as HammerDB counts
 them: NOPM from the districts' next order ids and TPM from the server's
-commits and rollbacks over the measured window; the
+commits and rollbacks over the measured window, less the calls that failed
+(not reported when they were more than a tenth of the server's count); the
 efficiency against the most tpmC the terminals could reach at this think
 scale (12.86 x W at the spec's times with 10 terminals per warehouse), the
 achieved mix, the rollback and remote shares, and each transaction's 90th
