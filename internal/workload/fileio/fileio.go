@@ -103,7 +103,8 @@ client CPU per I/O; with --vms and --capacity, the per-VM and per-GB figures
 of the seed's table.`
 
 // ParseTarget takes --target, or --file when --target is not given: a
-// path, or a file URL (file:PATH, file:///PATH).
+// path, or a file URL (file:PATH, file:///PATH). A database's URL or a
+// connection string with a password is refused without being quoted.
 func (w *Workload) ParseTarget(raw string, _ workload.TargetOptions) (workload.Target, error) {
 	if strings.TrimSpace(raw) == "" {
 		raw = w.opt.File
@@ -120,7 +121,38 @@ func (w *Workload) ParseTarget(raw string, _ workload.TargetOptions) (workload.T
 	if raw == "" {
 		return nil, fmt.Errorf("%w: give the file or block device to test with --file (or --target)", dialect.ErrBadTarget)
 	}
+	if what := databaseLocation(raw); what != "" {
+		// Not quoted: it may hold a password.
+		return nil, fmt.Errorf("%w: fileio tests a file or a block device, and the target is %s", dialect.ErrBadTarget, what)
+	}
 	return &target{w: w, path: raw}, nil
+}
+
+// databaseLocation says what a target that is not a path is (a URL with
+// a scheme other than file:, or a connection string with a password=
+// field) and how to give a path, "" for a path.
+func databaseLocation(raw string) string {
+	if scheme, _, ok := strings.Cut(raw, "://"); ok && isScheme(scheme) {
+		return "a URL (" + scheme + "://...): give a path (./" + scheme + ":... for a file whose name starts so)"
+	}
+	for _, f := range strings.Fields(raw) {
+		if k, _, ok := strings.Cut(f, "="); ok && strings.HasSuffix(strings.ToLower(k), "password") {
+			return "a connection string with a password: give a path"
+		}
+	}
+	return ""
+}
+
+// isScheme reports whether s is a URL scheme: a letter, then letters,
+// digits, '+', '-' or '.'.
+func isScheme(s string) bool {
+	for i, r := range s {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !letter && (i == 0 || !(r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Open binds the workload to the target; the file may not exist yet

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/runner"
@@ -352,5 +353,36 @@ func TestParseTargetFileURL(t *testing.T) {
 	}
 	if _, err := w.ParseTarget("file:", workload.TargetOptions{}); err == nil {
 		t.Errorf("file: with no path was accepted")
+	}
+}
+
+// TestParseTargetRefusesDatabaseLocations: a database's URL or connection
+// string given to fileio (run fileio --target postgres://u:pw@host/db) is
+// refused as a usage error that does not quote its password; it was taken
+// for a path, and every message after (preparing, opening, the layout
+// record) showed it whole. A path with such a colon, written with ./, is
+// still a path.
+func TestParseTargetRefusesDatabaseLocations(t *testing.T) {
+	w := New()
+	for _, raw := range []string{
+		"postgres://u:secretpw@127.0.0.1/x",
+		"mysql://root:secretpw@127.0.0.1:3306/db?tls=false",
+		"postgresql://u@h/db?password=secretpw",
+		"host=127.0.0.1 user=u password=secretpw dbname=x",
+		"sqlite://u:secretpw@h/x",
+	} {
+		_, err := w.ParseTarget(raw, workload.TargetOptions{})
+		if err == nil {
+			t.Errorf("%s: accepted as a file", raw)
+			continue
+		}
+		if !errors.Is(err, dialect.ErrBadTarget) || strings.Contains(err.Error(), "secretpw") || !strings.Contains(err.Error(), "tests a file or a block device") {
+			t.Errorf("%s: error %q, want a bad target that says what fileio takes, without the password", raw, err)
+		}
+	}
+	for _, raw := range []string{"./postgres://x/y", "/data/a=b/rs.dat", "/data/u@host/rs.dat"} {
+		if _, err := w.ParseTarget(raw, workload.TargetOptions{}); err != nil {
+			t.Errorf("%s: %v, want a path", raw, err)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/workload"
 )
@@ -68,7 +69,7 @@ func (target) Open(context.Context) (workload.Instance, error) { return &instanc
 // ParseTarget accepts only the default (no --target) or "noop".
 func (w *Workload) ParseTarget(raw string, _ workload.TargetOptions) (workload.Target, error) {
 	if raw != "" && raw != "noop" {
-		return nil, fmt.Errorf("noop takes no --target (it connects to nothing); got %q", raw)
+		return nil, fmt.Errorf("noop takes no --target (it connects to nothing); got %q", dialect.Redact(raw))
 	}
 	return target{}, nil
 }

@@ -2,6 +2,7 @@ package noop
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,5 +51,15 @@ func TestRun(t *testing.T) {
 	}
 	if s.Throughput <= 0 {
 		t.Errorf("throughput %v", s.Throughput)
+	}
+}
+
+// A target given to noop is refused without quoting its password.
+func TestParseTargetHidesPassword(t *testing.T) {
+	for _, raw := range []string{"postgres://u:secretpw@127.0.0.1/x", "mysql://root:secretpw@h/db", "host=h password=secretpw"} {
+		_, err := New().ParseTarget(raw, workload.TargetOptions{})
+		if err == nil || strings.Contains(err.Error(), "secretpw") || !strings.Contains(err.Error(), "takes no --target") {
+			t.Errorf("ParseTarget(%q) = %v, want a refusal without the password", raw, err)
+		}
 	}
 }
