@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,7 +65,8 @@ type MetricChange struct {
 	// histogram, its throughput its events over its measured seconds);
 	// over several runs, the mean of the runs' figures (BasisRuns) or the
 	// runs' figure pooled (BasisIntervals: the percentiles of their merged
-	// histograms, their events over their measured seconds).
+	// histograms, their events over their measured seconds). A latency
+	// figure of a side that completed no event is NaN: it has none.
 	Base, Cand float64
 	// SampleBase and SampleCand are the sides' means over their samples,
 	// what the confidence interval is of: equal to Base and Cand with
@@ -124,8 +126,12 @@ func (m metricDef) run(r *result.Run) float64 {
 // run's summary figure, the mean of several runs' with BasisRuns, and
 // with BasisIntervals their figure pooled: events over measured seconds,
 // the percentiles of their merged event histograms (the mean of the runs'
-// figures when a run kept no histogram).
+// figures when a run kept no histogram). A latency figure of a side that
+// completed no event is NaN: it has none.
 func (m metricDef) figure(runs []*result.Run, basis string) float64 {
+	if m.lat != nil && !slices.ContainsFunc(runs, func(r *result.Run) bool { return r.Summary.Throughput > 0 }) {
+		return math.NaN() // no event, no response time
+	}
 	if len(runs) == 1 {
 		return m.run(runs[0])
 	}
@@ -275,6 +281,9 @@ func Compare(base, cand []*result.Run, rounds int, seed uint64) Comparison {
 	}
 	if len(names) > 1 {
 		c.Notes = append(c.Notes, fmt.Sprintf("the runs are of different workloads (%s): their figures count different events", strings.Join(names, ", ")))
+	}
+	if tp := c.Metric("throughput"); tp.Base == 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("the baseline's throughput is 0/s: no change in percent can be taken from it (the candidate's: %.2f/s)", tp.Cand))
 	}
 	c.Verdict, c.Reason = overall(c.Metric("throughput"), c.Metric("p99"))
 	return c

@@ -129,6 +129,12 @@ type ConfigRow struct {
 	// workload of one type).
 	Types           []result.Type
 	SlowestFrequent string
+	// NeverMet is the objective a capacity search never met ("p99 <= 20
+	// ms"; "" otherwise). Such a row ranks after every one that met its
+	// objective, has no ratio to the best, and its Step and figures are
+	// its best step's: the one nearest the objective (the least latency
+	// on the objective's percentile, then the most throughput).
+	NeverMet string
 }
 
 // Lead is how far the best configuration is ahead of the next at the
@@ -153,8 +159,12 @@ type ConfigComparison struct {
 	Rows    []ConfigRow
 	Configs []Candidate
 	// Lead is the best configuration's lead over the next (two rows or
-	// more).
+	// more; NaN when either never met its objective).
 	Lead Lead
+	// Objective is the latency objective of the capacity searches the
+	// configurations were compared at ("p99 <= 20 ms"; "" when compared
+	// at a step, or at knees).
+	Objective string
 	// Notes qualify the comparison: options that differ, names made
 	// unique, repeats averaged.
 	Notes []string
@@ -241,13 +251,23 @@ func (row *ConfigRow) kneeOf(cf Candidate) {
 // repeats of the best or the next spread wider than the lead claimed, a
 // note says the ranking is not settled.
 func (c *ConfigComparison) rank(values func(name string) []float64) {
-	slices.SortStableFunc(c.Rows, func(a, b ConfigRow) int { return cmp.Compare(b.Throughput, a.Throughput) })
+	slices.SortStableFunc(c.Rows, func(a, b ConfigRow) int {
+		// Rows that met their objective first, then the most throughput;
+		// a throughput that is not a number last.
+		never := func(r ConfigRow) int {
+			if r.NeverMet != "" {
+				return 1
+			}
+			return 0
+		}
+		return cmp.Or(cmp.Compare(never(a), never(b)), cmp.Compare(b.Throughput, a.Throughput))
+	})
 	for i := range c.Rows {
 		r := &c.Rows[i]
 		r.Rank = i + 1
 		r.RatioToBest = math.NaN()
-		if best := c.Rows[0].Throughput; best > 0 {
-			r.RatioToBest = r.Throughput / best
+		if best := c.Rows[0]; best.Throughput > 0 && best.NeverMet == "" && r.NeverMet == "" && !math.IsNaN(r.Throughput) {
+			r.RatioToBest = r.Throughput / best.Throughput
 		}
 		if !math.IsNaN(r.ThroughputLow) {
 			r.ThroughputLow = math.Max(r.ThroughputLow, 0)
@@ -257,6 +277,12 @@ func (c *ConfigComparison) rank(values func(name string) []float64) {
 		return
 	}
 	best, next := c.Rows[0], c.Rows[1]
+	if best.NeverMet != "" || next.NeverMet != "" {
+		// One that never met its objective has no capacity to lead or
+		// trail by.
+		c.Lead = Lead{Pct: math.NaN(), LowPct: math.NaN(), HighPct: math.NaN(), BestN: best.Repeats, NextN: next.Repeats}
+		return
+	}
 	l := Lead{Pct: rel(next.Throughput, best.Throughput), LowPct: math.NaN(), HighPct: math.NaN(), BestN: best.Repeats, NextN: next.Repeats}
 	samples := func(vs []float64) []sample {
 		var s []sample
@@ -417,29 +443,55 @@ func capacityThroughput(sw *Result) float64 {
 // each repeat's own capacity), the step and its response times, ranked;
 // a configuration with none is refused.
 func compareCapacities(c *ConfigComparison) error {
-	objective := ""
-	for i, cf := range c.Configs {
+	for _, cf := range c.Configs {
 		capa, ok := capacityOf(cf.Sweep)
 		if !ok {
 			return fmt.Errorf("%w: %s has no capacity to compare at (no capacity search, and no knee in its range): compare at a step (--at)", ErrNotComparable, cf.Name)
 		}
 		row := ConfigRow{Config: cf.Name, Step: "-", Repeats: 1, ThroughputLow: math.NaN(), ThroughputHigh: math.NaN(), AvgMs: math.NaN(), P99Ms: math.NaN()}
-		if capa.index >= 0 {
-			st := cf.Sweep.Steps[capa.index]
+		at := capa.index
+		reps := repeatCapacities(cf)
+		if at < 0 {
+			// The first repeat never met the objective: the row is at the
+			// capacity step of the first that did, if one did.
+			for _, r := range cf.Repeats {
+				if rc, _ := capacityOf(r.Sweep); rc.index >= 0 {
+					x := r.Sweep.Steps[rc.index].X
+					at = slices.IndexFunc(cf.Sweep.Steps, func(st result.SweepStep) bool { return st.X == x })
+					break
+				}
+			}
+		}
+		neverMet := at < 0 && !slices.ContainsFunc(cf.Repeats, func(r Candidate) bool { rc, _ := capacityOf(r.Sweep); return rc.index >= 0 })
+		if neverMet {
+			a := cf.Sweep.Search
+			row.NeverMet = fmt.Sprintf("%s <= %g ms", a.Percentile, a.SLOMs)
+			at = nearestObjective(cf.Sweep.Steps, a.Percentile)
+		}
+		if at >= 0 {
+			st := cf.Sweep.Steps[at]
 			row.Step, row.X, row.Throughput, row.AvgMs, row.P99Ms, row.Host = st.Label, st.X, st.Throughput, st.AvgMs, st.P99Ms, st.Host
 			row.Types, row.SlowestFrequent = st.Types, st.SlowestFrequent
 		}
-		if reps := repeatCapacities(cf); len(reps) > 1 {
+		if len(reps) > 1 {
 			row.Repeats = len(reps)
-			row.Throughput = stat.Mean(reps, nil)
-			row.ThroughputLow, row.ThroughputHigh = meanCI(reps)
+			if !neverMet { // a row that never met shows its best step, not a capacity of 0
+				row.Throughput = stat.Mean(reps, nil)
+				row.ThroughputLow, row.ThroughputHigh = meanCI(reps)
+			}
+			if n := len(slices.DeleteFunc(slices.Clone(reps), func(v float64) bool { return v == 0 })); !neverMet && n < len(reps) {
+				c.Notes = append(c.Notes, fmt.Sprintf("%s met its objective in %d of its %d sweeps: its capacity is their mean, counting 0/s for the others.", cf.Name, n, len(reps)))
+			}
 		}
 		row.kneeOf(cf)
 		c.Rows = append(c.Rows, row)
-		if a := cf.Sweep.Search; a != nil && i == 0 {
-			objective = fmt.Sprintf(" (%s <= %g ms)", a.Percentile, a.SLOMs)
+		if a := cf.Sweep.Search; a != nil && c.Objective == "" {
+			c.Objective = fmt.Sprintf("%s <= %g ms", a.Percentile, a.SLOMs)
 		}
-		if capa.above || capa.index < 0 {
+		switch {
+		case neverMet && row.Step != "-":
+			c.Notes = append(c.Notes, fmt.Sprintf("%s's capacity: %s; its row is its step nearest the objective (%s), ranked after those that met theirs.", cf.Name, capa.how, row.Step))
+		case capa.above || capa.index < 0:
 			c.Notes = append(c.Notes, fmt.Sprintf("%s's capacity: %s.", cf.Name, capa.how))
 		}
 	}
@@ -448,9 +500,35 @@ func compareCapacities(c *ConfigComparison) error {
 		// of their mean curve (gatherRepeats' words).
 		c.Notes[i] = strings.Replace(n, "its figures are the sweeps' means, step by step, and its knee that of the mean curve", "its capacity is the mean of each sweep's own", 1)
 	}
-	c.At, c.AtX = "each one's capacity"+objective, math.NaN()
+	c.At, c.AtX = "each one's capacity", math.NaN()
+	if c.Objective != "" {
+		c.At += " (" + c.Objective + ")"
+	}
 	c.rank(func(name string) []float64 { return repeatCapacities(c.ConfigNamed(name)) })
 	return nil
+}
+
+// nearestObjective is the index of the step nearest a latency objective on
+// percentile ("p95", else p99): the least latency there, then the most
+// throughput; -1 without steps. Steps whose figures are not numbers come
+// last.
+func nearestObjective(steps []result.SweepStep, percentile string) int {
+	lat := func(st result.SweepStep) float64 {
+		if percentile == "p95" {
+			return st.P95Ms
+		}
+		return st.P99Ms
+	}
+	best := -1
+	for i, st := range steps {
+		if math.IsNaN(lat(st)) || math.IsNaN(st.Throughput) {
+			continue
+		}
+		if best < 0 || lat(st) < lat(steps[best]) || (lat(st) == lat(steps[best]) && st.Throughput > steps[best].Throughput) {
+			best = i
+		}
+	}
+	return best
 }
 
 // repeatCapacities are the capacities of each repeat of cf; nil for a

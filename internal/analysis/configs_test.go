@@ -314,14 +314,19 @@ func TestCompareConfigsAtCapacity(t *testing.T) {
 	for _, r := range cmp.Rows {
 		order = append(order, fmt.Sprintf("%s %g %s", r.Config, r.Throughput, r.Step))
 	}
-	if got := strings.Join(order, ", "); got != "huge 1600 rate 1600/s, MariaDB 600 rate 600/s, PostgreSQL 400 rate 400/s, tiny 0 -" {
+	if got := strings.Join(order, ", "); got != "huge 1600 rate 1600/s, MariaDB 600 rate 600/s, PostgreSQL 400 rate 400/s, tiny 50 rate 50/s" {
 		t.Errorf("rows %s", got)
+	}
+	// The one that never met its objective ranks last at its step nearest
+	// it (equal p99: the most throughput), with no ratio to the best.
+	if r := cmp.Rows[3]; r.NeverMet != "p99 <= 20 ms" || !math.IsNaN(r.RatioToBest) || cmp.Rows[2].NeverMet != "" {
+		t.Errorf("last row %+v: want never met p99 <= 20 ms, no ratio", r)
 	}
 	if cmp.At != "each one's capacity (p99 <= 20 ms)" || len(cmp.Common) != 0 {
 		t.Errorf("at %q, common %v", cmp.At, cmp.Common)
 	}
 	notes := strings.Join(cmp.Notes, "\n")
-	if !strings.Contains(notes, "tiny's capacity: never met p99 <= 20 ms") || !strings.Contains(notes, "huge's capacity: searched at p99 <= 20 ms, still met at the last probe: at least this") {
+	if !strings.Contains(notes, "tiny's capacity: never met p99 <= 20 ms; its row is its step nearest the objective (rate 50/s)") || !strings.Contains(notes, "huge's capacity: searched at p99 <= 20 ms, still met at the last probe: at least this") {
 		t.Errorf("notes %q", cmp.Notes)
 	}
 	// A fixed sweep's knee is its capacity: configOf's curves have one.

@@ -34,10 +34,24 @@ func CompareHeadline(c analysis.ConfigComparison) []string {
 	best := c.Rows[0]
 	var win string
 	switch {
+	case best.NeverMet != "":
+		var each []string
+		for _, r := range c.Rows {
+			each = append(each, r.Config+" "+bestStep(r))
+		}
+		win = fmt.Sprintf("No configuration met %s; each one's best step: %s.", best.NeverMet, strings.Join(each, ", "))
 	case !(best.Throughput > 0):
 		win = fmt.Sprintf("No configuration completed any event at %s.", c.At)
-	case len(c.Rows) == 1:
-		win = fmt.Sprintf("%s: %s/s at %s.", best.Config, Grouped(best.Throughput), c.At)
+	case len(c.Rows) == 1 || c.Rows[1].NeverMet != "":
+		win = fmt.Sprintf("%s: %s/s at %s", best.Config, Grouped(best.Throughput), c.At) + neverMetLines(c.Rows) + "."
+	case !(c.Rows[1].Throughput > 0):
+		// A zero baseline: no lead in percent, what the next did.
+		next := c.Rows[1]
+		did := "completed none there"
+		if math.IsNaN(next.Throughput) {
+			did = "has no figures there"
+		}
+		win = fmt.Sprintf("%s: %s/s at %s; %s %s", best.Config, Grouped(best.Throughput), c.At, next.Config, did) + neverMetLines(c.Rows) + "."
 	default:
 		next := c.Rows[1]
 		win = fmt.Sprintf("%s: %s/s at %s, %s over %s (%s/s)", best.Config, Grouped(best.Throughput), c.At,
@@ -45,7 +59,7 @@ func CompareHeadline(c analysis.ConfigComparison) []string {
 		if len(c.Rows) > 2 {
 			win += fmt.Sprintf(", the next of %d configurations", len(c.Rows))
 		}
-		win += leadCI(c.Lead) + "."
+		win += leadCI(c.Lead) + neverMetLines(c.Rows) + "."
 	}
 	out := []string{win}
 	if ownSteps(c) {
@@ -55,6 +69,58 @@ func CompareHeadline(c analysis.ConfigComparison) []string {
 		out = append(out, kneeLine(r, c.ConfigNamed(r.Config).Sweep, c.Axis))
 	}
 	return out
+}
+
+// neverMetLines names the configurations whose capacity search never met
+// its objective, each with what it did at its best step (the one nearest
+// the objective): "; pg15 never met p99 <= 20 ms, its best step 1,510/s
+// at p99 64 ms (rate 1600/s)".
+func neverMetLines(rows []analysis.ConfigRow) string {
+	var b strings.Builder
+	for _, r := range rows {
+		if r.NeverMet == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "; %s never met %s", r.Config, r.NeverMet)
+		if r.Step != "-" {
+			fmt.Fprintf(&b, ", its best step %s", bestStep(r))
+		}
+	}
+	return b.String()
+}
+
+// bestStep is what a row's step did: "1,510/s at p99 64 ms (rate
+// 1600/s)"; "no step" for a search without one.
+func bestStep(r analysis.ConfigRow) string {
+	if r.Step == "-" {
+		return "no step"
+	}
+	return fmt.Sprintf("%s/s at p99 %s (%s)", groupedOr(r.Throughput, "-"), msOr(r.P99Ms, "-"), r.Step)
+}
+
+// msOr is Ms(v), or none when v is not a finite number.
+func msOr(v float64, none string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return none
+	}
+	return Ms(v)
+}
+
+// fixed is v with digits after the point, or none when v is not a finite
+// number (a step a configuration lacks, a search that found no step).
+func fixed(v float64, digits int, none string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return none
+	}
+	return strconv.FormatFloat(v, 'f', digits, 64)
+}
+
+// groupedOr is Grouped(v), or none when v is not a finite number.
+func groupedOr(v float64, none string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return none
+	}
+	return Grouped(v)
 }
 
 // leadCI is the lead's confidence interval in words, where both
@@ -79,7 +145,7 @@ func repeated(c analysis.ConfigComparison) bool {
 
 // ciCell is a row's interval of the mean throughput, "-" for one sweep.
 func ciCell(r analysis.ConfigRow) string {
-	if math.IsNaN(r.ThroughputLow) {
+	if math.IsNaN(r.ThroughputLow) || math.IsNaN(r.ThroughputHigh) {
 		return "-"
 	}
 	return Grouped(r.ThroughputLow) + " to " + Grouped(r.ThroughputHigh)
@@ -107,14 +173,14 @@ func kneeLine(r analysis.ConfigRow, sw *analysis.Result, axis string) string {
 		}
 		return fmt.Sprintf("%s: no knee in the range of %s (%s).", r.Config, axis, r.Knee.Reason)
 	}
-	return fmt.Sprintf("%s: knee at %s (%s method), %s/s, p99 %s.", r.Config, r.KneeStep, r.Knee.Method, Grouped(r.KneeThroughput), Ms(r.KneeP99Ms))
+	return fmt.Sprintf("%s: knee at %s (%s method), %s/s, p99 %s.", r.Config, r.KneeStep, r.Knee.Method, groupedOr(r.KneeThroughput, "-"), msOr(r.KneeP99Ms, "-"))
 }
 
-// pctOver is a's lead over b in whole percent: "+18 %"; "+∞ %" when b did
-// nothing.
+// pctOver is a's lead over b in whole percent: "+18 %"; "-" when b did
+// nothing (CompareHeadline then says so in words).
 func pctOver(a, b float64) string {
-	if b <= 0 {
-		return "+∞ %"
+	if !(b > 0) || math.IsNaN(a) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return "-"
 	}
 	return fmt.Sprintf("%+.0f %%", 100*(a/b-1))
 }
@@ -130,14 +196,30 @@ func SortConfigs(rows []analysis.ConfigRow, by string) error {
 	case "config", "label":
 		key = func(a, b analysis.ConfigRow) int { return strings.Compare(a.Config, b.Config) }
 	case "avg":
-		key = func(a, b analysis.ConfigRow) int { return cmp.Compare(a.AvgMs, b.AvgMs) }
+		key = func(a, b analysis.ConfigRow) int { return leastFirst(a.AvgMs, b.AvgMs) }
 	case "p99":
-		key = func(a, b analysis.ConfigRow) int { return cmp.Compare(a.P99Ms, b.P99Ms) }
+		key = func(a, b analysis.ConfigRow) int { return leastFirst(a.P99Ms, b.P99Ms) }
 	default:
 		return fmt.Errorf("sort %q: a comparison sorts by config, throughput, avg or p99", by)
 	}
 	slices.SortStableFunc(rows, key)
 	return nil
+}
+
+// leastFirst orders a before b when it is less; a figure that is not a
+// number (none) comes after every figure.
+func leastFirst(a, b float64) int {
+	if an, bn := math.IsNaN(a), math.IsNaN(b); an || bn {
+		return cmp.Compare(boolInt(an), boolInt(bn))
+	}
+	return cmp.Compare(a, b)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // busyCell is the host's CPU busy (user + system) at a row's step.
@@ -156,10 +238,23 @@ func kneeCell(r analysis.ConfigRow) string {
 }
 
 func ratioCell(r analysis.ConfigRow, digits int) string {
-	if math.IsNaN(r.RatioToBest) {
-		return "-"
+	if r.NeverMet != "" {
+		return "never met"
 	}
-	return strconv.FormatFloat(r.RatioToBest, 'f', digits, 64)
+	return fixed(r.RatioToBest, digits, "-")
+}
+
+// objectiveCell is the CSV's cell of whether a row met the objective its
+// configurations were compared at: "met", "never met p99 <= 20 ms", or
+// "-" for a capacity that is a knee (no objective searched).
+func objectiveCell(r analysis.ConfigRow) string {
+	switch {
+	case r.NeverMet != "":
+		return "never met " + r.NeverMet
+	case r.Found && r.Knee.Method == "search":
+		return "met"
+	}
+	return "-"
 }
 
 // ConfigTable writes the configuration table of a comparison, one row per
@@ -170,7 +265,12 @@ func ratioCell(r analysis.ConfigRow, digits int) string {
 func ConfigTable(w io.Writer, c analysis.ConfigComparison, f Format) error {
 	if f == CSV {
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"config", "rank", "step", "x", "throughput", "ratio to best", "avg ms", "p99 ms", "cpu busy %", "knee", "knee method"})
+		head := []string{"config", "rank", "step", "x", "throughput", "ratio to best", "avg ms", "p99 ms", "cpu busy %", "knee", "knee method"}
+		objective := c.Objective != ""
+		if objective {
+			head = append(head, "objective")
+		}
+		_ = cw.Write(head)
 		for _, r := range c.Rows {
 			knee, method := "", ""
 			if r.Found {
@@ -180,8 +280,17 @@ func ConfigTable(w io.Writer, c analysis.ConfigComparison, f Format) error {
 			if r.Host != nil {
 				busy = fmt.Sprintf("%.1f", r.Host.CPU.User+r.Host.CPU.System)
 			}
-			_ = cw.Write([]string{r.Config, fmt.Sprint(r.Rank), r.Step, strconv.FormatFloat(r.X, 'g', -1, 64), fmt.Sprintf("%.2f", r.Throughput),
-				ratioCell(r, 4), fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P99Ms), busy, knee, method})
+			// A figure that is not a number is an empty cell.
+			x := strconv.FormatFloat(r.X, 'g', -1, 64)
+			if math.IsNaN(r.X) || math.IsInf(r.X, 0) {
+				x = ""
+			}
+			line := []string{r.Config, fmt.Sprint(r.Rank), r.Step, x, fixed(r.Throughput, 2, ""),
+				fixed(r.RatioToBest, 4, ""), fixed(r.AvgMs, 3, ""), fixed(r.P99Ms, 3, ""), busy, knee, method}
+			if objective {
+				line = append(line, objectiveCell(r))
+			}
+			_ = cw.Write(line)
 		}
 		cw.Flush()
 		return cw.Error()
@@ -211,8 +320,8 @@ func configTable(c analysis.ConfigComparison) table {
 				knee = "at or before " + peak + " (peak)"
 			}
 		}
-		line := []string{r.Config, fmt.Sprint(r.Rank), Grouped(r.Throughput), ratioCell(r, 2),
-			fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P99Ms), busyCell(r), knee}
+		line := []string{r.Config, fmt.Sprint(r.Rank), groupedOr(r.Throughput, "-"), ratioCell(r, 2),
+			fixed(r.AvgMs, 3, "-"), fixed(r.P99Ms, 3, "-"), busyCell(r), knee}
 		if rep {
 			line = slices.Insert(line, 3, fmt.Sprint(r.Repeats), ciCell(r))
 		}

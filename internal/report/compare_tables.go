@@ -66,7 +66,7 @@ func instanceTable(c analysis.ConfigComparison) (table, bool) {
 	t := table{title: "By instance count: the aggregate, per instance and how evenly the instances were served",
 		head: []string{"configuration", "instances", "aggregate/s", "per instance/s", "avg ms", "p99 ms", "lowest/s", "highest/s", "spread (CoV %)"}}
 	for _, r := range rows {
-		line := []string{r.Config, trimFloat(r.Instances), Grouped(r.Throughput), Grouped(r.PerInstance), fmt.Sprintf("%.3f", r.AvgMs), fmt.Sprintf("%.3f", r.P99Ms)}
+		line := []string{r.Config, trimFloat(r.Instances), groupedOr(r.Throughput, "-"), groupedOr(r.PerInstance, "-"), fixed(r.AvgMs, 3, "-"), fixed(r.P99Ms, 3, "-")}
 		if f := r.Fairness; f != nil {
 			line = append(line, Grouped(f.Min), Grouped(f.Max), fmt.Sprintf("%.1f", f.CoVPct))
 		} else {
