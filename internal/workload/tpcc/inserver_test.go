@@ -415,3 +415,73 @@ func TestInServerOnAnotherToolsSchema(t *testing.T) {
 		})
 	}
 }
+
+// A user's own routine with the name of one of rightsize's (issue 47: on
+// PostgreSQL an overload rs_tpcc_new_order(integer), on MySQL/MariaDB a
+// stored function, whose names are apart from procedures') is not
+// rightsize's: prepare --in-server installs the routines beside it, a run
+// finds exactly its own, prepare again replaces them, and cleanup drops
+// them; none of them touches the user's routine. Before, both failed with
+// the server's "function name "rs_tpcc_new_order" is not unique".
+func TestInServerUsersRoutineOfTheSameName(t *testing.T) {
+	users := map[string][2]string{ // create, call
+		"postgres": {"CREATE FUNCTION rs_tpcc_new_order(x integer) RETURNS integer LANGUAGE sql AS 'SELECT x + 1'", "SELECT rs_tpcc_new_order(41)"},
+		"mysql":    {"CREATE FUNCTION rs_tpcc_new_order(x INT) RETURNS INT DETERMINISTIC RETURN x + 1", "SELECT rs_tpcc_new_order(41)"},
+	}
+	for _, db := range bothServers {
+		t.Run(db.name, func(t *testing.T) {
+			url, ctx := db.url(t), context.Background()
+			in := inServerOpen(t, url, 1)
+			c := ldConn(t, in)
+			// Another tool's nine tables (empty: only the routines are installed).
+			for _, tb := range schema {
+				if _, err := c.Exec(ctx, "CREATE TABLE "+tb.name+" (x integer)"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			user := users[db.name]
+			if _, err := c.Exec(ctx, user[0]); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 2 { // installed, then replaced
+				if err := in.Prepare(ctx, workload.PrepareOptions{}, nil); err != nil {
+					t.Fatalf("prepare --in-server #%d beside the user's rs_tpcc_new_order: %v", i+1, err)
+				}
+			}
+			if n, err := countRoutines(ctx, c, in.Target.D); err != nil || n != int64(len(routinesFor(in.Target.D))) {
+				t.Errorf("after prepare: %d of our routines (%v), want %d", n, err, len(routinesFor(in.Target.D)))
+			}
+			if err := in.checkRoutines(ctx, c); err != nil {
+				t.Errorf("a run's check of the routines: %v", err)
+			}
+			if _, err := in.Cleanup(ctx, workload.PrepareOptions{}); err != nil && !errors.Is(err, objects.ErrNotOwned) {
+				t.Fatalf("cleanup beside the user's rs_tpcc_new_order: %v", err)
+			}
+			if n, err := countRoutines(ctx, c, in.Target.D); err != nil || n != 0 {
+				t.Errorf("after cleanup: %d of our routines (%v), want 0", n, err)
+			}
+			if got := ldInt(t, c, user[1]); got != 42 {
+				t.Errorf("the user's function after cleanup: %d, want 42", got)
+			}
+			// A user's routine that is one of ours by name and arguments
+			// (and kind) is refused, named, and kept.
+			same := map[string]string{
+				"postgres": "CREATE FUNCTION rs_tpcc_stock_level(a integer, b integer, c integer, OUT low bigint) LANGUAGE sql AS 'SELECT 7::bigint'",
+				"mysql":    "CREATE PROCEDURE rs_tpcc_stock_level(a INT, b INT, c INT) SELECT 7",
+			}[db.name]
+			if _, err := c.Exec(ctx, same); err != nil {
+				t.Fatal(err)
+			}
+			err := in.Prepare(ctx, workload.PrepareOptions{}, nil)
+			if !errors.Is(err, objects.ErrNotOwned) || !strings.Contains(err.Error(), "rs_tpcc_stock_level") || strings.Contains(err.Error(), "not unique") {
+				t.Errorf("prepare beside the user's rs_tpcc_stock_level of our arguments: %v, want ErrNotOwned naming it", err)
+			}
+			if n, err := countRoutines(ctx, c, in.Target.D); err != nil || n != 1 {
+				t.Errorf("after the refused prepare: %d routines (%v), want the user's one", n, err)
+			}
+			if got := ldInt(t, c, user[1]); got != 42 {
+				t.Errorf("the user's function after the refused prepare: %d, want 42", got)
+			}
+		})
+	}
+}

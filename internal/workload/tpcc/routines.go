@@ -10,8 +10,16 @@ import (
 	"github.com/rightsize/rightsize/internal/workload/objects"
 )
 
-// routine is one routine stored in the database (--in-server).
-type routine struct{ name, create, drop string }
+// routine is one routine stored in the database (--in-server): its name,
+// what it is (FUNCTION, PROCEDURE), its identity (PostgreSQL: the name and
+// its input types, rs_tpcc_delivery(integer, integer, timestamp), so that
+// a user's routine of the same name and other arguments is never taken for
+// it; MySQL: the name, procedures having a namespace of their own) and its
+// CREATE statement.
+type routine struct{ name, what, ident, create string }
+
+// drop is the statement that drops r, and only r.
+func (r routine) drop() string { return "DROP " + r.what + " IF EXISTS " + r.ident }
 
 // routinesVersion is the version of the routines' code. prepare records it,
 // and run refuses routines of another version (prepare replaces them).
@@ -70,13 +78,13 @@ func routinesFor(d dialect.Dialect) []routine {
 	if d.Name() == "postgres" {
 		for _, r := range pgRoutines {
 			out = append(out,
-				routine{name: r.name, create: r.sql(kindFunctions), drop: "DROP FUNCTION IF EXISTS " + r.name},
-				routine{name: r.name + "_p", create: r.sql(kindProcedures), drop: "DROP PROCEDURE IF EXISTS " + r.name + "_p"})
+				routine{name: r.name, what: "FUNCTION", ident: r.ident(kindFunctions), create: r.sql(kindFunctions)},
+				routine{name: r.name + "_p", what: "PROCEDURE", ident: r.ident(kindProcedures), create: r.sql(kindProcedures)})
 		}
 		return out
 	}
 	for _, r := range mysqlRoutines {
-		out = append(out, routine{name: r.name, create: r.create, drop: "DROP PROCEDURE IF EXISTS " + r.name})
+		out = append(out, routine{name: r.name, what: "PROCEDURE", ident: r.name, create: r.create})
 	}
 	return out
 }
@@ -94,33 +102,36 @@ func callsFor(d dialect.Dialect, kind string) [numTx]string {
 	return out
 }
 
-// routineNames lists the names of rs for SQL: 'a', 'b', ...
-func routineNames(rs []routine) string {
-	q := make([]string, len(rs))
+// existingRoutines counts the routines of ours (routinesFor) that exist in
+// the current schema (database), recorded or not, and names them, by their
+// identity: a routine of the same name but other arguments (PostgreSQL) or
+// another kind (a MySQL function) is not one of them.
+func existingRoutines(ctx context.Context, c dialect.Conn, d dialect.Dialect) (n int64, names string, err error) {
+	rs := routinesFor(d)
+	idents := make([]string, len(rs))
 	for i, r := range rs {
-		q[i] = "'" + r.name + "'"
+		idents[i] = "('" + r.ident + "')"
 	}
-	return strings.Join(q, ", ")
+	q := "SELECT COUNT(*), COALESCE(GROUP_CONCAT(routine_name ORDER BY routine_name SEPARATOR ', '), '') FROM information_schema.routines " +
+		"WHERE routine_schema = DATABASE() AND routine_type = 'PROCEDURE' AND routine_name IN (" + strings.Join(idents, ", ") + ")"
+	if d.Name() == "postgres" {
+		q = "SELECT COUNT(*), COALESCE(string_agg(v.ident, '; ' ORDER BY v.ident), '') FROM (VALUES " + strings.Join(idents, ", ") + ") AS v(ident) " +
+			"WHERE to_regprocedure(quote_ident(current_schema()) || '.' || v.ident) IS NOT NULL"
+	}
+	err = c.QueryRow(ctx, q, nil, &n, &names)
+	return n, names, err
 }
 
-// countRoutines counts the routines of ours that exist in the current
-// schema (database), recorded or not.
+// countRoutines counts the routines of ours that exist (existingRoutines).
 func countRoutines(ctx context.Context, c dialect.Conn, d dialect.Dialect) (int64, error) {
-	rs := routinesFor(d)
-	q := "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_name IN (" + routineNames(rs) + ")"
-	if d.Name() == "postgres" {
-		q = "SELECT COUNT(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace " +
-			"WHERE n.nspname = current_schema() AND p.proname IN (" + routineNames(rs) + ")"
-	}
-	var n int64
-	err := c.QueryRow(ctx, q, nil, &n)
+	n, _, err := existingRoutines(ctx, c, d)
 	return n, err
 }
 
 // dropRoutines drops the routines that exist.
 func dropRoutines(ctx context.Context, c dialect.Conn, d dialect.Dialect) error {
 	for _, r := range routinesFor(d) {
-		if _, err := c.Exec(ctx, r.drop); err != nil {
+		if _, err := c.Exec(ctx, r.drop()); err != nil {
 			return fmt.Errorf("drop %s: %w", r.name, err)
 		}
 	}
@@ -146,10 +157,11 @@ func (in *instance) installRoutines(ctx context.Context, force bool, p workload.
 		return err
 	}
 	if !owned && !force {
-		if n, err := countRoutines(ctx, c, d); err != nil {
+		if n, names, err := existingRoutines(ctx, c, d); err != nil {
 			return err
 		} else if n > 0 {
-			return fmt.Errorf("%w: %d routine(s) named rs_tpcc_* exist but rightsize did not create them: --force replaces them", objects.ErrNotOwned, n)
+			return fmt.Errorf("%w: %d routine(s) with the names and arguments of rightsize's TPC-C routines exist but rightsize did not create them (rightsize_objects does not record them): %s; --force replaces them",
+				objects.ErrNotOwned, n, names)
 		}
 	}
 	if owned && old.Version != routinesVersion {

@@ -57,6 +57,24 @@ func (r pgRoutine) sql(kind string) string {
 		what, name, r.params, strings.Join(cols, ", "), r.decl, body, strings.Join(assign, " "))
 }
 
+// ident is the routine's identity in form kind, for DROP and
+// to_regprocedure: its name and its input types (a procedure's INOUT
+// results among them), rs_tpcc_delivery(integer, integer, timestamp).
+func (r pgRoutine) ident(kind string) string {
+	var types []string
+	for _, p := range strings.Split(r.params, ",") {
+		types = append(types, strings.Join(strings.Fields(p)[1:], " "))
+	}
+	name := r.name
+	if kind != kindFunctions {
+		name += "_p"
+		for _, o := range r.outs {
+			types = append(types, o[1])
+		}
+	}
+	return name + "(" + strings.Join(types, ", ") + ")"
+}
+
 // call returns the statement that calls the routine in form kind.
 func (r pgRoutine) call(kind string) string {
 	marks := strings.TrimSuffix(strings.Repeat("?, ", strings.Count(r.params, ",")+1), ", ")
