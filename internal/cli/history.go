@@ -26,7 +26,9 @@ other signs dropped, as in result file names); a sweep's is
 <id>-<workload>-sweep. Any unique prefix of a key will do, and so will a key
 as history list elides it to fit a terminal (its head, "…", its tail).
 history list groups the runs and sweeps a study made (labelled <study
-id>/<step>) under a line naming the study.`
+id>/<step>) under a line naming the study; where runs have different targets
+or servers, each row keeps its target's host and port and its server's name
+and version whole enough to tell them apart.`
 
 const compareLong = `Compare a candidate with a baseline: throughput and each latency percentile,
 the change in percent with its 95 % confidence interval, and a verdict:

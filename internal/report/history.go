@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,9 +57,12 @@ const ListWidth = 120
 const keyWidth = 32
 
 // WriteListing writes the catalog's runs and sweeps, each row fitted to
-// ListWidth columns: a run's key, label, configuration, target (host, port
-// and database) and server, throughput, p99 and errors; a sweep's
-// configuration and servers. Runs and sweeps a study made are grouped
+// ListWidth columns: a run's key, label, configuration (none where it is
+// the default, the target's host and port), target (host, port and
+// database) and server, throughput, p99 and errors; a sweep's
+// configuration and servers. Where rows have different targets or
+// servers, each keeps its host and port and its server's name whole
+// enough to be told apart, before the rows fit. Runs and sweeps a study made are grouped
 // under a line naming it. Long fields are elided ("…"), but for workloads
 // and a study's labels. Wide writes every field whole, with the start,
 // average and p95.
@@ -83,6 +87,9 @@ func WriteListing(w io.Writer, l Listing) error {
 	}
 	if !l.Wide {
 		ew.printf("\nKEY: a run's id where it names the run alone, else its id…the end of its key (a sweep's step); either names it.\n")
+		if slices.ContainsFunc(l.Runs, defaultConfig) {
+			ew.printf("CONFIG: none written where it is the default, the target's host and port.\n")
+		}
 		ew.printf("history show KEY: a run's or a sweep's whole record (a sweep's with its runs); history list --wide: every field whole.\n")
 	}
 	return ew.err
@@ -110,14 +117,28 @@ func runTable(runs []ListedRun, wide bool) listTable {
 		if e.Study != "" || e.SweepStep != "" { // a label that names a step is kept whole
 			t.fit[2] = max(t.fit[2], runes(e.Label))
 		}
-		target := "-"
+		target, config := "-", e.Config
 		if len(e.Targets) > 0 {
 			target = ShortTarget(firstOf(e.Targets))
 		}
-		t.rows = append(t.rows, []string{e.Key, e.Workload, e.Label, e.Config, target, Distinct(e.Servers),
+		if defaultConfig(e) {
+			config = "" // the target says it
+		}
+		t.rows = append(t.rows, []string{e.Key, e.Workload, e.Label, config, target, Distinct(e.Servers),
 			num2(e.Throughput) + "/s", num2(e.P99Ms), fmt.Sprint(e.Errors), runNote(e, false)})
 	}
 	return t
+}
+
+// defaultConfig reports whether a run's configuration is the default a
+// run without --config or a label is named by: its first target's host
+// and port.
+func defaultConfig(e ListedRun) bool {
+	if len(e.Targets) == 0 || e.Config == "" {
+		return false
+	}
+	u, err := url.Parse(e.Targets[0])
+	return err == nil && u.Host != "" && u.Host == e.Config
 }
 
 // runNote is a run's note in the list: partial, and (step) the step of a
@@ -258,28 +279,91 @@ func (t *listTable) shrink(width int) {
 			natural[c] = max(natural[c], runes(r[c]))
 		}
 	}
-	least := slices.Clone(t.fit)
+	fit := slices.Clone(t.fit)
+	for c := range fit {
+		if fit[c] > 0 && (t.head[c] == "TARGET" || t.head[c] == "SERVER") {
+			fit[c] = max(fit[c], t.apart(c))
+		}
+	}
+	least := slices.Clone(fit)
 	least[0] = max(least[0], natural[0]) // the key kept whole first
 	level, fits := fitLevel(natural, least, width)
 	if !fits {
-		level, _ = fitLevel(natural, t.fit, width)
-		least = t.fit
+		level, _ = fitLevel(natural, fit, width)
+		least = fit
 	}
 	for c := range natural {
 		if least[c] == 0 {
 			continue
 		}
 		n := min(natural[c], max(least[c], level))
-		tail := 0 // the end cut
-		switch {
-		case c == 0:
-			tail = (n - 1) / 4 // a key's head and the end of its label
-		case t.head[c] == "LABEL":
-			tail = (n - 1) / 2 // a step's label ends with its step
-		}
 		t.head[c] = elide(t.head[c], n, 0)
 		for _, r := range t.rows {
-			r[c] = elide(r[c], n, tail)
+			r[c] = t.cut(c, r[c], n)
+		}
+	}
+}
+
+// cut elides cell s of column c to n characters: a key in its middle,
+// keeping its head and the end of its label; a label in its middle,
+// keeping the step it ends with; a server its product's name, keeping
+// its version ("Postgr… 15.20"); others at their end.
+func (t listTable) cut(c int, s string, n int) string {
+	switch {
+	case c == 0:
+		return elide(s, n, (n-1)/4)
+	case t.head[c] == "LABEL":
+		return elide(s, n, (n-1)/2)
+	case t.head[c] == "SERVER":
+		if i := strings.LastIndexByte(s, ' '); i > 0 && runes(s) > n && n-runes(s[i:]) >= 3 {
+			return elide(s, n, runes(s[i:]))
+		}
+	}
+	return elide(s, n, 0)
+}
+
+// serverWidth is the most a server's name is kept whole at where servers
+// differ ("PostgreSQL 15.20" is 16): a longer one keeps its version.
+const serverWidth = 20
+
+// apart is the least width of column c (TARGET or SERVER) at which rows
+// that differ there still differ once cut, so that two servers are never
+// cut to one name: where they differ, a target keeps its host and port
+// whole ("127.0.0.1:5432…") and a server its name whole (up to
+// serverWidth; a longer one its version); 0 when every row has the same.
+// Told apart comes before fitting ListWidth.
+func (t listTable) apart(c int) int {
+	var vals []string
+	for _, r := range t.rows {
+		if !slices.Contains(vals, r[c]) {
+			vals = append(vals, r[c])
+		}
+	}
+	if len(vals) < 2 {
+		return 0
+	}
+	least := 0
+	for _, v := range vals {
+		w := runes(v)
+		switch t.head[c] {
+		case "TARGET": // host:port, and "…" for the database
+			if i := strings.IndexByte(v, '/'); i > 0 {
+				w = min(w, i+1)
+			}
+		case "SERVER": // whole, unless long: then "…" and the version
+			if i := strings.LastIndexByte(v, ' '); i > 0 && w > serverWidth {
+				w = max(serverWidth, runes(v[i:])+3)
+			}
+		}
+		least = max(least, w)
+	}
+	for n := least; ; n++ {
+		seen := map[string]bool{}
+		for _, v := range vals {
+			seen[t.cut(c, v, n)] = true
+		}
+		if len(seen) == len(vals) {
+			return n
 		}
 	}
 }
