@@ -145,9 +145,12 @@ sqlite:PATH. Give --target several times to drive several instances at once.
 --target env:VAR reads the URL from the environment variable VAR, so that a
 password is not on the command line, where ps shows it (docs/passwords.md).
 
-Exit codes: 0 success; 1 the command failed; 2 invalid usage or options
+Exit codes: 0 success; 1 the command failed, or more of a run's events
+failed than --max-error-pct allows (default 1 %); 2 invalid usage or options
 (nothing was opened); 3 interrupted by a signal, or a run that could not
-complete its window (a partial result was written when the run had started).`
+complete its window (a stall included: an event still running at the end
+after over half the window; a partial result was written when the run had
+started).`
 
 func newRoot(ctx context.Context, env *Env) *cobra.Command {
 	root := &cobra.Command{

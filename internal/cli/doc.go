@@ -9,7 +9,8 @@
 // Exit codes (also in the README and --help):
 //
 //	0  success
-//	1  the run or command failed (cannot connect, SQL error, I/O error)
+//	1  the run or command failed (cannot connect, SQL error, I/O error), or
+//	   more of a run's events failed than --max-error-pct allows
 //	2  invalid usage or options (nothing was opened or changed)
 //	3  interrupted (SIGINT/SIGTERM), or the run could not complete its window;
 //	   a partial result was written if the run had started

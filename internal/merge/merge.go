@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/hist"
 	"github.com/rightsize/rightsize/internal/result"
 )
@@ -280,6 +281,10 @@ func summaries(ss []result.Summary) (result.Summary, error) {
 		out.Other += s.Other
 		out.Errors += s.Errors
 		out.ErrorsByClass = addMap(out.ErrorsByClass, s.ErrorsByClass)
+		out.ErrorMessages = result.AddMessages(out.ErrorMessages, s.ErrorMessages, errclass.MessagesPerClass)
+		out.RetryMessages = result.AddMessages(out.RetryMessages, s.RetryMessages, errclass.MessagesPerClass)
+		out.ReconnectFailureMessages = result.AddMessages(out.ReconnectFailureMessages, s.ReconnectFailureMessages, errclass.MessagesPerClass)
+		out.Censored += s.Censored
 		out.Retries += s.Retries
 		out.RetriesByClass = addMap(out.RetriesByClass, s.RetriesByClass)
 		out.GaveUp += s.GaveUp

@@ -22,7 +22,10 @@ func Headline(d Doc) []string {
 	case d.Sweep != nil:
 		out = sweepHeadline(d.Sweep)
 	case len(d.Runs) == 1:
-		out = []string{runHeadline(d.Runs[0])}
+		if r := d.Runs[0]; r.TooManyErrors() {
+			out = append(out, "FAILED: "+r.ErrorsFailed()+".")
+		}
+		out = append(out, runHeadline(d.Runs[0]))
 		if l := figuresHeadline(d.Runs[0]); l != "" {
 			out = append(out, l)
 		}

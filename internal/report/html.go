@@ -55,6 +55,14 @@ func HTML(w io.Writer, d Doc) error {
 			}
 		}
 	}
+	for _, r := range d.Runs {
+		if t, ok := errorsTable(r); ok {
+			if len(d.Runs) > 1 {
+				t.title = runName(r) + ": " + t.title
+			}
+			v.Errors = append(v.Errors, tableViews([]table{t})...)
+		}
+	}
 	if len(d.Runs) > 0 {
 		v.RunRows = RunRows(d.Runs)
 		v.Figures = runFigures(d.Runs)
@@ -162,6 +170,7 @@ type htmlView struct {
 	Verdict     []string // the sweep's, in sentences
 	Steps       []StepRow
 	Types       []tableView // the transaction types: a run's, or a sweep's by step
+	Errors      []tableView // the runs' error messages
 	Waits       []tableView // the server's waits by step
 	Search      []tableView // a capacity search's probes
 	RunRows     []RunRow
@@ -225,6 +234,8 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 {{range .Steps}}<tr><td>{{.Label}}</td><td>{{f2 .Throughput}}</td>{{if $open}}{{range openCells .}}<td>{{.}}</td>{{end}}{{end}}<td>{{f3 .AvgMs}}</td><td>{{f3 .P95Ms}}</td><td>{{f3 .P99Ms}}</td><td>{{.Errors}}</td><td>{{.Retries}}</td><td>{{.Deadlocks}}</td>{{with .Host}}<td>{{f0 .CPU.User}}</td><td>{{f0 .CPU.System}}</td><td>{{f0 .CPU.Iowait}}</td><td>{{f0 .CPU.Steal}}</td><td>{{.RunQueue}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>{{end}}{{range extraRow . $.Steps}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}
+{{if .Errors}}<h2>Errors</h2>{{end}}
+{{template "tables" .Errors}}
 {{if .Types}}<h2>Transaction types</h2>{{end}}
 {{template "tables" .Types}}
 {{if .Search}}<h2>The capacity search</h2>{{end}}

@@ -121,6 +121,9 @@ func Summary(w io.Writer, r *result.Run) error {
 	if r.Partial {
 		ew.printf("PARTIAL RESULT: %s\n", r.PartialReason)
 	}
+	if r.TooManyErrors() {
+		ew.printf("FAILED: %s\n", r.ErrorsFailed())
+	}
 	if line := whereLine(r); line != "" {
 		ew.printf("%s\n", line)
 	}
@@ -184,7 +187,11 @@ func instanceLines(ew *errWriter, r *result.Run) {
 // is and the generators a merged result came from.
 func clientLines(ew *errWriter, r *result.Run) {
 	if r.Client != nil {
-		ew.printf("client CPU: %.1f µs per %s (user %.2f s, sys %.2f s", r.Client.CPUPerEventUs, r.Event, r.Client.CPUUserS, r.Client.CPUSysS)
+		if r.Summary.Count > 0 {
+			ew.printf("client CPU: %.1f µs per %s (user %.2f s, sys %.2f s", r.Client.CPUPerEventUs, r.Event, r.Client.CPUUserS, r.Client.CPUSysS)
+		} else { // no event succeeded: there is no cost per event
+			ew.printf("client CPU: user %.2f s, sys %.2f s (no %s succeeded", r.Client.CPUUserS, r.Client.CPUSysS, r.Event)
+		}
 		if p := r.Client.HostSharePct; p > 0 {
 			ew.printf("; %.0f%% of the host's CPU", p)
 		}
@@ -306,9 +313,17 @@ func headline(ew *errWriter, prefix, event string, s result.Summary) {
 			ew.printf(", failed reconnect attempts %d (%s)", s.ReconnectFailures, classes(s.ReconnectFailuresByClass))
 		}
 		ew.printf("\n")
+		messageLines(ew, prefix, s.ErrorMessages)
+		messageLines(ew, prefix, s.ReconnectFailureMessages)
 	}
 	if s.Retries > 0 {
 		ew.printf("%s  retried after %s (%s); each event's latency spans its attempts\n", prefix, count(int(s.Retries), "error"), classes(s.RetriesByClass))
+		messageLines(ew, prefix, s.RetryMessages)
+	}
+	if s.Censored > 0 && s.CensoredMaxMs >= s.Latency.P99Ms {
+		// Shown when they reach the tail figures (every closed-loop
+		// virtual user has one in flight at the end).
+		ew.printf("%s  in flight at the window's end: %s, in the latency figures with their time so far (censored; the longest %.2f ms), not in the count\n", prefix, count(int(s.Censored), event), s.CensoredMaxMs)
 	}
 	if s.GaveUp > 0 {
 		ew.printf("%s  %d %ss gave up after their last retry (--max-retries) and count among the errors\n", prefix, s.GaveUp, event)
@@ -317,6 +332,20 @@ func headline(ew *errWriter, prefix, event string, s result.Summary) {
 		ew.printf("%s  cancelled %d %ss still in flight when the run stopped (neither successes nor errors)\n", prefix, s.Cancelled, event)
 	}
 }
+
+// messageLines writes the kept error messages, one a line, under the
+// counts they belong to:
+//
+//	other ×154204: ERROR: division by zero (SQLSTATE 22012)
+func messageLines(ew *errWriter, prefix string, ms []result.ErrorMessage) {
+	for _, m := range ms {
+		ew.printf("%s    %s ×%d: %s\n", prefix, m.Class, m.Count, oneLine(m.Message))
+	}
+}
+
+// oneLine puts a message that spans lines on one, its control characters
+// shown (result.Printable).
+func oneLine(s string) string { return result.Printable(strings.Join(strings.Fields(s), " ")) }
 
 func classes(m map[string]int64) string {
 	keys := make([]string, 0, len(m))
@@ -364,3 +393,20 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
+
+// errorsTable lists a run's kept error messages: the events' errors, the
+// failed attempts that were retried and the failed reconnects, each with
+// its class and count; false when there are none.
+func errorsTable(r *result.Run) (table, bool) {
+	s := r.Summary
+	t := table{title: "the first messages of each class of error, with their counts", head: []string{"of", "class", "count", "message"}, textLast: true}
+	for _, g := range []struct {
+		of string
+		ms []result.ErrorMessage
+	}{{r.Event + "s failed", s.ErrorMessages}, {"attempts retried", s.RetryMessages}, {"reconnects failed", s.ReconnectFailureMessages}} {
+		for _, m := range g.ms {
+			t.rows = append(t.rows, []string{g.of, m.Class, fmt.Sprint(m.Count), oneLine(m.Message)})
+		}
+	}
+	return t, len(t.rows) > 0
+}

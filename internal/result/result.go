@@ -192,8 +192,12 @@ type Load struct {
 	// Retry lists the error classes whose events are re-run.
 	Retry []string `json:"retry,omitempty"`
 	// MaxRetries is how many times an event is re-run at most (with Retry).
-	MaxRetries int    `json:"max_retries,omitempty"`
-	Seed       uint64 `json:"seed"`
+	MaxRetries int `json:"max_retries,omitempty"`
+	// MaxErrorPct is the largest share of the measured window's events, in
+	// percent, that may fail before the run counts as failed
+	// (Run.TooManyErrors; --max-error-pct). Absent: not checked.
+	MaxErrorPct *float64 `json:"max_error_pct,omitempty"`
+	Seed        uint64   `json:"seed"`
 	// RateMultiple and BaselineRate: --rate was given as a multiple (2x) of
 	// --baseline-rate; Rate is their product.
 	RateMultiple float64 `json:"rate_multiple,omitempty"`
@@ -281,18 +285,26 @@ type Summary struct {
 	// (timer and scheduler), apart from any queueing behind the server.
 	// Absent when no virtual user waited.
 	StartLag *Latency `json:"start_lag,omitempty"`
-	// QPS is sub-operations (statements) per second, split by kind.
+	// QPS is successful sub-operations (statements) per second, split by
+	// kind (a failed statement is among its op's errors).
 	QPS           float64          `json:"qps"`
 	Reads         int64            `json:"reads"`
 	Writes        int64            `json:"writes"`
 	Other         int64            `json:"other"`
 	Errors        int64            `json:"errors"`
 	ErrorsByClass map[string]int64 `json:"errors_by_class"`
+	// ErrorMessages are the first distinct messages of each class of
+	// Errors, with how many errors had each (errclass.MessagesPerClass a
+	// class; an error of a class with another message is counted in
+	// ErrorsByClass only). Absent when there were no errors.
+	ErrorMessages []ErrorMessage `json:"error_messages,omitempty"`
 	// Retries counts failed attempts of events that were re-run (sysbench's
 	// "ignored errors": deadlocks, serialization failures, ...); the event's
 	// latency spans all its attempts.
 	Retries        int64            `json:"retries"`
 	RetriesByClass map[string]int64 `json:"retries_by_class,omitempty"`
+	// RetryMessages are the first messages of Retries, as ErrorMessages.
+	RetryMessages []ErrorMessage `json:"retry_messages,omitempty"`
 	// GaveUp counts events that failed with a retried class on their last
 	// allowed attempt (after load.max_retries re-runs); they are among
 	// Errors too, under that class. Absent when none did.
@@ -302,10 +314,24 @@ type Summary struct {
 	// class in ReconnectFailuresByClass (absent when none did).
 	ReconnectFailures        int64            `json:"reconnect_failures,omitempty"`
 	ReconnectFailuresByClass map[string]int64 `json:"reconnect_failures_by_class,omitempty"`
+	// ReconnectFailureMessages are the first messages of
+	// ReconnectFailures, as ErrorMessages.
+	ReconnectFailureMessages []ErrorMessage `json:"reconnect_failure_messages,omitempty"`
 	// Cancelled counts events still in flight when the run stopped (its
 	// window's end, or a signal) that were cancelled once --grace had
 	// passed: cut short by rightsize, they are neither successes nor errors.
 	Cancelled int64 `json:"cancelled,omitempty"`
+	// Censored counts events in flight at the measured window's end (or
+	// an interrupted run's stop) that did not complete within it, whether
+	// they completed later (AfterWindow), were cancelled or were
+	// abandoned: each is in Latency with its time so far at that moment, a
+	// lower bound of its response time (as a timeout is recorded at its
+	// limit), so that a stall shows in max and the percentiles. They are
+	// not in Count or Throughput. Absent when none was.
+	Censored int64 `json:"censored,omitempty"`
+	// CensoredMaxMs is the longest time so far of the Censored events:
+	// how long one had been waiting, unfinished, when the window ended.
+	CensoredMaxMs float64 `json:"censored_max_ms,omitempty"`
 	// AfterWindow counts events that completed after the window's end (or
 	// an interrupted run's stop), within --grace: begun in time, they are
 	// not in Count. Absent when none did.
@@ -340,6 +366,14 @@ type Summary struct {
 	// most of the mix (TypesOf); absent from a warm-up's summary.
 	Types           []Type `json:"types,omitempty"`
 	SlowestFrequent string `json:"slowest_frequent,omitempty"`
+}
+
+// ErrorMessage is one distinct error message of a class and how many
+// errors of the summary had it.
+type ErrorMessage struct {
+	Class   string `json:"class"`
+	Message string `json:"message"`
+	Count   int64  `json:"count"`
 }
 
 // Op is one operation's figures.
@@ -547,4 +581,65 @@ func ReadSection[T any](name string, section json.RawMessage) (*T, error) {
 		return nil, fmt.Errorf("%s: the result's %s section: %w", name, name, err)
 	}
 	return &v, nil
+}
+
+// AddMessages adds the messages of b to a, as one run's error messages
+// are added up across shards: a message in both adds its counts, a new
+// one is kept while its class has fewer than perClass messages.
+func AddMessages(a, b []ErrorMessage, perClass int) []ErrorMessage {
+	for _, m := range b {
+		n, found := 0, false
+		for i := range a {
+			if a[i].Class != m.Class {
+				continue
+			}
+			if a[i].Message == m.Message {
+				a[i].Count += m.Count
+				found = true
+				break
+			}
+			n++
+		}
+		if !found && n < perClass {
+			a = append(a, m)
+		}
+	}
+	return a
+}
+
+// ErrorPct is the share of the events that ended in the window, successful
+// or failed, that failed, in percent (0 when none ended).
+func (s Summary) ErrorPct() float64 {
+	if n := s.Count + s.Errors; n > 0 {
+		return 100 * float64(s.Errors) / float64(n)
+	}
+	return 0
+}
+
+// TooManyErrors reports whether more of the measured window's events failed
+// than the run allowed (Load.MaxErrorPct): a run whose figures describe its
+// failures more than the system.
+func (r *Run) TooManyErrors() bool {
+	m := r.Load.MaxErrorPct
+	return m != nil && r.Summary.Errors > 0 && r.Summary.ErrorPct() > *m
+}
+
+// ErrorsFailed says what failed in a run with too many errors
+// (TooManyErrors), on one line, its first message shown:
+//
+//	154204 of 154204 transactions failed (100.0 %, over --max-error-pct 1); other ×154204: division by zero
+func (r *Run) ErrorsFailed() string {
+	s := r.Summary
+	line := fmt.Sprintf("%d of %d %ss failed (%.1f %%", s.Errors, s.Count+s.Errors, r.Event, s.ErrorPct())
+	if m := r.Load.MaxErrorPct; m != nil {
+		line += fmt.Sprintf(", over --max-error-pct %g", *m)
+	}
+	line += ")"
+	for i, m := range s.ErrorMessages {
+		if i == 2 {
+			break
+		}
+		line += fmt.Sprintf("; %s ×%d: %s", m.Class, m.Count, Printable(strings.Join(strings.Fields(m.Message), " ")))
+	}
+	return line
 }

@@ -17,8 +17,10 @@ const FrequentPct = 80
 // (from the intended start in the open loop, every attempt included).
 type Type struct {
 	Name string `json:"name"`
-	// Count is its successful events in the measured window, SharePct
-	// their share of all the types' successful events.
+	// Count is its successful events in the measured window, Errors its
+	// failed ones; SharePct is its share of the mix: its events, successful
+	// or failed, of all the types' (a type that always fails is still part
+	// of the mix the workload ran).
 	Count    int64   `json:"count"`
 	SharePct float64 `json:"share_pct"`
 	Errors   int64   `json:"errors,omitempty"`
@@ -45,13 +47,13 @@ func TypesOf(ops []Op) (types []Type, slowest string) {
 	}
 	var total int64
 	for _, t := range types {
-		total += t.Count
+		total += t.ran()
 	}
 	if total == 0 {
 		return types, ""
 	}
 	slices.SortStableFunc(types, func(a, b Type) int {
-		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+		if c := cmp.Compare(b.ran(), a.ran()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Name, b.Name)
@@ -59,15 +61,20 @@ func TypesOf(ops []Op) (types []Type, slowest string) {
 	var sum int64
 	for i := range types {
 		t := &types[i]
-		t.SharePct = 100 * float64(t.Count) / float64(total)
-		t.Frequent = t.Count > 0 && (100*float64(sum) < FrequentPct*float64(total) || t.Count == types[i-1].Count && types[i-1].Frequent)
-		sum += t.Count
-		if t.Frequent && (slowest == "" || t.P95Ms > p95Of(types, slowest)) {
+		t.SharePct = 100 * float64(t.ran()) / float64(total)
+		t.Frequent = t.ran() > 0 && (100*float64(sum) < FrequentPct*float64(total) || t.ran() == types[i-1].ran() && types[i-1].Frequent)
+		sum += t.ran()
+		// The slowest is of the types with response times: one that
+		// always failed has none (its errors say why).
+		if t.Frequent && t.Count > 0 && (slowest == "" || t.P95Ms > p95Of(types, slowest)) {
 			slowest = t.Name
 		}
 	}
 	return types, slowest
 }
+
+// ran is how many of its events ended in the window, successful or failed.
+func (t Type) ran() int64 { return t.Count + t.Errors }
 
 func typeOf(op Op) Type {
 	return Type{Name: op.Name, Count: op.Count, Errors: op.Errors, AvgMs: op.Latency.AvgMs, P95Ms: op.Latency.P95Ms, P99Ms: op.Latency.P99Ms}

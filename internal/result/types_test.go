@@ -60,3 +60,25 @@ func TestTypesOf(t *testing.T) {
 		t.Errorf("no ops: %v %q", types, slowest)
 	}
 }
+
+// A type whose every transaction failed keeps its share of the mix, and is
+// not passed over for the slowest frequent type by one that succeeded.
+func TestTypesOfCountsFailedTransactionsInTheMix(t *testing.T) {
+	ops := []result.Op{
+		{Name: "transaction", Kind: "event", Count: 500, Errors: 500},
+		{Name: "lookup", Kind: "transaction", Type: true, Count: 500, Latency: result.Latency{P95Ms: 1}},
+		{Name: "order", Kind: "transaction", Type: true, Errors: 500},
+	}
+	types, slowest := result.TypesOf(ops)
+	if len(types) != 2 || types[0].SharePct != 50 || types[1].SharePct != 50 {
+		t.Fatalf("types %+v: want two at 50 %% each", types)
+	}
+	for _, ty := range types {
+		if !ty.Frequent {
+			t.Errorf("%s not frequent", ty.Name)
+		}
+	}
+	if slowest != "lookup" {
+		t.Errorf("slowest frequent %q, want lookup (order has no response times)", slowest)
+	}
+}

@@ -78,6 +78,10 @@ type Settings struct {
 	// retried class fails for good and is counted in the summary's GaveUp
 	// as well as among its errors.
 	MaxRetries int
+	// MaxErrorPct, when set, is recorded in the result as the share of
+	// events that may fail (result.Load.MaxErrorPct); the runner itself
+	// does not act on it.
+	MaxErrorPct *float64
 	// Seed seeds VU random sources and Poisson schedules.
 	Seed uint64
 	// Ops are the workload's sub-operations; Event names what one VU.Event runs; Unit names

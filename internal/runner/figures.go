@@ -185,6 +185,7 @@ func (r *run) load() result.Load {
 	if len(cfg.Retry) > 0 {
 		l.MaxRetries = cfg.MaxRetries
 	}
+	l.MaxErrorPct = cfg.MaxErrorPct
 	if r.open {
 		l.Mode, l.Rate, l.Arrival = "open", cfg.Rate, string(cfg.Arrival)
 		l.LateS = cfg.LateThreshold.Seconds()

@@ -53,11 +53,13 @@ func (r *run) loop(ctx context.Context, in *inst, id int, w workload.VU) {
 		if !ok {
 			return
 		}
-		class, ok := r.attempts(ctx, in, v, w, intended)
+		v.inflight.Store(int64(intended.Sub(r.start)))
+		v.inflightSvc.Store(int64(actual.Sub(r.start)))
+		class, err, ok := r.attempts(ctx, in, v, w, intended, actual)
 		if !ok {
 			return
 		}
-		r.settleEvent(v, intended, actual, class)
+		r.settleEvent(v, intended, actual, class, err)
 		if class == errclass.Connection {
 			w = r.reconnect(ctx, in, id, v, w, tm)
 			if w == nil {
@@ -112,40 +114,44 @@ func (r *run) nextStart(in *inst, v *vu, tm *time.Timer) (intended, actual time.
 }
 
 // attempts runs one event, and again after an error of a retried class, up
-// to MaxRetries times; it returns the last attempt's class, or false when
-// the run cancelled the event (counted as cancelled: neither a success nor
-// an error).
-func (r *run) attempts(ctx context.Context, in *inst, v *vu, w workload.VU, intended time.Time) (errclass.Class, bool) {
+// to MaxRetries times; it returns the last attempt's class and error, or
+// false when the run cancelled the event (counted as cancelled: neither a
+// success nor an error; a censored sample when it was in flight at the
+// window's end).
+func (r *run) attempts(ctx context.Context, in *inst, v *vu, w workload.VU, intended, actual time.Time) (errclass.Class, error, bool) {
 	for attempt := 1; ; attempt++ {
 		v.attempt = attempt
 		err := w.Event(ctx, v)
 		if err == nil {
-			return errclass.None, true
+			return errclass.None, nil, true
 		}
 		class := in.spec.Classify(err)
 		if ctx.Err() != nil {
 			v.mu.Lock()
 			v.st[r.phaseOf(intended)].cancel++
 			v.settle(nil, 0)
+			r.censor(v, intended, actual)
 			v.mu.Unlock()
-			return class, false
+			return class, err, false
 		}
 		// A retry is part of the event: after the stop it goes on
 		// within --grace, like any event in flight, and is cancelled with
 		// it (had it stopped here, a failure the event would have
 		// retried past would count as a final one).
 		if !r.retryable(class) || attempt > r.cfg.MaxRetries {
-			return class, true
+			return class, err, true
 		}
 		v.pendingRetry.Add(class)
+		v.pendingRetryMsg.Add(class, err)
 	}
 }
 
 // settleEvent counts a finished event in the phase it ended in: its
 // response time from the intended start and service time from the actual
-// one, or its error (and, after retries, that it gave up); after the
-// measured window, only that it ended late.
-func (r *run) settleEvent(v *vu, intended, actual time.Time, class errclass.Class) {
+// one, or its error and message (and, after retries, that it gave up);
+// after the measured window, only that it ended late, and its time so far
+// at the window's end (a censored sample).
+func (r *run) settleEvent(v *vu, intended, actual time.Time, class errclass.Class, err error) {
 	done := time.Now()
 	v.mu.Lock()
 	st := v.at(done)
@@ -153,15 +159,40 @@ func (r *run) settleEvent(v *vu, intended, actual time.Time, class errclass.Clas
 	switch {
 	case st == nil:
 		v.st[meas].after++
+		r.censor(v, intended, actual)
 	case class == errclass.None:
 		st.recordEvent(done.Sub(intended), done.Sub(actual), r.open)
 	default:
 		st.evErr.Add(class)
+		st.evMsg.Add(class, err)
 		if r.retryable(class) { // only its last allowed attempt ends the loop so
 			st.gaveUp++
 		}
 	}
+	v.inflight.Store(-1)
 	v.mu.Unlock()
+}
+
+// censor records the event of v intended at intended and begun at actual,
+// still in flight at the measured window's end (or the stop) and
+// completing after it or never, with its response time so far at that
+// moment: a censored sample of the phase that ended
+// (result.Summary.Censored). Its service time so far is how long the
+// system had held it (run.maxStall). The caller holds v.mu.
+func (r *run) censor(v *vu, intended, actual time.Time) {
+	v.inflight.Store(-1)
+	cut := r.cutoff()
+	if !intended.Before(cut) {
+		return
+	}
+	v.st[r.phaseOf(cut.Add(-1))].censor(cut.Sub(intended))
+	held := int64(cut.Sub(actual))
+	for {
+		m := r.maxStall.Load()
+		if held <= m || r.maxStall.CompareAndSwap(m, held) {
+			return
+		}
+	}
 }
 
 // think pauses a closed-loop VU between events: as long as the workload
@@ -238,6 +269,7 @@ func (r *run) reconnect(ctx context.Context, in *inst, id int, v *vu, w workload
 				st.reconn++
 			} else {
 				st.reconnFail.Add(class)
+				st.reconnMsg.Add(class, err)
 			}
 		}
 		v.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
@@ -47,6 +48,14 @@ type vu struct {
 	pending       []pendingOp
 	pendingCounts []int64
 	pendingRetry  errclass.Counts
+	// pendingRetryMsg are pendingRetry's messages.
+	pendingRetryMsg errclass.Messages
+	// inflight is the intended start of the event in flight, as time since
+	// the run's start (-1: none), so that an event still running when the
+	// run ends, abandoned, still counts as a censored sample.
+	inflight atomic.Int64
+	// inflightSvc is its actual start, likewise.
+	inflightSvc atomic.Int64
 }
 
 // pendingOp is a sub-operation of the event in flight.
@@ -60,12 +69,14 @@ type pendingOp struct {
 
 func newVU(spec Opened, ops []workload.Op, nc int) *vu {
 	n := len(ops)
-	return &vu{
+	v := &vu{
 		yieldEvery: yieldEvery,
 		st:         [2]*stats{newStats(n, nc), newStats(n, nc)},
 		spare:      [2]*stats{newStats(n, nc), newStats(n, nc)},
 		ops:        ops, classify: spec.Classify, pendingCounts: make([]int64, nc),
 	}
+	v.inflight.Store(-1)
+	return v
 }
 
 // settle puts the event in flight's sub-operations, counts and failed
@@ -85,10 +96,12 @@ func (v *vu) settle(st *stats, resp time.Duration) {
 			st.counts[c] += n
 		}
 		st.retry.Merge(&v.pendingRetry)
+		st.retryMsg.Merge(&v.pendingRetryMsg)
 	}
 	v.pending = v.pending[:0]
 	clear(v.pendingCounts)
 	v.pendingRetry = errclass.Counts{}
+	v.pendingRetryMsg.Reset()
 }
 
 // Start implements workload.Meter. It is also where a VU yields its
@@ -216,6 +229,7 @@ func (v *vu) Event(op int, start, end time.Time, err error) {
 		st.recordEvent(d, d, false)
 	} else {
 		st.evErr.Add(class)
+		st.evMsg.Add(class, err)
 	}
 	st.recordOp(op, kind, d, class)
 	v.mu.Unlock()

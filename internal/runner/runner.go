@@ -200,6 +200,10 @@ type run struct {
 	abortOnce sync.Once
 	partial   bool
 	reason    string
+	// maxStall is the longest service time so far of a censored sample
+	// (ns): how long the system had held an event, unfinished, at the
+	// window's end.
+	maxStall atomic.Int64
 	// failure is the first error a Pipeline VU stopped with (failMu).
 	failMu   sync.Mutex
 	failure  string
@@ -441,8 +445,39 @@ func (d *driver) end() (*result.Run, error) {
 		r.partial, r.reason = true, "a virtual user stopped early: "+r.failure
 	}
 	r.failMu.Unlock()
+	r.censorAbandoned()
+	if held := time.Duration(r.maxStall.Load()); !r.partial && stalled(held, r.cfg.Duration) {
+		r.partial, r.reason = true, fmt.Sprintf("stalled: an event had been running %v without completing when the %v window ended, over half of it (counted with its time so far in the latency figures)",
+			held.Round(time.Millisecond), r.cfg.Duration)
+	}
 	// Events in flight at the stop are added to the totals (they
 	// started in the window); a tail past the end is not an interval.
 	r.tick(d.lastTick, maxTime(d.lastTick, time.Now()))
 	return r.finish()
+}
+
+// stalled reports whether an event that had run for held, unfinished, at
+// the end of a window of length window took most of it: over half the
+// window, and at least StallFloor (so that a short test window on a busy
+// host is not called stalled for a scheduling hiccup).
+func stalled(held, window time.Duration) bool {
+	return held > window/2 && held >= StallFloor
+}
+
+// StallFloor is the shortest unfinished event that can make a run stalled
+// (stalled).
+const StallFloor = time.Second
+
+// censorAbandoned records the events of virtual users abandoned in flight
+// (they never returned) as censored samples.
+func (r *run) censorAbandoned() {
+	for _, in := range r.insts {
+		for _, v := range in.vus {
+			v.mu.Lock()
+			if ns := v.inflight.Load(); ns >= 0 {
+				r.censor(v, r.start.Add(time.Duration(ns)), r.start.Add(time.Duration(v.inflightSvc.Load())))
+			}
+			v.mu.Unlock()
+		}
+	}
 }

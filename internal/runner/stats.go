@@ -17,14 +17,21 @@ type stats struct {
 	svc *hist.Histogram // service time of successful events (open loop only)
 	// wake is the start lag of open-loop starts whose virtual user was idle,
 	// waiting for them: how late the generator woke it (phase of the start).
-	wake   *hist.Histogram
-	evErr  errclass.Counts
-	retry  errclass.Counts   // failed attempts of events that were re-run
-	gaveUp int64             // events that failed after Settings.MaxRetries re-runs
-	ops    []*hist.Histogram // one per workload op, nil until used
-	opErr  []errclass.Counts
-	kinds  [4]int64 // sub-operations by workload.OpKind (ok or not); Transaction is no query
-	reconn int64
+	wake *hist.Histogram
+	// cens holds the response times so far of events in flight at the
+	// window's end that did not complete in it (censored samples; see
+	// result.Summary.Censored): in the latency figures, not in the count.
+	cens  *hist.Histogram
+	evErr errclass.Counts
+	retry errclass.Counts // failed attempts of events that were re-run
+	// evMsg, retryMsg and reconnMsg keep the first messages of evErr,
+	// retry and reconnFail.
+	evMsg, retryMsg, reconnMsg errclass.Messages
+	gaveUp                     int64             // events that failed after Settings.MaxRetries re-runs
+	ops                        []*hist.Histogram // one per workload op, nil until used
+	opErr                      []errclass.Counts
+	kinds                      [4]int64 // sub-operations by workload.OpKind that succeeded; Transaction is no query
+	reconn                     int64
 	// reconnFail counts failed reconnect attempts by class.
 	reconnFail errclass.Counts
 	cancel     int64 // events cancelled by the run's end (see result.Summary.Cancelled)
@@ -63,11 +70,11 @@ func (s *stats) recordOp(op int, kind workload.OpKind, d time.Duration, class er
 	if op < 0 || op >= len(s.ops) {
 		return
 	}
-	s.kinds[kind]++
 	if class != errclass.None {
 		s.opErr[op].Add(class)
 		return
 	}
+	s.kinds[kind]++ // statements that succeeded: what QPS counts
 	if s.ops[op] == nil {
 		s.ops[op] = hist.New()
 	}
@@ -98,8 +105,12 @@ func (s *stats) mergeEvents(o *stats) {
 	mergeHist(&s.ev, o.ev)
 	mergeHist(&s.svc, o.svc)
 	mergeHist(&s.wake, o.wake)
+	mergeHist(&s.cens, o.cens)
 	s.evErr.Merge(&o.evErr)
 	s.retry.Merge(&o.retry)
+	s.evMsg.Merge(&o.evMsg)
+	s.retryMsg.Merge(&o.retryMsg)
+	s.reconnMsg.Merge(&o.reconnMsg)
 	for i := range o.opErr {
 		s.opErr[i].Merge(&o.opErr[i])
 	}
@@ -121,13 +132,16 @@ func (s *stats) mergeEvents(o *stats) {
 
 // reset empties s, keeping its histograms' memory.
 func (s *stats) reset() {
-	for _, h := range append([]*hist.Histogram{s.ev, s.svc, s.wake}, s.ops...) {
+	for _, h := range append([]*hist.Histogram{s.ev, s.svc, s.wake, s.cens}, s.ops...) {
 		if h != nil {
 			h.Reset()
 		}
 	}
 	s.evErr = errclass.Counts{}
 	s.retry = errclass.Counts{}
+	s.evMsg.Reset()
+	s.retryMsg.Reset()
+	s.reconnMsg.Reset()
 	for i := range s.opErr {
 		s.opErr[i] = errclass.Counts{}
 	}
@@ -143,6 +157,53 @@ func (s *stats) events() int64 {
 		return 0
 	}
 	return s.ev.Count()
+}
+
+// censor records an event in flight at the window's end with its time so
+// far d (a censored sample).
+func (s *stats) censor(d time.Duration) {
+	if s.cens == nil {
+		s.cens = hist.New()
+	}
+	s.cens.Record(d)
+}
+
+// censored is the number of censored samples.
+func (s *stats) censored() int64 {
+	if s.cens == nil {
+		return 0
+	}
+	return s.cens.Count()
+}
+
+// censoredMaxMs is the longest censored sample, in ms (0: none).
+func (s *stats) censoredMaxMs() float64 {
+	if s.censored() == 0 {
+		return 0
+	}
+	return float64(s.cens.Max()) / 1e6
+}
+
+// responses returns the histogram of every response time the summary
+// reports: the successful events' and the censored samples' (a merged
+// copy when there are censored ones).
+func (s *stats) responses() *hist.Histogram {
+	if s.censored() == 0 {
+		return s.ev
+	}
+	h := hist.New()
+	mergeHist(&h, s.ev)
+	h.Merge(s.cens)
+	return h
+}
+
+// messages converts kept error messages to the result's form (nil when none).
+func messages(m *errclass.Messages) []result.ErrorMessage {
+	var out []result.ErrorMessage
+	for _, e := range m.List() {
+		out = append(out, result.ErrorMessage{Class: e.Class.String(), Message: e.Text, Count: e.Count})
+	}
+	return out
 }
 
 func latencyOf(h *hist.Histogram) result.Latency {
@@ -165,7 +226,12 @@ func (s *stats) summary(unit string, secs float64, open bool, dropped int64, cou
 		Unit:                     unit,
 		Count:                    s.events(),
 		Throughput:               rate(s.events(), secs),
-		Latency:                  latencyOf(s.ev),
+		Latency:                  latencyOf(s.responses()),
+		Censored:                 s.censored(),
+		CensoredMaxMs:            s.censoredMaxMs(),
+		ErrorMessages:            messages(&s.evMsg),
+		RetryMessages:            messages(&s.retryMsg),
+		ReconnectFailureMessages: messages(&s.reconnMsg),
 		Reads:                    s.kinds[workload.Read],
 		Writes:                   s.kinds[workload.Write],
 		Other:                    s.kinds[workload.Other],

@@ -55,17 +55,23 @@ func (r *run) phaseOf(t time.Time) int {
 // for a t that has passed the answer is final.
 func (r *run) phaseAt(t time.Time) int {
 	ms := r.measureStart()
-	cut := ms.Add(r.cfg.Duration)
-	if ns := r.stopNs.Load(); ns != math.MaxInt64 {
-		cut = minTime(cut, r.start.Add(time.Duration(ns)))
-	}
 	switch {
-	case t.After(cut):
+	case t.After(r.cutoff()):
 		return tail
 	case t.After(ms) || r.cfg.Warmup == 0:
 		return meas
 	}
 	return warm
+}
+
+// cutoff is when the measured window ends: its end, or the stop when that
+// came first. Safe for concurrent use.
+func (r *run) cutoff() time.Time {
+	cut := r.end()
+	if ns := r.stopNs.Load(); ns != math.MaxInt64 {
+		cut = minTime(cut, r.start.Add(time.Duration(ns)))
+	}
+	return cut
 }
 
 // abort stops the run because a virtual user met an error that does not
@@ -160,7 +166,7 @@ func (r *run) summary(s *stats, secs float64, dropped int64) (result.Summary, er
 		return sum, nil
 	}
 	var err error
-	if sum.Histogram, err = snapshot(s.ev); err == nil && r.open {
+	if sum.Histogram, err = snapshot(s.responses()); err == nil && r.open {
 		sum.ServiceTimeHistogram, err = snapshot(s.svc)
 	}
 	return sum, err

@@ -392,6 +392,10 @@ func (f baselineFlag) Set(v string) error {
 
 func (f baselineFlag) Type() string { return "rate" }
 
+// DefaultMaxErrorPct is --max-error-pct's default: a run in which more
+// than 1 % of the events failed has failed.
+const DefaultMaxErrorPct = 1.0
+
 // DefaultServerStats is how often --server-stats on samples the servers'
 // sessions.
 const DefaultServerStats = 100 * time.Millisecond
@@ -473,6 +477,7 @@ type Flags struct {
 	ServerStats time.Duration // --server-stats: the sampling interval (0: off)
 	Retry       string
 	MaxRetries  int
+	MaxErrorPct float64  // --max-error-pct
 	SLO         float64  // sweep
 	SLOPct      string   // sweep: the percentile --slo is on ("p99", "p95")
 	Precision   float64  // sweep: a search's --precision, percent
@@ -577,6 +582,7 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 	fs.Uint64Var(&c.Seed, "seed", 0, "random seed (0 = from the clock); the same seed repeats the same key sequence")
 	fs.StringVar(&c.Retry, "retry", "deadlock,serialization,lock_timeout,constraint", "error classes after which a transaction is run again and counted as a retry, not an error (sysbench 1.0 restarts events on PostgreSQL 40P01, 40001, 23505 and MySQL 1213, 1020, 1205); 'none' counts every failure as an error")
 	fs.IntVar(&c.MaxRetries, "max-retries", 100, "how many times one event is run again at most after errors of the --retry classes; an event whose last attempt fails counts as an error of that class and in the summary's gave_up")
+	fs.Float64Var(&c.MaxErrorPct, "max-error-pct", DefaultMaxErrorPct, "the largest share of the measured window's events, in percent, that may fail: a run in which more failed exits 1 (its result is written, its summary opens with what failed); 100 never fails a run for its errors")
 	fs.BoolVar(&c.Force, "force", false, "run even when the prepared tables or file do not match the options (tables loaded with another --table-size or not fully, a file of another --size): the mismatch is then a warning and a note in the result, not a refusal; and let --out replace a file that is not a result or sweep of rightsize's, and --cpuprofile one that is not a profile (without it they are refused, exit 2)")
 	fs.StringVar(&c.Prepare, "prepare", "auto", "prepare before running: auto (the default embedded SQLite target, databases numbered by --instances, or a fileio file that does not exist yet; what is already loaded is kept), always, never")
 	BindPrometheus(fs, &c.Prometheus)

@@ -454,6 +454,12 @@ func (c *Flags) loopProblems(load *runner.Load, cfg *runner.Settings) []error {
 			cfg.Retry = append(cfg.Retry, cl)
 		}
 	}
+	if c.MaxErrorPct < 0 || c.MaxErrorPct > 100 || math.IsNaN(c.MaxErrorPct) {
+		errs = append(errs, fmt.Errorf("max-error-pct %g: want a percentage from 0 to 100", c.MaxErrorPct))
+	} else {
+		pct := c.MaxErrorPct
+		cfg.MaxErrorPct = &pct
+	}
 	if c.MaxRetries < 1 {
 		errs = append(errs, fmt.Errorf("max-retries %d: want 1 or more (--retry none retries nothing)", c.MaxRetries))
 	} else {

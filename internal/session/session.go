@@ -226,6 +226,9 @@ func Run(ctx context.Context, p *runplan.Plan, opt Options) (*Outcome, error) {
 		}
 	}
 	err = s.steps(ctx)
+	if err == nil && !p.Sweep {
+		err = tooManyErrors(s.out.Runs)
+	}
 	s.out.Failed = err != nil
 	if err == nil && p.Sweep {
 		err = s.sweep()
@@ -234,6 +237,19 @@ func Run(ctx context.Context, p *runplan.Plan, opt Options) (*Outcome, error) {
 		err = errors.Join(err, o.End(s.out))
 	}
 	return s.out, err
+}
+
+// tooManyErrors fails a run (not a sweep's step, which its steps table
+// shows) whose share of failed events is over --max-error-pct, with its
+// first error messages; nil when none is.
+func tooManyErrors(runs []*result.Run) error {
+	for _, r := range runs {
+		if !r.TooManyErrors() {
+			continue
+		}
+		return errors.New(r.ErrorsFailed())
+	}
+	return nil
 }
 
 // OpenAll opens every target; on error it closes what it opened.

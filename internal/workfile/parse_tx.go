@@ -154,7 +154,21 @@ func (p *parser) statement(n *yaml.Node, tx string, i int) Statement {
 		seen[name] = true
 		st.Into = append(st.Into, name)
 	}
+	if len(st.Into) > 0 {
+		for _, fm := range st.Forms {
+			if fm.columns >= 0 && fm.columns != len(st.Into) && fm.SQL != "" {
+				p.add(fm.line, "%s: into names %d (%s), but the statement returns %d column%s: name one per column, in order", what, len(st.Into), strings.Join(st.Into, ", "), fm.columns, plural(fm.columns))
+			}
+		}
+	}
 	return st
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // dropOtherDialects reports keys that name a database rightsize does not
@@ -223,7 +237,7 @@ func (p *parser) form(n *yaml.Node, dialect, what string) Form {
 		fm.spans = append(fm.spans, [2]int{r.start, r.end})
 		fm.lines = append(fm.lines, refLine(n, sql, r.start))
 	}
-	fm.writes, fm.opaque = a.writes, a.opaque
+	fm.writes, fm.opaque, fm.columns = a.writes, a.opaque, a.columns()
 	return fm
 }
 

@@ -190,6 +190,8 @@ var problemCases = []problemCase{
 	{"into clashes with a parameter", withTx("  got: {type: seq}\n", "{sql: 'SELECT id FROM a WHERE id = :got', into: [got]}"), 14, "into got: a parameter of that name is declared"},
 	{"into returned twice", base + "transactions:\n  - name: x\n    statements:\n      - {sql: SELECT id FROM a, into: [got]}\n      - {sql: SELECT v FROM a, into: [got]}\n", 13, "into got: statement x_1 already returns it"},
 	{"into named twice", base + "transactions:\n  - name: x\n    statements:\n      - {sql: 'SELECT id, v FROM a', into: [got, got]}\n", 12, "into got named twice"},
+	{"into fewer than the columns", base + "transactions:\n  - name: x\n    statements:\n      - {sql: 'SELECT id, v FROM a', into: [got]}\n", 12, "into names 1 (got), but the statement returns 2 columns"},
+	{"into on a write that returns nothing", base + "transactions:\n  - name: x\n    statements:\n      - {sql: 'UPDATE a SET v = 1', into: [got]}\n", 12, "the statement returns 0 columns"},
 }
 
 func TestProblems(t *testing.T) {

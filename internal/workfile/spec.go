@@ -283,6 +283,9 @@ type Form struct {
 	lines  []int    // each reference's line
 	writes []string // the tables it writes, as written
 	opaque bool
+	// columns is how many columns the statement returns, as its select
+	// list (or RETURNING) reads; -1 when the SQL does not tell (a *).
+	columns int
 }
 
 // Slot is one reference to a parameter in a statement's SQL: to a Param

@@ -454,6 +454,64 @@ func tableName(toks []token, i int) (string, bool) {
 	return name, true
 }
 
+// listEnd are the words that end a select list at the top level.
+var listEnd = map[string]bool{"FROM": true, "INTO": true, "WHERE": true, "GROUP": true, "HAVING": true, "ORDER": true, "LIMIT": true, "OFFSET": true, "FETCH": true, "UNION": true, "INTERSECT": true, "EXCEPT": true, "WINDOW": true, "FOR": true}
+
+// columns counts the columns the statement returns: a query's top-level
+// select list (the first, after any WITH), a write's RETURNING list (none
+// without one); -1 when it cannot tell (a * in the list, a statement it
+// does not read).
+func (a *analysis) columns() int {
+	if len(a.toks) == 0 {
+		return -1
+	}
+	first := upper(a.toks[0])
+	want := "SELECT"
+	switch {
+	case writeWords[first]:
+		want = "RETURNING"
+	case first != "SELECT" && first != "WITH":
+		return -1
+	}
+	start := -1
+	for i, t := range a.toks {
+		if t.depth == 0 && upper(t) == want {
+			start = i + 1
+			break
+		}
+	}
+	switch {
+	case start < 0 && want == "RETURNING":
+		return 0
+	case start < 0:
+		return -1
+	}
+	n, item := 1, true // item: the next token starts a column
+	for _, t := range a.toks[start:] {
+		if t.depth != 0 {
+			item = false
+			continue
+		}
+		w := upper(t)
+		switch {
+		case listEnd[w], t.kind == tPunct && t.text == ";":
+			return n
+		case item && (w == "DISTINCT" || w == "ALL"):
+			continue
+		case t.kind == tPunct && t.text == ",":
+			n, item = n+1, true
+			continue
+		case t.kind == tPunct && t.text == "*" && item:
+			return -1
+		case t.kind == tPunct && t.text == ".":
+			item = true // t.* is a column list too
+			continue
+		}
+		item = false
+	}
+	return n
+}
+
 // checkSelectInto refuses PostgreSQL's SELECT ... INTO table (it creates
 // a table) and MySQL's INTO OUTFILE/DUMPFILE (a file on the server); INTO
 // @variable is left alone.

@@ -95,10 +95,10 @@ transactions:
     statements:
       - name: s
         sql: "SELECT v, ':k', x::text FROM a WHERE id = :k OR v = :got OR id = :k; "
-        into: [got]
+        into: [got, lit, xt]
 `
 	// :got is the statement's own into: refer to it from a second one.
-	y = strings.Replace(y, "        into: [got]\n", "        into: [got]\n      - {name: u, sql: 'SELECT :k, :got, :k'}\n", 1)
+	y = strings.Replace(y, "        into: [got, lit, xt]\n", "        into: [got, lit, xt]\n      - {name: u, sql: 'SELECT :k, :got, :k'}\n", 1)
 	y = strings.Replace(y, "v = :got OR ", "", 1)
 	s, err := Parse("r.yaml", []byte(y))
 	if err != nil {
@@ -143,6 +143,32 @@ func TestFormPerDialect(t *testing.T) {
 	for d, want := range map[string]string{Postgres: "SELECT 1", MySQL: "SELECT 2", SQLite: "SELECT 1"} {
 		if got := st.Form(d).SQL; got != want {
 			t.Errorf("%s: %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestColumnsCounted(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want int
+	}{
+		{"SELECT a, b FROM t WHERE id = :id", 2},
+		{"SELECT a FROM t", 1},
+		{"select distinct a, coalesce(b, 0), count(*) from t group by a", 3},
+		{"SELECT * FROM t", -1},
+		{"SELECT t.*, x FROM t", -1},
+		{"SELECT a * 2, b FROM t", 2},
+		{"WITH c AS (SELECT x, y FROM t) SELECT x FROM c", 1},
+		{"SELECT 1", 1},
+		{"SELECT a INTO @v FROM t", 1},
+		{"UPDATE t SET a = 1 WHERE id = :id RETURNING a, b", 2},
+		{"INSERT INTO t (a, b) VALUES (:a, :b)", 0},
+		{"INSERT INTO t (a, b) SELECT x, y FROM u RETURNING id", 1},
+		{"CALL p(:x)", -1},
+	} {
+		a := analyze(tc.sql, Postgres)
+		if got := a.columns(); got != tc.want {
+			t.Errorf("columns(%q) = %d, want %d", tc.sql, got, tc.want)
 		}
 	}
 }
