@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +44,9 @@ Each generator's --cpu and --memory are both its requests and its limits
 (Guaranteed QoS): a generator throttled or evicted first would measure
 itself, not the database. A failed shard fails the Job, which stops the
 others (backoffLimit 0): run again, it would measure another window than
-theirs. See docs/kubernetes.md for the container image.`
+theirs. A workload file, and pgbench's -f scripts (weights kept), go to the
+pods in a ConfigMap printed before the Job. See docs/kubernetes.md for the
+container image.`
 
 // k8sCommand is "rightsize k8s": Kubernetes manifests for distributed runs.
 func k8sCommand(ctx context.Context, env *Env) *cobra.Command {
@@ -131,6 +134,38 @@ func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 	return job
 }
 
+// k8sLocalFiles gives the pods copies of the files the workload's options
+// name (pgbench's -f scripts), in the manifest's ConfigMap, and points the
+// options at the copies (a FILE@W keeps its weight).
+func k8sLocalFiles(w workload.Workload, spec *k8sjob.Spec) error {
+	lf, ok := w.(workload.LocalFiler)
+	if !ok {
+		return nil
+	}
+	files, err := lf.LocalFiles()
+	if err != nil {
+		return err
+	}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
+	names := k8sjob.PlaceFiles(paths)
+	moved := map[string]string{} // --flag=ARG -> --flag=COPY's ARG
+	for i, f := range files {
+		if !slices.ContainsFunc(spec.Files, func(g k8sjob.File) bool { return g.Name == names[i] }) {
+			spec.Files = append(spec.Files, k8sjob.File{Name: names[i], Data: f.Data})
+		}
+		moved["--"+f.Flag+"="+f.Arg] = "--" + f.Flag + "=" + k8sjob.FilePath(names[i]) + strings.TrimPrefix(f.Arg, f.Path)
+	}
+	for i, a := range spec.Args {
+		if m, ok := moved[a]; ok {
+			spec.Args[i] = m
+		}
+	}
+	return nil
+}
+
 // k8sJob checks the options, prints the manifest on stdout and what to do
 // with it on stderr.
 func k8sJob(env *Env, w workload.Workload, c *runplan.Flags, o *k8sOptions) error {
@@ -154,6 +189,8 @@ func k8sJob(env *Env, w workload.Workload, c *runplan.Flags, o *k8sOptions) erro
 	// in N pods' logs: the workload's and the run's options, and those a
 	// shard refuses (--prepare always, --steady-state, ...).
 	if err := w.Validate(); err != nil {
+		errs = append(errs, err)
+	} else if err := k8sLocalFiles(w, &spec); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.RunnerProblems(w); err != nil {

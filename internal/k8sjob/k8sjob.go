@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,19 +92,75 @@ type Spec struct {
 	// (nil for a built-in): the manifest carries it in a ConfigMap, mounted
 	// read-only in every pod, and the shards run its copy there.
 	File *File
+	// Files are the files the options name (pgbench's -f scripts), carried
+	// in the same ConfigMap, each at FilePath(Name) in every pod: Args
+	// name them there (see PlaceFiles).
+	Files []File
 }
 
-// File is a workload file: its name (a file name, no directory) and text.
+// File is a file the pods are given: its name (the workload file's: a file
+// name, no directory; Files': a path under FileDir, see PlaceFiles) and its
+// text.
 type File struct {
 	Name string
 	Data []byte
 }
 
-// FileDir is where a pod finds the workload file (Spec.File).
+// FileDir is where a pod finds the workload file (Spec.File) and the
+// options' files (Spec.Files).
 const FileDir = "/etc/rightsize/workload"
 
 // maxFile is the most a ConfigMap holds (1 MiB with its keys).
 const maxFile = 1 << 20
+
+// FilePath is where a pod finds the file of Spec.Files named name.
+func FilePath(name string) string { return FileDir + "/" + name }
+
+// PlaceFiles names the local files at paths (in their order) as Spec.Files
+// names them: each by its base name, except base names that two different
+// paths share, each then in a folder of its own, "N/base" (N the path's
+// number among the different paths, from 1), so that the copies keep the
+// names the workload reads from them (pgbench names a script's operation
+// after its file's). A path given twice gets one name.
+func PlaceFiles(paths []string) []string {
+	var distinct []string
+	bases := map[string]int{}
+	for _, p := range paths {
+		if !slices.Contains(distinct, p) {
+			distinct = append(distinct, p)
+			bases[baseName(p)]++
+		}
+	}
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		n := slices.Index(distinct, p)
+		names[i] = baseName(p)
+		if bases[names[i]] > 1 {
+			names[i] = strconv.Itoa(n+1) + "/" + names[i]
+		}
+	}
+	return names
+}
+
+// baseName is p's last element: its base name on this system (Linux),
+// where only '/' separates.
+func baseName(p string) string { return path.Base(p) }
+
+// fileKey is the ConfigMap's key of Spec.Files[i] named name: "file-N-"
+// and the name's base with what a key cannot hold replaced by '_'.
+func fileKey(i int, name string) string {
+	b := []byte(path.Base(name))
+	for j, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			b[j] = '_'
+		}
+	}
+	key := "file-" + strconv.Itoa(i+1) + "-" + string(b)
+	if len(key) > 200 {
+		key = key[:200]
+	}
+	return key
+}
 
 // setByManifest are the run options the manifest gives every shard itself.
 var setByManifest = []string{"target", "history", "no-history", "shard", "run-id", "start-at", "out"}
@@ -129,8 +187,8 @@ func Build(s Spec) (*batchv1.Job, error) {
 		LabelRun:       LabelValue(s.RunID),
 	}
 	pod := podTemplate(labels, s.container(cpu, mem))
-	if s.File != nil {
-		mountFile(&pod.Spec, fileMap(name))
+	if s.hasFiles() {
+		mountFile(&pod.Spec, fileMap(name), s.fileItems())
 	}
 	return &batchv1.Job{
 		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
@@ -147,23 +205,57 @@ func Build(s Spec) (*batchv1.Job, error) {
 	}, nil
 }
 
-// fileMap is the name of the ConfigMap holding the Job's workload file.
+// fileMap is the name of the ConfigMap holding the Job's workload file and
+// its options' files.
 func fileMap(job string) string { return job + "-workload" }
 
-// mountFile mounts the ConfigMap cm read-only at FileDir in the pod's
-// container.
-func mountFile(pod *corev1.PodSpec, cm string) {
+// hasFiles reports whether the pods are given files (a ConfigMap).
+func (s Spec) hasFiles() bool { return s.File != nil || len(s.Files) > 0 }
+
+// fileData is the ConfigMap's data: the workload file under its name, each
+// of Files under fileKey.
+func (s Spec) fileData() map[string]string {
+	data := map[string]string{}
+	if s.File != nil {
+		data[s.File.Name] = string(s.File.Data)
+	}
+	for i, f := range s.Files {
+		data[fileKey(i, f.Name)] = string(f.Data)
+	}
+	return data
+}
+
+// fileItems are the ConfigMap's keys and their paths under FileDir when
+// the options name files (nil, every key at its own name, when they name
+// none).
+func (s Spec) fileItems() []corev1.KeyToPath {
+	if len(s.Files) == 0 {
+		return nil
+	}
+	var items []corev1.KeyToPath
+	if s.File != nil {
+		items = append(items, corev1.KeyToPath{Key: s.File.Name, Path: s.File.Name})
+	}
+	for i, f := range s.Files {
+		items = append(items, corev1.KeyToPath{Key: fileKey(i, f.Name), Path: f.Name})
+	}
+	return items
+}
+
+// mountFile mounts the ConfigMap cm (its items, or every key when nil)
+// read-only at FileDir in the pod's container.
+func mountFile(pod *corev1.PodSpec, cm string, items []corev1.KeyToPath) {
 	pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "workload", VolumeSource: corev1.VolumeSource{
-		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}},
+		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}, Items: items},
 	}})
 	c := &pod.Containers[0]
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "workload", MountPath: FileDir, ReadOnly: true})
 }
 
-// FileConfigMap returns the ConfigMap carrying s's workload file (nil when
-// s runs a built-in workload), labelled as the Job is.
+// FileConfigMap returns the ConfigMap carrying s's workload file and its
+// options' files (nil when there are none), labelled as the Job is.
 func FileConfigMap(s Spec) (*corev1.ConfigMap, error) {
-	if s.File == nil {
+	if !s.hasFiles() {
 		return nil, nil
 	}
 	name, _, _, err := s.check()
@@ -176,7 +268,7 @@ func FileConfigMap(s Spec) (*corev1.ConfigMap, error) {
 			Name: fileMap(name), Namespace: s.Namespace,
 			Labels: map[string]string{LabelName: "rightsize", LabelComponent: "workload-file", LabelRun: LabelValue(s.RunID)},
 		},
-		Data: map[string]string{s.File.Name: string(s.File.Data)},
+		Data: s.fileData(),
 	}, nil
 }
 
@@ -223,6 +315,20 @@ func (s Spec) check() (name string, cpu, mem resource.Quantity, err error) {
 			}
 		}
 	}
+	s.checkFiles(bad)
+	name = s.jobName(bad)
+	if err := errors.Join(errs...); err != nil {
+		return "", cpu, mem, err
+	}
+	return name, cpu, mem, nil
+}
+
+// checkFiles reports to bad what is wrong with the files given to the pods:
+// a workload file's name that is no ConfigMap key, an option's file's name
+// that is no relative path under FileDir, two files of one name, or more
+// than a ConfigMap holds (1 MiB with the keys).
+func (s Spec) checkFiles(bad func(format string, args ...any)) {
+	names := map[string]bool{}
 	if f := s.File; f != nil {
 		if msgs := validation.IsConfigMapKey(f.Name); len(msgs) > 0 || strings.HasPrefix(f.Name, "..") {
 			bad("workload file %q: its name is not a ConfigMap key: %s", f.Name, strings.Join(msgs, "; "))
@@ -230,12 +336,24 @@ func (s Spec) check() (name string, cpu, mem resource.Quantity, err error) {
 		if len(f.Data) > maxFile-len(f.Name) {
 			bad("workload file %s: %d bytes, more than a ConfigMap holds (1 MiB)", f.Name, len(f.Data))
 		}
+		names[f.Name] = true
 	}
-	name = s.jobName(bad)
-	if err := errors.Join(errs...); err != nil {
-		return "", cpu, mem, err
+	total := 0
+	for i, f := range s.Files {
+		if f.Name == "" || path.Clean(f.Name) != f.Name || path.IsAbs(f.Name) || strings.HasPrefix(f.Name, "..") || strings.ContainsAny(f.Name, "\\\x00") {
+			bad("file %q: not a path under %s (nor may a name hold a backslash)", f.Name, FileDir)
+		} else if names[f.Name] {
+			bad("file %s: two files of that name", f.Name)
+		}
+		names[f.Name] = true
+		total += len(f.Data) + len(fileKey(i, f.Name))
 	}
-	return name, cpu, mem, nil
+	if len(s.Files) > 0 && s.File != nil {
+		total += len(s.File.Data) + len(s.File.Name)
+	}
+	if total > maxFile {
+		bad("files %d bytes in all, more than a ConfigMap holds (1 MiB)", total)
+	}
 }
 
 // checkSecret reports to bad what is wrong with the Secret's name and its
@@ -388,7 +506,7 @@ func Manifest(s Spec) ([]byte, error) {
 		return nil, err
 	}
 	out, err := Marshal(job)
-	if err != nil || s.File == nil {
+	if err != nil || !s.hasFiles() {
 		return out, err
 	}
 	cm, err := FileConfigMap(s)

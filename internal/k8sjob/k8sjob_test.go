@@ -316,3 +316,64 @@ func TestWorkloadFileInConfigMap(t *testing.T) {
 		t.Errorf("a built-in's ConfigMap: %v, %v", cm, err)
 	}
 }
+
+// TestOptionFilesInConfigMap: the options' files (pgbench's -f scripts)
+// travel in the ConfigMap, each under a key of its own and projected at its
+// name under FileDir; names that share a base go to folders of their own; a
+// name that is no path under FileDir, two files of one name and more than
+// a ConfigMap holds are refused.
+func TestOptionFilesInConfigMap(t *testing.T) {
+	names := PlaceFiles([]string{"a/x.sql", "b/x.sql", "y.sql", "a/x.sql", "./z.sql", "c/d/x.sql"})
+	if want := []string{"1/x.sql", "2/x.sql", "y.sql", "1/x.sql", "z.sql", "5/x.sql"}; !slices.Equal(names, want) {
+		t.Errorf("PlaceFiles = %q, want %q", names, want)
+	}
+	s := testSpec()
+	s.Workload, s.Args = "pgbench", []string{"--file=" + FilePath("1/x.sql") + "@3", "--file=" + FilePath("y.sql")}
+	s.Files = []File{{Name: "1/x.sql", Data: []byte("SELECT 1;\n")}, {Name: "y.sql", Data: []byte("SELECT 2;\n")}}
+	b, err := Manifest(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(b), "---\n")
+	if len(docs) != 2 {
+		t.Fatalf("%d documents:\n%s", len(docs), b)
+	}
+	var cm corev1.ConfigMap
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), &cm); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), &job); err != nil {
+		t.Fatal(err)
+	}
+	vol := job.Spec.Template.Spec.Volumes
+	if len(vol) != 1 || vol[0].ConfigMap == nil || vol[0].ConfigMap.Name != cm.Name {
+		t.Fatalf("volumes %+v", vol)
+	}
+	got := map[string]string{}
+	for _, it := range vol[0].ConfigMap.Items {
+		if msgs := validation.IsConfigMapKey(it.Key); len(msgs) > 0 {
+			t.Errorf("key %q: %v", it.Key, msgs)
+		}
+		got[it.Path] = cm.Data[it.Key]
+	}
+	if len(got) != 2 || len(cm.Data) != 2 || got["1/x.sql"] != "SELECT 1;\n" || got["y.sql"] != "SELECT 2;\n" {
+		t.Errorf("the pods see %v (data %v)", got, cm.Data)
+	}
+	if c := job.Spec.Template.Spec.Containers[0]; c.Args[2] != "--file=/etc/rightsize/workload/1/x.sql@3" {
+		t.Errorf("args %q", c.Args)
+	}
+	if !strings.Contains(Instructions(job.Name, s), "configmap/"+cm.Name) {
+		t.Errorf("the instructions do not delete the ConfigMap:\n%s", Instructions(job.Name, s))
+	}
+	for _, bad := range [][]File{
+		{{Name: "/etc/x.sql"}}, {{Name: "../x.sql"}}, {{Name: "a/../../x.sql"}}, {{Name: "..data/x.sql"}}, {{Name: ""}},
+		{{Name: "a\\b.sql"}}, {{Name: "x.sql"}, {Name: "x.sql"}}, {{Name: "big.sql", Data: make([]byte, 1<<20)}},
+		{{Name: "half.sql", Data: make([]byte, 600<<10)}, {Name: "other.sql", Data: make([]byte, 600<<10)}},
+	} {
+		s.Files = bad
+		if _, err := Build(s); err == nil || !strings.Contains(err.Error(), "file") {
+			t.Errorf("files %q: %v, want a refusal", bad[0].Name, err)
+		}
+	}
+}

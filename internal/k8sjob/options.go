@@ -85,10 +85,14 @@ func Instructions(job string, s Spec) string {
 	fmt.Fprintf(&b, "  kubectl apply%s -f job.yaml\n", ns)
 	fmt.Fprintf(&b, "  kubectl get pods%s -l %s=%s --watch\n", ns, LabelRun, LabelValue(s.RunID))
 	fmt.Fprintf(&b, "  %s   # once the Job has completed\n", MergeCommand(s.RunID))
-	if s.File != nil {
+	if s.hasFiles() {
 		// A ConfigMap cannot be owned by a Job not yet created (no UID):
 		// it outlives it unless deleted.
-		fmt.Fprintf(&b, "  kubectl delete%s job/%s configmap/%s   # afterwards: the Job and the workload file's ConfigMap\n", ns, job, fileMap(job))
+		what := "the workload file's ConfigMap"
+		if len(s.Files) > 0 {
+			what = "the ConfigMap of its files"
+		}
+		fmt.Fprintf(&b, "  kubectl delete%s job/%s configmap/%s   # afterwards: the Job and %s\n", ns, job, fileMap(job), what)
 	}
 	return b.String()
 }
