@@ -34,6 +34,9 @@ func TestForeignFlagHints(t *testing.T) {
 		}},
 		{[]string{"run", "oltp_read_write", "-c10"}, []string{"-c is pgbench's --client: rightsize says --threads"}},
 		{[]string{"run", "oltp_read_write", "-M", "prepared"}, []string{"-M is pgbench's --protocol, and rightsize has no equivalent: statements are always prepared"}},
+		{[]string{"run", "pgbench", "-r", "-f", "x.sql"}, []string{"-r is pgbench's --report-per-command, and rightsize has no equivalent: each script is an operation with its own count, rate and response-time percentiles",
+			"pg_stat_statements", "give the statement a script of its own"}},
+		{[]string{"run", "pgbench", "--report-per-command"}, []string{"--report-per-command is pgbench's, and rightsize has no equivalent: each script is an operation"}},
 		{[]string{"run", "oltp_read_write", "--vus", "10"}, []string{"--vus is k6's: rightsize says --threads"}},
 		{[]string{"run", "oltp_read_write", "--duration", "1m"}, []string{"--duration is k6's: rightsize says --time"}},
 		{[]string{"run", "oltp_read_write", "-i"}, []string{

@@ -135,6 +135,9 @@ var Table = []Flag{
 	{"-R, --rate", pgbench, "--rate", "events per second per instance, open loop, latency from the intended start"},
 	{"-P, --progress", pgbench, "--report-interval", ""},
 	{"-M, --protocol", pgbench, "", "statements are always prepared, as with -M prepared"},
+	{"-r, --report-per-command", pgbench, "", "each script is an operation with its own count, rate and response-time percentiles; per statement, " +
+		"the server's own time is named when pg_stat_statements is installed and loaded in the database: the statements that took most of it in each step, " +
+		"with calls per second and ms each; for one statement's response time as the client sees it, give the statement a script of its own"},
 	{"-t, --transactions", pgbench, "", whyCount},
 	{"-s, --scale", pgbench, "--table-size", "rows per table; tpcc: --warehouses; 'rightsize run pgbench' takes -s"},
 	{"-i, --initialize", pgbench, "prepare WORKLOAD", ""},
