@@ -11,6 +11,8 @@ import (
 // nor on stderr (issue 47: both echoed the whole URL).
 func TestNoopFileioTargetPasswordNotEchoed(t *testing.T) {
 	const secret = "secretpw"
+	// Where a location taken for a path would be laid out (a 1 GiB file).
+	t.Chdir(t.TempDir())
 	for _, args := range [][]string{
 		{"run", "noop", "--target", "postgres://u:" + secret + "@127.0.0.1/x", "--time", "1s"},
 		{"run", "fileio", "--target", "postgres://u:" + secret + "@127.0.0.1/x", "--time", "1s"},
