@@ -44,11 +44,12 @@ built-in protocols:
 published sizes (hours). Each step is an ordinary sweep or run (printed
 before it runs, passwords removed), labelled <study id>/<step> and
 recorded in the history catalog; run the study again with --study-id to
-resume it: the steps the catalog holds, complete and with the same options,
-are not run again (a step whose options changed runs again, and the study
-says why). --dir is the study's: a folder holding a report or results of
-the study's names that this study id did not write is refused without
---force.`
+resume it: the steps the catalog holds, complete, that this study (its name
+and file) ran with the same options, are not run again (a step whose
+options changed, or another study file's under the same id, runs again, and
+the study says why). --dir is the study's: a folder holding a report or
+results of the study's names that this study id did not write is refused
+without --force.`
 
 // studyCommand is 'rightsize study': run, show and list protocols.
 func studyCommand(ctx context.Context, env *Env) *cobra.Command {

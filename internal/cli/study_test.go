@@ -349,7 +349,7 @@ func TestStudyResumeComparesSpec(t *testing.T) {
 	// Another study under the same id, a step of the same name and workload.
 	other := writeStudy(t, t.TempDir(), fmt.Sprintf(noopStudy, "other", 3))
 	o = studyIn(t, other, h, filepath.Join(dir, "out2"), "--study-id", "s1")
-	if o.code != ExitOK || !strings.Contains(o.stdout, "step a: the history holds it with other options (--threads=2 then, --threads=3 now)") || strings.Contains(o.stdout, "skipped") {
+	if o.code != ExitOK || !strings.Contains(o.stdout, "step a: the history holds it ("+filepath.Join(dir, "out", "a.json")+") from another study (x, "+file+") under the same id: running it again") || strings.Contains(o.stdout, "skipped") {
 		t.Errorf("another study: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 }

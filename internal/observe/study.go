@@ -152,7 +152,7 @@ func RunStudy(ctx context.Context, env *Env, s *study.Study, name string, o Stud
 	if err != nil {
 		return err
 	}
-	files, err := runSteps(ctx, env, h, steps, rec, o.Dir)
+	files, err := runSteps(ctx, env, h, s, steps, rec, o.Dir)
 	if err != nil {
 		return err
 	}
@@ -173,11 +173,11 @@ func (f stepFiles) all() []string {
 	return f.runs
 }
 
-// runSteps runs each step the history does not hold yet with the same
-// options, in order, adding each to the study's record in dir as it
-// completes, and returns every step's files (a skipped step's as the
+// runSteps runs each step of s the history does not hold yet, run by s
+// with the same options, in order, adding each to the study's record in
+// dir as it completes, and returns every step's files (a skipped step's as the
 // catalog recorded them). The first step that fails ends the study.
-func runSteps(ctx context.Context, env *Env, h StudyHooks, steps []stepRun, rec *study.Record, dir string) (map[string]stepFiles, error) {
+func runSteps(ctx context.Context, env *Env, h StudyHooks, s *study.Study, steps []stepRun, rec *study.Record, dir string) (map[string]stepFiles, error) {
 	files := map[string]stepFiles{}
 	var cat *history.Catalog
 	if dsn := steps[0].plan.History; dsn != "" {
@@ -192,7 +192,7 @@ func runSteps(ctx context.Context, env *Env, h StudyHooks, steps []stepRun, rec 
 	}
 	var skipped []string
 	for _, st := range steps {
-		f, done, err := stepDone(ctx, env, cat, st)
+		f, done, err := stepDone(ctx, env, cat, s, st)
 		if err != nil {
 			return nil, fmt.Errorf("study: step %s: %w", st.cmd.Step, err)
 		}
@@ -231,25 +231,35 @@ func runStep(ctx context.Context, env *Env, h StudyHooks, st stepRun) (stepFiles
 	return stepFiles{sweep: out.SweepPath, runs: out.Paths}, nil
 }
 
-// stepDone reports whether the history holds the step, complete, run with
-// the options it has now (the record beside its files says which). When it
-// holds the step otherwise it says why the step runs again.
-func stepDone(ctx context.Context, env *Env, cat *history.Catalog, st stepRun) (stepFiles, bool, error) {
+// stepDone reports whether the history holds the step, complete, run by
+// study s (its name and file) with the options it has now (the record
+// beside its files says which). When it holds the step otherwise (another
+// study's under the same id, or with other options) it says why the step
+// runs again.
+func stepDone(ctx context.Context, env *Env, cat *history.Catalog, s *study.Study, st stepRun) (stepFiles, bool, error) {
 	if cat == nil {
 		return stepFiles{}, false, nil
 	}
 	// The catalog knows a workload by its name (a workload file's name:,
-	// not its path).
-	sweep, runs, ok, err := cat.Labelled(ctx, st.plan.Workload.Meta().Name, st.label, st.plan.Sweep)
-	if err != nil || !ok {
+	// not its path). Of the step's entries, the newest this study ran with
+	// these options; else why the newest is not.
+	why := ""
+	sweep, runs, ok, err := cat.Labelled(ctx, st.plan.Workload.Meta().Name, st.label, st.plan.Sweep, func(path string) bool {
+		done, w := s.RanWith(path, st.label, st.cmd.Step, st.spec)
+		if why == "" {
+			why = w
+		}
+		return done
+	})
+	if err != nil {
 		return stepFiles{}, false, err
 	}
-	f := stepFiles{sweep: sweep, runs: runs}
-	done, why := study.RanWith(f.all()[0], st.label, st.cmd.Step, st.spec)
-	if done {
-		return f, true, nil
+	if ok {
+		return stepFiles{sweep: sweep, runs: runs}, true, nil
 	}
-	fmt.Fprintf(env.Stdout, "study: step %s: %s: running it again\n", st.cmd.Step, why)
+	if why != "" {
+		fmt.Fprintf(env.Stdout, "study: step %s: %s: running it again\n", st.cmd.Step, why)
+	}
 	return stepFiles{}, false, nil
 }
 

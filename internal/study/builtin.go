@@ -39,5 +39,8 @@ func ParseBuiltin(name string) (*Study, bool, error) {
 		return nil, false, nil
 	}
 	s, err := Parse(bytes.NewReader(b), name)
+	if err == nil {
+		s.File = "builtin:" + name
+	}
 	return s, true, err
 }

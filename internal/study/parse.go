@@ -1,6 +1,8 @@
 package study
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"regexp"
@@ -11,14 +13,16 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rightsize/rightsize/internal/lineprob"
+	"github.com/rightsize/rightsize/internal/session"
 )
 
 // maxFile bounds a study file (a study is a page, not a data set).
 const maxFile = 1 << 20
 
 // Parse reads and validates a study file; name is how errors call it (its
-// path, or the protocol's name). Every problem is returned at once as an
-// *Error, with the lines yaml gives.
+// path, or the protocol's name), and the study's File is its absolute
+// path. Every problem is returned at once as an *Error, with the lines
+// yaml gives.
 func Parse(r io.Reader, name string) (*Study, error) {
 	b, err := io.ReadAll(io.LimitReader(r, maxFile+1))
 	if err != nil {
@@ -37,6 +41,8 @@ func Parse(r io.Reader, name string) (*Study, error) {
 	if err := p.err(name); err != nil {
 		return nil, err
 	}
+	sum := sha256.Sum256(b)
+	s.File, s.Digest = session.AbsPath(name), hex.EncodeToString(sum[:])
 	return s, nil
 }
 

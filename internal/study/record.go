@@ -26,9 +26,27 @@ var ErrDirTaken = errors.New("the study's --dir holds files it did not write")
 
 // Record is a study's --dir as the study wrote it.
 type Record struct {
-	Study string                `json:"study"`
-	ID    string                `json:"id"`
-	Steps map[string]StepRecord `json:"steps"`
+	Study string `json:"study"`
+	ID    string `json:"id"`
+	// File and Digest are the study file that wrote it (Study.File and
+	// Study.Digest; both empty in a record written before they were kept).
+	File   string                `json:"file,omitempty"`
+	Digest string                `json:"digest,omitempty"`
+	Steps  map[string]StepRecord `json:"steps"`
+}
+
+// sameAs reports whether rec was written by this study: of its name, and
+// from its file (the same path, edited or not, or the same text
+// elsewhere). A record that names no file (written before they were kept)
+// is the study's by its name alone.
+func (s *Study) sameAs(rec *Record) bool {
+	if rec.Study != s.Name {
+		return false
+	}
+	if rec.File == "" && rec.Digest == "" {
+		return true
+	}
+	return rec.File == s.File || rec.Digest == s.Digest
 }
 
 // StepRecord is a step that ran: its specification (the flags of what it
@@ -101,10 +119,11 @@ func (s *Study) ClaimDir(c Claim) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec != nil && rec.ID == c.ID && rec.Study == s.Name {
+	if rec != nil && rec.ID == c.ID && s.sameAs(rec) {
 		if rec.Steps == nil {
 			rec.Steps = map[string]StepRecord{}
 		}
+		rec.File, rec.Digest = s.File, s.Digest // as the study is now
 		return rec, nil
 	}
 	if !c.Force {
@@ -112,6 +131,9 @@ func (s *Study) ClaimDir(c Claim) (*Record, error) {
 			by := "that study " + c.ID + " did not write"
 			if rec != nil {
 				by = "that study " + rec.ID + " (" + rec.Study + ") wrote"
+				if rec.ID == c.ID && rec.Study == s.Name {
+					by = "that study " + rec.ID + " of another file of the name " + rec.Study + " (" + rec.File + ") wrote"
+				}
 			}
 			how := "give another --dir, or --force to replace them"
 			if c.ReplaceOurs {
@@ -120,7 +142,7 @@ func (s *Study) ClaimDir(c Claim) (*Record, error) {
 			return nil, dirTaken{fmt.Sprintf("--dir %s holds %s, %s: %s", c.Dir, strings.Join(clash, ", "), by, how)}
 		}
 	}
-	rec = &Record{Study: s.Name, ID: c.ID, Steps: map[string]StepRecord{}}
+	rec = &Record{Study: s.Name, ID: c.ID, File: s.File, Digest: s.Digest, Steps: map[string]StepRecord{}}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -157,11 +179,20 @@ func (s *Study) clashes(c Claim) []string {
 }
 
 // RanWith reports whether the record beside path, a file the history holds
-// for the step labelled label (<study id>/<step>), says the step ran with
-// spec; when it does not, why says so, to tell why the step runs again.
-func RanWith(path, label, step string, spec []string) (ok bool, why string) {
+// for the step labelled label (<study id>/<step>), says this study (its
+// name and file: sameAs) ran the step with spec; when it does not, why
+// says so, to tell why the step runs again. Another study run under the
+// same id, with a step of the same name and options, is not this one's.
+func (s *Study) RanWith(path, label, step string, spec []string) (ok bool, why string) {
 	why = "the history holds it (" + path + "), but no " + RecordFile + " beside it says with which options it ran"
 	rec, _ := ReadRecord(filepath.Dir(path))
+	if rec != nil && strings.HasPrefix(label, rec.ID+"/") && !s.sameAs(rec) {
+		from := rec.Study
+		if rec.File != "" {
+			from += ", " + rec.File
+		}
+		return false, "the history holds it (" + path + ") from another study (" + from + ") under the same id"
+	}
 	if rec != nil && strings.HasPrefix(label, rec.ID+"/") {
 		if sr, ok := rec.Steps[step]; ok && slices.Contains(sr.Files, session.AbsPath(path)) {
 			if slices.Equal(sr.Spec, spec) {

@@ -103,6 +103,11 @@ type Study struct {
 	Stages  []Stage
 	Sizing  *Sizing
 	Report  Report
+	// File and Digest are which study file it is: its absolute path
+	// ("builtin:NAME" for a built-in protocol) and the SHA-256 of its
+	// text, in hex. A study's record holds them, so that a study resumed
+	// skips only the steps it recorded itself (sameAs).
+	File, Digest string
 }
 
 // WorkloadParam is what a step names as its workload when the study drives
