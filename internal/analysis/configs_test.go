@@ -383,3 +383,32 @@ func TestCompareConfigsRepeatsDisagree(t *testing.T) {
 		t.Errorf("notes %q: want the repeats' capacities averaged, said so", cmp.Notes)
 	}
 }
+
+// Repeats of a configuration whose first sweep never met its objective and
+// whose second did: it met it, at the second's capacity step, its capacity
+// the mean of the two (0/s for the first), said in a note; no figure of
+// its row is NaN.
+func TestCompareConfigsRepeatsOneNeverMet(t *testing.T) {
+	obj := func(outcome string, x float64) *result.Search {
+		return &result.Search{Axis: "rate", SLOMs: 20, Percentile: "p99", Outcome: outcome, X: x, Next: 2 * x}
+	}
+	same := func(x float64) float64 { return x }
+	var cs []Candidate
+	for i, o := range []*result.Search{obj("never_met", 0), obj("found", 200)} {
+		c := searched("MariaDB", o, same, 100, 200, 400)
+		c.Sweep.ID = fmt.Sprintf("sw-M%d", i)
+		cs = append(cs, c)
+	}
+	cs = append(cs, searched("PostgreSQL", obj("found", 400), same, 100, 200, 400))
+	cmp, err := CompareConfigs(cs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cmp.Rows[1]
+	if r.Config != "MariaDB" || r.NeverMet != "" || r.Step != "rate 200/s" || r.Throughput != 100 || r.Repeats != 2 || math.IsNaN(r.P99Ms) || math.IsNaN(r.AvgMs) {
+		t.Errorf("row %+v: want MariaDB at rate 200/s, a capacity of 100/s over 2 sweeps", r)
+	}
+	if !strings.Contains(strings.Join(cmp.Notes, "\n"), "MariaDB met its objective in 1 of its 2 sweeps") {
+		t.Errorf("notes %q", cmp.Notes)
+	}
+}
