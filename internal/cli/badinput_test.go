@@ -213,6 +213,8 @@ func TestBadInput(t *testing.T) {
 		{"prepare --loaders negative", []string{"prepare", "oltp_read_write", "--loaders", "-1", "--target", pg}, 2, "loaders -1"},
 		{"instances 0", []string{"run", "oltp_read_write", "--instances", "0", "--target", pg}, 2, `instances "0"`},
 		{"instances list in run", []string{"run", "oltp_read_write", "--instances", "1,2", "--target", pg}, 2, "a list is for sweep"},
+		{"instances over the cap", []string{"run", "oltp_read_write", "--instances", "100000", "--target", pg}, 2, "at most 1000 at once"},
+		{"max-error-pct over 100", []string{"run", "oltp_read_write", "--max-error-pct", "101", "--target", pg}, 2, "max-error-pct 101: want a percentage from 0 to 100"},
 		{"tpcc weights", []string{"run", "tpcc", "--weights", "1,2,3", "--target", pg}, 2, "weights"},
 		{"tpcc think-scale", []string{"run", "tpcc", "--think-scale", "-1", "--target", pg}, 2, "think-scale -1"},
 		{"tpcc in-server form", []string{"run", "tpcc", "--in-server=triggers", "--target", pg}, 2, `in-server "triggers"`},

@@ -45,7 +45,7 @@ func captureCommand(env *Env) *cobra.Command {
 	fs := c.Flags()
 	fs.StringVar(&o.Target, "target", "", "the production database: postgres://user@host/db or mysql://user@host/db (env:VAR reads it from the environment, keeping a password off the command line)")
 	fs.DurationVar(&o.For, "for", 10*time.Minute, "the window over which the statistics are counted")
-	fs.StringVar(&o.Out, "out", "", "the workload file to write")
+	fs.StringVar(&o.Out, "out", "", "the workload file to write (- for standard output); an existing file is replaced only with --force, a device or pipe is written through")
 	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
 	fs.DurationVar(&o.Tick, "progress", 10*time.Second, "how often a progress line is written on stderr")
 	return c

@@ -106,19 +106,17 @@ func loadStudy(arg string) (*study.Study, error) {
 	if s, ok, err := study.ParseBuiltin(arg); ok {
 		return s, err
 	}
-	f, err := os.Open(arg)
+	s, err := study.ReadFile(arg)
 	if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(arg, `/\.`) {
 		return nil, usagef("study: no protocol %q (built in: %s) and no file of that name", arg, strings.Join(study.Builtins(), ", "))
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, study.ErrInvalid):
+		return nil, usageError{err}
+	case err != nil:
 		return nil, runError{fmt.Errorf("study: %w", err)}
 	}
-	defer f.Close()
-	s, err := study.Parse(f, arg)
-	if errors.Is(err, study.ErrInvalid) {
-		return nil, usageError{err}
-	}
-	return s, err
+	return s, nil
 }
 
 // runStudy runs the study arg names (observe.RunStudy), a VM right-sized

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/capturedb"
@@ -38,8 +38,13 @@ func Capture(ctx context.Context, env *Env, o CaptureOptions) error {
 	}
 	if o.Out == "" {
 		errs = append(errs, errors.New("capture: --out is required (the workload file to write, e.g. my-app.yaml)"))
-	} else if _, err := os.Stat(o.Out); err == nil && !o.Force {
-		errs = append(errs, fmt.Errorf("capture: %s exists: give another --out, or --force to overwrite it", o.Out))
+	} else if fi, err := os.Stat(o.Out); o.Out != "-" && err == nil {
+		switch {
+		case fi.IsDir():
+			errs = append(errs, fmt.Errorf("capture: --out %s is a directory: name the workload file to write", o.Out))
+		case fi.Mode().IsRegular() && !o.Force:
+			errs = append(errs, fmt.Errorf("capture: %s exists: give another --out, or --force to overwrite it", o.Out))
+		}
 	}
 	raw, err := runplan.TargetFromEnv(o.Target, env.Getenv)
 	if err != nil {
@@ -59,7 +64,7 @@ func Capture(ctx context.Context, env *Env, o CaptureOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFile(o.Out, text); err != nil {
+	if err := writeCapture(env.Stdout, o.Out, text); err != nil {
 		return err
 	}
 	m := res.Model
@@ -74,25 +79,17 @@ func Capture(ctx context.Context, env *Env, o CaptureOptions) error {
 
 func statements(m interface{ StatementCount() int }) int { return m.StatementCount() }
 
-// writeFile writes data to path through a temporary file in its folder,
-// so that an interrupted write leaves no half file.
-func writeFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".capture-*.yaml")
-	if err != nil {
+// writeCapture writes the workload file's text to standard output for
+// "-", else as every output is written (session.WriteFile): through a
+// temporary file renamed into place, so that an interrupted write leaves
+// no half file, and a device or a pipe written through, never replaced.
+func writeCapture(stdout io.Writer, path string, data []byte) error {
+	if path == "-" {
+		_, err := stdout.Write(data)
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
+	return session.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	})
 }

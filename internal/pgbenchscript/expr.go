@@ -252,6 +252,7 @@ const (
 type parser struct {
 	toks  []token
 	pos   int
+	depth int // nesting of prefix (parentheses, unary signs, function arguments)
 	nodes []node
 	vars  func(name string) int
 }
@@ -441,8 +442,17 @@ func (p *parser) is(op string, left int) (int, error) {
 
 // prefix parses an operand: a constant, a variable, a function call, a
 // CASE, a parenthesised expression, or a prefix operator and its operand.
+// MaxDepth is how deeply an expression may nest (parentheses, unary
+// signs, function calls, CASE): the depth of pgbench's parser stack
+// (bison's YYMAXDEPTH), past which pgbench says "memory exhausted".
+const MaxDepth = 10000
+
 func (p *parser) prefix() (int, error) {
 	t := p.next()
+	if p.depth++; p.depth > MaxDepth {
+		return 0, &exprError{fmt.Sprintf("memory exhausted: the expression nests more than %d levels deep", MaxDepth), t.col}
+	}
+	defer func() { p.depth-- }()
 	switch t.kind {
 	case tInt:
 		if t.i > math.MaxInt64 {

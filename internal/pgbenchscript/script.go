@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rightsize/rightsize/internal/sqlscan"
 )
@@ -504,8 +505,20 @@ func (sp *scriptParser) expr(cmd, text string, line int) (*Expr, bool) {
 // oneLine is text on one line, for a message: a continued expression's
 // lines joined by a space.
 func oneLine(text string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(text, "\\\n", " ")), " ")
+	s := strings.Join(strings.Fields(strings.ReplaceAll(text, "\\\n", " ")), " ")
+	if len(s) > maxEcho {
+		// An expression of 100,000 parentheses is not shown whole.
+		cut := maxEcho
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+	}
+	return s
 }
+
+// maxEcho is how much of a command's text an error shows.
+const maxEcho = 200
 
 func (sp *scriptParser) set(rest string, line int) {
 	name := rest

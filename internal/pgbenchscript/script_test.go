@@ -240,6 +240,10 @@ func TestParseErrors(t *testing.T) {
 		{"\\startpipeline\n", `f.sql:1: \startpipeline: pipeline mode is not supported`},
 		{"-- nothing\n", `f.sql: empty command list for script`},
 		{"SELECT 1 \\; SELECT 2;\n", `f.sql:1: \; (several statements in one command) cannot be prepared`},
+		// pgbench's parser stack holds 10,000 levels ("memory exhausted").
+		{"\\set x " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000) + "\n", `f.sql:1: \set: memory exhausted: the expression nests more than 10000 levels deep`},
+		{"\\set x " + strings.Repeat("-", 100000) + "1\n", "memory exhausted"},
+		{"\\set x abs(" + strings.Repeat("abs(", 20000) + "1" + strings.Repeat(")", 20001) + "\n", "memory exhausted"},
 	} {
 		_, err := NewProgram().Add("f", "f.sql", c.script, 1)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrInvalid) {

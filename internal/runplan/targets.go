@@ -127,5 +127,15 @@ func (c *Flags) InstanceCounts() ([]int, error) {
 	if len(ns) > 1 && c.phase != PhaseSweep {
 		return nil, fmt.Errorf("instances %q: a list is for sweep; give one number", c.Instances)
 	}
+	for _, n := range ns {
+		if n > MaxInstances {
+			return nil, fmt.Errorf("instances %d: at most %d at once (each is a database of its own, opened and prepared before the run)", n, MaxInstances)
+		}
+	}
 	return ns, nil
 }
+
+// MaxInstances is the most instances one run drives: the studies scale
+// to 32; a thousand databases is already more than one generator should
+// prepare.
+const MaxInstances = 1000

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/result"
 )
@@ -95,7 +97,11 @@ func writeAtomic(path string, r *result.Run, final bool) (int64, error) {
 // /dev/null, a pipe, or a symlink to one) is written to in place, never
 // replaced.
 func writeFileAtomic(path string, sync bool, write func(io.Writer) error) (n int64, err error) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+	path, inPlace, err := destination(path)
+	if err != nil {
+		return 0, err
+	}
+	if inPlace {
 		return writeInPlace(path, write)
 	}
 	dir := filepath.Dir(path)
@@ -138,17 +144,74 @@ func writeFileAtomic(path string, sync bool, write func(io.Writer) error) (n int
 	return cw.n, os.Rename(tmp.Name(), path)
 }
 
-// writeInPlace writes what write writes to the existing file at path (a
-// device or a pipe), returning the bytes written.
-func writeInPlace(path string, write func(io.Writer) error) (int64, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+// destination decides how an output at path is written: the path whose
+// directory gets the temporary file and the rename (a symlink to a regular
+// file is followed, so that the link stays a link), or inPlace for a
+// device, a named pipe or a symlink to one (/dev/stdout, /dev/null), which
+// is written through and never renamed over. A directory or a socket is
+// refused.
+func destination(path string) (string, bool, error) {
+	lst, err := os.Lstat(path)
 	if err != nil {
+		return path, false, nil // nothing there yet: a new regular file
+	}
+	if lst.Mode().IsRegular() {
+		return path, false, nil
+	}
+	st, err := os.Stat(path) // what a symlink points at
+	if err != nil {
+		return "", false, fmt.Errorf("a symlink whose target cannot be read (%w): not replaced", err)
+	}
+	switch m := st.Mode(); {
+	case m.IsDir():
+		return "", false, errors.New("is a directory")
+	case m&fs.ModeSocket != 0:
+		return "", false, errors.New("is a socket, not a file")
+	case m.IsRegular():
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			// /dev/stdout -> /proc/self/fd/1 -> a file that has no
+			// path of its own to rename over: write through it.
+			return path, true, nil
+		}
+		if _, err := os.Stat(filepath.Dir(real)); err != nil || strings.HasPrefix(real, "/proc/") {
+			return path, true, nil
+		}
+		return real, false, nil
+	}
+	return path, true, nil // a device or a named pipe
+}
+
+// writeInPlace writes what write writes to the existing file at path (a
+// device or a pipe, or a regular file only reached through /proc, such as
+// /dev/stdout redirected to a file: appended to), returning the bytes
+// written. A named pipe with no
+// reader within pipeReaderWait is refused rather than waited on for ever.
+func writeInPlace(path string, write func(io.Writer) error) (int64, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0)
+	for wait := time.Now().Add(pipeReaderWait); errors.Is(err, syscall.ENXIO) && time.Now().Before(wait); {
+		time.Sleep(20 * time.Millisecond)
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0)
+	}
+	if errors.Is(err, syscall.ENXIO) {
+		return 0, fmt.Errorf("a named pipe with no reader (waited %v for one)", pipeReaderWait)
+	}
+	if err != nil {
+		return 0, err
+	}
+	// Written in blocking mode: a pipe's reader may be slower than us.
+	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+		f.Close()
 		return 0, err
 	}
 	cw := &countingWriter{w: f}
 	err = write(cw)
 	return cw.n, errors.Join(err, f.Close())
 }
+
+// pipeReaderWait is how long an output to a named pipe waits for a reader
+// to open it before it is refused (opening it blocking would wait forever).
+const pipeReaderWait = 5 * time.Second
 
 // countingWriter counts the bytes written through it.
 type countingWriter struct {

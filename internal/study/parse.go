@@ -1,8 +1,10 @@
 package study
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -14,10 +16,26 @@ import (
 
 	"github.com/rightsize/rightsize/internal/lineprob"
 	"github.com/rightsize/rightsize/internal/session"
+	"github.com/rightsize/rightsize/internal/workload"
 )
 
 // maxFile bounds a study file (a study is a page, not a data set).
 const maxFile = 1 << 20
+
+// ReadFile reads and validates the study file at path (Parse), at most
+// maxFile bytes of it: a device, a named pipe or anything else that is not
+// a regular file is refused unopened, a larger file unread (wrapping
+// ErrInvalid and workload.ErrNotAFile).
+func ReadFile(path string) (*Study, error) {
+	data, err := workload.ReadUserFile(path, maxFile)
+	if errors.Is(err, workload.ErrNotAFile) {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Parse(bytes.NewReader(data), path)
+}
 
 // Parse reads and validates a study file; name is how errors call it (its
 // path, or the protocol's name), and the study's File is its absolute

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -33,28 +34,68 @@ const MaxLocalFile = 1 << 20
 // ErrLocalFile wraps ReadLocalFile's refusals.
 var ErrLocalFile = errors.New("cannot be given to a run elsewhere")
 
-// ReadLocalFile reads the regular file at path, at most MaxLocalFile
-// bytes: a device, a named pipe or a larger file is refused (wrapping
-// ErrLocalFile) without being read.
-func ReadLocalFile(path string) ([]byte, error) {
+// ErrNotAFile wraps ReadUserFile's refusal of a path that is no regular
+// file (a device such as /dev/zero, a named pipe, a directory, a socket)
+// or is larger than its bound: a usage error, refused before anything is
+// read.
+var ErrNotAFile = errors.New("not a file rightsize reads")
+
+// ReadUserFile reads the regular file at path that the command line names
+// (a workload file, a pgbench script, a study file), at most max bytes. A
+// device, a named pipe (whose open would block until a writer came), a
+// directory or a socket is refused without being opened, and a file
+// larger than max without being read (both wrapping ErrNotAFile); what is
+// read is bounded too, for a file that grows meanwhile.
+func ReadUserFile(path string, max int64) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w: not a regular file", path, ErrLocalFile)
+	if m := fi.Mode(); !m.IsRegular() {
+		return nil, fmt.Errorf("%s: %w: it is %s, not a regular file", path, ErrNotAFile, kindOf(m))
 	}
-	f, err := os.Open(path)
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s: %w: %d bytes, over the %d it may weigh", path, ErrNotAFile, fi.Size(), max)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|nonblock, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxLocalFile+1))
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(data) > MaxLocalFile {
-		return nil, fmt.Errorf("%s: %w: more than 1 MiB", path, ErrLocalFile)
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: %w: it grew past the %d bytes it may weigh while it was read", path, ErrNotAFile, max)
 	}
 	return data, nil
+}
+
+// kindOf names a file mode that is not a regular file's.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "not a regular file"
+}
+
+// ReadLocalFile reads the regular file at path, at most MaxLocalFile
+// bytes: a device, a named pipe or a larger file is refused (wrapping
+// ErrLocalFile and ErrNotAFile) without being read.
+func ReadLocalFile(path string) ([]byte, error) {
+	data, err := ReadUserFile(path, MaxLocalFile)
+	if errors.Is(err, ErrNotAFile) {
+		return nil, fmt.Errorf("%w (%w)", err, ErrLocalFile)
+	}
+	return data, err
 }

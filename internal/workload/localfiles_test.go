@@ -45,3 +45,28 @@ func TestReadLocalFile(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// ReadUserFile refuses, unopened, what is not a regular file and, unread,
+// a file over its bound, as usage errors (ErrNotAFile).
+func TestReadUserFile(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "w.yaml")
+	if err := os.WriteFile(f, []byte("name: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadUserFile(f, 100); err != nil || string(data) != "name: x\n" {
+		t.Errorf("ReadUserFile(%s) = %q, %v", f, data, err)
+	}
+	if _, err := ReadUserFile(f, 4); !errors.Is(err, ErrNotAFile) {
+		t.Errorf("over the bound: %v, want ErrNotAFile", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, "/dev/zero", dir} {
+		if _, err := ReadUserFile(p, 1<<20); !errors.Is(err, ErrNotAFile) {
+			t.Errorf("ReadUserFile(%s) = %v, want ErrNotAFile", p, err)
+		}
+	}
+}

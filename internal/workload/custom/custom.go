@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,7 +33,7 @@ func Looks(arg string) bool {
 // wrapping workfile.ErrInvalid), is an error; the file's warnings are in
 // the workload's Warnings.
 func Load(path string) (*Workload, error) {
-	data, err := os.ReadFile(path)
+	data, err := workload.ReadUserFile(path, MaxFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnreadable, err)
 	}
@@ -48,7 +47,12 @@ func Load(path string) (*Workload, error) {
 	return w, nil
 }
 
-// ErrUnreadable is wrapped by Load's error for a file it cannot read.
+// MaxFile is the most a workload file may weigh: 16 MiB (a capture of
+// thousands of statements is a few hundred KiB).
+const MaxFile = 16 << 20
+
+// ErrUnreadable is wrapped by Load's error for a file it cannot read
+// (a device or a named pipe, refused unread, among them).
 var ErrUnreadable = errors.New("cannot read the workload file")
 
 // Workload is a workload file's workload with its options. Flags bind to

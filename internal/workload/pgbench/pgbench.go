@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -190,6 +189,10 @@ func (w *Workload) specs() ([]spec, error) {
 	if len(out) == 0 && len(errs) == 0 {
 		out = append(out, spec{name: "tpcb-like", builtin: "tpcb-like", weight: 1})
 	}
+	if len(out) > MaxScripts {
+		// pgbench's own limit and words; checked before any script is read.
+		return nil, fmt.Errorf("%d scripts: at most %d SQL scripts are allowed", len(out), MaxScripts)
+	}
 	// Two scripts of one name would be one operation: number the others.
 	seen := map[string]int{}
 	for i := range out {
@@ -200,6 +203,10 @@ func (w *Workload) specs() ([]spec, error) {
 	}
 	return out, errors.Join(errs...)
 }
+
+// MaxScripts is how many scripts (-f, -b and their shorthands) one run
+// may mix: pgbench's limit.
+const MaxScripts = 128
 
 // splitWeight splits NAME@W (the last @) as pgbench does: W in 0 to
 // 2^31-1, 1 without.
@@ -257,7 +264,7 @@ func (w *Workload) Validate() error {
 			b, _ := pgbenchscript.FindBuiltin(s.builtin)
 			_, err = prog.Add(s.name, b.Desc, b.Script, s.weight)
 		} else {
-			data, rerr := os.ReadFile(s.path)
+			data, rerr := workload.ReadUserFile(s.path, workload.MaxLocalFile)
 			if rerr != nil {
 				errs = append(errs, fmt.Errorf("%w: could not open file %q: %w", pgbenchscript.ErrInvalid, s.path, rerr))
 				continue

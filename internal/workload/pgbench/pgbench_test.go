@@ -262,6 +262,24 @@ func TestRefused(t *testing.T) {
 	if _, err := tg.Open(context.Background()); !errors.Is(err, dialect.ErrBadTarget) || !strings.Contains(err.Error(), "PostgreSQL only") {
 		t.Errorf("sqlite target: %v", err)
 	}
+	// pgbench's limit of 128 scripts, refused before any is read.
+	w = New()
+	fs = newFlags(w)
+	var many []string
+	for range MaxScripts + 1 {
+		many = append(many, "-f", "/dev/zero")
+	}
+	_ = fs.Parse(many)
+	if err := w.Validate(); err == nil || !strings.Contains(err.Error(), "at most 128 SQL scripts are allowed") || !errors.Is(err, pgbenchscript.ErrInvalid) {
+		t.Errorf("129 scripts: %v", err)
+	}
+	// A device is refused unread, as a usage error.
+	w = New()
+	fs = newFlags(w)
+	_ = fs.Parse([]string{"-f", "/dev/zero"})
+	if err := w.Validate(); err == nil || !strings.Contains(err.Error(), "not a regular file") || !errors.Is(err, pgbenchscript.ErrInvalid) {
+		t.Errorf("-f /dev/zero: %v", err)
+	}
 	w = New()
 	fs = newFlags(w)
 	_ = fs.Parse([]string{"-b", "select-only@0"})

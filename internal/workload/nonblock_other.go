@@ -1,0 +1,5 @@
+//go:build !unix
+
+package workload
+
+const nonblock = 0
