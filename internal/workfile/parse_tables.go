@@ -136,6 +136,8 @@ func (p *parser) table(n *yaml.Node, indexes map[string]int) Table {
 	if name, ok := p.scalar(f["name"], "table name"); ok {
 		if !tableRE.MatchString(name) {
 			p.add(f["name"].Line, "table name %q: want a letter or _ then letters, digits or _ (schema.table for an existing one)", name)
+		} else if w := reservedIn(name); w != "" {
+			p.add(f["name"].Line, "table name %q: %s is a reserved word of SQL, and rightsize's own statements (create, load, count, sample) name tables unquoted: choose another name", name, w)
 		}
 		t.Name = name
 	}
@@ -216,7 +218,7 @@ func (p *parser) column(n *yaml.Node, table string, needGen bool) Column {
 		p.add(n.Line, "%s: column name missing", table)
 		return c
 	}
-	c.Name = p.name(f["name"], table+": column")
+	c.Name = p.sqlName(f["name"], table+": column")
 	what := table + ", column " + c.Name
 	c.Null = p.boolean(f["null"], what+": null")
 	switch t := f["type"]; {
@@ -313,7 +315,7 @@ func (p *parser) index(n *yaml.Node, t *Table, table string) Index {
 	if f["name"] == nil {
 		p.add(n.Line, "%s: index name missing", table)
 	} else {
-		ix.Name = p.name(f["name"], table+": index")
+		ix.Name = p.sqlName(f["name"], table+": index")
 	}
 	what := table + ", index " + ix.Name
 	if f["columns"] == nil {

@@ -183,6 +183,9 @@ var problemCases = []problemCase{
 	{"cte delete undeclared", withTx("", "WITH d AS (DELETE FROM b RETURNING id) SELECT count(*) FROM d"), 12, "writes table b"},
 	{"control character", withTx("", "\"SELECT 1\\x01\""), 12, "control characters in SQL"},
 
+	// Reserved words, which rightsize's own statements would use unquoted.
+	{"table named select", "name: t\ntables:\n  - name: select\n    rows: 10\n    columns:\n      - {name: id, type: int, gen: {type: seq}}\n", 3, `table name "select": select is a reserved word of SQL`},
+	{"column named order", "name: t\ntables:\n  - name: a\n    rows: 10\n    columns:\n      - {name: order, type: int, gen: {type: seq}}\n", 6, `column "order": a reserved word of SQL`},
 	// Returned values (into).
 	{"into used before", base + "transactions:\n  - name: x\n    statements:\n      - SELECT v FROM a WHERE id = :got\n      - {sql: SELECT id FROM a, into: [got]}\n", 12, "uses :got before statement 2 returns it"},
 	{"into used by itself", base + "transactions:\n  - name: x\n    statements:\n      - {sql: 'SELECT id FROM a WHERE v = :got', into: [got]}\n", 12, "uses :got, which it returns itself"},
