@@ -190,6 +190,11 @@ func runHeadline(r *result.Run) string {
 		unit = "event"
 	}
 	line := fmt.Sprintf("%s/s (%ss), response time avg %s, p99 %s", Num(s.Throughput), unit, Ms(s.Latency.AvgMs), Ms(s.Latency.P99Ms))
+	if s.Throughput == 0 {
+		// Nothing completed: the latency figures are only the censored
+		// samples' (events in flight at the end).
+		line = fmt.Sprintf("0/s (%ss): none completed in the window", unit)
+	}
 	if r.Config != "" {
 		line = r.Config + ": " + line
 	}

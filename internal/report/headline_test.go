@@ -130,3 +130,13 @@ func TestHeadlineNamesTheSlowestFrequentType(t *testing.T) {
 		t.Errorf("headline lacks %q:\n%s", want, got)
 	}
 }
+
+// A run in which no event completed has no response time to show: its
+// latency figures are only those of the events in flight at the end.
+func TestHeadlineOfARunWithNoneCompleted(t *testing.T) {
+	r := &result.Run{Event: "transaction", Summary: result.Summary{Errors: 500, Censored: 1, Latency: result.Latency{AvgMs: 0.7, P99Ms: 0.7}}}
+	got := Headline(Doc{Runs: []*result.Run{r}})
+	if want := "0/s (transactions): none completed in the window."; len(got) != 1 || got[0] != want {
+		t.Errorf("headline %q, want %q", got, want)
+	}
+}
