@@ -148,9 +148,9 @@ password is not on the command line, where ps shows it (docs/passwords.md).
 Exit codes: 0 success; 1 the command failed, or more of a run's events
 failed than --max-error-pct allows (default 1 %); 2 invalid usage or options
 (nothing was opened); 3 interrupted by a signal, or a run that could not
-complete its window (a stall included: an event still running at the end
-after over half the window; a partial result was written when the run had
-started).`
+complete its window (a stall included: no event completed in the last half
+of the window while one was running; a partial result was written when the
+run had started).`
 
 func newRoot(ctx context.Context, env *Env) *cobra.Command {
 	root := &cobra.Command{

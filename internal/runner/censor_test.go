@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -115,5 +116,34 @@ func TestOverloadedOpenLoopIsNotStalled(t *testing.T) {
 		if res.Summary.Censored != 1 || res.Summary.Latency.MaxMs < 2000 {
 			t.Fatalf("censored %d, max %.0f ms: want 1 and the queue's wait", res.Summary.Censored, res.Summary.Latency.MaxMs)
 		}
+	})
+}
+
+// One virtual user stuck while the others go on is no stall of the run:
+// its event is a censored sample in max, and the run is complete.
+func TestOneStuckVirtualUserIsNoStall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var stuck atomic.Bool
+		work := func(ctx context.Context) error {
+			if time.Since(start) >= time.Second && stuck.CompareAndSwap(false, true) {
+				return sleepCtx(ctx, 40*time.Second)
+			}
+			return sleepCtx(ctx, time.Millisecond)
+		}
+		res, err := Run(context.Background(), Settings{
+			Load: Load{Threads: 2, Duration: 3 * time.Second},
+			Ops:  ops, Event: "transaction", Unit: "transactions",
+		}, []Opened{instance(work)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Partial {
+			t.Errorf("partial: %s", res.PartialReason)
+		}
+		if res.Summary.Censored < 1 {
+			t.Errorf("Censored = %d, want the stuck event", res.Summary.Censored)
+		}
+		within(t, "max ms", res.Summary.Latency.MaxMs, 2000, 5)
 	})
 }

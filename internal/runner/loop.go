@@ -162,9 +162,11 @@ func (r *run) settleEvent(v *vu, intended, actual time.Time, class errclass.Clas
 		r.censor(v, intended, actual)
 	case class == errclass.None:
 		st.recordEvent(done.Sub(intended), done.Sub(actual), r.open)
+		v.lastDone = done
 	default:
 		st.evErr.Add(class)
 		st.evMsg.Add(class, err)
+		v.lastDone = done
 		if r.retryable(class) { // only its last allowed attempt ends the loop so
 			st.gaveUp++
 		}

@@ -56,6 +56,8 @@ type vu struct {
 	inflight atomic.Int64
 	// inflightSvc is its actual start, likewise.
 	inflightSvc atomic.Int64
+	// lastDone is when the VU last completed an event in a phase (mu).
+	lastDone time.Time
 }
 
 // pendingOp is a sub-operation of the event in flight.
@@ -231,6 +233,7 @@ func (v *vu) Event(op int, start, end time.Time, err error) {
 		st.evErr.Add(class)
 		st.evMsg.Add(class, err)
 	}
+	v.lastDone = end
 	st.recordOp(op, kind, d, class)
 	v.mu.Unlock()
 }

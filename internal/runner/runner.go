@@ -446,9 +446,9 @@ func (d *driver) end() (*result.Run, error) {
 	}
 	r.failMu.Unlock()
 	r.censorAbandoned()
-	if held := time.Duration(r.maxStall.Load()); !r.partial && stalled(held, r.cfg.Duration) {
-		r.partial, r.reason = true, fmt.Sprintf("stalled: an event had been running %v without completing when the %v window ended, over half of it (counted with its time so far in the latency figures)",
-			held.Round(time.Millisecond), r.cfg.Duration)
+	if quiet := r.quietAtEnd(); !r.partial && stalled(quiet, time.Duration(r.maxStall.Load()), r.cfg.Duration) {
+		r.partial, r.reason = true, fmt.Sprintf("stalled: no event completed in the last %v of the %v window while one had been running %v (counted with its time so far in the latency figures)",
+			quiet.Round(time.Millisecond), r.cfg.Duration, time.Duration(r.maxStall.Load()).Round(time.Millisecond))
 	}
 	// Events in flight at the stop are added to the totals (they
 	// started in the window); a tail past the end is not an interval.
@@ -456,12 +456,32 @@ func (d *driver) end() (*result.Run, error) {
 	return r.finish()
 }
 
-// stalled reports whether an event that had run for held, unfinished, at
-// the end of a window of length window took most of it: over half the
-// window, and at least StallFloor (so that a short test window on a busy
-// host is not called stalled for a scheduling hiccup).
-func stalled(held, window time.Duration) bool {
-	return held > window/2 && held >= StallFloor
+// stalled reports whether a run stalled: no event completed in the last
+// quiet of its window while an event had been running, unfinished, for
+// held when it ended, both over half the window and at least StallFloor
+// (so that a short test window on a busy host is not called stalled for a
+// scheduling hiccup). One slow event among others that completed is no
+// stall: the latency figures show it.
+func stalled(quiet, held, window time.Duration) bool {
+	return quiet > window/2 && held > window/2 && min(quiet, held) >= StallFloor
+}
+
+// quietAtEnd is how long before the measured window's end (or the stop)
+// no virtual user completed an event within the window (from the window's
+// start when none did). Called once the virtual users are done or
+// abandoned.
+func (r *run) quietAtEnd() time.Duration {
+	cut, last := r.cutoff(), r.measureStart()
+	for _, in := range r.insts {
+		for _, v := range in.vus {
+			v.mu.Lock()
+			if v.lastDone.After(last) && !v.lastDone.After(cut) {
+				last = v.lastDone
+			}
+			v.mu.Unlock()
+		}
+	}
+	return cut.Sub(last)
 }
 
 // StallFloor is the shortest unfinished event that can make a run stalled
