@@ -329,7 +329,7 @@ func headline(ew *errWriter, prefix, event string, s result.Summary) {
 		ew.printf("%s  %d %ss gave up after their last retry (--max-retries) and count among the errors\n", prefix, s.GaveUp, event)
 	}
 	if s.Cancelled > 0 {
-		ew.printf("%s  cancelled %d %ss still in flight when the run stopped (neither successes nor errors)\n", prefix, s.Cancelled, event)
+		ew.printf("%s  cancelled %s still in flight when the run stopped (neither successes nor errors)\n", prefix, count(int(s.Cancelled), event))
 	}
 }
 
