@@ -113,7 +113,7 @@ func TestEvalErrors(t *testing.T) {
 		{"permute(1, 0)", "permute size parameter must be greater than zero"},
 		{"true + 1", "cannot coerce boolean to int"},
 		{"not 1", "cannot coerce int to boolean"},
-		{"int(1e300)", "double to int overflow"},
+		{"int(1e300)", "double to int overflow for 1e+300"},
 	} {
 		_, err := eval(t, c.expr)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -107,7 +107,7 @@ func (v Value) toInt() (int64, error) {
 	case Double:
 		d := math.RoundToEven(v.F)
 		if math.IsNaN(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0 {
-			return 0, fmt.Errorf("double to int overflow for %f", d)
+			return 0, fmt.Errorf("double to int overflow for %g", d)
 		}
 		return int64(d), nil
 	}
