@@ -52,7 +52,7 @@ func ReadUserFile(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if m := fi.Mode(); !m.IsRegular() {
-		return nil, fmt.Errorf("%s: %w: it is %s, not a regular file", path, ErrNotAFile, kindOf(m))
+		return nil, fmt.Errorf("%s: %w: it is %s, not a regular file", path, ErrNotAFile, KindOf(m))
 	}
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s: %w: %d bytes, over the %d it may weigh", path, ErrNotAFile, fi.Size(), max)
@@ -72,21 +72,26 @@ func ReadUserFile(path string, max int64) ([]byte, error) {
 	return data, nil
 }
 
-// kindOf names a file mode that is not a regular file's.
-func kindOf(m fs.FileMode) string {
+// KindOf names what a file mode is, for messages: "a character device",
+// "a directory", ...
+func KindOf(m fs.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a regular file"
 	case m.IsDir():
 		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
 	case m&fs.ModeCharDevice != 0:
 		return "a character device"
 	case m&fs.ModeDevice != 0:
 		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	}
-	return "not a regular file"
+	return "a special file"
 }
 
 // ReadLocalFile reads the regular file at path, at most MaxLocalFile

@@ -209,7 +209,7 @@ func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) ([
 		return nil, fmt.Errorf("%s: %w", in.path, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file; rightsize deletes only files it laid out", in.path, kindOf(st.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file; rightsize deletes only files it laid out", in.path, workload.KindOf(st.Mode()))
 	}
 	if _, owned := readRecord(in.path); !owned && !opt.Force {
 		return nil, fmt.Errorf("%s: left in place: it was %w (no %s); use --force to delete it", in.path, objects.ErrNotOwned, sidecar(in.path))

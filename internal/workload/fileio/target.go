@@ -40,32 +40,10 @@ func (t *target) Identity() string {
 // os.ModeDevice is set for character devices too (/dev/null, a tty).
 func isBlockDevice(m os.FileMode) bool { return m&os.ModeDevice != 0 && m&os.ModeCharDevice == 0 }
 
-// kindOf names what a file mode is, for messages: "a character device",
-// "a directory", ...
-func kindOf(m os.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "a special file"
-}
-
 // notAFileOrDevice is the error for a target that fileio cannot use,
 // saying what it is.
 func notAFileOrDevice(path string, m os.FileMode) error {
-	return fmt.Errorf("%s is %s, not a regular file or a block device: give a file (prepare lays it out) or a block device", path, kindOf(m))
+	return fmt.Errorf("%s is %s, not a regular file or a block device: give a file (prepare lays it out) or a block device", path, workload.KindOf(m))
 }
 
 // ErrDeviceWrite marks a refused write to a block device.
