@@ -85,7 +85,7 @@ func KindOf(m fs.FileMode) string {
 	case m&fs.ModeDevice != 0:
 		return "a block device"
 	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
+		return "a named pipe"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
 	case m&fs.ModeSymlink != 0:
