@@ -47,6 +47,6 @@ func captureCommand(env *Env) *cobra.Command {
 	fs.DurationVar(&o.For, "for", 10*time.Minute, "the window over which the statistics are counted")
 	fs.StringVar(&o.Out, "out", "", "the workload file to write (- for standard output); an existing file is replaced only with --force, a device or pipe is written through")
 	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
-	fs.DurationVar(&o.Tick, "progress", 10*time.Second, "how often a progress line is written on stderr")
+	fs.DurationVar(&o.Tick, "progress", 10*time.Second, "how often a progress line is written on stderr (10ms or more)")
 	return c
 }

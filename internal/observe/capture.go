@@ -36,6 +36,9 @@ func Capture(ctx context.Context, env *Env, o CaptureOptions) error {
 	if o.For < time.Second {
 		errs = append(errs, fmt.Errorf("capture: --for %v: want at least 1s (the window over which the statistics are counted; 10m by default)", o.For))
 	}
+	if o.Tick != 0 && o.Tick < 10*time.Millisecond {
+		errs = append(errs, fmt.Errorf("capture: --progress %v: want 10ms or more", o.Tick))
+	}
 	if o.Out == "" {
 		errs = append(errs, errors.New("capture: --out is required (the workload file to write, e.g. my-app.yaml)"))
 	} else if fi, err := os.Stat(o.Out); o.Out != "-" && err == nil {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -168,18 +169,57 @@ func destination(path string) (string, bool, error) {
 	case m&fs.ModeSocket != 0:
 		return "", false, errors.New("is a socket, not a file")
 	case m.IsRegular():
-		real, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			// /dev/stdout -> /proc/self/fd/1 -> a file that has no
-			// path of its own to rename over: write through it.
+		if throughProc(path) {
+			// /dev/stdout -> /proc/self/fd/1 -> the file a shell
+			// opened: replacing it would take it from under the
+			// process that writes to it; write through it.
 			return path, true, nil
 		}
-		if _, err := os.Stat(filepath.Dir(real)); err != nil || strings.HasPrefix(real, "/proc/") {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
 			return path, true, nil
 		}
 		return real, false, nil
 	}
 	return path, true, nil // a device or a named pipe
+}
+
+// openFD returns the descriptor a path names that is one of the process's
+// own open files: /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N.
+func openFD(path string) (int, bool) {
+	switch path = filepath.Clean(path); path {
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
+		if n, ok := strings.CutPrefix(path, dir); ok {
+			fd, err := strconv.Atoi(n)
+			return fd, err == nil && fd >= 0
+		}
+	}
+	return 0, false
+}
+
+// throughProc reports whether the chain of symlinks from path passes
+// through /proc or /dev (a process's open file, /dev/stdout), where a
+// link names an open file rather than a place to write a new one.
+func throughProc(path string) bool {
+	for range 40 { // the kernel's own limit on a chain
+		target, err := os.Readlink(path)
+		if err != nil {
+			return false // the end of the chain
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		if strings.HasPrefix(target, "/proc/") || strings.HasPrefix(target, "/dev/") || strings.HasPrefix(path, "/dev/") {
+			return true
+		}
+		path = target
+	}
+	return true
 }
 
 // writeInPlace writes what write writes to the existing file at path (a
@@ -188,6 +228,19 @@ func destination(path string) (string, bool, error) {
 // written. A named pipe with no
 // reader within pipeReaderWait is refused rather than waited on for ever.
 func writeInPlace(path string, write func(io.Writer) error) (int64, error) {
+	if fd, ok := openFD(path); ok {
+		// The process's own open file (/dev/stdout): written through a
+		// copy of its descriptor, which shares its offset, so that what
+		// the process writes to it after comes after, not over, this.
+		dup, err := syscall.Dup(fd)
+		if err != nil {
+			return 0, err
+		}
+		f := os.NewFile(uintptr(dup), path)
+		cw := &countingWriter{w: f}
+		err = write(cw)
+		return cw.n, errors.Join(err, f.Close())
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0)
 	for wait := time.Now().Add(pipeReaderWait); errors.Is(err, syscall.ENXIO) && time.Now().Before(wait); {
 		time.Sleep(20 * time.Millisecond)
