@@ -14,16 +14,19 @@ import (
 // what it is (FUNCTION, PROCEDURE), its identity (PostgreSQL: the name and
 // its input types, rs_tpcc_delivery(integer, integer, timestamp), so that
 // a user's routine of the same name and other arguments is never taken for
-// it; MySQL: the name, procedures having a namespace of their own) and its
-// CREATE statement.
-type routine struct{ name, what, ident, create string }
+// it; MySQL: the name, procedures having a namespace of their own), its
+// CREATE statement (from sql/, routines_sql.go) and the statement that
+// calls it.
+type routine struct{ name, what, ident, create, call string }
 
 // drop is the statement that drops r, and only r.
 func (r routine) drop() string { return "DROP " + r.what + " IF EXISTS " + r.ident }
 
 // routinesVersion is the version of the routines' code. prepare records it,
 // and run refuses routines of another version (prepare replaces them).
-// Raise it whenever a routine's text changes.
+// Raise it whenever a routine's text changes (a file under sql/, or how
+// routines_sql.go renders it: TestRoutinesGolden then fails until
+// testdata/routines.golden.txt is refreshed with -update).
 const routinesVersion = 2
 
 // routinesRecord is the rightsize_objects record of the installed routines.
@@ -74,17 +77,12 @@ func installedKinds(d dialect.Dialect) string {
 // transaction as a function and as a procedure (name_p), elsewhere as a
 // procedure.
 func routinesFor(d dialect.Dialect) []routine {
-	var out []routine
-	if d.Name() == "postgres" {
-		for _, r := range pgRoutines {
-			out = append(out,
-				routine{name: r.name, what: "FUNCTION", ident: r.ident(kindFunctions), create: r.sql(kindFunctions)},
-				routine{name: r.name + "_p", what: "PROCEDURE", ident: r.ident(kindProcedures), create: r.sql(kindProcedures)})
-		}
-		return out
+	if d.Name() != "postgres" {
+		return mysqlProcedures[:]
 	}
-	for _, r := range mysqlRoutines {
-		out = append(out, routine{name: r.name, what: "PROCEDURE", ident: r.name, create: r.create})
+	var out []routine
+	for t := range numTx {
+		out = append(out, pgFunctions[t], pgProcedures[t])
 	}
 	return out
 }
@@ -92,12 +90,16 @@ func routinesFor(d dialect.Dialect) []routine {
 // callsFor returns the statements that call the routines of form kind on
 // d, by transaction.
 func callsFor(d dialect.Dialect, kind string) [numTx]string {
-	if d.Name() != "postgres" {
-		return mysqlCalls
+	set := &mysqlProcedures
+	switch {
+	case d.Name() == "postgres" && kind == kindFunctions:
+		set = &pgFunctions
+	case d.Name() == "postgres":
+		set = &pgProcedures
 	}
 	var out [numTx]string
-	for t, r := range pgRoutines {
-		out[t] = r.call(kind)
+	for t, r := range set {
+		out[t] = r.call
 	}
 	return out
 }

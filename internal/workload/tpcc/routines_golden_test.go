@@ -61,3 +61,37 @@ func TestRoutinesGolden(t *testing.T) {
 		t.Errorf("the routines' SQL differs from %s (run with -update if intended, and raise routinesVersion)", path)
 	}
 }
+
+// New-Order's function raises rollbackMarker on the unused item, twice
+// (in the set-based path and the line-by-line one), which inserver.go takes
+// for the intended rollback; the procedure rolls back instead.
+func TestRoutinesRollbackMarker(t *testing.T) {
+	if fn := pgFunctions[newOrder].create; strings.Count(fn, "RAISE EXCEPTION '"+rollbackMarker+": ") != 2 {
+		t.Errorf("the function rs_tpcc_new_order does not raise %q on both paths:\n%s", rollbackMarker, fn)
+	}
+	if p := pgProcedures[newOrder].create; strings.Contains(p, rollbackMarker) || strings.Count(p, "ROLLBACK;") != 2 {
+		t.Errorf("the procedure rs_tpcc_new_order_p does not roll back on both paths:\n%s", p)
+	}
+}
+
+// fromCreate reads a routine's call and identity from its CREATE
+// statement's parameters, a type's own commas included, and refuses a
+// statement it cannot read.
+func TestFromCreate(t *testing.T) {
+	r, err := fromCreate("CREATE PROCEDURE p(IN a DECIMAL(6,2), IN b INT,\n\tINOUT c numeric DEFAULT NULL) BEGIN END", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.what != "PROCEDURE" || r.name != "p" || r.ident != "p(DECIMAL(6,2), INT, numeric)" || r.call != "CALL p(?, ?, NULL)" {
+		t.Errorf("got %+v", r)
+	}
+	r, err = fromCreate("CREATE OR REPLACE FUNCTION f(a integer[], OUT x bigint, OUT y text) AS $$ $$", true)
+	if err != nil || r.ident != "f(integer[])" || r.call != "SELECT x, y FROM f(?)" {
+		t.Errorf("got %+v, %v", r, err)
+	}
+	for _, bad := range []string{"SELECT 1", "CREATE PROCEDURE p(IN a INT", "CREATE FUNCTION f(a)"} {
+		if _, err := fromCreate(bad, true); err == nil {
+			t.Errorf("fromCreate(%q) took it", bad)
+		}
+	}
+}
