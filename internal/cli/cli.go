@@ -280,8 +280,8 @@ func phaseCommand(ctx context.Context, env *Env, phase, short string, body phase
 			Long:  m.Long,
 			Args:  cobra.NoArgs,
 			RunE: func(c *cobra.Command, args []string) error {
-				if warned, ok := w.(interface{ Warnings() []string }); ok {
-					for _, warning := range warned.Warnings() {
+				if def := w.Hooks().Definition; def != nil {
+					for _, warning := range def().Warnings {
 						fmt.Fprintf(env.Stderr, "rightsize: warning: %s\n", warning)
 					}
 				}

@@ -138,11 +138,11 @@ func k8sJobCommand(ctx context.Context, env *Env) *cobra.Command {
 // name (pgbench's -f scripts), in the manifest's ConfigMap, and points the
 // options at the copies (a FILE@W keeps its weight).
 func k8sLocalFiles(w workload.Workload, spec *k8sjob.Spec) error {
-	lf, ok := w.(workload.LocalFiler)
-	if !ok {
+	local := w.Hooks().LocalFiles
+	if local == nil {
 		return nil
 	}
-	files, err := lf.LocalFiles()
+	files, err := local()
 	if err != nil {
 		return err
 	}
@@ -180,9 +180,9 @@ func k8sJob(env *Env, w workload.Workload, c *runplan.Flags, o *k8sOptions) erro
 		Secret: o.secret, TargetKey: o.targetKey, HistoryKey: o.historyKey,
 		CPU: o.cpu, Memory: o.memory,
 	}
-	if f, ok := w.(interface{ Source() (string, []byte) }); ok { // a workload file: the pods get a copy
-		name, data := f.Source()
-		spec.File = &k8sjob.File{Name: filepath.Base(name), Data: data}
+	if def := w.Hooks().Definition; def != nil { // a workload file: the pods get a copy
+		d := def()
+		spec.File = &k8sjob.File{Name: filepath.Base(d.Path), Data: d.Data}
 	}
 	errs := k8sjob.RefusedGiven(c.Changed, c.NoHistory, spec)
 	// What every shard will check of its options, checked now rather than

@@ -67,6 +67,7 @@ type createdTarget string
 
 func (c createdTarget) String() string                                  { return string(c) }
 func (c createdTarget) Open(context.Context) (workload.Instance, error) { return nil, nil }
+func (c createdTarget) Hooks() workload.TargetHooks                     { return workload.TargetHooks{} }
 func (c createdTarget) DropCreatedDatabase(context.Context) (bool, string, error) {
 	return true, "", nil
 }

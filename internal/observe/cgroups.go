@@ -6,7 +6,6 @@ import (
 
 	"github.com/rightsize/rightsize/internal/host"
 	"github.com/rightsize/rightsize/internal/runplan"
-	"github.com/rightsize/rightsize/internal/workload"
 )
 
 // forwarder names the processes that listen for a container's or a
@@ -47,11 +46,11 @@ func watchedCgroups(env *Env, p *runplan.Plan) ([]host.Cgroup, []host.Server) {
 	}
 	seen := map[[2]string]bool{}
 	for _, t := range p.Targets {
-		s, ok := t.(workload.Served)
-		if !ok {
+		local := t.Hooks().LocalServer
+		if local == nil {
 			continue
 		}
-		network, address := s.LocalServer()
+		network, address := local()
 		if network == "" || seen[[2]string{network, address}] {
 			continue
 		}

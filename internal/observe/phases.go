@@ -135,11 +135,11 @@ func Check(ctx context.Context, env *Env, w workload.Workload, ts []workload.Tar
 	var failed []string
 	err := eachInstance(ctx, ts, func(i, _ int, t workload.Target, in workload.Instance) error {
 		fmt.Fprintf(env.Stdout, "checking %s for %s\n", t, name)
-		ck, ok := in.(workload.Checker)
-		if !ok {
+		check := in.Hooks().Check
+		if check == nil {
 			return fmt.Errorf("check: %s says it has consistency checks, but its instance %T has none", name, in)
 		}
-		results, err := ck.Check(ctx, NewProgress(env, t.String()))
+		results, err := check(ctx, NewProgress(env, t.String()))
 		if err != nil {
 			return err
 		}

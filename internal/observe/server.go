@@ -3,16 +3,11 @@ package observe
 import (
 	"context"
 
-	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/serverstats"
 	"github.com/rightsize/rightsize/internal/session"
+	"github.com/rightsize/rightsize/internal/workload/dbtarget"
 )
-
-// located is a target that is a database (dbtarget.DB).
-type located interface {
-	Located() (*dialect.Location, dialect.Dialect)
-}
 
 // serverSampler samples the plan's database servers (--server-stats): the
 // session's Options.Server and the sampler to close once it has run; nil
@@ -24,8 +19,8 @@ func serverSampler(p *runplan.Plan) (func(ctx context.Context, n int) session.Se
 	ts := make([]serverstats.Target, len(p.Targets))
 	counters := p.Workload.Meta().ServerCounters
 	for i, t := range p.Targets {
-		if l, ok := t.(located); ok {
-			ts[i].Loc, ts[i].D = l.Located()
+		if loc, d, ok := dbtarget.Located(t); ok {
+			ts[i].Loc, ts[i].D = loc, d
 			ts[i].Counters = counters
 		}
 	}

@@ -393,12 +393,11 @@ func stepSpec(args []string) []string {
 }
 
 // withFileDigest adds to a step's spec the digest of the workload file it
-// runs (the option file_digest a workload file records), so that a study
-// resumed after the file was edited runs the step again.
+// runs (Hooks.Definition), so that a study resumed after the file was
+// edited runs the step again.
 func withFileDigest(spec []string, w workload.Workload) []string {
-	rec, err := workload.Record(w.Options())
-	if d, ok := rec["file_digest"]; err == nil && ok {
-		spec = append(spec, fmt.Sprintf("workload-file=%v", d))
+	if def := w.Hooks().Definition; def != nil {
+		spec = append(spec, "workload-file="+def().Digest)
 		slices.Sort(spec)
 	}
 	return spec

@@ -8,7 +8,7 @@ import (
 // Figures are a workload's own figures in a form every report renders
 // without knowing the workload: a headline of named values, more figures, limit
 // checks, tables and notes. The workload's summariser fills them (see
-// workload.Summarizer), for the run and for each instance, as a pure
+// Hooks.Summarize), for the run and for each instance, as a pure
 // function of the result's generic data (ops and their histograms,
 // counters, options), so that a saved or merged result can be summarised
 // again. Its own typed figures are in its section (Run.Section).

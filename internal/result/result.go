@@ -36,15 +36,21 @@ type Run struct {
 	// Config is the configuration under test (run --config: "24 vCPU",
 	// "HCI"; by default the label, else the target's host), by which
 	// reports group runs to compare configurations.
-	Config        string         `json:"config,omitempty"`
-	Workload      string         `json:"workload"`
-	Event         string         `json:"event"` // what one step is: "transaction", "io"
-	Options       map[string]any `json:"options"`
-	Load          Load           `json:"load"`
-	Started       time.Time      `json:"started"`
-	Ended         time.Time      `json:"ended"`
-	Partial       bool           `json:"partial"`
-	PartialReason string         `json:"partial_reason,omitempty"`
+	Config   string `json:"config,omitempty"`
+	Workload string `json:"workload"`
+	// WorkloadDigest identifies the workload's definition when the
+	// workload is data (a workload file: the first 8 bytes of its text's
+	// SHA-256, in hex), so that runs of one name from different or edited
+	// files tell apart; absent for a built-in workload. A result written
+	// before it was recorded here has it from its options' file_digest.
+	WorkloadDigest string         `json:"workload_digest,omitempty"`
+	Event          string         `json:"event"` // what one step is: "transaction", "io"
+	Options        map[string]any `json:"options"`
+	Load           Load           `json:"load"`
+	Started        time.Time      `json:"started"`
+	Ended          time.Time      `json:"ended"`
+	Partial        bool           `json:"partial"`
+	PartialReason  string         `json:"partial_reason,omitempty"`
 	// Summary is the headline of the measured window, summed over instances.
 	Summary Summary `json:"summary"`
 	// Ops are per-operation figures of the measured window, summed over instances.

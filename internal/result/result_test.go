@@ -556,3 +556,15 @@ func TestReadCapped(t *testing.T) {
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// A result written before the workload's digest had a field of its own
+// has it from its options' file_digest (a workload file's run).
+func TestWorkloadDigestFromOldOptions(t *testing.T) {
+	r, err := result.Decode(strings.NewReader(`{"schema_version":1,"workload":"shop","options":{"file":"shop.yaml","file_digest":"0123456789abcdef"},"summary":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.WorkloadDigest != "0123456789abcdef" {
+		t.Errorf("WorkloadDigest %q, want the options' file_digest", r.WorkloadDigest)
+	}
+}

@@ -130,6 +130,9 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plainRun)(r)); err != nil {
 		return err
 	}
+	if d, ok := r.Options["file_digest"].(string); ok && r.WorkloadDigest == "" {
+		r.WorkloadDigest = d // written before the digest had a field of its own
+	}
 	r.Section = nil
 	for i := range r.Instances {
 		r.Instances[i].Section = nil

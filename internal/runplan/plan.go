@@ -30,7 +30,7 @@ type Plan struct {
 	// Targets are this process's instances (a shard's part of the run's).
 	Targets []workload.Target
 	// AutoPrepare is what --prepare auto does for an instance that cannot
-	// tell itself (workload.PrepareChecker): prepare the default embedded
+	// tell itself (InstanceHooks.NeedsPrepare): prepare the default embedded
 	// target and databases numbered by --instances.
 	AutoPrepare bool
 	Prepare     string // auto, always, never
@@ -125,7 +125,7 @@ type Step struct {
 	Rate    Rate
 	// Instances is how many of the instances run (0: all).
 	Instances int
-	// Own is the workload's own variant it runs (workload.VariantSetter).
+	// Own is the workload's own variant it runs (InstanceHooks.SetVariant).
 	Own int
 	// Options are merged into the result's options.
 	Options map[string]any
@@ -368,14 +368,14 @@ func (c *Flags) runSteps(w workload.Workload) []Step {
 }
 
 // baseline is what --rate 1x means: --baseline-rate when given, else the
-// workload's own (a workload file's baseline_rate, workload.BaselineRater),
+// workload's own (a workload file's baseline_rate, Hooks.BaselineRate),
 // else none.
 func (c *Flags) baseline(w workload.Workload) Baseline {
 	if c.Changed("baseline-rate") || !c.Baseline.IsZero() {
 		return c.Baseline
 	}
-	if br, ok := w.(workload.BaselineRater); ok && br.BaselineRate() > 0 {
-		return Baseline{PerSec: br.BaselineRate(), fromWorkload: true}
+	if br := w.Hooks().BaselineRate; br != nil && br() > 0 {
+		return Baseline{PerSec: br(), fromWorkload: true}
 	}
 	if c.Rate.Search() {
 		return Baseline{Auto: true} // the search starts from one virtual user's rate

@@ -40,7 +40,7 @@ func TargetFromEnv(raw string, getenv func(string) string) (string, error) {
 
 // ParseTargets validates the workload's options and every --target without
 // opening anything, returning every problem at once (as an Error). Two
-// targets that resolve to one database or file (workload.Identified; the
+// targets that resolve to one database or file (TargetHooks.Identity; the
 // same text otherwise) are refused, naming both. With
 // --instances N it gives N targets: the first N of several --target, or N
 // numbered from one (numbered is then true).
@@ -66,15 +66,15 @@ func (c *Flags) ParseTargets(w workload.Workload, getenv func(string) string) (t
 		errs = append(errs, err)
 	}
 	if n := slices.Max(append(counts, 0)); n > 0 {
-		switch nb, ok := w.(workload.Numberer); {
+		switch number := w.Hooks().NumberTargets; {
 		case len(c.Targets) > 1 && n > len(c.Targets):
 			errs = append(errs, fmt.Errorf("instances %d: only %d --target given (give one, to number databases from it, or at least %d)", n, len(c.Targets), n))
 		case len(c.Targets) > 1:
 			raws = raws[:n]
-		case !ok && n > 1:
+		case number == nil && n > 1:
 			errs = append(errs, fmt.Errorf("instances %d: %s cannot number targets from one; give one --target per instance", n, w.Meta().Name))
-		case ok:
-			nr, err := nb.NumberTargets(raws[0], n)
+		case number != nil:
+			nr, err := number(raws[0], n)
 			if err != nil {
 				errs = append(errs, err)
 			} else {
@@ -94,8 +94,8 @@ func (c *Flags) ParseTargets(w workload.Workload, getenv func(string) string) (t
 			continue
 		}
 		id := t.String()
-		if it, ok := t.(workload.Identified); ok {
-			id = it.Identity()
+		if identity := t.Hooks().Identity; identity != nil {
+			id = identity()
 		}
 		switch f, ok := seen[id]; {
 		case !ok:

@@ -13,6 +13,7 @@ type target string
 
 func (t target) String() string                                { return string(t) }
 func (target) Open(context.Context) (workload.Instance, error) { return nil, nil }
+func (target) Hooks() workload.TargetHooks                     { return workload.TargetHooks{} }
 
 // TestConfigName: --config, else the label, else the first target's host,
 // else (an embedded database, a file) this host's name.

@@ -274,7 +274,7 @@ func CloseAll(ins []workload.Instance) {
 }
 
 // prepare prepares the instances --prepare asks for: always, or with auto
-// those that say they need it (workload.PrepareChecker) or, for the rest,
+// those that say they need it (InstanceHooks.NeedsPrepare) or, for the rest,
 // the default embedded target and numbered databases of a workload that
 // has something to prepare (workload.Meta.Prepare). Shards never prepare
 // (refused for always): the tables are loaded once, before the shards
@@ -287,8 +287,8 @@ func (s *session) prepare(ctx context.Context) error {
 	prepares := p.Workload.Meta().Prepare
 	for i, in := range s.ins {
 		auto := p.AutoPrepare && prepares
-		if pc, ok := in.(workload.PrepareChecker); ok {
-			auto = pc.NeedsPrepare()
+		if needs := in.Hooks().NeedsPrepare; needs != nil {
+			auto = needs()
 		}
 		if p.Prepare != "always" && (p.Prepare != "auto" || !auto) {
 			continue
@@ -309,18 +309,18 @@ func (s *session) prepare(ctx context.Context) error {
 }
 
 // match compares what each instance holds with the options
-// (workload.Matcher), after prepare and before anything is measured. A
+// (InstanceHooks.Match), after prepare and before anything is measured. A
 // mismatch is refused unless --force, when it becomes a warning; anything
 // else Match finds is refused. Every instance is compared, and every
 // refusal returned at once.
 func (s *session) match(ctx context.Context) error {
 	var refused []error
 	for i, in := range s.ins {
-		m, ok := in.(workload.Matcher)
-		if !ok {
+		match := in.Hooks().Match
+		if match == nil {
 			continue
 		}
-		notes, err := m.Match(ctx)
+		notes, err := match(ctx)
 		for _, n := range notes {
 			s.obs.warn("%s: %s", s.plan.Targets[i], n)
 		}
@@ -359,11 +359,12 @@ func (s *session) configure() {
 		cfg.Seed = uint64(started.UnixNano())
 	}
 	for i, in := range s.ins {
-		if rs, ok := in.(workload.RunSeeder); ok {
-			rs.SeedRun(cfg.Seed + uint64(i))
+		h := in.Hooks()
+		if h.SeedRun != nil {
+			h.SeedRun(cfg.Seed + uint64(i))
 		}
-		if sh, ok := in.(workload.Sharder); ok && s.dist != nil && s.dist.Sharded {
-			sh.SetShard(s.dist.Spec.Index, s.dist.Spec.Count)
+		if h.SetShard != nil && s.dist != nil && s.dist.Sharded {
+			h.SetShard(s.dist.Spec.Index, s.dist.Spec.Count)
 		}
 	}
 	m := w.Meta()
@@ -440,8 +441,8 @@ func (s *session) position(k, n int, l runplan.Step) Position {
 // runPosition runs the step at st and keeps its result.
 func (s *session) runPosition(ctx context.Context, st Position) (*result.Run, error) {
 	for _, in := range s.ins {
-		if ss, ok := in.(workload.VariantSetter); ok {
-			ss.SetVariant(st.Spec.Own)
+		if set := in.Hooks().SetVariant; set != nil {
+			set(st.Spec.Own)
 		}
 	}
 	res, err := s.runStep(ctx, st)

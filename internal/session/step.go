@@ -50,8 +50,8 @@ func (s *session) runStep(ctx context.Context, st Position) (*result.Run, error)
 	}
 	describe(res)
 	attachServers(res, servers)
-	if sw, ok := s.plan.Workload.(workload.Summarizer); ok {
-		if err := sw.Summarize(res); err != nil {
+	if summarize := s.plan.Workload.Hooks().Summarize; summarize != nil {
+		if err := summarize(res); err != nil {
 			// The measurements are intact: keep them and say what is missing.
 			s.obs.warn("%s figures not computed: %v", res.Workload, err)
 		}
@@ -113,6 +113,9 @@ func (s *session) describe(res *result.Run, st Position) {
 	}
 	res.Config = s.configName()
 	res.Workload = p.Workload.Meta().Name
+	if def := p.Workload.Hooks().Definition; def != nil {
+		res.WorkloadDigest = def().Digest
+	}
 	opts, err := workload.Record(p.Workload.Options())
 	if err != nil {
 		// A type JSON cannot encode: a bug of the workload's, which must

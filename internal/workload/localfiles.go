@@ -20,13 +20,6 @@ type LocalFile struct {
 	Data []byte
 }
 
-// LocalFiler is a workload whose options name files it reads.
-type LocalFiler interface {
-	// LocalFiles returns the files the options name, in their order (a
-	// file named twice is listed twice), read as ReadLocalFile reads.
-	LocalFiles() ([]LocalFile, error)
-}
-
 // MaxLocalFile is the most ReadLocalFile reads: 1 MiB, what a Kubernetes
 // ConfigMap holds.
 const MaxLocalFile = 1 << 20

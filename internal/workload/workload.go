@@ -2,12 +2,14 @@
 //
 // A workload is one package under workload/ (oltp, tpcc, fileio, noop) and
 // one line in workload/all: a value that describes itself (Meta: its
-// operations, counters, steps, options) plus a few behaviours, on
-// interfaces (a virtual user's event, reconnecting, checking, matching).
+// operations, counters, steps, options), its optional behaviours as one
+// value (Hooks: checking, matching, summarising; nil where absent), and
+// what its virtual users do on interfaces (an event, reconnecting).
 // The runner knows none of them: it drives VUs, and each VU reports the
 // operations it ran through a Meter, which the runner times.
 //
-// workload.go is the contract; prepared.go the errors of prepared data,
+// workload.go is the contract, hooks.go the optional behaviours;
+// prepared.go the errors of prepared data,
 // progress.go prepare's progress, described.go an instance's description,
 // options.go the options as a result records them.
 package workload
@@ -19,7 +21,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rightsize/rightsize/internal/errclass"
-	"github.com/rightsize/rightsize/internal/result"
 )
 
 // OpKind groups operations the way sysbench counts queries.
@@ -128,78 +129,12 @@ type Pacer interface {
 	Pause() time.Duration
 }
 
-// Summarizer is implemented by a workload that derives figures of its own
-// from a finished run (TPC-C's tpmC, fileio's IOPS per VM). Summarize sets
-// them on r and on each of its instances: result.Figures, the generic form
-// every report renders, and the workload's own typed figures as its section
-// (result.Run.Section, written under the workload's name: "tpcc": {...}).
-// It must be a pure function of the result's generic data (ops and their
-// histograms, counters, load, options, instances' notes), so that a saved
-// or merged result can be summarised again (workload/all.Summarize).
-type Summarizer interface {
-	Summarize(r *result.Run) error
-}
-
 // Variant is one of the runs a single command makes (fileio's read mixes):
 // each becomes a step of the plan (runplan.Step), as a sweep's points do.
 type Variant struct {
 	Label   string         // e.g. "read 70%", used in file names and tables
 	X       float64        // the step's value on its axis (70), for a sweep's analysis
 	Options map[string]any // merged into the result's options
-}
-
-// VariantSetter is implemented by the Instance of a workload with variants of its
-// own (Meta.Variants): it selects the variant (an index into Meta.Variants) the next
-// VUs run.
-type VariantSetter interface {
-	SetVariant(i int)
-}
-
-// Numberer is implemented by a workload that can derive n targets from one
-// --target (--instances n): n databases on one server, n SQLite files. The
-// strings are raw targets for ParseTarget; they may hold a password and
-// must never be printed.
-type Numberer interface {
-	NumberTargets(raw string, n int) ([]string, error)
-}
-
-// PrepareChecker is implemented by an Instance that can tell whether run's
-// --prepare auto should prepare it (fileio: the file does not exist yet).
-// Without it, auto prepares only the default embedded target and numbered
-// databases, and only of a workload that has something to prepare
-// (Meta.Prepare).
-type PrepareChecker interface {
-	NeedsPrepare() bool
-}
-
-// Matcher is implemented by an Instance that can compare what prepare
-// loaded on its target (as prepare recorded it, or, without a record, what
-// can be counted cheaply) with the options it was opened with. run and sweep
-// call Match on every instance after --prepare and before the first virtual
-// user. An error wrapping ErrMismatch is refused unless --force; any other
-// error always is. notes are what the run should know that does not stop it
-// (tables made by another tool, fewer tables used than exist); Match also
-// adds them, and a mismatch it finds, to the instance's notes, so that the
-// result of a run forced past a mismatch records it. Match opens and closes
-// its own connection.
-type Matcher interface {
-	Match(ctx context.Context) (notes []string, err error)
-}
-
-// RunSeeder is implemented by an Instance that draws run-wide random values
-// (TPC-C's NURand constants) once per run: the CLI hands it the run's seed
-// before the first NewVU, so that --seed repeats them.
-type RunSeeder interface {
-	SeedRun(seed uint64)
-}
-
-// Sharder is implemented by an Instance whose virtual users draw values
-// that must be unique across the whole run (a workload file's sequences):
-// in a run split over shards (run --shard I/N), the CLI tells it, before
-// the first NewVU, that this process drives shard index (from 0) of count,
-// so that each shard draws a share of its own.
-type Sharder interface {
-	SetShard(index, count int)
 }
 
 // CheckResult is the outcome of one consistency condition.
@@ -210,15 +145,6 @@ type CheckResult struct {
 	Skipped string   // why the condition was not checked (Passed is then true)
 	Details []string // offending rows, at most a few dozen
 	Checked int64    // rows or groups examined
-}
-
-// Checker is implemented by the Instance of a workload that can verify its
-// prepared (or run) database: rightsize check <workload>. Its Meta.Check
-// says so before any instance is opened. Check opens and closes its own
-// connection; it returns an error, not a failed condition, when it cannot
-// check at all.
-type Checker interface {
-	Check(ctx context.Context, p Progress) ([]CheckResult, error)
 }
 
 // VU is one virtual user: one connection and its prepared statements. Event is
@@ -252,26 +178,8 @@ type Target interface {
 	// Open binds the workload to the target. It does not connect: prepare
 	// may first have to create the database or the file.
 	Open(ctx context.Context) (Instance, error)
-}
-
-// Identified is a Target that knows what it resolves to: the same value for
-// every spelling of one database or file (a database's host with its
-// loopback names as one, its port with the default applied, the database
-// and the user: dialect.Location.Identity; a file's absolute path). Two
-// --target of one identity are refused, as they would share tables. A
-// Target without it is known by its String.
-type Identified interface {
-	Target
-	Identity() string
-}
-
-// Served is a Target whose database runs in a process the host figures
-// can find: "embedded" (this process), or the server listening at a
-// network ("tcp", "unix") address on this host. network is "" for a server
-// elsewhere.
-type Served interface {
-	Target
-	LocalServer() (network, address string)
+	// Hooks are the target's optional facts.
+	Hooks() TargetHooks
 }
 
 // InstanceInfo describes an opened instance for the result.
@@ -318,15 +226,9 @@ type Instance interface {
 	NewVU(ctx context.Context, id int, seed uint64) (VU, error)
 	// Classify maps an error from VU.Event to its class.
 	Classify(err error) errclass.Class
+	// Hooks are the instance's optional behaviours.
+	Hooks() InstanceHooks
 	Close() error
-}
-
-// BaselineRater is implemented by a workload that knows what --rate 1x
-// means (a workload file's baseline_rate: the rate rightsize capture
-// observed in production). A run's --baseline-rate, when given, wins.
-type BaselineRater interface {
-	// BaselineRate is events per second per instance; 0 for none.
-	BaselineRate() float64
 }
 
 // Workload is a workload with its options: what it is, as data (Meta), and
@@ -350,14 +252,16 @@ type Workload interface {
 	// raw means the workload's default. The target opens with the workload's
 	// options as they are then.
 	ParseTarget(raw string, o TargetOptions) (Target, error)
+	// Hooks are the workload's optional behaviours.
+	Hooks() Hooks
 }
 
 // Meta is what a workload is, as data: its name and help, what its virtual
 // users run and report, the steps and virtual users its options fix, what
 // prepare does for it and its options. CockroachDB's workload.Meta and
 // FlagMeta are the model. Static facts live here; behaviour that needs the
-// workload's code stays on an interface (VU, Pipeline, Reconnector,
-// Checker, VariantSetter, Matcher, Summarizer).
+// workload's code is in its Hooks (optional) or on an interface (VU,
+// Pipeline, Reconnector: what virtual users do).
 type Meta struct {
 	// Name is the workload on the command line and in the result
 	// ("oltp_read_write", "tpcc").
@@ -380,8 +284,8 @@ type Meta struct {
 	// None for a workload without counters of its own.
 	Counters []string
 	// Variants are the runs one command makes in turn (fileio's read mixes),
-	// each instance selecting one through VariantSetter; none for a workload
-	// that makes one run.
+	// each instance selecting one through InstanceHooks.SetVariant; none for
+	// a workload that makes one run.
 	Variants []Variant
 	// VariantAxis names what Variants vary, for a sweep's table ("read %").
 	VariantAxis string
@@ -393,7 +297,7 @@ type Meta struct {
 	// workload without (noop) is never prepared by run's --prepare auto.
 	Prepare bool
 	// Check tells that the workload has consistency checks (rightsize
-	// check): its instances implement Checker.
+	// check): its instances have InstanceHooks.Check.
 	Check bool
 	// ServerCounters are counts the workload's data keep, each a query of
 	// one number by its name (TPC-C: "new_orders", the sum of

@@ -80,18 +80,18 @@ func IsFile(arg string) bool { return ByName(arg) == nil && custom.Looks(arg) }
 // result.Figures, for the run and each instance) from r's generic data:
 // after a merge of shards' results, or for a result written before
 // workloads reported generic figures. A workload without figures of its
-// own (workload.Summarizer) leaves r as it is; an unknown workload is an
+// own (no Hooks.Summarize) leaves r as it is; an unknown workload is an
 // error.
 func Summarize(r *result.Run) error {
 	w := ByName(r.Workload)
 	if w == nil {
-		if _, ok := r.Options["file_digest"]; ok {
+		if r.WorkloadDigest != "" {
 			return nil // a workload file's: no figures of its own
 		}
 		return fmt.Errorf("unknown workload %q", r.Workload)
 	}
-	if s, ok := w.(workload.Summarizer); ok {
-		return s.Summarize(r)
+	if s := w.Hooks().Summarize; s != nil {
+		return s(r)
 	}
 	return nil
 }

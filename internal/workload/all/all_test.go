@@ -86,11 +86,11 @@ func TestMeta(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", m.Name, err)
 		}
-		if _, ok := in.(workload.Checker); ok != m.Check {
-			t.Errorf("%s: Meta.Check %v, instance a Checker %v", m.Name, m.Check, ok)
+		if ok := in.Hooks().Check != nil; ok != m.Check {
+			t.Errorf("%s: Meta.Check %v, instance with Check %v", m.Name, m.Check, ok)
 		}
-		if _, ok := in.(workload.VariantSetter); ok != (len(m.Variants) > 0) {
-			t.Errorf("%s: %d variants, instance a VariantSetter %v", m.Name, len(m.Variants), ok)
+		if ok := in.Hooks().SetVariant != nil; ok != (len(m.Variants) > 0) {
+			t.Errorf("%s: %d variants, instance with SetVariant %v", m.Name, len(m.Variants), ok)
 		}
 		in.Close()
 		if m.Prepare != (m.Name != "noop") {

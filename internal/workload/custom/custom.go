@@ -63,10 +63,6 @@ type Workload struct {
 	data []byte // the file's text, as read (Load)
 }
 
-// Source returns the file's path and text as Load read them (a
-// distributed run's pods get a copy).
-func (w *Workload) Source() (path string, data []byte) { return w.spec.File, w.data }
-
 // Options are what a result records of a file's run: the file (its path
 // and a digest of its text, so that two results of different files of one
 // name tell apart) and the consent to write existing tables.
@@ -81,9 +77,7 @@ type Options struct {
 
 var (
 	_ workload.Workload = (*Workload)(nil)
-	_ workload.Numberer = (*Workload)(nil)
 	_ workload.Instance = (*instance)(nil)
-	_ workload.Matcher  = (*instance)(nil)
 
 	_ workload.Reconnector = (*vu)(nil)
 	_ workload.Pacer       = (*pacedVU)(nil)
@@ -95,17 +89,22 @@ func New(spec *workfile.Spec, digest string) *Workload {
 	return &Workload{spec: spec, o: Options{File: spec.File, Digest: digest}}
 }
 
-// BaselineRate is the file's baseline_rate (0: none): what --rate 1x
-// means when the command line gives no --baseline-rate.
-func (w *Workload) BaselineRate() float64 { return w.spec.BaselineRate }
-
-var _ workload.BaselineRater = (*Workload)(nil)
+// Hooks: databases numbered by --instances, the file's baseline_rate as
+// what --rate 1x means (0: none) when the command line gives no
+// --baseline-rate, and the file itself (a distributed run's pods get a
+// copy; its digest tells an edited file apart; its warnings).
+func (w *Workload) Hooks() workload.Hooks {
+	return workload.Hooks{
+		NumberTargets: w.NumberTargets,
+		BaselineRate:  func() float64 { return w.spec.BaselineRate },
+		Definition: func() workload.Definition {
+			return workload.Definition{Path: w.spec.File, Data: w.data, Digest: w.o.Digest, Warnings: w.spec.WarningLines()}
+		},
+	}
+}
 
 // Spec returns the checked file.
 func (w *Workload) Spec() *workfile.Spec { return w.spec }
-
-// Warnings are the file's warnings, "file:line: message" each.
-func (w *Workload) Warnings() []string { return w.spec.WarningLines() }
 
 // Meta describes the file's workload: one operation per transaction, its
 // type (its response time is the transaction's), then one per statement
@@ -278,4 +277,10 @@ type instance struct {
 	sampleMu  sync.Mutex
 	seqsAfter bool                        // the sequences with after: have started past their columns (startSeqs)
 	samples   map[string][]workfile.Value // table.column: the values loaded (samples)
+}
+
+// Hooks: the tables matched against the file, and sequences shared out
+// between shards.
+func (in *instance) Hooks() workload.InstanceHooks {
+	return workload.InstanceHooks{Match: in.Match, SetShard: in.SetShard}
 }

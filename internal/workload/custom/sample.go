@@ -70,7 +70,7 @@ func (in *instance) startSeqs(ctx context.Context, c dialect.Conn) error {
 }
 
 // SetShard makes the instance's sequences draw this shard's share
-// (workload.Sharder).
+// (InstanceHooks.SetShard).
 func (in *instance) SetShard(index, count int) { in.seqs.Shard(index, count) }
 
 // sample reads column col of every row of table and keeps a uniform

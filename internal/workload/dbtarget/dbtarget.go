@@ -37,7 +37,7 @@ func (t *DB) Identity() string {
 }
 
 // LocalServer is where the database runs when the host figures can find
-// it (workload.Served): "embedded" for one inside this process, a
+// it (workload.TargetHooks.LocalServer): "embedded" for one inside this process, a
 // server's address on this host, or nothing.
 func (t *DB) LocalServer() (network, address string) {
 	if t.D.Capabilities().Embedded {
@@ -177,9 +177,26 @@ type bound struct {
 	open Opener
 }
 
-var _ workload.Identified = bound{}
+var _ workload.Target = bound{}
 
 func (b bound) Open(ctx context.Context) (workload.Instance, error) { return b.open(ctx, b.DB) }
+
+// Hooks: a database target knows its identity, where its server runs and
+// its location for rightsize's own connection.
+func (b bound) Hooks() workload.TargetHooks {
+	return workload.TargetHooks{Identity: b.Identity, LocalServer: b.LocalServer}
+}
+
+// Located returns the location and dialect of a target that is a
+// database's (ParseFor's), for a connection of rightsize's own beside the
+// workload's (the server statistics' monitor); false for another target.
+func Located(t workload.Target) (*dialect.Location, dialect.Dialect, bool) {
+	b, ok := t.(bound)
+	if !ok {
+		return nil, nil, false
+	}
+	return b.T, b.D, true
+}
 
 // ParseFor is a database workload's ParseTarget: raw is a database URL (any
 // scheme in dialect/all), empty meaning DefaultSQLite(base, o.Index); the
@@ -191,7 +208,3 @@ func ParseFor(raw, base string, o workload.TargetOptions, open Opener) (workload
 	}
 	return bound{tg, open}, nil
 }
-
-// Located is the target's location and dialect, for a connection of
-// rightsize's own beside the workload's (the server figures' monitor).
-func (t *DB) Located() (*dialect.Location, dialect.Dialect) { return t.T, t.D }

@@ -193,10 +193,11 @@ func (in *instance) Classify(err error) errclass.Class {
 
 func (in *instance) Close() error { return nil }
 
-var (
-	_ workload.VariantSetter  = (*instance)(nil)
-	_ workload.PrepareChecker = (*instance)(nil)
-)
+// Hooks: the read mixes are variants, run lays a missing file out, and a
+// laid-out file is matched against --size.
+func (in *instance) Hooks() workload.InstanceHooks {
+	return workload.InstanceHooks{SetVariant: in.SetVariant, NeedsPrepare: in.NeedsPrepare, Match: in.Match}
+}
 
 // steps are the read percentages of --read, run in turn.
 func steps(mixes []int) []workload.Variant {

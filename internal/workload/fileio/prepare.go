@@ -102,9 +102,7 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 	return writeRecord(in.path, record{Size: size, Complete: true, Created: time.Now().UTC().Format(time.RFC3339)})
 }
 
-var _ workload.Matcher = (*instance)(nil)
-
-// Match compares a given --size with the file (workload.Matcher): a regular
+// Match compares a given --size with the file (InstanceHooks.Match): a regular
 // file of another size is a mismatch, whether prepare laid it out or not,
 // since its size is what the I/Os cover (with --force they cover the file
 // as it is). Without --size nothing is compared: run takes the file as it

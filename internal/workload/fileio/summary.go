@@ -10,7 +10,8 @@ import (
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
-var _ workload.Summarizer = (*Workload)(nil)
+// Hooks: the storage figures.
+func (w *Workload) Hooks() workload.Hooks { return workload.Hooks{Summarize: w.Summarize} }
 
 // Summarize adds the storage figures to a finished run: per direction IOPS,
 // MB/s and MiB/s and latency, the CPU per I/O, and with --vms and

@@ -25,7 +25,8 @@ type target struct {
 
 func (t *target) String() string { return t.path }
 
-var _ workload.Identified = (*target)(nil)
+// Hooks: a file is known by its absolute path.
+func (t *target) Hooks() workload.TargetHooks { return workload.TargetHooks{Identity: t.Identity} }
 
 // Identity is the file's absolute path (its path when the working directory
 // is unknown), cleaned: one file by any of its names.

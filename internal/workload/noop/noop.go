@@ -66,6 +66,15 @@ func (target) String() string { return "noop" }
 // Open returns the instance; it opens nothing.
 func (target) Open(context.Context) (workload.Instance, error) { return &instance{}, nil }
 
+// Hooks: none.
+func (target) Hooks() workload.TargetHooks { return workload.TargetHooks{} }
+
+// Hooks: none.
+func (*Workload) Hooks() workload.Hooks { return workload.Hooks{} }
+
+// Hooks: none.
+func (*instance) Hooks() workload.InstanceHooks { return workload.InstanceHooks{} }
+
 // ParseTarget accepts only the default (no --target) or "noop".
 func (w *Workload) ParseTarget(raw string, _ workload.TargetOptions) (workload.Target, error) {
 	if raw != "" && raw != "noop" {

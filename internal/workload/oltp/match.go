@@ -10,10 +10,11 @@ import (
 	"github.com/rightsize/rightsize/internal/workload/tables"
 )
 
-var _ workload.Matcher = (*instance)(nil)
+// Hooks: the tables matched against the options.
+func (in *instance) Hooks() workload.InstanceHooks { return workload.InstanceHooks{Match: in.Match} }
 
 // Match compares sbtest1..--tables with the options run was given
-// (workload.Matcher), from their records in rightsize_objects:
+// (InstanceHooks.Match), from their records in rightsize_objects:
 //
 //   - a missing table is ErrMissingTables, as NewVU says: --force cannot
 //     run on it;

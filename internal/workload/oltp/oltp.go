@@ -245,6 +245,9 @@ func (w *Workload) ops() []workload.Op {
 // SQLite file under ./rightsize-data.
 func DefaultTarget(index int) string { return dbtarget.DefaultSQLite("sbtest", index) }
 
+// Hooks: databases numbered by --instances.
+func (w *Workload) Hooks() workload.Hooks { return workload.Hooks{NumberTargets: w.NumberTargets} }
+
 // NumberTargets derives n targets from raw for --instances (dbtarget.Number).
 func (w *Workload) NumberTargets(raw string, n int) ([]string, error) {
 	return dbtarget.Number(raw, "sbtest", n)

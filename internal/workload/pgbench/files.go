@@ -7,8 +7,6 @@ import (
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
-var _ workload.LocalFiler = (*Workload)(nil)
-
 // LocalFiles returns the script files -f names, in their order, each read
 // again (workload.ReadLocalFile): a run elsewhere gets their copies.
 func (w *Workload) LocalFiles() ([]workload.LocalFile, error) {

@@ -54,14 +54,23 @@ type Options struct {
 }
 
 var (
-	_ workload.Workload  = (*Workload)(nil)
-	_ workload.Numberer  = (*Workload)(nil)
-	_ workload.Instance  = (*instance)(nil)
-	_ workload.Matcher   = (*instance)(nil)
-	_ workload.RunSeeder = (*instance)(nil)
+	_ workload.Workload = (*Workload)(nil)
+	_ workload.Instance = (*instance)(nil)
 
 	_ workload.Reconnector = (*vu)(nil)
 )
+
+// Hooks: databases numbered by --instances, and the -f scripts, which a
+// run elsewhere needs a copy of.
+func (w *Workload) Hooks() workload.Hooks {
+	return workload.Hooks{NumberTargets: w.NumberTargets, LocalFiles: w.LocalFiles}
+}
+
+// Hooks: the tables matched against the options, and the run's seed for
+// the scripts' random draws.
+func (in *instance) Hooks() workload.InstanceHooks {
+	return workload.InstanceHooks{Match: in.Match, SeedRun: in.SeedRun}
+}
 
 // New returns pgbench with its defaults: scale 1, fill factor 100, the
 // tpcb-like script.

@@ -32,10 +32,14 @@ type Options struct {
 
 var (
 	_ workload.Workload = (*Workload)(nil)
-	_ workload.Numberer = (*Workload)(nil)
 	_ workload.Instance = (*instance)(nil)
-	_ workload.Matcher  = (*instance)(nil)
 )
+
+// Hooks: databases numbered by --instances.
+func (w *Workload) Hooks() workload.Hooks { return workload.Hooks{NumberTargets: w.NumberTargets} }
+
+// Hooks: the table matched against the options.
+func (in *instance) Hooks() workload.InstanceHooks { return workload.InstanceHooks{Match: in.Match} }
 
 // New returns select_random_points with sysbench's defaults.
 func New() *Workload { return &Workload{o: Options{TableSize: 10000, RandomPoints: 10}} }

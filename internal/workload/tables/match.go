@@ -17,7 +17,7 @@ import (
 // workload.ErrNotPrepared).
 type Comparer func(ctx context.Context, c dialect.Conn) (notes, problems []string, err error)
 
-// Match is the shared part of workload.Matcher: it opens its own
+// Match is the shared part of InstanceHooks.Match: it opens its own
 // connection, runs compare, adds the notes to the instance's, and returns
 // the problems, joined, as a workload.ErrMismatch that the instance notes
 // too (so that a run forced past it records it).

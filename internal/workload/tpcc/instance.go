@@ -30,5 +30,12 @@ func newInstance(o Options, t *dbtarget.DB) *instance {
 	return in
 }
 
-// SeedRun implements workload.RunSeeder.
+// SeedRun takes the run's seed, from which the NURand constants are drawn
+// (InstanceHooks.SeedRun).
 func (in *instance) SeedRun(seed uint64) { in.runSeed = seed }
+
+// Hooks: the tables matched against the options, the run's seed, and the
+// consistency checks.
+func (in *instance) Hooks() workload.InstanceHooks {
+	return workload.InstanceHooks{Match: in.Match, SeedRun: in.SeedRun, Check: in.Check}
+}

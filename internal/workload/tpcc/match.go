@@ -6,13 +6,10 @@ import (
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/dialect"
-	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/tables"
 )
 
-var _ workload.Matcher = (*instance)(nil)
-
-// Match compares the database with --warehouses (workload.Matcher): missing
+// Match compares the database with --warehouses (InstanceHooks.Match): missing
 // tables, or more warehouses than the database holds, cannot run
 // (ErrMissingTables, even with --force); fewer run on warehouses 1..W, with
 // a note; a load whose records in rightsize_objects say it did not finish

@@ -17,11 +17,13 @@ const Name = "tpcc"
 // command line. Open copies the options.
 type Workload struct{ opt Options }
 
-var (
-	_ workload.Workload   = (*Workload)(nil)
-	_ workload.Summarizer = (*Workload)(nil)
-	_ workload.Checker    = (*instance)(nil)
-)
+var _ workload.Workload = (*Workload)(nil)
+
+// Hooks: tpmC and the other figures, and databases numbered by
+// --instances.
+func (w *Workload) Hooks() workload.Hooks {
+	return workload.Hooks{Summarize: w.Summarize, NumberTargets: w.NumberTargets}
+}
 
 // New returns TPC-C with the default options.
 func New() *Workload { return &Workload{opt: DefaultOptions()} }
