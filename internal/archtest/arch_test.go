@@ -56,7 +56,7 @@ func under(p, prefix string) bool { return p == prefix || strings.HasPrefix(p, p
 // process state or other layers. shellword, quoting words for a shell, is
 // shared by cli and history (both print lines to paste) and stays pure so
 // that any layer may use it.
-var pure = []string{"internal/shellword", "internal/errclass", "internal/hist", "internal/pace", "internal/result", "internal/report", "internal/analysis", "internal/topology", "internal/sizing", "internal/shard", "internal/merge", "internal/k8sjob", "internal/workfile", "internal/lineprob", "internal/capture", "internal/sqlscan"}
+var pure = []string{"internal/shellword", "internal/errclass", "internal/hist", "internal/pace", "internal/result", "internal/report", "internal/analysis", "internal/topology", "internal/sizing", "internal/shard", "internal/merge", "internal/k8sjob", "internal/workfile", "internal/lineprob", "internal/capture", "internal/sqltext"}
 
 var impureStd = []string{"os", "os/exec", "os/signal", "net", "net/http", "database/sql", "syscall", "golang.org/x/sys/unix"}
 
@@ -95,6 +95,10 @@ var forbidden = map[string][]string{
 	// workfile reads and checks a workload file into a Spec the runner and
 	// the table routine will use: it knows none of them, nor a database.
 	"internal/workfile": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/session", "internal/history", "internal/observe", "internal/stored"},
+	// sqltext is the one reader of SQL text (tokens, a statement's class
+	// and the tables it writes, placeholders): the dialects, workload files
+	// and capture use it, and it knows none of them.
+	"internal/sqltext": {"internal/dialect", "internal/workfile", "internal/capture", "internal/pgbenchscript", "internal/workload", "internal/runner", "internal/cli", "internal/report"},
 	// capturedb reads a server's statement statistics and catalog for
 	// rightsize capture: it knows no workload, run or report.
 	"internal/capturedb": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/observe", "internal/history"},

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rightsize/rightsize/internal/sqlscan"
+	"github.com/rightsize/rightsize/internal/sqltext"
 )
 
 // ErrInvalid is wrapped by every error a script's parse returns: a script
@@ -245,18 +245,18 @@ func (sp *scriptParser) parse(text string) {
 			sql.WriteString(text[i : i+j])
 			i += j
 		case c == '/' && strings.HasPrefix(text[i:], "/*"):
-			j, _ := sqlscan.BlockComment(text, i, true)
+			j, _ := sqltext.BlockComment(text, i, true)
 			line += strings.Count(text[i:j], "\n")
 			sql.WriteString(text[i:j])
 			i = j
 		case c == '\'' || c == '"':
 			backslash := c == '\'' && i > 0 && (text[i-1] == 'E' || text[i-1] == 'e') && (i < 2 || !isNameChar(text[i-2]))
-			j, _ := sqlscan.Quoted(text, i, c, backslash)
+			j, _ := sqltext.Quoted(text, i, c, backslash)
 			line += strings.Count(text[i:j], "\n")
 			sql.WriteString(text[i:j])
 			i = j
 		case c == '$' && (i == 0 || !isNameChar(text[i-1])):
-			if j, ok := sqlscan.DollarQuoted(text, i); ok {
+			if j, ok := sqltext.DollarQuoted(text, i); ok {
 				line += strings.Count(text[i:j], "\n")
 				sql.WriteString(text[i:j])
 				i = j

@@ -232,10 +232,10 @@ func (p *parser) form(n *yaml.Node, dialect, what string) Form {
 		p.warn(n.Line, "%s: %s", label, w)
 	}
 	fm.SQL = strings.TrimRightFunc(sql[:a.end], unicode.IsSpace)
+	fm.refs = a.refs
 	for _, r := range a.refs {
-		fm.Slots = append(fm.Slots, Slot{Name: r.text, Param: -1})
-		fm.spans = append(fm.spans, [2]int{r.start, r.end})
-		fm.lines = append(fm.lines, refLine(n, sql, r.start))
+		fm.Slots = append(fm.Slots, Slot{Name: r.Name, Param: -1})
+		fm.lines = append(fm.lines, refLine(n, sql, r.Start))
 	}
 	fm.writes, fm.opaque, fm.columns = a.writes, a.opaque, a.columns()
 	return fm

@@ -3,12 +3,12 @@ package workfile
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/datagen"
 	"github.com/rightsize/rightsize/internal/lineprob"
+	"github.com/rightsize/rightsize/internal/sqltext"
 )
 
 // ErrInvalid is wrapped by every error Parse returns for a file it refuses.
@@ -278,7 +278,7 @@ type Form struct {
 	// Slots are the references in order of appearance.
 	Slots []Slot
 
-	spans  [][2]int // byte ranges of the references in SQL
+	refs   []sqltext.Ref // the references in SQL, with their byte ranges
 	line   int      // the SQL's line in the file
 	lines  []int    // each reference's line
 	writes []string // the tables it writes, as written
@@ -300,14 +300,14 @@ type Slot struct {
 }
 
 // Style is how placeholders are written for a database.
-type Style uint8
+type Style = sqltext.Style
 
 const (
 	// Question writes every reference as ? (MySQL, SQLite, and the
 	// dialect Conns of rightsize, which rewrite ? for PostgreSQL).
-	Question Style = iota
+	Question = sqltext.Question
 	// Dollar writes $1, $2, ... (PostgreSQL), one number per distinct name.
-	Dollar
+	Dollar = sqltext.Dollar
 )
 
 // Render returns the SQL with its references replaced by placeholders of
@@ -315,28 +315,10 @@ const (
 // references to one name share a number. Call it once per statement and
 // prepare the result once per connection.
 func (f *Form) Render(style Style) (string, []Slot) {
-	var b strings.Builder
-	b.Grow(len(f.SQL) + 2*len(f.Slots))
+	q, idx := sqltext.Render(f.SQL, f.refs, style)
 	var args []Slot
-	number := map[string]int{} // Dollar: a name's placeholder
-	last := 0
-	for i, sp := range f.spans {
-		b.WriteString(f.SQL[last:sp[0]])
-		last = sp[1]
-		if style == Question {
-			b.WriteByte('?')
-			args = append(args, f.Slots[i])
-			continue
-		}
-		n, ok := number[f.Slots[i].Name]
-		if !ok {
-			args = append(args, f.Slots[i])
-			n = len(args)
-			number[f.Slots[i].Name] = n
-		}
-		b.WriteByte('$')
-		b.WriteString(strconv.Itoa(n))
+	for _, k := range idx {
+		args = append(args, f.Slots[k])
 	}
-	b.WriteString(f.SQL[last:])
-	return b.String(), args
+	return q, args
 }

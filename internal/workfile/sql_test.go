@@ -32,9 +32,9 @@ func TestReferences(t *testing.T) {
 		}
 		var got []string
 		for _, r := range a.refs {
-			got = append(got, r.text)
-			if c.sql[r.start:r.end] != ":"+r.text {
-				t.Errorf("%q: span %d-%d is %q", c.sql, r.start, r.end, c.sql[r.start:r.end])
+			got = append(got, r.Name)
+			if c.sql[r.Start:r.End] != ":"+r.Name {
+				t.Errorf("%q: span %d-%d is %q", c.sql, r.Start, r.End, c.sql[r.Start:r.End])
 			}
 		}
 		if !slices.Equal(got, c.refs) {

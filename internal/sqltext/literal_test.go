@@ -1,4 +1,4 @@
-package sqlscan
+package sqltext
 
 import "testing"
 

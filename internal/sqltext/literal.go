@@ -1,11 +1,9 @@
-// Package sqlscan skips SQL's literals and comments, the lexing that every
-// reader of SQL text here shares (the PostgreSQL dialect's placeholder
-// rewriting, workload files' and pgbench scripts' parameters), so that a
-// ':name' or a '?' inside a string or a comment is left alone. It is pure:
-// functions of a string.
-package sqlscan
+package sqltext
 
 import "strings"
+
+// The literals and comments the lexer skips, for readers that copy SQL
+// text through (pgbench scripts).
 
 // Quoted returns the index just past the literal opened by q[i] (quote:
 // ' or " or `), and whether it was closed before the end of q. A doubled
@@ -60,21 +58,13 @@ func BlockComment(q string, i int, nested bool) (end int, closed bool) {
 // digits and _) and, if so, returns the index just past its closing tag
 // (the end of q when it is not closed).
 func DollarQuoted(q string, i int) (end int, ok bool) {
-	j := i + 1
-	for j < len(q) && q[j] != '$' {
-		c := q[j]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 || j > i+1 && c >= '0' && c <= '9') {
-			return 0, false
-		}
-		j++
-	}
-	if j >= len(q) {
+	j, ok := dollarTag(q, i)
+	if !ok {
 		return 0, false
 	}
-	tag := q[i : j+1]
-	e := strings.Index(q[j+1:], tag)
+	e := strings.Index(q[j:], q[i:j])
 	if e < 0 {
 		return len(q), true
 	}
-	return j + 1 + e + len(tag), true
+	return j + e + j - i, true
 }
