@@ -102,6 +102,10 @@ var forbidden = map[string][]string{
 	// capturedb reads a server's statement statistics and catalog for
 	// rightsize capture: it knows no workload, run or report.
 	"internal/capturedb": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/observe", "internal/history"},
+	// stmtstats reads a server's statement statistics for capturedb and
+	// serverstats, through the dialect interface: it knows neither of
+	// them, nor a workload, run, session or report.
+	"internal/stmtstats": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/observe", "internal/history", "internal/analysis", "internal/capturedb", "internal/serverstats"},
 	// serverstats samples a server's own view (wait events, counters) for
 	// the session, through the dialect interface: it knows no workload,
 	// run, session or report (the session hands it each interval's phase).
@@ -146,10 +150,11 @@ func TestImportRules(t *testing.T) {
 			}
 		}
 	}
-	// Workloads and the run catalog reach databases only through the dialect
-	// interface and dialect/all, never one dialect.
+	// Workloads, the run catalog and the statement statistics' reader reach
+	// databases only through the dialect interface and dialect/all, never
+	// one dialect.
 	for _, p := range pkgs {
-		if r := rel(p.ImportPath); !under(r, "internal/workload") && !under(r, "internal/history") {
+		if r := rel(p.ImportPath); !under(r, "internal/workload") && !under(r, "internal/history") && !under(r, "internal/stmtstats") {
 			continue
 		}
 		for _, d := range p.Imports {

@@ -11,6 +11,7 @@ import (
 	"github.com/rightsize/rightsize/internal/capture"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/dialect/all"
+	"github.com/rightsize/rightsize/internal/stmtstats"
 )
 
 // ErrNotReady wraps a refusal to capture: the server's statistics are off
@@ -32,10 +33,9 @@ type Options struct {
 // stepTimeout bounds the reads before the window, and the last snapshot.
 const stepTimeout = 2 * time.Minute
 
-// server is what one kind of server answers.
+// server is what one kind of server answers beyond its statement
+// statistics (stmtstats).
 type server interface {
-	check(ctx context.Context) error
-	snapshot(ctx context.Context) (capture.Snapshot, error)
 	catalog(ctx context.Context) (*capture.Catalog, error)
 	source() capture.Source
 	// serverTx is the server's count of transactions in d, or -1 when it
@@ -82,7 +82,11 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	step := func() (context.Context, context.CancelFunc) { return context.WithTimeout(db, stepTimeout) }
 	sctx, scancel := step()
 	defer scancel()
-	if err := s.check(sctx); err != nil {
+	stats, err := stmtstats.Open(sctx, c, stmtstats.Options{Marker: capture.Marker, Whole: true, TopLevel: true})
+	if nr := (*stmtstats.NotReady)(nil); errors.As(err, &nr) {
+		return nil, fmt.Errorf("%w: %s", ErrNotReady, nr.Reason)
+	}
+	if err != nil {
 		return nil, err
 	}
 	cat, err := s.catalog(sctx)
@@ -92,7 +96,7 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, context.Cause(ctx)
 	}
-	a, err := s.snapshot(sctx)
+	a, err := stats.Snapshot(sctx)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +104,7 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	early := wait(ctx, o, a.At)
 	lctx, lcancel := step()
 	defer lcancel()
-	b, err := s.snapshot(lctx)
+	b, err := stats.Snapshot(lctx)
 	if err != nil {
 		return nil, err
 	}
@@ -141,9 +145,7 @@ func progress(w io.Writer, format string, args ...any) {
 	}
 }
 
-// query runs q (marked as capture's) and calls scan for each row. It is a
-// prepared statement's execution (MariaDB counts it under
-// statement/com/Execute: see mysql.executes).
+// query runs q (marked as capture's) and calls scan for each row.
 func query(ctx context.Context, c dialect.Conn, q string, scan func(r dialect.Rows) error) error {
 	st, err := c.Prepare(ctx, "/* "+capture.Marker+" */ "+q)
 	if err != nil {
@@ -163,29 +165,9 @@ func query(ctx context.Context, c dialect.Conn, q string, scan func(r dialect.Ro
 	return rows.Close()
 }
 
-// one runs q (marked as capture's) and scans its one row.
-func one(ctx context.Context, c dialect.Conn, q string, dest ...any) error {
-	return c.QueryRow(ctx, "/* "+capture.Marker+" */ "+q, nil, dest...)
-}
-
 // uniqueColumns marks the columns that alone make up a primary or unique
 // key, from (table, constraint, column) rows.
 type keyCol struct{ table, constraint, column, kind string }
-
-// readStmts reads the statement statistics q selects: an id, the
-// normalized text, calls, total time (ms) and rows, in that order.
-func readStmts(ctx context.Context, c dialect.Conn, q string) ([]capture.Stmt, error) {
-	var out []capture.Stmt
-	err := query(ctx, c, q, func(r dialect.Rows) error {
-		var st capture.Stmt
-		if err := r.Scan(&st.ID, &st.Text, &st.Calls, &st.TimeMs, &st.Rows); err != nil {
-			return err
-		}
-		out = append(out, st)
-		return nil
-	})
-	return out, err
-}
 
 // readCatalog reads the catalog's columns (colsSQL: table, column, type)
 // and its primary and unique keys (keysSQL: table, constraint, column,

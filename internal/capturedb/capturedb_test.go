@@ -30,20 +30,3 @@ func TestBuildCatalog(t *testing.T) {
 		t.Errorf("pairs: %+v", p)
 	}
 }
-
-// TestGrantees: the names a refusal's GRANT quotes, as the server takes them.
-func TestGrantees(t *testing.T) {
-	for in, want := range map[string]string{"app": "app", "App": `"App"`, `we"ird`: `"we""ird"`, "a-b": `"a-b"`} {
-		if got := quoteIdent(in); got != want {
-			t.Errorf("quoteIdent(%q) = %s, want %s", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{"app@%": "'app'@'%'", "o'b@10.0.0.1": "'o''b'@'10.0.0.1'"} {
-		if got := grantee(in); got != want {
-			t.Errorf("grantee(%q) = %s, want %s", in, got, want)
-		}
-	}
-	if !preloads("auto_explain, pg_stat_statements") || preloads("pg_stat_kcache") {
-		t.Error("preloads reads shared_preload_libraries wrong")
-	}
-}
