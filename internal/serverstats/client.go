@@ -55,6 +55,4 @@ func (c *client) counters(context.Context, dialect.Conn) (*snapshot, error) {
 	}}, nil
 }
 
-func (c *client) statements(context.Context, dialect.Conn) (stmtSnapshot, error) { return nil, nil }
-
 func (c *client) missedStatements(map[string]float64, stmtSnapshot, stmtSnapshot) string { return "" }

@@ -78,15 +78,15 @@
 // normalized statement, the step's top statements by execution time,
 // from the counters read at the step's start, at each report interval's
 // end before the window (the last of them is the window's start) and at
-// the step's end, their deltas taken by capture.Diff. PostgreSQL:
-// pg_stat_statements when the extension is installed in the run's database
-// (a row per queryid, its users added up; the monitor's queries, which all
-// read a pg_stat view, left out); installed but not loaded, a note says to
-// add it to shared_preload_libraries. MySQL: the digest summary of the
-// schema and, as its digests leave out statements executed as prepared
-// statements by the binary protocol (the virtual users'), its
-// prepared_statements_instances of the schema's threads, added up by
-// text. MariaDB 10.11 counts those in neither (seen: 0 of 77,402
+// the step's end by stmtstats, their deltas taken by capture.Diff.
+// PostgreSQL: pg_stat_statements when the extension is installed in the
+// run's database (a row per queryid, its users added up; the monitor's
+// queries, which all read a pg_stat view, left out); installed but not
+// loaded, a note says to add it to shared_preload_libraries. MySQL: the
+// digest summary of the schema and, as its digests leave out statements
+// executed as prepared statements by the binary protocol (the virtual
+// users'), its prepared_statements_instances of the schema's threads,
+// added up by text (stmtstats.Options.Prepared). MariaDB 10.11 counts those in neither (seen: 0 of 77,402
 // executions in a window): when most of the window's Com_stmt_execute are
 // missing, no statement is named (the BEGINs and COMMITs that are left
 // would read as the top statements) and a note says why.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/capture"
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/stmtstats"
 )
 
 var _ server = (*mysql)(nil)
@@ -36,28 +37,9 @@ type mysql struct {
 	// metrics reads InnoDB's metrics that SHOW GLOBAL STATUS lacks, those
 	// the server has enabled (information_schema.INNODB_METRICS; nil when
 	// it may not be read).
-	metrics dialect.Stmt
-	// digests reads the statement digests when performance_schema
-	// collects them (nil otherwise).
-	digests  dialect.Stmt
+	metrics  dialect.Stmt
 	standing string // what is not read, and how to let it be
 }
-
-// mysqlDigestsSQL reads performance_schema's statement digests of the run's
-// schema (time in picoseconds, made milliseconds), leaving out the
-// monitor's own queries (of performance_schema, information_schema and
-// SHOW), and the prepared statements of the schema's threads (executed by
-// the binary protocol, which the digests do not count on MariaDB), added
-// up by their text over the threads.
-const mysqlDigestsSQL = "SELECT COALESCE(DIGEST, ''), COALESCE(DIGEST_TEXT, ''), COUNT_STAR, SUM_TIMER_WAIT / 1e9, SUM_ROWS_SENT + SUM_ROWS_AFFECTED" +
-	" FROM performance_schema.events_statements_summary_by_digest" +
-	" WHERE SCHEMA_NAME = DATABASE() AND DIGEST_TEXT NOT LIKE '%performance\\_schema%'" +
-	" AND DIGEST_TEXT NOT LIKE '%information\\_schema%' AND DIGEST_TEXT NOT LIKE 'SHOW %'" +
-	" UNION ALL SELECT CONCAT('prepared:', p.SQL_TEXT), p.SQL_TEXT, CAST(SUM(p.COUNT_EXECUTE) AS SIGNED), SUM(p.SUM_TIMER_EXECUTE) / 1e9," +
-	" CAST(SUM(p.SUM_ROWS_SENT + p.SUM_ROWS_AFFECTED) AS SIGNED)" +
-	" FROM performance_schema.prepared_statements_instances p" +
-	" JOIN performance_schema.threads t ON t.THREAD_ID = p.OWNER_THREAD_ID" +
-	" WHERE t.PROCESSLIST_DB = DATABASE() AND t.PROCESSLIST_ID <> CONNECTION_ID() GROUP BY p.SQL_TEXT"
 
 // mysqlStatus are the SHOW GLOBAL STATUS counters read at each report
 // interval's end (deltas), and mysqlGauges those that are levels (their
@@ -127,7 +109,7 @@ func (m *mysql) check(ctx context.Context, c dialect.Conn) error {
 		var on int64
 		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE NAME = 'events_waits_current' AND ENABLED = 'YES'", nil, &on); err != nil {
 			m.perf = false
-			m.standing = fmt.Sprintf("performance_schema is on but user %s may not read it (%v), so the process list is sampled instead: run GRANT SELECT ON performance_schema.* TO %s;", m.user, err, mysqlAccount(m.user, host))
+			m.standing = fmt.Sprintf("performance_schema is on but user %s may not read it (%v), so the process list is sampled instead: run GRANT SELECT ON performance_schema.* TO %s;", m.user, err, stmtstats.Account(m.user, host))
 		} else {
 			m.waits = on == 1
 		}
@@ -144,7 +126,7 @@ func (m *mysql) check(ctx context.Context, c dialect.Conn) error {
 		m.allowed = true
 	} else {
 		// The note on performance_schema would not apply: it replaces it.
-		m.standing = fmt.Sprintf("user %s may not see other users' threads or InnoDB's transactions (%v), so no session is sampled, only the status counters: run GRANT PROCESS ON *.* TO %s; as an administrator", m.user, err, mysqlAccount(m.user, host))
+		m.standing = fmt.Sprintf("user %s may not see other users' threads or InnoDB's transactions (%v), so no session is sampled, only the status counters: run GRANT PROCESS ON *.* TO %s; as an administrator", m.user, err, stmtstats.Account(m.user, host))
 	}
 	if m.allowed && m.noSessions {
 		m.allowed = false
@@ -163,27 +145,15 @@ func (m *mysql) check(ctx context.Context, c dialect.Conn) error {
 			return err
 		}
 	}
-	if err := m.prepareExtras(ctx, c); err != nil {
-		return err
-	}
+	m.prepareMetrics(ctx, c)
 	names := append(append([]string(nil), mysqlStatus...), mysqlGauges...)
 	m.status, err = c.Prepare(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(names, "', '")+"')")
 	return err
 }
 
-// prepareExtras prepares what is read beyond the status counters where the
-// server has it: the statement digests (performance_schema's
-// statements_digest consumer on) and InnoDB's metrics (readable and
-// enabled); either absent is left unread.
-func (m *mysql) prepareExtras(ctx context.Context, c dialect.Conn) error {
-	if m.perf {
-		var on int64
-		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE NAME = 'statements_digest' AND ENABLED = 'YES'", nil, &on); err == nil && on == 1 {
-			if m.digests, err = c.Prepare(ctx, mysqlDigestsSQL); err != nil {
-				return err
-			}
-		}
-	}
+// prepareMetrics prepares the read of InnoDB's metrics where they are
+// readable and enabled (else they are left unread).
+func (m *mysql) prepareMetrics(ctx context.Context, c dialect.Conn) {
 	// Enabled is the column ENABLED (1) on MariaDB, STATUS ('enabled') on
 	// MySQL.
 	enabled := "STATUS = 'enabled'"
@@ -197,13 +167,6 @@ func (m *mysql) prepareExtras(ctx context.Context, c dialect.Conn) error {
 			m.metrics = nil // not readable: only the status counters
 		}
 	}
-	return nil
-}
-
-// mysqlAccount is user@host as GRANT takes it.
-func mysqlAccount(user, host string) string {
-	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-	return q(user) + "@" + q(host)
 }
 
 // mysqlThread is one sampled thread.
@@ -343,14 +306,6 @@ func readNamed(ctx context.Context, q dialect.Stmt, add func(name string, v floa
 	return rows.Close()
 }
 
-// statements reads the statement digests (nil when they are not read).
-func (m *mysql) statements(ctx context.Context, _ dialect.Conn) (stmtSnapshot, error) {
-	if m.digests == nil {
-		return nil, nil
-	}
-	return readStatements(ctx, m.digests)
-}
-
 // missedStatements: MariaDB counts the statements a client executes as
 // prepared statements (the binary protocol, as the virtual users do) in
 // neither its digests nor its prepared_statements_instances (10.11), and
@@ -362,7 +317,7 @@ func (m *mysql) missedStatements(counters map[string]float64, first, last stmtSn
 	exec := counters["status.Com_stmt_execute"]
 	var prepared, other float64
 	for _, st := range capture.Diff(capture.Snapshot{Stmts: first}, capture.Snapshot{Stmts: last}).Stmts {
-		if strings.HasPrefix(st.ID, "prepared:") {
+		if strings.HasPrefix(st.ID, stmtstats.PreparedID) {
 			prepared += float64(st.Calls)
 		} else {
 			other += float64(st.Calls)

@@ -8,24 +8,17 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/stmtstats"
 )
 
 // postgres reads PostgreSQL's statistics views.
 type postgres struct {
 	version int // server_version_num
 	user    string
-	// allowed: the user may see other users' sessions (a superuser,
-	// pg_read_all_stats or pg_monitor).
-	allowed bool
 	names   []string // the counters, in the order counterSQL selects them
 	sql     string
 	// activity is activitySQL, prepared once on the monitoring connection.
 	activity dialect.Stmt
-	// stmts reads pg_stat_statements when it is installed in the run's
-	// database and loaded (nil otherwise); stmtNote says why it is not
-	// read when it is installed.
-	stmts    dialect.Stmt
-	stmtNote string
 }
 
 // activitySQL counts the run database's client sessions, other than the
@@ -43,7 +36,7 @@ var _ server = (*postgres)(nil)
 
 func (p *postgres) describe() (source, product string) { return "pg_stat_activity", "PostgreSQL" }
 
-func (p *postgres) note() string { return p.stmtNote }
+func (p *postgres) note() string { return "" }
 
 func (p *postgres) check(ctx context.Context, c dialect.Conn) error {
 	var v string
@@ -54,74 +47,18 @@ func (p *postgres) check(ctx context.Context, c dialect.Conn) error {
 	if _, err := c.Exec(ctx, "SET statement_timeout = '"+statementTimeout+"'"); err != nil {
 		return err
 	}
-	var allowed int64
-	if err := c.QueryRow(ctx, "SELECT CASE WHEN rolsuper OR pg_has_role(current_user, 'pg_read_all_stats', 'USAGE') THEN 1 ELSE 0 END"+
-		" FROM pg_catalog.pg_roles WHERE rolname = current_user", nil, &allowed); err != nil {
-		return err
-	}
-	p.allowed = allowed == 1
 	p.names, p.sql = counterSQL(p.version)
 	var err error
-	if p.activity, err = c.Prepare(ctx, activitySQL); err != nil {
-		return err
-	}
-	p.checkStatements(ctx, c)
-	return nil
-}
-
-// statementsSQL reads pg_stat_statements in schema (where the extension
-// was created) for the run's database, a row per normalized statement
-// (its users' and top-level entries added up), leaving out the monitor's
-// own queries (all of them read a pg_stat view) and the entries whose
-// text the user may not see. The execution time column is total_time
-// before PostgreSQL 13.
-func statementsSQL(schema string, version int) string {
-	t := "total_exec_time"
-	if version < 130000 {
-		t = "total_time"
-	}
-	return "SELECT queryid::text, min(query), sum(calls)::int8, sum(" + t + ")::float8, sum(rows)::int8" +
-		" FROM " + quoteIdent(schema) + ".pg_stat_statements" +
-		" WHERE dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())" +
-		" AND queryid IS NOT NULL AND query NOT LIKE '%pg\\_stat%' AND query <> '<insufficient privilege>'" +
-		" GROUP BY queryid"
-}
-
-// checkStatements prepares the read of pg_stat_statements when the
-// extension is installed in the run's database, and tries it once: an
-// extension created but not loaded (not in shared_preload_libraries)
-// fails, and a note says how to load it.
-func (p *postgres) checkStatements(ctx context.Context, c dialect.Conn) {
-	var schema string
-	if err := c.QueryRow(ctx, "SELECT n.nspname FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace"+
-		" WHERE e.extname = 'pg_stat_statements'", nil, &schema); err != nil {
-		return // not installed here (or not readable): no statements
-	}
-	st, err := c.Prepare(ctx, statementsSQL(schema, p.version))
-	if err == nil {
-		p.stmts = st
-		_, err = p.statements(ctx, c)
-	}
-	if err != nil {
-		p.stmts = nil
-		p.stmtNote = fmt.Sprintf("pg_stat_statements is installed but could not be read (%v), so the statements taking the most time are not named: add it to shared_preload_libraries and restart the server", err)
-	}
+	p.activity, err = c.Prepare(ctx, activitySQL)
+	return err
 }
 
 // missedStatements: pg_stat_statements counts every statement it tracks.
 func (p *postgres) missedStatements(map[string]float64, stmtSnapshot, stmtSnapshot) string { return "" }
 
-// statements reads pg_stat_statements (nil when it is not read).
-func (p *postgres) statements(ctx context.Context, _ dialect.Conn) (stmtSnapshot, error) {
-	if p.stmts == nil {
-		return nil, nil
-	}
-	return readStatements(ctx, p.stmts)
-}
-
 // hiddenNote says why sessions were hidden, and how to let them be seen.
 func (p *postgres) hiddenNote() string {
-	return fmt.Sprintf("user %s may not see other users' sessions in pg_stat_activity (their state and wait events read NULL, their query <insufficient privilege>), so they are counted as hidden, not as active or waiting: run GRANT pg_monitor TO %s; as a superuser", p.user, quoteIdent(p.user))
+	return fmt.Sprintf("user %s may not see other users' sessions in pg_stat_activity (their state and wait events read NULL, their query <insufficient privilege>), so they are counted as hidden, not as active or waiting: run GRANT pg_monitor TO %s; as a superuser", p.user, stmtstats.QuoteRole(p.user))
 }
 
 // sample adds one sample of the sessions to a.
@@ -209,12 +146,4 @@ func (p *postgres) counters(ctx context.Context, c dialect.Conn) (*snapshot, err
 		s.values[n] = vals[i]
 	}
 	return s, nil
-}
-
-// quoteIdent quotes a role's name as GRANT takes it.
-func quoteIdent(s string) string {
-	if s != "" && strings.ToLower(s) == s && !strings.ContainsAny(s, ` "-.;'`) {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }

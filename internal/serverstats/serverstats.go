@@ -10,6 +10,7 @@ import (
 
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/stmtstats"
 )
 
 // DefaultInterval is how often the sessions are sampled by default.
@@ -139,7 +140,9 @@ func (s *Sampler) monitor(ctx context.Context, i int) *monitor {
 	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if err := m.srv.check(m.ctx, c); err != nil {
 		m.fail(fmt.Sprintf("server figures not sampled: %v", err))
+		return m
 	}
+	m.stmts, m.stmtNote = openStatements(m.ctx, c)
 	return m
 }
 
@@ -155,6 +158,11 @@ type monitor struct {
 	// (every step's figures carry it).
 	failed bool
 	note   string
+	// stmts reads the statements' counters where the server keeps them
+	// and the user may read them (nil otherwise); stmtNote says why they
+	// are kept but not read.
+	stmts    *stmtstats.Reader
+	stmtNote string
 	// extra are the workload's counters (Target.Counters); a query that
 	// failed is dropped, and extraNote says why.
 	extra     map[string]string
@@ -344,10 +352,14 @@ func (is *instStep) run(ctx context.Context) {
 // statements reads the server's statement counters (nil: not counted, or
 // the read failed: stmtNote says why, and they are not read again).
 func (is *instStep) statements(ctx context.Context) stmtSnapshot {
-	st, err := is.m.srv.statements(ctx, is.m.c)
+	if is.m.stmts == nil {
+		return nil
+	}
+	st, err := is.m.stmts.Statements(ctx)
 	if err != nil {
 		is.stmtNote = fmt.Sprintf("the statements' figures were not read: %v", err)
 		is.noStmts = true
+		return nil
 	}
 	return st
 }
@@ -391,6 +403,7 @@ func (is *instStep) finish(out *result.ServerStats, meas activity, gauges gaugeM
 		out.Note = is.m.srv.hiddenNote()
 	}
 	out.Note = joinNote(out.Note, is.m.srv.note())
+	out.Note = joinNote(out.Note, is.m.stmtNote)
 	out.Note = joinNote(out.Note, is.m.extraNote)
 	if is.lostCuts.Load() {
 		out.Note = joinNote(out.Note, "the sampler fell behind the report intervals: some intervals' samples were counted in the next one")
@@ -467,9 +480,6 @@ type server interface {
 	sample(ctx context.Context, a *activity) error
 	// counters reads the counters.
 	counters(ctx context.Context, c dialect.Conn) (*snapshot, error)
-	// statements reads the statements' counters, nil when the server
-	// does not count them per statement (or the user may not read them).
-	statements(ctx context.Context, c dialect.Conn) (stmtSnapshot, error)
 	// missedStatements says why the statements' counters between first
 	// and last would mislead (they missed most of the statements the
 	// server counted), "" when they would not.

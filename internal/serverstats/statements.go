@@ -3,6 +3,8 @@ package serverstats
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/rightsize/rightsize/internal/capture"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/stmtstats"
 )
 
 // stmtSnapshot is the server's statement counters at a moment (nil: not
@@ -66,21 +69,20 @@ func statementText(s string) string {
 	return s
 }
 
-// readStatements runs a statements query whose rows are a statement's
-// key, text, calls, time in milliseconds and rows.
-func readStatements(ctx context.Context, q dialect.Stmt) (stmtSnapshot, error) {
-	rows, err := q.Query(ctx)
-	if err != nil {
-		return nil, err
+// openStatements opens the reader of the server's statement counters
+// (stmtstats): nil when the server does not keep them or the user may not
+// read them (a note on the server's settings says so where it matters),
+// and a note when they are kept but could not be read.
+func openStatements(ctx context.Context, c dialect.Conn) (*stmtstats.Reader, string) {
+	r, err := stmtstats.Open(ctx, c, stmtstats.Options{Prepared: true})
+	var nr *stmtstats.NotReady
+	switch {
+	case err == nil:
+		return r, ""
+	case errors.As(err, &nr) && nr.Kind == stmtstats.NotLoaded:
+		return nil, fmt.Sprintf("pg_stat_statements is installed but could not be read (%v), so the statements taking the most time are not named: add it to shared_preload_libraries and restart the server", nr.Err)
+	case errors.As(err, &nr):
+		return nil, ""
 	}
-	out := stmtSnapshot{}
-	for rows.Next() {
-		var st capture.Stmt
-		if err := rows.Scan(&st.ID, &st.Text, &st.Calls, &st.TimeMs, &st.Rows); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out = append(out, st)
-	}
-	return out, rows.Close()
+	return nil, fmt.Sprintf("the statements' figures were not read: %v", err)
 }
