@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"github.com/rightsize/rightsize/internal/sqltext"
 	"regexp"
 	"strings"
 )
@@ -81,7 +82,7 @@ type binding struct {
 func bind(toks []tok, i int, refs []tableRef, cat *Catalog) binding {
 	at := func(k int) tok {
 		if k < 0 || k >= len(toks) {
-			return tok{kind: kPunct}
+			return tok{Token: sqltext.Token{Kind: sqltext.Punct}}
 		}
 		return toks[k]
 	}
@@ -92,7 +93,7 @@ func bind(toks []tok, i int, refs []tableRef, cat *Catalog) binding {
 	case "OFFSET":
 		return binding{role: roleOffset}
 	case ",":
-		if at(i-2).kind == kParam && at(i-3).text == "LIMIT" { // MySQL's LIMIT ?, ?
+		if at(i-2).placeholder() && at(i-3).text == "LIMIT" { // MySQL's LIMIT ?, ?
 			return binding{role: roleLimit}
 		}
 	case "::":
@@ -137,7 +138,7 @@ func bind(toks []tok, i int, refs []tableRef, cat *Catalog) binding {
 	// col IN (?, ?, ...)
 	if prev.text == "(" || prev.text == "," {
 		k := i - 1
-		for k >= 0 && (toks[k].text == "," || toks[k].kind == kParam) {
+		for k >= 0 && (toks[k].text == "," || toks[k].placeholder()) {
 			k--
 		}
 		if at(k).text == "(" && at(k-1).text == "IN" {
@@ -187,7 +188,7 @@ func column(toks []tok, k int, refs []tableRef, cat *Catalog) binding {
 // ON DUPLICATE KEY UPDATE / ON CONFLICT DO UPDATE SET list).
 func inSet(toks []tok, i int) bool {
 	for k := i - 1; k >= 0; k-- {
-		if toks[k].depth != toks[i].depth {
+		if toks[k].Depth != toks[i].Depth {
 			continue
 		}
 		switch toks[k].text {
@@ -212,10 +213,10 @@ func insertColumn(toks []tok, i int, refs []tableRef, cat *Catalog) (binding, bo
 	pos, k := 0, i-1
 	for ; k >= 0; k-- {
 		t := toks[k]
-		if t.kind == kPunct && t.text == "(" && t.depth == toks[i].depth-1 {
+		if t.Kind == sqltext.Punct && t.text == "(" && t.Depth == toks[i].Depth-1 {
 			break
 		}
-		if t.text == "," && t.depth == toks[i].depth {
+		if t.text == "," && t.Depth == toks[i].Depth {
 			pos++
 		}
 	}
@@ -335,14 +336,14 @@ func ident(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s) && b.Len() < 40; i++ {
 		c := s[i]
-		if isIdent(c) && c != '$' && c < 0x80 {
+		if sqltext.IdentChar(c) && c != '$' && c < 0x80 {
 			b.WriteByte(c | 0x20*boolByte(c >= 'A' && c <= 'Z'))
 		} else {
 			b.WriteByte('_')
 		}
 	}
 	out := b.String()
-	if out == "" || isDigit(out[0]) {
+	if out == "" || out[0] >= '0' && out[0] <= '9' {
 		out = "t" + out
 	}
 	return out

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"github.com/rightsize/rightsize/internal/sqltext"
 	"math"
 	"regexp"
 	"slices"
@@ -375,7 +376,7 @@ func txName(sts []SQL, tabs []string, used map[string]bool) string {
 // quotes a statement's text: it may hold a literal of production).
 func firstWord(s string) string {
 	for _, t := range lex(s+" ", false) {
-		if t.kind == kWord {
+		if t.Kind == sqltext.Word {
 			return t.text
 		}
 	}
@@ -392,14 +393,14 @@ func rewrite(text string, toks []tok, refs []tableRef, cat *Catalog, mysql bool,
 	inStmt := map[string]string{} // placeholder text ($1) -> name, PostgreSQL only
 	used := map[string]bool{}
 	for i, t := range toks {
-		if t.kind != kParam && t.kind != kString && t.kind != kNumber {
+		if !t.placeholder() && t.Kind != sqltext.String && t.Kind != sqltext.Number {
 			continue
 		}
-		if t.kind == kNumber && i > 0 && (toks[i-1].text == "::" || toks[i-1].text == "(" && i > 1 && castType(toks[i-2].text)) {
+		if t.Kind == sqltext.Number && i > 0 && (toks[i-1].text == "::" || toks[i-1].text == "(" && i > 1 && castType(toks[i-2].text)) {
 			continue // a type's size: varchar(20), numeric(10,2)
 		}
-		name, ok := inStmt[text[t.start:t.end]]
-		if !ok || t.kind != kParam || mysql {
+		name, ok := inStmt[text[t.Start:t.End]]
+		if !ok || !t.placeholder() || mysql {
 			bd := bind(toks, i, refs, cat)
 			name = paramName(bd)
 			base := name
@@ -422,19 +423,19 @@ func rewrite(text string, toks []tok, refs []tableRef, cat *Catalog, mysql bool,
 				params[name] = p
 			}
 			used[name] = true
-			if t.kind == kParam {
-				inStmt[text[t.start:t.end]] = name
+			if t.placeholder() {
+				inStmt[text[t.Start:t.End]] = name
 			}
 		}
-		b.WriteString(text[last:t.start])
-		if t.start > 0 && (isIdent(text[t.start-1]) || text[t.start-1] == ':') {
+		b.WriteString(text[last:t.Start])
+		if t.Start > 0 && (sqltext.IdentChar(text[t.Start-1]) || text[t.Start-1] == ':') {
 			b.WriteByte(' ')
 		}
 		b.WriteString(":" + name)
-		if t.end < len(text) && isIdent(text[t.end]) {
+		if t.End < len(text) && sqltext.IdentChar(text[t.End]) {
 			b.WriteByte(' ')
 		}
-		last = t.end
+		last = t.End
 	}
 	b.WriteString(text[last:])
 	return strings.Join(strings.Fields(stripComments(b.String(), mysql)), " ")
@@ -455,13 +456,13 @@ func stripComments(s string, mysql bool) string {
 	var b strings.Builder
 	last := 0
 	for _, t := range toks {
-		gap := s[last:t.start]
+		gap := s[last:t.Start]
 		if strings.Contains(gap, "/*") || strings.Contains(gap, "--") || mysql && strings.Contains(gap, "#") {
 			gap = " "
 		}
 		b.WriteString(gap)
-		b.WriteString(s[t.start:t.end])
-		last = t.end
+		b.WriteString(s[t.Start:t.End])
+		last = t.End
 	}
 	return b.String()
 }

@@ -2,153 +2,64 @@ package capture
 
 import (
 	"strings"
+
+	"github.com/rightsize/rightsize/internal/sqltext"
 )
 
-// This file reads a normalized statement far enough to rewrite its
-// placeholders as named parameters and to tell what each is compared
-// with. It is a scanner with a few patterns, not a parser.
+// This file reads a normalized statement, through sqltext, far enough to
+// rewrite its placeholders as named parameters and to tell what each is
+// compared with. It is a few patterns over tokens, not a parser.
 
-type kind uint8
-
-const (
-	kWord   kind = iota // a keyword or an unquoted identifier
-	kIdent              // a quoted identifier; text without its quotes
-	kString             // a string literal (its text is never kept)
-	kNumber             // a numeric literal (its text is never kept)
-	kParam              // a placeholder: $n or ?
-	kPunct              // any other character (or ::, <=, >=, <>, !=)
-)
-
+// tok is a token with the text capture's patterns compare.
 type tok struct {
-	kind       kind
-	text       string // upper case for words; the identifier for kIdent
-	raw        string // as written (words and identifiers)
-	start, end int
-	depth      int
+	sqltext.Token
+	// text is a word in upper case, a quoted identifier in lower case
+	// without its quotes, punctuation as written, and "" for a literal, a
+	// placeholder or a :name.
+	text string
 }
 
-// lex splits sql into tokens, comments dropped. mysql selects MySQL's
-// rules (backquoted identifiers, "..." strings, # comments). It returns
-// nil for a statement with a literal, identifier or comment left open (a
-// digest cut at its maximum length): not one capture can rewrite.
+// placeholder reports whether t is a placeholder ($n or ?).
+func (t tok) placeholder() bool { return t.Kind == sqltext.Qmark || t.Kind == sqltext.DollarN }
+
+// lex splits sql into tokens by its dialect's rules (mysql: MySQL's, else
+// PostgreSQL's). It returns nil for a statement with a literal,
+// identifier or comment left open (a digest cut at its maximum length):
+// not one capture can rewrite; and for one with no token.
 func lex(sql string, mysql bool) []tok {
+	fl := sqltext.Postgres
+	if mysql {
+		fl = sqltext.MySQL
+	}
+	toks, open := sqltext.Lex(sql, fl)
+	if open != "" {
+		return nil
+	}
 	var out []tok
-	depth := 0
-	i := 0
-	for i < len(sql) {
-		c := sql[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-			continue
-		case c == '-' && strings.HasPrefix(sql[i:], "--"), mysql && c == '#':
-			j := strings.IndexByte(sql[i:], '\n')
-			if j < 0 {
-				return out // a comment to the end
-			}
-			i += j + 1
-			continue
-		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
-			j := strings.Index(sql[i+2:], "*/")
-			if j < 0 {
-				return nil
-			}
-			i += j + 4
-			continue
+	for _, t := range toks {
+		u := tok{Token: t}
+		switch t.Kind {
+		case sqltext.Word:
+			u.text = strings.ToUpper(t.Text)
+		case sqltext.Ident:
+			u.text = strings.ToLower(strings.Trim(sql[t.Start:t.End], "\"`"))
+		case sqltext.Punct:
+			u.text = t.Text
 		}
-		t := tok{start: i, depth: depth}
-		switch {
-		case c == '\'' || mysql && c == '"':
-			t.kind, t.end = kString, endQuoted(sql, i, c, mysql)
-			if t.end < 0 {
-				return nil
-			}
-		case c == '"' || mysql && c == '`':
-			t.kind, t.end = kIdent, endQuoted(sql, i, c, false)
-			if t.end < 0 {
-				return nil
-			}
-			t.raw = sql[i:t.end]
-			t.text = strings.ToLower(strings.Trim(t.raw, "\"`"))
-		case c == '$' && i+1 < len(sql) && isDigit(sql[i+1]):
-			j := i + 1
-			for j < len(sql) && isDigit(sql[j]) {
-				j++
-			}
-			t.kind, t.end = kParam, j
-		case c == '?':
-			t.kind, t.end = kParam, i+1
-		case isDigit(c) || c == '.' && i+1 < len(sql) && isDigit(sql[i+1]):
-			j := i
-			for j < len(sql) && (isDigit(sql[j]) || sql[j] == '.' || sql[j] == 'e' || sql[j] == 'E') {
-				j++
-			}
-			t.kind, t.end = kNumber, j
-		case isIdentStart(c):
-			j := i
-			for j < len(sql) && isIdent(sql[j]) {
-				j++
-			}
-			t.kind, t.end = kWord, j
-			t.raw = sql[i:j]
-			t.text = strings.ToUpper(t.raw)
-		default:
-			t.kind, t.end = kPunct, i+1
-			if i+1 < len(sql) {
-				switch sql[i : i+2] {
-				case "::", "<=", ">=", "<>", "!=":
-					t.end = i + 2
-				}
-			}
-			t.text = sql[i:t.end]
-			if c == '(' {
-				depth++
-			} else if c == ')' && depth > 0 {
-				depth--
-				t.depth = depth
-			}
-		}
-		if t.end <= i {
-			t.end = len(sql)
-		}
-		out = append(out, t)
-		i = t.end
+		out = append(out, u)
 	}
 	return out
 }
 
-// endQuoted returns the end of the quoted token starting at i (-1: it is
-// not closed); a doubled quote (and with backslash, an escaped one) stays
-// inside.
-func endQuoted(s string, i int, q byte, backslash bool) int {
-	for j := i + 1; j < len(s); j++ {
-		switch {
-		case backslash && s[j] == '\\':
-			j++
-		case s[j] == q && j+1 < len(s) && s[j+1] == q:
-			j++
-		case s[j] == q:
-			return j + 1
-		}
-	}
-	return -1
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-func isIdentStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-func isIdent(c byte) bool { return isIdentStart(c) || isDigit(c) || c == '$' }
-
 // name is a table or column name token: a word that is not a keyword, or
 // a quoted identifier.
 func (t tok) name() (string, bool) {
-	switch t.kind {
-	case kIdent:
+	switch t.Kind {
+	case sqltext.Ident:
 		return t.text, true
-	case kWord:
+	case sqltext.Word:
 		if !keywords[t.text] {
-			return strings.ToLower(t.raw), true
+			return strings.ToLower(t.Text), true
 		}
 	}
 	return "", false
@@ -172,31 +83,18 @@ const (
 	classUtility = "utility" // transaction control, SET, SHOW, ...: never captured
 )
 
-// classOf is the class of a statement by its first word.
+// classOf is the class of a statement (sqltext.Classify): a query, a
+// write (a WITH with a data-modifying clause too), or anything else.
 func classOf(toks []tok) string {
-	for _, t := range toks {
-		if t.kind == kPunct && t.text == "(" {
-			continue
-		}
-		switch t.text {
-		case "WITH":
-			for k, u := range toks {
-				switch u.text {
-				case "INSERT", "DELETE", "MERGE":
-					return classWrite
-				case "UPDATE":
-					if k == 0 || toks[k-1].text != "FOR" && toks[k-1].text != "KEY" && toks[k-1].text != "DO" {
-						return classWrite
-					}
-				}
-			}
-			return classRead
-		case "SELECT", "VALUES", "TABLE":
-			return classRead
-		case "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE":
-			return classWrite
-		}
-		return classUtility
+	raw := make([]sqltext.Token, len(toks))
+	for i := range toks {
+		raw[i] = toks[i].Token
+	}
+	switch sqltext.Classify(raw).Class {
+	case sqltext.Read:
+		return classRead
+	case sqltext.Write:
+		return classWrite
 	}
 	return classUtility
 }
@@ -228,7 +126,7 @@ func isSystem(text string, toks []tok) bool {
 		}
 	}
 	for _, t := range toks {
-		if t.kind == kPunct && t.text == "@" { // SELECT @@version and the like
+		if t.Kind == sqltext.Punct && t.text == "@" { // SELECT @@version and the like
 			return true
 		}
 	}
