@@ -36,7 +36,9 @@ const stepTimeout = 2 * time.Minute
 // server is what one kind of server answers beyond its statement
 // statistics (stmtstats).
 type server interface {
-	catalog(ctx context.Context) (*capture.Catalog, error)
+	// catalog reads the catalog through r (its statements marked and
+	// counted as the reader's).
+	catalog(ctx context.Context, r *stmtstats.Reader) (*capture.Catalog, error)
 	source() capture.Source
 	// serverTx is the server's count of transactions in d, or -1 when it
 	// has none that counts every transaction.
@@ -75,9 +77,9 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer c.Close()
-	var s server = &postgres{c: c, db: loc.Database}
+	var s server = &postgres{info: c.Info(), db: loc.Database}
 	if loc.Dialect == "mysql" {
-		s = &mysql{c: c, db: loc.Database, info: c.Info()}
+		s = &mysql{info: c.Info(), db: loc.Database}
 	}
 	step := func() (context.Context, context.CancelFunc) { return context.WithTimeout(db, stepTimeout) }
 	sctx, scancel := step()
@@ -89,7 +91,7 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := s.catalog(sctx)
+	cat, err := s.catalog(sctx, stats)
 	if err != nil {
 		return nil, fmt.Errorf("reading the catalog: %w", err)
 	}
@@ -145,26 +147,6 @@ func progress(w io.Writer, format string, args ...any) {
 	}
 }
 
-// query runs q (marked as capture's) and calls scan for each row.
-func query(ctx context.Context, c dialect.Conn, q string, scan func(r dialect.Rows) error) error {
-	st, err := c.Prepare(ctx, "/* "+capture.Marker+" */ "+q)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	rows, err := st.Query(ctx)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			rows.Close()
-			return err
-		}
-	}
-	return rows.Close()
-}
-
 // uniqueColumns marks the columns that alone make up a primary or unique
 // key, from (table, constraint, column) rows.
 type keyCol struct{ table, constraint, column, kind string }
@@ -173,10 +155,10 @@ type keyCol struct{ table, constraint, column, kind string }
 // and its primary and unique keys (keysSQL: table, constraint, column,
 // kind), every name lower-cased, the servers' information_schema read
 // with each one's own schema filter.
-func readCatalog(ctx context.Context, c dialect.Conn, colsSQL, keysSQL string) (*capture.Catalog, error) {
+func readCatalog(ctx context.Context, q *stmtstats.Reader, colsSQL, keysSQL string) (*capture.Catalog, error) {
 	var cols []capture.Column
 	var tables []string
-	err := query(ctx, c, colsSQL, func(r dialect.Rows) error {
+	err := q.Query(ctx, colsSQL, func(r dialect.Rows) error {
 		var t string
 		var col capture.Column
 		if err := r.Scan(&t, &col.Name, &col.Type); err != nil {
@@ -191,7 +173,7 @@ func readCatalog(ctx context.Context, c dialect.Conn, colsSQL, keysSQL string) (
 		return nil, err
 	}
 	var keys []keyCol
-	err = query(ctx, c, keysSQL, func(r dialect.Rows) error {
+	err = q.Query(ctx, keysSQL, func(r dialect.Rows) error {
 		var k keyCol
 		if err := r.Scan(&k.table, &k.constraint, &k.column, &k.kind); err != nil {
 			return err

@@ -5,17 +5,17 @@ import (
 
 	"github.com/rightsize/rightsize/internal/capture"
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/stmtstats"
 )
 
 // mysql reads MySQL's and MariaDB's catalog (information_schema).
 type mysql struct {
-	c    dialect.Conn
-	db   string
 	info dialect.ConnInfo
+	db   string
 }
 
-func (m *mysql) catalog(ctx context.Context) (*capture.Catalog, error) {
-	return readCatalog(ctx, m.c, "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS"+
+func (m *mysql) catalog(ctx context.Context, r *stmtstats.Reader) (*capture.Catalog, error) {
+	return readCatalog(ctx, r, "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS"+
 		" WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION",
 		"SELECT tc.TABLE_NAME, tc.CONSTRAINT_NAME, k.COLUMN_NAME, tc.CONSTRAINT_TYPE"+
 			" FROM information_schema.TABLE_CONSTRAINTS tc JOIN information_schema.KEY_COLUMN_USAGE k"+

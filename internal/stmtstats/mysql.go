@@ -75,7 +75,7 @@ func (m *mysql) denied(err error, what string) error {
 func (m *mysql) view() string { return "performance_schema.events_statements_summary_by_digest" }
 
 func (m *mysql) counters(ctx context.Context, r *Reader, s *capture.Snapshot) error {
-	err := r.query(ctx, "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM performance_schema.global_status"+
+	err := r.Query(ctx, "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM performance_schema.global_status"+
 		" WHERE VARIABLE_NAME IN ('COM_COMMIT', 'COM_ROLLBACK', 'PERFORMANCE_SCHEMA_DIGEST_LOST')",
 		func(rows dialect.Rows) error {
 			var k, text string

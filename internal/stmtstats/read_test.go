@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/capture"
+	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/testenv"
 )
 
@@ -19,6 +20,25 @@ func find(d capture.Delta, s string) (capture.Stmt, bool) {
 		}
 	}
 	return capture.Stmt{}, false
+}
+
+// window opens a reader on c and returns what it counted while run ran.
+func window(t *testing.T, ctx context.Context, c dialect.Conn, o Options, run func()) capture.Delta {
+	t.Helper()
+	r, err := Open(ctx, c, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := r.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run()
+	b, err := r.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return capture.Diff(a, b)
 }
 
 // On PostgreSQL: a database without the extension is Absent (with how to
@@ -41,27 +61,16 @@ func TestPostgres(t *testing.T) {
 		t.Fatalf("without the extension: %v, want Absent and how to create it", err)
 	}
 	srv.Exec(t, db, "CREATE EXTENSION pg_stat_statements", "CREATE TABLE kv (k int PRIMARY KEY)", "INSERT INTO kv VALUES (1)")
-	r, err := Open(ctx, c, Options{Whole: true, TopLevel: true, Marker: capture.Marker})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := r.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	app := srv.Conn(t, db)
 	defer app.Close()
-	for range 5 {
-		var k int64
-		if err := app.QueryRow(ctx, "SELECT k FROM kv WHERE k = 1", nil, &k); err != nil {
-			t.Fatal(err)
+	d := window(t, ctx, c, Options{Whole: true, TopLevel: true, Marker: capture.Marker}, func() {
+		for range 5 {
+			var k int64
+			if err := app.QueryRow(ctx, "SELECT k FROM kv WHERE k = 1", nil, &k); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	b, err := r.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := capture.Diff(a, b)
+	})
 	if st, ok := find(d, "FROM kv WHERE k = $1"); !ok || st.Calls != 5 || st.Rows != 5 {
 		t.Errorf("statements %+v: want the SELECT of kv with 5 calls and 5 rows", d.Stmts)
 	}
@@ -84,37 +93,26 @@ func TestMariaDB(t *testing.T) {
 	defer cancel()
 	c := srv.Conn(t, db)
 	defer c.Close()
-	r, err := Open(ctx, c, Options{Whole: true, Marker: capture.Marker})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := r.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	app := srv.Conn(t, db)
 	defer app.Close()
-	var k int64
-	for range 4 {
-		if err := app.QueryRow(ctx, "SELECT k FROM kv WHERE k = 1", nil, &k); err != nil {
+	d := window(t, ctx, c, Options{Whole: true, Marker: capture.Marker}, func() {
+		var k int64
+		for range 4 {
+			if err := app.QueryRow(ctx, "SELECT k FROM kv WHERE k = 1", nil, &k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := app.Prepare(ctx, "SELECT k FROM kv WHERE k = ?")
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	st, err := app.Prepare(ctx, "SELECT k FROM kv WHERE k = ?")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		if err := st.QueryRow(ctx, []any{1}, &k); err != nil {
-			t.Fatal(err)
+		defer st.Close()
+		for range 3 {
+			if err := st.QueryRow(ctx, []any{1}, &k); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	st.Close()
-	b, err := r.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := capture.Diff(a, b)
+	})
 	if s, ok := find(d, "FROM `kv` WHERE `k` = ?"); !ok || s.Calls != 4 {
 		t.Errorf("statements %+v: want the SELECT of kv with 4 calls", d.Stmts)
 	}

@@ -169,8 +169,11 @@ func (r *Reader) one(ctx context.Context, q string, dest ...any) error {
 	return r.c.QueryRow(ctx, r.mark(q), nil, dest...)
 }
 
-// query prepares q, runs it and calls scan for each row.
-func (r *Reader) query(ctx context.Context, q string, scan func(dialect.Rows) error) error {
+// Query prepares q (marked, Options.Marker), runs it on the reader's
+// connection and calls scan for each row: the other statements of the
+// reader's user (capture's catalog) are run as the reader's own, marked
+// and counted among its executions.
+func (r *Reader) Query(ctx context.Context, q string, scan func(dialect.Rows) error) error {
 	st, err := r.c.Prepare(ctx, r.mark(q))
 	if err != nil {
 		return err
