@@ -9,10 +9,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
+	"github.com/rightsize/rightsize/internal/k8sjob"
 	"github.com/rightsize/rightsize/internal/workload/pgbench"
 )
 
@@ -50,12 +48,12 @@ func TestK8sJobPgbenchScripts(t *testing.T) {
 	if len(docs) != 2 {
 		t.Fatalf("%d documents, want the scripts' ConfigMap and the Job:\n%s", len(docs), o.stdout)
 	}
-	var cm corev1.ConfigMap
-	var job batchv1.Job
-	if err := yaml.UnmarshalStrict([]byte(docs[0]), &cm); err != nil {
+	var cm k8sjob.ConfigMap
+	var job k8sjob.Job
+	if err := k8sjob.Decode([]byte(docs[0]), &cm); err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.UnmarshalStrict([]byte(docs[1]), &job); err != nil {
+	if err := k8sjob.Decode([]byte(docs[1]), &job); err != nil {
 		t.Fatal(err)
 	}
 	pod := job.Spec.Template.Spec

@@ -7,10 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	"sigs.k8s.io/yaml"
+	"github.com/rightsize/rightsize/internal/k8sjob"
 )
 
 // canaryEnv is an environment full of passwords that k8s job must not read
@@ -29,13 +26,15 @@ func noCanary(t *testing.T, o outcome) {
 	}
 }
 
-func decodeJob(t *testing.T, o outcome) *batchv1.Job {
+// decodeJob decodes the manifest strictly into the Job's types (the e2e
+// module decodes the same commands' manifests into batch/v1's).
+func decodeJob(t *testing.T, o outcome) *k8sjob.Job {
 	t.Helper()
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", o.code, o.stderr)
 	}
-	var job batchv1.Job
-	if err := yaml.UnmarshalStrict([]byte(o.stdout), &job); err != nil {
+	var job k8sjob.Job
+	if err := k8sjob.Decode([]byte(o.stdout), &job); err != nil {
 		t.Fatalf("the manifest does not decode strictly into a batch/v1 Job: %v\n%s", err, o.stdout)
 	}
 	if job.APIVersion != "batch/v1" || job.Kind != "Job" {
@@ -55,7 +54,7 @@ func TestK8sJobManifest(t *testing.T) {
 	noCanary(t, o)
 	job := decodeJob(t, o)
 	sp := job.Spec
-	if sp.CompletionMode == nil || *sp.CompletionMode != batchv1.IndexedCompletion ||
+	if sp.CompletionMode == nil || *sp.CompletionMode != k8sjob.IndexedCompletion ||
 		sp.Parallelism == nil || *sp.Parallelism != 4 || sp.Completions == nil || *sp.Completions != 4 {
 		t.Errorf("completionMode %v, parallelism %v, completions %v", sp.CompletionMode, sp.Parallelism, sp.Completions)
 	}
@@ -86,7 +85,7 @@ func TestK8sJobManifest(t *testing.T) {
 		t.Errorf("labels %v / %v", job.Labels, sp.Template.Labels)
 	}
 	for name, key := range map[string]string{"RIGHTSIZE_TARGET": "target", "RIGHTSIZE_HISTORY": "history"} {
-		var ref *corev1.SecretKeySelector
+		var ref *k8sjob.SecretKeySelector
 		for _, e := range c.Env {
 			if e.Name == name && e.ValueFrom != nil {
 				ref = e.ValueFrom.SecretKeyRef
@@ -96,8 +95,8 @@ func TestK8sJobManifest(t *testing.T) {
 			t.Errorf("%s: secretKeyRef %+v, want rs/%s", name, ref, key)
 		}
 	}
-	if q := c.Resources.Requests[corev1.ResourceCPU]; q.Cmp(resource.MustParse("2")) != 0 {
-		t.Errorf("cpu request %s, want the default 2", q.String())
+	if q := c.Resources.Requests[k8sjob.ResourceCPU]; q != "2" { // canonical: equal values, equal strings
+		t.Errorf("cpu request %s, want the default 2", q)
 	}
 	// stderr says what to do next; stdout is only the manifest.
 	for _, want := range []string{"kubectl apply -f job.yaml", "rightsize merge --run " + id + " --history"} {
@@ -136,9 +135,9 @@ func TestK8sJobOptions(t *testing.T) {
 			t.Errorf("%s: %+v", e.Name, r)
 		}
 	}
-	for _, rl := range []corev1.ResourceList{c.Resources.Requests, c.Resources.Limits} {
-		cpu, mem := rl[corev1.ResourceCPU], rl[corev1.ResourceMemory]
-		if cpu.Cmp(resource.MustParse("1.5")) != 0 || mem.Cmp(resource.MustParse("1Gi")) != 0 {
+	for _, rl := range []k8sjob.ResourceList{c.Resources.Requests, c.Resources.Limits} {
+		cpu, mem := rl[k8sjob.ResourceCPU], rl[k8sjob.ResourceMemory]
+		if cpu != "1500m" || mem != "1Gi" { // 1.5 and 1Gi in canonical form
 			t.Errorf("resources %v", rl)
 		}
 	}

@@ -2,9 +2,12 @@
 // Indexed Job (batch/v1) whose N pods each run one shard of the run,
 // 'rightsize run WORKLOAD ... --shard $(JOB_COMPLETION_INDEX)/N --run-id ID'.
 //
-// The manifest is built from the official API types (k8s.io/api) and
-// serialised with sigs.k8s.io/yaml, so that it is schema-valid by
-// construction. The database's and the history catalog's URLs, which carry
+// The manifest is built from the package's own small types (types.go: the
+// fields it sets of the API's batch/v1 Job and v1 ConfigMap) and written as
+// the API's client library writes its types (sigs.k8s.io/yaml: JSON, then
+// YAML by go.yaml.in/yaml/v2), byte for byte; the e2e module's tests decode
+// every manifest strictly into the API's types (k8s.io/api) and compare.
+// The database's and the history catalog's URLs, which carry
 // passwords, are never in it: the pods read them from a Secret through
 // secretKeyRef, and the shards are given --target env:RIGHTSIZE_TARGET (the
 // history catalog is read from $RIGHTSIZE_HISTORY).
@@ -20,13 +23,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/yaml"
 
 	"github.com/rightsize/rightsize/internal/shard"
 )
@@ -176,7 +172,7 @@ var setByManifest = []string{"target", "history", "no-history", "shard", "run-id
 // the load that was asked for. backoffLimit works on every Kubernetes
 // version (backoffLimitPerIndex would need 1.29 or later and let the others
 // run to their end).
-func Build(s Spec) (*batchv1.Job, error) {
+func Build(s Spec) (*Job, error) {
 	name, cpu, mem, err := s.check()
 	if err != nil {
 		return nil, err
@@ -190,9 +186,9 @@ func Build(s Spec) (*batchv1.Job, error) {
 	if s.hasFiles() {
 		mountFile(&pod.Spec, fileMap(name), s.fileItems())
 	}
-	return &batchv1.Job{
-		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{
+	return &Job{
+		TypeMeta: TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: ObjectMeta{
 			Name:      name,
 			Namespace: s.Namespace,
 			Labels:    labels,
@@ -228,33 +224,31 @@ func (s Spec) fileData() map[string]string {
 // fileItems are the ConfigMap's keys and their paths under FileDir when
 // the options name files (nil, every key at its own name, when they name
 // none).
-func (s Spec) fileItems() []corev1.KeyToPath {
+func (s Spec) fileItems() []KeyToPath {
 	if len(s.Files) == 0 {
 		return nil
 	}
-	var items []corev1.KeyToPath
+	var items []KeyToPath
 	if s.File != nil {
-		items = append(items, corev1.KeyToPath{Key: s.File.Name, Path: s.File.Name})
+		items = append(items, KeyToPath{Key: s.File.Name, Path: s.File.Name})
 	}
 	for i, f := range s.Files {
-		items = append(items, corev1.KeyToPath{Key: fileKey(i, f.Name), Path: f.Name})
+		items = append(items, KeyToPath{Key: fileKey(i, f.Name), Path: f.Name})
 	}
 	return items
 }
 
 // mountFile mounts the ConfigMap cm (its items, or every key when nil)
 // read-only at FileDir in the pod's container.
-func mountFile(pod *corev1.PodSpec, cm string, items []corev1.KeyToPath) {
-	pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "workload", VolumeSource: corev1.VolumeSource{
-		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}, Items: items},
-	}})
+func mountFile(pod *PodSpec, cm string, items []KeyToPath) {
+	pod.Volumes = append(pod.Volumes, Volume{Name: "workload", ConfigMap: &ConfigMapVolumeSource{Name: cm, Items: items}})
 	c := &pod.Containers[0]
-	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "workload", MountPath: FileDir, ReadOnly: true})
+	c.VolumeMounts = append(c.VolumeMounts, VolumeMount{Name: "workload", MountPath: FileDir, ReadOnly: true})
 }
 
 // FileConfigMap returns the ConfigMap carrying s's workload file and its
 // options' files (nil when there are none), labelled as the Job is.
-func FileConfigMap(s Spec) (*corev1.ConfigMap, error) {
+func FileConfigMap(s Spec) (*ConfigMap, error) {
 	if !s.hasFiles() {
 		return nil, nil
 	}
@@ -262,9 +256,9 @@ func FileConfigMap(s Spec) (*corev1.ConfigMap, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &corev1.ConfigMap{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{
+	return &ConfigMap{
+		TypeMeta: TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: ObjectMeta{
 			Name: fileMap(name), Namespace: s.Namespace,
 			Labels: map[string]string{LabelName: "rightsize", LabelComponent: "workload-file", LabelRun: LabelValue(s.RunID)},
 		},
@@ -274,7 +268,7 @@ func FileConfigMap(s Spec) (*corev1.ConfigMap, error) {
 
 // check returns the Job's name (Name, or one derived from RunID) and each
 // generator's CPU and memory, or every problem with s at once.
-func (s Spec) check() (name string, cpu, mem resource.Quantity, err error) {
+func (s Spec) check() (name string, cpu, mem Quantity, err error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -294,7 +288,7 @@ func (s Spec) check() (name string, cpu, mem resource.Quantity, err error) {
 	}
 	s.checkSecret(bad)
 	if s.Namespace != "" {
-		if msgs := validation.IsDNS1123Label(s.Namespace); len(msgs) > 0 {
+		if msgs := IsDNS1123Label(s.Namespace); len(msgs) > 0 {
 			bad("--namespace %q: not a namespace name: %s", s.Namespace, strings.Join(msgs, "; "))
 		}
 	}
@@ -330,7 +324,7 @@ func (s Spec) check() (name string, cpu, mem resource.Quantity, err error) {
 func (s Spec) checkFiles(bad func(format string, args ...any)) {
 	names := map[string]bool{}
 	if f := s.File; f != nil {
-		if msgs := validation.IsConfigMapKey(f.Name); len(msgs) > 0 || strings.HasPrefix(f.Name, "..") {
+		if msgs := IsConfigMapKey(f.Name); len(msgs) > 0 || strings.HasPrefix(f.Name, "..") {
 			bad("workload file %q: its name is not a ConfigMap key: %s", f.Name, strings.Join(msgs, "; "))
 		}
 		if len(f.Data) > maxFile-len(f.Name) {
@@ -361,11 +355,11 @@ func (s Spec) checkFiles(bad func(format string, args ...any)) {
 func (s Spec) checkSecret(bad func(format string, args ...any)) {
 	if s.Secret == "" {
 		bad("--secret: name the Kubernetes Secret holding the target's and the history catalog's URLs")
-	} else if msgs := validation.IsDNS1123Subdomain(s.Secret); len(msgs) > 0 {
+	} else if msgs := IsDNS1123Subdomain(s.Secret); len(msgs) > 0 {
 		bad("--secret %q: not a Secret name: %s", s.Secret, strings.Join(msgs, "; "))
 	}
 	for _, k := range []struct{ flag, key string }{{"target-key", s.TargetKey}, {"history-key", s.HistoryKey}} {
-		if msgs := validation.IsConfigMapKey(k.key); len(msgs) > 0 {
+		if msgs := IsConfigMapKey(k.key); len(msgs) > 0 {
 			bad("--%s %q: not a Secret key: %s", k.flag, k.key, strings.Join(msgs, "; "))
 		}
 	}
@@ -382,7 +376,7 @@ func (s Spec) jobName(bad func(format string, args ...any)) string {
 	}
 	if name == "" {
 		name = JobName(s.RunID, s.Generators)
-	} else if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+	} else if msgs := IsDNS1123Label(name); len(msgs) > 0 {
 		bad("--name %q: not a Job name: %s", name, strings.Join(msgs, "; "))
 	} else if limit := maxNameLen(s.Generators); len(name) > limit {
 		// The Job controller names the pods' hosts NAME-INDEX, which must
@@ -394,9 +388,9 @@ func (s Spec) jobName(bad func(format string, args ...any)) string {
 
 // jobSpec is the Indexed Job of n pods made from template: parallelism =
 // completions = n, backoffLimit 0 (see Build).
-func jobSpec(n int32, template corev1.PodTemplateSpec) batchv1.JobSpec {
-	return batchv1.JobSpec{
-		CompletionMode: ptr(batchv1.IndexedCompletion),
+func jobSpec(n int32, template PodTemplateSpec) JobSpec {
+	return JobSpec{
+		CompletionMode: ptr(IndexedCompletion),
 		Completions:    ptr(n),
 		Parallelism:    ptr(n),
 		BackoffLimit:   ptr(int32(0)),
@@ -407,19 +401,19 @@ func jobSpec(n int32, template corev1.PodTemplateSpec) batchv1.JobSpec {
 // podTemplate is the generators' pod, labelled with (a copy of) labels,
 // running c: never restarted, with no access to the Kubernetes API, and
 // within the "restricted" Pod Security Standard.
-func podTemplate(labels map[string]string, c corev1.Container) corev1.PodTemplateSpec {
-	return corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)},
-		Spec: corev1.PodSpec{
-			RestartPolicy: corev1.RestartPolicyNever,
+func podTemplate(labels map[string]string, c ContainerSpec) PodTemplateSpec {
+	return PodTemplateSpec{
+		ObjectMeta: ObjectMeta{Labels: maps.Clone(labels)},
+		Spec: PodSpec{
+			RestartPolicy: "Never",
 			// The generators need no access to the Kubernetes API.
 			AutomountServiceAccountToken: ptr(false),
 			// Within the "restricted" Pod Security Standard.
-			SecurityContext: &corev1.PodSecurityContext{
+			SecurityContext: &PodSecurityContext{
 				RunAsNonRoot:   ptr(true),
-				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+				SeccompProfile: &SeccompProfile{Type: "RuntimeDefault"},
 			},
-			Containers: []corev1.Container{c},
+			Containers: []ContainerSpec{c},
 		},
 	}
 }
@@ -427,11 +421,11 @@ func podTemplate(labels map[string]string, c corev1.Container) corev1.PodTemplat
 // container is the generator's container: the image running one shard
 // (shardArgs), its environment (shardEnv), cpu and mem as both requests and
 // limits, and no privilege escalation or capabilities.
-func (s Spec) container(cpu, mem resource.Quantity) corev1.Container {
-	resources := func() corev1.ResourceList {
-		return corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem}
+func (s Spec) container(cpu, mem Quantity) ContainerSpec {
+	resources := func() ResourceList {
+		return ResourceList{ResourceCPU: cpu, ResourceMemory: mem}
 	}
-	return corev1.Container{
+	return ContainerSpec{
 		Name:  Container,
 		Image: s.Image,
 		Args:  s.shardArgs(),
@@ -439,10 +433,10 @@ func (s Spec) container(cpu, mem resource.Quantity) corev1.Container {
 		// Requests = limits: Guaranteed QoS, so that a generator is neither
 		// throttled below what it asked for nor evicted first, and measures
 		// the database, not itself.
-		Resources: corev1.ResourceRequirements{Requests: resources(), Limits: resources()},
-		SecurityContext: &corev1.SecurityContext{
+		Resources: ResourceRequirements{Requests: resources(), Limits: resources()},
+		SecurityContext: &SecurityContext{
 			AllowPrivilegeEscalation: ptr(false),
-			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			Capabilities:             &Capabilities{Drop: []string{"ALL"}},
 		},
 	}
 }
@@ -477,25 +471,26 @@ func (s Spec) shardArgs() []string {
 // shardEnv is the container's environment: the shard's index from the pod's
 // completion-index annotation, and the target's and the history catalog's
 // URLs from the Secret.
-func (s Spec) shardEnv() []corev1.EnvVar {
-	secret := func(key string) *corev1.EnvVarSource {
-		return &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-			LocalObjectReference: corev1.LocalObjectReference{Name: s.Secret},
-			Key:                  key,
-		}}
+func (s Spec) shardEnv() []EnvVar {
+	secret := func(key string) *EnvVarSource {
+		return &EnvVarSource{SecretKeyRef: &SecretKeySelector{Name: s.Secret, Key: key}}
 	}
-	return []corev1.EnvVar{
-		{Name: EnvIndex, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
-			FieldPath: "metadata.annotations['" + batchv1.JobCompletionIndexAnnotation + "']",
+	return []EnvVar{
+		{Name: EnvIndex, ValueFrom: &EnvVarSource{FieldRef: &ObjectFieldSelector{
+			FieldPath: "metadata.annotations['" + JobCompletionIndexAnnotation + "']",
 		}}},
 		{Name: EnvTarget, ValueFrom: secret(s.TargetKey)},
 		{Name: EnvHistory, ValueFrom: secret(s.HistoryKey)},
 	}
 }
 
+// JobCompletionIndexAnnotation is the pod's annotation that holds its
+// completion index in an Indexed Job.
+const JobCompletionIndexAnnotation = "batch.kubernetes.io/job-completion-index"
+
 // Marshal returns job as a YAML manifest.
-func Marshal(job *batchv1.Job) ([]byte, error) {
-	return yaml.Marshal(job)
+func Marshal(job *Job) ([]byte, error) {
+	return marshal(job)
 }
 
 // Manifest returns the YAML manifest of spec's Job, after the ConfigMap
@@ -513,7 +508,7 @@ func Manifest(s Spec) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	file, err := yaml.Marshal(cm)
+	file, err := marshal(cm)
 	if err != nil {
 		return nil, err
 	}
@@ -550,7 +545,7 @@ func JobName(runID string, generators int) string {
 // maxNameLen is the longest Job name whose pods' hostnames, NAME-INDEX, are
 // DNS labels (63 characters at most).
 func maxNameLen(generators int) int {
-	return validation.DNS1123LabelMaxLength - len("-"+strconv.Itoa(max(generators-1, 0)))
+	return DNS1123LabelMaxLength - len("-"+strconv.Itoa(max(generators-1, 0)))
 }
 
 // LabelValue makes s a label value: characters other than letters, digits,
@@ -579,12 +574,12 @@ func Escape(arg string) string {
 	return strings.ReplaceAll(arg, "$", "$$")
 }
 
-func quantity(name, v, examples string) (resource.Quantity, error) {
-	q, err := resource.ParseQuantity(strings.TrimSpace(v))
+func quantity(name, v, examples string) (Quantity, error) {
+	q, sign, err := ParseQuantity(strings.TrimSpace(v))
 	if err != nil {
 		return q, fmt.Errorf("--%s %q: not a Kubernetes quantity (e.g. %s)", name, v, examples)
 	}
-	if q.Sign() <= 0 {
+	if sign <= 0 {
 		return q, fmt.Errorf("--%s %q: want more than 0", name, v)
 	}
 	return q, nil

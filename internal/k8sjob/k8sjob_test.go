@@ -1,18 +1,12 @@
 package k8sjob
 
 import (
+	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/api/validate/content"
-	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/yaml"
 )
 
 func testSpec() Spec {
@@ -25,7 +19,7 @@ func testSpec() Spec {
 	}
 }
 
-func mustBuild(t *testing.T, s Spec) *batchv1.Job {
+func mustBuild(t *testing.T, s Spec) *Job {
 	t.Helper()
 	j, err := Build(s)
 	if err != nil {
@@ -35,7 +29,8 @@ func mustBuild(t *testing.T, s Spec) *batchv1.Job {
 }
 
 // TestManifestRoundTripsStrict decodes the YAML strictly (an unknown or
-// misspelt field is an error) into the API types and gets the Job back.
+// misspelt field is an error) into the package's types and gets the Job
+// back (e2e/k8sjob_test.go decodes it into the API's types).
 func TestManifestRoundTripsStrict(t *testing.T) {
 	s := testSpec()
 	s.Namespace, s.StartAt = "bench", "2026-12-01T10:00:00Z"
@@ -44,11 +39,11 @@ func TestManifestRoundTripsStrict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back batchv1.Job
-	if err := yaml.UnmarshalStrict(b, &back); err != nil {
+	var back Job
+	if err := Decode(b, &back); err != nil {
 		t.Fatalf("strict decoding: %v\n%s", err, b)
 	}
-	if !apiequality.Semantic.DeepEqual(job, &back) {
+	if !reflect.DeepEqual(job, &back) {
 		t.Errorf("the decoded Job differs from the built one:\n%s", b)
 	}
 	for _, want := range []string{"apiVersion: batch/v1", "kind: Job", "completionMode: Indexed", "namespace: bench"} {
@@ -63,7 +58,7 @@ func TestJobIndexedShards(t *testing.T) {
 	s.StartAt = "2026-12-01T10:00:00Z"
 	job := mustBuild(t, s)
 	sp := job.Spec
-	if sp.CompletionMode == nil || *sp.CompletionMode != batchv1.IndexedCompletion {
+	if sp.CompletionMode == nil || *sp.CompletionMode != IndexedCompletion {
 		t.Errorf("completionMode %v, want Indexed", sp.CompletionMode)
 	}
 	if sp.Parallelism == nil || sp.Completions == nil || *sp.Parallelism != 4 || *sp.Completions != 4 {
@@ -73,7 +68,7 @@ func TestJobIndexedShards(t *testing.T) {
 		t.Errorf("backoffLimit %v, want 0 (a failed shard is not run again)", sp.BackoffLimit)
 	}
 	pod := sp.Template.Spec
-	if pod.RestartPolicy != corev1.RestartPolicyNever {
+	if pod.RestartPolicy != "Never" {
 		t.Errorf("restartPolicy %q", pod.RestartPolicy)
 	}
 	if len(pod.Containers) != 1 || pod.Containers[0].Name != "rightsize" || pod.Containers[0].Image != s.Image {
@@ -90,7 +85,7 @@ func TestJobIndexedShards(t *testing.T) {
 		t.Errorf("command %q: the image's entrypoint runs rightsize", c.Command)
 	}
 
-	env := map[string]corev1.EnvVar{}
+	env := map[string]EnvVar{}
 	for _, e := range c.Env {
 		env[e.Name] = e
 		if e.Value != "" {
@@ -111,18 +106,19 @@ func TestJobIndexedShards(t *testing.T) {
 		t.Errorf("env %v", c.Env)
 	}
 
+	// Quantities in canonical form: equal values, equal strings.
 	r := c.Resources
-	for _, res := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+	for _, res := range []string{ResourceCPU, ResourceMemory} {
 		req, lim := r.Requests[res], r.Limits[res]
-		if req.IsZero() || req.Cmp(lim) != 0 {
-			t.Errorf("%s: requests %s, limits %s; want equal (Guaranteed QoS)", res, req.String(), lim.String())
+		if req == "" || req == "0" || req != lim {
+			t.Errorf("%s: requests %s, limits %s; want equal (Guaranteed QoS)", res, req, lim)
 		}
 	}
-	if q := r.Limits[corev1.ResourceMemory]; q.Cmp(resource.MustParse("2Gi")) != 0 {
-		t.Errorf("memory %s", q.String())
+	if q := r.Limits[ResourceMemory]; q != "2Gi" {
+		t.Errorf("memory %s", q)
 	}
-	if q := r.Limits[corev1.ResourceCPU]; q.Cmp(resource.MustParse("2")) != 0 {
-		t.Errorf("cpu %s", q.String())
+	if q := r.Limits[ResourceCPU]; q != "2" {
+		t.Errorf("cpu %s", q)
 	}
 
 	for what, labels := range map[string]map[string]string{"job": job.Labels, "pod": sp.Template.Labels} {
@@ -139,7 +135,9 @@ func TestJobIndexedShards(t *testing.T) {
 }
 
 // TestJobNameIsDNSLabel derives names from awkward run ids: each is a DNS
-// label, and so is each pod's hostname NAME-INDEX, up to 10000 generators.
+// label, and so is each pod's hostname NAME-INDEX, up to 10000 generators
+// (by this package's rules, which e2e/k8sjob_test.go checks against the
+// API's, as it checks these names).
 func TestJobNameIsDNSLabel(t *testing.T) {
 	ids := []string{
 		"20261201T100000Z-1a2b3c",
@@ -158,18 +156,18 @@ func TestJobNameIsDNSLabel(t *testing.T) {
 			s := testSpec()
 			s.RunID, s.Generators = id, n
 			job := mustBuild(t, s)
-			if msgs := validation.IsDNS1123Label(job.Name); len(msgs) > 0 {
+			if msgs := IsDNS1123Label(job.Name); len(msgs) > 0 {
 				t.Errorf("run id %q: name %q: %v", id, job.Name, msgs)
 			}
 			host := job.Name + "-" + strconv.Itoa(n-1)
-			if msgs := validation.IsDNS1123Label(host); len(msgs) > 0 {
+			if msgs := IsDNS1123Label(host); len(msgs) > 0 {
 				t.Errorf("run id %q, %d generators: hostname %q: %v", id, n, host, msgs)
 			}
 			if !strings.HasPrefix(job.Name, "rightsize-") {
 				t.Errorf("name %q", job.Name)
 			}
 			v := job.Labels[LabelRun]
-			if msgs := content.IsLabelValue(v); len(msgs) > 0 || v == "" {
+			if msgs := isLabelValue(v); len(msgs) > 0 || v == "" {
 				t.Errorf("run id %q: label value %q: %v", id, v, msgs)
 			}
 		}
@@ -285,12 +283,12 @@ func TestWorkloadFileInConfigMap(t *testing.T) {
 	if len(docs) != 2 {
 		t.Fatalf("%d documents, want the ConfigMap and the Job:\n%s", len(docs), b)
 	}
-	var cm corev1.ConfigMap
-	var job batchv1.Job
-	if err := yaml.UnmarshalStrict([]byte(docs[0]), &cm); err != nil {
+	var cm ConfigMap
+	var job Job
+	if err := Decode([]byte(docs[0]), &cm); err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.UnmarshalStrict([]byte(docs[1]), &job); err != nil {
+	if err := Decode([]byte(docs[1]), &job); err != nil {
 		t.Fatal(err)
 	}
 	if cm.Kind != "ConfigMap" || cm.Name != job.Name+"-workload" || cm.Data["shop.yaml"] != "name: shop\n" {
@@ -338,12 +336,12 @@ func TestOptionFilesInConfigMap(t *testing.T) {
 	if len(docs) != 2 {
 		t.Fatalf("%d documents:\n%s", len(docs), b)
 	}
-	var cm corev1.ConfigMap
-	var job batchv1.Job
-	if err := yaml.UnmarshalStrict([]byte(docs[0]), &cm); err != nil {
+	var cm ConfigMap
+	var job Job
+	if err := Decode([]byte(docs[0]), &cm); err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.UnmarshalStrict([]byte(docs[1]), &job); err != nil {
+	if err := Decode([]byte(docs[1]), &job); err != nil {
 		t.Fatal(err)
 	}
 	vol := job.Spec.Template.Spec.Volumes
@@ -352,7 +350,7 @@ func TestOptionFilesInConfigMap(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, it := range vol[0].ConfigMap.Items {
-		if msgs := validation.IsConfigMapKey(it.Key); len(msgs) > 0 {
+		if msgs := IsConfigMapKey(it.Key); len(msgs) > 0 {
 			t.Errorf("key %q: %v", it.Key, msgs)
 		}
 		got[it.Path] = cm.Data[it.Key]
@@ -374,6 +372,54 @@ func TestOptionFilesInConfigMap(t *testing.T) {
 		s.Files = bad
 		if _, err := Build(s); err == nil || !strings.Contains(err.Error(), "file") {
 			t.Errorf("files %q: %v, want a refusal", bad[0].Name, err)
+		}
+	}
+}
+
+// isLabelValue is what is wrong with v as a label value, by the API's rule
+// (at most 63 characters, alphanumeric at both ends, '-', '_' and '.'
+// inside); e2e/k8sjob_test.go checks the names with the API's own.
+func isLabelValue(v string) []string {
+	var msgs []string
+	if len(v) > 63 {
+		msgs = append(msgs, "must be no more than 63 characters")
+	}
+	if v != "" && !labelValue.MatchString(v) {
+		msgs = append(msgs, "not a label value")
+	}
+	return msgs
+}
+
+var labelValue = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
+
+// TestParseQuantity: the quantities of the documented commands and others
+// in the canonical form the API writes (what resource.ParseQuantity and
+// String gave when the manifest was built from the API's types; the e2e
+// module compares the two on generated quantities too).
+func TestParseQuantity(t *testing.T) {
+	for in, want := range map[string]string{
+		"2": "2", "1500m": "1500m", "0.5": "500m", "1.5": "1500m", "2000m": "2", "1e3": "1e3", "1E3": "1E3",
+		"0.1": "100m", "1k": "1k", "1.25": "1250m", "3.000": "3", "300m": "300m", " 2 ": "2", "1m": "1m",
+		"0.0001": "100u", ".5": "500m", "5n": "5n", "1e-3": "1e-3", "1e+3": "1e+3",
+		"2Gi": "2Gi", "1024Mi": "1Gi", "2048Mi": "2Gi", "1G": "1G", "1000M": "1G", "500Mi": "500Mi",
+		"1.5Gi": "1536Mi", "0.5Gi": "512Mi", "1e9": "1e9", "1073741824": "1073741824", "129e6": "129e6",
+		"129M": "129M", "123Mi": "123Mi", "1Ti": "1Ti", "512Ki": "512Ki", "256Mi": "256Mi", "+1Gi": "+1Gi",
+		"1.Mi": "1.Mi", "1Ei": "1Ei", "9999999999999999999999": "9999999999999999999999", "1": "1",
+		"0.0000000001": "1n", "1.5Ki": "1536", "0.1Ki": "102400m", "02": "02",
+	} {
+		q, sign, err := ParseQuantity(strings.TrimSpace(in))
+		if err != nil || q != Quantity(want) || sign != 1 {
+			t.Errorf("ParseQuantity(%q) = %q, %d, %v; want %q, 1", in, q, sign, err, want)
+		}
+	}
+	for _, in := range []string{"", "x", "1.5.5", "2 Gi", "2GB", "1Q", "--1", "1e", "1ee3", "1.5e3x"} {
+		if q, _, err := ParseQuantity(in); err == nil {
+			t.Errorf("ParseQuantity(%q) = %q, want an error", in, q)
+		}
+	}
+	for in, want := range map[string]int{"0": 0, "-1": -1, "0m": 0, "-0.5Gi": -1, "000": 0} {
+		if _, sign, err := ParseQuantity(in); err != nil || sign != want {
+			t.Errorf("ParseQuantity(%q): sign %d, %v; want %d", in, sign, err, want)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Refused are the run's flags a manifest refuses: the URLs (they hold
@@ -28,7 +27,7 @@ func RefusedGiven(given func(flag string) bool, noHistory bool, s Spec) []error 
 	}
 	if len(urls) > 0 {
 		secret := "NAME"
-		if s.Secret != "" && len(validation.IsDNS1123Subdomain(s.Secret)) == 0 {
+		if s.Secret != "" && len(IsDNS1123Subdomain(s.Secret)) == 0 {
 			secret = s.Secret
 		}
 		errs = append(errs, fmt.Errorf("%s: refused, a manifest must not hold a URL and its password; put the database's URL and the history catalog's in a Kubernetes Secret, "+

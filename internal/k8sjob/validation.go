@@ -1,0 +1,97 @@
+package k8sjob
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// The API's rules for the names the manifest holds, with the API's words
+// (k8s.io/apimachinery/pkg/util/validation, v0.37): e2e/k8sjob_test.go
+// checks these functions return what the API's do.
+
+// DNS1123LabelMaxLength is the longest DNS label (RFC 1123).
+const DNS1123LabelMaxLength = 63
+
+const (
+	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+	dns1123SubdomainFmt = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
+	configMapKeyFmt     = `[-._a-zA-Z0-9]+`
+
+	dns1123SubdomainMaxLength = 253
+)
+
+var (
+	dns1123LabelRegexp     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
+	dns1123SubdomainRegexp = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
+	configMapKeyRegexp     = regexp.MustCompile("^" + configMapKeyFmt + "$")
+)
+
+// IsDNS1123Label returns what is wrong with value as a DNS label (a
+// namespace's or a Job's name), nil when nothing is.
+func IsDNS1123Label(value string) []string {
+	var errs []string
+	if len(value) > DNS1123LabelMaxLength {
+		errs = append(errs, maxLenError(DNS1123LabelMaxLength))
+	}
+	if !dns1123LabelRegexp.MatchString(value) {
+		if dns1123SubdomainRegexp.MatchString(value) {
+			errs = append(errs, "must not contain dots")
+		} else {
+			errs = append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+				dns1123LabelFmt, "my-name", "123-abc"))
+		}
+	}
+	return errs
+}
+
+// IsDNS1123Subdomain returns what is wrong with value as a DNS subdomain
+// (a Secret's name), nil when nothing is.
+func IsDNS1123Subdomain(value string) []string {
+	var errs []string
+	if len(value) > dns1123SubdomainMaxLength {
+		errs = append(errs, maxLenError(dns1123SubdomainMaxLength))
+	}
+	if !dns1123SubdomainRegexp.MatchString(value) {
+		errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+			dns1123SubdomainFmt, "example.com"))
+	}
+	return errs
+}
+
+// IsConfigMapKey returns what is wrong with value as a ConfigMap's or a
+// Secret's key, nil when nothing is.
+func IsConfigMapKey(value string) []string {
+	var errs []string
+	if len(value) > dns1123SubdomainMaxLength {
+		errs = append(errs, maxLenError(dns1123SubdomainMaxLength))
+	}
+	if !configMapKeyRegexp.MatchString(value) {
+		errs = append(errs, regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+			configMapKeyFmt, "key.name", "KEY_NAME", "key-name"))
+	}
+	switch {
+	case value == ".":
+		errs = append(errs, `must not be '.'`)
+	case value == "..":
+		errs = append(errs, `must not be '..'`)
+	case strings.HasPrefix(value, ".."):
+		errs = append(errs, `must not start with '..'`)
+	}
+	return errs
+}
+
+func maxLenError(length int) string {
+	return fmt.Sprintf("must be no more than %d characters", length)
+}
+
+func regexError(msg, re string, examples ...string) string {
+	msg += " (e.g. "
+	for i, e := range examples {
+		if i > 0 {
+			msg += " or "
+		}
+		msg += "'" + e + "', "
+	}
+	return msg + "regex used for validation is '" + re + "')"
+}
