@@ -139,13 +139,13 @@ func (m *Model) candidates(d Delta, cat *Catalog) []cand {
 			}
 		}
 		if !utf8.ValidString(text) || strings.ContainsFunc(text, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' }) {
-			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement whose text holds control characters or is not UTF-8 (%s calls)", firstWord(s.Text), group(s.Calls)))
+			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement whose text holds control characters or is not UTF-8 (%s calls)", firstWord(s.Text, mysql), group(s.Calls)))
 			continue
 		}
 		toks := lex(text, mysql)
 		if toks == nil {
 			if strings.TrimSpace(text) != "" {
-				m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement whose text has a literal, identifier or comment not closed (truncated?)", firstWord(s.Text)))
+				m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement whose text has a literal, identifier or comment not closed (truncated?)", firstWord(s.Text, mysql)))
 			}
 			continue
 		}
@@ -159,7 +159,7 @@ func (m *Model) candidates(d Delta, cat *Catalog) []cand {
 		}
 		c.sql = SQL{Calls: s.Calls, MeanMs: s.TimeMs / float64(s.Calls), Rows: float64(s.Rows) / float64(s.Calls), Class: class}
 		if !m.declare(&c, cat) {
-			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement that writes a table capture cannot name (%s calls)", firstWord(s.Text), group(s.Calls)))
+			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement that writes a table capture cannot name (%s calls)", firstWord(s.Text, mysql), group(s.Calls)))
 			continue
 		}
 		cands = append(cands, c)
@@ -373,11 +373,13 @@ func txName(sts []SQL, tabs []string, used map[string]bool) string {
 }
 
 // firstWord is a statement's first word in upper case (a note never
-// quotes a statement's text: it may hold a literal of production).
-func firstWord(s string) string {
-	for _, t := range lex(s+" ", false) {
+// quotes a statement's text: it may hold a literal of production), read
+// by its dialect's rules up to any literal or comment left open.
+func firstWord(s string, mysql bool) string {
+	toks, _ := sqltext.Lex(s, flavor(mysql))
+	for _, t := range toks {
 		if t.Kind == sqltext.Word {
-			return t.text
+			return strings.ToUpper(t.Text)
 		}
 	}
 	return "?"

@@ -185,3 +185,23 @@ func TestUnknownIsTODO(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftOutNamed: a statement left out because its text was cut inside
+// a literal (a digest at its maximum length) is named in the note by its
+// first word, read by its own dialect's rules.
+func TestLeftOutNamed(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ dialect, text, keep string }{
+		{"postgres", "UPDATE acct SET name = 'abc", "SELECT bal FROM acct WHERE id = $1"},
+		{"mysql", "SELECT `bal` FROM `acct` WHERE $a$ = 'abc", "SELECT `bal` FROM `acct` WHERE `id` = ?"},
+	} {
+		d := Diff(snap(t0, 0), snap(t0.Add(time.Second), 0,
+			Stmt{ID: "a", Text: c.text, Calls: 10, TimeMs: 1},
+			Stmt{ID: "b", Text: c.keep, Calls: 10, TimeMs: 1}))
+		m := Build(Source{Dialect: c.dialect, Database: "app"}, d, catalog, 10)
+		want := "left out: a " + strings.Fields(c.text)[0] + " statement whose text has a literal, identifier or comment not closed (truncated?)"
+		if len(m.Notes) != 1 || m.Notes[0] != want {
+			t.Errorf("%s: notes %q, want %q", c.dialect, m.Notes, want)
+		}
+	}
+}

@@ -22,16 +22,20 @@ type tok struct {
 // placeholder reports whether t is a placeholder ($n or ?).
 func (t tok) placeholder() bool { return t.Kind == sqltext.Qmark || t.Kind == sqltext.DollarN }
 
+// flavor is the lexical rules of a statement's dialect.
+func flavor(mysql bool) sqltext.Flavor {
+	if mysql {
+		return sqltext.MySQL
+	}
+	return sqltext.Postgres
+}
+
 // lex splits sql into tokens by its dialect's rules (mysql: MySQL's, else
 // PostgreSQL's). It returns nil for a statement with a literal,
 // identifier or comment left open (a digest cut at its maximum length):
 // not one capture can rewrite; and for one with no token.
 func lex(sql string, mysql bool) []tok {
-	fl := sqltext.Postgres
-	if mysql {
-		fl = sqltext.MySQL
-	}
-	toks, open := sqltext.Lex(sql, fl)
+	toks, open := sqltext.Lex(sql, flavor(mysql))
 	if open != "" {
 		return nil
 	}
