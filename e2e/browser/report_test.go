@@ -1,6 +1,11 @@
-package cli
+// Package browser opens the HTML reports in headless Chromium (chromedp):
+// charts drawn, nothing wider than the window, no console error. It was
+// internal/cli's report_browser_test.go; it lives in the e2e module so that
+// chromedp stays out of the main module.
+package browser
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -13,7 +18,31 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/rightsize/rightsize/internal/cli"
 )
+
+// ExitOK is the exit code of a command that succeeded.
+const ExitOK = cli.ExitOK
+
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs rightsize with args, as internal/cli's tests do.
+func run(t *testing.T, ctx context.Context, args ...string) outcome {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Main(ctx, cli.Env{
+		Args: args, Stdout: &out, Stderr: &errb,
+		Getenv:   func(string) string { return "" },
+		CPUTime:  func() (time.Duration, time.Duration) { return time.Second, time.Second },
+		ProcRoot: "/proc",
+		SysFS:    os.DirFS("/sys"),
+	})
+	return outcome{code, out.String(), errb.String()}
+}
 
 // chromium finds a headless-capable Chromium; in CI a missing browser is a
 // failure (.ci/run installs Debian's chromium), elsewhere a skip.
