@@ -158,10 +158,11 @@ func (m *Model) candidates(d Delta, cat *Catalog) []cand {
 			continue // reads no table: SELECT 1, SELECT version(), a driver's ping
 		}
 		c.sql = SQL{Calls: s.Calls, MeanMs: s.TimeMs / float64(s.Calls), Rows: float64(s.Rows) / float64(s.Calls), Class: class}
-		if !m.declare(&c, cat) {
-			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement that writes a table capture cannot name (%s calls)", firstWord(s.Text, mysql), group(s.Calls)))
+		if why := undeclarable(c, cat); why != "" {
+			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement %s (%s calls)", firstWord(s.Text, mysql), why, group(s.Calls)))
 			continue
 		}
+		m.declare(&c, cat)
 		cands = append(cands, c)
 		m.Calls += s.Calls
 		m.TimeMs += s.TimeMs
@@ -169,30 +170,51 @@ func (m *Model) candidates(d Delta, cat *Catalog) []cand {
 	return cands
 }
 
-// declare sets the tables c names: the catalog's, and for a statement
-// that writes, the others too (another schema, a view: a statement that
-// may write one needs it declared), which it adds to m.Unknown. It
-// reports false for a writing statement that names a table the file
-// cannot declare.
-func (m *Model) declare(c *cand, cat *Catalog) bool {
+// declared is the name under which a workload file declares the table r
+// names ("" when a statement that does not write it needs none): the
+// catalog's name, or the name as written for a table a write names.
+func declared(r tableRef, class string, cat *Catalog) string {
+	if t := cat.table(r.name); t != nil {
+		return t.Name
+	}
+	if class != classWrite {
+		return ""
+	}
+	return r.name
+}
+
+// undeclarable says why a workload file cannot declare a table c names
+// ("" when it can): a table written whose name is not one a file
+// declares, or a name SQL reserves (rightsize's own statements name
+// tables unquoted).
+func undeclarable(c cand, cat *Catalog) string {
 	for _, r := range c.refs {
-		t := cat.table(r.name)
+		name := declared(r, c.sql.Class, cat)
 		switch {
-		case t != nil:
-			if !slices.Contains(c.sql.Tables, t.Name) {
-				c.sql.Tables = append(c.sql.Tables, t.Name)
-			}
-		case c.sql.Class != classWrite:
-		case !tableNameRE.MatchString(r.name):
-			return false
-		case !slices.Contains(c.sql.Tables, r.name):
-			c.sql.Tables = append(c.sql.Tables, r.name)
-			if !slices.Contains(m.Unknown, r.name) {
-				m.Unknown = append(m.Unknown, r.name)
-			}
+		case name == "":
+		case !tableNameRE.MatchString(name):
+			return "that writes a table capture cannot name"
+		case sqltext.ReservedPart(name) != "":
+			return "on table " + name + ", a word SQL reserves: a workload file cannot declare it"
 		}
 	}
-	return true
+	return ""
+}
+
+// declare sets the tables c names: the catalog's, and for a statement
+// that writes, the others too (another schema, a view: a statement that
+// may write one needs it declared), which it adds to m.Unknown.
+func (m *Model) declare(c *cand, cat *Catalog) {
+	for _, r := range c.refs {
+		name := declared(r, c.sql.Class, cat)
+		if name == "" || slices.Contains(c.sql.Tables, name) {
+			continue
+		}
+		c.sql.Tables = append(c.sql.Tables, name)
+		if cat.table(r.name) == nil && !slices.Contains(m.Unknown, name) {
+			m.Unknown = append(m.Unknown, name)
+		}
+	}
 }
 
 // choose keeps the fewest statements that make up Coverage of the calls,

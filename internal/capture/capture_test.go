@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,6 +203,42 @@ func TestLeftOutNamed(t *testing.T) {
 		want := "left out: a " + strings.Fields(c.text)[0] + " statement whose text has a literal, identifier or comment not closed (truncated?)"
 		if len(m.Notes) != 1 || m.Notes[0] != want {
 			t.Errorf("%s: notes %q, want %q", c.dialect, m.Notes, want)
+		}
+	}
+}
+
+// TestReservedTableLeftOut: a table named by a word SQL reserves (order,
+// user) cannot be declared in a workload file, so the statements that
+// name it are left out with a note, and the file is written with the rest
+// (it was refused as capture's own error).
+func TestReservedTableLeftOut(t *testing.T) {
+	cat := &Catalog{Tables: append([]Table{{Name: "order", Key: []string{"id"}, Columns: []Column{{Name: "id", Type: "bigint", Unique: true}, {Name: "total", Type: "numeric"}}}}, catalog.Tables...)}
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ dialect, read, write, keep string }{
+		{"postgres", `SELECT total FROM "order" WHERE id = $1`, "INSERT INTO \"User\" (id) VALUES ($1)", "SELECT bal FROM acct WHERE id = $1"},
+		{"mysql", "SELECT `total` FROM `order` WHERE `id` = ?", "INSERT INTO `user` ( `id` ) VALUES (?)", "SELECT `bal` FROM `acct` WHERE `id` = ?"},
+	} {
+		d := Diff(snap(t0, 0), snap(t0.Add(time.Second), 0,
+			Stmt{ID: "a", Text: c.read, Calls: 10, TimeMs: 1},
+			Stmt{ID: "b", Text: c.write, Calls: 10, TimeMs: 1},
+			Stmt{ID: "c", Text: c.keep, Calls: 10, TimeMs: 1}))
+		m := Build(Source{Dialect: c.dialect, Database: "app"}, d, cat, 30)
+		out, err := m.Render("x.yaml")
+		if err != nil {
+			t.Errorf("%s: %v\n%s", c.dialect, err, out)
+			continue
+		}
+		for _, w := range []string{
+			"left out: a SELECT statement on table order, a word SQL reserves: a workload file cannot declare it (10 calls)",
+			"left out: a INSERT statement on table user, a word SQL reserves: a workload file cannot declare it (10 calls)",
+		} {
+			if !slices.Contains(m.Notes, w) {
+				t.Errorf("%s: notes %q lack %q", c.dialect, m.Notes, w)
+			}
+		}
+		body := strings.ToLower(strings.SplitN(string(out), "version: 1", 2)[1])
+		if len(m.Txs) != 1 || strings.Contains(body, "order") || strings.Contains(body, "user") {
+			t.Errorf("%s: %d transactions; the file (below its header) names order or user:\n%s", c.dialect, len(m.Txs), out)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rightsize/rightsize/internal/lineprob"
+	"github.com/rightsize/rightsize/internal/sqltext"
 )
 
 // MaxFile bounds a workload file: it describes tables and statements, it
@@ -265,37 +266,10 @@ func (p *parser) name(n *yaml.Node, what string) string {
 // name, and no reserved word.
 func (p *parser) sqlName(n *yaml.Node, what string) string {
 	s := p.name(n, what)
-	if reserved[strings.ToUpper(s)] {
+	if sqltext.Reserved(s) {
 		p.add(n.Line, "%s %q: a reserved word of SQL, which rightsize's own statements would use unquoted: choose another name", what, s)
 	}
 	return s
-}
-
-// reserved are words that PostgreSQL, MySQL/MariaDB or SQLite reserve, so
-// that a table, column or index of that name must be quoted in SQL;
-// rightsize writes its own statements' names unquoted.
-var reserved = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`ADD ALL ALTER ANALYZE AND ANY AS ASC BETWEEN BOTH BY CASE CAST CHECK COLLATE
-		COLUMN CONSTRAINT CREATE CROSS CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP CURRENT_USER DATABASE DEFAULT
-		DELETE DESC DISTINCT DROP ELSE END EXCEPT EXISTS FALSE FETCH FOR FOREIGN FROM FULL GRANT GROUP HAVING IN
-		INDEX INNER INSERT INTERSECT INTO IS JOIN KEY LEADING LEFT LIKE LIMIT NATURAL NOT NULL OFFSET ON OR ORDER
-		OUTER PRIMARY REFERENCES RIGHT SELECT SET TABLE THEN TO TRAILING TRUE UNION UNIQUE UPDATE USER USING VALUES
-		WHEN WHERE WITH`) {
-		reserved[w] = true
-	}
-}
-
-// reservedIn returns the part of a table name (schema.table) that is a
-// reserved word, or "".
-func reservedIn(name string) string {
-	for part := range strings.SplitSeq(name, ".") {
-		if reserved[strings.ToUpper(part)] {
-			return part
-		}
-	}
-	return ""
 }
 
 func (p *parser) boolean(n *yaml.Node, what string) bool {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/rightsize/rightsize/internal/sqltext"
 )
 
 // workloadRE is a workload's name: results and file names carry it.
@@ -136,7 +138,7 @@ func (p *parser) table(n *yaml.Node, indexes map[string]int) Table {
 	if name, ok := p.scalar(f["name"], "table name"); ok {
 		if !tableRE.MatchString(name) {
 			p.add(f["name"].Line, "table name %q: want a letter or _ then letters, digits or _ (schema.table for an existing one)", name)
-		} else if w := reservedIn(name); w != "" {
+		} else if w := sqltext.ReservedPart(name); w != "" {
 			p.add(f["name"].Line, "table name %q: %s is a reserved word of SQL, and rightsize's own statements (create, load, count, sample) name tables unquoted: choose another name", name, w)
 		}
 		t.Name = name
