@@ -56,7 +56,7 @@ func under(p, prefix string) bool { return p == prefix || strings.HasPrefix(p, p
 // process state or other layers. shellword, quoting words for a shell, is
 // shared by cli and history (both print lines to paste) and stays pure so
 // that any layer may use it.
-var pure = []string{"internal/shellword", "internal/errclass", "internal/hist", "internal/pace", "internal/result", "internal/report", "internal/analysis", "internal/topology", "internal/sizing", "internal/shard", "internal/merge", "internal/k8sjob", "internal/workfile", "internal/lineprob", "internal/capture", "internal/sqltext"}
+var pure = []string{"internal/shellword", "internal/exitcode", "internal/errclass", "internal/hist", "internal/pace", "internal/result", "internal/report", "internal/analysis", "internal/topology", "internal/sizing", "internal/shard", "internal/merge", "internal/k8sjob", "internal/workfile", "internal/lineprob", "internal/capture", "internal/sqltext"}
 
 var impureStd = []string{"os", "os/exec", "os/signal", "net", "net/http", "database/sql", "syscall", "golang.org/x/sys/unix"}
 

@@ -11,13 +11,14 @@ import (
 	"github.com/rightsize/rightsize/internal/capture"
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/dialect/all"
+	"github.com/rightsize/rightsize/internal/exitcode"
 	"github.com/rightsize/rightsize/internal/stmtstats"
 )
 
 // ErrNotReady wraps a refusal to capture: the server's statistics are off
 // or missing, or the user may not read them. The message says what to
 // enable or grant.
-var ErrNotReady = errors.New("cannot capture")
+var ErrNotReady = exitcode.New("cannot capture", exitcode.Usage)
 
 // Options are a capture's.
 type Options struct {

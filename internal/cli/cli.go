@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,17 +11,16 @@ import (
 	"github.com/rightsize/rightsize/internal/foreignflag"
 	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/runplan"
-	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
-// Exit codes.
+// Exit codes (package exitcode, through observe).
 const (
-	ExitOK          = 0
-	ExitFailure     = 1
-	ExitUsage       = 2
-	ExitInterrupted = 3
+	ExitOK          = int(observe.ExitOK)
+	ExitFailure     = int(observe.ExitFailure)
+	ExitUsage       = int(observe.ExitUsage)
+	ExitInterrupted = int(observe.ExitInterrupted)
 )
 
 // Env is the process state the CLI may use, injected by main
@@ -44,13 +42,12 @@ func (i Interrupt) At() time.Time { return i.Received }
 // usageError marks errors that mean "the command line is wrong" (exit 2).
 type usageError struct{ err error }
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+func (e usageError) Error() string              { return e.err.Error() }
+func (e usageError) Unwrap() error              { return e.err }
+func (e usageError) ExitCode() observe.ExitCode { return observe.ExitUsage }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// errInterrupted marks a run stopped by a signal after writing a partial result (exit 3).
-var errInterrupted = session.ErrInterrupted
 
 // Version returns the build's version: the module version or VCS revision
 // (observe.Version).
@@ -98,34 +95,22 @@ func commandOrderHint(err error, args []string) error {
 	return foreignflag.CommandOrder(err, args, names)
 }
 
-func exitCode(err error) int {
-	var ue usageError
-	var re runError
-	switch {
-	case errors.Is(err, errInterrupted):
-		return ExitInterrupted
-	case errors.As(err, &ue), observe.IsUsage(err):
-		return ExitUsage
-	case errors.As(err, &re):
-		return ExitFailure
-	}
-	// Errors cobra returns itself (unknown command, bad flag) are usage errors.
-	return ExitUsage
-}
+// exitCode is the exit code err carries where it was made (package
+// exitcode). Errors cobra returns itself (unknown command, bad flag) carry
+// none: they are usage errors.
+func exitCode(err error) int { return int(observe.CodeOf(err, observe.ExitUsage)) }
 
 // runError marks failures of a command that was correctly invoked (exit 1).
 type runError struct{ err error }
 
-func (e runError) Error() string { return e.err.Error() }
-func (e runError) Unwrap() error { return e.err }
+func (e runError) Error() string              { return e.err.Error() }
+func (e runError) Unwrap() error              { return e.err }
+func (e runError) ExitCode() observe.ExitCode { return observe.ExitFailure }
 
-// wrapRun classifies an error returned by a command body.
+// wrapRun classifies an error returned by a command body: one that says it
+// is a usage error or an interruption stays so, any other is a failure.
 func wrapRun(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ue usageError
-	if errors.Is(err, errInterrupted) || errors.As(err, &ue) || observe.IsUsage(err) {
+	if err == nil || observe.Carries(err, observe.ExitInterrupted) || observe.Carries(err, observe.ExitUsage) {
 		return err
 	}
 	return runError{err}

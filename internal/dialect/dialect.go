@@ -16,10 +16,11 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/exitcode"
 )
 
 // ErrBadTarget wraps every target-parsing problem (the CLI maps it to exit code 2).
-var ErrBadTarget = errors.New("invalid target")
+var ErrBadTarget = exitcode.New("invalid target", exitcode.Usage)
 
 // Capabilities states what a database can and cannot do, so that workloads and
 // reports can explain figures instead of guessing.

@@ -1,32 +1,15 @@
 package observe
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
-	"github.com/rightsize/rightsize/internal/capturedb"
 	"github.com/rightsize/rightsize/internal/dialect"
-	"github.com/rightsize/rightsize/internal/pgbenchscript"
-	"github.com/rightsize/rightsize/internal/runner"
-	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/shellword"
-	"github.com/rightsize/rightsize/internal/workfile"
-	"github.com/rightsize/rightsize/internal/workload/custom"
 )
 
-// IsUsage reports whether err says that the options given are wrong (the
-// CLI's exit 2): invalid options, a target that does not parse, or a
-// runner configuration that cannot run, a workload file refused (one that
-// does not read, has problems, names other databases, or writes existing
-// tables without consent), a pgbench script refused.
-func IsUsage(err error) bool {
-	return errors.Is(err, runplan.ErrInvalid) || errors.Is(err, dialect.ErrBadTarget) || errors.Is(err, runner.ErrSettings) ||
-		errors.Is(err, workfile.ErrInvalid) || errors.Is(err, workfile.ErrWritesExisting) || errors.Is(err, custom.ErrDialect) || errors.Is(err, custom.ErrUnreadable) ||
-		errors.Is(err, pgbenchscript.ErrInvalid) || errors.Is(err, capturedb.ErrNotReady)
-}
 
 // PrintCommand prints a command line on w, as the user would type it: safe
 // to paste (shellword.Join), with the passwords of its locations removed

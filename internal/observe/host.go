@@ -14,7 +14,7 @@ import (
 
 // LoadHost reads a host's topology for plan --host: this machine's /sys
 // (arg "auto"), or the YAML description in the file arg. A description
-// that is not one is a usage error (IsUsage); a file it cannot read, or a
+// that is not one is a usage error (exit 2); a file it cannot read, or a
 // /sys, is not.
 func LoadHost(env *Env, arg string) (topology.Host, error) {
 	if arg == "auto" {

@@ -19,7 +19,7 @@ import (
 // ReadHypervisor reads a hypervisor export at path: format "csv" (rows of
 // time, metric, value) or esxtop's batch output, for the VM vm with vcpus
 // vCPUs (0: counted from the file). A vCPU count the file contradicts is a
-// usage error (IsUsage).
+// usage error (exit 2).
 func ReadHypervisor(path, format, vm string, vcpus int) (*hypervisor.Series, error) {
 	f, err := os.Open(path)
 	if err != nil {

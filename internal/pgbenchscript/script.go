@@ -7,12 +7,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rightsize/rightsize/internal/exitcode"
 	"github.com/rightsize/rightsize/internal/sqltext"
 )
 
 // ErrInvalid is wrapped by every error a script's parse returns: a script
 // pgbench would refuse.
-var ErrInvalid = errors.New("invalid pgbench script")
+var ErrInvalid = exitcode.New("invalid pgbench script", exitcode.Usage)
 
 // Error is one problem of a script, at a line of its source.
 type Error struct {
@@ -29,6 +30,9 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Is(target error) bool { return target == ErrInvalid }
+
+// ExitCode: the command line is wrong (exit 2).
+func (e *Error) ExitCode() exitcode.Code { return exitcode.Usage }
 
 // Kind is what a Command does.
 type CmdKind uint8

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/exitcode"
 	"github.com/rightsize/rightsize/internal/pace"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -151,13 +152,16 @@ type Opened struct {
 }
 
 // ErrSettings is matched (errors.Is) by every invalid Settings.
-var ErrSettings = errors.New("invalid runner configuration")
+var ErrSettings = exitcode.New("invalid runner configuration", exitcode.Usage)
 
 // SettingsError lists every problem of a Settings; errors.Is(err, ErrSettings) holds.
 type SettingsError struct{ Problems []error }
 
 func (e *SettingsError) Error() string        { return errors.Join(e.Problems...).Error() }
 func (e *SettingsError) Is(target error) bool { return target == ErrSettings }
+
+// ExitCode: the command line is wrong (exit 2).
+func (e *SettingsError) ExitCode() exitcode.Code { return exitcode.Usage }
 
 // Validate returns every problem of the configuration at once. Messages name
 // the fields as the CLI's flags do.

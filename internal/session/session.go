@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/exitcode"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/runner"
 	"github.com/rightsize/rightsize/internal/runplan"
@@ -19,7 +20,7 @@ import (
 
 // ErrInterrupted is returned when a step ended early (a signal, a run that
 // could not complete its window) after its partial result was written.
-var ErrInterrupted = errors.New("interrupted")
+var ErrInterrupted = exitcode.New("interrupted", exitcode.Interrupted)
 
 // Options are what a session takes from the process, and whom it tells.
 type Options struct {

@@ -1,17 +1,17 @@
 package study
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/rightsize/rightsize/internal/exitcode"
 	"github.com/rightsize/rightsize/internal/lineprob"
 )
 
 // ErrInvalid is wrapped by every error of a study file that cannot be run:
 // it does not parse, or fails validation.
-var ErrInvalid = errors.New("invalid study")
+var ErrInvalid = exitcode.New("invalid study", exitcode.Usage)
 
 // Scales a study is expanded at.
 const (

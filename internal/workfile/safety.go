@@ -1,14 +1,15 @@
 package workfile
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rightsize/rightsize/internal/exitcode"
 )
 
 // ErrWritesExisting is wrapped by CheckWrites' refusal.
-var ErrWritesExisting = errors.New("the workload writes tables rightsize did not create")
+var ErrWritesExisting = exitcode.New("the workload writes tables rightsize did not create", exitcode.Usage)
 
 // WritesData reports whether the statement may change data.
 func (st *Statement) WritesData() bool { return st.Opaque || len(st.Writes) > 0 }

@@ -1,18 +1,18 @@
 package workfile
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/datagen"
+	"github.com/rightsize/rightsize/internal/exitcode"
 	"github.com/rightsize/rightsize/internal/lineprob"
 	"github.com/rightsize/rightsize/internal/sqltext"
 )
 
 // ErrInvalid is wrapped by every error Parse returns for a file it refuses.
-var ErrInvalid = errors.New("invalid workload file")
+var ErrInvalid = exitcode.New("invalid workload file", exitcode.Usage)
 
 // Problem is one problem (or warning) of a file, at a line (0: the file as
 // a whole).
@@ -279,9 +279,9 @@ type Form struct {
 	Slots []Slot
 
 	refs   []sqltext.Ref // the references in SQL, with their byte ranges
-	line   int      // the SQL's line in the file
-	lines  []int    // each reference's line
-	writes []string // the tables it writes, as written
+	line   int           // the SQL's line in the file
+	lines  []int         // each reference's line
+	writes []string      // the tables it writes, as written
 	opaque bool
 	// columns is how many columns the statement returns, as its select
 	// list (or RETURNING) reads; -1 when the SQL does not tell (a *).

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/rightsize/rightsize/internal/exitcode"
 )
 
 // LocalFile is a file of this machine that one of a workload's options
@@ -31,7 +33,7 @@ var ErrLocalFile = errors.New("cannot be given to a run elsewhere")
 // file (a device such as /dev/zero, a named pipe, a directory, a socket)
 // or is larger than its bound: a usage error, refused before anything is
 // read.
-var ErrNotAFile = errors.New("not a file rightsize reads")
+var ErrNotAFile = exitcode.New("not a file rightsize reads", exitcode.Usage)
 
 // ReadUserFile reads the regular file at path that the command line names
 // (a workload file, a pgbench script, a study file), at most max bytes. A

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rightsize/rightsize/internal/exitcode"
 	"github.com/rightsize/rightsize/internal/workfile"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/dbtarget"
@@ -53,7 +53,7 @@ const MaxFile = 16 << 20
 
 // ErrUnreadable is wrapped by Load's error for a file it cannot read
 // (a device or a named pipe, refused unread, among them).
-var ErrUnreadable = errors.New("cannot read the workload file")
+var ErrUnreadable = exitcode.New("cannot read the workload file", exitcode.Usage)
 
 // Workload is a workload file's workload with its options. Flags bind to
 // it; use one value per command line.
@@ -249,7 +249,7 @@ func (w *Workload) base() string {
 
 // ErrDialect is wrapped by the refusal of a target whose database the file
 // does not name in its dialects.
-var ErrDialect = errors.New("the workload file has no SQL for this database")
+var ErrDialect = exitcode.New("the workload file has no SQL for this database", exitcode.Usage)
 
 // open binds the file to the target without connecting.
 func (w *Workload) open(_ context.Context, tg *dbtarget.DB) (workload.Instance, error) {

@@ -267,5 +267,8 @@ type badTarget string
 func (e badTarget) Error() string        { return string(e) }
 func (e badTarget) Is(target error) bool { return target == dialect.ErrBadTarget }
 
+// Unwrap is dialect.ErrBadTarget, which carries the exit code.
+func (e badTarget) Unwrap() error { return dialect.ErrBadTarget }
+
 // errInServerSQLite is --in-server's refusal on a database without a server.
 var errInServerSQLite error = badTarget("--in-server: SQLite has no server to run stored routines; it runs TPC-C's statements from the client only (drop --in-server, or use a PostgreSQL or MySQL/MariaDB target)")
