@@ -216,6 +216,39 @@ func TestCLIFunctionsAreShort(t *testing.T) {
 	}
 }
 
+// maxFunc is the longest a function of any package may be, in lines
+// (internal/cli's own cap is maxCLIFunc): a longer one decides several
+// things that change apart. The dialect conformance kit
+// (internal/dialect/dialecttest), one table of cases a database must pass,
+// is the exception.
+const maxFunc = 100
+
+func TestFunctionsAreShort(t *testing.T) {
+	funcs := 0
+	for _, p := range listPackages(t) {
+		if rel(p.ImportPath) == "internal/dialect/dialecttest" {
+			continue
+		}
+		fset, afs := goFiles(t, p)
+		for _, af := range afs {
+			for _, d := range af.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok {
+					continue
+				}
+				funcs++
+				if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > maxFunc {
+					t.Errorf("%s: %s is %d lines; functions are kept to %d (split what changes apart)",
+						fset.Position(fd.Pos()), fd.Name.Name, n, maxFunc)
+				}
+			}
+		}
+	}
+	if funcs < 1000 {
+		t.Errorf("only %d functions inspected", funcs)
+	}
+}
+
 // shared are the packages every workload's results go through: they read
 // a workload's own figures in their generic form (result.Figures) and know
 // no workload, so that a new workload is one folder and one line in

@@ -225,25 +225,7 @@ func (s *State) apply(f fn, a *[3]Value) (Value, error) {
 	case fAdd, fSub, fMul, fDiv, fMod, fEq, fNe, fLe, fLt:
 		return arith(f, a[0], a[1])
 	case fBitAnd, fBitOr, fBitXor, fShl, fShr:
-		l, err := a[0].toInt()
-		if err != nil {
-			return Value{}, err
-		}
-		r, err := a[1].toInt()
-		if err != nil {
-			return Value{}, err
-		}
-		switch f {
-		case fBitAnd:
-			return IntValue(l & r), nil
-		case fBitOr:
-			return IntValue(l | r), nil
-		case fBitXor:
-			return IntValue(l ^ r), nil
-		case fShl:
-			return IntValue(l << uint(r&63)), nil
-		}
-		return IntValue(l >> uint(r&63)), nil
+		return bitwise(f, a)
 	case fNot:
 		b, err := a[0].toBool()
 		return BoolValue(!b), err
@@ -266,19 +248,7 @@ func (s *State) apply(f fn, a *[3]Value) (Value, error) {
 		}
 		return a[0], nil
 	case fDouble, fSqrt, fLn, fExp:
-		d, err := a[0].toDouble()
-		if err != nil {
-			return Value{}, err
-		}
-		switch f {
-		case fSqrt:
-			d = math.Sqrt(d)
-		case fLn:
-			d = math.Log(d)
-		case fExp:
-			d = math.Exp(d)
-		}
-		return DoubleValue(d), nil
+		return doubleFunc(f, a)
 	case fInt:
 		i, err := a[0].toInt()
 		return IntValue(i), err
@@ -296,35 +266,85 @@ func (s *State) apply(f fn, a *[3]Value) (Value, error) {
 		// pgbench's IS: the same type and the same boolean word.
 		return BoolValue(a[0].K == a[1].K && (a[0].K != Bool || a[0].B == a[1].B)), nil
 	case fHashMurmur2, fHashFNV1a:
-		v, err := a[0].toInt()
-		if err != nil {
-			return Value{}, err
-		}
-		seed, err := a[1].toInt()
-		if err != nil {
-			return Value{}, err
-		}
-		if f == fHashMurmur2 {
-			return IntValue(HashMurmur2(v, seed)), nil
-		}
-		return IntValue(HashFNV1a(v, seed)), nil
+		return hash(f, a)
 	case fPermute:
-		var x [3]int64
-		for k := range x {
-			v, err := a[k].toInt()
-			if err != nil {
-				return Value{}, err
-			}
-			x[k] = v
-		}
-		if x[1] <= 0 {
-			return Value{}, errors.New("permute size parameter must be greater than zero")
-		}
-		return IntValue(Permute(x[0], x[1], x[2])), nil
+		return permute(a)
 	case fRandom, fRandomGaussian, fRandomExponential, fRandomZipfian:
 		return s.random(f, a)
 	}
 	return Value{}, fmt.Errorf("unknown function %d", f)
+}
+
+// bitwise applies a bitwise operator or shift to two integers.
+func bitwise(f fn, a *[3]Value) (Value, error) {
+	l, err := a[0].toInt()
+	if err != nil {
+		return Value{}, err
+	}
+	r, err := a[1].toInt()
+	if err != nil {
+		return Value{}, err
+	}
+	switch f {
+	case fBitAnd:
+		return IntValue(l & r), nil
+	case fBitOr:
+		return IntValue(l | r), nil
+	case fBitXor:
+		return IntValue(l ^ r), nil
+	case fShl:
+		return IntValue(l << uint(r&63)), nil
+	}
+	return IntValue(l >> uint(r&63)), nil
+}
+
+// doubleFunc applies double(), sqrt(), ln() or exp() to a double.
+func doubleFunc(f fn, a *[3]Value) (Value, error) {
+	d, err := a[0].toDouble()
+	if err != nil {
+		return Value{}, err
+	}
+	switch f {
+	case fSqrt:
+		d = math.Sqrt(d)
+	case fLn:
+		d = math.Log(d)
+	case fExp:
+		d = math.Exp(d)
+	}
+	return DoubleValue(d), nil
+}
+
+// hash applies hash_murmur2() or hash_fnv1a() to a value and a seed.
+func hash(f fn, a *[3]Value) (Value, error) {
+	v, err := a[0].toInt()
+	if err != nil {
+		return Value{}, err
+	}
+	seed, err := a[1].toInt()
+	if err != nil {
+		return Value{}, err
+	}
+	if f == fHashMurmur2 {
+		return IntValue(HashMurmur2(v, seed)), nil
+	}
+	return IntValue(HashFNV1a(v, seed)), nil
+}
+
+// permute is permute(i, size, seed).
+func permute(a *[3]Value) (Value, error) {
+	var x [3]int64
+	for k := range x {
+		v, err := a[k].toInt()
+		if err != nil {
+			return Value{}, err
+		}
+		x[k] = v
+	}
+	if x[1] <= 0 {
+		return Value{}, errors.New("permute size parameter must be greater than zero")
+	}
+	return IntValue(Permute(x[0], x[1], x[2])), nil
 }
 
 // random draws from one of the random functions' distributions.
