@@ -5,6 +5,11 @@
 // database server's own processes when it runs here (WatchServer). A
 // Sampler returns what happened since its previous sample; the arithmetic
 // on two snapshots is pure (delta, treeCPU) and tested on fixtures.
+//
+// It also finds what to watch (Watched: rightsize's cgroup, the database's
+// and its server's processes, from the address a target names) and reads
+// a host's topology for plan --host (Topology: this machine's /sys, or a
+// YAML description).
 package host
 
 import (

@@ -17,4 +17,8 @@
 // when it is below the number of workers. It is not pure, and it must not
 // run beside other measurements: it needs an idle host, and says so in the
 // result when the workers did not get their CPUs to themselves.
+//
+// OnThisMachine measures the cores a /sys tree lists (measure ht), and
+// PlanGain the cores of a topology read from this machine (plan --ht-gain
+// measure).
 package htmeasure

@@ -9,6 +9,8 @@
 // columns asked for, so exports of tens of thousands of columns and hours
 // of samples load in seconds; lines and rows are capped (MaxLine,
 // MaxSamples), so an input that never ends is refused in bounded memory.
+// ReadFile opens an export for rightsize import and says which of its
+// errors are the command line's (exit 2).
 package hypervisor
 
 import (

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -16,29 +15,9 @@ import (
 	"github.com/rightsize/rightsize/internal/stored"
 )
 
-// ReadHypervisor reads a hypervisor export at path: format "csv" (rows of
-// time, metric, value) or esxtop's batch output, for the VM vm with vcpus
-// vCPUs (0: counted from the file). A vCPU count the file contradicts is a
-// usage error (exit 2).
+// ReadHypervisor reads a hypervisor export at path (hypervisor.ReadFile).
 func ReadHypervisor(path, format, vm string, vcpus int) (*hypervisor.Series, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("import: %w", err)
-	}
-	defer f.Close()
-	var s *hypervisor.Series
-	if format == "csv" {
-		s, err = hypervisor.ReadCSV(f, vm, vcpus)
-	} else {
-		s, err = hypervisor.ReadESXTop(f, vm, vcpus)
-	}
-	if errors.Is(err, hypervisor.ErrVCPUs) {
-		return nil, usage{fmt.Errorf("import: %s: %w", path, err)}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("import: %s: %w", path, err)
-	}
-	return s, nil
+	return hypervisor.ReadFile(path, format, vm, vcpus)
 }
 
 // SummarizeSeries writes the series' span and its means over it.
