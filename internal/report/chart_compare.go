@@ -2,17 +2,12 @@ package report
 
 import (
 	"fmt"
-	"html/template"
 	"image/color"
 	"math"
 	"slices"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/report/svgchart"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -98,40 +93,31 @@ func throughputTitle(c analysis.ConfigComparison) string {
 func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, rings, pct bool) (string, error) {
 	p := newPlot(title, axisTitle(c.Configs[0].Sweep), y)
 	top, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
-	var ticks plotter.XYs
+	var ticks stepTicks
 	drawn := 0
 	for i, cf := range c.Configs {
-		var xys plotter.XYs
+		var xys []svgchart.XY
 		for _, st := range cf.Sweep.Steps {
 			if v, ok := fig(st); ok && !math.IsNaN(v) {
-				xys = append(xys, plotter.XY{X: st.X, Y: v})
+				xys = append(xys, svgchart.XY{X: st.X, Y: v})
 				top, lo, hi = math.Max(top, v), math.Min(lo, st.X), math.Max(hi, st.X)
-				if !slices.ContainsFunc(ticks, func(t plotter.XY) bool { return t.X == st.X }) {
-					ticks = append(ticks, plotter.XY{X: st.X}) // once: a tick drawn thrice looks bold
+				if !slices.ContainsFunc(ticks, func(t svgchart.XY) bool { return t.X == st.X }) {
+					ticks = append(ticks, svgchart.XY{X: st.X}) // once: a tick drawn thrice looks bold
 				}
 			}
 		}
 		if len(xys) == 0 {
 			continue
 		}
-		l, pts, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return "", err
-		}
-		styleLine(&l.LineStyle, i)
-		pts.Color, pts.Shape = l.Color, draw.CircleGlyph{}
-		p.Add(l, pts)
-		p.Legend.Add(cf.Name, l, pts)
+		l := lineOf(xys, i)
+		l.Marker = svgchart.Glyph{Shape: svgchart.Circle, Color: l.Color}
+		p.Add(l)
+		p.AddLegend(cf.Name, l)
 		drawn++
 		if k, ok := analysis.PrimaryKnee(cf.Sweep); ok && rings {
 			st := cf.Sweep.Steps[k.Index]
 			if v, ok := fig(st); ok {
-				m, err := plotter.NewScatter(plotter.XYs{{X: st.X, Y: v}})
-				if err != nil {
-					return "", err
-				}
-				m.Shape, m.Color, m.Radius = draw.RingGlyph{}, l.Color, vg.Points(7)
-				p.Add(m)
+				p.Add(svgchart.Points{XYs: []svgchart.XY{{X: st.X, Y: v}}, Glyph: svgchart.Glyph{Shape: svgchart.Ring, Color: l.Color, Radius: 7}})
 			}
 		}
 	}
@@ -145,9 +131,9 @@ func overlayChart(c analysis.ConfigComparison, title, y string, fig stepFigure, 
 	case top == 0:
 		p.Y.Max = 1
 	}
-	p.X.Tick.Marker = stepTicks(ticks)
+	p.X.Ticker = ticks
 	if lo > 0 && hi/lo >= 8 {
-		p.X.Scale = plot.LogScale{}
+		p.X.Log = true
 	}
 	return svgOf(chartH, p)
 }
@@ -184,10 +170,10 @@ func groupedChart(c analysis.ConfigComparison) (chart, error) {
 	cpu := newPlot("", axis, "host CPU busy (%)")
 	w := barWidth(n, k)
 	hosts := false
-	var avgs []plotter.Values
+	var avgs [][]float64
 	for j, cf := range c.Configs {
-		avg := make(plotter.Values, n)
-		var busy plotter.XYs
+		avg := make([]float64, n)
+		var busy []svgchart.XY
 		for i, x := range c.Common {
 			s := stepIndex(cf.Sweep, x)
 			if s < 0 {
@@ -195,52 +181,42 @@ func groupedChart(c analysis.ConfigComparison) (chart, error) {
 			}
 			st := cf.Sweep.Steps[s]
 			if v := st.AvgMs; v > 0 && !math.IsInf(v, 0) {
-				avg[i] = v // NaN (no figure) draws no bar
+				avg[i] = v // 0 (no figure) draws no bar
 			}
 			if v, ok := hostBusy(st); ok {
-				busy = append(busy, plotter.XY{X: float64(i), Y: v})
+				busy = append(busy, svgchart.XY{X: float64(i), Y: v})
 			}
 		}
 		avgs = append(avgs, avg)
-		b, err := plotter.NewBarChart(avg, w)
-		if err != nil {
-			return g, err
-		}
 		col, _ := seriesStyle(j)
-		b.Color, b.LineStyle.Width, b.Offset = col, 0, w*vg.Length(float64(j)-float64(k-1)/2)
+		b := svgchart.Bars{Values: avg, Color: col, Width: w, Offset: w * (float64(j) - float64(k-1)/2)}
 		if j >= len(palette) {
-			b.Color, b.LineStyle.Color, b.LineStyle.Width = lighter(col), col, vg.Points(0.75)
+			b.Color, b.Stroke, b.StrokeWidth = lighter(col), col, 0.75
 		}
 		bars.Add(b)
-		thumbs := []plot.Thumbnailer{b}
+		thumbs := []svgchart.Item{b}
 		if len(busy) > 0 {
-			l, pts, err := plotter.NewLinePoints(busy)
-			if err != nil {
-				return g, err
-			}
-			styleLine(&l.LineStyle, j)
-			pts.Color = l.Color
-			cpu.Add(l, pts)
+			l := lineOf(busy, j)
+			l.Marker = svgchart.Glyph{Shape: svgchart.Ring, Color: l.Color}
+			cpu.Add(l)
 			thumbs = append(thumbs, l)
 			hosts = true
 		}
-		bars.Legend.Add(cf.Name, thumbs...)
+		bars.AddLegend(cf.Name, thumbs...)
 	}
 	bars.Y.Min, bars.Y.Max = 0, 1.05*maxOf(avgs...)
 	cpu.Y.Min, cpu.Y.Max = 0, 100
-	for _, p := range []*plot.Plot{bars, cpu} {
-		p.NominalX(labels...)
-		// The same category range in both plots, so that their steps align
-		// whatever room the bars and the points ask for.
-		p.X.Min, p.X.Max = -0.5, float64(n)-0.5
+	for _, p := range []*svgchart.Plot{bars, cpu} {
+		// The same categories in both plots, so that their steps align.
+		p.X.Nominal(labels...)
 	}
-	plots, h := []*plot.Plot{bars}, chartH
+	plots, h := []*svgchart.Plot{bars}, chartH
 	if hosts {
 		g.Title = "Average response time (bars) and host CPU busy (lines) by " + c.Axis
 		g.Note = "bars: each configuration's average response time, at the steps all of them ran; lines: the host's CPU, user + system"
 		plots, h = append(plots, cpu), chartH*1.6
 	}
-	bars.Title.Text = g.Title
+	bars.Title = g.Title
 	svg, err := svgOf(h, plots...)
 	g.SVG = htmlOf(svg)
 	return g, err
@@ -253,8 +229,8 @@ func stepIndex(sw *analysis.Result, x float64) int {
 
 // barWidth is the width of one bar of n groups of k: about 380 pt of bars
 // across the plot (about 70 % of its width), at most 18 pt, at least 1.
-func barWidth(n, k int) vg.Length {
-	return vg.Points(math.Max(1, math.Min(18, 380/float64(n*k))))
+func barWidth(n, k int) float64 {
+	return math.Max(1, math.Min(18, 380/float64(n*k)))
 }
 
 // lighter is c mixed half and half with white: the fill of the bars whose
@@ -264,7 +240,3 @@ func lighter(c color.Color) color.Color {
 	mix := func(v uint32) uint8 { return uint8((v>>8 + 0xff) / 2) }
 	return color.RGBA{R: mix(r), G: mix(g), B: mix(b), A: 0xff}
 }
-
-// htmlOf marks an SVG drawn by gonum (its text escaped by the canvas) as
-// safe to inline.
-func htmlOf(svg string) template.HTML { return template.HTML(svg) }

@@ -3,10 +3,8 @@ package report
 import (
 	"math"
 
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/report/svgchart"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -40,8 +38,8 @@ func guestHostChart(sw *analysis.Result) (string, error) {
 		{"cgroup throttled periods", throttledCell},
 		{"CPU pressure (some)", pressureCell},
 	}
-	values := func(s series) (plotter.Values, bool) {
-		v := make(plotter.Values, n)
+	values := func(s series) ([]float64, bool) {
+		v := make([]float64, n)
 		found := false
 		for i, st := range sw.Steps {
 			if st.Host == nil {
@@ -58,7 +56,7 @@ func guestHostChart(sw *analysis.Result) (string, error) {
 	}
 	axis := axisTitle(sw)
 	top := newPlot("Guest CPU beside the host's view, by step", axis, "CPU busy (%)")
-	var have []plotter.Values
+	var have [][]float64
 	var names []string
 	for _, s := range bars {
 		if v, ok := values(s); ok {
@@ -72,42 +70,33 @@ func guestHostChart(sw *analysis.Result) (string, error) {
 		if !ok {
 			continue
 		}
-		xys := make(plotter.XYs, n)
+		xys := make([]svgchart.XY, n)
 		for i := range v {
-			xys[i] = plotter.XY{X: float64(i), Y: v[i]}
+			xys[i] = svgchart.XY{X: float64(i), Y: v[i]}
 		}
-		l, pts, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return "", err
-		}
-		styleLine(&l.LineStyle, waits+1)
-		pts.Color = l.Color
-		bottom.Add(l, pts)
-		bottom.Legend.Add(s.name, l, pts)
+		l := lineOf(xys, waits+1)
+		l.Marker = svgchart.Glyph{Shape: svgchart.Ring, Color: l.Color}
+		bottom.Add(l)
+		bottom.AddLegend(s.name, l)
 		waits++
 	}
 	if len(have) < 2 && waits == 0 {
 		return "", nil // the guest's own figure alone: the first chart has it
 	}
-	w := vg.Points(math.Max(4, math.Min(18, 240/float64(n*len(have)))))
+	w := math.Max(4, math.Min(18, 240/float64(n*len(have))))
 	top.Y.Min, top.Y.Max = 0, 100
 	for i, v := range have {
-		b, err := plotter.NewBarChart(v, w)
-		if err != nil {
-			return "", err
-		}
 		c, _ := seriesStyle(i)
-		b.Color, b.LineStyle.Width = c, 0
-		b.Offset = w * vg.Length(float64(i)-float64(len(have)-1)/2)
+		b := svgchart.Bars{Values: v, Color: c, Width: w, Offset: w * (float64(i) - float64(len(have)-1)/2)}
 		top.Add(b)
-		top.Legend.Add(names[i], b)
+		top.AddLegend(names[i], b)
 		top.Y.Max = math.Max(top.Y.Max, 1.05*maxOf(v))
 	}
-	top.NominalX(labels...)
+	top.X.Nominal(labels...)
 	if waits == 0 {
 		return svgOf(chartH, top)
 	}
 	bottom.Y.Min = 0
-	bottom.NominalX(labels...)
+	bottom.X.Nominal(labels...)
 	return svgOf(chartH*1.6, top, bottom)
 }

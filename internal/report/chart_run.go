@@ -7,11 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-
 	"github.com/rightsize/rightsize/internal/hist"
+	"github.com/rightsize/rightsize/internal/report/svgchart"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -21,58 +18,42 @@ import (
 // timelineChart is a run's per-interval throughput and p99 over time, the
 // warm-up shaded.
 func timelineChart(r *result.Run, title string) (string, error) {
-	var rate, p99 plotter.XYs
+	var rate, p99 []svgchart.XY
 	warmEnd := 0.0
 	for _, iv := range r.Intervals {
 		t := iv.EndS
 		if iv.Phase == "warmup" {
 			warmEnd = t
 		}
-		rate = append(rate, plotter.XY{X: t, Y: iv.Rate})
-		p99 = append(p99, plotter.XY{X: t, Y: iv.Latency.P99Ms})
+		rate = append(rate, svgchart.XY{X: t, Y: iv.Rate})
+		p99 = append(p99, svgchart.XY{X: t, Y: iv.Latency.P99Ms})
 	}
 	if len(rate) == 0 {
 		return "", nil
 	}
-	mk := func(title, y string, xys plotter.XYs, col color.Color, name string) (*plot.Plot, error) {
+	mk := func(title, y string, xys []svgchart.XY, col color.Color, name string) *svgchart.Plot {
 		p := newPlot(title, "time since the start (s)", y)
 		ymax := 0.0
 		for _, v := range xys {
 			ymax = math.Max(ymax, v.Y)
 		}
-		l, err := plotter.NewLine(xys)
-		if err != nil {
-			return nil, err
-		}
-		l.Color, l.Width = col, vg.Points(1.5)
+		l := svgchart.Line{XYs: xys, Color: col, Width: 1.5}
+		p.AddLegend(name, l)
 		if warmEnd > 0 && ymax > 0 {
-			poly, err := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}, {X: warmEnd, Y: 0}, {X: warmEnd, Y: ymax * 1.05}, {X: 0, Y: ymax * 1.05}})
-			if err != nil {
-				return nil, err
-			}
-			poly.Color, poly.LineStyle.Width = colWarm, 0
-			p.Add(poly)
-			p.Legend.Add(name, l)
-			p.Legend.Add("warm-up", poly)
-		} else {
-			p.Legend.Add(name, l)
+			band := svgchart.Band{X0: 0, X1: warmEnd, Y0: 0, Y1: ymax * 1.05, Color: colWarm}
+			p.Add(band)
+			p.AddLegend("warm-up", band)
 		}
 		p.Add(l)
 		p.Y.Min = 0
-		return p, nil
+		return p
 	}
 	unit := r.Event + "/s" // transaction/s, io/s, event/s: no plural to guess
 	if r.Event == "" {
 		unit = "events/s"
 	}
-	top, err := mk(title, "throughput ("+unit+")", rate, colAvg, "throughput")
-	if err != nil {
-		return "", err
-	}
-	bottom, err := mk("", "p99 response time (ms)", p99, colP99, "p99")
-	if err != nil {
-		return "", err
-	}
+	top := mk(title, "throughput ("+unit+")", rate, colAvg, "throughput")
+	bottom := mk("", "p99 response time (ms)", p99, colP99, "p99")
 	return svgOf(chartH*1.4, top, bottom)
 }
 
@@ -196,35 +177,28 @@ func percentileChart(r *result.Run) (string, error) {
 // opPercentileChart is one percentile chart of the given operations.
 func opPercentileChart(title string, ops []result.Op) (string, error) {
 	p := newPlot(title, "percentile (%)", "response time (ms)")
-	// The y axis holds log10(ms), ticked in ms: gonum's LogScale places
-	// the axis label's glyph box at the arithmetic middle, which pushes
-	// the plot down under its title.
-	p.Y.Tick.Marker = log10Space{}
-	p.X.Tick.Marker = ninesTicks{}
+	p.Y.Log, p.Y.Ticker = true, logTicks{}
+	p.X.Ticker = ninesTicks{}
 	n := 0
 	for _, op := range ops {
 		h, err := hist.FromSnapshot(op.Histogram)
 		if err != nil {
 			return "", fmt.Errorf("operation %s: %w", op.Name, err)
 		}
-		var xys plotter.XYs
+		var xys []svgchart.XY
 		for _, q := range nines {
 			v := float64(h.Quantile(q)) / 1e6
 			if v <= 0 {
 				continue
 			}
-			xys = append(xys, plotter.XY{X: -math.Log10(1 - q), Y: math.Log10(v)})
+			xys = append(xys, svgchart.XY{X: -math.Log10(1 - q), Y: v})
 		}
 		if len(xys) < 2 {
 			continue
 		}
-		l, err := plotter.NewLine(xys)
-		if err != nil {
-			return "", err
-		}
-		styleLine(&l.LineStyle, n)
+		l := lineOf(xys, n)
 		p.Add(l)
-		p.Legend.Add(op.Name, l)
+		p.AddLegend(op.Name, l)
 		n++
 	}
 	if n == 0 {
@@ -238,12 +212,12 @@ var nines = []float64{0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999}
 // ninesTicks labels the -log10(1-q) axis with percentiles.
 type ninesTicks struct{}
 
-func (ninesTicks) Ticks(min, max float64) []plot.Tick {
-	var ts []plot.Tick
+func (ninesTicks) Ticks(min, max float64) []svgchart.Tick {
+	var ts []svgchart.Tick
 	for _, q := range []float64{0.5, 0.9, 0.99, 0.999, 0.9999} {
 		x := -math.Log10(1 - q)
 		if x >= min-1e-9 && x <= max+1e-9 {
-			ts = append(ts, plot.Tick{Value: x, Label: strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", 100*q), "0"), ".")})
+			ts = append(ts, svgchart.Tick{Value: x, Label: strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", 100*q), "0"), ".")})
 		}
 	}
 	return ts

@@ -4,14 +4,11 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/report/svgchart"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -24,7 +21,7 @@ import (
 // sweep has no steps.
 func responseCPUChart(sw *analysis.Result) (string, error) {
 	n := len(sw.Steps)
-	avg, p99 := make(plotter.Values, n), make(plotter.Values, n)
+	avg, p99 := make([]float64, n), make([]float64, n)
 	for i, st := range sw.Steps {
 		avg[i], p99[i] = st.AvgMs, st.P99Ms
 	}
@@ -35,7 +32,7 @@ func responseCPUChart(sw *analysis.Result) (string, error) {
 type barSeries struct {
 	name string
 	col  color.Color
-	vals plotter.Values
+	vals []float64
 }
 
 // typesCPUChart is each transaction type's p95 response time by step as
@@ -58,7 +55,7 @@ func typesCPUChart(sw *analysis.Result) (string, error) {
 	}
 	var series []barSeries
 	for k, name := range names {
-		vals := make(plotter.Values, len(sw.Steps))
+		vals := make([]float64, len(sw.Steps))
 		for i, st := range sw.Steps {
 			for _, ty := range st.Types {
 				if ty.Name == name {
@@ -84,7 +81,7 @@ func barsCPUChart(sw *analysis.Result, title string, series []barSeries) (string
 func stepBarsCPU(sw *analysis.Result, title, yTitle string, series []barSeries, stacked bool) (string, error) {
 	n := len(sw.Steps)
 	if n == 0 || len(series) == 0 {
-		return "", nil // gonum refuses a bar chart of no values
+		return "", nil
 	}
 	labels := make([]string, n)
 	for i := range sw.Steps {
@@ -92,43 +89,32 @@ func stepBarsCPU(sw *analysis.Result, title, yTitle string, series []barSeries, 
 	}
 	axis := axisTitle(sw)
 	top := newPlot(title, axis, yTitle)
-	w := vg.Points(math.Max(4, math.Min(18, 180/float64(n))) * 2 / float64(len(series)))
+	w := math.Max(4, math.Min(18, 180/float64(n))) * 2 / float64(len(series))
 	if stacked {
-		w = vg.Points(math.Max(8, math.Min(36, 360/float64(n))))
+		w = math.Max(8, math.Min(36, 360/float64(n)))
 	}
-	var all []plotter.Values
-	var below *plotter.BarChart
-	total := make(plotter.Values, n)
+	var all [][]float64
+	total := make([]float64, n)
 	for k, sr := range series {
-		b, err := plotter.NewBarChart(sr.vals, w)
-		if err != nil {
-			return "", err
-		}
-		b.Color, b.LineStyle.Width = sr.col, 0
+		b := svgchart.Bars{Values: sr.vals, Color: sr.col, Width: w}
 		if stacked {
-			if below != nil {
-				b.StackOn(below)
-			}
-			below = b
+			b.Base = slices.Clone(total)
 			for i, v := range sr.vals {
 				total[i] += v
 			}
 		} else {
-			b.Offset = w * (vg.Length(k) - vg.Length(len(series)-1)/2)
+			b.Offset = w * (float64(k) - float64(len(series)-1)/2)
 		}
 		top.Add(b)
-		top.Legend.Add(sr.name, b)
+		top.AddLegend(sr.name, b)
 		all = append(all, sr.vals)
 	}
 	if stacked {
-		all = []plotter.Values{total}
+		all = [][]float64{total}
 	}
 	top.Y.Min, top.Y.Max = 0, 1.05*maxOf(all...)
-	top.NominalX(labels...)
-	cpu, have, err := cpuPlot(sw, axis, labels)
-	if err != nil {
-		return "", err
-	}
+	top.X.Nominal(labels...)
+	cpu, have := cpuPlot(sw, axis, labels)
 	if !have {
 		return svgOf(chartH, top)
 	}
@@ -137,7 +123,7 @@ func stepBarsCPU(sw *analysis.Result, title, yTitle string, series []barSeries, 
 
 // cpuPlot is the host's CPU user/system/iowait/steal by step as lines;
 // false when no step has host figures.
-func cpuPlot(sw *analysis.Result, axis string, labels []string) (*plot.Plot, bool, error) {
+func cpuPlot(sw *analysis.Result, axis string, labels []string) (*svgchart.Plot, bool) {
 	cpu := newPlot("", axis, "host CPU (%)")
 	cpu.Y.Min, cpu.Y.Max = 0, 100
 	have := false
@@ -151,38 +137,34 @@ func cpuPlot(sw *analysis.Result, axis string, labels []string) (*plot.Plot, boo
 		{"iowait", colIowait, func(h *result.Host) float64 { return h.CPU.Iowait }},
 		{"steal", colSteal, func(h *result.Host) float64 { return h.CPU.Steal }},
 	} {
-		var xys plotter.XYs
+		var xys []svgchart.XY
 		for i, st := range sw.Steps {
 			if st.Host != nil {
-				xys = append(xys, plotter.XY{X: float64(i), Y: s.get(st.Host)})
+				xys = append(xys, svgchart.XY{X: float64(i), Y: s.get(st.Host)})
 			}
 		}
 		if len(xys) == 0 {
 			continue
 		}
-		l, pts, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return nil, false, err
-		}
-		l.Color, pts.Color, l.Width = s.col, s.col, vg.Points(1.5)
-		cpu.Add(l, pts)
-		cpu.Legend.Add(s.name, l, pts)
+		l := svgchart.Line{XYs: xys, Color: s.col, Width: 1.5, Marker: svgchart.Glyph{Shape: svgchart.Ring, Color: s.col}}
+		cpu.Add(l)
+		cpu.AddLegend(s.name, l)
 		have = true
 	}
-	cpu.NominalX(labels...)
-	return cpu, have, nil
+	cpu.X.Nominal(labels...)
+	return cpu, have
 }
 
 // ashChart is the database's average active sessions by step, stacked by
 // wait class (the Active Session History picture), over the host's CPU;
 // "" when no step has server figures.
 func ashChart(sw *analysis.Result) (string, error) {
-	byClass := map[string]plotter.Values{}
+	byClass := map[string][]float64{}
 	have := false
 	for i, st := range sw.Steps {
 		for _, c := range analysis.WaitClassesOf(st.ServerStats) {
 			if byClass[c.Name] == nil {
-				byClass[c.Name] = make(plotter.Values, len(sw.Steps))
+				byClass[c.Name] = make([]float64, len(sw.Steps))
 			}
 			byClass[c.Name][i] = c.AvgActive
 			have = true
@@ -238,63 +220,50 @@ func axisLabel(sw *analysis.Result, i int) string {
 // no steps.
 func throughputChart(sw *analysis.Result) (string, error) {
 	p := newPlot("Throughput by "+sw.Axis, axisTitle(sw), "throughput (events/s)")
-	var xys plotter.XYs
+	var xys []svgchart.XY
 	for _, st := range sw.Steps {
-		xys = append(xys, plotter.XY{X: st.X, Y: st.Throughput})
+		xys = append(xys, svgchart.XY{X: st.X, Y: st.Throughput})
 	}
 	if len(xys) == 0 {
 		return "", nil
 	}
-	l, pts, err := plotter.NewLinePoints(xys)
-	if err != nil {
-		return "", err
-	}
-	l.Color, pts.Color, l.Width = colAvg, colAvg, vg.Points(1.5)
-	pts.Shape = draw.CircleGlyph{}
-	p.Add(l, pts)
-	p.Legend.Add("measured", l, pts)
+	l := svgchart.Line{XYs: xys, Color: colAvg, Width: 1.5, Marker: svgchart.Glyph{Shape: svgchart.Circle, Color: colAvg}}
+	p.Add(l)
+	p.AddLegend("measured", l)
 	if u := sw.USL; u != nil && !math.IsNaN(u.Lambda) {
 		lo, hi := xys[0].X, xys[len(xys)-1].X
-		var curve plotter.XYs
+		var curve []svgchart.XY
 		for k := 0; k <= 100; k++ {
 			x := lo + (hi-lo)*float64(k)/100
-			curve = append(curve, plotter.XY{X: x, Y: u.Predict(x)})
+			curve = append(curve, svgchart.XY{X: x, Y: u.Predict(x)})
 		}
-		c, err := plotter.NewLine(curve)
-		if err != nil {
-			return "", err
-		}
-		c.Color, c.Dashes = colP99, []vg.Length{vg.Points(4), vg.Points(3)}
+		c := svgchart.Line{XYs: curve, Color: colP99, Dashes: []float64{4, 3}}
 		p.Add(c)
-		p.Legend.Add(fmt.Sprintf("USL fit (σ %.3f, κ %.4f)", u.Sigma, u.Kappa), c)
+		p.AddLegend(fmt.Sprintf("USL fit (σ %.3f, κ %.4f)", u.Sigma, u.Kappa), c)
 	}
 	if k, ok := analysis.PrimaryKnee(sw); ok {
 		// The sweep's knee, the one the headline and verdict name.
 		st := sw.Steps[k.Index]
-		m, err := plotter.NewScatter(plotter.XYs{{X: st.X, Y: st.Throughput}})
-		if err != nil {
-			return "", err
-		}
-		m.Shape, m.Color, m.Radius = draw.RingGlyph{}, colSys, vg.Points(7)
+		m := svgchart.Points{XYs: []svgchart.XY{{X: st.X, Y: st.Throughput}}, Glyph: svgchart.Glyph{Shape: svgchart.Ring, Color: colSys, Radius: 7}}
 		p.Add(m)
-		p.Legend.Add(fmt.Sprintf("knee (%s): %g", k.Method, st.X), m)
+		p.AddLegend(fmt.Sprintf("knee (%s): %g", k.Method, st.X), m)
 	}
 	p.Y.Min = 0
 	if lo, hi := xys[0].X, xys[len(xys)-1].X; lo > 0 && hi/lo >= 8 {
 		// Doubling steps (1, 2, 4, ... 64) spread evenly on a log axis.
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, stepTicks(xys)
+		p.X.Log, p.X.Ticker = true, stepTicks(xys)
 	}
 	return svgOf(chartH, p)
 }
 
 // stepTicks labels an axis at the steps' own values.
-type stepTicks plotter.XYs
+type stepTicks []svgchart.XY
 
-func (s stepTicks) Ticks(min, max float64) []plot.Tick {
-	var ts []plot.Tick
+func (s stepTicks) Ticks(min, max float64) []svgchart.Tick {
+	var ts []svgchart.Tick
 	for _, v := range s {
 		if v.X >= min && v.X <= max {
-			ts = append(ts, plot.Tick{Value: v.X, Label: tickLabel(v.X, 1e-9)})
+			ts = append(ts, svgchart.Tick{Value: v.X, Label: tickLabel(v.X, 1e-9)})
 		}
 	}
 	return ts

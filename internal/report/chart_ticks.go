@@ -4,7 +4,7 @@ import (
 	"math"
 	"strconv"
 
-	"gonum.org/v1/plot"
+	"github.com/rightsize/rightsize/internal/report/svgchart"
 )
 
 // The tick format every chart shares: steps of 1, 2 or 5 times a power of
@@ -14,14 +14,14 @@ import (
 // tick between two labelled ones.
 type niceTicks struct{}
 
-var _ plot.Ticker = niceTicks{}
+var _ svgchart.Ticker = niceTicks{}
 
-func (niceTicks) Ticks(min, max float64) []plot.Tick {
+func (niceTicks) Ticks(min, max float64) []svgchart.Tick {
 	if !(max > min) || math.IsInf(max-min, 0) {
-		return []plot.Tick{{Value: min, Label: tickLabel(min, 0)}}
+		return []svgchart.Tick{{Value: min, Label: tickLabel(min, 0)}}
 	}
 	step := niceStep((max - min) / 5)
-	var ts []plot.Tick
+	var ts []svgchart.Tick
 	first := math.Ceil(min/step-1e-9) * step
 	for k := 0; ; k++ {
 		v := first + float64(k)*step
@@ -31,13 +31,13 @@ func (niceTicks) Ticks(min, max float64) []plot.Tick {
 		if math.Abs(v) < step*1e-9 {
 			v = 0
 		}
-		ts = append(ts, plot.Tick{Value: v, Label: tickLabel(v, step)})
+		ts = append(ts, svgchart.Tick{Value: v, Label: tickLabel(v, step)})
 		if m := v + step/2; m <= max {
-			ts = append(ts, plot.Tick{Value: m})
+			ts = append(ts, svgchart.Tick{Value: m})
 		}
 	}
 	if first-step/2 >= min {
-		ts = append([]plot.Tick{{Value: first - step/2}}, ts...)
+		ts = append([]svgchart.Tick{{Value: first - step/2}}, ts...)
 	}
 	return ts
 }
@@ -62,15 +62,15 @@ func niceStep(raw float64) float64 {
 // integer multiples.
 type logTicks struct{}
 
-var _ plot.Ticker = logTicks{}
+var _ svgchart.Ticker = logTicks{}
 
-func (logTicks) Ticks(min, max float64) []plot.Tick {
+func (logTicks) Ticks(min, max float64) []svgchart.Tick {
 	if min <= 0 || !(max > min) {
 		return niceTicks{}.Ticks(min, max)
 	}
 	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
 	wide := hi-lo > 3
-	var ts []plot.Tick
+	var ts []svgchart.Tick
 	for e := lo; e <= hi; e++ {
 		p := math.Pow(10, e)
 		for m := 1.0; m < 10; m++ {
@@ -78,7 +78,7 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 			if v < min*(1-1e-9) || v > max*(1+1e-9) {
 				continue
 			}
-			t := plot.Tick{Value: v}
+			t := svgchart.Tick{Value: v}
 			if m == 1 || (!wide && (m == 2 || m == 5)) {
 				t.Label = tickLabel(v, p)
 			}
@@ -115,18 +115,4 @@ func decimals(step float64) int {
 		return 0
 	}
 	return min(int(math.Ceil(-math.Log10(step)-1e-9)), 9)
-}
-
-// log10Space ticks an axis whose values are log10 of the quantity
-// (plotted on a linear scale) as logTicks ticks the quantity.
-type log10Space struct{}
-
-var _ plot.Ticker = log10Space{}
-
-func (log10Space) Ticks(min, max float64) []plot.Tick {
-	ts := logTicks{}.Ticks(math.Pow(10, min), math.Pow(10, max))
-	for i := range ts {
-		ts[i].Value = math.Log10(ts[i].Value)
-	}
-	return ts
 }

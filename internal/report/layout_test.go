@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"gonum.org/v1/plot/plotter"
-
 	"github.com/rightsize/rightsize/internal/hist"
+	"github.com/rightsize/rightsize/internal/report/svgchart"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -238,12 +237,9 @@ func TestChartsLabelAxesLegendOutside(t *testing.T) {
 	// A short legend sits right of the plot area, beyond the data's
 	// right edge (the x axis ends at chartW less the legend's width).
 	q := newPlot("t", "x (s)", "y (ms)")
-	l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := svgchart.Line{XYs: []svgchart.XY{{X: 0, Y: 0}, {X: 1, Y: 1}}}
 	q.Add(l)
-	q.Legend.Add("series", l)
+	q.AddLegend("series", l)
 	out, err := svgOf(chartH, q)
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +249,7 @@ func TestChartsLabelAxesLegendOutside(t *testing.T) {
 		t.Fatalf("no legend text in %s", out)
 	}
 	x, _ := strconv.ParseFloat(m[1], 64)
-	if x < 0.85*chartW.Points() {
-		t.Errorf("legend text at x %.1f pt of %.1f: inside the plot area", x, chartW.Points())
+	if x < 0.85*float64(chartW) {
+		t.Errorf("legend text at x %.1f pt of %.1f: inside the plot area", x, float64(chartW))
 	}
 }

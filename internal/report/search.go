@@ -5,11 +5,7 @@ import (
 	"image/color"
 	"math"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
+	"github.com/rightsize/rightsize/internal/report/svgchart"
 	"github.com/rightsize/rightsize/internal/result"
 )
 
@@ -95,10 +91,10 @@ func searchChart(a *result.Search) (string, error) {
 		x = "rate offered per instance (events/s)"
 	}
 	p := newPlot("Capacity search: each probe's "+a.Percentile, x, a.Percentile+" response time (ms)")
-	var met, missed plotter.XYs
+	var met, missed []svgchart.XY
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, pr := range a.Probes {
-		pt := plotter.XY{X: pr.X, Y: math.Max(pr.LatencyMs, 0.001)}
+		pt := svgchart.XY{X: pr.X, Y: math.Max(pr.LatencyMs, 0.001)}
 		if pr.Met {
 			met = append(met, pt)
 		} else {
@@ -107,39 +103,27 @@ func searchChart(a *result.Search) (string, error) {
 		lo, hi = math.Min(lo, pr.X), math.Max(hi, pr.X)
 	}
 	for _, s := range []struct {
-		xys   plotter.XYs
+		xys   []svgchart.XY
 		name  string
-		glyph draw.GlyphDrawer
+		shape svgchart.Shape
 		col   color.Color
-	}{{met, "met the objective", draw.CircleGlyph{}, colAvg}, {missed, "missed it", draw.CrossGlyph{}, colP99}} {
+	}{{met, "met the objective", svgchart.Circle, colAvg}, {missed, "missed it", svgchart.Cross, colP99}} {
 		if len(s.xys) == 0 {
 			continue
 		}
-		sc, err := plotter.NewScatter(s.xys)
-		if err != nil {
-			return "", err
-		}
-		sc.Shape, sc.Color, sc.Radius = s.glyph, s.col, vg.Points(4)
+		sc := svgchart.Points{XYs: s.xys, Glyph: svgchart.Glyph{Shape: s.shape, Color: s.col, Radius: 4}}
 		p.Add(sc)
-		p.Legend.Add(s.name, sc)
+		p.AddLegend(s.name, sc)
 	}
-	slo, err := plotter.NewLine(plotter.XYs{{X: lo, Y: a.SLOMs}, {X: hi, Y: a.SLOMs}})
-	if err != nil {
-		return "", err
-	}
-	slo.Color, slo.Dashes = colSys, []vg.Length{vg.Points(4), vg.Points(3)}
+	slo := svgchart.Line{XYs: []svgchart.XY{{X: lo, Y: a.SLOMs}, {X: hi, Y: a.SLOMs}}, Color: colSys, Dashes: []float64{4, 3}}
 	p.Add(slo)
-	p.Legend.Add(fmt.Sprintf("objective: %s %g ms", a.Percentile, a.SLOMs), slo)
+	p.AddLegend(fmt.Sprintf("objective: %s %g ms", a.Percentile, a.SLOMs), slo)
 	if a.X > 0 {
 		for _, pr := range a.Probes {
 			if pr.X == a.X && pr.Met {
-				m, err := plotter.NewScatter(plotter.XYs{{X: pr.X, Y: math.Max(pr.LatencyMs, 0.001)}})
-				if err != nil {
-					return "", err
-				}
-				m.Shape, m.Color, m.Radius = draw.RingGlyph{}, colSys, vg.Points(8)
+				m := svgchart.Points{XYs: []svgchart.XY{{X: pr.X, Y: math.Max(pr.LatencyMs, 0.001)}}, Glyph: svgchart.Glyph{Shape: svgchart.Ring, Color: colSys, Radius: 8}}
 				p.Add(m)
-				p.Legend.Add(fmt.Sprintf("the answer: %g", a.X), m)
+				p.AddLegend(fmt.Sprintf("the answer: %g", a.X), m)
 				break
 			}
 		}
@@ -157,6 +141,6 @@ func searchChart(a *result.Search) (string, error) {
 		pad = lo * 0.1
 	}
 	p.X.Min, p.X.Max = math.Max(0, lo-pad), hi+pad
-	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+	p.Y.Log, p.Y.Ticker = true, logTicks{}
 	return svgOf(chartH, p)
 }
