@@ -94,25 +94,26 @@ var forbidden = map[string][]string{
 	"internal/stored": {"internal/cli", "internal/metrics", "internal/study", "internal/k8sjob"},
 	// workfile reads and checks a workload file into a Spec the runner and
 	// the table routine will use: it knows none of them, nor a database.
-	"internal/workfile": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/session", "internal/history", "internal/observe", "internal/stored"},
+	"internal/workfile": {"internal/runner", "internal/workload", "internal/dialect", "internal/cli", "internal/report", "internal/session", "internal/history", "internal/app", "internal/stored"},
 	// sqltext is the one reader of SQL text (tokens, a statement's class
 	// and the tables it writes, placeholders): the dialects, workload files
 	// and capture use it, and it knows none of them.
 	"internal/sqltext": {"internal/dialect", "internal/workfile", "internal/capture", "internal/pgbenchscript", "internal/workload", "internal/runner", "internal/cli", "internal/report"},
 	// capturedb reads a server's statement statistics and catalog for
 	// rightsize capture: it knows no workload, run or report.
-	"internal/capturedb": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/observe", "internal/history"},
+	"internal/capturedb": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/app", "internal/history"},
 	// stmtstats reads a server's statement statistics for capturedb and
 	// serverstats, through the dialect interface: it knows neither of
 	// them, nor a workload, run, session or report.
-	"internal/stmtstats": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/observe", "internal/history", "internal/analysis", "internal/capturedb", "internal/serverstats"},
+	"internal/stmtstats": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/app", "internal/history", "internal/analysis", "internal/capturedb", "internal/serverstats"},
 	// serverstats samples a server's own view (wait events, counters) for
 	// the session, through the dialect interface: it knows no workload,
 	// run, session or report (the session hands it each interval's phase).
-	"internal/serverstats": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/observe", "internal/history", "internal/analysis"},
-	// observe runs a plan from the command line with the process's
-	// observers: the CLI calls it, never the other way round.
-	"internal/observe": {"internal/cli"},
+	"internal/serverstats": {"internal/workload", "internal/runner", "internal/session", "internal/cli", "internal/report", "internal/app", "internal/history", "internal/analysis"},
+	// app holds the use cases the CLI calls (a run with the process's
+	// observers, the phases, a study, capture, import): the CLI calls
+	// them, never the other way round.
+	"internal/app": {"internal/cli"},
 	// foreignflag is data about other tools' flags and the command tree: it
 	// knows no layer of rightsize's.
 	"internal/foreignflag": {"internal/cli", "internal/runplan", "internal/session", "internal/runner", "internal/workload", "internal/dialect", "internal/report", "internal/history"},
@@ -471,7 +472,7 @@ func TestOnlyStoredUpgradesResults(t *testing.T) {
 
 // The CLI only parses flags, builds the plan, calls one function and maps
 // its error to an exit code: what it does beyond that belongs to the
-// packages it calls (observe, stored, ...). These bounds keep it so.
+// packages it calls (app, stored, ...). These bounds keep it so.
 const (
 	maxCLILines   = 2500 // non-test lines of internal/cli
 	maxCLIImports = 12   // internal packages internal/cli imports
@@ -506,9 +507,46 @@ func TestCLIStaysThin(t *testing.T) {
 		t.Fatal("go list found no files in internal/cli")
 	}
 	if lines > maxCLILines {
-		t.Errorf("internal/cli has %d non-test lines, more than %d: move what a command does into the package it belongs to (observe, stored, ...)", lines, maxCLILines)
+		t.Errorf("internal/cli has %d non-test lines, more than %d: move what a command does into the package it belongs to (app, stored, ...)", lines, maxCLILines)
 	}
 	if len(internal) > maxCLIImports {
-		t.Errorf("internal/cli imports %d internal packages, more than %d: %s; reach them through observe or stored", len(internal), maxCLIImports, strings.Join(internal, ", "))
+		t.Errorf("internal/cli imports %d internal packages, more than %d: %s; reach them through app or stored", len(internal), maxCLIImports, strings.Join(internal, ", "))
+	}
+}
+
+// maxAppImports is the most internal packages a package of the application
+// layer (internal/app and its use cases) may import, as the CLI: a use
+// case that needs more is two use cases, or is deciding what belongs in
+// the packages it calls.
+const maxAppImports = 12
+
+// TestAppStaysThin: every package under internal/app imports at most
+// maxAppImports internal packages, and no use case imports the door
+// (internal/app, the CLI's): the arrows run cli -> app -> use cases.
+func TestAppStaysThin(t *testing.T) {
+	pkgs := listPackages(t)
+	apps := 0
+	for _, p := range pkgs {
+		r := rel(p.ImportPath)
+		if !under(r, "internal/app") {
+			continue
+		}
+		apps++
+		var internal []string
+		for _, d := range p.Imports {
+			if strings.HasPrefix(d, mod+"/internal/") {
+				internal = append(internal, rel(d))
+			}
+			if r != "internal/app" && d == mod+"/internal/app" {
+				t.Errorf("%s imports internal/app, the CLI's door to the use cases: import the use case (internal/app/run, ...) itself", r)
+			}
+		}
+		if len(internal) > maxAppImports {
+			t.Errorf("%s imports %d internal packages, more than %d: %s; split the use case, or move what it decides into the package it belongs to",
+				r, len(internal), maxAppImports, strings.Join(internal, ", "))
+		}
+	}
+	if apps < 2 {
+		t.Errorf("only %d packages under internal/app: did the layout change?", apps)
 	}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/app"
 )
 
 const captureLong = `capture reads, over a window, what a production server counts about its own
@@ -32,14 +32,14 @@ out. Ctrl-C ends the window early: the file is written with what was
 counted, and capture exits 3. See docs/capture.md.`
 
 func captureCommand(env *Env) *cobra.Command {
-	var o observe.CaptureOptions
+	var o app.CaptureOptions
 	c := &cobra.Command{
 		Use:   "capture --target URL --out FILE.yaml",
 		Short: "Write a workload file from a production server's statement statistics (its mix and its rate)",
 		Long:  captureLong,
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return wrapRun(observe.Capture(c.Context(), env, o))
+			return wrapRun(app.Capture(c.Context(), env, o))
 		},
 	}
 	fs := c.Flags()

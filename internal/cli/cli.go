@@ -8,24 +8,24 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rightsize/rightsize/internal/app"
 	"github.com/rightsize/rightsize/internal/foreignflag"
-	"github.com/rightsize/rightsize/internal/observe"
 	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/all"
 )
 
-// Exit codes (package exitcode, through observe).
+// Exit codes (package exitcode, through app).
 const (
-	ExitOK          = int(observe.ExitOK)
-	ExitFailure     = int(observe.ExitFailure)
-	ExitUsage       = int(observe.ExitUsage)
-	ExitInterrupted = int(observe.ExitInterrupted)
+	ExitOK          = int(app.ExitOK)
+	ExitFailure     = int(app.ExitFailure)
+	ExitUsage       = int(app.ExitUsage)
+	ExitInterrupted = int(app.ExitInterrupted)
 )
 
 // Env is the process state the CLI may use, injected by main
-// (observe.Env).
-type Env = observe.Env
+// (app.Env).
+type Env = app.Env
 
 // Interrupt is the cancellation cause main gives the context when a signal
 // arrives: it names the signal and the moment it was received, so that the
@@ -42,16 +42,15 @@ func (i Interrupt) At() time.Time { return i.Received }
 // usageError marks errors that mean "the command line is wrong" (exit 2).
 type usageError struct{ err error }
 
-func (e usageError) Error() string              { return e.err.Error() }
-func (e usageError) Unwrap() error              { return e.err }
-func (e usageError) ExitCode() observe.ExitCode { return observe.ExitUsage }
+func (e usageError) Error() string          { return e.err.Error() }
+func (e usageError) Unwrap() error          { return e.err }
+func (e usageError) ExitCode() app.ExitCode { return app.ExitUsage }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-
 // Version returns the build's version: the module version or VCS revision
-// (observe.Version).
-func Version() string { return observe.Version() }
+// (app.Version).
+func Version() string { return app.Version() }
 
 // Main runs the command line and returns the exit code.
 func Main(ctx context.Context, env Env) int {
@@ -98,19 +97,19 @@ func commandOrderHint(err error, args []string) error {
 // exitCode is the exit code err carries where it was made (package
 // exitcode). Errors cobra returns itself (unknown command, bad flag) carry
 // none: they are usage errors.
-func exitCode(err error) int { return int(observe.CodeOf(err, observe.ExitUsage)) }
+func exitCode(err error) int { return int(app.CodeOf(err, app.ExitUsage)) }
 
 // runError marks failures of a command that was correctly invoked (exit 1).
 type runError struct{ err error }
 
-func (e runError) Error() string              { return e.err.Error() }
-func (e runError) Unwrap() error              { return e.err }
-func (e runError) ExitCode() observe.ExitCode { return observe.ExitFailure }
+func (e runError) Error() string          { return e.err.Error() }
+func (e runError) Unwrap() error          { return e.err }
+func (e runError) ExitCode() app.ExitCode { return app.ExitFailure }
 
 // wrapRun classifies an error returned by a command body: one that says it
 // is a usage error or an interruption stays so, any other is a failure.
 func wrapRun(err error) error {
-	if err == nil || observe.Carries(err, observe.ExitInterrupted) || observe.Carries(err, observe.ExitUsage) {
+	if err == nil || app.Carries(err, app.ExitInterrupted) || app.Carries(err, app.ExitUsage) {
 		return err
 	}
 	return runError{err}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/analysis"
-	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/app"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
 )
@@ -393,13 +393,13 @@ func TestSweepMarkdownOnAFullDisk(t *testing.T) {
 		return analysis.Analyze(&sw, analysis.OptionsOf(&sw))
 	}
 	path := filepath.Join(fs, "s-sweep.json")
-	if err := session.WriteSweep(path, analysed(2), observe.SweepMarkdown); err != nil {
+	if err := session.WriteSweep(path, analysed(2), app.SweepMarkdown); err != nil {
 		t.Fatal(err)
 	}
 	// How much the larger sweep's JSON takes, written elsewhere.
 	big := analysed(200)
 	elsewhere := filepath.Join(t.TempDir(), "s-sweep.json")
-	if err := session.WriteSweep(elsewhere, big, observe.SweepMarkdown); err != nil {
+	if err := session.WriteSweep(elsewhere, big, app.SweepMarkdown); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(elsewhere)
@@ -409,7 +409,7 @@ func TestSweepMarkdownOnAFullDisk(t *testing.T) {
 	fillTo(t, fs, (st.Size()+4095)/4096*4096)
 	md := session.MarkdownPath(path)
 	before := mustRead(t, md)
-	err = session.WriteSweep(path, big, observe.SweepMarkdown)
+	err = session.WriteSweep(path, big, app.SweepMarkdown)
 	t.Logf("full: %v", err)
 	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
 		t.Errorf("WriteSweep on a full disk: %v", err)

@@ -1,7 +1,8 @@
 // Package cli is rightsize's command line: it turns arguments into validated
 // configurations (config), calls the one function that does the command's
-// work (observe runs a plan, a phase or a study; report, history and the
-// planner read and render what was stored), and maps errors to exit codes.
+// work (a use case of internal/app runs a plan, a phase or a study,
+// captures, imports; report, history and the planner read and render what
+// was stored), and maps errors to exit codes.
 // It touches no process state of its own: main passes in the arguments, the
 // environment, the output streams, a CPU clock and a context that signals
 // cancel.

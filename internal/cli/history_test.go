@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/app"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/testenv"
@@ -253,14 +253,14 @@ func TestRecordInHistoryTiesTheSweep(t *testing.T) {
 	}
 	var out bytes.Buffer
 	env := &Env{Stdout: &out, Getenv: func(string) string { return "" }}
-	if err := observe.Record(context.Background(), env, dsn, runs, paths, sw, filepath.Join(dir, "s.json")); err != nil {
+	if err := app.Record(context.Background(), env, dsn, runs, paths, sw, filepath.Join(dir, "s.json")); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "history: 2 runs and the sweep recorded in "+dsn) {
 		t.Errorf("said %q", out.String())
 	}
 	// Again: nothing doubles.
-	if err := observe.Record(context.Background(), env, dsn, runs, paths, sw, ""); err != nil {
+	if err := app.Record(context.Background(), env, dsn, runs, paths, sw, ""); err != nil {
 		t.Fatal(err)
 	}
 	o := runHistory(t, nil, "list", "--history", dsn)
@@ -275,7 +275,7 @@ func TestRecordInHistoryTiesTheSweep(t *testing.T) {
 		t.Errorf("show sweep: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	// No catalog location: nothing to do.
-	if err := observe.Record(context.Background(), env, "", runs, paths, sw, ""); err != nil {
+	if err := app.Record(context.Background(), env, "", runs, paths, sw, ""); err != nil {
 		t.Error(err)
 	}
 	// Import of a sweep file.
@@ -555,7 +555,7 @@ func TestHistoryListFitsATerminal(t *testing.T) {
 	lone.Config = "the configuration under test, named at length"
 	runs, paths = append(runs, lone), append(paths, filepath.Join(dir, "lone.json"))
 	env := &Env{Stdout: io.Discard, Getenv: func(string) string { return "" }}
-	if err := observe.Record(context.Background(), env, dsn, runs, paths, sw, filepath.Join(dir, "s.json")); err != nil {
+	if err := app.Record(context.Background(), env, dsn, runs, paths, sw, filepath.Join(dir, "s.json")); err != nil {
 		t.Fatal(err)
 	}
 	o := runHistory(t, nil, "list", "--history", dsn)
@@ -659,7 +659,7 @@ func TestHistoryListShowsOldRawLabelsVisibly(t *testing.T) {
 	r := fakeRun(rng, "20250301T120000Z-7e7e7e", label, hist0, 100, 5)
 	var out bytes.Buffer
 	env := &Env{Stdout: &out, Getenv: func(string) string { return "" }}
-	if err := observe.Record(context.Background(), env, dsn, []*result.Run{r}, []string{filepath.Join(dir, "r.json")}, nil, ""); err != nil {
+	if err := app.Record(context.Background(), env, dsn, []*result.Run{r}, []string{filepath.Join(dir, "r.json")}, nil, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"list"}, {"list", "--wide"}} {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/app"
 	"github.com/rightsize/rightsize/internal/sizing"
 )
 
@@ -57,14 +57,14 @@ func importCommand(env *Env) *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := observe.ReadHypervisor(args[1], format, vm, vcpus)
+			s, err := app.ReadHypervisor(args[1], format, vm, vcpus)
 			if err != nil {
 				return wrapRun(err)
 			}
 			if into == "" {
-				return observe.SummarizeSeries(env.Stdout, s)
+				return app.SummarizeSeries(env.Stdout, s)
 			}
-			return wrapRun(observe.ImportInto(env.Stdout, s, into))
+			return wrapRun(app.ImportInto(env.Stdout, s, into))
 		},
 	}
 	f := cmd.Flags()

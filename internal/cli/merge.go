@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/app"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
@@ -89,7 +89,7 @@ func mergeCommand(ctx context.Context, env *Env) *cobra.Command {
 				fmt.Fprintf(env.Stdout, "result: %s\n", out)
 			}
 			if !noHistory && dsn != "" {
-				if err := observe.Record(ctx, env, dsn, []*result.Run{m}, []string{out}, nil, ""); err != nil {
+				if err := app.Record(ctx, env, dsn, []*result.Run{m}, []string{out}, nil, ""); err != nil {
 					fmt.Fprintf(env.Stderr, "rightsize: history: not recorded: %v\n", err)
 				}
 			}

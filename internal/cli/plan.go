@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/app"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/sizing"
@@ -108,12 +108,12 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 	if err := runplan.CheckCPUTarget(o.cpuTarget); err != nil {
 		return usageError{err}
 	}
-	h, err := observe.LoadHost(env, o.hostArg)
+	h, err := app.LoadHost(env, o.hostArg)
 	if err != nil {
 		return wrapRun(err)
 	}
 	if o.htArg == "measure" {
-		if htGain, htSource, err = observe.PlanHTGain(ctx, h, htGain); err != nil {
+		if htGain, htSource, err = app.PlanHTGain(ctx, h, htGain); err != nil {
 			return runError{err}
 		}
 	}
@@ -274,7 +274,7 @@ no sibling, and it says so instead of giving a number.`,
 			if d <= 0 || rounds < 1 {
 				return usagef("measure ht: --time must be positive and --rounds at least 1")
 			}
-			res, err := observe.MeasureHT(c.Context(), env, d, rounds)
+			res, err := app.MeasureHT(c.Context(), env, d, rounds)
 			if err != nil {
 				return runError{err}
 			}

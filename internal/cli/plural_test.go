@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/app"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -55,7 +55,7 @@ func TestCountsReadAsWords(t *testing.T) {
 		for _, n := range c.names {
 			ts = append(ts, createdTarget(n))
 		}
-		if err := observe.DropCreatedDatabases(ctx, &Env{Stdout: &b}, ts); err != nil || b.String() != c.want {
+		if err := app.DropCreatedDatabases(ctx, &Env{Stdout: &b}, ts); err != nil || b.String() != c.want {
 			t.Errorf("DropCreatedDatabases(%v) = %v, printed %q, want %q", c.names, err, b.String(), c.want)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/app"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/runplan"
 )
@@ -59,7 +59,7 @@ plan are in --dir.`,
 func quickstart(ctx context.Context, env *Env, dir string, stepTime time.Duration) error {
 	brief := *env
 	brief.Brief = true
-	o := observe.StudyOptions{Scale: "small", Dir: dir, Prepare: "always", ReplaceOurs: true, Targets: []string{"sqlite:" + filepath.Join(dir, "sbtest.db")},
+	o := app.StudyOptions{Scale: "small", Dir: dir, Prepare: "always", ReplaceOurs: true, Targets: []string{"sqlite:" + filepath.Join(dir, "sbtest.db")},
 		Extra: []string{"--time=" + stepTime.String(), "--warmup=" + (stepTime / 3).Round(100*time.Millisecond).String()}}
 	if err := runStudy(ctx, &brief, "vm-rate", "", o); err != nil {
 		return err
@@ -81,5 +81,5 @@ func quickstart(ctx context.Context, env *Env, dir string, stepTime time.Duratio
 }
 
 // printCommand prints a command line, as the user would type it, its
-// passwords removed (observe.PrintCommand).
-func printCommand(env *Env, args []string) { observe.PrintCommand(env.Stdout, args) }
+// passwords removed (app.PrintCommand).
+func printCommand(env *Env, args []string) { app.PrintCommand(env.Stdout, args) }

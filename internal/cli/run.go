@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/app"
 	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/workload"
@@ -35,7 +35,7 @@ func runCmd(ctx context.Context, env *Env, w workload.Workload, c *runplan.Flags
 		return err
 	}
 	_, err = execute(ctx, env, p)
-	if err != nil && p.Prepare != "always" && observe.MissingDatabase(p, err) {
+	if err != nil && p.Prepare != "always" && app.MissingDatabase(p, err) {
 		err = fmt.Errorf("%w (the database does not exist yet: `rightsize prepare %s --target URL`, with this command's workload options, creates and loads it, or give --prepare always)", err, p.Workload.Meta().CommandArg())
 	}
 	return err
@@ -63,14 +63,14 @@ func outputs(p *runplan.Plan) []string {
 }
 
 // execute runs a plan with the observers its options ask for
-// (observe.Run): the console always, Prometheus, the CPU profile and the
+// (app.Run): the console always, Prometheus, the CPU profile and the
 // history catalog when given.
 func execute(ctx context.Context, env *Env, p *runplan.Plan) (*session.Outcome, error) {
-	return observe.Run(ctx, env, p, observe.Record)
+	return app.Run(ctx, env, p, app.Record)
 }
 
-// planEnv is what runplan.Plan reads from the process (observe.PlanEnv).
-func planEnv(env *Env) runplan.Env { return observe.PlanEnv(env) }
+// planEnv is what runplan.Plan reads from the process (app.PlanEnv).
+func planEnv(env *Env) runplan.Env { return app.PlanEnv(env) }
 
 // CheckpointReason starts a checkpoint's partial_reason (see package
 // session).

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/app"
 	"github.com/rightsize/rightsize/internal/study"
 )
 
@@ -67,7 +67,7 @@ func studyCommand(ctx context.Context, env *Env) *cobra.Command {
 }
 
 func studyRunCommand(ctx context.Context, env *Env) *cobra.Command {
-	var o observe.StudyOptions
+	var o app.StudyOptions
 	var workloadArg, baseline string
 	cmd := &cobra.Command{
 		Use:   "run PROTOCOL|FILE.yaml",
@@ -119,10 +119,10 @@ func loadStudy(arg string) (*study.Study, error) {
 	return s, nil
 }
 
-// runStudy runs the study arg names (observe.RunStudy), a VM right-sized
+// runStudy runs the study arg names (app.RunStudy), a VM right-sized
 // as 'rightsize plan' does and its report written as 'rightsize report'
 // does.
-func runStudy(ctx context.Context, env *Env, arg, workloadArg string, o observe.StudyOptions) error {
+func runStudy(ctx context.Context, env *Env, arg, workloadArg string, o app.StudyOptions) error {
 	s, err := loadStudy(arg)
 	if err != nil {
 		return err
@@ -130,8 +130,8 @@ func runStudy(ctx context.Context, env *Env, arg, workloadArg string, o observe.
 	if err := s.UseWorkload(workloadArg); err != nil {
 		return usageError{err}
 	}
-	return observe.RunStudy(ctx, env, s, arg, o, observe.StudyHooks{
-		Record: observe.Record,
+	return app.RunStudy(ctx, env, s, arg, o, app.StudyHooks{
+		Record: app.Record,
 		Plan: func(p *study.Sizing, sweep, dir string) (string, error) {
 			return studyPlan(env, p, sweep, dir)
 		},

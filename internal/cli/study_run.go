@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rightsize/rightsize/internal/observe"
+	"github.com/rightsize/rightsize/internal/app"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/sizing"
 	"github.com/rightsize/rightsize/internal/study"
@@ -40,7 +40,7 @@ func studyVM(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
 	}
 	cpu := fmt.Sprintf("%g", p.CPUTarget)
 	printCommand(env, []string{"plan", "--from", sweep, "--target-rate", p.TargetRate, "--cpu-target", cpu, "--format", "json"})
-	h, err := observe.LoadHost(env, "auto")
+	h, err := app.LoadHost(env, "auto")
 	if err != nil {
 		return "", wrapRun(err)
 	}

@@ -1,4 +1,4 @@
-package observe
+package app
 
 import "github.com/rightsize/rightsize/internal/exitcode"
 

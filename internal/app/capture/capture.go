@@ -1,4 +1,7 @@
-package observe
+// Package capture is the capture use case: a production server's
+// statement statistics read over a window (package capturedb) and written
+// as a workload file, its options checked first, every problem at once.
+package capture
 
 import (
 	"context"
@@ -8,7 +11,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/app/run"
 	"github.com/rightsize/rightsize/internal/capturedb"
+	"github.com/rightsize/rightsize/internal/exitcode"
 	"github.com/rightsize/rightsize/internal/runplan"
 	"github.com/rightsize/rightsize/internal/session"
 )
@@ -28,7 +33,7 @@ type CaptureOptions struct {
 // read are usage errors (capturedb.ErrNotReady says what to enable). A
 // signal during the window ends it there: the file is written and the
 // error wraps session.ErrInterrupted.
-func Capture(ctx context.Context, env *Env, o CaptureOptions) error {
+func Capture(ctx context.Context, env *run.Env, o CaptureOptions) error {
 	var errs []error
 	if o.Target == "" {
 		errs = append(errs, errors.New("capture: --target is required (the production server's database: postgres://... or mysql://...)"))
@@ -54,11 +59,11 @@ func Capture(ctx context.Context, env *Env, o CaptureOptions) error {
 		errs = append(errs, fmt.Errorf("capture: --target: %w", err))
 	}
 	if len(errs) > 0 {
-		return usage{errors.Join(errs...)}
+		return exitcode.With(errors.Join(errs...), exitcode.Usage)
 	}
 	res, err := capturedb.Capture(ctx, capturedb.Options{Target: raw, For: o.For, Progress: env.Stderr, Getenv: env.Getenv, Tick: o.Tick})
 	if errors.Is(err, capturedb.ErrNotReady) {
-		return usage{err}
+		return exitcode.With(err, exitcode.Usage)
 	}
 	if err != nil {
 		return err

@@ -1,4 +1,9 @@
-package observe
+// Package studyrun is the study use case: every step of a study planned
+// as sweep and run would plan it, the steps the history catalog holds
+// skipped (a study resumed), the others run with the run use case (package
+// run), then a VM right-sized and the report written through the hooks
+// the CLI gives, and the cleanup that removes what the steps prepared.
+package studyrun
 
 import (
 	"context"
@@ -11,7 +16,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rightsize/rightsize/internal/app/run"
 	dialectall "github.com/rightsize/rightsize/internal/dialect/all"
+	"github.com/rightsize/rightsize/internal/exitcode"
 	"github.com/rightsize/rightsize/internal/history"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/runplan"
@@ -40,7 +47,7 @@ type StudyOptions struct {
 // its steps.
 type StudyHooks struct {
 	// Record records a step's results in the history catalog.
-	Record Recorder
+	Record run.Recorder
 	// Plan right-sizes a VM from the plan step's sweep into dir/plan.json,
 	// as 'rightsize plan --from SWEEP' does, and returns its path; "" (and
 	// no error) when the sweep gives no VM, which it says.
@@ -52,12 +59,12 @@ type StudyHooks struct {
 
 // planStep parses a step's flags as 'rightsize sweep|run WORKLOAD' does and
 // makes its plan.
-func planStep(env *Env, c study.Command, args []string) (*runplan.Plan, error) {
+func planStep(env *run.Env, c study.Command, args []string) (*runplan.Plan, error) {
 	w, err := all.Lookup(c.Workload)
 	if err != nil {
 		return nil, err
 	}
-	return runplan.PlanArgs(w, c.Phase, args, PlanEnv(env))
+	return runplan.PlanArgs(w, c.Phase, args, run.PlanEnv(env))
 }
 
 // stepRun is one step of a study as planned: its command, and the plan
@@ -73,10 +80,10 @@ type stepRun struct {
 
 // planStudy builds every step's plan, as sweep and run would from these
 // flags; the problems of every step are returned at once (a usage error).
-func planStudy(env *Env, s *study.Study, name string, o StudyOptions) ([]stepRun, error) {
+func planStudy(env *run.Env, s *study.Study, name string, o StudyOptions) ([]stepRun, error) {
 	cmds, err := s.Expand(o.Scale)
 	if err != nil {
-		return nil, usage{err}
+		return nil, exitcode.With(err, exitcode.Usage)
 	}
 	var steps []stepRun
 	var problems []study.Problem
@@ -112,7 +119,7 @@ func planStudy(env *Env, s *study.Study, name string, o StudyOptions) ([]stepRun
 		steps = append(steps, st)
 	}
 	if len(problems) > 0 {
-		return nil, usage{&study.Error{File: name, Problems: problems, Kind: study.ErrInvalid}}
+		return nil, exitcode.With(&study.Error{File: name, Problems: problems, Kind: study.ErrInvalid}, exitcode.Usage)
 	}
 	return steps, nil
 }
@@ -128,11 +135,11 @@ func orElse(a, b string) string {
 // RunStudy plans every step of s (read from name), skips those the history
 // holds, runs the others as sweep and run do, then plans a VM and writes
 // the report through h.
-func RunStudy(ctx context.Context, env *Env, s *study.Study, name string, o StudyOptions, h StudyHooks) error {
+func RunStudy(ctx context.Context, env *run.Env, s *study.Study, name string, o StudyOptions, h StudyHooks) error {
 	if o.ID == "" {
 		o.ID = session.NewRunID(time.Now())
 	} else if err := study.CheckID(o.ID); err != nil {
-		return usage{err}
+		return exitcode.With(err, exitcode.Usage)
 	}
 	if o.Dir == "" {
 		o.Dir = filepath.Join("results", o.ID+"-"+s.Name)
@@ -144,7 +151,7 @@ func RunStudy(ctx context.Context, env *Env, s *study.Study, name string, o Stud
 	fmt.Fprintf(env.Stdout, "study %s (%s, scale %s): %s, id %s, in %s\n", s.Name, orElse(s.Title, name), o.Scale, report.Plural(len(steps), "step"), o.ID, shellword.Quote(o.Dir))
 	if o.DryRun {
 		for _, st := range steps {
-			PrintCommand(env.Stdout, append([]string{st.cmd.Phase, st.cmd.Workload}, st.args...))
+			run.PrintCommand(env.Stdout, append([]string{st.cmd.Phase, st.cmd.Workload}, st.args...))
 		}
 		return nil
 	}
@@ -177,7 +184,7 @@ func (f stepFiles) all() []string {
 // with the same options, in order, adding each to the study's record in
 // dir as it completes, and returns every step's files (a skipped step's as the
 // catalog recorded them). The first step that fails ends the study.
-func runSteps(ctx context.Context, env *Env, h StudyHooks, s *study.Study, steps []stepRun, rec *study.Record, dir string) (map[string]stepFiles, error) {
+func runSteps(ctx context.Context, env *run.Env, h StudyHooks, s *study.Study, steps []stepRun, rec *study.Record, dir string) (map[string]stepFiles, error) {
 	files := map[string]stepFiles{}
 	var cat *history.Catalog
 	if dsn := steps[0].plan.History; dsn != "" {
@@ -215,15 +222,15 @@ func runSteps(ctx context.Context, env *Env, h StudyHooks, s *study.Study, steps
 // runStep runs one step as sweep or run would, and returns its files. A
 // step whose tables, or database, are missing says how the study would
 // load them.
-func runStep(ctx context.Context, env *Env, h StudyHooks, st stepRun) (stepFiles, error) {
-	PrintCommand(env.Stdout, append([]string{st.cmd.Phase, st.cmd.Workload}, st.args...))
-	out, err := Run(ctx, env, st.plan, h.Record)
+func runStep(ctx context.Context, env *run.Env, h StudyHooks, st stepRun) (stepFiles, error) {
+	run.PrintCommand(env.Stdout, append([]string{st.cmd.Phase, st.cmd.Workload}, st.args...))
+	out, err := run.Run(ctx, env, st.plan, h.Record)
 	if err != nil {
 		switch {
 		case st.plan.Prepare == "always":
 		case errors.Is(err, workload.ErrNotPrepared):
 			err = fmt.Errorf("%w (a study's --prepare auto loads only the default embedded target and numbered databases: give study run --prepare always to load a database named with --target)", err)
-		case MissingDatabase(st.plan, err):
+		case run.MissingDatabase(st.plan, err):
 			err = fmt.Errorf("%w (the database does not exist yet: give study run --prepare always to create and load it)", err)
 		}
 		return stepFiles{}, fmt.Errorf("study: step %s: %w", st.cmd.Step, err)
@@ -236,7 +243,7 @@ func runStep(ctx context.Context, env *Env, h StudyHooks, st stepRun) (stepFiles
 // beside its files says which). When it holds the step otherwise (another
 // study's under the same id, or with other options) it says why the step
 // runs again.
-func stepDone(ctx context.Context, env *Env, cat *history.Catalog, s *study.Study, st stepRun) (stepFiles, bool, error) {
+func stepDone(ctx context.Context, env *run.Env, cat *history.Catalog, s *study.Study, st stepRun) (stepFiles, bool, error) {
 	if cat == nil {
 		return stepFiles{}, false, nil
 	}
@@ -265,7 +272,7 @@ func stepDone(ctx context.Context, env *Env, cat *history.Catalog, s *study.Stud
 
 // finishStudy right-sizes a VM when the study asks, writes the report, says
 // how to resume, and how to remove what the steps prepared on a server.
-func finishStudy(ctx context.Context, env *Env, h StudyHooks, s *study.Study, o StudyOptions, steps []stepRun, files map[string]stepFiles) error {
+func finishStudy(ctx context.Context, env *run.Env, h StudyHooks, s *study.Study, o StudyOptions, steps []stepRun, files map[string]stepFiles) error {
 	var paths []string
 	for _, name := range s.Report.Stages {
 		paths = append(paths, files[name].all()...)
@@ -280,7 +287,7 @@ func finishStudy(ctx context.Context, env *Env, h StudyHooks, s *study.Study, o 
 		}
 	}
 	page := filepath.Join(o.Dir, s.Report.Path)
-	PrintCommand(env.Stdout, append([]string{"report", "--format", s.Report.Format, "-o", page}, paths...))
+	run.PrintCommand(env.Stdout, append([]string{"report", "--format", s.Report.Format, "-o", page}, paths...))
 	title := orElse(s.Title, s.Name)
 	// claimDir has made --dir the study's: its report there may be replaced.
 	if err := h.Report(ctx, s.Report.Format, page, title, paths); err != nil {
@@ -297,7 +304,7 @@ func finishStudy(ctx context.Context, env *Env, h StudyHooks, s *study.Study, o 
 // prepared on a database server (preparedOnServer): one per workload,
 // targets and workload options, with the largest --instances of its steps.
 // The embedded default target is left out: it is a file of this machine.
-func printCleanup(env *Env, steps []stepRun) {
+func printCleanup(env *run.Env, steps []stepRun) {
 	var cmds [][]string
 	instances := map[string]int{}
 	for _, st := range steps {
@@ -319,7 +326,7 @@ func printCleanup(env *Env, steps []stepRun) {
 		if n := instances[strings.Join(args, "\x00")]; n > 1 {
 			args = append(args, fmt.Sprintf("--instances=%d", n))
 		}
-		PrintCommand(env.Stdout, args)
+		run.PrintCommand(env.Stdout, args)
 	}
 }
 
@@ -369,7 +376,7 @@ func claimDir(s *study.Study, o StudyOptions) (*study.Record, error) {
 	rec, err := s.ClaimDir(study.Claim{Dir: o.Dir, ID: o.ID, Force: o.Force, ReplaceOurs: o.ReplaceOurs})
 	switch {
 	case errors.Is(err, study.ErrDirTaken):
-		return nil, usage{fmt.Errorf("study: %w", err)}
+		return nil, exitcode.With(fmt.Errorf("study: %w", err), exitcode.Usage)
 	case err != nil:
 		return nil, fmt.Errorf("study: %w", err)
 	}
@@ -382,7 +389,7 @@ func claimDir(s *study.Study, o StudyOptions) (*study.Record, error) {
 // targets' passwords removed; sorted.
 func stepSpec(args []string) []string {
 	var out []string
-	for _, a := range RedactArgs(args) {
+	for _, a := range run.RedactArgs(args) {
 		name, _, _ := strings.Cut(a, "=")
 		if !slices.Contains([]string{"--out", "--label", "--history", "--prepare"}, name) {
 			out = append(out, a)
@@ -402,7 +409,3 @@ func withFileDigest(spec []string, w workload.Workload) []string {
 	}
 	return spec
 }
-
-// MissingDatabase reports whether err is the plan's database server saying
-// that the database (or a table of it) does not exist.
-func MissingDatabase(p *runplan.Plan, err error) bool { return dialectall.Missing(p.Targets, err) }

@@ -1,4 +1,4 @@
-package observe
+package run
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/shellword"
 )
-
 
 // PrintCommand prints a command line on w, as the user would type it: safe
 // to paste (shellword.Join), with the passwords of its locations removed

@@ -1,4 +1,7 @@
-package observe
+// Package phases runs the phases other than run on a workload's targets
+// from the command line: prepare (with its progress), cleanup (and the
+// databases prepare created) and check, each instance in turn.
+package phases
 
 import (
 	"context"
@@ -6,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/app/observers"
+	"github.com/rightsize/rightsize/internal/app/run"
 	"github.com/rightsize/rightsize/internal/errclass"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/session"
@@ -30,11 +35,11 @@ func eachInstance(ctx context.Context, ts []workload.Target, fn func(i, n int, t
 
 // Prepare prepares instances one after another: they usually share a
 // server, and each already loads its tables in parallel.
-func Prepare(ctx context.Context, env *Env, w workload.Workload, ts []workload.Target, o workload.PrepareOptions) error {
+func Prepare(ctx context.Context, env *run.Env, w workload.Workload, ts []workload.Target, o workload.PrepareOptions) error {
 	return eachInstance(ctx, ts, func(i, n int, t workload.Target, in workload.Instance) error {
 		start := time.Now()
 		fmt.Fprintf(env.Stderr, "preparing %s (instance %d of %d)\n", t, i+1, n)
-		if err := in.Prepare(ctx, o, NewProgress(env, t.String())); err != nil {
+		if err := in.Prepare(ctx, o, observers.NewProgress(env.Out(), t.String())); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "prepared %s for %s in %.1f s\n", t, w.Meta().Name, time.Since(start).Seconds())
@@ -49,7 +54,7 @@ func Prepare(ctx context.Context, env *Env, w workload.Workload, ts []workload.T
 // that now hold nothing else (DropCreatedDatabases). numbered says whether
 // --instances was given (an error saying a database is missing then needs
 // no hint about it).
-func Cleanup(ctx context.Context, env *Env, w workload.Workload, ts []workload.Target, o workload.PrepareOptions, numbered bool) error {
+func Cleanup(ctx context.Context, env *run.Env, w workload.Workload, ts []workload.Target, o workload.PrepareOptions, numbered bool) error {
 	var cleaned []workload.Target
 	err := eachInstance(ctx, ts, func(i, _ int, t workload.Target, in workload.Instance) error {
 		removed, err := in.Cleanup(ctx, o)
@@ -85,7 +90,7 @@ type createdDatabase interface {
 // created and that holds nothing else now, and says which it dropped and
 // which it kept and why (one line per reason); a database prepare did not
 // create is not named.
-func DropCreatedDatabases(ctx context.Context, env *Env, ts []workload.Target) error {
+func DropCreatedDatabases(ctx context.Context, env *run.Env, ts []workload.Target) error {
 	var dropped, reasons []string
 	kept := map[string][]string{}
 	say := func(suffix string) {
@@ -130,7 +135,7 @@ func nameList(names []string) string {
 
 // Check runs the workload's consistency checks on every instance and prints
 // each condition; it fails when any condition fails.
-func Check(ctx context.Context, env *Env, w workload.Workload, ts []workload.Target) error {
+func Check(ctx context.Context, env *run.Env, w workload.Workload, ts []workload.Target) error {
 	name := w.Meta().Name
 	var failed []string
 	err := eachInstance(ctx, ts, func(i, _ int, t workload.Target, in workload.Instance) error {
@@ -139,7 +144,7 @@ func Check(ctx context.Context, env *Env, w workload.Workload, ts []workload.Tar
 		if check == nil {
 			return fmt.Errorf("check: %s says it has consistency checks, but its instance %T has none", name, in)
 		}
-		results, err := check(ctx, NewProgress(env, t.String()))
+		results, err := check(ctx, observers.NewProgress(env.Out(), t.String()))
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package observe
+package observers
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // every 10 % otherwise (logs, CI).
 type progress struct {
 	mu    sync.Mutex
-	env   *Env
+	out   Out
 	name  string
 	bar   *progressbar.ProgressBar
 	unit  workload.Unit
@@ -27,9 +27,15 @@ type progress struct {
 var _ workload.UnitProgress = (*progress)(nil)
 
 // NewProgress is the progress of what name (a target) loads or checks,
-// shown on env.Stderr.
-func NewProgress(env *Env, name string) workload.UnitProgress {
-	return &progress{env: env, name: name, unit: workload.Rows}
+// shown on out.Stderr (a bar when out.Terminal).
+func NewProgress(out Out, name string) workload.UnitProgress {
+	return &progress{out: out, name: name, unit: workload.Rows}
+}
+
+// Progresses makes the progress of each target a session prepares
+// (session.Options.Progress).
+func Progresses(out Out) func(name string) workload.Progress {
+	return func(name string) workload.Progress { return NewProgress(out, name) }
 }
 
 // Unit sets what the counts are (before Total): rows, or bytes shown in
@@ -52,13 +58,13 @@ func (p *progress) Total(n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total = n
-	if p.env.Terminal {
+	if p.out.Terminal {
 		if p.bar == nil {
 			opts := []progressbar.Option{
-				progressbar.OptionSetWriter(p.env.Stderr),
+				progressbar.OptionSetWriter(p.out.Stderr),
 				progressbar.OptionShowCount(),
 				progressbar.OptionThrottle(100 * time.Millisecond),
-				progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.env.Stderr) }),
+				progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.out.Stderr) }),
 			}
 			if p.unit == workload.Bytes {
 				opts = append(opts, progressbar.OptionSetDescription("writing"), progressbar.OptionShowBytes(true), progressbar.OptionUseIECUnits(true))
@@ -83,7 +89,7 @@ func (p *progress) Add(n int64) {
 	if p.total > 0 {
 		if tenth := p.done * 10 / p.total; tenth > p.shown {
 			p.shown = tenth
-			fmt.Fprintf(p.env.Stderr, "  %s: %s of %s (%d%%)\n", p.name, p.count(p.done), p.count(p.total), tenth*10)
+			fmt.Fprintf(p.out.Stderr, "  %s: %s of %s (%d%%)\n", p.name, p.count(p.done), p.count(p.total), tenth*10)
 		}
 	}
 }
@@ -95,5 +101,5 @@ func (p *progress) Message(s string) {
 		p.bar.Describe(s)
 		return
 	}
-	fmt.Fprintf(p.env.Stderr, "  %s: %s\n", p.name, s)
+	fmt.Fprintf(p.out.Stderr, "  %s: %s\n", p.name, s)
 }

@@ -1,4 +1,7 @@
-package observe
+// Package hvimport is the import use case: a hypervisor's samples (read
+// by package hypervisor) summarised, or aligned to the steps of a sweep
+// file or to a run's result file, which is written again with them.
+package hvimport
 
 import (
 	"errors"
@@ -8,17 +11,13 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/app/observers"
 	"github.com/rightsize/rightsize/internal/hypervisor"
 	"github.com/rightsize/rightsize/internal/report"
 	"github.com/rightsize/rightsize/internal/result"
 	"github.com/rightsize/rightsize/internal/session"
 	"github.com/rightsize/rightsize/internal/stored"
 )
-
-// ReadHypervisor reads a hypervisor export at path (hypervisor.ReadFile).
-func ReadHypervisor(path, format, vm string, vcpus int) (*hypervisor.Series, error) {
-	return hypervisor.ReadFile(path, format, vm, vcpus)
-}
 
 // SummarizeSeries writes the series' span and its means over it.
 func SummarizeSeries(w io.Writer, s *hypervisor.Series) error {
@@ -63,7 +62,7 @@ func importIntoSweep(w io.Writer, s *hypervisor.Series, path string, sw *result.
 		return fmt.Errorf("import --into: %w", err)
 	}
 	an := analysis.Analyze(sw, analysis.OptionsOf(sw))
-	if err := session.WriteSweep(path, an, SweepMarkdown); err != nil {
+	if err := session.WriteSweep(path, an, observers.SweepMarkdown); err != nil {
 		return err
 	}
 	im := report.HypervisorImport{Path: path, VM: s.VM, Steps: a.Steps, Aligned: a.Aligned, Samples: len(s.Samples),

@@ -1,4 +1,4 @@
-package observe
+package app
 
 import (
 	"context"
@@ -17,9 +17,7 @@ func LoadHost(env *Env, arg string) (topology.Host, error) {
 
 // PlanHTGain measures the hyperthreading gain for plan --ht-gain measure
 // (htmeasure.PlanGain).
-func PlanHTGain(ctx context.Context, h topology.Host, def float64) (float64, string, error) {
-	return htmeasure.PlanGain(ctx, h, def)
-}
+var PlanHTGain = htmeasure.PlanGain
 
 // MeasureHT measures the hyperthreading gain on this machine's cores, d a
 // phase and rounds rounds (measure ht; htmeasure.OnThisMachine).

@@ -1,7 +1,6 @@
-package observe
+package observers
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/rightsize/rightsize/internal/report"
@@ -15,36 +14,36 @@ import (
 // steps table and a sweep's verdict; the session's messages on stdout,
 // its warnings on stderr.
 type console struct {
-	env  *Env
+	out  Out
 	plan *runplan.Plan
 	unit string // the live line's rate unit
 	// summaryFailed: the last summary could not be printed (stdout
 	// closed), so where its result went is told on stderr.
 	summaryFailed bool
-	brief         bool // Env.Brief
 }
 
 var _ session.Observer = (*console)(nil)
 
-func newConsole(env *Env, p *runplan.Plan) *console {
+// NewConsole is what a run or sweep of p shows on out.
+func NewConsole(out Out, p *runplan.Plan) session.Observer {
 	unit := "tps"
 	if e := p.Workload.Meta().Event; e != "transaction" {
 		unit = e + "/s"
 	}
-	return &console{env: env, plan: p, unit: unit, brief: env.Brief}
+	return &console{out: out, plan: p, unit: unit}
 }
 
 func (c *console) Begin(*session.Outcome) error { return nil }
 
 func (c *console) Preparing(i int, target string) {
-	fmt.Fprintf(c.env.Stderr, "preparing %s (instance %d)...\n", target, i+1)
+	fmt.Fprintf(c.out.Stderr, "preparing %s (instance %d)...\n", target, i+1)
 }
 
 func (c *console) StepStart(s session.Position) {
-	if c.brief {
+	if c.out.Brief {
 		return
 	}
-	out, cfg, name := c.env.Stdout, s.Settings, c.plan.Workload.Meta().Name
+	out, cfg, name := c.out.Stdout, s.Settings, c.plan.Workload.Meta().Name
 	if s.IsBaseline() {
 		fmt.Fprintf(out, "rightsize %s: %s on %s; measuring the baseline rate: closed loop, %s per instance; warm-up %v, measured %v\n",
 			Version(), name, report.Plural(s.Instances, "instance"), report.Plural(cfg.Threads, "thread"), cfg.Warmup, cfg.Duration)
@@ -74,16 +73,16 @@ func (c *console) StepStart(s session.Position) {
 }
 
 func (c *console) Tick(s session.Position, agg result.Interval, _ []result.Interval) {
-	if !c.brief {
-		_ = report.ProgressLine(c.env.Stdout, agg, s.Settings.Threads*s.Instances, c.unit)
+	if !c.out.Brief {
+		_ = report.ProgressLine(c.out.Stdout, agg, s.Settings.Threads*s.Instances, c.unit)
 	}
 }
 
 func (c *console) StepEnd(s session.Position, r *result.Run) error {
-	if c.brief {
+	if c.out.Brief {
 		return c.briefLine(s, r)
 	}
-	err := report.Summary(c.env.Stdout, r)
+	err := report.Summary(c.out.Stdout, r)
 	c.summaryFailed = err != nil
 	return err
 }
@@ -103,94 +102,60 @@ func (c *console) briefLine(s session.Position, r *result.Run) error {
 	if sum.Offered > 0 {
 		line += fmt.Sprintf(" of %.2f offered", sum.Offered)
 	}
-	_, err := fmt.Fprintf(c.env.Stdout, "%s, avg %s, p99 %s\n", line, report.Ms(sum.Latency.AvgMs), report.Ms(sum.Latency.P99Ms))
+	_, err := fmt.Fprintf(c.out.Stdout, "%s, avg %s, p99 %s\n", line, report.Ms(sum.Latency.AvgMs), report.Ms(sum.Latency.P99Ms))
 	c.summaryFailed = err != nil
 	return err
 }
 
 func (c *console) Saved(_ session.Position, path string) {
-	if c.brief && !c.summaryFailed {
+	if c.out.Brief && !c.summaryFailed {
 		return
 	}
 	if c.summaryFailed {
-		fmt.Fprintf(c.env.Stderr, "rightsize: result: %s\n", path)
+		fmt.Fprintf(c.out.Stderr, "rightsize: result: %s\n", path)
 		return
 	}
-	fmt.Fprintf(c.env.Stdout, "result: %s\n", path)
+	fmt.Fprintf(c.out.Stdout, "result: %s\n", path)
 }
 
-func (c *console) Notice(msg string) { fmt.Fprintln(c.env.Stdout, msg) }
+func (c *console) Notice(msg string) { fmt.Fprintln(c.out.Stdout, msg) }
 
 // Probed says what a search made of its probe.
 func (c *console) Probed(s session.Position, p result.SearchProbe) {
-	fmt.Fprintf(c.env.Stdout, "probe %s: %s\n", s.Spec.Label, report.ProbeLine(c.plan.SLOPct, c.plan.SLO, p))
+	fmt.Fprintf(c.out.Stdout, "probe %s: %s\n", s.Spec.Label, report.ProbeLine(c.plan.SLOPct, c.plan.SLO, p))
 }
-func (c *console) Warn(msg string) { fmt.Fprintf(c.env.Stderr, "rightsize: %s\n", msg) }
+func (c *console) Warn(msg string) { fmt.Fprintf(c.out.Stderr, "rightsize: %s\n", msg) }
 
 // End shows the steps side by side and a sweep's verdict.
 func (c *console) End(o *session.Outcome) error {
 	if o.Failed {
 		return nil
 	}
-	if c.brief {
+	if c.out.Brief {
 		return nil // the headline, the steps and the verdict are in the report
 	}
 	if o.Sweep != nil {
-		fmt.Fprintln(c.env.Stdout)
-		if err := report.WriteHeadline(c.env.Stdout, report.Headline(report.Doc{Sweep: o.Sweep}), report.Text); err != nil {
+		fmt.Fprintln(c.out.Stdout)
+		if err := report.WriteHeadline(c.out.Stdout, report.Headline(report.Doc{Sweep: o.Sweep}), report.Text); err != nil {
 			return err
 		}
 	}
 	if len(o.Runs) > 1 {
-		if err := report.Steps(c.env.Stdout, o.Runs); err != nil {
+		if err := report.Steps(c.out.Stdout, o.Runs); err != nil {
 			return err
 		}
 	}
 	if o.Sweep == nil {
 		return nil
 	}
-	if err := report.SweepTypes(c.env.Stdout, o.Sweep, report.Text); err != nil {
+	if err := report.SweepTypes(c.out.Stdout, o.Sweep, report.Text); err != nil {
 		return err
 	}
-	if err := report.SweepVerdict(c.env.Stdout, o.Sweep, report.Text); err != nil {
+	if err := report.SweepVerdict(c.out.Stdout, o.Sweep, report.Text); err != nil {
 		return err
 	}
 	if o.SweepPath != "" {
-		fmt.Fprintf(c.env.Stdout, "sweep: %s (Markdown: %s)\n", o.SweepPath, session.MarkdownPath(o.SweepPath))
-	}
-	return nil
-}
-
-// recorder records a session's results in the history catalog.
-type recorder struct {
-	session.Base
-	ctx    context.Context
-	env    *Env
-	dsn    string
-	record Recorder
-}
-
-// End records every result made, the baseline's first, and the sweep. A
-// shard's result that cannot be recorded fails the shard: the merge reads
-// it from the catalog (in a pod, --out - leaves no file), so unrecorded it
-// is lost.
-func (r *recorder) End(o *session.Outcome) error {
-	runs, paths := o.Runs, o.Paths
-	if o.Baseline != nil {
-		runs = append([]*result.Run{o.Baseline}, runs...)
-		paths = append([]string{o.BaselinePath}, paths...)
-	}
-	var sw *result.Sweep
-	if o.Sweep != nil {
-		sw = o.Sweep.Sweep
-	}
-	err := r.record(r.ctx, r.env, r.dsn, runs, paths, sw, o.SweepPath)
-	if err == nil {
-		return nil
-	}
-	fmt.Fprintf(r.env.Stderr, "rightsize: history: not recorded: %v\n", err)
-	if d := o.Plan.Dist; d != nil && d.Sharded && !o.Failed {
-		return fmt.Errorf("shard %s: the result is not in the history catalog, so 'merge --run' will miss it: %w", d.Spec, err)
+		fmt.Fprintf(c.out.Stdout, "sweep: %s (Markdown: %s)\n", o.SweepPath, session.MarkdownPath(o.SweepPath))
 	}
 	return nil
 }
