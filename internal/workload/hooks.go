@@ -109,4 +109,8 @@ type TargetHooks struct {
 	// listening at a network ("tcp", "unix") address on this host; network
 	// is "" for a server elsewhere.
 	LocalServer func() (network, address string)
+	// DropCreatedDatabase drops the target's database when prepare
+	// created it and it holds nothing else now; kept says why a database
+	// prepare created is kept ("" when prepare did not create it).
+	DropCreatedDatabase func(ctx context.Context) (dropped bool, kept string, err error)
 }

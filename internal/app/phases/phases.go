@@ -80,12 +80,6 @@ func Cleanup(ctx context.Context, env *run.Env, w workload.Workload, ts []worklo
 	return DropCreatedDatabases(ctx, env, cleaned)
 }
 
-// createdDatabase is a target whose database prepare may have created
-// (dbtarget.Target).
-type createdDatabase interface {
-	DropCreatedDatabase(ctx context.Context) (dropped bool, kept string, err error)
-}
-
 // DropCreatedDatabases drops the database of each target that prepare
 // created and that holds nothing else now, and says which it dropped and
 // which it kept and why (one line per reason); a database prepare did not
@@ -102,11 +96,11 @@ func DropCreatedDatabases(ctx context.Context, env *run.Env, ts []workload.Targe
 		}
 	}
 	for _, t := range ts {
-		cd, ok := t.(createdDatabase)
-		if !ok {
+		drop := t.Hooks().DropCreatedDatabase
+		if drop == nil {
 			continue
 		}
-		gone, why, err := cd.DropCreatedDatabase(ctx)
+		gone, why, err := drop(ctx)
 		switch {
 		case err != nil:
 			say(", before the error below")

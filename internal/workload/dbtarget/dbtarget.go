@@ -184,7 +184,7 @@ func (b bound) Open(ctx context.Context) (workload.Instance, error) { return b.o
 // Hooks: a database target knows its identity, where its server runs and
 // its location for rightsize's own connection.
 func (b bound) Hooks() workload.TargetHooks {
-	return workload.TargetHooks{Identity: b.Identity, LocalServer: b.LocalServer}
+	return workload.TargetHooks{Identity: b.Identity, LocalServer: b.LocalServer, DropCreatedDatabase: b.DropCreatedDatabase}
 }
 
 // Located returns the location and dialect of a target that is a
