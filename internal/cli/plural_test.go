@@ -67,7 +67,9 @@ type createdTarget string
 
 func (c createdTarget) String() string                                  { return string(c) }
 func (c createdTarget) Open(context.Context) (workload.Instance, error) { return nil, nil }
-func (c createdTarget) Hooks() workload.TargetHooks                     { return workload.TargetHooks{} }
+func (c createdTarget) Hooks() workload.TargetHooks {
+	return workload.TargetHooks{DropCreatedDatabase: c.DropCreatedDatabase}
+}
 func (c createdTarget) DropCreatedDatabase(context.Context) (bool, string, error) {
 	return true, "", nil
 }
