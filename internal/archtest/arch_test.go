@@ -191,10 +191,20 @@ func goFiles(t *testing.T, p pkg) (*token.FileSet, []*ast.File) {
 const maxCLIFunc = 80
 
 func TestCLIFunctionsAreShort(t *testing.T) {
-	pkgs := listPackages(t)
+	funcs := checkFuncLengths(t, maxCLIFunc, "internal/cli keeps functions to %d (move the decisions to runplan or session)",
+		func(p string) bool { return p == "internal/cli" })
+	if funcs < 20 {
+		t.Errorf("only %d functions of internal/cli inspected", funcs)
+	}
+}
+
+// checkFuncLengths reports every function of the packages in over max
+// lines, saying why (why takes max), and returns how many it inspected.
+func checkFuncLengths(t *testing.T, max int, why string, in func(pkg string) bool) int {
+	t.Helper()
 	funcs := 0
-	for _, p := range pkgs {
-		if rel(p.ImportPath) != "internal/cli" {
+	for _, p := range listPackages(t) {
+		if !in(rel(p.ImportPath)) {
 			continue
 		}
 		fset, afs := goFiles(t, p)
@@ -205,16 +215,13 @@ func TestCLIFunctionsAreShort(t *testing.T) {
 					continue
 				}
 				funcs++
-				if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > maxCLIFunc {
-					t.Errorf("%s: %s is %d lines; internal/cli keeps functions to %d (move the decisions to runplan or session)",
-						fset.Position(fd.Pos()), fd.Name.Name, n, maxCLIFunc)
+				if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > max {
+					t.Errorf("%s: %s is %d lines; "+why, fset.Position(fd.Pos()), fd.Name.Name, n, max)
 				}
 			}
 		}
 	}
-	if funcs < 20 {
-		t.Errorf("only %d functions of internal/cli inspected", funcs)
-	}
+	return funcs
 }
 
 // maxFunc is the longest a function of any package may be, in lines
@@ -225,26 +232,8 @@ func TestCLIFunctionsAreShort(t *testing.T) {
 const maxFunc = 100
 
 func TestFunctionsAreShort(t *testing.T) {
-	funcs := 0
-	for _, p := range listPackages(t) {
-		if rel(p.ImportPath) == "internal/dialect/dialecttest" {
-			continue
-		}
-		fset, afs := goFiles(t, p)
-		for _, af := range afs {
-			for _, d := range af.Decls {
-				fd, ok := d.(*ast.FuncDecl)
-				if !ok {
-					continue
-				}
-				funcs++
-				if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > maxFunc {
-					t.Errorf("%s: %s is %d lines; functions are kept to %d (split what changes apart)",
-						fset.Position(fd.Pos()), fd.Name.Name, n, maxFunc)
-				}
-			}
-		}
-	}
+	funcs := checkFuncLengths(t, maxFunc, "functions are kept to %d (split what changes apart)",
+		func(p string) bool { return p != "internal/dialect/dialecttest" })
 	if funcs < 1000 {
 		t.Errorf("only %d functions inspected", funcs)
 	}
