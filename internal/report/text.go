@@ -339,13 +339,10 @@ func headline(ew *errWriter, prefix, event string, s result.Summary) {
 //	other ×154204: ERROR: division by zero (SQLSTATE 22012)
 func messageLines(ew *errWriter, prefix string, ms []result.ErrorMessage) {
 	for _, m := range ms {
-		ew.printf("%s    %s ×%d: %s\n", prefix, m.Class, m.Count, oneLine(m.Message))
+		ew.printf("%s    %s ×%d: %s\n", prefix, m.Class, m.Count, m.OneLine())
 	}
 }
 
-// oneLine puts a message that spans lines on one, its control characters
-// shown (result.Printable).
-func oneLine(s string) string { return result.Printable(strings.Join(strings.Fields(s), " ")) }
 
 func classes(m map[string]int64) string {
 	keys := make([]string, 0, len(m))
@@ -405,7 +402,7 @@ func errorsTable(r *result.Run) (table, bool) {
 		ms []result.ErrorMessage
 	}{{r.Event + "s failed", s.ErrorMessages}, {"attempts retried", s.RetryMessages}, {"reconnects failed", s.ReconnectFailureMessages}} {
 		for _, m := range g.ms {
-			t.rows = append(t.rows, []string{g.of, m.Class, fmt.Sprint(m.Count), oneLine(m.Message)})
+			t.rows = append(t.rows, []string{g.of, m.Class, fmt.Sprint(m.Count), m.OneLine()})
 		}
 	}
 	return t, len(t.rows) > 0

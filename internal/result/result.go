@@ -645,7 +645,13 @@ func (r *Run) ErrorsFailed() string {
 		if i == 2 {
 			break
 		}
-		line += fmt.Sprintf("; %s ×%d: %s", m.Class, m.Count, Printable(strings.Join(strings.Fields(m.Message), " ")))
+		line += fmt.Sprintf("; %s ×%d: %s", m.Class, m.Count, m.OneLine())
 	}
 	return line
+}
+
+// OneLine is the message on one line (a server's message may span
+// several), its control characters shown (Printable).
+func (m ErrorMessage) OneLine() string {
+	return Printable(strings.Join(strings.Fields(m.Message), " "))
 }
