@@ -162,14 +162,15 @@ func (r *run) settleEvent(v *vu, intended, actual time.Time, class errclass.Clas
 		r.censor(v, intended, actual)
 	case class == errclass.None:
 		st.recordEvent(done.Sub(intended), done.Sub(actual), r.open)
-		v.lastDone = done
 	default:
 		st.evErr.Add(class)
 		st.evMsg.Add(class, err)
-		v.lastDone = done
 		if r.retryable(class) { // only its last allowed attempt ends the loop so
 			st.gaveUp++
 		}
+	}
+	if st != nil {
+		v.lastDone = done // completed in the window (quietAtEnd)
 	}
 	v.inflight.Store(-1)
 	v.mu.Unlock()
