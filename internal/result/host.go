@@ -182,8 +182,8 @@ func MeanHost(hs []*Host) *Host {
 	var perCPU []CPUPct
 	var pr Pressure
 	var np float64
-	var cgs cgroupMean
-	var srv serverMean
+	var cgs groupMean[Cgroup]
+	var srv groupMean[ServerCPU]
 	for _, h := range hs {
 		if h == nil {
 			continue
@@ -253,81 +253,85 @@ func MeanHost(hs []*Host) *Host {
 	return out
 }
 
-// cgroupMean sums cgroups by role and path, in the order first seen.
-type cgroupMean struct {
-	sums  []Cgroup
+// grouped is a figure kept per group (a cgroup by role and path, a server
+// by name and address) that groupMean averages.
+type grouped[T any] interface {
+	sameGroup(T) bool // of one group
+	group() T         // its group's names, its figures zero
+	plus(T) T         // the figures added
+	over(n float64) T // the figures' mean over n intervals
+}
+
+// groupMean sums figures by group, in the order first seen, and counts the
+// intervals that had each group.
+type groupMean[T grouped[T]] struct {
+	sums  []T
 	count []float64
 }
 
-func (m *cgroupMean) add(cs []Cgroup) {
-	for _, c := range cs {
-		i := slices.IndexFunc(m.sums, func(s Cgroup) bool { return s.Role == c.Role && s.Path == c.Path })
+func (m *groupMean[T]) add(xs []T) {
+	for _, x := range xs {
+		i := slices.IndexFunc(m.sums, x.sameGroup)
 		if i < 0 {
-			m.sums = append(m.sums, Cgroup{Role: c.Role, Path: c.Path, Server: c.Server})
-			m.count = append(m.count, 0)
-			i = len(m.sums) - 1
-		}
-		s := &m.sums[i]
-		m.count[i]++
-		s.LimitCPUs += c.LimitCPUs
-		s.UsedCPUs += c.UsedCPUs
-		s.Periods += c.Periods
-		s.ThrottledPeriods += c.ThrottledPeriods
-		s.ThrottledMsPerS += c.ThrottledMsPerS
-	}
-}
-
-// mean is the mean of each cgroup over the intervals that had it: counts
-// per interval, the throttled share of all their periods.
-func (m *cgroupMean) mean() []Cgroup {
-	out := make([]Cgroup, 0, len(m.sums))
-	for i, s := range m.sums {
-		n := m.count[i]
-		if s.Periods > 0 {
-			s.ThrottledPct = 100 * s.ThrottledPeriods / s.Periods
-		}
-		s.LimitCPUs, s.UsedCPUs, s.Periods, s.ThrottledPeriods, s.ThrottledMsPerS = s.LimitCPUs/n, s.UsedCPUs/n, s.Periods/n, s.ThrottledPeriods/n, s.ThrottledMsPerS/n
-		out = append(out, s)
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// serverMean sums servers' CPU by server, in the order first seen.
-type serverMean struct {
-	sums  []ServerCPU
-	count []float64
-}
-
-func (m *serverMean) add(cs []ServerCPU) {
-	for _, c := range cs {
-		i := slices.IndexFunc(m.sums, func(s ServerCPU) bool { return s.Server == c.Server && s.Address == c.Address })
-		if i < 0 {
-			m.sums = append(m.sums, ServerCPU{Server: c.Server, Address: c.Address})
+			m.sums = append(m.sums, x.group())
 			m.count = append(m.count, 0)
 			i = len(m.sums) - 1
 		}
 		m.count[i]++
-		m.sums[i].UsedCPUs += c.UsedCPUs
-		m.sums[i].Processes += c.Processes
+		m.sums[i] = m.sums[i].plus(x)
 	}
 }
 
-// mean is each server's mean over the intervals that measured it (nil:
-// none did).
-func (m *serverMean) mean() []ServerCPU {
+// mean is each group's mean over the intervals that had it (nil: none
+// did).
+func (m *groupMean[T]) mean() []T {
 	if len(m.sums) == 0 {
 		return nil
 	}
-	out := make([]ServerCPU, len(m.sums))
+	out := make([]T, len(m.sums))
 	for i, s := range m.sums {
-		s.UsedCPUs /= m.count[i]
-		s.Processes /= m.count[i]
-		out[i] = s
+		out[i] = s.over(m.count[i])
 	}
 	return out
+}
+
+// A cgroup's group is its role and path.
+func (c Cgroup) sameGroup(o Cgroup) bool { return c.Role == o.Role && c.Path == o.Path }
+func (c Cgroup) group() Cgroup           { return Cgroup{Role: c.Role, Path: c.Path, Server: c.Server} }
+
+func (c Cgroup) plus(o Cgroup) Cgroup {
+	c.LimitCPUs += o.LimitCPUs
+	c.UsedCPUs += o.UsedCPUs
+	c.Periods += o.Periods
+	c.ThrottledPeriods += o.ThrottledPeriods
+	c.ThrottledMsPerS += o.ThrottledMsPerS
+	return c
+}
+
+// over is the mean of the sums c: counts per interval, the throttled share
+// of all the periods.
+func (c Cgroup) over(n float64) Cgroup {
+	if c.Periods > 0 {
+		c.ThrottledPct = 100 * c.ThrottledPeriods / c.Periods
+	}
+	c.LimitCPUs, c.UsedCPUs, c.Periods, c.ThrottledPeriods, c.ThrottledMsPerS = c.LimitCPUs/n, c.UsedCPUs/n, c.Periods/n, c.ThrottledPeriods/n, c.ThrottledMsPerS/n
+	return c
+}
+
+// A server's group is its name and address.
+func (s ServerCPU) sameGroup(o ServerCPU) bool { return s.Server == o.Server && s.Address == o.Address }
+func (s ServerCPU) group() ServerCPU           { return ServerCPU{Server: s.Server, Address: s.Address} }
+
+func (s ServerCPU) plus(o ServerCPU) ServerCPU {
+	s.UsedCPUs += o.UsedCPUs
+	s.Processes += o.Processes
+	return s
+}
+
+func (s ServerCPU) over(n float64) ServerCPU {
+	s.UsedCPUs /= n
+	s.Processes /= n
+	return s
 }
 
 func addCPU(a, b CPUPct) CPUPct {
