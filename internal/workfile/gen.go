@@ -179,8 +179,14 @@ func fillPattern(b, pat []byte, lit []bool, s *datagen.Source) []byte {
 }
 
 // Pick returns the index in Transactions of the next transaction to run,
-// drawn by weight. It does not allocate.
-func (s *Spec) Pick(src *datagen.Source) int { return pick(s.cum, src) }
+// drawn by weight (with one transaction, that one, drawing nothing, as
+// pgbench does with one script). It does not allocate.
+func (s *Spec) Pick(src *datagen.Source) int {
+	if len(s.cum) == 1 {
+		return 0
+	}
+	return pick(s.cum, src)
+}
 
 // Gen draws the parameters of one virtual user. Each parameter is drawn
 // once per event, at its first use after Begin, so that every reference to

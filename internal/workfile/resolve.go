@@ -35,11 +35,10 @@ func (p *parser) resolve(s *Spec) {
 	for i := range s.Params {
 		p.checkSample(s, &s.Params[i])
 	}
-	var total int64
-	for _, tx := range s.Transactions {
-		total += tx.Weight
-		s.cum = append(s.cum, total)
+	for ti := range s.Transactions {
+		s.Transactions[ti].Actions = fileActions(&s.Transactions[ti])
 	}
+	s.buildMix()
 }
 
 // returned is a value a statement returns (into).

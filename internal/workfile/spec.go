@@ -8,6 +8,7 @@ import (
 	"github.com/rightsize/rightsize/internal/datagen"
 	"github.com/rightsize/rightsize/internal/exitcode"
 	"github.com/rightsize/rightsize/internal/lineprob"
+	"github.com/rightsize/rightsize/internal/pgbenchscript"
 	"github.com/rightsize/rightsize/internal/sqltext"
 )
 
@@ -51,12 +52,20 @@ type Spec struct {
 	Tables       []Table
 	Params       []Param
 	Transactions []Transaction
+	// Vars are the variables of pgbench scripts (FromScripts), which a
+	// virtual user keeps across its transactions; nil for a file. Defines
+	// are the values given to some of them on the command line (-D).
+	Vars    *pgbenchscript.Program
+	Defines []Define
 	// Warnings are what does not stop the file (a weight of 0, a
 	// parameter no statement uses), in line order.
 	Warnings []Problem
 
 	cum []int64 // cumulative weights of Transactions (Pick)
 }
+
+// Define is a script variable's value given on the command line.
+type Define struct{ Name, Value string }
 
 // WarningLines returns the warnings as "file:line: message" lines.
 func (s *Spec) WarningLines() []string {
@@ -231,6 +240,15 @@ type Transaction struct {
 	Keying, Think    time.Duration
 	ThinkExponential bool
 	Statements       []Statement
+	// Actions are the transaction's steps, which the interpreter runs in
+	// order: a file's are BEGIN (unless autocommit), its statements and
+	// COMMIT; a pgbench script's are its commands.
+	Actions []Action
+	// Script: the transaction is a pgbench script, timed as one operation
+	// (its statements are not operations of their own); Source names its
+	// file in run-time errors, with its actions' lines.
+	Script bool
+	Source string
 }
 
 // Statement is one statement of a transaction.
@@ -251,6 +269,11 @@ type Statement struct {
 	// CALL, a DO block, a statement it does not recognize): it is counted
 	// as writing every table.
 	Opaque bool
+	// Store is what a script's statement does with its rows: Gset (one
+	// row) or Aset (the last row, if any) into the script variables named
+	// Prefix and the column's name; Discard reads them to the end.
+	Store  pgbenchscript.Result
+	Prefix string
 
 	what string // how problems name it
 }
@@ -289,14 +312,16 @@ type Form struct {
 }
 
 // Slot is one reference to a parameter in a statement's SQL: to a Param
-// (Param >= 0) or to a value an earlier statement of the same transaction
-// returned (Param == -1; Stmt and Col index the transaction's Statements
-// and that statement's Into).
+// (Param >= 0), to a value an earlier statement of the same transaction
+// returned (Param == -1, Stmt >= 0; Stmt and Col index the transaction's
+// Statements and that statement's Into), or to a script variable (Param
+// and Stmt -1; Var is its slot in Spec.Vars).
 type Slot struct {
 	Name  string
 	Param int
 	Stmt  int
 	Col   int
+	Var   int
 }
 
 // Style is how placeholders are written for a database.
@@ -315,6 +340,9 @@ const (
 // references to one name share a number. Call it once per statement and
 // prepare the result once per connection.
 func (f *Form) Render(style Style) (string, []Slot) {
+	if len(f.refs) == 0 { // no :name (a script's SQL has its $n already)
+		return f.SQL, f.Slots
+	}
 	q, idx := sqltext.Render(f.SQL, f.refs, style)
 	var args []Slot
 	for _, k := range idx {

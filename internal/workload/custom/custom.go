@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/exitcode"
+	"github.com/rightsize/rightsize/internal/pgbenchscript"
 	"github.com/rightsize/rightsize/internal/workfile"
 	"github.com/rightsize/rightsize/internal/workload"
 	"github.com/rightsize/rightsize/internal/workload/dbtarget"
@@ -77,7 +79,7 @@ type Options struct {
 
 var (
 	_ workload.Workload = (*Workload)(nil)
-	_ workload.Instance = (*instance)(nil)
+	_ workload.Instance = (*Instance)(nil)
 
 	_ workload.Reconnector = (*vu)(nil)
 	_ workload.Pacer       = (*pacedVU)(nil)
@@ -129,6 +131,12 @@ func (w *Workload) Meta() workload.Meta {
 	}
 }
 
+// Ops are the operations of a Spec's workload, as Meta lists them.
+func Ops(s *workfile.Spec) []workload.Op {
+	ops, _ := opsOf(s)
+	return ops
+}
+
 // opLayout is where a file's operations are in its Meta.Ops: each
 // statement's (by transaction, then statement), BEGIN's and COMMIT's (-1:
 // every transaction is autocommit).
@@ -144,11 +152,22 @@ type opLayout struct {
 func opsOf(s *workfile.Spec) ([]workload.Op, opLayout) {
 	var ops []workload.Op
 	for _, t := range s.Transactions {
-		ops = append(ops, workload.Op{Name: t.Name, Kind: workload.Transaction, Type: true})
+		kind := workload.Transaction
+		if t.Script { // one operation, a read unless a statement may write
+			kind = workload.Write
+			if t.ReadOnly() {
+				kind = workload.Read
+			}
+		}
+		ops = append(ops, workload.Op{Name: t.Name, Kind: kind, Type: true})
 	}
 	l := opLayout{stmt: make([][]int, len(s.Transactions)), begin: -1, commit: -1}
 	inTx := false
 	for i, t := range s.Transactions {
+		if t.Script { // its statements are not operations (stmt -1)
+			l.stmt[i] = slices.Repeat([]int{-1}, len(t.Statements))
+			continue
+		}
 		inTx = inTx || !t.Autocommit
 		for j := range t.Statements {
 			st := &t.Statements[j]
@@ -260,19 +279,37 @@ func (w *Workload) open(_ context.Context, tg *dbtarget.DB) (workload.Instance, 
 	if !slices.Contains(w.spec.Dialects, d) {
 		return nil, fmt.Errorf("%s: %w: %s names %s, not %s", tg, ErrDialect, w.spec.File, strings.Join(w.spec.Dialects, ", "), d)
 	}
-	in := &instance{spec: w.spec, o: w.o, dialect: d, seqs: w.spec.NewSeqs()}
+	in := &Instance{spec: w.spec, o: w.o, dialect: d, seqs: w.spec.NewSeqs()}
 	_, in.ops = opsOf(w.spec)
 	in.Init(tg)
 	return in, nil
 }
 
-type instance struct {
+// OpenScripts binds a Spec compiled from pgbench scripts
+// (workfile.FromScripts) to tg: the one interpreter runs them, with each
+// virtual user's :scale from scale. The caller makes and matches the
+// tables (the Instance's Prepare, Cleanup and Match are the file's).
+func OpenScripts(spec *workfile.Spec, tg *dbtarget.DB, scale func(context.Context, dialect.Conn) (int64, error)) *Instance {
+	in := &Instance{spec: spec, dialect: tg.D.Name(), seqs: spec.NewSeqs(), scale: scale}
+	_, in.ops = opsOf(spec)
+	in.Init(tg)
+	return in
+}
+
+// Instance is a workload's Spec bound to a target: its virtual users are
+// the interpreter (vu).
+type Instance struct {
 	dbtarget.Base
 	spec    *workfile.Spec
 	o       Options
 	dialect string
 	seqs    *workfile.Seqs
 	ops     opLayout // where the statements' operations are
+	// scale gives a VU's :scale (pgbench's scripts; nil for a file).
+	scale func(context.Context, dialect.Conn) (int64, error)
+
+	seedMu  sync.Mutex
+	runSeed uint64 // the run's seed: the scripts' :random_seed and :default_seed
 
 	sampleMu  sync.Mutex
 	seqsAfter bool                        // the sequences with after: have started past their columns (startSeqs)
@@ -281,6 +318,24 @@ type instance struct {
 
 // Hooks: the tables matched against the file, and sequences shared out
 // between shards.
-func (in *instance) Hooks() workload.InstanceHooks {
+func (in *Instance) Hooks() workload.InstanceHooks {
 	return workload.InstanceHooks{Match: in.Match, SetShard: in.SetShard}
+}
+
+// Spec returns the spec the instance runs.
+func (in *Instance) Spec() *workfile.Spec { return in.spec }
+
+// SeedRun keeps the run's seed: the scripts' :random_seed, and
+// :default_seed (hash's and permute's seed) derived from it, the same for
+// every virtual user.
+func (in *Instance) SeedRun(seed uint64) {
+	in.seedMu.Lock()
+	defer in.seedMu.Unlock()
+	in.runSeed = seed
+}
+
+func (in *Instance) seeds() (random, dflt int64) {
+	in.seedMu.Lock()
+	defer in.seedMu.Unlock()
+	return int64(in.runSeed), pgbenchscript.HashMurmur2(int64(in.runSeed), 0x5eed)
 }

@@ -71,7 +71,7 @@ func scenario(t *testing.T, rawURL string) {
 	if err := load(t).Validate(); !errors.Is(err, workfile.ErrWritesExisting) || !strings.Contains(err.Error(), "transaction buy writes existing table(s) customers") {
 		t.Fatalf("a file that writes an existing table, without --allow-writes: %v", err)
 	}
-	in := testenv.Open(t, load(t), rawURL, "--allow-writes").(*instance)
+	in := testenv.Open(t, load(t), rawURL, "--allow-writes").(*Instance)
 	p := &progress{}
 	err := in.Prepare(ctx, workload.PrepareOptions{}, p)
 	if !errors.Is(err, workload.ErrNotPrepared) || !strings.Contains(err.Error(), "declares customers existing") {
@@ -285,7 +285,7 @@ func TestRetrySpansEveryAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := testenv.Open(t, w, "sqlite:"+filepath.Join(t.TempDir(), "r.db")).(*instance)
+	in := testenv.Open(t, w, "sqlite:"+filepath.Join(t.TempDir(), "r.db")).(*Instance)
 	if err := in.Prepare(ctx, workload.PrepareOptions{}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -334,11 +334,11 @@ func TestSeqGoesOnAcrossRunsAndShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
-	first := testenv.Open(t, w, target).(*instance)
+	first := testenv.Open(t, w, target).(*Instance)
 	if err := first.Prepare(ctx, workload.PrepareOptions{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	vu := func(in *instance) workload.VU {
+	vu := func(in *Instance) workload.VU {
 		t.Helper()
 		v, err := in.NewVU(ctx, 0, 1)
 		if err != nil {
@@ -361,7 +361,7 @@ func TestSeqGoesOnAcrossRunsAndShards(t *testing.T) {
 	// them (from 17: the shards start on a whole round of two).
 	var shards []workload.VU
 	for i := range 2 {
-		in := testenv.Open(t, w, target).(*instance)
+		in := testenv.Open(t, w, target).(*Instance)
 		in.SetShard(i, 2)
 		shards = append(shards, vu(in))
 	}

@@ -13,7 +13,7 @@ import (
 // bindSamples gives g the values of each sample parameter, loading them
 // the first time a VU of the instance asks (once per instance: its VUs
 // share them).
-func (in *instance) bindSamples(ctx context.Context, c dialect.Conn, g *workfile.Gen) error {
+func (in *Instance) bindSamples(ctx context.Context, c dialect.Conn, g *workfile.Gen) error {
 	in.sampleMu.Lock()
 	defer in.sampleMu.Unlock()
 	if !in.seqsAfter {
@@ -48,7 +48,7 @@ func (in *instance) bindSamples(ctx context.Context, c dialect.Conn, g *workfile
 
 // startSeqs starts each sequence with after: past its column's highest
 // value, read once per instance before its first draw.
-func (in *instance) startSeqs(ctx context.Context, c dialect.Conn) error {
+func (in *Instance) startSeqs(ctx context.Context, c dialect.Conn) error {
 	for i := range in.spec.Params {
 		p := &in.spec.Params[i]
 		if p.Kind != workfile.Seq || p.Table == "" {
@@ -71,7 +71,7 @@ func (in *instance) startSeqs(ctx context.Context, c dialect.Conn) error {
 
 // SetShard makes the instance's sequences draw this shard's share
 // (InstanceHooks.SetShard).
-func (in *instance) SetShard(index, count int) { in.seqs.Shard(index, count) }
+func (in *Instance) SetShard(index, count int) { in.seqs.Shard(index, count) }
 
 // sample reads column col of every row of table and keeps a uniform
 // sample of at most limit of its non-NULL values (reservoir sampling: one

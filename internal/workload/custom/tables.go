@@ -19,7 +19,7 @@ import (
 // set declares the tables the file creates (its existing tables are
 // never handed to the shared routine: nothing creates, loads or drops
 // them).
-func (in *instance) set() *tables.Set {
+func (in *Instance) set() *tables.Set {
 	s := &tables.Set{Workload: in.spec.Name, Analyze: true}
 	for i := range in.spec.Tables {
 		t := &in.spec.Tables[i]
@@ -48,7 +48,7 @@ type record struct {
 // definitions returns, per created table, a digest of what shapes its
 // rows: its CREATE TABLE and indexes on the instance's database, its row
 // count and its columns' generators.
-func (in *instance) definitions() map[string]string {
+func (in *Instance) definitions() map[string]string {
 	out := map[string]string{}
 	for i := range in.spec.Tables {
 		t := &in.spec.Tables[i]
@@ -69,7 +69,7 @@ func (in *instance) definitions() map[string]string {
 }
 
 // differ says how a recorded table differs from the file's definition.
-func (in *instance) differ(want map[string]string) tables.Differ {
+func (in *Instance) differ(want map[string]string) tables.Differ {
 	return func(f tables.Found) string {
 		var r record
 		f.Decode(&r)
@@ -82,7 +82,7 @@ func (in *instance) differ(want map[string]string) tables.Differ {
 
 // checkExisting returns an error naming the tables the file declares
 // existing that the target lacks.
-func (in *instance) checkExisting(ctx context.Context, c dialect.Conn) error {
+func (in *Instance) checkExisting(ctx context.Context, c dialect.Conn) error {
 	var missing []string
 	for _, t := range in.spec.Tables {
 		if !t.Existing {
@@ -106,7 +106,7 @@ func (in *instance) checkExisting(ctx context.Context, c dialect.Conn) error {
 // Prepare checks that the existing tables are there, then creates and
 // loads the file's own tables (tables.Prepare): resumed after an
 // interruption, kept when loaded from the same definition.
-func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
+func (in *Instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p workload.Progress) error {
 	p = workload.SyncProgress(p)
 	s := in.set()
 	// A file of existing tables needs a database that holds them: only a
@@ -157,7 +157,7 @@ func (in *instance) Prepare(ctx context.Context, opt workload.PrepareOptions, p 
 // Cleanup drops the tables the file created (tables.Cleanup); its
 // existing tables are never dropped, even with --force, nor, without
 // --force, a table of its name that rightsize made for another workload.
-func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) ([]string, error) {
+func (in *Instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) ([]string, error) {
 	names := in.set().Names()
 	if len(names) == 0 {
 		return nil, nil
@@ -181,7 +181,7 @@ func (in *instance) Cleanup(ctx context.Context, opt workload.PrepareOptions) ([
 // another workload's: a built-in's, or another file's of another name,
 // whose table the shared routine would otherwise take for this one's and
 // drop.
-func (in *instance) refuseOthers(ctx context.Context, c dialect.Conn, names []string) error {
+func (in *Instance) refuseOthers(ctx context.Context, c dialect.Conn, names []string) error {
 	var others []string
 	for _, name := range names {
 		owner, err := objects.Owner(ctx, c, name)
@@ -203,7 +203,7 @@ func (in *instance) refuseOthers(ctx context.Context, c dialect.Conn, names []st
 // and that its own tables were loaded from its definitions (tables.Match);
 // whether it may write them was checked when it opened (Validate). The
 // run's notes name the existing tables it writes.
-func (in *instance) Match(ctx context.Context) ([]string, error) {
+func (in *Instance) Match(ctx context.Context) ([]string, error) {
 	set := in.set()
 	whole := tables.CompareWhole(&in.Base, set, in.differ(in.definitions()))
 	return tables.Match(ctx, &in.Base, func(ctx context.Context, c dialect.Conn) (notes, problems []string, err error) {

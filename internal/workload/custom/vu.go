@@ -11,62 +11,76 @@ import (
 
 	"github.com/rightsize/rightsize/internal/datagen"
 	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/pgbenchscript"
 	"github.com/rightsize/rightsize/internal/workfile"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
-// How a statement runs: its rows read to the end, its rows affected, or
-// its first row kept for later statements (into).
+// How a statement runs: its rows read to the end, its rows affected, its
+// first row kept for later statements (into), or a row stored in script
+// variables (\gset, \aset).
 const (
 	drain = iota
 	exec
 	row
+	store
 )
 
 // stmt is one statement prepared on a VU's connection, with what it binds.
 type stmt struct {
 	name  string
-	op    int // its operation (Meta.Ops)
+	line  int
+	op    int // its operation (Meta.Ops); -1: a script's, timed with its transaction
 	st    dialect.Stmt
 	mode  int
 	slots []workfile.Slot
 	args  []any
 	into  []workfile.Value // the first row's values (mode row)
 	dest  []any            // scanners into into, built once
+	// Mode store: the variables' prefix, whether exactly one row must
+	// come (\gset), and the variable of each column (-1: none), once known.
+	prefix string
+	gset   bool
+	cols   []int
 }
 
-// tx is one transaction of the file on a VU: its statements prepared.
+// tx is one transaction of the spec on a VU: its statements prepared.
 type tx struct {
 	spec   *workfile.Transaction
 	stmts  []stmt
 	writes bool // a statement may write (SQLite: BEGIN IMMEDIATE)
 }
 
-// vu is one virtual user: a connection, the file's statements prepared on
-// it, and its parameters' generator.
+// vu is one virtual user, the interpreter of a Spec: a connection with the
+// spec's statements prepared on it, its parameters' generator and, for
+// pgbench's scripts, its variables. Each event runs one transaction's
+// actions in order.
 type vu struct {
-	in   *instance
+	in   *Instance
 	c    dialect.Conn
 	wb   dialect.WriteBeginner // nil unless the Conn must be told a transaction writes
 	spec *workfile.Spec
 	txs  []tx
 	gen  *workfile.Gen
 	src  *datagen.Source
-	cur  int // the transaction of the event in flight (a retry runs it again)
+	cur  int  // the transaction of the event in flight (a retry runs it again)
+	inTx bool // a database transaction is open: a failure rolls it back
 	// first is when the event in flight first started (its retries' spans
 	// start there).
 	first time.Time
+
+	script // the scripts' state (zero for a file)
 }
 
 // NewVU opens one virtual user: a connection with every statement of the
-// file prepared on it (each rendered once for the database), and a
+// spec prepared on it (each rendered once for the database), and a
 // generator of its parameters whose sequences the instance's VUs share.
-func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU, error) {
+func (in *Instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU, error) {
 	c, err := in.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v, err := in.newVU(ctx, c, seed)
+	v, err := in.newVU(ctx, c, id, seed)
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("%s: VU %d: %w", in.Target, id, err)
@@ -77,10 +91,13 @@ func (in *instance) NewVU(ctx context.Context, id int, seed uint64) (workload.VU
 	return v, nil
 }
 
-func (in *instance) newVU(ctx context.Context, c dialect.Conn, seed uint64) (*vu, error) {
+func (in *Instance) newVU(ctx context.Context, c dialect.Conn, id int, seed uint64) (*vu, error) {
 	v := &vu{in: in, spec: in.spec, src: datagen.NewSource(seed), cur: -1}
 	v.gen = in.spec.NewSharedGen(v.src, in.seqs)
 	if err := in.bindSamples(ctx, c, v.gen); err != nil {
+		return nil, err
+	}
+	if err := v.setVars(ctx, c, id); err != nil {
 		return nil, err
 	}
 	if err := v.prepare(ctx, c); err != nil {
@@ -89,11 +106,11 @@ func (in *instance) newVU(ctx context.Context, c dialect.Conn, seed uint64) (*vu
 	return v, nil
 }
 
-// prepare binds v to connection c: every statement of the file prepared on
-// it. On error the statements prepared so far are closed, not c.
+// prepare binds v to connection c: every statement of the spec prepared
+// on it. On error the statements prepared so far are closed, not c.
 func (v *vu) prepare(ctx context.Context, c dialect.Conn) error {
 	in := v.in
-	v.c = c
+	v.c, v.inTx = c, false
 	v.wb, _ = c.(dialect.WriteBeginner)
 	// Every reference its own placeholder (PostgreSQL's Conn numbers them),
 	// so that PostgreSQL types each where it stands: a name used as an
@@ -109,18 +126,23 @@ func (v *vu) prepare(ctx context.Context, c dialect.Conn) error {
 			st, err := c.Prepare(ctx, sql)
 			if err != nil {
 				v.closeStmts()
+				if t.Script {
+					return fmt.Errorf("%s:%d: %w", t.Source, s.Line, err)
+				}
 				return fmt.Errorf("transaction %s, statement %s (%s:%d): %w", t.Name, s.Name, in.spec.File, s.Line, err)
 			}
 			ps := &v.txs[i].stmts[j]
-			*ps = stmt{name: s.Name, op: in.ops.stmt[i][j], st: st, slots: slots, args: make([]any, len(slots))}
+			*ps = stmt{name: s.Name, line: s.Line, op: in.ops.stmt[i][j], st: st, slots: slots, args: make([]any, len(slots))}
 			switch {
+			case s.Store != pgbenchscript.Discard:
+				ps.mode, ps.prefix, ps.gset = store, s.Prefix, s.Store == pgbenchscript.Gset
 			case len(s.Into) > 0:
 				ps.mode = row
 				ps.into = make([]workfile.Value, len(s.Into))
 				for k := range ps.into {
 					ps.dest = append(ps.dest, scanner{&ps.into[k]})
 				}
-			case s.WritesData():
+			case s.WritesData() && !t.Script: // a script's rows are read, as pgbench does
 				ps.mode = exec
 			}
 		}
@@ -130,8 +152,9 @@ func (v *vu) prepare(ctx context.Context, c dialect.Conn) error {
 
 // Reconnect replaces a lost connection in place (workload.Reconnector):
 // the statements are prepared again on a new one, and the VU keeps its
-// random stream, its generator and the instance's sequences, so that it
-// goes on where it was rather than drawing its first values again.
+// random stream, its generator, its variables and the instance's
+// sequences, so that it goes on where it was rather than drawing its
+// first values again.
 func (v *vu) Reconnect(ctx context.Context) error {
 	v.close()
 	c, err := v.in.Connect(ctx)
@@ -166,61 +189,106 @@ func (v *vu) event(ctx context.Context, m workload.Meter) error {
 	} else {
 		v.first = sp.Start
 	}
+	if t.spec.Script {
+		v.yielder, _ = m.(workload.Yielder)
+	}
 	err := v.run(ctx, m, t)
+	if err != nil && v.inTx {
+		_ = v.c.Rollback(context.WithoutCancel(ctx))
+		v.inTx = false
+	}
 	m.End(sp, err)
 	return err
 }
 
-// run runs t's statements, each timed as its operation, in one database
-// transaction (BEGIN and COMMIT timed too) unless it is autocommit; a
-// failed statement rolls the transaction back.
+// run runs t's actions in order: statements and BEGIN and COMMIT (each an
+// operation of its own in a file's transaction), and a script's \set,
+// \sleep and \if. A script's statements share its one span, so it offers
+// its processor back before each round trip but the first
+// (workload.Yielder): a script of several round trips would otherwise hold
+// it for the whole of a long transaction.
 func (v *vu) run(ctx context.Context, m workload.Meter, t *tx) error {
-	inTx := !t.spec.Autocommit
-	if inTx {
-		begin := v.c.Begin
-		if v.wb != nil && t.writes {
-			begin = v.wb.BeginWrite
-		}
-		sp := m.Start(v.in.ops.begin)
-		err := begin(ctx)
-		m.End(sp, err)
-		if err != nil {
-			return err
-		}
-	}
-	for i := range t.stmts {
-		s := &t.stmts[i]
-		sp := m.Start(s.op)
-		err := v.exec(ctx, t, s)
-		m.End(sp, err)
-		if err != nil {
-			if inTx {
-				_ = v.c.Rollback(context.WithoutCancel(ctx))
+	acts := t.spec.Actions
+	sent := false
+	for pc := 0; pc < len(acts); {
+		a := &acts[pc]
+		pc++
+		if a.Kind <= workfile.Rollback && v.yielder != nil { // a round trip
+			if sent {
+				v.yielder.Yield()
 			}
+			sent = true
+		}
+		var err error
+		switch a.Kind {
+		case workfile.Run:
+			s := &t.stmts[a.Stmt]
+			v.inTx = v.inTx || a.Opens
+			sp := start(m, s.op)
+			err = v.exec(ctx, t, s)
+			end(m, sp, s.op, err)
+		case workfile.Begin:
+			begin := v.c.Begin
+			if v.wb != nil && t.writes {
+				begin = v.wb.BeginWrite
+			}
+			sp := start(m, v.in.ops.begin)
+			err = begin(ctx)
+			end(m, sp, v.in.ops.begin, err)
+			v.inTx = err == nil
+		case workfile.Commit:
+			v.inTx = false
+			sp := start(m, v.in.ops.commit)
+			err = v.c.Commit(ctx)
+			end(m, sp, v.in.ops.commit, err)
+		case workfile.Rollback:
+			v.inTx = false
+			err = v.c.Rollback(ctx)
+		default:
+			pc, err = v.step(ctx, a, pc)
+		}
+		if err != nil {
 			return err
 		}
-	}
-	if inTx {
-		sp := m.Start(v.in.ops.commit)
-		err := v.c.Commit(ctx)
-		m.End(sp, err)
-		return err
 	}
 	return nil
+}
+
+// start and end time operation op, unless it is none (-1: a script's
+// statement, BEGIN and COMMIT).
+func start(m workload.Meter, op int) workload.Span {
+	if op < 0 {
+		return workload.Span{}
+	}
+	return m.Start(op)
+}
+
+func end(m workload.Meter, sp workload.Span, op int, err error) {
+	if op >= 0 {
+		m.End(sp, err)
+	}
 }
 
 // errNoRow is a statement with into that returned no row: the statements
 // after it have nothing to bind.
 var errNoRow = errors.New("returned no row for its into")
 
-// exec binds a statement's parameters (drawn, or returned by an earlier
-// statement of t) and runs it.
+// exec binds a statement's parameters (drawn, returned by an earlier
+// statement of t, or a script's variables) and runs it.
 func (v *vu) exec(ctx context.Context, t *tx, s *stmt) error {
+	v.buf = v.buf[:0]
 	for i, sl := range s.slots {
-		if sl.Param >= 0 {
+		switch {
+		case sl.Param >= 0:
 			s.args[i] = arg(v.gen.Value(sl.Param))
-		} else {
+		case sl.Stmt >= 0:
 			s.args[i] = arg(&t.stmts[sl.Stmt].into[sl.Col])
+		default:
+			a, err := v.varArg(sl.Var)
+			if err != nil {
+				return &ScriptError{Source: t.spec.Source, Line: s.line, Err: err}
+			}
+			s.args[i] = a
 		}
 	}
 	var err error
@@ -232,6 +300,8 @@ func (v *vu) exec(ctx context.Context, t *tx, s *stmt) error {
 		if errors.Is(err, dialect.ErrNoRows) {
 			err = fmt.Errorf("%s: statement %s %w", t.spec.Name, s.name, errNoRow)
 		}
+	case store:
+		err = v.store(ctx, t, s)
 	default:
 		_, err = s.st.Drain(ctx, s.args...)
 	}
@@ -249,10 +319,17 @@ func arg(v *workfile.Value) any {
 		return v.Int
 	case v.Type == workfile.TimeValue:
 		return v.Time
-	case len(v.Text) == 0:
+	}
+	return text(v.Text)
+}
+
+// text is b as a string without a copy: the driver copies it while the
+// statement is sent, before b changes.
+func text(b []byte) string {
+	if len(b) == 0 {
 		return ""
 	}
-	return unsafe.String(&v.Text[0], len(v.Text))
+	return unsafe.String(&b[0], len(b))
 }
 
 func (v *vu) close() error {
@@ -276,7 +353,7 @@ func (v *vu) Close() error { return v.close() }
 
 // paced reports whether the file sets keying or think times: its VUs then
 // pause as it says (workload.Pacer), not by --think-time.
-func (in *instance) paced() bool {
+func (in *Instance) paced() bool {
 	for _, t := range in.spec.Transactions {
 		if t.Keying > 0 || t.Think > 0 {
 			return true

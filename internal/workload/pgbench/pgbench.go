@@ -13,7 +13,9 @@ import (
 
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/pgbenchscript"
+	"github.com/rightsize/rightsize/internal/workfile"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/custom"
 	"github.com/rightsize/rightsize/internal/workload/dbtarget"
 )
 
@@ -29,14 +31,10 @@ type Workload struct {
 	selectOnly, skipUpdates  bool
 
 	prog    *pgbenchscript.Program // Validate's
-	weights []int
-	defs    []define
-	err     error // Validate's, kept
+	spec    *workfile.Spec         // Validate's: the scripts compiled
+	err     error                  // Validate's, kept
 	checked bool
 }
-
-// define is one -D NAME=VALUE.
-type define struct{ name, value string }
 
 // Options are what a result records of a pgbench run.
 type Options struct {
@@ -56,8 +54,6 @@ type Options struct {
 var (
 	_ workload.Workload = (*Workload)(nil)
 	_ workload.Instance = (*instance)(nil)
-
-	_ workload.Reconnector = (*vu)(nil)
 )
 
 // Hooks: databases numbered by --instances, and the -f scripts, which a
@@ -116,19 +112,11 @@ refused before anything runs, with its file and line. Runs on tables
 'pgbench -i' made use them as they are (a note says so). PostgreSQL only.`
 
 // ops names the scripts' operations, the transaction types (each event
-// runs one script): from the parsed program after
-// Validate, else from the flags as given.
+// runs one script): the compiled scripts' after Validate, else from the
+// flags as given.
 func (w *Workload) ops() []workload.Op {
-	if w.prog != nil {
-		ops := make([]workload.Op, len(w.prog.Scripts))
-		for i, s := range w.prog.Scripts {
-			kind := workload.Write
-			if s.ReadOnly() {
-				kind = workload.Read
-			}
-			ops[i] = workload.Op{Name: s.Name, Kind: kind, Type: true}
-		}
-		return ops
+	if w.spec != nil {
+		return custom.Ops(w.spec)
 	}
 	specs, _ := w.specs()
 	ops := make([]workload.Op, len(specs))
@@ -249,7 +237,7 @@ func (w *Workload) Validate() error {
 	if w.o.Fillfactor < 10 || w.o.Fillfactor > 100 {
 		errs = append(errs, fmt.Errorf("--fillfactor %d: want 10 to 100", w.o.Fillfactor))
 	}
-	w.defs = nil
+	var defs []workfile.Define
 	var names []string
 	for _, d := range w.defines {
 		name, value, ok := strings.Cut(d, "=")
@@ -257,7 +245,7 @@ func (w *Workload) Validate() error {
 			errs = append(errs, fmt.Errorf("--define %s: want NAME=VALUE", d))
 			continue
 		}
-		w.defs = append(w.defs, define{name, value})
+		defs = append(defs, workfile.Define{Name: name, Value: value})
 		names = append(names, name)
 	}
 	specs, err := w.specs()
@@ -284,7 +272,6 @@ func (w *Workload) Validate() error {
 			errs = append(errs, err)
 			continue
 		}
-		w.weights = append(w.weights, s.weight)
 		total += s.weight
 		recorded = append(recorded, s.name+"@"+strconv.Itoa(s.weight))
 	}
@@ -299,7 +286,7 @@ func (w *Workload) Validate() error {
 	w.o.Scripts = strings.Join(recorded, ",")
 	w.o.Define = strings.Join(w.defines, ",")
 	if len(errs) == 0 {
-		w.prog = prog
+		w.prog, w.spec = prog, workfile.FromScripts(Name, prog, defs)
 	}
 	w.err = errors.Join(errs...)
 	return w.err
@@ -327,11 +314,8 @@ func (w *Workload) open(_ context.Context, tg *dbtarget.DB) (workload.Instance, 
 	if d := tg.D.Name(); d != "postgres" {
 		return nil, fmt.Errorf("%s: %w: the pgbench workload runs on PostgreSQL only (its scripts are PostgreSQL's SQL), not %s: give a postgres:// --target", tg, dialect.ErrBadTarget, d)
 	}
-	in := &instance{o: w.o, prog: w.prog, weights: w.weights, defs: w.defs, builtin: w.usesBuiltin()}
-	for _, wt := range w.weights {
-		in.total += int64(wt)
-	}
-	in.Init(tg)
+	in := &instance{o: w.o, builtin: w.usesBuiltin()}
+	in.Instance = custom.OpenScripts(w.spec, tg, in.scaleFor)
 	return in, nil
 }
 

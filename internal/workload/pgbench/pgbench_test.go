@@ -15,6 +15,7 @@ import (
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/pgbenchscript"
 	"github.com/rightsize/rightsize/internal/testenv"
+	"github.com/rightsize/rightsize/internal/workload/custom"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -203,7 +204,7 @@ SELECT count(*) AS n FROM t \gset
 	if id != 7 || b != 10 || d != "hello" || count(t, c, "SELECT count(*) FROM t") != 2 {
 		t.Errorf("row (%d, %d, %q), want (7, 10, hello), 2 rows", id, b, d)
 	}
-	if name := in.prog.Scripts[0].Name; name != "my" {
+	if name := in.Spec().Transactions[0].Name; name != "my" {
 		t.Errorf("the file's operation is %q, want my", name)
 	}
 }
@@ -221,7 +222,7 @@ SELECT 1 AS one WHERE false \gset
 	in := open(t, url, "-f", f, "-D", "zero=0")
 	m := events(t, in, 0, 2)
 	for _, err := range m.errs {
-		var se *ScriptError
+		var se *custom.ScriptError
 		if !errors.As(err, &se) || !strings.HasSuffix(err.Error(), "my.sql:3: division by zero") {
 			t.Errorf("error %v, want my.sql:3: division by zero", err)
 		}

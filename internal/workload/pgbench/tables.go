@@ -7,9 +7,8 @@ import (
 	"sync"
 
 	"github.com/rightsize/rightsize/internal/dialect"
-	"github.com/rightsize/rightsize/internal/pgbenchscript"
 	"github.com/rightsize/rightsize/internal/workload"
-	"github.com/rightsize/rightsize/internal/workload/dbtarget"
+	"github.com/rightsize/rightsize/internal/workload/custom"
 	"github.com/rightsize/rightsize/internal/workload/tables"
 )
 
@@ -22,35 +21,16 @@ const (
 	bigScale = 20000
 )
 
+// instance is pgbench's scripts, compiled into a Spec, on the one
+// interpreter (custom.Instance: its VUs), with pgbench's own tables.
 type instance struct {
-	dbtarget.Base
+	*custom.Instance
 	o       Options
-	prog    *pgbenchscript.Program
-	weights []int
-	total   int64
-	defs    []define
 	builtin bool // a built-in script runs: the tables must be there
-
-	seedMu  sync.Mutex
-	runSeed uint64
 
 	scaleOnce sync.Once
 	scale     int64 // :scale, once known (Match, or the first VU)
 	scaleErr  error
-}
-
-// SeedRun keeps the run's seed: :random_seed, and :default_seed (hash's
-// and permute's seed) derived from it, the same for every client.
-func (in *instance) SeedRun(seed uint64) {
-	in.seedMu.Lock()
-	defer in.seedMu.Unlock()
-	in.runSeed = seed
-}
-
-func (in *instance) seeds() (random, dflt int64) {
-	in.seedMu.Lock()
-	defer in.seedMu.Unlock()
-	return int64(in.runSeed), pgbenchscript.HashMurmur2(int64(in.runSeed), 0x5eed)
 }
 
 // prepareScale is the scale prepare loads: --scale, 1 when not given.
