@@ -198,6 +198,17 @@ func (g *rowGen) zip() any { return g.keep(appendZip(g.room(), g.s)) }
 
 func (g *rowGen) data() any { return g.keep(appendData(g.room(), g.s)) }
 
+// address fills the five columns of an address from v[0] on: street_1,
+// street_2 and city (random a-strings of 10 to 20 characters), state and
+// zip (clause 4.3.3.1).
+func (g *rowGen) address(v []any) {
+	v[0] = g.astr(10, 20)
+	v[1] = g.astr(10, 20)
+	v[2] = g.astr(10, 20)
+	v[3] = g.state()
+	v[4] = g.zip()
+}
+
 // tax draws a tax rate in [0.0000, 0.2000].
 func (g *rowGen) tax() any { return float64(g.s.Uniform(0, 2000)) / 10000 }
 
@@ -259,11 +270,7 @@ func fillWarehouse(g *rowGen) {
 	v := g.vals
 	v[0] = g.wv
 	v[1] = g.astr(6, 10)
-	v[2] = g.astr(10, 20)
-	v[3] = g.astr(10, 20)
-	v[4] = g.astr(10, 20)
-	v[5] = g.state()
-	v[6] = g.zip()
+	g.address(v[2:7])
 	v[7] = g.tax()
 	v[8] = vWYTD
 }
@@ -273,11 +280,7 @@ func fillDistrict(g *rowGen) {
 	v[0] = vDistrict[g.i]
 	v[1] = g.wv
 	v[2] = g.astr(6, 10)
-	v[3] = g.astr(10, 20)
-	v[4] = g.astr(10, 20)
-	v[5] = g.astr(10, 20)
-	v[6] = g.state()
-	v[7] = g.zip()
+	g.address(v[3:8])
 	v[8] = g.tax()
 	v[9] = vDYTD
 	v[10] = vNextOID
@@ -311,11 +314,7 @@ func fillCustomer(g *rowGen, c Constants) {
 		n = c.LastNameNumber(s)
 	}
 	v[5] = g.keep(AppendLastName(g.room(), n))
-	v[6] = g.astr(10, 20)
-	v[7] = g.astr(10, 20)
-	v[8] = g.astr(10, 20)
-	v[9] = g.state()
-	v[10] = g.zip()
+	g.address(v[6:11])
 	v[11] = g.nstr(16)
 	v[12] = g.now
 	if s.Uniform(1, 10) == 1 {
