@@ -196,26 +196,42 @@ func CheckCPUTarget(pct float64) error {
 	return nil
 }
 
-// rateFlag is --rate of run: a Rate.
-type rateFlag struct{ r *Rate }
-
-func (f rateFlag) String() string {
-	if f.r == nil {
-		return "0"
-	}
-	return f.r.String()
+// rateValue is what a flag of one rate holds: a Rate (--rate of run) or a
+// Baseline (--baseline-rate), each parsing its own text.
+type rateValue[T any] interface {
+	fmt.Stringer
+	parse(string) (T, error)
 }
 
-func (f rateFlag) Set(v string) error {
-	r, err := ParseRate(v)
+// rateValueFlag binds a rateValue: "0" when unbound.
+type rateValueFlag[T rateValue[T]] struct{ p *T }
+
+// rateFlag is --rate of run, baselineFlag --baseline-rate.
+type (
+	rateFlag     = rateValueFlag[Rate]
+	baselineFlag = rateValueFlag[Baseline]
+)
+
+func (Rate) parse(v string) (Rate, error)         { return ParseRate(v) }
+func (Baseline) parse(v string) (Baseline, error) { return ParseBaseline(v) }
+
+func (f rateValueFlag[T]) String() string {
+	if f.p == nil {
+		return "0"
+	}
+	return (*f.p).String()
+}
+
+func (f rateValueFlag[T]) Set(v string) error {
+	x, err := (*new(T)).parse(v)
 	if err != nil {
 		return err
 	}
-	*f.r = r
+	*f.p = x
 	return nil
 }
 
-func (f rateFlag) Type() string { return "rate" }
+func (f rateValueFlag[T]) Type() string { return "rate" }
 
 // Rates is --rate of run and sweep, parsed once as it is set: run's one
 // rate (ParseRate), or sweep's list of them (parseRates), whose problem Plan
@@ -370,27 +386,6 @@ func (t Threads) First() int {
 
 // Err is what is wrong with sweep's list (nil: nothing).
 func (t Threads) Err() error { return t.err }
-
-// baselineFlag is --baseline-rate: a Baseline.
-type baselineFlag struct{ b *Baseline }
-
-func (f baselineFlag) String() string {
-	if f.b == nil {
-		return "0"
-	}
-	return f.b.String()
-}
-
-func (f baselineFlag) Set(v string) error {
-	b, err := ParseBaseline(v)
-	if err != nil {
-		return err
-	}
-	*f.b = b
-	return nil
-}
-
-func (f baselineFlag) Type() string { return "rate" }
 
 // DefaultMaxErrorPct is --max-error-pct's default: a run in which more
 // than 1 % of the events failed has failed.
