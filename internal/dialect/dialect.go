@@ -88,6 +88,20 @@ func LocalTCP(host string, port int) Endpoint {
 // DefaultConnectTimeout is a Target's connect timeout when it sets none.
 const DefaultConnectTimeout = 10 * time.Second
 
+// ConnOf is t's Conn as the dialect called name parsed it (*C: its
+// driver's settings); an error when t is nil or was parsed by another
+// dialect.
+func ConnOf[C any](t *Location, name string) (*C, error) {
+	if t == nil {
+		return nil, errors.New(name + ": nil target")
+	}
+	c, ok := t.Conn.(*C)
+	if !ok || c == nil {
+		return nil, fmt.Errorf("%s: target %s was not parsed by the %s dialect", name, t.Redacted, name)
+	}
+	return c, nil
+}
+
 // String returns the redacted URL.
 func (t *Location) String() string { return t.Redacted }
 

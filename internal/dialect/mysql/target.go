@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -170,12 +169,5 @@ func (quietLogger) Print(...any) {}
 
 // configOf returns the target's driver configuration, checking its type.
 func configOf(t *dialect.Location) (*mysql.Config, error) {
-	if t == nil {
-		return nil, errors.New("mysql: nil target")
-	}
-	cfg, ok := t.Conn.(*mysql.Config)
-	if !ok || cfg == nil {
-		return nil, fmt.Errorf("mysql: target %s was not parsed by the mysql dialect", t.Redacted)
-	}
-	return cfg, nil
+	return dialect.ConnOf[mysql.Config](t, "mysql")
 }

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -396,12 +395,5 @@ func redact(scheme string, cfg *pgx.ConnConfig, query url.Values, sslmode string
 
 // configOf returns the target's pgx configuration, checking its type.
 func configOf(t *dialect.Location) (*pgx.ConnConfig, error) {
-	if t == nil {
-		return nil, errors.New("postgres: nil target")
-	}
-	cfg, ok := t.Conn.(*pgx.ConnConfig)
-	if !ok || cfg == nil {
-		return nil, fmt.Errorf("postgres: target %s was not parsed by the postgres dialect", t.Redacted)
-	}
-	return cfg, nil
+	return dialect.ConnOf[pgx.ConnConfig](t, "postgres")
 }

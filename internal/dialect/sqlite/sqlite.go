@@ -134,13 +134,12 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	return s, false
 }
 
+// targetConfig is the target's settings, checking its type (an
+// ErrBadTarget).
 func targetConfig(t *dialect.Location) (*config, error) {
-	if t == nil {
-		return nil, fmt.Errorf("%w: nil target", dialect.ErrBadTarget)
-	}
-	c, ok := t.Conn.(*config)
-	if !ok || c == nil {
-		return nil, fmt.Errorf("%w: target %s was not parsed by the sqlite dialect", dialect.ErrBadTarget, t.Redacted)
+	c, err := dialect.ConnOf[config](t, "sqlite")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", dialect.ErrBadTarget, err)
 	}
 	return c, nil
 }
