@@ -151,35 +151,23 @@ func runAs(cred *syscall.Credential, name string, args ...string) error {
 // and starts it; conf are extra settings ("shared_preload_libraries=
 // pg_stat_statements"), each given as -c. The caller stops it (Close).
 func StartPostgres(conf ...string) (*Server, error) {
-	if _, err := os.Stat(filepath.Join(pgBin, "postgres")); err != nil {
-		return nil, err
-	}
-	dir, cred, err := ownedDir("rightsize-pg-", "postgres")
+	s, data, err := newServer("postgres", filepath.Join(pgBin, "postgres"), "rightsize-pg-", "postgres")
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	data := filepath.Join(dir, "data")
-	if err := runAs(cred, filepath.Join(pgBin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres",
+	if err := runAs(s.cred, filepath.Join(pgBin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres",
 		"-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"); err != nil {
 		return nil, err
 	}
-	argv := []string{filepath.Join(pgBin, "postgres"), "-D", data, "-p", strconv.Itoa(port),
-		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + dir,
+	s.argv = []string{filepath.Join(pgBin, "postgres"), "-D", data, "-p", strconv.Itoa(s.Port),
+		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + s.Dir,
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=1100", "-c", "shared_buffers=64MB", "-c", "logging_collector=off",
 		"-c", "log_min_messages=warning", "-c", "log_min_error_statement=panic"}
 	for _, c := range conf {
-		argv = append(argv, "-c", c)
+		s.argv = append(s.argv, "-c", c)
 	}
-	s := &Server{
-		Kind: "postgres", Dir: dir, Port: port, cred: cred, argv: argv,
-		stopSig: syscall.SIGINT, dieSig: syscall.SIGQUIT,
-		logPath: filepath.Join(dir, "server.log"),
-	}
+	s.stopSig, s.dieSig = syscall.SIGINT, syscall.SIGQUIT
 	return s, s.Start()
 }
 
@@ -187,33 +175,40 @@ func StartPostgres(conf ...string) (*Server, error) {
 // normal authentication) and starts mariadbd; args are extra options
 // ("--performance-schema=ON"). The caller stops it (Close).
 func StartMariaDB(args ...string) (*Server, error) {
-	if _, err := os.Stat(mariadbd); err != nil {
-		return nil, err
-	}
-	dir, cred, err := ownedDir("rightsize-mariadb-", "mysql")
+	s, data, err := newServer("mariadb", mariadbd, "rightsize-mariadb-", "mysql")
 	if err != nil {
 		return nil, err
+	}
+	opts := []string{"--no-defaults", "--datadir=" + data, "--innodb-log-file-size=16M",
+		"--innodb-buffer-pool-size=64M", "--skip-name-resolve"}
+	if err := runAs(s.cred, mariaInstall, append(opts, "--auth-root-authentication-method=normal", "--skip-test-db")...); err != nil {
+		return nil, err
+	}
+	s.argv = append(append(append([]string{mariadbd}, opts...), "--port="+strconv.Itoa(s.Port), "--bind-address=127.0.0.1",
+		"--socket="+filepath.Join(s.Dir, "mysqld.sock"), "--pid-file="+filepath.Join(s.Dir, "mysqld.pid"),
+		"--innodb-flush-log-at-trx-commit=0", "--max-connections=1100", "--innodb-buffer-pool-dump-at-shutdown=0",
+		"--innodb-buffer-pool-load-at-startup=0", "--log-warnings=1"), args...)
+	s.stopSig, s.dieSig = syscall.SIGTERM, syscall.SIGKILL
+	return s, s.Start()
+}
+
+// newServer is a server of kind not yet started, once its program bin is
+// found: a new directory (prefix) owned by the OS user owner, with its log
+// in it, and a free port; data is the data directory to create in it.
+func newServer(kind, bin, prefix, owner string) (s *Server, data string, err error) {
+	if _, err := os.Stat(bin); err != nil {
+		return nil, "", err
+	}
+	dir, cred, err := ownedDir(prefix, owner)
+	if err != nil {
+		return nil, "", err
 	}
 	port, err := freePort()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	data := filepath.Join(dir, "data")
-	opts := []string{"--no-defaults", "--datadir=" + data, "--innodb-log-file-size=16M",
-		"--innodb-buffer-pool-size=64M", "--skip-name-resolve"}
-	if err := runAs(cred, mariaInstall, append(opts, "--auth-root-authentication-method=normal", "--skip-test-db")...); err != nil {
-		return nil, err
-	}
-	s := &Server{
-		Kind: "mariadb", Dir: dir, Port: port, cred: cred,
-		argv: append(append(append([]string{mariadbd}, opts...), "--port="+strconv.Itoa(port), "--bind-address=127.0.0.1",
-			"--socket="+filepath.Join(dir, "mysqld.sock"), "--pid-file="+filepath.Join(dir, "mysqld.pid"),
-			"--innodb-flush-log-at-trx-commit=0", "--max-connections=1100", "--innodb-buffer-pool-dump-at-shutdown=0",
-			"--innodb-buffer-pool-load-at-startup=0", "--log-warnings=1"), args...),
-		stopSig: syscall.SIGTERM, dieSig: syscall.SIGKILL,
-		logPath: filepath.Join(dir, "server.log"),
-	}
-	return s, s.Start()
+	s = &Server{Kind: kind, Dir: dir, Port: port, cred: cred, logPath: filepath.Join(dir, "server.log")}
+	return s, filepath.Join(dir, "data"), nil
 }
 
 // AdminURL is the URL of database db on the server as its superuser.
