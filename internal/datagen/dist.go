@@ -33,21 +33,33 @@ var kindNames = [...]string{"uniform", "gaussian", "special", "pareto", "zipfian
 // KindNames lists the accepted --rand-type values.
 func KindNames() []string { return kindNames[:] }
 
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
+func (k Kind) String() string { return enumName(k, kindNames[:], "Kind") }
 
 // ParseKind parses a --rand-type value (case-insensitive).
 func ParseKind(s string) (Kind, error) {
-	for i, n := range kindNames {
-		if strings.EqualFold(s, n) {
-			return Kind(i), nil
-		}
+	if k, ok := parseEnum[Kind](s, kindNames[:]); ok {
+		return k, nil
 	}
 	return 0, fmt.Errorf("unknown random distribution %q (want one of %s)", s, strings.Join(kindNames[:], ", "))
+}
+
+// enumName is k's name in names, or typ(k) for a k past them.
+func enumName[K ~uint8](k K, names []string, typ string) string {
+	if int(k) < len(names) {
+		return names[k]
+	}
+	return fmt.Sprintf("%s(%d)", typ, uint8(k))
+}
+
+// parseEnum is the K whose name in names is s, case aside; false when none
+// is.
+func parseEnum[K ~uint8](s string, names []string) (K, bool) {
+	for i, n := range names {
+		if strings.EqualFold(s, n) {
+			return K(i), true
+		}
+	}
+	return 0, false
 }
 
 // DistSpec holds a distribution and its shape parameters, named after

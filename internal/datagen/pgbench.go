@@ -37,19 +37,12 @@ var pgbenchNames = [...]string{"uniform", "gaussian", "exponential", "zipfian"}
 // PgbenchKindNames lists the accepted names, in PgbenchKind order.
 func PgbenchKindNames() []string { return pgbenchNames[:] }
 
-func (k PgbenchKind) String() string {
-	if int(k) < len(pgbenchNames) {
-		return pgbenchNames[k]
-	}
-	return fmt.Sprintf("PgbenchKind(%d)", uint8(k))
-}
+func (k PgbenchKind) String() string { return enumName(k, pgbenchNames[:], "PgbenchKind") }
 
 // ParsePgbenchKind parses a distribution's name (case-insensitive).
 func ParsePgbenchKind(s string) (PgbenchKind, error) {
-	for i, n := range pgbenchNames {
-		if strings.EqualFold(s, n) {
-			return PgbenchKind(i), nil
-		}
+	if k, ok := parseEnum[PgbenchKind](s, pgbenchNames[:]); ok {
+		return k, nil
 	}
 	return 0, fmt.Errorf("unknown distribution %q (want %s)", s, strings.Join(pgbenchNames[:], ", "))
 }
