@@ -37,10 +37,7 @@ func (k Kind) String() string { return enumName(k, kindNames[:], "Kind") }
 
 // ParseKind parses a --rand-type value (case-insensitive).
 func ParseKind(s string) (Kind, error) {
-	if k, ok := parseEnum[Kind](s, kindNames[:]); ok {
-		return k, nil
-	}
-	return 0, fmt.Errorf("unknown random distribution %q (want one of %s)", s, strings.Join(kindNames[:], ", "))
+	return parseEnum[Kind](s, kindNames[:], "random distribution")
 }
 
 // enumName is k's name in names, or typ(k) for a k past them.
@@ -51,15 +48,15 @@ func enumName[K ~uint8](k K, names []string, typ string) string {
 	return fmt.Sprintf("%s(%d)", typ, uint8(k))
 }
 
-// parseEnum is the K whose name in names is s, case aside; false when none
-// is.
-func parseEnum[K ~uint8](s string, names []string) (K, bool) {
+// parseEnum is the K whose name in names is s, case aside; what names
+// the kind in the error when none is.
+func parseEnum[K ~uint8](s string, names []string, what string) (K, error) {
 	for i, n := range names {
 		if strings.EqualFold(s, n) {
-			return K(i), true
+			return K(i), nil
 		}
 	}
-	return 0, false
+	return 0, fmt.Errorf("unknown %s %q (want one of %s)", what, s, strings.Join(names, ", "))
 }
 
 // DistSpec holds a distribution and its shape parameters, named after

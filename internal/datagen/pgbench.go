@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"strings"
 )
 
 // PgbenchKind names one of pgbench's random functions: random (uniform),
@@ -41,10 +40,7 @@ func (k PgbenchKind) String() string { return enumName(k, pgbenchNames[:], "Pgbe
 
 // ParsePgbenchKind parses a distribution's name (case-insensitive).
 func ParsePgbenchKind(s string) (PgbenchKind, error) {
-	if k, ok := parseEnum[PgbenchKind](s, pgbenchNames[:]); ok {
-		return k, nil
-	}
-	return 0, fmt.Errorf("unknown distribution %q (want %s)", s, strings.Join(pgbenchNames[:], ", "))
+	return parseEnum[PgbenchKind](s, pgbenchNames[:], "distribution")
 }
 
 // The limits of pgbench's parameters.
