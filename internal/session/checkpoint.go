@@ -119,13 +119,7 @@ func newCheckpointer(out, hostname string, interval time.Duration, describe func
 // snapshot is runner.Settings.Snapshot: it takes and writes a checkpoint when
 // one is due at the tick at.
 func (c *checkpointer) snapshot(at time.Time, take func() (*result.Run, error)) {
-	c.mu.Lock()
-	size, err := c.size, c.err
-	c.mu.Unlock()
-	if err != nil && !c.warned {
-		c.warned = true
-		c.obs.warn("checkpoint not written: %v (the run goes on)", err)
-	}
+	size, _ := c.written(" (the run goes on)")
 	gap := max(checkpointEvery, time.Duration(size)*time.Second/checkpointRate)
 	if !c.last.IsZero() && at.Sub(c.last) < gap-c.slack {
 		return
@@ -154,6 +148,20 @@ func (c *checkpointer) snapshot(at time.Time, take func() (*result.Run, error)) 
 	go c.write(r)
 }
 
+// written is what the writes so far left: the last checkpoint's size, and
+// whether a checkpoint file is in place. The first time the last write
+// failed, it warns (more: what the warning adds).
+func (c *checkpointer) written(more string) (size int64, wrote bool) {
+	c.mu.Lock()
+	size, wrote, err := c.size, c.wrote, c.err
+	c.mu.Unlock()
+	if err != nil && !c.warned {
+		c.warned = true
+		c.obs.warn("checkpoint not written: %v%s", err, more)
+	}
+	return size, wrote
+}
+
 // write writes r, then whatever checkpoint was taken meanwhile.
 func (c *checkpointer) write(r *result.Run) {
 	defer c.wg.Done()
@@ -178,14 +186,7 @@ func (c *checkpointer) stop(resultWritten bool) string {
 		return ""
 	}
 	c.wg.Wait()
-	c.mu.Lock()
-	wrote, err := c.wrote, c.err
-	c.mu.Unlock()
-	if err != nil && !c.warned {
-		c.warned = true
-		c.obs.warn("checkpoint not written: %v", err)
-	}
-	if !wrote {
+	if _, wrote := c.written(""); !wrote {
 		return ""
 	}
 	if !resultWritten {
