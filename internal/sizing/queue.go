@@ -25,13 +25,8 @@ import "math"
 // cost is O(√a) whatever c is (a planner asked about millions of servers
 // answers at once).
 func ErlangC(c int, a float64) float64 {
-	switch {
-	case math.IsNaN(a):
-		return math.NaN()
-	case a <= 0:
-		return 0
-	case c <= 0 || a >= float64(c):
-		return 1
+	if v, ok := noQueue(c, a, 1); ok {
+		return v
 	}
 	b := erlangB(c, a)
 	fc := float64(c)
@@ -76,15 +71,25 @@ func erlangB(c int, a float64) float64 {
 // queue, Wq = C(c, a) / (c − a), in units of the mean service time: 0 when
 // a <= 0, +Inf when a >= c (saturated).
 func MMcWait(c int, a float64) float64 {
-	switch {
-	case math.IsNaN(a):
-		return math.NaN()
-	case a <= 0:
-		return 0
-	case c <= 0 || a >= float64(c):
-		return math.Inf(1)
+	if v, ok := noQueue(c, a, math.Inf(1)); ok {
+		return v
 	}
 	return ErlangC(c, a) / (float64(c) - a)
+}
+
+// noQueue is a queue figure where the model has no steady queue to work
+// out: NaN for a NaN load, 0 for no load, saturated when a >= c or there is
+// no server; ok is false for 0 < a < c.
+func noQueue(c int, a, saturated float64) (v float64, ok bool) {
+	switch {
+	case math.IsNaN(a):
+		return math.NaN(), true
+	case a <= 0:
+		return 0, true
+	case c <= 0 || a >= float64(c):
+		return saturated, true
+	}
+	return 0, false
 }
 
 // ReadyShare returns the share, 0..1, of a runnable vCPU's time spent
