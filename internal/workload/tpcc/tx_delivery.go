@@ -99,11 +99,7 @@ func (v *vu) deliverAll(ctx context.Context, carrier int64, date string) (skippe
 		}
 		return args
 	}
-	st, err := v.st.delivery(ctx, dlDelete, n)
-	if err != nil {
-		return 0, false, err
-	}
-	gone, err := st.Exec(ctx, keys(w)...)
+	gone, err := v.deliveryExec(ctx, dlDelete, n, keys(w))
 	if err != nil {
 		return 0, false, err
 	}
@@ -111,34 +107,19 @@ func (v *vu) deliverAll(ctx context.Context, carrier int64, date string) (skippe
 		return 0, true, nil
 	}
 	// Customers of the orders.
-	if st, err = v.st.delivery(ctx, dlOrders, n); err != nil {
+	if err := v.deliveryScan(ctx, dlOrders, n, keys(w), func(d, c int64, _ float64) { v.deliveredOf(d).c = c }); err != nil {
 		return 0, false, err
 	}
-	if err := v.scanPairs(ctx, st, keys(w), func(d, c int64, _ float64) { v.deliveredOf(d).c = c }); err != nil {
+	if _, err := v.deliveryExec(ctx, dlOrdersUpdate, n, keys(carrier, w)); err != nil {
 		return 0, false, err
 	}
-	if st, err = v.st.delivery(ctx, dlOrdersUpdate, n); err != nil {
+	if _, err := v.deliveryExec(ctx, dlLinesUpdate, n, keys(date, w)); err != nil {
 		return 0, false, err
 	}
-	if _, err := st.Exec(ctx, keys(carrier, w)...); err != nil {
-		return 0, false, err
-	}
-	if st, err = v.st.delivery(ctx, dlLinesUpdate, n); err != nil {
-		return 0, false, err
-	}
-	if _, err := st.Exec(ctx, keys(date, w)...); err != nil {
-		return 0, false, err
-	}
-	if st, err = v.st.delivery(ctx, dlLinesSum, n); err != nil {
-		return 0, false, err
-	}
-	if err := v.scanPairs(ctx, st, keys(w), func(d, _ int64, sum float64) { v.deliveredOf(d).amount = sum }); err != nil {
+	if err := v.deliveryScan(ctx, dlLinesSum, n, keys(w), func(d, _ int64, sum float64) { v.deliveredOf(d).amount = sum }); err != nil {
 		return 0, false, err
 	}
 	// Customers: balance += the order's amount, one CASE per district.
-	if st, err = v.st.delivery(ctx, dlCustomers, n); err != nil {
-		return 0, false, err
-	}
 	args := v.args[:0]
 	for _, x := range ds {
 		args = append(args, x.d, x.amount)
@@ -147,7 +128,7 @@ func (v *vu) deliverAll(ctx context.Context, carrier int64, date string) (skippe
 	for _, x := range ds {
 		args = append(args, x.d, x.c)
 	}
-	if k, err := st.Exec(ctx, args...); err != nil {
+	if k, err := v.deliveryExec(ctx, dlCustomers, n, args); err != nil {
 		return 0, false, err
 	} else if k != int64(n) {
 		return 0, false, fmt.Errorf("delivery: %d customers credited, want %d", k, n)
@@ -155,8 +136,22 @@ func (v *vu) deliverAll(ctx context.Context, carrier int64, date string) (skippe
 	return skipped, false, nil
 }
 
-// scanPairs runs a statement returning (district, integer or amount) rows.
-func (v *vu) scanPairs(ctx context.Context, st dialect.Stmt, args []any, fn func(d, n int64, amount float64)) error {
+// deliveryExec runs statement k of deliverAll for n districts.
+func (v *vu) deliveryExec(ctx context.Context, k, n int, args []any) (int64, error) {
+	st, err := v.st.delivery(ctx, k, n)
+	if err != nil {
+		return 0, err
+	}
+	return st.Exec(ctx, args...)
+}
+
+// deliveryScan runs statement k of deliverAll for n districts, which
+// returns (district, integer or amount) rows, giving each to fn.
+func (v *vu) deliveryScan(ctx context.Context, k, n int, args []any, fn func(d, n int64, amount float64)) error {
+	st, err := v.st.delivery(ctx, k, n)
+	if err != nil {
+		return err
+	}
 	rows, err := st.Query(ctx, args...)
 	if err != nil {
 		return err
