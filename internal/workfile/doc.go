@@ -2,7 +2,9 @@
 // the tables a workload needs, its transactions (their statements, weights
 // and pauses) and the parameters its statements take, so that a user's own
 // workload runs as a built-in one does (docs/workload-files.md is the
-// format's reference).
+// format's reference). Its Spec is the one value of a data workload:
+// pgbench's scripts compile into one too (FromScripts), each transaction's
+// steps being Actions that one interpreter (workload/custom) runs.
 //
 // It exists so that everything about a file is decided before anything
 // runs: Parse returns a Spec or an error listing every problem with its

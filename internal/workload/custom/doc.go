@@ -1,6 +1,10 @@
 // Package custom is the workload a workload file describes
 // (docs/workload-files.md, checked by internal/workfile): 'rightsize run
-// my-app.yaml' where a built-in workload's name goes.
+// my-app.yaml' where a built-in workload's name goes; and the one
+// interpreter of a workfile.Spec, whatever made it: a file, a capture, or
+// pgbench's scripts (OpenScripts, which workload/pgbench opens on its own
+// tables). A virtual user runs a transaction's actions in order:
+// statements, BEGIN and COMMIT, and a script's \set, \sleep and \if.
 //
 // Its tables the file creates are the shared routine's (workload/tables:
 // prepare, resume, records, refusal of foreign tables, match and cleanup);

@@ -1,8 +1,9 @@
 // Package pgbench is the workload named pgbench: pgbench's tables, made as
 // 'pgbench -i' makes them, and pgbench's scripts (its built-in tpcb-like,
 // simple-update and select-only, and the user's files in pgbench's
-// language, read by internal/pgbenchscript) run by rightsize's virtual
-// users, with pgbench's own flags where they do not collide with
+// language, read by internal/pgbenchscript and compiled into a
+// workfile.Spec by workfile.FromScripts) run by the one interpreter of
+// data workloads (workload/custom's virtual users), with pgbench's own flags where they do not collide with
 // rightsize's (docs/pgbench.md).
 //
 // It runs on PostgreSQL only. Its tables are the shared routine's
