@@ -15,8 +15,8 @@ import (
 	"github.com/rightsize/rightsize/internal/dialect"
 	"github.com/rightsize/rightsize/internal/pgbenchscript"
 	"github.com/rightsize/rightsize/internal/testenv"
-	"github.com/rightsize/rightsize/internal/workload/custom"
 	"github.com/rightsize/rightsize/internal/workload"
+	"github.com/rightsize/rightsize/internal/workload/custom"
 )
 
 type progress struct{ messages []string }
