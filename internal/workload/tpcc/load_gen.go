@@ -302,11 +302,7 @@ func fillStock(g *rowGen) {
 // others' is drawn with NURand(255, 0, 999) and the load's C_LAST.
 func fillCustomer(g *rowGen, c Constants) {
 	v, s := g.vals, g.s
-	r := g.i - 1
-	d, id := r/customersPerDistrict+1, r%customersPerDistrict+1
-	v[0] = int64(id)
-	v[1] = vDistrict[d]
-	v[2] = g.wv
+	_, id := g.districtKey(g.i-1, customersPerDistrict)
 	v[3] = g.astr(8, 16)
 	v[4] = vOE
 	n := int64(id - 1)
@@ -333,11 +329,7 @@ func fillCustomer(g *rowGen, c Constants) {
 
 func fillHistory(g *rowGen) {
 	v := g.vals
-	r := g.i - 1
-	d, id := r/customersPerDistrict+1, r%customersPerDistrict+1
-	v[0] = int64(id)
-	v[1] = vDistrict[d]
-	v[2] = g.wv
+	d, _ := g.districtKey(g.i-1, customersPerDistrict)
 	v[3] = vDistrict[d]
 	v[4] = g.wv
 	v[5] = g.now
@@ -375,10 +367,7 @@ func planOrders(s *datagen.Source) *orderPlan {
 func fillOrder(g *rowGen, p *orderPlan) {
 	v := g.vals
 	r := g.i - 1
-	d, id := r/ordersPerDistrict+1, r%ordersPerDistrict+1
-	v[0] = int64(id)
-	v[1] = vDistrict[d]
-	v[2] = g.wv
+	_, id := g.districtKey(r, ordersPerDistrict)
 	v[3] = p.cid[r]
 	v[4] = g.now
 	if id < firstNewOrder {
@@ -399,10 +388,7 @@ func orderLineFiller(p *orderPlan) func(*rowGen) {
 		}
 		line++
 		v, s := g.vals, g.s
-		d, id := order/ordersPerDistrict+1, order%ordersPerDistrict+1
-		v[0] = int64(id)
-		v[1] = vDistrict[d]
-		v[2] = g.wv
+		_, id := g.districtKey(order, ordersPerDistrict)
 		v[3] = int64(line)
 		v[4] = s.Uniform(1, items)
 		v[5] = g.wv
@@ -424,6 +410,16 @@ func fillNewOrder(g *rowGen) {
 	v[0] = int64(firstNewOrder + r%newOrdersPerDistrict)
 	v[1] = vDistrict[r/newOrdersPerDistrict+1]
 	v[2] = g.wv
+}
+
+// districtKey sets the first three columns, a row's key, to the id,
+// district and warehouse of the warehouse's r-th row (from 0) of a table
+// with perDistrict rows a district, in district order; it returns the
+// district and the id.
+func (g *rowGen) districtKey(r, perDistrict int) (d, id int) {
+	d, id = r/perDistrict+1, r%perDistrict+1
+	g.vals[0], g.vals[1], g.vals[2] = int64(id), vDistrict[d], g.wv
+	return d, id
 }
 
 // Rows is how many rows g yields (tables.Source).
