@@ -48,28 +48,17 @@ func IsDNS1123Label(value string) []string {
 // IsDNS1123Subdomain returns what is wrong with value as a DNS subdomain
 // (a Secret's name), nil when nothing is.
 func IsDNS1123Subdomain(value string) []string {
-	var errs []string
-	if len(value) > dns1123SubdomainMaxLength {
-		errs = append(errs, maxLenError(dns1123SubdomainMaxLength))
-	}
-	if !dns1123SubdomainRegexp.MatchString(value) {
-		errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+	return lengthAndFormat(value, dns1123SubdomainMaxLength, dns1123SubdomainRegexp,
+		regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
 			dns1123SubdomainFmt, "example.com"))
-	}
-	return errs
 }
 
 // IsConfigMapKey returns what is wrong with value as a ConfigMap's or a
 // Secret's key, nil when nothing is.
 func IsConfigMapKey(value string) []string {
-	var errs []string
-	if len(value) > dns1123SubdomainMaxLength {
-		errs = append(errs, maxLenError(dns1123SubdomainMaxLength))
-	}
-	if !configMapKeyRegexp.MatchString(value) {
-		errs = append(errs, regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+	errs := lengthAndFormat(value, dns1123SubdomainMaxLength, configMapKeyRegexp,
+		regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
 			configMapKeyFmt, "key.name", "KEY_NAME", "key-name"))
-	}
 	switch {
 	case value == ".":
 		errs = append(errs, `must not be '.'`)
@@ -77,6 +66,19 @@ func IsConfigMapKey(value string) []string {
 		errs = append(errs, `must not be '..'`)
 	case strings.HasPrefix(value, ".."):
 		errs = append(errs, `must not start with '..'`)
+	}
+	return errs
+}
+
+// lengthAndFormat is what is wrong with value as a name of at most maxLen
+// characters that re matches (mismatch: the problem when it does not).
+func lengthAndFormat(value string, maxLen int, re *regexp.Regexp, mismatch string) []string {
+	var errs []string
+	if len(value) > maxLen {
+		errs = append(errs, maxLenError(maxLen))
+	}
+	if !re.MatchString(value) {
+		errs = append(errs, mismatch)
 	}
 	return errs
 }
