@@ -648,3 +648,17 @@ func (sp *scriptParser) gset(name, rest string, line int) {
 	}
 	sp.p.gsets = true
 }
+
+// ParseExpr parses an expression of pgbench's language (what \set takes)
+// outside a script, its :variables resolved to the program's slots (added
+// when new); each variable it reads is reported to used, in order. A
+// workload file's set and if use it.
+func (p *Program) ParseExpr(text string, used func(name string, slot int)) (*Expr, error) {
+	return parseExpr(text, func(name string) int {
+		slot := p.Slot(name)
+		if used != nil {
+			used(name, slot)
+		}
+		return slot
+	})
+}

@@ -49,22 +49,32 @@ type Action struct {
 	Micros int64
 	// Jump is the index of the action a Branch or Jump goes to.
 	Jump int
+	// Loads are what a file's Set or Branch reads other than variables:
+	// parameters (Slot.Param) and returned values (Slot.Stmt, Col), each
+	// copied into the variable Slot.Var before the expression is
+	// evaluated.
+	Loads []Slot
+
+	name string // a file's Set: the variable's name
+	refs []ref  // a file's Set or Branch: the names its expression reads
 }
 
 // fileActions are the steps of a file's transaction: BEGIN unless it is
-// autocommit, each statement, COMMIT.
+// autocommit, its body (statements, set, sleep, if) with its jumps moved
+// past the BEGIN, COMMIT.
 func fileActions(tx *Transaction) []Action {
-	acts := make([]Action, 0, len(tx.Statements)+2)
-	if !tx.Autocommit {
-		acts = append(acts, Action{Kind: Begin, Line: tx.Line, Var: -1})
+	if tx.Autocommit {
+		return tx.Actions
 	}
-	for i := range tx.Statements {
-		acts = append(acts, Action{Kind: Run, Line: tx.Statements[i].Line, Stmt: i, Var: -1})
+	acts := make([]Action, 0, len(tx.Actions)+2)
+	acts = append(acts, Action{Kind: Begin, Line: tx.Line, Var: -1})
+	for _, a := range tx.Actions {
+		if a.Kind == Branch || a.Kind == Jump {
+			a.Jump++
+		}
+		acts = append(acts, a)
 	}
-	if !tx.Autocommit {
-		acts = append(acts, Action{Kind: Commit, Line: tx.Line, Var: -1})
-	}
-	return acts
+	return append(acts, Action{Kind: Commit, Line: tx.Line, Var: -1})
 }
 
 // buildMix sets the cumulative weights Pick draws from.

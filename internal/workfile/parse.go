@@ -2,6 +2,7 @@ package workfile
 
 import (
 	"fmt"
+	"github.com/rightsize/rightsize/internal/pgbenchscript"
 	"regexp"
 	"slices"
 	"strconv"
@@ -36,6 +37,9 @@ func Parse(name string, data []byte) (*Spec, error) {
 	p.aliases(root)
 	s := p.spec(root)
 	s.File = name
+	for i := range s.Transactions {
+		s.Transactions[i].Source = name // a step's run-time error names the file
+	}
 	if err := p.err(name); err != nil {
 		return nil, err
 	}
@@ -48,6 +52,7 @@ type parser struct {
 	problems, warnings []Problem
 	keys               map[*yaml.Node]*yaml.Node // a mapping's value -> its key
 	dialects           []string                  // the file's, once read
+	vars               *pgbenchscript.Program    // the variables of set and if, made at the first
 }
 
 // keyLine is the line of the key v is the value of (v's own line for a

@@ -101,15 +101,7 @@ func (p *parser) transaction(n *yaml.Node) Transaction {
 	if f["statements"] == nil {
 		p.add(n.Line, "%s: statements missing", what)
 	}
-	names := map[string]bool{}
-	for i, item := range p.listMax(f["statements"], what+": statements", maxStatements) {
-		st := p.statement(item, tx.Name, i)
-		if names[st.Name] {
-			p.add(st.Line, "%s: statement %s named twice", what, st.Name)
-		}
-		names[st.Name] = true
-		tx.Statements = append(tx.Statements, st)
-	}
+	p.steps(p.listMax(f["statements"], what+": statements", maxStatements), &tx, map[string]bool{}, 0)
 	if s := f["statements"]; s != nil && (isNull(s) || s.Kind == yaml.SequenceNode && len(s.Content) == 0) {
 		p.add(p.keyLine(s), "%s: statements empty", what)
 	}

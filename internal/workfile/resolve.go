@@ -2,6 +2,7 @@ package workfile
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -36,8 +37,10 @@ func (p *parser) resolve(s *Spec) {
 		p.checkSample(s, &s.Params[i])
 	}
 	for ti := range s.Transactions {
-		s.Transactions[ti].Actions = fileActions(&s.Transactions[ti])
+		tx := &s.Transactions[ti]
+		tx.Actions = fileActions(tx)
 	}
+	s.Vars = p.vars
 	s.buildMix()
 }
 
@@ -53,38 +56,102 @@ func (p *parser) resolveTx(s *Spec, tx *Transaction, params map[string]int, used
 			}
 		}
 	}
-	into := map[string]returned{}
-	for si := range tx.Statements {
-		st := &tx.Statements[si]
-		what := st.what
-		for fi := range st.Forms {
-			fm := &st.Forms[fi]
-			for ri := range fm.Slots {
-				sl := &fm.Slots[ri]
-				if r, ok := into[sl.Name]; ok {
-					sl.Stmt, sl.Col = r.stmt, r.col
-					continue
-				}
-				if i, ok := params[sl.Name]; ok {
-					sl.Param = i
-					used[i] = true
-					continue
-				}
-				p.unresolved(fm.lines[ri], what, sl.Name, si, later, owner, tx.Name)
-			}
-			p.resolveWrites(s, st, fm, what)
-		}
-		for ci, name := range st.Into {
-			if _, ok := params[name]; ok {
-				p.add(st.Line, "%s: into %s: a parameter of that name is declared under params:", what, name)
-			}
-			if r, ok := into[name]; ok && r.stmt != si {
-				p.add(st.Line, "%s: into %s: statement %s already returns it", what, name, tx.Statements[r.stmt].Name)
-				continue
-			}
-			into[name] = returned{si, ci}
+	r := txResolver{p: p, s: s, tx: tx, params: params, used: used, owner: owner, later: later,
+		into: map[string]returned{}, vars: map[string]int{}}
+	for ai := range tx.Actions {
+		switch a := &tx.Actions[ai]; a.Kind {
+		case Run:
+			r.statement(a.Stmt)
+		case Set, Branch:
+			r.loads(a)
 		}
 	}
+}
+
+// txResolver resolves one transaction's names in the order its steps run:
+// a statement's references and an expression's inputs see the values
+// returned (into) and the variables set before them.
+type txResolver struct {
+	p      *parser
+	s      *Spec
+	tx     *Transaction
+	params map[string]int
+	used   []bool
+	owner  map[string]string
+	later  map[string]int
+	into   map[string]returned
+	vars   map[string]int // a variable set so far -> its slot
+}
+
+func (r *txResolver) statement(si int) {
+	p, tx := r.p, r.tx
+	st := &tx.Statements[si]
+	what := st.what
+	for fi := range st.Forms {
+		fm := &st.Forms[fi]
+		for ri := range fm.Slots {
+			sl := &fm.Slots[ri]
+			if rt, ok := r.into[sl.Name]; ok {
+				sl.Stmt, sl.Col = rt.stmt, rt.col
+				continue
+			}
+			if i, ok := r.params[sl.Name]; ok {
+				sl.Param = i
+				r.used[i] = true
+				continue
+			}
+			if v, ok := r.vars[sl.Name]; ok {
+				sl.Stmt, sl.Var = -1, v
+				continue
+			}
+			p.unresolved(fm.lines[ri], what, sl.Name, si, r.later, r.owner, tx.Name)
+		}
+		p.resolveWrites(r.s, st, fm, what)
+	}
+	for ci, name := range st.Into {
+		if _, ok := r.params[name]; ok {
+			p.add(st.Line, "%s: into %s: a parameter of that name is declared under params:", what, name)
+		}
+		if rt, ok := r.into[name]; ok && rt.stmt != si {
+			p.add(st.Line, "%s: into %s: statement %s already returns it", what, name, tx.Statements[rt.stmt].Name)
+			continue
+		}
+		r.into[name] = returned{si, ci}
+	}
+}
+
+// loads resolves what a set's or an if's expression reads: a variable set
+// before it, or a parameter or a returned value it loads; a set's own
+// variable is set from then on.
+func (r *txResolver) loads(a *Action) {
+	what := "transaction " + r.tx.Name + ", line " + strconv.Itoa(a.Line)
+	for _, rf := range a.refs {
+		if slices.ContainsFunc(a.Loads, func(l Slot) bool { return l.Var == rf.slot }) {
+			continue
+		}
+		if rt, ok := r.into[rf.name]; ok {
+			a.Loads = append(a.Loads, Slot{Name: rf.name, Param: -1, Stmt: rt.stmt, Col: rt.col, Var: rf.slot})
+			continue
+		}
+		if i, ok := r.params[rf.name]; ok {
+			r.used[i] = true
+			a.Loads = append(a.Loads, Slot{Name: rf.name, Param: i, Stmt: -1, Var: rf.slot})
+			continue
+		}
+		if _, ok := r.vars[rf.name]; !ok {
+			r.p.add(rf.line, "%s: the expression reads :%s, which is no parameter, no value an earlier statement returns and no variable an earlier set sets", what, rf.name)
+		}
+	}
+	if a.Kind != Set {
+		return
+	}
+	switch _, isParam := r.params[a.name]; {
+	case isParam:
+		r.p.add(a.Line, "%s: set %s: a parameter of that name is declared under params:", what, a.name)
+	case slices.ContainsFunc(r.tx.Statements, func(st Statement) bool { return slices.Contains(st.Into, a.name) }):
+		r.p.add(a.Line, "%s: set %s: a statement of the transaction returns a value of that name (into:)", what, a.name)
+	}
+	r.vars[a.name] = a.Var
 }
 
 // unresolved reports a reference to nothing declared before it, saying

@@ -90,6 +90,9 @@ func (v *vu) varArg(slot int) (any, error) {
 // naming its line, unless the run was cancelled.
 func (v *vu) step(ctx context.Context, a *workfile.Action, pc int) (int, error) {
 	var err error
+	if len(a.Loads) > 0 {
+		v.load(a.Loads)
+	}
 	switch a.Kind {
 	case workfile.Set:
 		var val pgbenchscript.Value
@@ -110,6 +113,34 @@ func (v *vu) step(ctx context.Context, a *workfile.Action, pc int) (int, error) 
 		err = &ScriptError{Source: v.txs[v.cur].spec.Source, Line: a.Line, Err: err}
 	}
 	return pc, err
+}
+
+// load copies what a file's set or if reads into its variables: the
+// parameters (drawn once per event, as a statement sees them) and the
+// values returned by earlier statements; an integer as itself, a time as
+// RFC 3339 text, anything else as its text (pgbench reads a numeric text
+// as a number).
+func (v *vu) load(loads []workfile.Slot) {
+	t := &v.txs[v.cur]
+	for _, l := range loads {
+		var val *workfile.Value
+		if l.Param >= 0 {
+			val = v.gen.Value(l.Param)
+		} else {
+			val = &t.stmts[l.Stmt].into[l.Col]
+		}
+		switch {
+		case val.Null:
+			v.vars.SetValue(l.Var, pgbenchscript.Value{})
+		case val.Type == workfile.IntValue:
+			v.vars.SetInt(l.Var, val.Int)
+		case val.Type == workfile.TimeValue:
+			v.buf = val.Time.AppendFormat(v.buf[:0], time.RFC3339Nano)
+			v.vars.SetText(l.Var, v.buf)
+		default:
+			v.vars.SetText(l.Var, val.Text)
+		}
+	}
 }
 
 // sleep is \sleep: its time counts in the transaction's, as in pgbench.
