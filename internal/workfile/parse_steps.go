@@ -58,6 +58,10 @@ func (p *parser) step(key string, n *yaml.Node, tx *Transaction, names map[strin
 	case "set":
 		f := p.fields(n, "set", "set")
 		for _, kv := range p.pairs(f["set"], what) {
+			if len(tx.Actions) >= maxStatements {
+				p.add(kv[0].Line, "transaction %s: more than %d steps", tx.Name, maxStatements)
+				return
+			}
 			name := p.name(kv[0], what)
 			if !validVar(name) {
 				p.add(kv[0].Line, "%s: %q: a variable's name is letters, digits and _, not starting with a digit", what, name)

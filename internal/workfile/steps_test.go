@@ -1,6 +1,7 @@
 package workfile
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -92,6 +93,13 @@ func TestStepProblems(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.msg)
 		}
+	}
+	var many strings.Builder
+	for i := range maxStatements + 1 {
+		fmt.Fprintf(&many, "v%d: \"1\", ", i)
+	}
+	if _, err := Parse("x.yaml", []byte(tx("      - set: {"+many.String()+"}\n      - SELECT 1\n"))); err == nil || !strings.Contains(err.Error(), "more than 1000 steps") {
+		t.Errorf("a set of %d variables: error %v", maxStatements+1, err)
 	}
 	deep := strings.Repeat("{if: \"1\", then: [", maxDepth+1) + "SELECT 1" + strings.Repeat("]}", maxDepth+1)
 	if _, err := Parse("x.yaml", []byte(tx("      - "+deep+"\n"))); err == nil || !strings.Contains(err.Error(), "nested more than") {
