@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 	for _, c := range warningCases {
 		f.Add([]byte(c.yaml))
 	}
+	f.Add([]byte(stepsFile)) // set, sleep, if
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("fuzz.yaml", data)
 		if err != nil {
