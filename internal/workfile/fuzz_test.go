@@ -61,11 +61,22 @@ func use(t *testing.T, s *Spec) {
 				fm.Render(Dollar)
 				for _, a := range args {
 					ok := a.Param >= 0 && a.Param < len(s.Params) ||
-						a.Param == -1 && a.Stmt < si && a.Col < len(tx.Statements[a.Stmt].Into)
+						a.Param == -1 && a.Stmt >= 0 && a.Stmt < si && a.Col < len(tx.Statements[a.Stmt].Into) ||
+						a.Param == -1 && a.Stmt == -1 && s.Vars != nil && a.Var >= 0 && a.Var < len(s.Vars.Names())
 					if !ok {
 						t.Fatalf("%s.%s: slot %+v resolves to nothing", tx.Name, st.Name, a)
 					}
 				}
+			}
+		}
+	}
+	for _, tx := range s.Transactions {
+		for i, a := range tx.Actions {
+			bad := a.Kind == Run && (a.Stmt < 0 || a.Stmt >= len(tx.Statements)) ||
+				(a.Kind == Branch || a.Kind == Jump) && (a.Jump <= i || a.Jump > len(tx.Actions)) ||
+				(a.Kind == Set || a.Kind == Branch) && (a.Expr == nil || s.Vars == nil)
+			if bad {
+				t.Fatalf("%s: action %d %+v goes nowhere", tx.Name, i, a)
 			}
 		}
 	}
