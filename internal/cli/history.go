@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -140,27 +142,26 @@ func historyList(env *Env, open catalogOpener) *cobra.Command {
 }
 
 func historyShow(env *Env, open catalogOpener) *cobra.Command {
-	return &cobra.Command{
-		Use:   "show KEY",
-		Short: "Print a run's summary or a sweep's report from the catalog",
-		Args:  oneKey("show"),
-		RunE: func(c *cobra.Command, args []string) error {
-			d := open("history show", stored.Measurements)
-			defer d.Close()
-			return fromStore(d.Show(c.Context(), env.Stdout, args[0]))
-		},
-	}
+	return historyOnKey(env, open, "show", "Print a run's summary or a sweep's report from the catalog", (*stored.Door).Show)
 }
 
 func historyDelete(env *Env, open catalogOpener) *cobra.Command {
+	return historyOnKey(env, open, "delete",
+		"Delete one run or sweep from the catalog (its key or a unique prefix; a sweep's runs are kept)", (*stored.Door).Delete)
+}
+
+// historyOnKey is the history subcommand verb, which does act to the run
+// or sweep its one argument names, writing to env's stdout.
+func historyOnKey(env *Env, open catalogOpener, verb, short string,
+	act func(d *stored.Door, ctx context.Context, w io.Writer, key string) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "delete KEY",
-		Short: "Delete one run or sweep from the catalog (its key or a unique prefix; a sweep's runs are kept)",
-		Args:  oneKey("delete"),
+		Use:   verb + " KEY",
+		Short: short,
+		Args:  oneKey(verb),
 		RunE: func(c *cobra.Command, args []string) error {
-			d := open("history delete", stored.Measurements)
+			d := open("history "+verb, stored.Measurements)
 			defer d.Close()
-			return fromStore(d.Delete(c.Context(), env.Stdout, args[0]))
+			return fromStore(act(d, c.Context(), env.Stdout, args[0]))
 		},
 	}
 }
