@@ -233,20 +233,55 @@ func (f rateValueFlag[T]) Set(v string) error {
 
 func (f rateValueFlag[T]) Type() string { return "rate" }
 
-// Rates is --rate of run and sweep, parsed once as it is set: run's one
-// rate (ParseRate), or sweep's list of them (parseRates), whose problem Plan
-// reports with the others. Without one, the closed loop.
-type Rates struct {
-	list  []Rate
+// axis is what Rates and Threads share: a flag of run and sweep parsed
+// once as it is set, run's one value or sweep's list of them (or search),
+// whose problem Plan reports with the others.
+type axis[T any] struct {
+	list  []T
 	text  string
 	err   error // sweep: what is wrong with the list
 	sweep bool
-	// search: sweep's --rate search (the rates are searched, not listed).
+	// search: sweep's search (the values are searched, not listed).
 	search bool
 }
 
-// Search reports sweep's --rate search.
-func (r Rates) Search() bool { return r.search }
+// Search reports sweep's search.
+func (a axis[T]) Search() bool { return a.search }
+
+// Err is what is wrong with sweep's list (nil: nothing).
+func (a axis[T]) Err() error { return a.err }
+
+// set reads v: run's one value (one), or sweep's list (list), or search,
+// whose list begins as searched.
+func (a *axis[T]) set(v string, one func(string) (T, error), list func(string) ([]T, error), searched []T) error {
+	if !a.sweep {
+		x, err := one(v)
+		if err != nil {
+			return err
+		}
+		a.list, a.text = []T{x}, v
+		return nil
+	}
+	a.text = v
+	if a.search = strings.EqualFold(strings.TrimSpace(v), "search"); a.search {
+		a.list, a.err = searched, nil
+		return nil
+	}
+	a.list, a.err = list(v)
+	return nil
+}
+
+// flagType is the flag's type: run's, or a list's string.
+func (a axis[T]) flagType(run string) string {
+	if a.sweep {
+		return "string"
+	}
+	return run
+}
+
+// Rates is --rate of run and sweep: run's one rate (ParseRate), or sweep's
+// list of them (parseRates). Without one, the closed loop.
+type Rates struct{ axis[Rate] }
 
 // List is the rates given: one for run, the axis's for sweep (the closed
 // loop when none was given).
@@ -260,11 +295,7 @@ func (r Rates) List() []Rate {
 // First is the first rate (run's only one).
 func (r Rates) First() Rate { return r.List()[0] }
 
-// Err is what is wrong with sweep's list (nil: nothing).
-func (r Rates) Err() error { return r.err }
-
-// ratesFlag binds a Rates for run (one rate, through rateFlag) or sweep (a
-// list).
+// ratesFlag binds a Rates for run (one rate) or sweep (a list).
 type ratesFlag struct{ r *Rates }
 
 func (f ratesFlag) String() string {
@@ -277,52 +308,21 @@ func (f ratesFlag) String() string {
 	return f.r.First().String()
 }
 
-func (f ratesFlag) Set(v string) error {
-	if !f.r.sweep {
-		var one Rate
-		if err := (rateFlag{&one}).Set(v); err != nil {
-			return err
-		}
-		f.r.list, f.r.text = []Rate{one}, v
-		return nil
-	}
-	f.r.text = v
-	if f.r.search = strings.EqualFold(strings.TrimSpace(v), "search"); f.r.search {
-		f.r.list, f.r.err = nil, nil
-		return nil
-	}
-	f.r.list, f.r.err = parseRates(v)
-	return nil
-}
+func (f ratesFlag) Set(v string) error { return f.r.set(v, ParseRate, parseRates, nil) }
 
-func (f ratesFlag) Type() string {
-	if f.r.sweep {
-		return "string"
-	}
-	return "rate"
-}
+func (f ratesFlag) Type() string { return f.r.flagType("rate") }
 
 // bind registers the flag on fs: no rate (the closed loop) by default.
 func (r *Rates) bind(fs *pflag.FlagSet, sweep bool, usage string) {
-	*r = Rates{sweep: sweep}
+	*r = Rates{axis[Rate]{sweep: sweep}}
 	fs.Var(ratesFlag{r}, "rate", usage)
 }
 
-// Threads is --threads of run and sweep, parsed once as it is set: run's one
-// count of virtual users per instance (any whole number, checked with the
-// other load settings), or sweep's list of them, sorted and without repeats
-// (IntList), whose problem Plan reports with the others.
-type Threads struct {
-	list  []int
-	text  string
-	err   error // sweep: what is wrong with the list
-	sweep bool
-	// search: sweep's --threads search (the counts are searched from 1).
-	search bool
-}
-
-// Search reports sweep's --threads search.
-func (t Threads) Search() bool { return t.search }
+// Threads is --threads of run and sweep: run's one count of virtual users
+// per instance (any whole number, checked with the other load settings),
+// or sweep's list of them, sorted and without repeats (IntList); a search
+// searches the counts from 1.
+type Threads struct{ axis[int] }
 
 // threadsFlag binds a Threads for run (one count, typed int as pflag's are)
 // or sweep (a list).
@@ -339,36 +339,29 @@ func (f threadsFlag) String() string {
 }
 
 func (f threadsFlag) Set(v string) error {
-	if !f.t.sweep {
-		n, err := strconv.ParseInt(v, 0, 64) // as pflag's int flags read them
-		if err != nil {
-			return err
-		}
-		f.t.list, f.t.text = []int{int(n)}, v
-		return nil
-	}
-	f.t.text = v
-	if f.t.search = strings.EqualFold(strings.TrimSpace(v), "search"); f.t.search {
-		f.t.list, f.t.err = []int{1}, nil
-		return nil
-	}
-	f.t.list, f.t.err = IntList(v)
-	if f.t.err != nil {
-		f.t.err = fmt.Errorf("threads %q: %v", v, f.t.err)
-	}
-	return nil
+	return f.t.set(v, oneThreads, threadsList, []int{1})
 }
 
-func (f threadsFlag) Type() string {
-	if f.t.sweep {
-		return "string"
+func (f threadsFlag) Type() string { return f.t.flagType("int") }
+
+// oneThreads reads run's --threads as pflag's int flags do.
+func oneThreads(v string) (int, error) {
+	n, err := strconv.ParseInt(v, 0, 64)
+	return int(n), err
+}
+
+// threadsList reads sweep's --threads list (IntList).
+func threadsList(v string) ([]int, error) {
+	l, err := IntList(v)
+	if err != nil {
+		err = fmt.Errorf("threads %q: %v", v, err)
 	}
-	return "int"
+	return l, err
 }
 
 // bind sets the default (1) and registers the flag on fs.
 func (t *Threads) bind(fs *pflag.FlagSet, sweep bool, usage string) {
-	*t = Threads{list: []int{1}, text: "1", sweep: sweep}
+	*t = Threads{axis[int]{list: []int{1}, text: "1", sweep: sweep}}
 	fs.Var(threadsFlag{t}, "threads", usage)
 }
 
@@ -383,9 +376,6 @@ func (t Threads) First() int {
 	}
 	return t.list[0]
 }
-
-// Err is what is wrong with sweep's list (nil: nothing).
-func (t Threads) Err() error { return t.err }
 
 // DefaultMaxErrorPct is --max-error-pct's default: a run in which more
 // than 1 % of the events failed has failed.
