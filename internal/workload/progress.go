@@ -46,28 +46,16 @@ type syncProgress struct {
 	p  Progress
 }
 
-func (s *syncProgress) Total(n int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.p.Total(n)
-}
+func (s *syncProgress) Total(n int64)    { s.do(func(p Progress) { p.Total(n) }) }
+func (s *syncProgress) Add(n int64)      { s.do(func(p Progress) { p.Add(n) }) }
+func (s *syncProgress) Message(m string) { s.do(func(p Progress) { p.Message(m) }) }
+func (s *syncProgress) Unit(u Unit)      { s.do(func(p Progress) { SetUnit(p, u) }) }
 
-func (s *syncProgress) Add(n int64) {
+// do calls f with the Progress, one call at a time.
+func (s *syncProgress) do(f func(Progress)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.p.Add(n)
-}
-
-func (s *syncProgress) Message(m string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.p.Message(m)
-}
-
-func (s *syncProgress) Unit(u Unit) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	SetUnit(s.p, u)
+	f(s.p)
 }
 
 type nopProgress struct{}
