@@ -32,7 +32,7 @@ type Options struct {
 }
 
 // stepTimeout bounds the reads before the window, and the last snapshot.
-const stepTimeout = 2 * time.Minute
+var stepTimeout = 2 * time.Minute
 
 // server is what one kind of server answers beyond its statement
 // statistics (stmtstats).

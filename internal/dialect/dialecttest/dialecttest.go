@@ -374,6 +374,36 @@ func RunWith(t *testing.T, d dialect.Dialect, rawURL string, h Hooks) {
 		wantClass(t, "prepared statement cancelled in flight", err, errclass.Canceled)
 	})
 
+	// A caller that bounds each step with a deadline of its own (capture's
+	// reads) leaves the connection a context that ends after its last
+	// call: the connection must stay usable for the next step's.
+	t.Run("ContextEndsBetweenCalls", func(t *testing.T) {
+		c := connect(t)
+		step, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		st, err := c.Prepare(step, "SELECT COUNT(*) FROM rs_conformance")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if _, err := st.Drain(step); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRow(step, "SELECT COUNT(*) FROM rs_conformance", nil, &n); err != nil {
+			t.Fatal(err)
+		}
+		<-step.Done()
+		time.Sleep(100 * time.Millisecond) // the context's watchers have run
+		next, cancel2 := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel2()
+		if _, err := st.Drain(next); err != nil {
+			t.Errorf("a prepared statement after the last step's context ended: %v", err)
+		}
+		if err := c.QueryRow(next, "SELECT COUNT(*) FROM rs_conformance", nil, &n); err != nil {
+			t.Errorf("a query after the last step's context ended: %v", err)
+		}
+	})
+
 	t.Run("ClassifyTimeout", func(t *testing.T) {
 		if h.SleepSQL == "" {
 			t.Skip("no SleepSQL hook")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,11 +45,8 @@ type conn struct {
 	// 80-odd statements: 100 MB at 1,000 terminals.)
 	enc encoded
 
-	// watched is the context whose cancellation interrupts the hot path (see
-	// hot); stopWatch unregisters it.
-	watched   context.Context
-	unwatched context.Context // context.WithoutCancel(watched), made once
-	stopWatch func() bool
+	// w is the context whose end interrupts a hot-path call (see hot).
+	w *watch
 
 	// pendingBegin: Begin was called and BEGIN not yet sent. It goes out in
 	// the same round trip as the transaction's first prepared statement (or
@@ -59,26 +57,77 @@ type conn struct {
 	mrr *pgconn.MultiResultReader
 }
 
-// hot returns the context to hand pgx for a hot-path call. A virtual user
-// passes the same cancellable context to every statement; registering it
-// with pgx on each call (context.AfterFunc, a lock and a map insert and
+// hot returns the context to hand pgx for a hot-path call, and the watch to
+// leave when the call's I/O is over (nil: nothing is watched). A virtual
+// user passes the same cancellable context to every statement; registering
+// it with pgx on each call (context.AfterFunc, a lock and a map insert and
 // delete) is measurable at tens of thousands of queries per second. Instead
-// the conn registers each distinct context once, to expire the socket when it
-// is cancelled (which ends the connection, as a cancelled benchmark
-// transaction should), and gives pgx a context that never cancels.
-func (c *conn) hot(ctx context.Context) context.Context {
+// the conn registers each distinct context once, and gives pgx a context
+// that never cancels. When the context ends during a call, the watch expires
+// the socket (which ends the connection, as a cancelled benchmark
+// transaction should); when it ends between calls, it leaves the
+// connection alone: a capture's steps, each bounded at 2 minutes, ended its
+// 10-minute window's connection when the first step's bound passed.
+func (c *conn) hot(ctx context.Context) (context.Context, *watch) {
 	if ctx.Done() == nil || ctx.Err() != nil {
-		return ctx // nothing to watch, or already over: let pgx fail fast
+		return ctx, nil // nothing to watch, or already over: let pgx fail fast
 	}
-	if ctx != c.watched {
-		if c.stopWatch != nil {
-			c.stopWatch()
+	w := c.w
+	if w == nil || w.ctx != ctx {
+		if w != nil {
+			w.stop()
 		}
-		nc := c.pc.PgConn().Conn()
-		c.watched, c.unwatched = ctx, context.WithoutCancel(ctx)
-		c.stopWatch = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
+		w = &watch{ctx: ctx, plain: context.WithoutCancel(ctx), nc: c.pc.PgConn().Conn()}
+		w.stop = context.AfterFunc(ctx, w.fire)
+		c.w = w
 	}
-	return c.unwatched
+	if !w.state.CompareAndSwap(watchIdle, watchBusy) {
+		return ctx, nil // it ended since: pgx fails fast
+	}
+	return w.plain, w
+}
+
+// A watch's states.
+const (
+	watchIdle   int32 = iota // no hot-path call in flight
+	watchBusy                // a call is in flight
+	watchKilled              // the context ended during a call: the socket was expired
+	watchDone                // the context ended between calls: nothing to do
+)
+
+// watch is one context watched for the hot path (hot).
+type watch struct {
+	ctx   context.Context
+	plain context.Context // context.WithoutCancel(ctx), made once
+	stop  func() bool
+	nc    net.Conn
+	state atomic.Int32
+}
+
+// fire runs (on its own goroutine) when the watched context ends.
+func (w *watch) fire() {
+	for {
+		switch w.state.Load() {
+		case watchBusy:
+			if w.state.CompareAndSwap(watchBusy, watchKilled) {
+				_ = w.nc.SetDeadline(time.Now())
+				return
+			}
+		case watchIdle:
+			if w.state.CompareAndSwap(watchIdle, watchDone) {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+// leave ends a hot-path call (a nil watch: none was watched).
+func (w *watch) leave() {
+	if w != nil {
+		w.state.CompareAndSwap(watchBusy, watchIdle)
+	}
 }
 
 var _ dialect.Conn = (*conn)(nil)
@@ -194,7 +243,9 @@ func (c *conn) Prepare(ctx context.Context, query string) (dialect.Stmt, error) 
 // simple runs a statement without arguments by the simple query protocol,
 // the way sysbench sends BEGIN and COMMIT.
 func (c *conn) simple(ctx context.Context, sql string) error {
-	_, err := c.pc.PgConn().Exec(c.hot(ctx), sql).ReadAll()
+	hctx, w := c.hot(ctx)
+	_, err := c.pc.PgConn().Exec(hctx, sql).ReadAll()
+	w.leave()
 	return fail(ctx, err)
 }
 
@@ -265,8 +316,8 @@ func (c *conn) Info() dialect.ConnInfo { return c.info }
 const closeTimeout = 5 * time.Second
 
 func (c *conn) Close() error {
-	if c.stopWatch != nil {
-		c.stopWatch()
+	if c.w != nil {
+		c.w.stop()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
@@ -345,7 +396,8 @@ func (s *stmt) encode(args []any) ([][]byte, bool) {
 // results (as libpq does), or through pgx when an argument needs its encoders.
 func (s *stmt) run(ctx context.Context, args []any, count bool) (int, int64, error) {
 	s.rows.end()
-	ctx = s.c.hot(ctx)
+	ctx, w := s.c.hot(ctx)
+	defer w.leave()
 	params, ok := s.encode(args)
 	if !ok {
 		if err := s.c.flushBegin(ctx); err != nil {
@@ -406,24 +458,28 @@ func (s *stmt) Query(ctx context.Context, args ...any) (dialect.Rows, error) {
 	r := &s.rows
 	r.end()
 	*r = rows{s: s, ctx: ctx}
-	hctx := s.c.hot(ctx)
+	hctx, w := s.c.hot(ctx)
+	r.w = w // left when the result ends (end)
 	if params, ok := s.encode(args); ok {
 		rr, err := s.c.execPrepared(hctx, s.sd, params)
 		if err != nil {
-			r.ctx = nil
+			r.ctx, r.w = nil, nil
+			w.leave()
 			return nil, fail(ctx, err)
 		}
 		r.rr = rr
 	} else {
 		if err := s.c.flushBegin(hctx); err != nil {
-			r.ctx = nil
+			r.ctx, r.w = nil, nil
+			w.leave()
 			return nil, fail(ctx, err)
 		}
 		s.fargs = append(append(s.fargs[:0], textResults), args...)
 		pr, err := s.c.pc.Query(hctx, s.sd.Name, s.fargs...)
 		clear(s.fargs)
 		if err != nil {
-			r.ctx = nil
+			r.ctx, r.w = nil, nil
+			w.leave()
 			return nil, fail(ctx, err)
 		}
 		r.pr = pr
@@ -478,6 +534,7 @@ type rows struct {
 	ahead bool     // Query read the first row, which Next has not returned yet
 	cur   bool     // vals is a row Scan may read
 	err   error
+	w     *watch // the call's watch, left when the result ends
 }
 
 var _ dialect.Rows = (*rows)(nil)
@@ -527,8 +584,12 @@ func (r *rows) end() {
 		err = r.pr.Err()
 		r.pr = nil
 	default:
+		r.w.leave() // a Query that failed before its result
+		r.w = nil
 		return
 	}
+	r.w.leave()
+	r.w = nil
 	if err != nil && r.err == nil {
 		r.err = fail(r.ctx, err)
 	}
