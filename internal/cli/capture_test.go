@@ -401,10 +401,18 @@ func TestCaptureRefusesMariaDB(t *testing.T) {
 		"may not read performance_schema", "GRANT SELECT ON performance_schema.* TO 'nopriv'@'%';")
 }
 
-// TestCaptureUsage: a missing --target or --out, a window under a second
-// and an --out that exists (without --force) exit 2 before connecting.
+// TestCaptureUsage: a missing --target or --out, a window under a second,
+// an --out that exists (without --force), is a folder, or lies in a folder
+// that does not exist or cannot be written exit 2 before connecting.
 func TestCaptureUsage(t *testing.T) {
 	existing := filepath.Join(t.TempDir(), "app.yaml")
+	readOnly := t.TempDir()
+	if err := os.Chmod(readOnly, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 { // root writes anywhere: a read-only mount stands in
+		readOnly = "/proc/self"
+	}
 	if err := os.WriteFile(existing, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -418,6 +426,10 @@ func TestCaptureUsage(t *testing.T) {
 		{[]string{"capture", "--target", "postgres://bob:hunter2@127.0.0.1:1/db", "--out", "y.yaml", "--for", "10ms"}, "--for 10ms: want at least 1s"},
 		{[]string{"capture", "--target", "env:NOPE_NOT_SET", "--out", "y.yaml"}, "env:NOPE_NOT_SET: the environment variable"},
 		{[]string{"capture", "--target", "sqlite:" + filepath.Join(filepath.Dir(existing), "s.db"), "--out", "y.yaml"}, "sqlite keeps no statement statistics"},
+		// Found before the window, not after it (issue 49).
+		{[]string{"capture", "--target", "postgres://bob:hunter2@127.0.0.1:1/db", "--out", filepath.Join(filepath.Dir(existing), "missing", "y.yaml")}, "missing does not exist"},
+		{[]string{"capture", "--target", "postgres://bob:hunter2@127.0.0.1:1/db", "--out", filepath.Dir(existing), "--force"}, "is a directory: name the workload file"},
+		{[]string{"capture", "--target", "postgres://bob:hunter2@127.0.0.1:1/db", "--out", filepath.Join(readOnly, "y.yaml")}, "cannot write in"},
 	} {
 		o := run(t, context.Background(), c.args...)
 		if o.code != 2 || !strings.Contains(o.stderr, c.want) || strings.Contains(o.stderr, "hunter2") {
@@ -429,5 +441,8 @@ func TestCaptureUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(existing), "s.db")); err == nil {
 		t.Error("capture created a SQLite file")
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(existing), ".rightsize*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
 	}
 }

@@ -78,6 +78,31 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	return nil
 }
 
+// CheckWritable reports, before anything is run, why WriteFile could not
+// write path: a folder, a socket, a folder that does not exist or that
+// the user may not write in (tried with a temporary file, removed at
+// once). A command whose output comes at the end of a long wait (capture's
+// window) checks it first, so that no window is lost to a typo.
+func CheckWritable(path string) error {
+	dst, inPlace, err := destination(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if inPlace {
+		return nil // a device or a pipe, written through
+	}
+	dir := filepath.Dir(dst)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s: the folder %s does not exist", path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".rightsize-check-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot write in %s: %w", path, dir, errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
 // writeAtomic writes r as JSON to a temporary file in path's directory,
 // and renames it to path, returning the bytes written; on failure the
 // temporary file is removed and path is as it was. A final result is

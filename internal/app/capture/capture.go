@@ -46,12 +46,17 @@ func Capture(ctx context.Context, env *run.Env, o CaptureOptions) error {
 	}
 	if o.Out == "" {
 		errs = append(errs, errors.New("capture: --out is required (the workload file to write, e.g. my-app.yaml)"))
-	} else if fi, err := os.Stat(o.Out); o.Out != "-" && err == nil {
+	} else if o.Out != "-" {
+		fi, err := os.Stat(o.Out)
 		switch {
-		case fi.IsDir():
+		case err == nil && fi.IsDir():
 			errs = append(errs, fmt.Errorf("capture: --out %s is a directory: name the workload file to write", o.Out))
-		case fi.Mode().IsRegular() && !o.Force:
+		case err == nil && fi.Mode().IsRegular() && !o.Force:
 			errs = append(errs, fmt.Errorf("capture: %s exists: give another --out, or --force to overwrite it", o.Out))
+		default: // found now, not after the window
+			if err := session.CheckWritable(o.Out); err != nil {
+				errs = append(errs, fmt.Errorf("capture: --out %w", err))
+			}
 		}
 	}
 	raw, err := runplan.TargetFromEnv(o.Target, env.Getenv)
