@@ -190,35 +190,26 @@ func (h *Histogram) Quantile(q float64) time.Duration {
 }
 
 // Mean is the average recorded value (0 when empty).
-func (h *Histogram) Mean() time.Duration {
-	if h.Count() == 0 {
-		return 0
-	}
-	return time.Duration(h.counts().Mean())
-}
+func (h *Histogram) Mean() time.Duration { return stat(h, (*hdr.Histogram).Mean) }
 
-// Max is the largest recorded value (to the histogram's precision).
-func (h *Histogram) Max() time.Duration {
-	if h.Count() == 0 {
-		return 0
-	}
-	return time.Duration(h.counts().Max())
-}
+// Max is the largest recorded value (to the histogram's precision; 0 when
+// empty).
+func (h *Histogram) Max() time.Duration { return stat(h, (*hdr.Histogram).Max) }
 
-// Min is the smallest recorded value (to the histogram's precision).
-func (h *Histogram) Min() time.Duration {
-	if h.Count() == 0 {
-		return 0
-	}
-	return time.Duration(h.counts().Min())
-}
+// Min is the smallest recorded value (to the histogram's precision; 0 when
+// empty).
+func (h *Histogram) Min() time.Duration { return stat(h, (*hdr.Histogram).Min) }
 
-// StdDev is the standard deviation of recorded values.
-func (h *Histogram) StdDev() time.Duration {
+// StdDev is the standard deviation of recorded values (0 when empty).
+func (h *Histogram) StdDev() time.Duration { return stat(h, (*hdr.Histogram).StdDev) }
+
+// stat is f of h's HDR counts in nanoseconds, 0 when h is empty (its
+// counts may not exist yet).
+func stat[T int64 | float64](h *Histogram, f func(*hdr.Histogram) T) time.Duration {
 	if h.Count() == 0 {
 		return 0
 	}
-	return time.Duration(h.counts().StdDev())
+	return time.Duration(f(h.counts()))
 }
 
 // Clone returns an independent copy.
