@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -75,45 +74,18 @@ func (c *conn) usable() error {
 	return nil
 }
 
-// States of a watch.
-const (
-	watchIdle   int32 = iota // no statement in flight
-	watchBusy                // a hot-path statement is in flight
-	watchKilled              // the context ended during a statement: nc was closed
-	watchDone                // the context ended between statements: nothing to do
-)
-
 // watch cancels hot-path statements when a caller's context ends. The
 // driver never sees a cancellable context on the hot path; instead one
 // context.AfterFunc is registered per connection and context (not per
 // statement: the runner passes the same context to every step), and it closes
-// the connection's network connection only if a statement is in flight, which
-// makes the blocked read or write fail at once. The connection is then
-// unusable (conn.broken), as after the driver's own cancellation.
+// the connection's network connection only if a statement is in flight
+// (dialect.HotWatch), which makes the blocked read or write fail at once. The
+// connection is then unusable (conn.broken), as after the driver's own
+// cancellation.
 type watch struct {
-	done  <-chan struct{} // the context's Done channel, which identifies it
-	stop  func() bool
-	nc    net.Conn
-	state atomic.Int32
-}
-
-// fire runs (on its own goroutine) when the watched context ends.
-func (w *watch) fire() {
-	for {
-		switch w.state.Load() {
-		case watchBusy:
-			if w.state.CompareAndSwap(watchBusy, watchKilled) {
-				w.nc.Close()
-				return
-			}
-		case watchIdle:
-			if w.state.CompareAndSwap(watchIdle, watchDone) {
-				return
-			}
-		default:
-			return
-		}
-	}
+	done <-chan struct{} // the context's Done channel, which identifies it
+	stop func() bool
+	dialect.HotWatch
 }
 
 // noCancel is the context the hot path gives the driver. The driver uses a
@@ -142,11 +114,13 @@ func (c *conn) enter(ctx context.Context) (*watch, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, ctxErr(ctx)
 		}
-		w = &watch{done: done, nc: c.nc}
-		w.stop = context.AfterFunc(ctx, w.fire)
+		nc := c.nc
+		w = &watch{done: done}
+		w.Kill = func() { nc.Close() }
+		w.stop = context.AfterFunc(ctx, w.Fire)
 		c.w = w
 	}
-	if !w.state.CompareAndSwap(watchIdle, watchBusy) {
+	if !w.Enter() {
 		return nil, ctxErr(ctx) // ended between statements
 	}
 	return w, nil
@@ -157,7 +131,7 @@ func (c *conn) enter(ctx context.Context) (*watch, error) {
 // failed call's error wraps the context's error, so that Classify reports
 // Canceled or Timeout instead of a lost connection.
 func (c *conn) leave(ctx context.Context, w *watch, err error) error {
-	if w != nil && !w.state.CompareAndSwap(watchBusy, watchIdle) {
+	if w != nil && !w.Leave() {
 		c.broken = errKilled
 		if err != nil {
 			return fmt.Errorf("%w (%w)", ctxErr(ctx), err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,56 +76,31 @@ func (c *conn) hot(ctx context.Context) (context.Context, *watch) {
 		if w != nil {
 			w.stop()
 		}
-		w = &watch{ctx: ctx, plain: context.WithoutCancel(ctx), nc: c.pc.PgConn().Conn()}
-		w.stop = context.AfterFunc(ctx, w.fire)
+		nc := c.pc.PgConn().Conn()
+		w = &watch{ctx: ctx, plain: context.WithoutCancel(ctx)}
+		w.Kill = func() { _ = nc.SetDeadline(time.Now()) }
+		w.stop = context.AfterFunc(ctx, w.Fire)
 		c.w = w
 	}
-	if !w.state.CompareAndSwap(watchIdle, watchBusy) {
+	if !w.Enter() {
 		return ctx, nil // it ended since: pgx fails fast
 	}
 	return w.plain, w
 }
 
-// A watch's states.
-const (
-	watchIdle   int32 = iota // no hot-path call in flight
-	watchBusy                // a call is in flight
-	watchKilled              // the context ended during a call: the socket was expired
-	watchDone                // the context ended between calls: nothing to do
-)
-
-// watch is one context watched for the hot path (hot).
+// watch is one context watched for the hot path (hot): when it ends during
+// a call, the socket is expired (dialect.HotWatch).
 type watch struct {
 	ctx   context.Context
 	plain context.Context // context.WithoutCancel(ctx), made once
 	stop  func() bool
-	nc    net.Conn
-	state atomic.Int32
-}
-
-// fire runs (on its own goroutine) when the watched context ends.
-func (w *watch) fire() {
-	for {
-		switch w.state.Load() {
-		case watchBusy:
-			if w.state.CompareAndSwap(watchBusy, watchKilled) {
-				_ = w.nc.SetDeadline(time.Now())
-				return
-			}
-		case watchIdle:
-			if w.state.CompareAndSwap(watchIdle, watchDone) {
-				return
-			}
-		default:
-			return
-		}
-	}
+	dialect.HotWatch
 }
 
 // leave ends a hot-path call (a nil watch: none was watched).
 func (w *watch) leave() {
 	if w != nil {
-		w.state.CompareAndSwap(watchBusy, watchIdle)
+		w.Leave()
 	}
 }
 
