@@ -1,7 +1,9 @@
 package capture
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -240,5 +242,48 @@ func TestReservedTableLeftOut(t *testing.T) {
 		if len(m.Txs) != 1 || strings.Contains(body, "order") || strings.Contains(body, "user") {
 			t.Errorf("%s: %d transactions; the file (below its header) names order or user:\n%s", c.dialect, len(m.Txs), out)
 		}
+	}
+}
+
+// TestTooLargeIsCut: a capture whose file would pass the workload file's
+// limit (thousands of long statements) keeps the most-called transactions
+// that fit, with a note, instead of failing after its window (issue 49).
+func TestTooLargeIsCut(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	var stmts []Stmt
+	cat := &Catalog{}
+	cols := strings.Repeat("bal, name, ", 40) + "id"
+	for i := range 3000 { // a table each, so that none is grouped with another
+		tab := "t" + strconv.Itoa(i)
+		cat.Tables = append(cat.Tables, Table{Name: tab, Key: []string{"id"}, Columns: []Column{{Name: "id", Type: "bigint", Unique: true}, {Name: "bal", Type: "numeric"}, {Name: "name", Type: "text"}}})
+		stmts = append(stmts, Stmt{ID: strconv.Itoa(i), Text: fmt.Sprintf("SELECT %s FROM %s WHERE id = $1", cols, tab), Calls: int64(10 + i), TimeMs: 1})
+	}
+	d := Diff(snap(t0, 0), snap(t0.Add(10*time.Second), 0, stmts...))
+	m := Build(Source{Dialect: "postgres", Database: "app"}, d, cat, 0)
+	before := m.CoveredCalls
+	out, err := m.Render("x.yaml")
+	if err != nil {
+		t.Fatalf("%v (%d bytes)", err, len(out))
+	}
+	if len(out) > workfile.MaxFile || len(m.Txs) == 0 || len(m.Txs) >= 3000 {
+		t.Fatalf("%d bytes, %d transactions kept of 3000", len(out), len(m.Txs))
+	}
+	var note string
+	for _, n := range m.Notes {
+		if strings.Contains(n, "least-called transactions") {
+			note = n
+		}
+	}
+	if note == "" || !strings.Contains(string(out), "least-called transactions") {
+		t.Errorf("no note of the cut in %q", m.Notes)
+	}
+	for _, tx := range m.Txs {
+		if tx.Calls < 10+int64(3000-len(m.Txs))-1 {
+			t.Errorf("kept %s with %d calls, while more-called ones were left out", tx.Name, tx.Calls)
+			break
+		}
+	}
+	if !(m.CoveredCalls < before) || m.CoveredCalls <= 0 {
+		t.Errorf("the header's share of calls %.3f (before the cut %.3f): want it lowered", m.CoveredCalls, before)
 	}
 }

@@ -1,6 +1,8 @@
 package capture
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/sqltext"
 	"github.com/rightsize/rightsize/internal/workfile"
 )
 
@@ -40,6 +43,13 @@ func (m *Model) Render(name string) ([]byte, error) {
 	writes := false
 	for {
 		out, blocks := m.render(writes)
+		if len(out) > workfile.MaxFile {
+			if len(m.Txs) == 1 {
+				return out, fmt.Errorf("%w: one transaction of %d statements makes a file of %d bytes, over the workload file's limit of %d MiB", ErrRender, len(m.Txs[0].Stmts), len(out), workfile.MaxFile>>20)
+			}
+			m.fit(out, blocks)
+			continue
+		}
 		spec, err := workfile.Parse(name, out)
 		var perr *workfile.Error
 		if errors.As(err, &perr) {
@@ -51,22 +61,14 @@ func (m *Model) Render(name string) ([]byte, error) {
 				}
 				drop[i] = true
 			}
-			var kept []Tx
-			var calls int64
 			for i, tx := range m.Txs {
-				if drop[i] {
-					m.Notes = append(m.Notes, fmt.Sprintf("left out: transaction %s (%s calls), which the workload file's checker refuses as capture wrote it", tx.Name, group(tx.Calls)))
+				if !drop[i] {
 					continue
 				}
-				kept = append(kept, tx)
-				calls += tx.Calls
+				m.Notes = append(m.Notes, fmt.Sprintf("left out: transaction %s (%s calls), which the workload file's checker refuses as capture wrote it", tx.Name, group(tx.Calls)))
 			}
-			m.Txs = kept
-			if len(kept) == 0 {
+			if m.leaveOut(drop); len(m.Txs) == 0 {
 				return nil, fmt.Errorf("%w that the workload file's checker accepts as capture wrote it (%v)", ErrNothing, err)
-			}
-			if s := m.Window.Seconds(); s > 0 {
-				m.Rate = float64(calls) / s
 			}
 			continue
 		}
@@ -79,6 +81,86 @@ func (m *Model) Render(name string) ([]byte, error) {
 		}
 		return out, nil
 	}
+}
+
+// fit leaves out the least-called transactions, as many as make the file
+// (out, its transactions' lines in blocks) fit the workload file's limit
+// (workfile.MaxFile), with a note: a capture of thousands of statements
+// (MariaDB's long texts among them) is cut, never lost.
+func (m *Model) fit(out []byte, blocks [][2]int) {
+	lines := bytes.SplitAfter(out, []byte("\n"))
+	size := func(b [2]int) (n int) {
+		for l := b[0]; l <= b[1] && l-1 < len(lines); l++ {
+			n += len(lines[l-1])
+		}
+		return n
+	}
+	order := make([]int, len(m.Txs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(m.Txs[a].Calls, m.Txs[b].Calls) })
+	over := len(out) - workfile.MaxFile*9/10 // room for the note and the parameters
+	drop := map[int]bool{}
+	var calls int64
+	for _, i := range order {
+		if over <= 0 || len(drop) == len(m.Txs)-1 {
+			break
+		}
+		drop[i] = true
+		calls += m.Txs[i].Calls
+		over -= size(blocks[i])
+	}
+	m.Notes = append(m.Notes, fmt.Sprintf("left out: the %d least-called transactions (%s calls), to keep the file under the workload file's limit of %d MiB", len(drop), group(calls), workfile.MaxFile>>20))
+	m.leaveOut(drop)
+}
+
+// leaveOut removes the transactions in drop, and their calls and time from
+// the rate and the shares the header states.
+func (m *Model) leaveOut(drop map[int]bool) {
+	var kept []Tx
+	var calls int64
+	for i, tx := range m.Txs {
+		if !drop[i] {
+			kept = append(kept, tx)
+			calls += tx.Calls
+			continue
+		}
+		var stmtCalls int64
+		var ms float64
+		for _, st := range tx.Stmts {
+			stmtCalls += st.Calls
+			ms += float64(st.Calls) * st.MeanMs
+		}
+		if m.Calls > 0 {
+			m.CoveredCalls -= float64(stmtCalls) / float64(m.Calls)
+		}
+		if m.TimeMs > 0 {
+			m.CoveredTime -= ms / m.TimeMs
+		}
+	}
+	m.Txs = kept
+	if s := m.Window.Seconds(); s > 0 && len(kept) > 0 {
+		m.Rate = float64(calls) / s
+	}
+	// The tables and parameters only the left-out statements named go too.
+	var tables []string
+	used := map[string]bool{}
+	for _, tx := range kept {
+		for _, st := range tx.Stmts {
+			for _, t := range st.Tables {
+				if !slices.Contains(tables, t) {
+					tables = append(tables, t)
+				}
+			}
+			toks, _ := sqltext.Lex(st.Text, flavor(m.Source.Dialect == "mysql"))
+			for _, r := range sqltext.Refs(toks) {
+				used[r.Name] = true
+			}
+		}
+	}
+	m.Tables = slices.DeleteFunc(m.Tables, func(t string) bool { return !slices.Contains(tables, t) })
+	m.Params = slices.DeleteFunc(m.Params, func(p Param) bool { return !used[p.Name] })
 }
 
 // blockOf is the index of the transaction whose lines hold line, or -1.
@@ -96,7 +178,12 @@ func blockOf(blocks [][2]int, line int) int {
 func (m *Model) render(writes bool) ([]byte, [][2]int) {
 	var b strings.Builder
 	var blocks [][2]int
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	lines := 0 // written so far: a transaction's first and last
+	w := func(format string, args ...any) {
+		at := b.Len()
+		fmt.Fprintf(&b, format+"\n", args...)
+		lines += strings.Count(b.String()[at:], "\n")
+	}
 	src := m.Source
 	w("# Captured by rightsize capture from %s, database %s, over %s from %s.",
 		src.Server, src.Database, m.Window.Round(time.Second), src.Start.UTC().Format(time.RFC3339))
@@ -174,7 +261,7 @@ func (m *Model) render(writes bool) ([]byte, [][2]int) {
 	}
 	for _, tx := range m.Txs {
 		w("")
-		first := strings.Count(b.String(), "\n") + 1
+		first := lines + 1
 		for _, c := range tx.Comment {
 			w("  # %s", c)
 		}
@@ -188,7 +275,7 @@ func (m *Model) render(writes bool) ([]byte, [][2]int) {
 			w("      # %s calls, %.3f ms mean, %.1f rows per call", group(s.Calls), s.MeanMs, s.Rows)
 			w("      - %s", quote(s.Text))
 		}
-		blocks = append(blocks, [2]int{first, strings.Count(b.String(), "\n")})
+		blocks = append(blocks, [2]int{first, lines})
 	}
 	return []byte(b.String()), blocks
 }
