@@ -237,19 +237,11 @@ type rowSource struct {
 // sent).
 func (r *rowSource) Values() ([]any, error) {
 	for c, v := range r.rows.Row(r.Row() - 1) {
-		r.vals[c] = loadValue(&v)
+		r.vals[c] = value(&v, copyText)
 	}
 	return r.vals, nil
 }
 
-func loadValue(v *workfile.Value) any {
-	switch {
-	case v.Null:
-		return nil
-	case v.Type == workfile.IntValue:
-		return v.Int
-	case v.Type == workfile.TimeValue:
-		return v.Time
-	}
-	return string(v.Text)
-}
+
+// copyText is a text a loader keeps: a string of its own.
+func copyText(b []byte) string { return string(b) }

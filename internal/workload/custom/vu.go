@@ -311,7 +311,11 @@ func (v *vu) exec(ctx context.Context, t *tx, s *stmt) error {
 // arg is a value as a statement binds it. A text is passed as a string
 // over the Value's bytes, without a copy: the drivers copy it while the
 // statement runs, before the value is drawn again.
-func arg(v *workfile.Value) any {
+func arg(v *workfile.Value) any { return value(v, text) }
+
+// value is v as a driver takes it, its text made a string by str (a
+// loader, which may keep a row until its batch is sent, takes a copy).
+func value(v *workfile.Value, str func([]byte) string) any {
 	switch {
 	case v.Null:
 		return nil
@@ -320,7 +324,7 @@ func arg(v *workfile.Value) any {
 	case v.Type == workfile.TimeValue:
 		return v.Time
 	}
-	return text(v.Text)
+	return str(v.Text)
 }
 
 // text is b as a string without a copy: the driver copies it while the
