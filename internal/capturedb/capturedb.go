@@ -34,6 +34,9 @@ type Options struct {
 // stepTimeout bounds the reads before the window, and the last snapshot.
 var stepTimeout = 2 * time.Minute
 
+// lastGrace is how long the last snapshot may take after a signal.
+const lastGrace = 2 * time.Second
+
 // server is what one kind of server answers beyond its statement
 // statistics (stmtstats).
 type server interface {
@@ -82,8 +85,8 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	if loc.Dialect == "mysql" {
 		s = &mysql{info: c.Info(), db: loc.Database}
 	}
-	step := func() (context.Context, context.CancelFunc) { return context.WithTimeout(db, stepTimeout) }
-	sctx, scancel := step()
+	// The steps before the window end with a signal: nothing is counted yet.
+	sctx, scancel := context.WithTimeout(ctx, stepTimeout)
 	defer scancel()
 	stats, err := stmtstats.Open(sctx, c, stmtstats.Options{Marker: capture.Marker, Whole: true, TopLevel: true})
 	if nr := (*stmtstats.NotReady)(nil); errors.As(err, &nr) {
@@ -105,10 +108,18 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	}
 	progress(o.Progress, "rightsize: capturing %s for %v (Ctrl-C ends the window early and writes what was counted)\n", loc.Redacted, o.For)
 	early := wait(ctx, o, a.At)
-	lctx, lcancel := step()
+	// The last snapshot is read after a signal too (what the window saw so
+	// far), but a server that does not answer it gets lastGrace after the
+	// signal, not the 2 minutes of a step.
+	lctx, lcancel := context.WithTimeout(db, stepTimeout)
 	defer lcancel()
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(lastGrace, lcancel) })
+	defer stop()
 	b, err := stats.Snapshot(lctx)
 	if err != nil {
+		if early && lctx.Err() != nil {
+			return nil, fmt.Errorf("the server did not answer the window's last reading within %v of the signal: nothing to write: %w", lastGrace, context.Cause(ctx))
+		}
 		return nil, err
 	}
 	delta := capture.Diff(a, b)

@@ -103,6 +103,16 @@ type Conn struct {
 	closeOnce sync.Once
 	shutOnce  sync.Once
 	expired   atomic.Bool // a past deadline shut the socket down
+
+	// timers interrupt a read or write (0, 1) in progress when its
+	// deadline passes: SO_RCVTIMEO and SO_SNDTIMEO bound only the calls
+	// made after them, and a driver sets a deadline to end a call already
+	// blocked (pgx's cancellation, when the server does not answer).
+	timerMu sync.Mutex
+	timers  [2]*time.Timer
+	// armed counts each direction's deadlines set; busy is, while a call
+	// of that direction runs, the count when it began, plus one (0: none).
+	armed, busy [2]atomic.Int64
 }
 
 var _ net.Conn = (*Conn)(nil)
@@ -147,6 +157,8 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	c.busy[0].Store(c.armed[0].Load() + 1)
+	defer c.busy[0].Store(0)
 	for {
 		n, err := unix.Read(c.fd, p)
 		if err == unix.EINTR {
@@ -206,6 +218,8 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return 0, c.opError("write", net.ErrClosed)
 	}
 	defer c.end()
+	c.busy[1].Store(c.armed[1].Load() + 1)
+	defer c.busy[1].Store(0)
 	done := 0
 	for done < len(p) {
 		n, err := unix.Write(c.fd, p[done:])
@@ -249,6 +263,32 @@ func (c *Conn) SetDeadline(t time.Time) error {
 	return c.SetWriteDeadline(t)
 }
 
+// arm sets (d > 0) or clears the timer that ends a call of direction opt
+// still in progress when its deadline passes.
+func (c *Conn) arm(opt int, d time.Duration) {
+	i := 0
+	if opt == unix.SO_SNDTIMEO {
+		i = 1
+	}
+	c.timerMu.Lock()
+	defer c.timerMu.Unlock()
+	if c.timers[i] != nil {
+		c.timers[i].Stop()
+		c.timers[i] = nil
+	}
+	gen := c.armed[i].Add(1)
+	if d > 0 {
+		c.timers[i] = time.AfterFunc(d, func() {
+			// A call that began before this deadline was set ignores it
+			// (SO_RCVTIMEO, SO_SNDTIMEO bound later calls): end it.
+			if b := c.busy[i].Load(); b != 0 && b-1 < gen {
+				c.expired.Store(true)
+				c.shutdown()
+			}
+		})
+	}
+}
+
 // SetReadDeadline: zero clears it; a future time bounds each later read; a
 // past time interrupts I/O in progress and ends the connection.
 func (c *Conn) SetReadDeadline(t time.Time) error { return c.deadline(unix.SO_RCVTIMEO, t) }
@@ -273,6 +313,7 @@ func (c *Conn) deadline(opt int, t time.Time) error {
 			d = time.Microsecond
 		}
 	}
+	c.arm(opt, d)
 	tv := unix.NsecToTimeval(d.Nanoseconds())
 	return os.NewSyscallError("setsockopt", unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &tv))
 }

@@ -165,3 +165,33 @@ func TestPeek(t *testing.T) {
 		t.Errorf("peek after the server closed: %d, %v; want io.EOF", n, err)
 	}
 }
+
+// TestFutureDeadlineEndsBlockedRead: a deadline set in the future while a
+// read is already blocked ends that read when it passes, as pgx's
+// cancellation expects when the server does not answer its cancel request
+// (SO_RCVTIMEO bounds only later reads: a capture of a stalled server
+// ignored its signal).
+func TestFutureDeadlineEndsBlockedRead(t *testing.T) {
+	c, _ := pair(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 10))
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the read is blocked
+	start := time.Now()
+	if err := c.SetReadDeadline(time.Now().Add(100 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("err = %v, want a deadline exceeded", err)
+		}
+		if d := time.Since(start); d < 90*time.Millisecond {
+			t.Errorf("ended after %v, before its deadline", d)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("the blocked read outlived its deadline by seconds")
+	}
+}
