@@ -287,3 +287,23 @@ func TestTooLargeIsCut(t *testing.T) {
 		t.Errorf("the header's share of calls %.3f (before the cut %.3f): want it lowered", m.CoveredCalls, before)
 	}
 }
+
+// TestReplayCommand: the command the file prints runs enough virtual
+// users for 5x (16 at least, more when production's transactions take
+// long), and gives the consent to write when the file writes.
+func TestReplayCommand(t *testing.T) {
+	m := Build(Source{Dialect: "postgres", Server: "PostgreSQL 15.20", Database: "app", TxCounter: "pg_stat_database"}, pgDelta(), catalog, 10500)
+	out, err := m.Render("x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "#   rightsize sweep FILE.yaml --rate 1x,2x,3x,4x,5x --threads 16 --allow-writes --target COPY_URL") {
+		t.Errorf("the replay command lacks 16 threads or the consent:\n%s", out)
+	}
+	slow := *m
+	slow.Txs = []Tx{{Calls: 100, Stmts: []SQL{{Calls: 100, MeanMs: 99}}}}
+	slow.Rate = 100 // 5x: 500 per second of 100 ms: 50 in flight
+	if n := slow.ReplayThreads(); n != 100 {
+		t.Errorf("%d threads for 50 transactions in flight at 5x, want 100", n)
+	}
+}

@@ -83,6 +83,27 @@ func (m *Model) Render(name string) ([]byte, error) {
 	}
 }
 
+// ReplayThreads is how many virtual users a replay of the file up to 5x
+// wants: twice the transactions in flight at 5x by Little's law (the rate
+// times a transaction's time: its statements' mean times and a millisecond's
+// round trip each), and 16 at least: an open loop's idle users cost
+// nothing, and too few start late.
+func (m *Model) ReplayThreads() int {
+	var calls int64
+	var ms float64
+	for _, tx := range m.Txs {
+		for _, st := range tx.Stmts {
+			ms += float64(tx.Calls) * (st.MeanMs + 1)
+		}
+		calls += tx.Calls
+	}
+	if calls == 0 {
+		return 16
+	}
+	inFlight := 5 * m.Rate * ms / float64(calls) / 1000
+	return min(max(16, int(math.Ceil(2*inFlight))), 1024)
+}
+
 // fit leaves out the least-called transactions, as many as make the file
 // (out, its transactions' lines in blocks) fit the workload file's limit
 // (workfile.MaxFile), with a note: a capture of thousands of statements
@@ -223,7 +244,15 @@ func (m *Model) render(writes bool) ([]byte, [][2]int) {
 	w("# production is in this file: statements are normalized, and values are")
 	w("# drawn at run time (sampled from the target's own columns). Then, on a copy:")
 	w("#")
-	w("#   rightsize sweep FILE.yaml --rate 1x,2x,3x,4x,5x --target COPY_URL")
+	consent := ""
+	if writes {
+		consent = " --allow-writes"
+	}
+	w("#   rightsize sweep FILE.yaml --rate 1x,2x,3x,4x,5x --threads %d%s --target COPY_URL", m.ReplayThreads(), consent)
+	w("#")
+	w("# --threads are the virtual users that offer the rate: enough for 5x at")
+	w("# production's statement times and a round trip each, with room to spare")
+	w("# (an open loop with too few starts late: the result counts the delays).")
 	w("version: 1")
 	w("name: %s", m.Name)
 	w("description: %s", quote(fmt.Sprintf("%s captured from %s over %s", src.Database, src.Server, m.Window.Round(time.Second))))

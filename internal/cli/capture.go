@@ -12,7 +12,7 @@ const captureLong = `capture reads, over a window, what a production server coun
 statements and writes a workload file to read, edit and run on a copy:
 
   rightsize capture --target postgres://app@prod/app --for 10m --out my-app.yaml
-  rightsize sweep my-app.yaml --rate 1x,2x,3x,4x,5x --target postgres://app@copy/app
+  rightsize sweep my-app.yaml --rate 1x,2x,3x,4x,5x --threads 16 --target postgres://app@copy/app --allow-writes
 
 PostgreSQL: pg_stat_statements (loaded by shared_preload_libraries and
 created in the database) and pg_stat_database; the user needs
