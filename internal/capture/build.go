@@ -512,20 +512,30 @@ func define(name string, b binding) Param {
 	case b.role == roleInsert && b.col.Unique:
 		p.Value, p.Comment, p.TODO = "{type: seq, start: 1_000_000_000}", fmt.Sprintf("TODO: a new key of %s (unique): a sequence; start it above the table's largest key", col), true
 	case b.role == roleInsert:
-		p.Value, p.Comment = fmt.Sprintf("{type: sample, column: %s}", col), fmt.Sprintf("guess: a value %s already holds, sampled from the target at run time", col)
+		p.Value, p.Comment = sampleOf(col, b.col), fmt.Sprintf("guess: a value %s already holds, sampled from the target at run time", col)
 	case b.role == roleSet:
-		p.Value, p.Comment = fmt.Sprintf("{type: sample, column: %s}", col), fmt.Sprintf("guess: a value %s already holds, written again; sampled at run time", col)
+		p.Value, p.Comment = sampleOf(col, b.col), fmt.Sprintf("guess: a value %s already holds, written again; sampled at run time", col)
 	case (b.role == roleLo || b.role == roleHi) && b.col.Range:
 		p.Value = fmt.Sprintf("{type: int, min: %d, max: %d}", b.col.Min, b.col.Max)
 		p.Comment = fmt.Sprintf("guess: a range bound on %s, over the column's range in the planner's statistics (pg_stats); the two bounds are drawn apart, so a range may be empty or wide", col)
 	case b.role == roleLo || b.role == roleHi:
-		p.Value, p.Comment, p.TODO = fmt.Sprintf("{type: sample, column: %s}", col), fmt.Sprintf("TODO: a range bound on %s: a value of the column sampled at run time; the two bounds are drawn apart, so a range may be empty or wide", col), true
+		p.Value, p.Comment, p.TODO = sampleOf(col, b.col), fmt.Sprintf("TODO: a range bound on %s: a value of the column sampled at run time; the two bounds are drawn apart, so a range may be empty or wide", col), true
 	case b.col.Unique:
-		p.Value, p.Comment = fmt.Sprintf("{type: sample, column: %s}", col), fmt.Sprintf("guess: a key of %s (%s) that exists, sampled from the target at run time", b.table.Name, b.col.Name)
+		p.Value, p.Comment = sampleOf(col, b.col), fmt.Sprintf("guess: a key of %s (%s) that exists, sampled from the target at run time", b.table.Name, b.col.Name)
 	default:
-		p.Value, p.Comment = fmt.Sprintf("{type: sample, column: %s}", col), fmt.Sprintf("guess: a value %s holds, sampled from the target at run time", col)
+		p.Value, p.Comment = sampleOf(col, b.col), fmt.Sprintf("guess: a value %s holds, sampled from the target at run time", col)
 	}
 	return p
+}
+
+// sampleOf is a sample of col; where the catalog knows an integer
+// column's range (PostgreSQL's pg_stats), that range is drawn from when
+// the copy's column holds no values (an empty or smaller table).
+func sampleOf(col string, c *Column) string {
+	if c != nil && c.Range {
+		return fmt.Sprintf("{type: sample, column: %s, min: %d, max: %d}", col, c.Min, c.Max)
+	}
+	return fmt.Sprintf("{type: sample, column: %s}", col)
 }
 
 // StatementCount is the number of statements in the file.

@@ -85,7 +85,7 @@ func TestBuildPostgres(t *testing.T) {
 		"baseline_rate: 1050.000",
 		"dialects: [postgres]",
 		"  - {name: acct, existing: true}",
-		"  acct_id: {type: sample, column: acct.id}",
+		"  acct_id: {type: sample, column: acct.id, min: 1, max: 10000}", // the range: an empty copy
 		`"SELECT bal FROM acct WHERE id = :acct_id FOR UPDATE"`,
 		`"UPDATE acct SET bal = bal - :acct_bal_delta WHERE id = :acct_id"`,
 		`"INSERT INTO hist (acct_id, amt, note) VALUES (:new_hist_acct_id, :new_hist_amt, :new_hist_note)"`,

@@ -304,6 +304,8 @@ func (g *Gen) Value(i int) *Value {
 	case Sample:
 		if vals := g.samples[i]; len(vals) > 0 {
 			*v = vals[g.sdist[i].Next(g.src)]
+		} else if p.HasRange { // the column held nothing: its range
+			v.Type, v.Null, v.Int = IntValue, false, p.dist.Next(g.src)
 		}
 	case Seq:
 		if q := g.seqs; q != nil {
@@ -332,7 +334,11 @@ func (g *Gen) SetSample(i int, values []Value) error {
 		return fmt.Errorf("parameter %s is a %s, not a sample", p.Name, p.Kind)
 	}
 	if len(values) == 0 {
-		return fmt.Errorf("parameter %s: no values in %s.%s", p.Name, p.Table, p.Column)
+		if p.HasRange {
+			g.samples[i] = nil
+			return nil
+		}
+		return fmt.Errorf("parameter %s: %s has no rows with a %s: nothing to sample (give the sample min and max: a range to draw from when its column holds no values)", p.Name, p.Table, p.Column)
 	}
 	d, err := datagen.NewPgbench(p.Dist, 0, int64(len(values)-1), p.Parameter)
 	if err != nil {

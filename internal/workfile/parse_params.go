@@ -34,7 +34,7 @@ var paramKeys = map[Kind][]string{
 	Choice:    {"type", "values"},
 	Pattern:   {"type", "pattern"},
 	Timestamp: {"type", "from", "to", "dist", "parameter"},
-	Sample:    {"type", "column", "limit", "dist", "parameter"},
+	Sample:    {"type", "column", "limit", "dist", "parameter", "min", "max"},
 }
 
 const kindList = "int, decimal, seq, choice, pattern, timestamp or sample"
@@ -395,5 +395,12 @@ func (p *parser) sample(prm *Param, f map[string]*yaml.Node, line int, what stri
 			prm.Limit = int(v)
 		}
 	}
-	p.distribution(prm, f, what)
+	if f["min"] == nil && f["max"] == nil {
+		p.distribution(prm, f, what)
+		return
+	}
+	// A range to draw from when the column holds no values (a copy whose
+	// table is empty or smaller): capture writes the one production's held.
+	prm.HasRange = true
+	p.intRange(prm, f, line, what)
 }

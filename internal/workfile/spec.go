@@ -189,6 +189,9 @@ type Param struct {
 	// values a Sample loads.
 	Table, Column string
 	Limit         int
+	// HasRange: a Sample with min and max, drawn from [Min, Max] (with
+	// Dist) when its column holds no values.
+	HasRange bool
 
 	dist      *datagen.Pgbench // Int, Decimal, Timestamp; Sample's is built per load
 	cum       []int64          // Choice: cumulative weights

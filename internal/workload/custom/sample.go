@@ -74,7 +74,7 @@ func (in *Instance) startSeqs(ctx context.Context, c dialect.Conn) error {
 func (in *Instance) SetShard(index, count int) { in.seqs.Shard(index, count) }
 
 // sample reads column col of every row of table and keeps a uniform
-// sample of at most limit of its non-NULL values (reservoir sampling: one
+// sample of at most limit of its non-NULL values (none when it holds none) (reservoir sampling: one
 // pass, any database, limit values held). It reads the whole table once
 // per instance and run: a table of 10 million rows is a few seconds on a
 // local server.
@@ -113,10 +113,7 @@ func sample(ctx context.Context, c dialect.Conn, table, col string, limit int) (
 	if err := rows.Close(); err != nil {
 		return nil, err
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s has no rows with a %s: nothing to sample", table, col)
-	}
-	return out, nil
+	return out, nil // none: the parameter's range, if it has one (Gen.SetSample)
 }
 
 // own returns v with bytes of its own (the scanner reuses its buffer).

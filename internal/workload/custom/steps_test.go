@@ -118,3 +118,35 @@ func connect(t *testing.T, in *Instance) dialect.Conn {
 	t.Cleanup(func() { c.Close() })
 	return c
 }
+
+// TestSampleRangeOnEmptyTable: a sample whose column holds no values (a
+// copy with an empty table) draws from its min and max; without them the
+// virtual user refuses to start and says what to add (issue 49: a capture
+// replayed on a fresh copy stopped at once).
+func TestSampleRangeOnEmptyTable(t *testing.T) {
+	ctx := context.Background()
+	const file = `name: s
+tables: [{name: e, rows: 0, columns: [{name: id, type: int, null: true}]}]
+params: {k: {type: sample, column: e.id, min: 5, max: 7}}
+transactions: [{name: x, autocommit: true, statements: ["INSERT INTO e (id) VALUES (:k)"]}]
+`
+	in := stepsInstance(t, file)
+	v, err := in.NewVU(ctx, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for range 20 {
+		if err := v.Event(ctx, &meter{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := connect(t, in)
+	if n, lo, hi := count(t, c, "SELECT count(*) FROM e"), count(t, c, "SELECT min(id) FROM e"), count(t, c, "SELECT max(id) FROM e"); n != 20 || lo < 5 || hi > 7 || lo == hi {
+		t.Errorf("%d rows from %d to %d, want 20 drawn from 5 to 7", n, lo, hi)
+	}
+	bare := stepsInstance(t, strings.Replace(file, ", min: 5, max: 7", "", 1))
+	if _, err := bare.NewVU(ctx, 0, 1); err == nil || !strings.Contains(err.Error(), "nothing to sample (give the sample min and max") {
+		t.Errorf("a sample of an empty column without a range: %v", err)
+	}
+}
