@@ -343,7 +343,6 @@ func messageLines(ew *errWriter, prefix string, ms []result.ErrorMessage) {
 	}
 }
 
-
 func classes(m map[string]int64) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -242,6 +242,5 @@ func (r *rowSource) Values() ([]any, error) {
 	return r.vals, nil
 }
 
-
 // copyText is a text a loader keeps: a string of its own.
 func copyText(b []byte) string { return string(b) }
