@@ -456,6 +456,11 @@ func rewrite(text string, toks []tok, refs []tableRef, cat *Catalog, mysql bool,
 			b.WriteByte(' ')
 		}
 		b.WriteString(":" + name)
+		if !mysql && paramOperand(toks, i) {
+			// PostgreSQL cannot type an operator between two parameters
+			// ($1 * $2: 'operator is not unique: unknown * unknown').
+			b.WriteString("::numeric")
+		}
 		if t.End < len(text) && sqltext.IdentChar(text[t.End]) {
 			b.WriteByte(' ')
 		}
@@ -463,6 +468,29 @@ func rewrite(text string, toks []tok, refs []tableRef, cat *Catalog, mysql bool,
 	}
 	b.WriteString(text[last:])
 	return strings.Join(strings.Fields(stripComments(b.String(), mysql)), " ")
+}
+
+// paramOperand reports whether toks[i], which becomes a parameter, is an
+// operand of an arithmetic operator whose other operand is one too, and
+// is not cast already.
+func paramOperand(toks []tok, i int) bool {
+	param := func(j int) bool {
+		return j >= 0 && j < len(toks) && (toks[j].placeholder() || toks[j].Kind == sqltext.Number)
+	}
+	arith := func(j int) bool {
+		if j < 0 || j >= len(toks) {
+			return false
+		}
+		switch toks[j].text {
+		case "+", "-", "*", "/", "%":
+			return true
+		}
+		return false
+	}
+	if i+1 < len(toks) && toks[i+1].text == "::" {
+		return false
+	}
+	return arith(i-1) && param(i-2) || arith(i+1) && param(i+2)
 }
 
 func castType(w string) bool {

@@ -307,3 +307,21 @@ func TestReplayCommand(t *testing.T) {
 		t.Errorf("%d threads for 50 transactions in flight at 5x, want 100", n)
 	}
 }
+
+// TestParamsOfAnOperatorAreTyped: on PostgreSQL, a product of two
+// parameters (a literal normalized away) is written with casts, which the
+// server needs to choose the operator; a parameter beside a column is not
+// (issue 49: 'operator is not unique: unknown * unknown').
+func TestParamsOfAnOperatorAreTyped(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	d := Diff(snap(t0, 0), snap(t0.Add(time.Second), 0,
+		Stmt{ID: "a", Text: "UPDATE acct SET bal = bal - $1 * $2 WHERE id = $3", Calls: 10, TimeMs: 1}))
+	m := Build(Source{Dialect: "postgres", Database: "app"}, d, catalog, 10)
+	got := m.Txs[0].Stmts[0].Text
+	if !strings.Contains(got, "bal - :acct_bal_delta::numeric * :") || strings.Count(got, "::numeric") != 2 || strings.Contains(got, ":acct_id::") {
+		t.Errorf("statement %q: want both operands of * cast to numeric, the key not", got)
+	}
+	if out, err := m.Render("x.yaml"); err != nil || len(m.Txs) != 1 || !strings.Contains(string(out), "::numeric * :") {
+		t.Errorf("the file does not keep the cast statement (%v):\n%s", err, out)
+	}
+}
