@@ -26,6 +26,9 @@ type Source struct {
 	// TxCounter names the server's transaction counter the header
 	// compares the file's rate with.
 	TxCounter string
+	// MaxDigest is MySQL's and MariaDB's performance_schema_max_digest_length:
+	// a digest's text is cut near it, with no mark (0: not known).
+	MaxDigest int
 }
 
 // Model is a capture, ready to be written as a workload file.
@@ -137,6 +140,10 @@ func (m *Model) candidates(d Delta, cat *Catalog) []cand {
 				m.Notes = append(m.Notes, fmt.Sprintf("left out: an INSERT whose VALUES list the digest collapsed, into a table the catalog does not show (%s calls)", group(s.Calls)))
 				continue
 			}
+		}
+		if n := m.Source.MaxDigest; mysql && n > 0 && len(s.Text) >= n*7/8 {
+			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement whose text is %d bytes, near the server's performance_schema_max_digest_length (%d): the server cuts a longer one there without a mark, and a cut statement would run as another (%s calls); raise performance_schema_max_digest_length and max_digest_length and capture again", firstWord(s.Text, mysql), len(s.Text), n, group(s.Calls)))
+			continue
 		}
 		if !utf8.ValidString(text) || strings.ContainsFunc(text, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' }) {
 			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement whose text holds control characters or is not UTF-8 (%s calls)", firstWord(s.Text, mysql), group(s.Calls)))
