@@ -345,3 +345,26 @@ func TestCutDigestLeftOut(t *testing.T) {
 		t.Errorf("without the server's limit known, %d transactions kept, want 2", len(m.Txs))
 	}
 }
+
+// TestCTENamesAreNotTables: the name a WITH clause gives is the
+// statement's own: the tables a statement reads and writes never include
+// it (issue 49 item 8: one was declared as an existing table).
+func TestCTENamesAreNotTables(t *testing.T) {
+	for _, c := range []struct {
+		mysql bool
+		text  string
+	}{
+		{false, "WITH recent (id) AS MATERIALIZED (SELECT id FROM acct WHERE bal > $1), other AS (SELECT acct_id FROM hist) SELECT r.id FROM recent r JOIN other o ON o.acct_id = r.id"},
+		{false, "WITH recent AS (SELECT id FROM acct) DELETE FROM hist WHERE acct_id IN (SELECT id FROM recent)"},
+		{true, "WITH RECURSIVE `recent` AS ( SELECT `id` FROM `acct` WHERE `bal` > ? ) SELECT `r` . `id` FROM `recent` `r` JOIN `hist` `h` ON `h` . `acct_id` = `r` . `id`"},
+	} {
+		var names []string
+		for _, r := range tables(lex(c.text, c.mysql)) {
+			names = append(names, r.name)
+		}
+		slices.Sort(names)
+		if names = slices.Compact(names); !slices.Equal(names, []string{"acct", "hist"}) {
+			t.Errorf("%q: tables %v, want acct and hist", c.text, names)
+		}
+	}
+}

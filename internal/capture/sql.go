@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/sqltext"
@@ -17,6 +18,63 @@ type tok struct {
 	// without its quotes, punctuation as written, and "" for a literal, a
 	// placeholder or a :name.
 	text string
+}
+
+// withNames are the names a statement's WITH clauses give their common
+// table expressions: WITH [RECURSIVE] name [(columns)] AS [[NOT]
+// MATERIALIZED] (...), ...
+func withNames(toks []tok) map[string]bool {
+	var names map[string]bool
+	skip := func(i int) int { // past the parenthesis that opens at i
+		depth := 0
+		for ; i < len(toks); i++ {
+			switch toks[i].text {
+			case "(":
+				depth++
+			case ")":
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i := 0; i < len(toks); i++ {
+		if toks[i].text != "WITH" {
+			continue
+		}
+		j := i + 1
+		if j < len(toks) && toks[j].text == "RECURSIVE" {
+			j++
+		}
+		for j < len(toks) {
+			n, ok := toks[j].name()
+			if !ok {
+				break
+			}
+			j++
+			if j < len(toks) && toks[j].text == "(" {
+				j = skip(j)
+			}
+			if j >= len(toks) || toks[j].text != "AS" {
+				break
+			}
+			for j++; j < len(toks) && (toks[j].text == "NOT" || toks[j].text == "MATERIALIZED"); j++ {
+			}
+			if j >= len(toks) || toks[j].text != "(" {
+				break
+			}
+			if names == nil {
+				names = map[string]bool{}
+			}
+			names[n] = true
+			if j = skip(j); j >= len(toks) || toks[j].text != "," {
+				break
+			}
+			j++
+		}
+	}
+	return names
 }
 
 // placeholder reports whether t is a placeholder ($n or ?).
@@ -147,6 +205,14 @@ type tableRef struct{ name, alias string }
 // tables finds the tables after FROM, JOIN, UPDATE, INTO and DELETE FROM,
 // with their aliases (schema-qualified names keep their schema).
 func tables(toks []tok) []tableRef {
+	// A common table expression's name is the statement's own, not a table
+	// of the database (issue 49: one was declared existing).
+	ctes := withNames(toks)
+	return slices.DeleteFunc(named(toks), func(r tableRef) bool { return ctes[r.name] })
+}
+
+// named are the names that FROM, JOIN, UPDATE and INTO give (tables).
+func named(toks []tok) []tableRef {
 	var out []tableRef
 	for i := 0; i < len(toks); i++ {
 		switch toks[i].text {
