@@ -302,6 +302,9 @@ func (m *Model) render(writes bool) ([]byte, [][2]int) {
 		w("    statements:")
 		for _, s := range tx.Stmts {
 			w("      # %s calls, %.3f ms mean, %.1f rows per call", group(s.Calls), s.MeanMs, s.Rows)
+			for _, c := range s.Comment {
+				w("      # %s", c)
+			}
 			w("      - %s", quote(s.Text))
 		}
 		blocks = append(blocks, [2]int{first, lines})
