@@ -87,7 +87,17 @@ type Bottleneck struct {
 	GeneratorThrottled []result.Cgroup    `json:"generator_throttled,omitempty"`
 	HypervisorSaw      *result.Hypervisor `json:"hypervisor_saw,omitempty"`
 	PressurePct        *float64           `json:"cpu_pressure_pct,omitempty"`
+	// ServerCPUs is the CPU the database's own processes used (CPUs; nil:
+	// not measured). OthersTook: CPU-bound, but the database used less than
+	// OthersTookShare of the busy CPU: the load generator or other
+	// processes took it, so the database's CPU was not the limit.
+	ServerCPUs *float64 `json:"server_cpus,omitempty"`
+	OthersTook bool     `json:"others_took_cpu,omitempty"`
 }
+
+// OthersTookShare is the share of the busy CPU below which the database's
+// processes did not use the CPU a CPU-bound host was busy with.
+const OthersTookShare = 0.5
 
 // BottleneckOf says what a step's host figures point to: CPU, storage, a
 // limit the guest's figures do not show, or none of them; nil without
@@ -125,6 +135,11 @@ func BottleneckOf(h *result.Host, hostIsServer bool) *Bottleneck {
 		b.Limit = StorageBound
 	default:
 		b.Limit = Elsewhere
+	}
+	if used, ok := h.ServerUsedCPUs(); ok && hostIsServer {
+		b.ServerCPUs = &used
+		busy := b.BusyPct / 100 * float64(h.CPUs)
+		b.OthersTook = b.Limit == CPUBound && h.CPUs > 0 && used < OthersTookShare*busy
 	}
 	b.Stolen = Stolen(h.CPU)
 	for _, g := range h.Cgroups {

@@ -84,3 +84,37 @@ func TestServerViewOf(t *testing.T) {
 		t.Errorf("diagnosis server view %+v at limit %+v", d.Server, d.Limit)
 	}
 }
+
+// TestCPUTakenByOthers: a CPU-bound host whose database processes used
+// less than half of the busy CPU, or whose sessions on CPU were too few to
+// keep half the CPUs busy, never makes the database's CPU the limit
+// (issue 49 item 6: 0.26 CPUs of the server's on a 97 % busy host; 0.07
+// active sessions at 11.9/s).
+func TestCPUTakenByOthers(t *testing.T) {
+	host := func(serverCPUs float64) *result.Host {
+		return &result.Host{CPUs: 2, CPU: result.CPUPct{User: 80, System: 17},
+			ServerCPU: []result.ServerCPU{{Server: "postgres (PID 1)", UsedCPUs: serverCPUs, Processes: 8}}}
+	}
+	others := BottleneckOf(host(0.26), true)
+	if others.Limit != CPUBound || !others.OthersTook || others.ServerCPUs == nil || *others.ServerCPUs != 0.26 {
+		t.Errorf("0.26 of 1.94 busy CPUs: %+v, want CPU-bound, others took it", others)
+	}
+	if own := BottleneckOf(host(1.8), true); own.OthersTook {
+		t.Errorf("1.8 of 1.94 busy CPUs: %+v, want the database's own", own)
+	}
+	if remote := BottleneckOf(host(0.26), false); remote.OthersTook || remote.ServerCPUs != nil {
+		t.Errorf("a database elsewhere: %+v, want no claim about its processes", remote)
+	}
+	cpu := server(result.Wait{Type: "CPU", Samples: 300})
+	if v := ServerViewOf([]result.SweepStep{{ServerStats: cpu}}, 0, others); v.Check == CheckCPU {
+		t.Errorf("sessions on CPU, the CPU taken by others: %+v, want no CPU verdict", v)
+	}
+	own := BottleneckOf(host(1.8), true)
+	if v := ServerViewOf([]result.SweepStep{{ServerStats: cpu}}, 0, own); v.Check != CheckCPU {
+		t.Errorf("3 sessions on CPU, the database's CPU: %+v, want the CPU verdict", v)
+	}
+	few := server(result.Wait{Type: "CPU", Samples: 7}) // 0.07 active sessions
+	if v := ServerViewOf([]result.SweepStep{{ServerStats: few}}, 0, own); v.Check == CheckCPU {
+		t.Errorf("0.07 sessions on CPU: %+v, want no CPU verdict", v)
+	}
+}

@@ -33,6 +33,9 @@ func Bottleneck(b *analysis.Bottleneck) string {
 		if !b.HostIsServer {
 			s += "; the client, not the database, limited this step: add load generators (shards) before reading the knee"
 		}
+		if b.OthersTook && b.ServerCPUs != nil {
+			s += fmt.Sprintf("; but the database's own processes used %.2f of the %.2f busy CPUs: the load generator and other processes took the rest, so the database's CPU was not the limit", *b.ServerCPUs, b.BusyPct/100*float64(b.CPUs))
+		}
 		out = append(out, s)
 	case analysis.StorageBound:
 		s := fmt.Sprintf("storage-bound: iowait %.0f%% with the CPUs %.0f%% busy", b.IowaitPct, b.BusyPct)

@@ -352,3 +352,14 @@ func TestVerdictNamesStepsAsTheTable(t *testing.T) {
 		}
 	}
 }
+
+// TestBottleneckSaysWhoUsedTheCPU: a CPU-bound host whose database used a
+// small share of the busy CPU says so, with the figures.
+func TestBottleneckSaysWhoUsedTheCPU(t *testing.T) {
+	h := &result.Host{CPUs: 2, CPU: result.CPUPct{User: 80, System: 17},
+		ServerCPU: []result.ServerCPU{{Server: "postgres (PID 1)", UsedCPUs: 0.26, Processes: 8}}}
+	s := Bottleneck(analysis.BottleneckOf(h, true))
+	if !strings.Contains(s, "the database's own processes used 0.26 of the 1.94 busy CPUs") || !strings.Contains(s, "the database's CPU was not the limit") {
+		t.Errorf("%q", s)
+	}
+}
