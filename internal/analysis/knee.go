@@ -235,6 +235,11 @@ func MarginalKnee(ps []Point, frac float64) Knee {
 	return none(method, fmt.Sprintf("throughput still grows by at least %.0f%% of the first step's gain at the last step (%s)", 100*frac, ps[len(ps)-1].Name()))
 }
 
+// KneedleMinBend is how far above the chord (a share of the normalised
+// range) a step must lie for Kneedle to call it a knee: a curve bent less
+// is straight (a bend of 0 % was reported as a knee).
+const KneedleMinBend = 0.05
+
 // Kneedle finds the knee of the throughput curve as Satopää et al. (2011)
 // define it for a concave, increasing curve: with both axes normalised to
 // [0, 1], the point farthest above the straight line from the first to the
@@ -262,6 +267,20 @@ func Kneedle(ps []Point) Knee {
 	if at < 0 {
 		return none(method, "no point lies above the line from the first to the last step: no knee in the range")
 	}
+	if best < KneedleMinBend {
+		return none(method, fmt.Sprintf("the throughput curve is straight: no step lies more than %.0f%% of the range above the chord (the most: %.1f%% at %s)", 100*KneedleMinBend, 100*best, ps[at].Name()))
+	}
 	return Knee{Method: method, Index: at, X: ps[at].X, Reason: fmt.Sprintf(
 		"the throughput curve bends most at %s (%.0f%% of the range above the chord from %s to %s)", ps[at].Name(), 100*best, ps[0].Name(), ps[len(ps)-1].Name())}
+}
+
+// keptAll reports whether every step of an open loop did what it was
+// offered (KeptShare).
+func keptAll(ps []Point) bool {
+	for _, p := range ps {
+		if p.Offered <= 0 || p.Throughput < KeptShare*p.Offered {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rightsize/rightsize/internal/result"
@@ -116,5 +118,29 @@ func TestCPUTakenByOthers(t *testing.T) {
 	few := server(result.Wait{Type: "CPU", Samples: 7}) // 0.07 active sessions
 	if v := ServerViewOf([]result.SweepStep{{ServerStats: few}}, 0, own); v.Check == CheckCPU {
 		t.Errorf("0.07 sessions on CPU: %+v, want no CPU verdict", v)
+	}
+}
+
+// TestNoKneeWhenEveryStepKeptUp: the issue's sweep, 1x to 5x of 210/s,
+// every step done as offered: no knee (Kneedle had named 3x, bent "0 % of
+// the range above the chord"), and a curve bent 2 % is straight.
+func TestNoKneeWhenEveryStepKeptUp(t *testing.T) {
+	sw := &result.Sweep{Axis: "rate", HostIsServer: true}
+	for i, done := range []float64{209, 419, 629, 838, 1048} {
+		offered := 209.6 * float64(i+1)
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: fmt.Sprintf("%dx", i+1), X: offered, Offered: offered, Throughput: done, P99Ms: []float64{43, 21, 25, 31, 152}[i]})
+	}
+	r := Analyze(sw, OptionsOf(sw))
+	if r.Knee != nil {
+		t.Errorf("a knee at %s: %s", r.Steps[r.Knee.Index].Label, r.Knee.Reason)
+	}
+	for _, k := range r.Knees {
+		if k.Index >= 0 {
+			t.Errorf("%s found a knee: %s", k.Method, k.Reason)
+		}
+	}
+	straight := []Point{{X: 1, Throughput: 100}, {X: 2, Throughput: 190}, {X: 4, Throughput: 370}, {X: 8, Throughput: 700}}
+	if k := Kneedle(straight); k.Index >= 0 || !strings.Contains(k.Reason, "straight") {
+		t.Errorf("a curve bent 2 %%: %+v", k)
 	}
 }

@@ -93,7 +93,17 @@ func analyze(sw *result.Sweep, o Options) *Result {
 	}
 	r.Knees = []Knee{MarginalKnee(ps, 0.2), Kneedle(ps)}
 	if ps[0].Offered > 0 {
-		r.Knees = append(r.Knees, SustainedKnee(ps))
+		sk := SustainedKnee(ps)
+		if keptAll(ps) {
+			// Throughput followed the offered rate at every step: the
+			// curve's shape is the schedule's, not the system's limit.
+			for i, k := range r.Knees {
+				if k.Index >= 0 {
+					r.Knees[i] = none(k.Method, "every step kept up with the rate offered, so the throughput curve is the load's shape, not a limit's (it found: "+k.Reason+")")
+				}
+			}
+		}
+		r.Knees = append(r.Knees, sk)
 	}
 	if o.SLOMs > 0 {
 		r.Knees = append(r.Knees, SLOKnee(ps, o.SLOMs))
