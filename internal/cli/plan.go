@@ -30,7 +30,8 @@ given as a reason (the first seed study's rules, DOMAIN.md §1):
   3. a wide VM splits evenly over the fewest nodes, has an even vCPU count,
      cores per socket = vCPUs per node, and no CPU hot-add (it disables vNUMA);
   4. right-size: the smallest VM that carries the target rate (--from a sweep,
-     --target-rate) at --cpu-target peak CPU (default 80 %);
+     --target-rate) at --cpu-target peak CPU (default 80 %), below the
+     sweep's knee at its p99 objective (--slo; default: the sweep's own);
   5. consolidation (--consolidate): overcommit ratios, peak demand against
      capacity (cores + the HT gain), and CPU contention per VM from an Erlang C
      model and a small simulation of the vCPUs (ready, co-stop, a busy sibling).
@@ -62,7 +63,7 @@ scripts can gate on it.`
 type planOptions struct {
 	hostArg, vmsFile, from, targetRate, format, memArg, htArg string
 	vmSpecs                                                   []string
-	cpuTarget                                                 float64
+	cpuTarget, sloMs                                          float64
 	consolidate                                               bool
 	seed                                                      uint64
 	htChanged                                                 bool // --ht-gain was given
@@ -87,6 +88,7 @@ func planCommand(env *Env) *cobra.Command {
 	fl.StringVar(&o.from, "from", "", "right-size from this sweep file (its service demand, knee and response-time curve)")
 	fl.StringVar(&o.targetRate, "target-rate", "", "events per second the VM must carry, or a multiple of the sweep's baseline rate (3x)")
 	fl.Float64Var(&o.cpuTarget, "cpu-target", 80, "peak CPU % the right-sized VM should run at")
+	runplan.MillisVar(fl, &o.sloMs, "slo", 0, "p99 objective of the --from sweep's SLO knee: a duration (50ms) or milliseconds (default: the sweep's)")
 	fl.StringVar(&o.memArg, "mem", "", "memory of the right-sized VM (e.g. 96GB), for the NUMA rules")
 	fl.StringVar(&o.htArg, "ht-gain", "20", "what a hyperthread sibling adds to a busy core, in %, or measure: measure it on this machine now (--host auto; as rightsize measure ht does)")
 	fl.BoolVar(&o.consolidate, "consolidate", false, "what if the VMs share this host at their peak (busy=): overcommit, capacity, contention")
@@ -130,7 +132,7 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 		r.VMs = append(r.VMs, sizing.CheckVM(h, vm))
 	}
 	if o.from != "" {
-		s, err := sizeFromSweep(r, o.from, o.targetRate, o.cpuTarget, mem)
+		s, err := sizeFromSweep(r, o, mem)
 		if err != nil {
 			return err
 		}
@@ -220,10 +222,12 @@ func (o planOptions) vms() ([]sizing.VM, int64, error) {
 // errPlanFails: a VM breaks a rule (exit 1).
 var errPlanFails = errors.New("the plan has failing rules")
 
-// sizeFromSweep right-sizes from the service demand of the sweep file at
-// path (sizing.SizeFromSweep), at the rate rateArg (events per second, or a
-// multiple of the sweep's baseline: runplan.ParseRate), for r's host.
-func sizeFromSweep(r *sizing.Report, path, rateArg string, cpuTarget float64, mem int64) (sizing.Sizing, error) {
+// sizeFromSweep right-sizes from the service demand of the sweep file
+// --from (sizing.SizeFromSweep), at --target-rate (events per second, or a
+// multiple of the sweep's baseline: runplan.ParseRate) and --slo (0: the
+// sweep's), for r's host.
+func sizeFromSweep(r *sizing.Report, o planOptions, mem int64) (sizing.Sizing, error) {
+	path, rateArg, cpuTarget := o.from, o.targetRate, o.cpuTarget
 	sw, err := stored.ReadSweep(path)
 	if err != nil {
 		return sizing.Sizing{}, runError{fmt.Errorf("from: %w", err)}
@@ -233,7 +237,7 @@ func sizeFromSweep(r *sizing.Report, path, rateArg string, cpuTarget float64, me
 		return sizing.Sizing{}, usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
 	}
 	rate := sizing.TargetRate{PerSecond: rt.PerSecond(0), Multiple: rt.Multiple(), Text: rateArg}
-	s, err := sizing.SizeFromSweep(sizing.FromSweep{Host: r.Host, Sweep: sw, Name: path, Rate: rate, CPUTargetPct: cpuTarget, Memory: mem})
+	s, err := sizing.SizeFromSweep(sizing.FromSweep{Host: r.Host, Sweep: sw, Name: path, Rate: rate, CPUTargetPct: cpuTarget, Memory: mem, SLOMs: o.sloMs})
 	switch {
 	case errors.Is(err, sizing.ErrNoDemand):
 		return s, runError{fmt.Errorf("from: %w", err)}

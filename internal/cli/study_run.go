@@ -45,7 +45,7 @@ func studyVM(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
 		return "", wrapRun(err)
 	}
 	pr := &sizing.Report{Host: h, HTGainPct: 20, HTGainSource: "default"}
-	sizing, err := sizeFromSweep(pr, sweep, p.TargetRate, p.CPUTarget, 0)
+	sizing, err := sizeFromSweep(pr, planOptions{from: sweep, targetRate: p.TargetRate, cpuTarget: p.CPUTarget}, 0)
 	if err != nil {
 		return "", err
 	}

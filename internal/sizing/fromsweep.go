@@ -33,6 +33,9 @@ type FromSweep struct {
 	Rate         TargetRate
 	CPUTargetPct float64
 	Memory       int64
+	// SLOMs is the p99 objective the sweep is analysed at (0: the
+	// sweep's own): its SLO knee is the one a target rate may not pass.
+	SLOMs float64
 }
 
 // SizeFromSweep right-sizes a VM from a sweep's measured service demand
@@ -47,7 +50,11 @@ type FromSweep struct {
 // is ErrNoDemand; a rate no VM carries is ErrNoVMFits; other errors are
 // the target rate's.
 func SizeFromSweep(in FromSweep) (Sizing, error) {
-	sw := analysis.Analyze(in.Sweep, analysis.Options{SLOMs: in.Sweep.SLOMs, CPUTargetPct: in.CPUTargetPct})
+	slo := in.Sweep.SLOMs
+	if in.SLOMs > 0 {
+		slo = in.SLOMs
+	}
+	sw := analysis.Analyze(in.Sweep, analysis.Options{SLOMs: slo, CPUTargetPct: in.CPUTargetPct})
 	if sw.Demand == nil {
 		return Sizing{}, fmt.Errorf("%s: %w: %s", in.Name, ErrNoDemand, sw.DemandError)
 	}

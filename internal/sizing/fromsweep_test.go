@@ -139,3 +139,23 @@ func TestServerCurve(t *testing.T) {
 		t.Errorf("server curve %+v, want 10 %%, 20 %%, ... of 4 CPUs", c)
 	}
 }
+
+// TestSizeFromSweepAtAnObjective: plan --slo analyses the sweep at the
+// user's objective rather than the sweep's own (issue 49: plan had no
+// --slo): the knee it reasons from is that objective's.
+func TestSizeFromSweepAtAnObjective(t *testing.T) {
+	in := FromSweep{Host: eightCores, Sweep: lockBound(), Name: "l.json", Rate: TargetRate{PerSecond: 1000, Text: "1000"}, CPUTargetPct: 80}
+	plain, err := SizeFromSweep(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.SLOMs = 2.5
+	at, err := SizeFromSweep(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, a := strings.Join(plain.Reasons, "\n"), strings.Join(at.Reasons, "\n")
+	if strings.Contains(p, "(slo method)") || !strings.Contains(a, "knee at threads 2: 1750/s on 4 CPUs (slo method)") {
+		t.Errorf("reasons at a 2.5 ms objective:\n%s\nwithout:\n%s", a, p)
+	}
+}
