@@ -194,17 +194,9 @@ func blockOf(blocks [][2]int, line int) int {
 	return -1
 }
 
-// render writes the file and returns, for each transaction, its first
-// and last lines.
-func (m *Model) render(writes bool) ([]byte, [][2]int) {
-	var b strings.Builder
-	var blocks [][2]int
-	lines := 0 // written so far: a transaction's first and last
-	w := func(format string, args ...any) {
-		at := b.Len()
-		fmt.Fprintf(&b, format+"\n", args...)
-		lines += strings.Count(b.String()[at:], "\n")
-	}
+// header writes the file's comment header: where it came from, what it
+// holds and left out, and how to replay it.
+func (m *Model) header(w func(string, ...any), writes bool) {
 	src := m.Source
 	w("# Captured by rightsize capture from %s, database %s, over %s from %s.",
 		src.Server, src.Database, m.Window.Round(time.Second), src.Start.UTC().Format(time.RFC3339))
@@ -253,6 +245,21 @@ func (m *Model) render(writes bool) ([]byte, [][2]int) {
 	w("# --threads are the virtual users that offer the rate: enough for 5x at")
 	w("# production's statement times and a round trip each, with room to spare")
 	w("# (an open loop with too few starts late: the result counts the delays).")
+}
+
+// render writes the file and returns, for each transaction, its first
+// and last lines.
+func (m *Model) render(writes bool) ([]byte, [][2]int) {
+	var b strings.Builder
+	var blocks [][2]int
+	lines := 0 // written so far: a transaction's first and last
+	w := func(format string, args ...any) {
+		at := b.Len()
+		fmt.Fprintf(&b, format+"\n", args...)
+		lines += strings.Count(b.String()[at:], "\n")
+	}
+	m.header(w, writes)
+	src := m.Source
 	w("version: 1")
 	w("name: %s", m.Name)
 	w("description: %s", quote(fmt.Sprintf("%s captured from %s over %s", src.Database, src.Server, m.Window.Round(time.Second))))
