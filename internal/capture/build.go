@@ -57,6 +57,8 @@ type Model struct {
 	CoveredCalls, CoveredTime float64
 	Evicted, Unseen           int64
 	Notes                     []string // lines for the header
+	// Traced is what a statement log added (nil: none was read).
+	Traced *Traced
 }
 
 // Tx is one transaction of the file.
@@ -64,6 +66,9 @@ type Tx struct {
 	Name    string
 	Calls   int64 // in the window: the weight
 	Grouped bool  // statements that ran equally often on the same tables
+	// Think is the mean pause, in milliseconds, production's sessions made
+	// after a transaction (0: not known).
+	Think   float64
 	Stmts   []SQL
 	Comment []string
 }
@@ -85,6 +90,8 @@ type Param struct {
 	Value   string // the YAML flow mapping
 	Comment string
 	TODO    bool
+	role    string
+	col     *Column
 }
 
 // Build chooses the statements of d that make up Coverage of its calls
@@ -93,6 +100,14 @@ type Param struct {
 // server's count of transactions in the window (commits and rollbacks), or
 // -1.
 func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
+	return BuildTraced(src, d, cat, serverTx, nil)
+}
+
+// BuildTraced is Build with what the server's statement log said about
+// the window (nil: nothing): statements grouped into the transactions the
+// log shows, in their order, their parameters' values (key skew, the
+// ranges of amounts and limits), the sessions' concurrency and think time.
+func BuildTraced(src Source, d Delta, cat *Catalog, serverTx int64, tr *Trace) *Model {
 	m := &Model{Source: src, Window: d.Window, Name: ident("captured_" + src.Database), Evicted: d.Evicted, Unseen: d.Unseen, ServerTx: -1}
 	m.Name = strings.ReplaceAll(m.Name, "_", "-")
 	if len(m.Name) > 64 {
@@ -103,13 +118,21 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 		m.ServerTx = float64(serverTx) / secs
 	}
 	kept := m.choose(m.candidates(d, cat), cat)
+	m.traceValues(kept, tr)
+	txs := m.tracedTransactions(kept, tr)
+	if txs == nil {
+		txs = m.transactions(kept)
+	}
 	var sum int64
-	for _, tx := range m.transactions(kept) {
+	for _, tx := range txs {
 		sum += tx.Calls
 		m.Txs = append(m.Txs, tx)
 	}
 	sort.SliceStable(m.Txs, func(a, b int) bool { return m.Txs[a].Calls > m.Txs[b].Calls })
 	sort.Strings(m.Tables)
+	if m.Traced != nil {
+		m.pruneParams()
+	}
 	if secs > 0 {
 		m.Rate = float64(sum) / secs
 	}
@@ -123,6 +146,9 @@ type cand struct {
 	sql  SQL
 	toks []tok
 	refs []tableRef
+	// slots name the parameter each placeholder or literal of toks (by
+	// its index) became.
+	slots map[int]string
 }
 
 // candidates are the application's statements of d: utility statements,
@@ -258,7 +284,8 @@ func (m *Model) choose(cands []cand, cat *Catalog) []cand {
 		if !keep[i] {
 			continue
 		}
-		c.sql.Text = rewrite(c.text, c.toks, c.refs, cat, m.Source.Dialect == "mysql", params, &m.Params)
+		c.slots = map[int]string{}
+		c.sql.Text = rewrite(c.text, c.toks, c.refs, cat, m.Source.Dialect == "mysql", params, &m.Params, c.slots)
 		kept = append(kept, c)
 		calls += c.st.Calls
 		timeMs += c.st.TimeMs
@@ -420,8 +447,8 @@ func firstWord(s string, mysql bool) string {
 // rewrite replaces each placeholder and literal of a statement with a
 // named parameter, adding the parameters to params (by name) and list
 // (each with the comment that says what was guessed), and returns the
-// statement.
-func rewrite(text string, toks []tok, refs []tableRef, cat *Catalog, mysql bool, params map[string]Param, list *[]Param) string {
+// statement; slots gets the name each token (by index) became.
+func rewrite(text string, toks []tok, refs []tableRef, cat *Catalog, mysql bool, params map[string]Param, list *[]Param, slots map[int]string) string {
 	var b strings.Builder
 	last := 0
 	inStmt := map[string]string{} // placeholder text ($1) -> name, PostgreSQL only
@@ -461,6 +488,7 @@ func rewrite(text string, toks []tok, refs []tableRef, cat *Catalog, mysql bool,
 				inStmt[text[t.Start:t.End]] = name
 			}
 		}
+		slots[i] = name
 		b.WriteString(text[last:t.Start])
 		if t.Start > 0 && (sqltext.IdentChar(text[t.Start-1]) || text[t.Start-1] == ':') {
 			b.WriteByte(' ')
@@ -532,7 +560,7 @@ func stripComments(s string, mysql bool) string {
 // define is the parameter a binding gets, with the comment that says what
 // was guessed.
 func define(name string, b binding) Param {
-	p := Param{Name: name}
+	p := Param{Name: name, role: b.role, col: b.col}
 	col := b.describe()
 	switch {
 	case b.role == roleLimit:

@@ -227,6 +227,9 @@ func (m *Model) header(w func(string, ...any), writes bool) {
 		w("# broken down by statement in the server's digest summary, so they are not")
 		w("# in this file (MariaDB records their count only): see docs/capture.md.")
 	}
+	if t := m.Traced; t != nil {
+		m.traceHeader(w, t)
+	}
 	for _, n := range m.Notes {
 		w("# Note: %s", n)
 	}
@@ -245,6 +248,25 @@ func (m *Model) header(w func(string, ...any), writes bool) {
 	w("# --threads are the virtual users that offer the rate: enough for 5x at")
 	w("# production's statement times and a round trip each, with room to spare")
 	w("# (an open loop with too few starts late: the result counts the delays).")
+}
+
+// traceHeader says what the statement log added.
+func (m *Model) traceHeader(w func(string, ...any), t *Traced) {
+	w("#")
+	w("# The server's statement log (%s) showed %s transactions of these", t.From, group(t.Txs))
+	w("# statements from %d sessions: on average %.2f of them were inside a", t.Sessions, t.Active)
+	w("# transaction, and a session paused %s ms between two (the mean; each", fmtMs(t.ThinkMs))
+	w("# transaction's think time). The transactions below are the log's: the")
+	w("# statements each one ran, in their order; each parameter's comment says")
+	w("# what its values showed.")
+	if math.Abs(t.Scale-1) > 0.1 {
+		w("# The log showed %.0f %% of the calls the statistics counted (is", 100/t.Scale)
+		w("# log_min_duration_statement above 0, or sampled?): weights are scaled up.")
+	}
+	if t.Unaligned > 0 {
+		w("# %s executions' text did not match their statement's normalized text:", group(t.Unaligned))
+		w("# their values were not read.")
+	}
 }
 
 // render writes the file and returns, for each transaction, its first
@@ -305,6 +327,10 @@ func (m *Model) render(writes bool) ([]byte, [][2]int) {
 		w("    weight: %d  # %.1f %% of the transactions", tx.Calls, 100*float64(tx.Calls)/float64(max(total, 1)))
 		if !tx.Grouped {
 			w("    autocommit: true")
+		}
+		if tx.Think > 0 {
+			w("    think: %v  # production's sessions' mean pause between transactions (a closed loop's; --rate ignores it)", time.Duration(tx.Think*float64(time.Millisecond)).Round(time.Microsecond))
+			w("    think_dist: exponential")
 		}
 		w("    statements:")
 		for _, s := range tx.Stmts {

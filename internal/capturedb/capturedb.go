@@ -29,6 +29,9 @@ type Options struct {
 	Getenv   func(string) string
 	// Tick is how often a progress line is written (default 10 s).
 	Tick time.Duration
+	// Log is the server's statement log to read too (PostgreSQL's csvlog
+	// file), "" for none.
+	Log string
 }
 
 // stepTimeout bounds the reads before the window, and the last snapshot.
@@ -99,6 +102,18 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the catalog: %w", err)
 	}
+	var log *logTail
+	if o.Log != "" {
+		if loc.Dialect != "postgres" {
+			return nil, fmt.Errorf("%w: --log reads PostgreSQL's csvlog; for MySQL and MariaDB capture reads performance_schema only", ErrNotReady)
+		}
+		if err := checkLogging(sctx, stats); err != nil {
+			return nil, err
+		}
+		if log, err = openLog(o.Log); err != nil {
+			return nil, err
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, context.Cause(ctx)
 	}
@@ -125,7 +140,13 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	delta := capture.Diff(a, b)
 	src := s.source()
 	src.Start = a.At
-	m := capture.Build(src, delta, cat, s.serverTx(delta))
+	var tr *capture.Trace
+	if log != nil {
+		if tr, err = log.read(delta, loc.Database); err != nil {
+			return nil, err
+		}
+	}
+	m := capture.BuildTraced(src, delta, cat, s.serverTx(delta), tr)
 	return &Result{Model: m, Early: early}, nil
 }
 

@@ -47,6 +47,7 @@ func captureCommand(env *Env) *cobra.Command {
 	fs.DurationVar(&o.For, "for", 10*time.Minute, "the window over which the statistics are counted")
 	fs.StringVar(&o.Out, "out", "", "the workload file to write (- for standard output); an existing file is replaced only with --force, a device or pipe is written through")
 	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
+	fs.StringVar(&o.Log, "log", "", "PostgreSQL's csvlog file (log_min_duration_statement = 0), read too: transactions as they ran, parameter values (key skew), sessions and think time")
 	fs.DurationVar(&o.Tick, "progress", 10*time.Second, "how often a progress line is written on stderr (10ms or more)")
 	return c
 }

@@ -25,6 +25,7 @@ type CaptureOptions struct {
 	Out    string        // the workload file to write
 	Force  bool          // overwrite Out
 	Tick   time.Duration // progress lines (0: every 10 s)
+	Log    string        // the server's statement log (PostgreSQL csvlog), "" for none
 }
 
 // Capture reads the target's statement statistics over the window and
@@ -66,7 +67,7 @@ func Capture(ctx context.Context, env *run.Env, o CaptureOptions) error {
 	if len(errs) > 0 {
 		return exitcode.With(errors.Join(errs...), exitcode.Usage)
 	}
-	res, err := capturedb.Capture(ctx, capturedb.Options{Target: raw, For: o.For, Progress: env.Stderr, Getenv: env.Getenv, Tick: o.Tick})
+	res, err := capturedb.Capture(ctx, capturedb.Options{Target: raw, For: o.For, Progress: env.Stderr, Getenv: env.Getenv, Tick: o.Tick, Log: o.Log})
 	if errors.Is(err, capturedb.ErrNotReady) {
 		return exitcode.With(err, exitcode.Usage)
 	}

@@ -1,0 +1,97 @@
+package capturedb
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rightsize/rightsize/internal/capture"
+	"github.com/rightsize/rightsize/internal/dialect"
+	"github.com/rightsize/rightsize/internal/stmtstats"
+)
+
+// maxLogRead bounds what capture reads of a statement log in one window.
+const maxLogRead = 8 << 30
+
+// logTail is a statement log opened before the window: what is appended
+// to it until the window ends is the window's.
+type logTail struct {
+	path string
+	f    *os.File
+	from int64
+}
+
+// openLog opens the server's statement log at path, a regular file, and
+// notes where the window starts in it.
+func openLog(path string) (*logTail, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --log: %v", ErrNotReady, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%w: --log: %v", ErrNotReady, err)
+	}
+	return &logTail{path: path, f: f, from: fi.Size()}, nil
+}
+
+// read reads what the window appended into a trace of d's statements. A
+// log that shrank meanwhile (rotated, truncated) is read from its start,
+// with a note.
+func (l *logTail) read(d capture.Delta, db string) (*capture.Trace, error) {
+	defer l.f.Close()
+	fi, err := os.Stat(l.path)
+	if err != nil {
+		return nil, fmt.Errorf("--log: %w", err)
+	}
+	f := l.f
+	from := l.from
+	if !os.SameFile(fi, mustStat(l.f)) || fi.Size() < l.from {
+		if f, err = os.Open(l.path); err != nil {
+			return nil, fmt.Errorf("--log: %w", err)
+		}
+		defer f.Close()
+		from = 0
+	}
+	tr := capture.NewTrace("csvlog "+l.path, d)
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("--log: %w", err)
+	}
+	if err := tr.ReadPostgresCSV(io.LimitReader(f, maxLogRead), db); err != nil {
+		return nil, fmt.Errorf("--log %s: %w", l.path, err)
+	}
+	return tr, nil
+}
+
+func mustStat(f *os.File) os.FileInfo {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	return fi
+}
+
+// checkLogging refuses a PostgreSQL server whose settings would not log
+// each statement's duration to csvlog.
+func checkLogging(ctx context.Context, r *stmtstats.Reader) error {
+	var dest, minDur string
+	err := r.Query(ctx, "SELECT current_setting('log_destination'), current_setting('log_min_duration_statement')", func(rows dialect.Rows) error {
+		return rows.Scan(&dest, &minDur)
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case !strings.Contains(dest, "csvlog"):
+		return fmt.Errorf("%w: --log: the server's log_destination is %q: capture reads csvlog (log_destination = 'csvlog', logging_collector = on: a restart)", ErrNotReady, dest)
+	case minDur != "0":
+		return fmt.Errorf("%w: --log: the server's log_min_duration_statement is %s: capture needs every statement's line (ALTER SYSTEM SET log_min_duration_statement = 0; SELECT pg_reload_conf();)", ErrNotReady, minDur)
+	}
+	return nil
+}
