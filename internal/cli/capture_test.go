@@ -446,3 +446,67 @@ func TestCaptureUsage(t *testing.T) {
 		t.Errorf("temporary files left behind: %v", left)
 	}
 }
+
+// TestCaptureLogPostgres: on a private PostgreSQL logging every
+// statement to csvlog, capture --log groups the application's statements
+// as the log's transactions ran them (the read-then-update in its order),
+// reads the amount production used (1.50, a constant the statistics
+// normalize away) and finds its account keys evenly drawn; no text value
+// of production is written. A server that does not log to csvlog is
+// refused before the window.
+func TestCaptureLogPostgres(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs a workload for 10 s")
+	}
+	srv := testenv.PrivatePostgres(t, "shared_preload_libraries=pg_stat_statements", "logging_collector=on",
+		"log_destination=csvlog", "log_filename=pg.log", "log_min_duration_statement=0")
+	prod := srv.NamedDB(t, "prod")
+	loadCaptureTables(t, srv, prod)
+	logFile := filepath.Join(srv.Dir, "data", "log", "pg.csv")
+	file := filepath.Join(t.TempDir(), "app.yaml")
+
+	plain := testenv.PrivatePostgres(t, "shared_preload_libraries=pg_stat_statements")
+	pdb := plain.NamedDB(t, "app")
+	plain.Exec(t, pdb, "CREATE EXTENSION pg_stat_statements")
+	o := run(t, context.Background(), "capture", "--target", plain.AdminURL(pdb), "--for", "1h", "--log", logFile, "--out", file)
+	if o.code != 2 || !strings.Contains(o.stderr, "log_destination") || !strings.Contains(o.stderr, "csvlog") {
+		t.Errorf("capture --log of a server logging to stderr: exit %d, want 2 and what to set\n%s", o.code, o.stderr)
+	}
+
+	ctx, stop := context.WithCancel(context.Background())
+	_, wait := production(ctx, t, srv, prod)
+	time.Sleep(time.Second)
+	o = run(t, context.Background(), "capture", "--target", srv.AdminURL(prod), "--for", "8s", "--log", logFile, "--out", file)
+	stop()
+	if failed := wait(); failed > 0 {
+		t.Errorf("the application failed or fell behind %d times", failed)
+	}
+	if o.code != 0 {
+		t.Fatalf("capture: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	spec, text := readSpec(t, file)
+	got := shares(spec)
+	for name, want := range prodShares {
+		if math.Abs(got[name]-want) > 0.04 {
+			t.Errorf("captured share of %s %.3f, want %.2f within 4 points (mix %v)\n%s", name, got[name], want, got, text)
+		}
+	}
+	var tx *workfile.Transaction
+	for i := range spec.Transactions {
+		if spec.Transactions[i].Name == "select_update_acct" {
+			tx = &spec.Transactions[i]
+		}
+	}
+	if tx == nil || len(tx.Statements) != 2 || !strings.Contains(tx.Statements[0].Forms[0].SQL, "FOR UPDATE") || tx.Autocommit {
+		t.Fatalf("the read-then-update is not one transaction of two statements, the read first:\n%s", text)
+	}
+	for _, want := range []string{"From the server's log:", "{type: decimal, min: 1.50, max: 1.50}", "sessions: on average", "as even as a uniform draw"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the file lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "secret-") || strings.Contains(text, "offered as one transaction") || strings.Contains(text, "dist: zipfian") {
+		t.Errorf("the file holds a text of production's, a guessed grouping, or skew in evenly drawn keys:\n%s", text)
+	}
+}

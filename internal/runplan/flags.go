@@ -534,7 +534,7 @@ func (c *Flags) Bind(fs *pflag.FlagSet, phase string) {
 
 func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 	if phase == PhaseSweep {
-		c.Threads.bind(fs, true, "virtual users per instance, a list to sweep (1,2,4,8,16,32), or search: the most before the --slo objective is missed or throughput stops growing, searched from 1 (closed loop)")
+		c.Threads.bind(fs, true, "virtual users per instance, a list to sweep (1,2,4,8,16,32), or search: the most before the --slo objective is missed or throughput stops growing, searched from 1 (closed loop); with --rate, the most events in flight per instance (16 by default)")
 		c.Rate.bind(fs, true, "open loop: a list of rates to sweep, per second or multiples of --baseline-rate (1x,2x,3x,4x,5x), or search: the highest rate that meets the --slo objective and is kept up with, searched from --baseline-rate (auto when not given: one virtual user's closed-loop rate)")
 		c.SLOPct = "p99"
 		fs.Var(SLOFlag{&c.SLO, &c.SLOPct}, "slo", "response-time objective: p99 by default, a duration (50ms) or milliseconds, or on another percentile as p95=50ms; the slo knee's, and what --rate search and --threads search meet (0: none)")
@@ -543,7 +543,7 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 		fs.Var(&c.TypeSLO, "slo-type", "p95 objective of one transaction type, NAME=DURATION (new_order=50ms); repeat it for several types; the type-slo knee is the most load at which every named type meets its objective (with --slo too, the slo knee comes first)")
 		fs.Float64Var(&c.CPUTarget, "cpu-target", 80, "host CPU % the sweet spot must stay under (the highest step with flat response time below it)")
 	} else {
-		c.Threads.bind(fs, false, "virtual users per instance (closed loop), or most events in flight per instance (open loop)")
+		c.Threads.bind(fs, false, "virtual users per instance (closed loop; 1 by default), or most events in flight per instance (open loop: with --rate, 16 by default)")
 	}
 	DurationVar(fs, &c.Duration, "time", 10*time.Second, "length of the measured window (30s, 2m, or seconds)")
 	DurationVar(fs, &c.Warmup, "warmup", 0, "warm-up before the measured window, reported apart and excluded from the headline figures")

@@ -255,6 +255,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 	}
 	p := &Plan{Workload: w, Sweep: c.phase == PhaseSweep, Prepare: c.Prepare, Force: c.Force, Out: Output{Path: c.Out, Workload: w.Meta().Name},
 		Prometheus: c.Prometheus, CPUProfile: c.CPUProfile, ServerStats: c.ServerStats, ServerSessions: c.Changed("server-stats") && c.ServerStats > 0, Label: c.Label, Config: strings.TrimSpace(c.Config), SLO: c.SLO, SLOPct: c.SLOPct, CPUTarget: c.CPUTarget}
+	c.openLoopThreads(w)
 	rate := c.Rate.First()
 	multiples := rate.IsMultiple()
 	if p.Sweep {
@@ -351,6 +352,21 @@ func threads(w workload.Workload, n int) int {
 		return vus
 	}
 	return n
+}
+
+// OpenLoopThreads is --threads when a rate is given and --threads is not:
+// the most events in flight per instance. One would start events late
+// as soon as one waited on the server (the result counts the delays); an
+// open loop's idle virtual users cost nothing.
+const OpenLoopThreads = 16
+
+// openLoopThreads sets --threads to OpenLoopThreads for a rate (a list,
+// or a search) given without --threads, unless w sets its own.
+func (c *Flags) openLoopThreads(w workload.Workload) {
+	if c.Changed("threads") || w.Meta().VUs > 0 || c.Rate.First().IsZero() && !c.Rate.Search() {
+		return
+	}
+	c.Threads.list, c.Threads.text = []int{OpenLoopThreads}, strconv.Itoa(OpenLoopThreads)
 }
 
 // runSteps are a run's steps: one, or the workload's own (fileio's read
