@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rightsize/rightsize/internal/sqltext"
 	"github.com/rightsize/rightsize/internal/workfile"
 )
 
@@ -383,5 +384,21 @@ func TestInListStaysAList(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "IN (:acct_id, :acct_id_2, :acct_id_3)") || !strings.Contains(string(out), "# TODO: the digest hides the length of its IN list") {
 		t.Errorf("the IN list is not a list of three with its TODO:\n%s", out)
+	}
+}
+
+// TestOwnStatementsLeftOut: the statements rightsize runs for itself on a
+// target (sqltext.Own: loading a sample's values, a sequence's start) are
+// not the application's, however often they ran.
+func TestOwnStatementsLeftOut(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	d := Diff(snap(t0, 0), snap(t0.Add(10*time.Second), 100,
+		Stmt{ID: "1", Text: "SELECT bal FROM acct WHERE id = $1", Calls: 100, TimeMs: 10, Rows: 100},
+		Stmt{ID: "2", Text: sqltext.Own + "SELECT id FROM acct", Calls: 400, TimeMs: 900, Rows: 4_000_000},
+		Stmt{ID: "3", Text: sqltext.Own + "SELECT MAX(id) FROM hist", Calls: 8, TimeMs: 1, Rows: 8},
+	))
+	m := Build(Source{Dialect: "postgres", Database: "app"}, d, catalog, 100)
+	if m.Calls != 100 || m.StatementCount() != 1 || m.Txs[0].Stmts[0].Text != "SELECT bal FROM acct WHERE id = :acct_id" {
+		t.Errorf("%d calls, %d statements (%+v): want rightsize's own left out", m.Calls, m.StatementCount(), m.Txs)
 	}
 }

@@ -170,7 +170,7 @@ var systemSchemas = []string{"pg_catalog", "information_schema", "performance_sc
 // statistics, or is capture's own (its marker survives PostgreSQL's
 // normalization).
 func isSystem(text string, toks []tok) bool {
-	if strings.Contains(text, Marker) {
+	if strings.Contains(text, Marker) || strings.HasPrefix(strings.TrimSpace(text), strings.TrimSpace(sqltext.Own)) {
 		return true
 	}
 	for i, t := range toks {

@@ -237,7 +237,13 @@ func (m *Model) header(w func(string, ...any), writes bool) {
 	w("# Read it before running it: each parameter's comment says what capture")
 	w("# guessed it stands for, and TODO marks what it could not tell. No value of")
 	w("# production is in this file: statements are normalized, and values are")
-	w("# drawn at run time (sampled from the target's own columns). Then, on a copy:")
+	if m.Traced != nil {
+		w("# drawn at run time (sampled from the target's own columns), but for the")
+		w("# ranges of numbers the log showed (amounts, limits, constants, keys' bounds).")
+		w("# Then, on a copy:")
+	} else {
+		w("# drawn at run time (sampled from the target's own columns). Then, on a copy:")
+	}
 	w("#")
 	consent := ""
 	if writes {

@@ -28,7 +28,14 @@ often on a shared table as one transaction, and baseline_rate: the rate
 (values sampled from the target at run time), with a comment on each guess
 and TODO where capture could not tell. No value of production is written:
 statements are normalized. capture only reads, and leaves its own queries
-out. Ctrl-C ends the window early: the file is written with what was
+out.
+
+--log FILE (PostgreSQL) reads the server's csvlog too (log_destination =
+'csvlog', log_min_duration_statement = 0): the statements each transaction
+ran, in their order; the values parameters took (key skew as a zipfian,
+the ranges of amounts, limits and constants: the only numbers of
+production the file then holds); keys a transaction carries from
+statement to statement as one parameter; sessions and think time. Ctrl-C ends the window early: the file is written with what was
 counted, and capture exits 3. See docs/capture.md.`
 
 func captureCommand(env *Env) *cobra.Command {

@@ -309,3 +309,9 @@ func SelectInto(toks []Token) int {
 	}
 	return -1
 }
+
+// Own begins every statement rightsize runs on a target for itself, not
+// for the workload (loading a sample's values, reading a sequence's start,
+// counting rows): PostgreSQL's statement statistics keep comments, so that
+// a capture of a server rightsize ran on leaves them out.
+const Own = "/* rightsize */ "

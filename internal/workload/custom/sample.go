@@ -3,6 +3,7 @@ package custom
 import (
 	"context"
 	"fmt"
+	"github.com/rightsize/rightsize/internal/sqltext"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/datagen"
@@ -55,7 +56,7 @@ func (in *Instance) startSeqs(ctx context.Context, c dialect.Conn) error {
 			continue
 		}
 		var v workfile.Value
-		if err := c.QueryRow(ctx, "SELECT MAX("+p.Column+") FROM "+p.Table, nil, scanner{&v}); err != nil {
+		if err := c.QueryRow(ctx, sqltext.Own+"SELECT MAX("+p.Column+") FROM "+p.Table, nil, scanner{&v}); err != nil {
 			return fmt.Errorf("parameter %s: the highest %s.%s: %w", p.Name, p.Table, p.Column, err)
 		}
 		switch {
@@ -79,7 +80,7 @@ func (in *Instance) SetShard(index, count int) { in.seqs.Shard(index, count) }
 // per instance and run: a table of 10 million rows is a few seconds on a
 // local server.
 func sample(ctx context.Context, c dialect.Conn, table, col string, limit int) ([]workfile.Value, error) {
-	st, err := c.Prepare(ctx, "SELECT "+col+" FROM "+table)
+	st, err := c.Prepare(ctx, sqltext.Own+"SELECT "+col+" FROM "+table)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/rightsize/rightsize/internal/sqltext"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/dialect"
@@ -66,7 +67,7 @@ func Owner(ctx context.Context, c dialect.Conn, name string) (string, error) {
 		return "", err
 	}
 	var w string
-	err := c.QueryRow(ctx, "SELECT workload FROM "+Table+" WHERE object_name = ?", []any{name}, &w)
+	err := c.QueryRow(ctx, sqltext.Own+"SELECT workload FROM "+Table+" WHERE object_name = ?", []any{name}, &w)
 	if errors.Is(err, dialect.ErrNoRows) {
 		return "", nil
 	}

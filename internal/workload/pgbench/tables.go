@@ -3,6 +3,7 @@ package pgbench
 import (
 	"context"
 	"fmt"
+	"github.com/rightsize/rightsize/internal/sqltext"
 	"strconv"
 	"sync"
 
@@ -157,7 +158,7 @@ func (in *instance) Match(ctx context.Context) ([]string, error) {
 
 func countBranches(ctx context.Context, c dialect.Conn) (int64, error) {
 	var n int64
-	if err := c.QueryRow(ctx, "select count(*) from pgbench_branches", nil, &n); err != nil {
+	if err := c.QueryRow(ctx, sqltext.Own+"select count(*) from pgbench_branches", nil, &n); err != nil {
 		return 0, fmt.Errorf("could not count number of branches: %w", err)
 	}
 	return n, nil

@@ -3,6 +3,7 @@ package tables
 import (
 	"context"
 	"fmt"
+	"github.com/rightsize/rightsize/internal/sqltext"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/dialect"
@@ -60,7 +61,7 @@ func judgeWhole(ctx context.Context, c dialect.Conn, f Found, want int64, differ
 	if d := differ(f); d != "" {
 		return d, 0, nil
 	}
-	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+f.Name, nil, &rows); err != nil {
+	if err := c.QueryRow(ctx, sqltext.Own+"SELECT COUNT(*) FROM "+f.Name, nil, &rows); err != nil {
 		return "", 0, fmt.Errorf("count %s: %w", f.Name, err)
 	}
 	if rows != want {
