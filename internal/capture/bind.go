@@ -279,9 +279,21 @@ var (
 const inList = "(?, ?, ?)"
 
 func expandDigest(text string, cat *Catalog) (string, bool) {
+	return expandDigestList(text, cat, 3)
+}
+
+// digestRun is MariaDB's digest of a run of values within a list: "?,
+// ..." (the first value, then the rest).
+var digestRun = regexp.MustCompile(`\?\s*,\s*\.\.\.`)
+
+// expandDigestList is expandDigest with IN lists of inLen values (the
+// length a log showed), and an INSERT's run of values ("?, ...") expanded
+// to as many as its columns leave room for.
+func expandDigestList(text string, cat *Catalog, inLen int) (string, bool) {
 	text = digestMore.ReplaceAllString(text, "")
+	text = expandRun(text)
 	if !digestList.MatchString(text) {
-		return text, true
+		return text, digestRun.FindStringIndex(text) == nil
 	}
 	ok := true
 	if m := insertCols.FindStringSubmatchIndex(text); m != nil {
@@ -303,8 +315,76 @@ func expandDigest(text string, cat *Catalog) (string, bool) {
 			}
 		}
 	}
-	text = digestList.ReplaceAllString(text, inList) // IN (...)
+	list := inList
+	if inLen > 0 && inLen != 3 {
+		list = "(" + strings.TrimSuffix(strings.Repeat("?, ", inLen), ", ") + ")"
+	}
+	text = digestList.ReplaceAllString(text, list) // IN (...)
 	return text, ok
+}
+
+// expandRun expands the run of values ("?, ...") of an INSERT's VALUES
+// row whose column list says how many values it holds: the run stands for
+// as many as the other items of the row leave (MariaDB writes "( ?, ...
+// * ? )" for VALUES (1, 2, 3, 4 * 2.5) into four columns).
+func expandRun(text string) string {
+	m := insertCols.FindStringSubmatchIndex(text)
+	if m == nil || m[4] < 0 {
+		return text
+	}
+	cols := strings.Count(text[m[4]:m[5]], ",") + 1
+	rest := text[m[1]:]
+	open := strings.Index(rest, "(")
+	run := digestRun.FindStringIndex(rest)
+	if open < 0 || run == nil || strings.TrimSpace(rest[:open]) != "" {
+		return text
+	}
+	end := matchingParen(rest, open)
+	if end < 0 || run[0] > end {
+		return text
+	}
+	// The row's items are those outside the run, the one it begins and
+	// the one it ends in: the run stands for the values of the others.
+	n := cols - topLevelCommas(rest[open+1:end]) + 1
+	if n < 2 {
+		return text
+	}
+	expanded := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+	return text[:m[1]] + rest[:run[0]] + expanded + rest[run[1]:]
+}
+
+// matchingParen is the index of the ")" that closes s[open], or -1.
+func matchingParen(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// topLevelCommas counts the commas of s outside parentheses.
+func topLevelCommas(s string) int {
+	n, depth := 0, 0
+	for _, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // paramName is a parameter's name for a binding: the table and column,

@@ -59,6 +59,7 @@ type Model struct {
 	Notes                     []string // lines for the header
 	// Traced is what a statement log added (nil: none was read).
 	Traced *Traced
+	trace  *Trace // the log read, while the model is built
 }
 
 // Tx is one transaction of the file.
@@ -110,6 +111,7 @@ func Build(src Source, d Delta, cat *Catalog, serverTx int64) *Model {
 func BuildTraced(src Source, d Delta, cat *Catalog, serverTx int64, tr *Trace) *Model {
 	m := &Model{Source: src, Window: d.Window, Name: ident("captured_" + src.Database), Evicted: d.Evicted, Unseen: d.Unseen, ServerTx: -1}
 	m.Name = strings.ReplaceAll(m.Name, "_", "-")
+	m.trace = tr
 	if len(m.Name) > 64 {
 		m.Name = m.Name[:64]
 	}
@@ -162,7 +164,8 @@ func (m *Model) candidates(d Delta, cat *Catalog) []cand {
 		text := s.Text
 		if mysql {
 			var ok bool
-			if text, ok = expandDigest(text, cat); !ok {
+			n, _ := m.trace.ListLen(s.ID)
+			if text, ok = expandDigestList(text, cat, n); !ok {
 				m.Notes = append(m.Notes, fmt.Sprintf("left out: an INSERT whose VALUES list the digest collapsed, into a table the catalog does not show (%s calls)", group(s.Calls)))
 				continue
 			}
@@ -191,8 +194,15 @@ func (m *Model) candidates(d Delta, cat *Catalog) []cand {
 			continue // reads no table: SELECT 1, SELECT version(), a driver's ping
 		}
 		c.sql = SQL{Calls: s.Calls, MeanMs: s.TimeMs / float64(s.Calls), Rows: float64(s.Rows) / float64(s.Calls), Class: class}
-		if mysql && strings.Contains(text, "IN "+inList) && digestList.MatchString(s.Text) {
-			c.sql.Comment = append(c.sql.Comment, "TODO: the digest hides the length of its IN list (...): 3 values is a guess")
+		if mysql && digestList.MatchString(s.Text) && strings.Contains(strings.ToUpper(s.Text), "IN (...)") {
+			switch n, always := m.trace.ListLen(s.ID); {
+			case n > 0 && always:
+				c.sql.Comment = append(c.sql.Comment, fmt.Sprintf("the digest hides the length of its IN list (...): the server's log showed %d values every time", n))
+			case n > 0:
+				c.sql.Comment = append(c.sql.Comment, fmt.Sprintf("TODO: the digest hides the length of its IN list (...): the server's log showed %d values most often, and other lengths", n))
+			default:
+				c.sql.Comment = append(c.sql.Comment, "TODO: the digest hides the length of its IN list (...): 3 values is a guess")
+			}
 		}
 		if why := undeclarable(c, cat); why != "" {
 			m.Notes = append(m.Notes, fmt.Sprintf("left out: a %s statement %s (%s calls)", firstWord(s.Text, mysql), why, group(s.Calls)))

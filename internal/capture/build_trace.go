@@ -74,6 +74,12 @@ func (m *Model) tracedTransactions(kept []cand, tr *Trace) []Tx {
 		m.Notes = append(m.Notes, fmt.Sprintf("the statement log (%s) showed none of these statements: transactions are grouped from the statistics alone", tr.From))
 		return nil
 	}
+	seen := map[int]bool{}
+	for _, q := range merged {
+		for _, i := range q.idx {
+			seen[i] = true
+		}
+	}
 	seqs := make([]*seq, 0, len(merged))
 	for _, q := range merged {
 		seqs = append(seqs, q)
@@ -82,8 +88,13 @@ func (m *Model) tracedTransactions(kept []cand, tr *Trace) []Tx {
 		return cmp.Or(cmp.Compare(b.count, a.count), cmp.Compare(fmt.Sprint(a.idx), fmt.Sprint(b.idx)))
 	})
 	var stmtCalls int64
-	for _, c := range kept {
-		stmtCalls += c.st.Calls
+	var unseen []cand
+	for i, c := range kept {
+		if seen[i] {
+			stmtCalls += c.st.Calls
+		} else {
+			unseen = append(unseen, c)
+		}
 	}
 	scale := float64(stmtCalls) / float64(calls)
 	m.Traced = &Traced{From: tr.From, Txs: total, Sessions: tr.Sessions, Scale: scale, Unaligned: tr.Unaligned,
@@ -102,7 +113,34 @@ func (m *Model) tracedTransactions(kept []cand, tr *Trace) []Tx {
 		got += q.count
 		txs = append(txs, m.tracedTx(kept, q.idx, q.count, scale, q.spans, q.eq, names))
 	}
+	if len(unseen) > 0 {
+		// Counted by the statistics, never seen in the log (prepared
+		// statements a log does not show, a text the log wrote otherwise):
+		// grouped as the statistics alone would group them.
+		var calls int64
+		for _, c := range unseen {
+			calls += c.st.Calls
+		}
+		m.Notes = append(m.Notes, fmt.Sprintf("%d statements the statistics counted (%s calls) were not in the log: grouped from the statistics alone", len(unseen), group(calls)))
+		for _, tx := range m.transactions(unseen) {
+			tx.Name = txName(tx.Stmts, tx.tables(), names)
+			txs = append(txs, tx)
+		}
+	}
 	return txs
+}
+
+// tables are the tables tx's statements name, in order.
+func (tx Tx) tables() []string {
+	var tabs []string
+	for _, s := range tx.Stmts {
+		for _, t := range s.Tables {
+			if !slices.Contains(tabs, t) {
+				tabs = append(tabs, t)
+			}
+		}
+	}
+	return tabs
 }
 
 // tracedTx is one sequence of the log as a transaction.

@@ -41,8 +41,15 @@ type Trace struct {
 	// transaction and the start of its next one, in milliseconds.
 	Gaps []float64
 
+	// NoThink tells that the log's times cannot show the pauses between
+	// transactions (MySQL's slow log: whole seconds): Gaps stays empty.
+	NoThink bool
+
 	sessions map[string]*openTx
 	norm     map[string][]tok // statement ID -> its normalized text's tokens
+	mysql    bool
+	shapes   map[string]string // MySQL: a statement's shape -> its ID
+	lists    map[string]map[int]int64 // MySQL: an ID's IN list lengths, counted
 }
 
 // Seq is one sequence of statements that ran as one transaction.
@@ -142,37 +149,55 @@ func (tr *Trace) ReadPostgresCSV(r io.Reader, db string) error {
 
 // line takes one duration line of the log.
 func (tr *Trace) line(rec []string) {
-	msg := rec[csvMessage]
-	ms, text, ok := duration(msg)
+	ms, text, ok := duration(rec[csvMessage])
 	if !ok {
 		return // a parse or bind step of the extended protocol
-	}
-	id := rec[csvQueryID]
-	norm, counted := tr.norm[id]
-	if !counted {
-		tr.Other++
-		return
 	}
 	end, err := time.Parse("2006-01-02 15:04:05.000 MST", rec[csvTime])
 	if err != nil {
 		return
 	}
+	vx := rec[csvVXID]
+	tr.exec(execution{session: rec[csvSession], tx: vx, alone: strings.HasSuffix(vx, "/0"), id: rec[csvQueryID],
+		start: end.Add(-time.Duration(ms * float64(time.Millisecond))), end: end, text: text, params: params(rec[csvDetail])})
+}
+
+// execution is one statement's execution as a log shows it.
+type execution struct {
+	session string
+	// tx identifies the session's transaction; alone tells a statement
+	// outside any (PostgreSQL's vxid x/0).
+	tx         string
+	alone      bool
+	id         string // the statement's ID in the statistics
+	start, end time.Time
+	text       string   // as run: its literals, or placeholders
+	params     []string // the placeholders' values, by number
+}
+
+// exec takes one execution of a statement: into its session's open
+// transaction (closing the one before when it is another), its values
+// into the counts.
+func (tr *Trace) exec(e execution) {
+	norm, counted := tr.norm[e.id]
+	if !counted {
+		tr.Other++
+		return
+	}
 	tr.Execs++
-	start := end.Add(-time.Duration(ms * float64(time.Millisecond)))
-	sess := rec[csvSession]
-	o := tr.sessions[sess]
+	o := tr.sessions[e.session]
 	if o == nil {
 		o = &openTx{}
-		tr.sessions[sess] = o
+		tr.sessions[e.session] = o
 		tr.Sessions++
 	}
-	if vx := rec[csvVXID]; vx != o.vxid || strings.HasSuffix(vx, "/0") {
+	if e.tx != o.vxid || e.alone {
 		tr.close(o)
-		o.vxid, o.start = vx, start
+		o.vxid, o.start = e.tx, e.start
 	}
-	o.ids = append(o.ids, id)
-	o.end = end
-	if text == "" || !tr.values(o, id, norm, text, params(rec[csvDetail])) {
+	o.ids = append(o.ids, e.id)
+	o.end = e.end
+	if e.text == "" || !tr.values(o, e.id, norm, e.text, e.params) {
 		o.partial = true
 	}
 }
@@ -204,7 +229,7 @@ func (tr *Trace) close(o *openTx) {
 		s.Spans = append(s.Spans, span)
 	}
 	tr.BusyMs += span
-	if !o.lastEnd.IsZero() && len(tr.Gaps) < maxSamples {
+	if !o.lastEnd.IsZero() && len(tr.Gaps) < maxSamples && !tr.NoThink {
 		tr.Gaps = append(tr.Gaps, max(float64(o.start.Sub(o.lastEnd))/float64(time.Millisecond), 0))
 	}
 	o.lastEnd = o.end
@@ -281,7 +306,7 @@ func params(detail string) []string {
 // walking its text against the normalized text, token for token, into
 // the counts and the open transaction o; false when they do not match.
 func (tr *Trace) values(o *openTx, id string, norm []tok, text string, ps []string) bool {
-	got, _ := sqltext.Lex(text, sqltext.Postgres)
+	got, _ := sqltext.Lex(text, flavor(tr.mysql))
 	slots := tr.Values[id]
 	if slots == nil {
 		slots = map[int]*Counts{}
@@ -300,7 +325,7 @@ func (tr *Trace) values(o *openTx, id string, norm []tok, text string, ps []stri
 		}
 		g := got[j]
 		if !n.placeholder() && n.Kind != sqltext.String && n.Kind != sqltext.Number {
-			if n.Kind != g.Kind || !strings.EqualFold(n.Text, g.Text) {
+			if !sameToken(n, g) {
 				tr.Unaligned++
 				return false
 			}
@@ -330,6 +355,17 @@ func (tr *Trace) values(o *openTx, id string, norm []tok, text string, ps []stri
 		c.add(v.v)
 	}
 	return true
+}
+
+// sameToken reports whether a token of a normalized text and one of an
+// execution's are the same: names alike whether quoted or not, in any
+// case; anything else as written.
+func sameToken(n tok, g sqltext.Token) bool {
+	name := func(k sqltext.Kind) bool { return k == sqltext.Word || k == sqltext.Ident }
+	if name(n.Kind) && name(g.Kind) {
+		return strings.EqualFold(n.Text, g.Text)
+	}
+	return n.Kind == g.Kind && n.Text == g.Text
 }
 
 // constant is the value the tokens at got[j] stand for where the

@@ -117,3 +117,73 @@ func TestCSVParams(t *testing.T) {
 		t.Errorf("%v %q %v", ms, text, ok)
 	}
 }
+
+// TestTraceFromMariaDBSlowLog reads a real slow query log of MariaDB 10.11
+// (long_query_time = 0) while sysbench ran the shop's text-protocol
+// application (bench/files/shop/shop_mysql.lua, 60 events on 2 threads)
+// against the digests of the same window: the checkout's five statements
+// between BEGIN and COMMIT as one transaction in their order, the item read
+// by an IN list and the recent orders as transactions of their own, the
+// keys the checkout carries as one parameter each, and the report whose
+// digest the server cut left out.
+func TestTraceFromMariaDBSlowLog(t *testing.T) {
+	raw, err := os.ReadFile("testdata/shop-mariadb-statements.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Delta{Window: 10 * time.Second}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		f := strings.Split(line, "|")
+		calls, _ := strconv.ParseInt(f[2], 10, 64)
+		ms, _ := strconv.ParseFloat(f[3], 64)
+		rows, _ := strconv.ParseInt(f[4], 10, 64)
+		d.Stmts = append(d.Stmts, Stmt{ID: f[0], Text: f[1], Calls: calls, TimeMs: ms, Rows: rows})
+	}
+	cat := &Catalog{Tables: []Table{
+		{Name: "customers", Key: []string{"id"}, Columns: []Column{{Name: "id", Type: "int", Unique: true}, {Name: "name", Type: "varchar"}, {Name: "balance", Type: "decimal"}, {Name: "orders", Type: "int"}}},
+		{Name: "items", Key: []string{"id"}, Columns: []Column{{Name: "id", Type: "int", Unique: true}, {Name: "name", Type: "varchar"}, {Name: "price", Type: "decimal"}, {Name: "stock", Type: "int"}}},
+		{Name: "orders", Key: []string{"id"}, Columns: []Column{{Name: "id", Type: "bigint", Unique: true}, {Name: "customer_id", Type: "int"}, {Name: "item_id", Type: "int"}, {Name: "qty", Type: "int"}, {Name: "amount", Type: "decimal"}, {Name: "created", Type: "timestamp"}}},
+	}}
+	f, err := os.Open("testdata/shop-mariadb-slow.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr := NewMySQLTrace("slow query log testdata", d, cat)
+	if err := tr.ReadMySQLSlowLog(f, "shop"); err != nil {
+		t.Fatal(err)
+	}
+	var txs, checkouts int64
+	for _, s := range tr.Seqs {
+		txs += s.Count
+		if len(s.IDs) == 5 {
+			checkouts += s.Count
+		}
+	}
+	if tr.Sessions != 2 || txs != 57 || checkouts != 35 {
+		t.Errorf("%d sessions, %d transactions, %d of five statements; want 2, 57 (60 less the 3 reports, whose digest is cut) and 35", tr.Sessions, txs, checkouts)
+	}
+	m := BuildTraced(Source{Dialect: "mysql", Database: "shop", MaxDigest: 1024}, d, cat, -1, tr)
+	out, err := m.Render("shop.yaml")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var checkout *Tx
+	for i, tx := range m.Txs {
+		if len(tx.Stmts) == 5 {
+			checkout = &m.Txs[i]
+		}
+	}
+	if checkout == nil || len(m.Txs) != 3 {
+		t.Fatalf("%d transactions (want 3: checkout, view, recent), none of five statements:\n%s", len(m.Txs), out)
+	}
+	if !strings.Contains(checkout.Stmts[3].Text, "VALUES ( :customers_id, :items_id, :items_stock_delta, :items_stock_delta * :todo_2 )") {
+		t.Errorf("the checkout's keys are not carried into its INSERT: %s\n%s", checkout.Stmts[3].Text, out)
+	}
+	if !strings.Contains(string(out), "IN (:items_id, :items_id_2, :items_id_3, :items_id_4, :items_id_5)") || !strings.Contains(string(out), "showed 5 values every time") {
+		t.Errorf("the IN list is not the length the log showed:\n%s", out)
+	}
+	if !strings.Contains(string(out), "left out: a SELECT statement whose text is 1006 bytes") {
+		t.Errorf("the cut report is not left out with a note:\n%s", out)
+	}
+}

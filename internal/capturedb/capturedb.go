@@ -30,7 +30,7 @@ type Options struct {
 	// Tick is how often a progress line is written (default 10 s).
 	Tick time.Duration
 	// Log is the server's statement log to read too (PostgreSQL's csvlog
-	// file), "" for none.
+	// file, MySQL's or MariaDB's slow query log file), "" for none.
 	Log string
 }
 
@@ -104,10 +104,11 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	}
 	var log *logTail
 	if o.Log != "" {
-		if loc.Dialect != "postgres" {
-			return nil, fmt.Errorf("%w: --log reads PostgreSQL's csvlog; for MySQL and MariaDB capture reads performance_schema only", ErrNotReady)
+		check := checkLogging
+		if loc.Dialect == "mysql" {
+			check = checkMySQLLogging
 		}
-		if err := checkLogging(sctx, stats); err != nil {
+		if err := check(sctx, stats); err != nil {
 			return nil, err
 		}
 		if log, err = openLog(o.Log); err != nil {
@@ -142,7 +143,7 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	src.Start = a.At
 	var tr *capture.Trace
 	if log != nil {
-		if tr, err = log.read(delta, loc.Database); err != nil {
+		if tr, err = log.read(delta, loc.Database, loc.Dialect == "mysql", cat); err != nil {
 			return nil, err
 		}
 	}

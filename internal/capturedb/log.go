@@ -41,10 +41,11 @@ func openLog(path string) (*logTail, error) {
 	return &logTail{path: path, f: f, from: fi.Size()}, nil
 }
 
-// read reads what the window appended into a trace of d's statements. A
-// log that shrank meanwhile (rotated, truncated) is read from its start,
-// with a note.
-func (l *logTail) read(d capture.Delta, db string) (*capture.Trace, error) {
+// read reads what the window appended into a trace of d's statements
+// (mysql: a slow query log, its digests' lists expanded by cat; else
+// PostgreSQL's csvlog). A log that shrank meanwhile (rotated, truncated) is
+// read from its start.
+func (l *logTail) read(d capture.Delta, db string, mysql bool, cat *capture.Catalog) (*capture.Trace, error) {
 	defer l.f.Close()
 	fi, err := os.Stat(l.path)
 	if err != nil {
@@ -59,11 +60,18 @@ func (l *logTail) read(d capture.Delta, db string) (*capture.Trace, error) {
 		defer f.Close()
 		from = 0
 	}
-	tr := capture.NewTrace("csvlog "+l.path, d)
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("--log: %w", err)
 	}
-	if err := tr.ReadPostgresCSV(io.LimitReader(f, maxLogRead), db); err != nil {
+	var tr *capture.Trace
+	if mysql {
+		tr = capture.NewMySQLTrace("slow query log "+l.path, d, cat)
+		err = tr.ReadMySQLSlowLog(io.LimitReader(f, maxLogRead), db)
+	} else {
+		tr = capture.NewTrace("csvlog "+l.path, d)
+		err = tr.ReadPostgresCSV(io.LimitReader(f, maxLogRead), db)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("--log %s: %w", l.path, err)
 	}
 	return tr, nil
@@ -75,6 +83,28 @@ func mustStat(f *os.File) os.FileInfo {
 		return nil
 	}
 	return fi
+}
+
+// checkMySQLLogging refuses a MySQL or MariaDB server whose settings
+// would not write each statement to its slow query log's file.
+func checkMySQLLogging(ctx context.Context, r *stmtstats.Reader) error {
+	var on, output string
+	var long float64
+	err := r.Query(ctx, "SELECT @@slow_query_log, @@long_query_time, @@log_output", func(rows dialect.Rows) error {
+		return rows.Scan(&on, &long, &output)
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case on != "1" && !strings.EqualFold(on, "ON"):
+		return fmt.Errorf("%w: --log: the server's slow query log is off: SET GLOBAL slow_query_log = ON, long_query_time = 0; (and log_output = 'FILE')", ErrNotReady)
+	case long != 0:
+		return fmt.Errorf("%w: --log: the server's long_query_time is %g: capture needs every statement in the slow query log (SET GLOBAL long_query_time = 0; sessions opened before keep their own)", ErrNotReady, long)
+	case !strings.Contains(strings.ToUpper(output), "FILE"):
+		return fmt.Errorf("%w: --log: the server's log_output is %s: capture reads the slow query log's file (SET GLOBAL log_output = 'FILE')", ErrNotReady, output)
+	}
+	return nil
 }
 
 // checkLogging refuses a PostgreSQL server whose settings would not log

@@ -30,8 +30,9 @@ and TODO where capture could not tell. No value of production is written:
 statements are normalized. capture only reads, and leaves its own queries
 out.
 
---log FILE (PostgreSQL) reads the server's csvlog too (log_destination =
-'csvlog', log_min_duration_statement = 0): the statements each transaction
+--log FILE reads the server's statement log too (PostgreSQL: csvlog with
+log_min_duration_statement = 0; MySQL, MariaDB: the slow query log's file
+with long_query_time = 0): the statements each transaction
 ran, in their order; the values parameters took (key skew as a zipfian,
 the ranges of amounts, limits and constants: the only numbers of
 production the file then holds); keys a transaction carries from
@@ -54,7 +55,7 @@ func captureCommand(env *Env) *cobra.Command {
 	fs.DurationVar(&o.For, "for", 10*time.Minute, "the window over which the statistics are counted")
 	fs.StringVar(&o.Out, "out", "", "the workload file to write (- for standard output); an existing file is replaced only with --force, a device or pipe is written through")
 	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
-	fs.StringVar(&o.Log, "log", "", "PostgreSQL's csvlog file (log_min_duration_statement = 0), read too: transactions as they ran, parameter values (key skew), sessions and think time")
+	fs.StringVar(&o.Log, "log", "", "the server's statement log, read too: PostgreSQL's csvlog (log_min_duration_statement = 0) or MySQL's/MariaDB's slow query log file (long_query_time = 0): transactions as they ran, parameter values (key skew), sessions and think time")
 	fs.DurationVar(&o.Tick, "progress", 10*time.Second, "how often a progress line is written on stderr (10ms or more)")
 	return c
 }
