@@ -48,7 +48,7 @@ type Trace struct {
 	sessions map[string]*openTx
 	norm     map[string][]tok // statement ID -> its normalized text's tokens
 	mysql    bool
-	shapes   map[string]string // MySQL: a statement's shape -> its ID
+	shapes   map[string]string        // MySQL: a statement's shape -> its ID
 	lists    map[string]map[int]int64 // MySQL: an ID's IN list lengths, counted
 }
 
