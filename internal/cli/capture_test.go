@@ -461,17 +461,35 @@ func TestCaptureLogPostgres(t *testing.T) {
 	}
 	srv := testenv.PrivatePostgres(t, "shared_preload_libraries=pg_stat_statements", "logging_collector=on",
 		"log_destination=csvlog", "log_filename=pg.log", "log_min_duration_statement=0")
-	prod := srv.NamedDB(t, "prod")
-	loadCaptureTables(t, srv, prod)
-	logFile := filepath.Join(srv.Dir, "data", "log", "pg.csv")
-	file := filepath.Join(t.TempDir(), "app.yaml")
-
 	plain := testenv.PrivatePostgres(t, "shared_preload_libraries=pg_stat_statements")
 	pdb := plain.NamedDB(t, "app")
 	plain.Exec(t, pdb, "CREATE EXTENSION pg_stat_statements")
-	o := run(t, context.Background(), "capture", "--target", plain.AdminURL(pdb), "--for", "1h", "--log", logFile, "--out", file)
-	if o.code != 2 || !strings.Contains(o.stderr, "log_destination") || !strings.Contains(o.stderr, "csvlog") {
-		t.Errorf("capture --log of a server logging to stderr: exit %d, want 2 and what to set\n%s", o.code, o.stderr)
+	captureLog(t, srv, filepath.Join(srv.Dir, "data", "log", "pg.csv"), plain.AdminURL(pdb), "log_destination")
+}
+
+// TestCaptureLogMariaDB: the same on a private MariaDB writing every
+// statement to its slow query log; a server whose slow log is off is
+// refused.
+func TestCaptureLogMariaDB(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs a workload for 10 s")
+	}
+	srv := testenv.PrivateMariaDB(t, "--performance-schema=ON", "--slow-query-log=ON", "--long-query-time=0", "--slow-query-log-file=slow.log")
+	plain := testenv.PrivateMariaDB(t, "--performance-schema=ON")
+	captureLog(t, srv, filepath.Join(srv.Dir, "data", "slow.log"), plain.AdminURL(plain.NamedDB(t, "app")), "slow query log is off")
+}
+
+// captureLog runs production on srv and captures it with --log file,
+// after checking that capture --log refuses plainURL, a server that does
+// not log its statements, saying so (refusal).
+func captureLog(t *testing.T, srv *testenv.Server, logFile, plainURL, refusal string) {
+	prod := srv.NamedDB(t, "prod")
+	loadCaptureTables(t, srv, prod)
+	file := filepath.Join(t.TempDir(), "app.yaml")
+	o := run(t, context.Background(), "capture", "--target", plainURL, "--for", "1h", "--log", logFile, "--out", file)
+	if o.code != 2 || !strings.Contains(o.stderr, refusal) {
+		t.Errorf("capture --log of a server that does not log its statements: exit %d, want 2 and %q\n%s", o.code, refusal, o.stderr)
 	}
 
 	ctx, stop := context.WithCancel(context.Background())

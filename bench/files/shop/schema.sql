@@ -1,5 +1,6 @@
 -- The made-up shop of bench/app_capture.sh: customers, items, and orders (the
 -- history table, empty in the copy the replay runs on).
+SET client_min_messages = warning;
 DROP TABLE IF EXISTS orders, customers, items;
 CREATE TABLE customers (id int PRIMARY KEY, name text NOT NULL, balance numeric(12,2) NOT NULL, orders int NOT NULL DEFAULT 0);
 CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL, price numeric(10,2) NOT NULL, stock int NOT NULL);

@@ -40,13 +40,44 @@ local function customer()
   return lo
 end
 
+-- With SHOP_EVENTS set to a folder, each thread writes there a line per
+-- event: its kind, its end (Unix seconds) and its time in milliseconds
+-- (from its start: sysbench's queueing behind --rate is not in it).
+local ffi = require("ffi")
+ffi.cdef [[
+  typedef struct { long tv_sec; long tv_nsec; } rs_timespec;
+  int clock_gettime(int clk, rs_timespec *ts);
+]]
+local ts = ffi.new("rs_timespec")
+local function now()
+  ffi.C.clock_gettime(0, ts) -- CLOCK_REALTIME
+  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) / 1e9
+end
+local events
+
 function thread_init()
   drv = sysbench.sql.driver()
   con = drv:connect()
+  local dir = os.getenv("SHOP_EVENTS")
+  if dir then
+    events = io.open(string.format("%s/events.%d", dir, sysbench.tid), "w")
+  end
 end
 
 function thread_done()
+  if events then
+    events:close()
+  end
   con:disconnect()
+end
+
+local function timed(kind, fn)
+  local t0 = now()
+  fn()
+  if events then
+    local t1 = now()
+    events:write(string.format("%s %.6f %.3f\n", kind, t1, (t1 - t0) * 1000))
+  end
 end
 
 function checkout()
@@ -87,12 +118,12 @@ end
 function event()
   local r = sysbench.rand.uniform(1, 100)
   if r <= 50 then
-    checkout()
+    timed("checkout", checkout)
   elseif r <= 75 then
-    view()
+    timed("view", view)
   elseif r <= 95 then
-    recent()
+    timed("recent", recent)
   else
-    report()
+    timed("report", report)
   end
 end
