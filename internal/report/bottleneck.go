@@ -8,6 +8,29 @@ import (
 	"github.com/rightsize/rightsize/internal/result"
 )
 
+// unsaturated says that neither CPU nor storage was saturated on where.
+func unsaturated(b *analysis.Bottleneck, where string) string {
+	s := fmt.Sprintf("neither CPU (%.0f%% busy) nor storage (iowait %.0f%%", b.BusyPct, b.IowaitPct)
+	if d := b.Disk; d != nil {
+		s += fmt.Sprintf(", busiest disk %s %.0f%%", d.Name, d.UtilPct)
+	}
+	return s + ") was saturated on " + where
+}
+
+// Room says what a step's host figures show where no knee was reached:
+// Bottleneck's words, but for a step that saturated nothing, room to go
+// further rather than a limit elsewhere.
+func Room(b *analysis.Bottleneck) string {
+	if b == nil || b.Limit != analysis.Elsewhere {
+		return Bottleneck(b)
+	}
+	where := "the host (database and load generator)"
+	if !b.HostIsServer {
+		where = "the load generator's host"
+	}
+	return unsaturated(b, where) + ": nothing this sweep saw was near its limit, so the rate can go higher"
+}
+
 // Bottleneck says, in one or two sentences, what a step's host figures
 // point to (analysis.BottleneckOf): CPU, storage, a limit the guest's
 // figures do not show, or none of them. Where the database ran elsewhere
@@ -44,11 +67,7 @@ func Bottleneck(b *analysis.Bottleneck) string {
 		}
 		out = append(out, s)
 	default:
-		s := fmt.Sprintf("neither CPU (%.0f%% busy) nor storage (iowait %.0f%%", b.BusyPct, b.IowaitPct)
-		if d := b.Disk; d != nil {
-			s += fmt.Sprintf(", busiest disk %s %.0f%%", d.Name, d.UtilPct)
-		}
-		s += ") was saturated on " + where + ": the limit is elsewhere, such as row or table locks, a single writer, commit latency"
+		s := unsaturated(b, where) + ": the limit is elsewhere, such as row or table locks, a single writer, commit latency"
 		if !b.HostIsServer {
 			s += ", the network or the database server's own host"
 		}

@@ -167,7 +167,11 @@ func Verdict(axis string, ps []analysis.Point, knees []analysis.Knee, f analysis
 				step(last), Num(ps[last].Throughput), Ms(ps[last].P99Ms)))
 		}
 		if f.Bottleneck != nil {
-			out = append(out, "At the last step: "+Bottleneck(f.Bottleneck)+".")
+			text := Bottleneck(f.Bottleneck)
+			if at == last || at < 0 {
+				text = Room(f.Bottleneck) // still scaling: room, not a limit
+			}
+			out = append(out, "At the last step: "+text+".")
 		}
 		return out
 	}

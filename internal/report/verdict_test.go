@@ -365,3 +365,22 @@ func TestBottleneckSaysWhoUsedTheCPU(t *testing.T) {
 		t.Errorf("%q", s)
 	}
 }
+
+// TestNoKneeNothingSaturatedIsRoom: a sweep that still scaled at its last
+// step, where neither CPU nor storage was saturated, has room to go
+// further: the verdict does not send the reader after a limit elsewhere
+// (locks, commit latency) that the sweep never reached. A knee found where
+// nothing was saturated still names the limit elsewhere.
+func TestNoKneeNothingSaturatedIsRoom(t *testing.T) {
+	idle := &result.Host{CPUs: 2, CPU: result.CPUPct{User: 20, System: 14}}
+	lin := []analysis.Point{{X: 1, Throughput: 100, P99Ms: 1}, {X: 2, Throughput: 200, P99Ms: 1}, {X: 3, Throughput: 300, P99Ms: 1}, {X: 4, Throughput: 400, P99Ms: 1}}
+	got := strings.Join(verdict("rate", lin, []*result.Host{idle, idle, idle, idle}, []analysis.Knee{analysis.MarginalKnee(lin, 0.2), analysis.Kneedle(lin)}, true), " ")
+	if !strings.Contains(got, "No knee in the range") || strings.Contains(got, "the limit is elsewhere") || !strings.Contains(got, "At the last step: neither CPU (34% busy)") || !strings.Contains(got, "can go higher") {
+		t.Errorf("linear verdict on an idle host: %q", got)
+	}
+	flat := []analysis.Point{{X: 1, Throughput: 100, P99Ms: 1}, {X: 2, Throughput: 200, P99Ms: 1}, {X: 4, Throughput: 390, P99Ms: 3}, {X: 8, Throughput: 400, P99Ms: 9}, {X: 16, Throughput: 402, P99Ms: 25}}
+	got = strings.Join(verdict("threads", flat, []*result.Host{idle, idle, idle, idle, idle}, []analysis.Knee{analysis.MarginalKnee(flat, 0.2), analysis.Kneedle(flat)}, true), " ")
+	if !strings.Contains(got, "the limit is elsewhere") {
+		t.Errorf("a knee where nothing was saturated: %q, want the limit elsewhere", got)
+	}
+}

@@ -357,11 +357,15 @@ func (p *pacer) missedUntil(r *run, at time.Time) [2]int64 {
 
 // drain returns, by phase, the intended starts before cutoff (the window's
 // end, or the stop when the run was interrupted) that never began: those
-// handed out and missed, and those never handed out. It is called once the
-// run has stopped, when the phases can no longer move.
+// handed out and missed, and those never handed out. A start due within
+// the late threshold before cutoff is not one of them: it was not late
+// yet, and a virtual user may have been waking for it (a timer's lag) when
+// the run stopped. It is called once the run has stopped, when the phases
+// can no longer move.
 func (p *pacer) drain(r *run, cutoff time.Time) [2]int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	cutoff = cutoff.Add(-r.cfg.LateThreshold)
 	dropped := p.missedUntil(r, cutoff)
 	for _, ph := range []struct {
 		phase int

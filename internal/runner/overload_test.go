@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rightsize/rightsize/internal/errclass"
+	"github.com/rightsize/rightsize/internal/pace"
 	"github.com/rightsize/rightsize/internal/workload"
 )
 
@@ -367,4 +368,60 @@ func TestRetriesGoWithTheirEvent(t *testing.T) {
 			t.Errorf("count %d, after the window %d, retries %d, failed statements %d; want 5, 1, 0 and 0", s.Count, s.AfterWindow, s.Retries, res.Ops[1].Errors)
 		}
 	})
+}
+
+// TestIdleOpenLoopDropsNothing: an open loop whose virtual users are
+// nearly always idle drops no start. A start due in the last moment of the
+// window, which no virtual user had woken for when the window ended, is
+// not one the system failed to take (the verdict called every step of an
+// idle sweep "overloaded" for one such start each).
+func TestIdleOpenLoopDropsNothing(t *testing.T) {
+	for k := range 4 {
+		res, err := Run(context.Background(), Settings{
+			Load: Load{Threads: 16, Rate: 500, Warmup: 500 * time.Millisecond, Duration: time.Second},
+			Ops:  ops,
+		}, []Opened{instance(func(ctx context.Context) error { return sleepCtx(ctx, 200*time.Microsecond) })})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := res.Summary; s.Dropped != 0 {
+			t.Errorf("run %d: %d starts dropped with 16 idle virtual users at 500/s (count %d, late %d)", k, s.Dropped, s.Count, s.Late)
+		}
+	}
+}
+
+// TestDrainSparesTheLastMoment: at the window's end, a start due less
+// than the late threshold before it, whether a virtual user was waiting
+// for it (and was stopped before its timer fired) or none had claimed it
+// yet, is not late yet: not a start the system failed to take, so not
+// dropped. One due earlier is.
+func TestDrainSparesTheLastMoment(t *testing.T) {
+	start := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
+	r := &run{start: start, cfg: Settings{Load: Load{Duration: time.Second}, LateThreshold: time.Millisecond}}
+	// handedOut is a pacer of a start every 10 ms that handed out the
+	// first n (0, 10, ... ms).
+	handedOut := func(n int) *pacer {
+		s, err := pace.New(pace.Constant, 100, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			s.Next()
+		}
+		return &pacer{sched: s}
+	}
+	cut := start.Add(time.Second + 500*time.Microsecond) // the 1,000 ms start is due 0.5 ms before the end
+	if got := handedOut(100).drain(r, cut); got[meas] != 0 {
+		t.Errorf("a start due 0.5 ms before the end, never claimed: %d dropped, want 0", got[meas])
+	}
+	p := handedOut(101)
+	p.miss(start.Add(time.Second))
+	if got := p.drain(r, cut); got[meas] != 0 {
+		t.Errorf("a start due 0.5 ms before the end, its virtual user stopped while waiting: %d dropped, want 0", got[meas])
+	}
+	p = handedOut(100)
+	p.miss(start.Add(990 * time.Millisecond))
+	if got := p.drain(r, start.Add(time.Second+5*time.Millisecond)); got[meas] != 2 {
+		t.Errorf("starts due 15 and 5 ms before the end, never begun: %d dropped, want 2", got[meas])
+	}
 }
