@@ -17,11 +17,13 @@ var shopCatalog = &Catalog{Tables: []Table{
 	{Name: "orders", Key: []string{"id"}, Columns: []Column{{Name: "id", Type: "bigint", Unique: true}, {Name: "customer_id", Type: "integer"}, {Name: "item_id", Type: "integer"}, {Name: "qty", Type: "integer"}, {Name: "amount", Type: "numeric"}, {Name: "created", Type: "timestamp with time zone"}}},
 }}
 
-// shopDelta is pg_stat_statements' entries for the fixture's window
-// (testdata/shop-statements.txt: queryid|query|calls|total_exec_time|rows).
-func shopDelta(t *testing.T) Delta {
+// shopDelta is the statistics of a fixture's window, one statement a line
+// (testdata/shop-statements.txt, pg_stat_statements': queryid|query|calls|
+// total_exec_time|rows; testdata/shop-mariadb-statements.txt, the digests'
+// alike).
+func shopDelta(t *testing.T, path string) Delta {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/shop-statements.txt")
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func shopDelta(t *testing.T) Delta {
 // and the key the checkout carries from statement to statement one
 // parameter.
 func TestTraceFromCSVLog(t *testing.T) {
-	d := shopDelta(t)
+	d := shopDelta(t, "testdata/shop-statements.txt")
 	f, err := os.Open("testdata/shop.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -127,18 +129,7 @@ func TestCSVParams(t *testing.T) {
 // keys the checkout carries as one parameter each, and the report whose
 // digest the server cut left out.
 func TestTraceFromMariaDBSlowLog(t *testing.T) {
-	raw, err := os.ReadFile("testdata/shop-mariadb-statements.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := Delta{Window: 10 * time.Second}
-	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		f := strings.Split(line, "|")
-		calls, _ := strconv.ParseInt(f[2], 10, 64)
-		ms, _ := strconv.ParseFloat(f[3], 64)
-		rows, _ := strconv.ParseInt(f[4], 10, 64)
-		d.Stmts = append(d.Stmts, Stmt{ID: f[0], Text: f[1], Calls: calls, TimeMs: ms, Rows: rows})
-	}
+	d := shopDelta(t, "testdata/shop-mariadb-statements.txt")
 	cat := &Catalog{Tables: []Table{
 		{Name: "customers", Key: []string{"id"}, Columns: []Column{{Name: "id", Type: "int", Unique: true}, {Name: "name", Type: "varchar"}, {Name: "balance", Type: "decimal"}, {Name: "orders", Type: "int"}}},
 		{Name: "items", Key: []string{"id"}, Columns: []Column{{Name: "id", Type: "int", Unique: true}, {Name: "name", Type: "varchar"}, {Name: "price", Type: "decimal"}, {Name: "stock", Type: "int"}}},
