@@ -143,7 +143,11 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	src.Start = a.At
 	var tr *capture.Trace
 	if log != nil {
-		if tr, err = log.read(delta, loc.Database, loc.Dialect == "mysql", cat); err != nil {
+		var until time.Time
+		if early { // a signal: the log gets logGrace, not as long as it takes
+			until = time.Now().Add(logGrace)
+		}
+		if tr, err = log.read(delta, loc.Database, loc.Dialect == "mysql", cat, until); err != nil {
 			return nil, err
 		}
 	}

@@ -1,7 +1,10 @@
 package capturedb
 
 import (
+	"io"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/capture"
 )
@@ -28,5 +31,18 @@ func TestBuildCatalog(t *testing.T) {
 	}
 	if p.Columns[0].Unique || p.Columns[1].Unique || len(p.Key) != 2 || p.Key[1] != "b" {
 		t.Errorf("pairs: %+v", p)
+	}
+}
+
+// TestDeadlineReaderEndsTheLog: a log read past its deadline ends there,
+// as if the file ended, and says so; with no deadline it reads to the end.
+func TestDeadlineReaderEndsTheLog(t *testing.T) {
+	r := &deadlineReader{r: strings.NewReader(strings.Repeat("x", 1<<16)), until: time.Now().Add(-time.Second)}
+	if b, err := io.ReadAll(r); len(b) != 0 || err != nil || !r.cut {
+		t.Errorf("past its deadline: read %d bytes, %v, cut %v; want 0, nil, true", len(b), err, r.cut)
+	}
+	r = &deadlineReader{r: strings.NewReader(strings.Repeat("x", 1<<16))}
+	if b, err := io.ReadAll(r); len(b) != 1<<16 || err != nil || r.cut || r.n != 1<<16 {
+		t.Errorf("no deadline: read %d bytes, %v, cut %v", len(b), err, r.cut)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/rightsize/rightsize/internal/capture"
 	"github.com/rightsize/rightsize/internal/dialect"
@@ -45,7 +46,7 @@ func openLog(path string) (*logTail, error) {
 // (mysql: a slow query log, its digests' lists expanded by cat; else
 // PostgreSQL's csvlog). A log that shrank meanwhile (rotated, truncated) is
 // read from its start.
-func (l *logTail) read(d capture.Delta, db string, mysql bool, cat *capture.Catalog) (*capture.Trace, error) {
+func (l *logTail) read(d capture.Delta, db string, mysql bool, cat *capture.Catalog, until time.Time) (*capture.Trace, error) {
 	defer l.f.Close()
 	fi, err := os.Stat(l.path)
 	if err != nil {
@@ -64,17 +65,43 @@ func (l *logTail) read(d capture.Delta, db string, mysql bool, cat *capture.Cata
 		return nil, fmt.Errorf("--log: %w", err)
 	}
 	var tr *capture.Trace
+	r := &deadlineReader{r: io.LimitReader(f, maxLogRead), until: until}
 	if mysql {
 		tr = capture.NewMySQLTrace("slow query log "+l.path, d, cat)
-		err = tr.ReadMySQLSlowLog(io.LimitReader(f, maxLogRead), db)
+		err = tr.ReadMySQLSlowLog(r, db)
 	} else {
 		tr = capture.NewTrace("csvlog "+l.path, d)
-		err = tr.ReadPostgresCSV(io.LimitReader(f, maxLogRead), db)
+		err = tr.ReadPostgresCSV(r, db)
+	}
+	if r.cut {
+		tr.From += fmt.Sprintf(", its first %d MiB only: the window was ended by a signal and the log read for %v", r.n>>20, logGrace)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--log %s: %w", l.path, err)
 	}
 	return tr, nil
+}
+
+// logGrace is how long the log is read after a signal ended the window.
+const logGrace = 2 * time.Second
+
+// deadlineReader ends its reader at until (zero: never), as if the file
+// ended there.
+type deadlineReader struct {
+	r     io.Reader
+	until time.Time
+	n     int64
+	cut   bool
+}
+
+func (d *deadlineReader) Read(p []byte) (int, error) {
+	if !d.until.IsZero() && time.Now().After(d.until) {
+		d.cut = true
+		return 0, io.EOF
+	}
+	n, err := d.r.Read(p)
+	d.n += int64(n)
+	return n, err
 }
 
 func mustStat(f *os.File) os.FileInfo {
