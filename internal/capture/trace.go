@@ -48,6 +48,7 @@ type Trace struct {
 	sessions map[string]*openTx
 	norm     map[string][]tok // statement ID -> its normalized text's tokens
 	mysql    bool
+	distinct int                      // distinct values kept, over every parameter
 	shapes   map[string]string        // MySQL: a statement's shape -> its ID
 	lists    map[string]map[int]int64 // MySQL: an ID's IN list lengths, counted
 }
@@ -82,6 +83,10 @@ type Counts struct {
 const (
 	maxValues  = 200_000
 	maxSamples = 20_000
+	// maxDistinct bounds the distinct values a trace keeps over all its
+	// parameters (the memory of a long window of a large application);
+	// past it, new values are counted in their parameter's Over.
+	maxDistinct = 2_000_000
 )
 
 type openTx struct {
@@ -352,7 +357,13 @@ func (tr *Trace) values(o *openTx, id string, norm []tok, text string, ps []stri
 			c = &Counts{N: map[string]int64{}}
 			slots[v.at] = c
 		}
-		c.add(v.v)
+		if _, seen := c.N[v.v]; !seen && tr.distinct >= maxDistinct {
+			c.Over++
+			continue
+		}
+		if c.add(v.v) {
+			tr.distinct++
+		}
 	}
 	return true
 }
@@ -399,12 +410,15 @@ func constant(got []sqltext.Token, j int, ps []string) (v string, used int, ok b
 	return "", 0, false
 }
 
-func (c *Counts) add(v string) {
-	if _, ok := c.N[v]; ok || len(c.N) < maxValues {
-		c.N[v]++
-		return
+// add counts v, and reports whether it is a value c had not seen.
+func (c *Counts) add(v string) bool {
+	n, ok := c.N[v]
+	if ok || len(c.N) < maxValues {
+		c.N[v] = n + 1
+		return !ok
 	}
 	c.Over++
+	return false
 }
 
 func (c *Counts) merge(o *Counts) {
