@@ -74,6 +74,9 @@ func (m *Model) tracedTransactions(kept []cand, tr *Trace) []Tx {
 		m.Notes = append(m.Notes, fmt.Sprintf("the statement log (%s) showed none of these statements: transactions are grouped from the statistics alone", tr.From))
 		return nil
 	}
+	if tr.OtherTxs > 0 {
+		m.Notes = append(m.Notes, fmt.Sprintf("the log showed more than %s different sequences of statements: %s transactions of the others were not kept", group(maxSeqs), group(tr.OtherTxs)))
+	}
 	seen := map[int]bool{}
 	for _, q := range merged {
 		for _, i := range q.idx {

@@ -24,8 +24,10 @@ type Trace struct {
 	// Other the logged statements the statistics did not count (another
 	// database's, capture's own, transaction control).
 	Execs, Other int64
-	// Seqs are the transactions seen, by their statements' IDs in order.
-	Seqs map[string]*Seq
+	// Seqs are the transactions seen, by their statements' IDs in order;
+	// OtherTxs counts those of sequences past maxSeqs.
+	Seqs     map[string]*Seq
+	OtherTxs int64
 	// Values counts, per statement ID and per position of a placeholder
 	// or literal among its normalized text's tokens, the values taken.
 	Values map[string]map[int]*Counts
@@ -83,6 +85,13 @@ type Counts struct {
 const (
 	maxValues  = 200_000
 	maxSamples = 20_000
+	maxSpans   = 2_000 // per sequence
+	// maxSeqs bounds the sequences kept; a transaction of another is
+	// counted in OtherTxs.
+	maxSeqs = 10_000
+	// maxEqValues bounds the values of a transaction compared pairwise for
+	// equality (a transaction of more is not compared).
+	maxEqValues = 64
 	// maxDistinct bounds the distinct values a trace keeps over all its
 	// parameters (the memory of a long window of a large application);
 	// past it, new values are counted in their parameter's Over.
@@ -214,12 +223,17 @@ func (tr *Trace) close(o *openTx) {
 	}
 	key := strings.Join(o.ids, "\x00")
 	s := tr.Seqs[key]
+	if s == nil && len(tr.Seqs) >= maxSeqs {
+		tr.OtherTxs++
+		o.ids, o.vals, o.partial = o.ids[:0], o.vals[:0], false
+		return
+	}
 	if s == nil {
 		s = &Seq{IDs: slices.Clone(o.ids), Eq: map[[4]int]int64{}}
 		tr.Seqs[key] = s
 	}
 	s.Count++
-	if !o.partial {
+	if !o.partial && len(o.vals) <= maxEqValues {
 		s.EqTxs++
 		for i, a := range o.vals {
 			for _, b := range o.vals[i+1:] {
@@ -230,7 +244,7 @@ func (tr *Trace) close(o *openTx) {
 		}
 	}
 	span := float64(o.end.Sub(o.start)) / float64(time.Millisecond)
-	if len(s.Spans) < maxSamples {
+	if len(s.Spans) < maxSpans {
 		s.Spans = append(s.Spans, span)
 	}
 	tr.BusyMs += span
