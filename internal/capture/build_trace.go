@@ -25,27 +25,24 @@ type Traced struct {
 	Unaligned int64
 }
 
-// tracedTransactions groups the kept statements as the log's
-// transactions ran them, in their order, each sequence of statements a
-// transaction of the file weighted by how often it ran (scaled to the
-// statistics' calls); the rarest sequences beyond Coverage are left out
-// with a note. It returns nil when tr shows none of them.
-func (m *Model) tracedTransactions(kept []cand, tr *Trace) []Tx {
-	if tr == nil {
-		return nil
-	}
+// seq is a sequence of the kept statements (their indexes) that ran as
+// one transaction, the log's sequences that are it but for statements not
+// kept merged.
+type seq struct {
+	idx   []int
+	count int64
+	spans []float64
+	eq    *Seq // the largest sequence of the log that is all of idx
+}
+
+// mergeSeqs is tr's sequences as sequences of kept statements, with the
+// transactions they count and their statements' calls.
+func mergeSeqs(kept []cand, tr *Trace) (merged map[string]*seq, total, calls int64) {
 	byID := map[string]int{}
 	for i, c := range kept {
 		byID[c.st.ID] = i
 	}
-	type seq struct {
-		idx   []int
-		count int64
-		spans []float64
-		eq    *Seq // the largest sequence of the log that is all of idx
-	}
-	merged := map[string]*seq{}
-	var total, calls int64
+	merged = map[string]*seq{}
 	for _, s := range tr.Seqs {
 		var idx []int
 		for _, id := range s.IDs {
@@ -70,6 +67,19 @@ func (m *Model) tracedTransactions(kept []cand, tr *Trace) []Tx {
 		total += s.Count
 		calls += s.Count * int64(len(idx))
 	}
+	return merged, total, calls
+}
+
+// tracedTransactions groups the kept statements as the log's
+// transactions ran them, in their order, each sequence of statements a
+// transaction of the file weighted by how often it ran (scaled to the
+// statistics' calls); the rarest sequences beyond Coverage are left out
+// with a note. It returns nil when tr shows none of them.
+func (m *Model) tracedTransactions(kept []cand, tr *Trace) []Tx {
+	if tr == nil {
+		return nil
+	}
+	merged, total, calls := mergeSeqs(kept, tr)
 	if total == 0 {
 		m.Notes = append(m.Notes, fmt.Sprintf("the statement log (%s) showed none of these statements: transactions are grouped from the statistics alone", tr.From))
 		return nil
