@@ -70,6 +70,10 @@ func mergeSeqs(kept []cand, tr *Trace) (merged map[string]*seq, total, calls int
 	return merged, total, calls
 }
 
+// Incomplete tells that the log showed less than 90 % of the calls the
+// statistics counted of the statements it did show.
+func (t *Traced) Incomplete() bool { return t.Scale > 1/0.9 }
+
 // tracedTransactions groups the kept statements as the log's
 // transactions ran them, in their order, each sequence of statements a
 // transaction of the file weighted by how often it ran (scaled to the

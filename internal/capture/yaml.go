@@ -203,7 +203,12 @@ func (m *Model) header(w func(string, ...any), writes bool) {
 	w("#")
 	w("# In the window the application ran %s statements (%s per second); the", group(m.Calls), fmtRate(float64(m.Calls)/m.Window.Seconds()))
 	w("# ones below make up %.1f %% of those calls and %.1f %% of their time.", 100*m.CoveredCalls, 100*m.CoveredTime)
-	w("# Each transaction's weight is its calls in the window, so the mix is")
+	if m.Traced != nil {
+		w("# Each transaction's weight is how often the log saw it run in the window")
+		w("# (scaled to the statistics' calls where the log saw fewer), so the mix is")
+	} else {
+		w("# Each transaction's weight is its calls in the window, so the mix is")
+	}
 	w("# production's; baseline_rate (what --rate 1x means) is the rate at which")
 	w("# the transactions replay those calls: %s per second.", fmtRate(m.Rate))
 	if m.ServerTx >= 0 {
@@ -260,14 +265,15 @@ func (m *Model) header(w func(string, ...any), writes bool) {
 func (m *Model) traceHeader(w func(string, ...any), t *Traced) {
 	w("#")
 	w("# The server's statement log (%s) showed %s transactions of these", t.From, group(t.Txs))
-	w("# statements from %d sessions: on average %.2f of them were inside a", t.Sessions, t.Active)
-	w("# transaction, and a session paused %s ms between two (the mean; each", fmtMs(t.ThinkMs))
-	w("# transaction's think time). The transactions below are the log's: the")
+	w("# statements from %d sessions; on average %.2f sessions were inside a", t.Sessions, t.Active)
+	w("# transaction at once, and a session paused %s ms between two (the mean;", fmtMs(t.ThinkMs))
+	w("# each transaction's think time). The transactions below are the log's: the")
 	w("# statements each one ran, in their order; each parameter's comment says")
 	w("# what its values showed.")
-	if math.Abs(t.Scale-1) > 0.1 {
-		w("# The log showed %.0f %% of the calls the statistics counted (is", 100/t.Scale)
-		w("# log_min_duration_statement above 0, or sampled?): weights are scaled up.")
+	if t.Incomplete() {
+		w("# WARNING: the log showed %.0f %% of the calls the statistics counted: were", 100/t.Scale)
+		w("# statements logged apart (log_min_duration_statement above 0, sampling), or")
+		w("# did the log move to a file --log did not name? Weights are scaled up.")
 	}
 	if t.Unaligned > 0 {
 		w("# %s executions' text did not match their statement's normalized text:", group(t.Unaligned))

@@ -111,7 +111,7 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 		if err := check(sctx, stats); err != nil {
 			return nil, err
 		}
-		if log, err = openLog(o.Log); err != nil {
+		if log, err = openLog(o.Log, loc.Dialect != "mysql"); err != nil {
 			return nil, err
 		}
 	}

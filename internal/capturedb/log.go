@@ -1,10 +1,13 @@
 package capturedb
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,61 +19,135 @@ import (
 // maxLogRead bounds what capture reads of a statement log in one window.
 const maxLogRead = 8 << 30
 
-// logTail is a statement log opened before the window: what is appended
-// to it until the window ends is the window's.
+// logTail is a statement log noted before the window: what is appended
+// to it until the window ends is the window's. PostgreSQL's logging
+// collector rotates its file (log_rotation_size, 10 MB by default;
+// log_rotation_age) into a new one of the same folder: for a csvlog, every
+// .csv file of the folder is followed, each from where it ended when the
+// window began.
 type logTail struct {
-	path string
-	f    *os.File
-	from int64
+	path string // as given: a file, or (csvlog) the log folder
+	dir  string // csvlog: the folder followed; "" for one file
+	from map[string]int64
 }
 
-// openLog opens the server's statement log at path, a regular file, and
-// notes where the window starts in it.
-func openLog(path string) (*logTail, error) {
-	f, err := os.Open(path)
+// openLog notes where the window starts in the server's statement log at
+// path: a regular file, or with csv a folder of csvlog files (a file
+// follows its folder's other .csv files too, rotation's).
+func openLog(path string, csv bool) (*logTail, error) {
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --log: %v", ErrNotReady, err)
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file", path)
+	l := &logTail{path: path, from: map[string]int64{}}
+	switch {
+	case fi.IsDir() && csv:
+		l.dir = path
+	case fi.Mode().IsRegular() && csv:
+		l.dir = filepath.Dir(path)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%w: --log: %s is not a regular file", ErrNotReady, path)
 	}
+	files, err := l.files()
 	if err != nil {
-		f.Close()
 		return nil, fmt.Errorf("%w: --log: %v", ErrNotReady, err)
 	}
-	return &logTail{path: path, f: f, from: fi.Size()}, nil
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: --log: %s holds no .csv file (the server's log_directory with log_destination = 'csvlog')", ErrNotReady, path)
+	}
+	for _, f := range files {
+		l.from[f.name] = f.size
+		// Opened now: a file the user may not read is refused before the window.
+		h, err := os.Open(f.name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --log: %v", ErrNotReady, err)
+		}
+		h.Close()
+	}
+	return l, nil
+}
+
+type logFile struct {
+	name string
+	size int64
+	mod  time.Time
+}
+
+// files are the log's files, oldest first: the one file given, or the
+// folder's .csv files.
+func (l *logTail) files() ([]logFile, error) {
+	if l.dir == "" {
+		fi, err := os.Stat(l.path)
+		if err != nil {
+			return nil, err
+		}
+		return []logFile{{l.path, fi.Size(), fi.ModTime()}}, nil
+	}
+	entries, err := os.ReadDir(l.dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []logFile
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".csv") || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue // rotated away meanwhile
+		}
+		out = append(out, logFile{filepath.Join(l.dir, e.Name()), fi.Size(), fi.ModTime()})
+	}
+	slices.SortFunc(out, func(a, b logFile) int { return cmp.Or(a.mod.Compare(b.mod), cmp.Compare(a.name, b.name)) })
+	return out, nil
 }
 
 // read reads what the window appended into a trace of d's statements
 // (mysql: a slow query log, its digests' lists expanded by cat; else
-// PostgreSQL's csvlog). A log that shrank meanwhile (rotated, truncated) is
-// read from its start.
+// PostgreSQL's csvlog): of each file, what follows where it ended when the
+// window began (all of a file that is new, or that shrank: rotated,
+// truncated), oldest file first. After a signal (until not zero) it reads
+// until then at most.
 func (l *logTail) read(d capture.Delta, db string, mysql bool, cat *capture.Catalog, until time.Time) (*capture.Trace, error) {
-	defer l.f.Close()
-	fi, err := os.Stat(l.path)
+	files, err := l.files()
 	if err != nil {
 		return nil, fmt.Errorf("--log: %w", err)
 	}
-	f := l.f
-	from := l.from
-	if !os.SameFile(fi, mustStat(l.f)) || fi.Size() < l.from {
-		if f, err = os.Open(l.path); err != nil {
+	var parts []io.Reader
+	var names []string
+	for _, f := range files {
+		from, ok := l.from[f.name]
+		if ok && from == f.size {
+			continue // nothing new
+		}
+		if !ok || f.size < from {
+			from = 0
+		}
+		h, err := os.Open(f.name)
+		if err != nil {
 			return nil, fmt.Errorf("--log: %w", err)
 		}
-		defer f.Close()
-		from = 0
+		defer h.Close()
+		to := f.size
+		if !mysql { // the server may be writing a line at the end: up to the last whole record
+			if to, err = wholeRecords(h, from, f.size); err != nil {
+				return nil, fmt.Errorf("--log: %w", err)
+			}
+		}
+		parts = append(parts, io.NewSectionReader(h, from, to-from))
+		names = append(names, filepath.Base(f.name))
 	}
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("--log: %w", err)
+	r := &deadlineReader{r: io.LimitReader(io.MultiReader(parts...), maxLogRead), until: until}
+	what := l.path
+	if len(names) > 1 {
+		what = fmt.Sprintf("%s: %d files, %s to %s", l.path, len(names), names[0], names[len(names)-1])
 	}
 	var tr *capture.Trace
-	r := &deadlineReader{r: io.LimitReader(f, maxLogRead), until: until}
 	if mysql {
-		tr = capture.NewMySQLTrace("slow query log "+l.path, d, cat)
+		tr = capture.NewMySQLTrace("slow query log "+what, d, cat)
 		err = tr.ReadMySQLSlowLog(r, db)
 	} else {
-		tr = capture.NewTrace("csvlog "+l.path, d)
+		tr = capture.NewTrace("csvlog "+what, d)
 		err = tr.ReadPostgresCSV(r, db)
 	}
 	if r.cut {
@@ -80,6 +157,35 @@ func (l *logTail) read(d capture.Delta, db string, mysql bool, cat *capture.Cata
 		return nil, fmt.Errorf("--log %s: %w", l.path, err)
 	}
 	return tr, nil
+}
+
+// wholeRecords is where the last whole CSV record of r[from:to] ends: a
+// newline outside quotes ('"', a quote doubled inside a field toggling
+// twice). A record the server was still writing when the window ended is
+// left out, not read as a broken one.
+func wholeRecords(r io.ReaderAt, from, to int64) (int64, error) {
+	end := from
+	quoted := false
+	buf := make([]byte, 256<<10)
+	for at := from; at < to; {
+		n, err := r.ReadAt(buf[:min(int64(len(buf)), to-at)], at)
+		for i, c := range buf[:n] {
+			switch {
+			case c == '"':
+				quoted = !quoted
+			case c == '\n' && !quoted:
+				end = at + int64(i) + 1
+			}
+		}
+		at += int64(n)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return end, nil
 }
 
 // logGrace is how long the log is read after a signal ended the window.
@@ -102,14 +208,6 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 	n, err := d.r.Read(p)
 	d.n += int64(n)
 	return n, err
-}
-
-func mustStat(f *os.File) os.FileInfo {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	return fi
 }
 
 // checkMySQLLogging refuses a MySQL or MariaDB server whose settings

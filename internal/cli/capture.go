@@ -55,7 +55,7 @@ func captureCommand(env *Env) *cobra.Command {
 	fs.DurationVar(&o.For, "for", 10*time.Minute, "the window over which the statistics are counted")
 	fs.StringVar(&o.Out, "out", "", "the workload file to write (- for standard output); an existing file is replaced only with --force, a device or pipe is written through")
 	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
-	fs.StringVar(&o.Log, "log", "", "the server's statement log, read too: PostgreSQL's csvlog (log_min_duration_statement = 0) or MySQL's/MariaDB's slow query log file (long_query_time = 0): transactions as they ran, parameter values (key skew), sessions and think time")
+	fs.StringVar(&o.Log, "log", "", "the server's statement log, read too: PostgreSQL's log folder or one of its csvlog files (log_min_duration_statement = 0; the files rotation adds are followed), or MySQL's/MariaDB's slow query log file (long_query_time = 0): transactions as they ran, parameter values (key skew), sessions and think time")
 	fs.DurationVar(&o.Tick, "progress", 10*time.Second, "how often a progress line is written on stderr (10ms or more)")
 	return c
 }

@@ -519,7 +519,7 @@ func captureLog(t *testing.T, srv *testenv.Server, logFile, plainURL, refusal st
 	if tx == nil || len(tx.Statements) != 2 || !strings.Contains(tx.Statements[0].Forms[0].SQL, "FOR UPDATE") || tx.Autocommit {
 		t.Fatalf("the read-then-update is not one transaction of two statements, the read first:\n%s", text)
 	}
-	for _, want := range []string{"From the server's log:", "{type: decimal, min: 1.50, max: 1.50}", "sessions: on average", "as even as a uniform draw"} {
+	for _, want := range []string{"From the server's log:", "{type: decimal, min: 1.50, max: 1.50}", "sessions were inside a", "as even as a uniform draw"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the file lacks %q:\n%s", want, text)
 		}

@@ -9,7 +9,7 @@ as_postgres() { runuser -u postgres -- "$@"; }
 export PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=postgres PGSSLMODE=disable
 PROD_URL=postgres://postgres@127.0.0.1:$PORT/shop
 COPY_URL=postgres://postgres@127.0.0.1:$PORT/shopcopy
-LOG=$DIR/log/pg.csv
+LOG=$DIR/log
 q() { psql -qXAt -d "$1" -c "$2"; }
 
 start_server() {

@@ -84,6 +84,9 @@ func Capture(ctx context.Context, env *run.Env, o CaptureOptions) error {
 	m := res.Model
 	fmt.Fprintf(env.Stderr, "rightsize: wrote %s: %d transactions, %d statements making up %.1f %% of the calls, 1x = %.1f transactions per second (baseline_rate)\n",
 		o.Out, len(m.Txs), statements(m), 100*m.CoveredCalls, m.Rate)
+	if t := m.Traced; t != nil && t.Incomplete() {
+		fmt.Fprintf(env.Stderr, "rightsize: warning: the statement log showed %.0f %% of the calls the statistics counted (statements logged apart, or the log moved to a file --log did not name: give --log the log's folder); the file's header says so\n", 100/t.Scale)
+	}
 	if res.Early {
 		fmt.Fprintf(env.Stderr, "rightsize: the window was cut short by a signal: the file holds %v of counts\n", m.Window.Round(time.Second))
 		return fmt.Errorf("capture: %w", session.ErrInterrupted)
