@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -459,12 +460,18 @@ func TestCaptureLogPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a workload for 10 s")
 	}
+	// The log rotates every 200 kB, several times in the window, into
+	// files named by the time (log_filename's default): --log names the
+	// folder.
 	srv := testenv.PrivatePostgres(t, "shared_preload_libraries=pg_stat_statements", "logging_collector=on",
-		"log_destination=csvlog", "log_filename=pg.log", "log_min_duration_statement=0")
+		"log_destination=csvlog", "log_rotation_size=200kB", "log_min_duration_statement=0")
 	plain := testenv.PrivatePostgres(t, "shared_preload_libraries=pg_stat_statements")
 	pdb := plain.NamedDB(t, "app")
 	plain.Exec(t, pdb, "CREATE EXTENSION pg_stat_statements")
-	captureLog(t, srv, filepath.Join(srv.Dir, "data", "log", "pg.csv"), plain.AdminURL(pdb), "log_destination")
+	text := captureLog(t, srv, filepath.Join(srv.Dir, "data", "log"), plain.AdminURL(pdb), "log_destination")
+	if !regexp.MustCompile(`\(csvlog [^)]*: \d+ files, `).MatchString(text) || strings.Contains(text, "WARNING") {
+		t.Errorf("the rotated log was not read whole (its files named in the header, no warning):\n%s", text)
+	}
 }
 
 // TestCaptureLogMariaDB: the same on a private MariaDB writing every
@@ -482,8 +489,8 @@ func TestCaptureLogMariaDB(t *testing.T) {
 
 // captureLog runs production on srv and captures it with --log file,
 // after checking that capture --log refuses plainURL, a server that does
-// not log its statements, saying so (refusal).
-func captureLog(t *testing.T, srv *testenv.Server, logFile, plainURL, refusal string) {
+// not log its statements, saying so (refusal). It returns the file.
+func captureLog(t *testing.T, srv *testenv.Server, logFile, plainURL, refusal string) string {
 	prod := srv.NamedDB(t, "prod")
 	loadCaptureTables(t, srv, prod)
 	file := filepath.Join(t.TempDir(), "app.yaml")
@@ -527,4 +534,5 @@ func captureLog(t *testing.T, srv *testenv.Server, logFile, plainURL, refusal st
 	if strings.Contains(text, "secret-") || strings.Contains(text, "offered as one transaction") || strings.Contains(text, "dist: zipfian") {
 		t.Errorf("the file holds a text of production's, a guessed grouping, or skew in evenly drawn keys:\n%s", text)
 	}
+	return text
 }
