@@ -90,6 +90,9 @@ func SizeFromSweep(in FromSweep) (Sizing, error) {
 		pre = append([]string{knee}, pre...)
 	}
 	s.Reasons = append(pre, s.Reasons...)
+	if o := planObjective(sw, req.CoreSecondsPerEvent, req.Rate, slo); o != nil {
+		s.atObjective(o, in, req)
+	}
 	if k := kneeNotCPU(sw, req.Rate); k != nil {
 		k.CPUOnlyVCPU = s.VCPU
 		s.Limit = k.sentence()
@@ -220,4 +223,24 @@ func KneeReason(sw *analysis.Result) string {
 		cpus = st.Host.CPUs
 	}
 	return fmt.Sprintf("the sweep (%s %s) found its knee at %s: %.4g/s on %d CPUs (%s method)", sw.Workload, sw.ID, st.Label, st.Throughput, cpus, k.Method)
+}
+
+// atObjective makes o's count the answer when it found one (the CPU
+// target's rule stays a reason), and checks the VM again.
+func (s *Sizing) atObjective(o *Objective, in FromSweep, req SizeRequest) {
+	s.Objective = o
+	s.Reasons = append(s.Reasons, o.sentence(s.VCPU, in.CPUTargetPct))
+	if o.VCPU == 0 && s.Limit == "" {
+		s.Limit = fmt.Sprintf("No vCPU count meets p99 <= %.3g ms at %s: %s.", o.P99Ms, rateShort(req, req.Rate), o.Why)
+	}
+	if o.VCPU == 0 || o.VCPU == s.VCPU || s.HostsNeeded > 1 {
+		return
+	}
+	s.VCPU, s.UtilisationPct = o.VCPU, o.UtilisationPct
+	s.Plan = CheckVM(in.Host, VM{Name: "recommended", VCPU: o.VCPU, Memory: req.Memory})
+	s.Limit = ""
+	if s.Plan.Worst() == Fail {
+		s.Limit = failing(s.Plan)
+	}
+	s.ResponseMs, s.ResponseBasis = responseAt(req.Curve, o.VCPU, s.BusyCores, s.UtilisationPct)
 }

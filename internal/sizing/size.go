@@ -53,6 +53,10 @@ type Sizing struct {
 	// did not cause: then there is no VM (VCPU 0, Plan empty), Limit says
 	// why and the plan fails (Report.Fails).
 	NotCPU *KneeNotCPU `json:"not_cpu,omitempty"`
+	// Objective is the plan at the sweep's p99 objective (or plan's
+	// --slo), when it has one: the fewest vCPUs whose predicted p99 meets
+	// it. Its count is the answer (VCPU) when it finds one.
+	Objective *Objective `json:"objective,omitempty"`
 }
 
 // MaxVCPU is the most vCPUs the planner gives one VM: 4096, KVM's limit on

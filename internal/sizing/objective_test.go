@@ -1,0 +1,72 @@
+package sizing
+
+import (
+	"container/heap"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestWaitP99MM1: on one CPU the wait of M/M/1 exceeds t with
+// probability ρ·e^(−(μ−λ)t), whose p99 is ln(ρ/0.01)/(μ − λ); a quota of
+// half a CPU is one CPU at half speed; a queue that waits less than 1 % of
+// the time has a p99 wait of 0.
+func TestWaitP99MM1(t *testing.T) {
+	for _, c := range []struct{ cpus, rate, s, want float64 }{
+		{1, 0.5, 1, math.Log(50) / 0.5},
+		{1, 0.9, 1, math.Log(90) / 0.1},
+		{0.5, 0.25, 1, math.Log(50) / (0.5 - 0.25)},
+		{1, 0.005, 1, 0},
+	} {
+		if got := waitP99(c.cpus, c.rate, c.s); math.Abs(got-c.want) > 1e-6*c.want+1e-12 {
+			t.Errorf("cpus %g, rate %g, s %g: p99 wait %.6f, want %.6f", c.cpus, c.rate, c.s, got, c.want)
+		}
+	}
+	if got := waitP99(2, 2, 1); !math.IsInf(got, 1) {
+		t.Errorf("a saturated queue: p99 %g, want +Inf", got)
+	}
+}
+
+type times []float64
+
+func (h times) Len() int           { return len(h) }
+func (h times) Less(i, j int) bool { return h[i] < h[j] }
+func (h times) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *times) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *times) Pop() any          { old := *h; x := old[len(old)-1]; *h = old[:len(old)-1]; return x }
+
+// simulatedP99 is the p99 wait of n events for one of c servers of an
+// M/M/c FIFO queue (Poisson arrivals at rate, exponential service of mean
+// s).
+func simulatedP99(c int, rate, s float64, n int, seed uint64) float64 {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	free := make(times, c) // when each server is next free
+	heap.Init(&free)
+	var now float64
+	out := make([]float64, 0, n)
+	for range n {
+		now += rng.ExpFloat64() / rate
+		start := max(now, heap.Pop(&free).(float64))
+		done := start + rng.ExpFloat64()*s
+		heap.Push(&free, done)
+		out = append(out, start-now)
+	}
+	slices.Sort(out)
+	return out[len(out)*99/100]
+}
+
+// TestWaitP99AgainstSimulation: for several CPUs the closed form agrees
+// with a simulation of the queue within 5 %.
+func TestWaitP99AgainstSimulation(t *testing.T) {
+	for _, c := range []struct {
+		cpus int
+		rho  float64
+	}{{2, 0.6}, {2, 0.8}, {4, 0.7}, {8, 0.9}} {
+		rate := c.rho * float64(c.cpus) // s = 1
+		want := simulatedP99(c.cpus, rate, 1, 400_000, uint64(c.cpus))
+		if got := waitP99(float64(c.cpus), rate, 1); math.Abs(got/want-1) > 0.05 {
+			t.Errorf("%d CPUs at %.0f%%: p99 %.3f, the simulation's %.3f", c.cpus, 100*c.rho, got, want)
+		}
+	}
+}
