@@ -10,13 +10,15 @@ import (
 )
 
 // The response-time model a plan at an objective predicts with: an
-// event's p99 is what the lightest measured step showed less its queueing
-// for CPUs (the round trip, I/O, locks, and the variability of its own
-// service, measured rather than assumed), with the CPU service time
-// stretched where the CPUs are slower than whole ones (a quota of 0.5 CPU
-// is one CPU at half speed), plus the p99 of the wait for one of c CPUs,
-// as an M/M/c queue waits. Adding a p99 to a p99 leans high: the p99 of a
-// sum is at most the sum of the p99s.
+// event's p99 is a part no CPU count shortens (the round trip, I/O, locks,
+// the client's own lag: fitted to the measured steps), its CPU service
+// time (the demand), and the p99 of its wait for one of c CPUs as an
+// M/M/c queue waits, times a scale fitted to the measured steps (a
+// database's service times vary less than the exponential's, and its
+// wait less). A quota of 0.5 CPU is a queue of one CPU at half its
+// capacity; an event still runs at full speed between the quota's
+// throttles. Adding a p99 to a p99 leans high: the p99 of a sum is at most
+// the sum of the p99s.
 
 // slowed is the service time s on cpus CPUs used as c whole ones (c the
 // nearest count, at least 1): each runs at cpus/c of one.
@@ -53,10 +55,14 @@ type Objective struct {
 	Allotment    string  `json:"allotment"` // where MeasuredCPUs came from
 	// ServiceMs is the CPU an event needs (the demand), which queues for
 	// CPUs; OtherP99Ms is the rest of the measured p99s: each step's p99
-	// less its wait for a CPU and its service on the measured CPUs, the
-	// median over the steps.
+	// less its (scaled) wait for a CPU and its service on the measured
+	// CPUs, the median over the steps.
 	ServiceMs  float64 `json:"service_ms"`
 	OtherP99Ms float64 `json:"other_p99_ms"`
+	// WaitScale is what the M/M/c p99 wait is multiplied by, fitted to the
+	// measured steps (1: the exponential service of M/M/c).
+	WaitScale float64 `json:"wait_scale"`
+	fitSteps  int
 	// Fit is the model against each measured step, on the measured CPUs.
 	Fit []FitPoint `json:"fit"`
 	// VCPU is the answer (0: no count meets the objective), with its
@@ -116,24 +122,8 @@ func planObjective(sw *analysis.Result, demand, rate, sloMs float64) *Objective 
 	}
 	s := demand * 1000 // ms
 	o := &Objective{P99Ms: sloMs, MeasuredCPUs: cpus, Allotment: from, ServiceMs: s}
-	// What no CPU count shortens: each measured step's p99 less its wait
-	// for a CPU and its service on the measured CPUs; the median over the
-	// steps (one 10-second step's p99 is noisy).
-	_, se := slowed(cpus, s)
-	var rest []float64
-	for _, i := range used {
-		st := sw.Steps[i]
-		if w := waitP99(cpus, st.Throughput/1000, s); !math.IsInf(w, 1) && st.P99Ms > 0 {
-			rest = append(rest, max(st.P99Ms-w-se, 0))
-		}
-	}
-	if len(rest) == 0 {
+	if !o.fit(sw, used, cpus, sloMs) {
 		return nil
-	}
-	slices.Sort(rest)
-	o.OtherP99Ms = rest[len(rest)/2]
-	if len(rest)%2 == 0 {
-		o.OtherP99Ms = (rest[len(rest)/2-1] + rest[len(rest)/2]) / 2
 	}
 	most := 0.0
 	for _, i := range used {
@@ -143,7 +133,7 @@ func planObjective(sw *analysis.Result, demand, rate, sloMs float64) *Objective 
 		most = max(most, st.Throughput)
 	}
 	if o.OtherP99Ms+s >= sloMs {
-		o.Why = fmt.Sprintf("the measured p99s less their wait for CPUs leave %.3g ms (the median over %d steps) that no CPU count shortens, and %.3g ms of CPU service: over the objective (%.3g ms) whatever the count", o.OtherP99Ms, len(rest), s, sloMs)
+		o.Why = fmt.Sprintf("the measured p99s less their wait for CPUs leave %.3g ms (the median over %d steps) that no CPU count shortens, and %.3g ms of CPU service: over the objective (%.3g ms) whatever the count", o.OtherP99Ms, o.fitSteps, s, sloMs)
 		return o
 	}
 	for c := 1; c <= maxStretch*max(int(math.Ceil(cpus)), 1); c++ {
@@ -164,8 +154,62 @@ func planObjective(sw *analysis.Result, demand, rate, sloMs float64) *Objective 
 
 // predict is the model's p99 in ms on cpus CPUs at rate events a second.
 func (o *Objective) predict(cpus, rate float64) float64 {
-	_, se := slowed(cpus, o.ServiceMs)
-	return o.OtherP99Ms + se + waitP99(cpus, rate/1000, o.ServiceMs)
+	return o.OtherP99Ms + o.ServiceMs + o.WaitScale*waitP99(cpus, rate/1000, o.ServiceMs)
+}
+
+// The wait's scale is bounded: a database's service times vary less than
+// an exponential's (the M/M/c wait errs high, by (1 + Cs²)/2 in the
+// Allen-Cunneen approximation), but a fit of a few noisy steps must not
+// wish the queue away.
+const minWaitScale, maxWaitScale = 0.1, 1.5
+
+// fit fits the model to the measured steps within the objective that kept
+// up with their rate, on the measured CPUs: each
+// step's p99 less its service is the part no CPU count shortens plus the
+// M/M/c p99 wait times a scale, by least squares over the steps; without
+// a spread of waits to fit the scale from (every step too light to wait),
+// the scale is 1. The part no CPU count shortens is then the median of
+// the steps' p99 less their service and scaled wait.
+func (o *Objective) fit(sw *analysis.Result, used []int, cpus, sloMs float64) bool {
+	se := o.ServiceMs
+	var xs, ys []float64
+	for _, i := range used {
+		st := sw.Steps[i]
+		if st.P99Ms > sloMs || st.Offered > 0 && st.Throughput < 0.95*st.Offered {
+			continue // past the objective, or fell behind: not the region predicted
+		}
+		if w := waitP99(cpus, st.Throughput/1000, o.ServiceMs); !math.IsInf(w, 1) && st.P99Ms > 0 {
+			xs, ys = append(xs, w), append(ys, st.P99Ms-se)
+		}
+	}
+	if len(xs) == 0 {
+		return false
+	}
+	o.WaitScale = 1
+	if n := float64(len(xs)); len(xs) >= 2 {
+		var mx, my, sxy, sxx float64
+		for i := range xs {
+			mx, my = mx+xs[i]/n, my+ys[i]/n
+		}
+		for i := range xs {
+			sxy += (xs[i] - mx) * (ys[i] - my)
+			sxx += (xs[i] - mx) * (xs[i] - mx)
+		}
+		if sxx > 1e-12 {
+			o.WaitScale = min(max(sxy/sxx, minWaitScale), maxWaitScale)
+		}
+	}
+	rest := make([]float64, len(xs))
+	for i := range xs {
+		rest[i] = max(ys[i]-o.WaitScale*xs[i], 0)
+	}
+	slices.Sort(rest)
+	o.OtherP99Ms = rest[len(rest)/2]
+	if len(rest)%2 == 0 {
+		o.OtherP99Ms = (rest[len(rest)/2-1] + rest[len(rest)/2]) / 2
+	}
+	o.fitSteps = len(rest)
+	return true
 }
 
 // sentence says the objective's answer, for the reasons.
@@ -177,6 +221,6 @@ func (o *Objective) sentence(ruleVCPU int, cpuTarget float64) string {
 	if o.Extrapolated {
 		where = fmt.Sprintf("extrapolated from %.2f measured CPUs", o.MeasuredCPUs)
 	}
-	return fmt.Sprintf("at the objective (p99 <= %.3g ms): %d vCPU(s), predicted p99 %.3g ms at %.0f%% CPU (%s; %.3g ms of CPU per event and its p99 wait for the CPUs, M/M/c, plus %.3g ms at the p99 that no CPU count shortens); the %.0f%% CPU rule alone gives %d",
-		o.P99Ms, o.VCPU, o.PredictedP99Ms, o.UtilisationPct, where, o.ServiceMs, o.OtherP99Ms, cpuTarget, ruleVCPU)
+	return fmt.Sprintf("at the objective (p99 <= %.3g ms): %d vCPU(s), predicted p99 %.3g ms at %.0f%% CPU (%s; %.3g ms of CPU per event and its p99 wait for the CPUs, M/M/c's times %.2f as fitted to the %d measured steps, plus %.3g ms at the p99 that no CPU count shortens); the %.0f%% CPU rule alone gives %d",
+		o.P99Ms, o.VCPU, o.PredictedP99Ms, o.UtilisationPct, where, o.ServiceMs, o.WaitScale, o.fitSteps, o.OtherP99Ms, cpuTarget, ruleVCPU)
 }
