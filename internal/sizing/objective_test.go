@@ -2,10 +2,14 @@ package sizing
 
 import (
 	"container/heap"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/rightsize/rightsize/internal/analysis"
+	"github.com/rightsize/rightsize/internal/result"
 )
 
 // TestWaitP99MM1: on one CPU the wait of M/M/1 exceeds t with
@@ -68,5 +72,27 @@ func TestWaitP99AgainstSimulation(t *testing.T) {
 		if got := waitP99(float64(c.cpus), rate, 1); math.Abs(got/want-1) > 0.05 {
 			t.Errorf("%d CPUs at %.0f%%: p99 %.3f, the simulation's %.3f", c.cpus, 100*c.rho, got, want)
 		}
+	}
+}
+
+// TestObjectiveFitsTheWaitScale: steps whose p99 is a fixed part, the
+// service and 0.3 of the M/M/c p99 wait give back that scale and that
+// part; a step past the objective is not fitted.
+func TestObjectiveFitsTheWaitScale(t *testing.T) {
+	const cpus, s, other = 2.0, 1.0, 2.0 // ms
+	var steps []result.SweepStep
+	for _, rate := range []float64{400, 800, 1200, 1500} {
+		p99 := other + s + 0.3*waitP99(cpus, rate/1000, s)
+		steps = append(steps, result.SweepStep{Label: fmt.Sprint(rate), X: rate, Offered: rate, Throughput: rate, P99Ms: p99,
+			Host: &result.Host{CPUs: 2}})
+	}
+	steps = append(steps, result.SweepStep{Label: "past", X: 1900, Offered: 1900, Throughput: 1700, P99Ms: 900, Host: &result.Host{CPUs: 2}})
+	sw := &analysis.Result{Sweep: &result.Sweep{Steps: steps}}
+	o := &Objective{ServiceMs: s}
+	if !o.fit(sw, []int{0, 1, 2, 3, 4}, cpus, 50) {
+		t.Fatal("no fit")
+	}
+	if math.Abs(o.WaitScale-0.3) > 1e-6 || math.Abs(o.OtherP99Ms-other) > 1e-6 || o.fitSteps != 4 {
+		t.Errorf("wait scale %.4f, other %.4f over %d steps; want 0.3, 2 over 4", o.WaitScale, o.OtherP99Ms, o.fitSteps)
 	}
 }
