@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/rightsize/rightsize/internal/sqltext"
 )
 
@@ -115,7 +117,7 @@ func (m *Model) tracedTransactions(kept []cand, tr *Trace) []Tx {
 	}
 	scale := float64(stmtCalls) / float64(calls)
 	m.Traced = &Traced{From: tr.From, Txs: total, Sessions: tr.Sessions, Scale: scale, Unaligned: tr.Unaligned,
-		Active: tr.BusyMs / max(m.Window.Seconds()*1000, 1), ThinkMs: mean(tr.Gaps)}
+		Active: tr.BusyMs / max(m.Window.Seconds()*1000, 1), ThinkMs: meanOf(tr.Gaps)}
 	names := map[string]bool{}
 	var txs []Tx
 	var got, left int64
@@ -426,25 +428,23 @@ func decimalRange(c *Counts) (low, high string, ok bool) {
 	return strconv.FormatFloat(lo, 'f', scale, 64), strconv.FormatFloat(hi, 'f', scale, 64), true
 }
 
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-// quantile is the q-quantile of xs (nearest rank), 0 for none.
+// quantile is the q-quantile of xs (the empirical one: a value of xs), 0
+// for none.
 func quantile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	return s[min(max(int(math.Ceil(q*float64(len(s))))-1, 0), len(s)-1)]
+	return stat.Quantile(q, stat.Empirical, s, nil)
+}
+
+// meanOf is the mean of xs, 0 for none.
+func meanOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return stat.Mean(xs, nil)
 }
 
 func fmtMs(ms float64) string { return strconv.FormatFloat(ms, 'f', 3, 64) }

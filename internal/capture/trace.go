@@ -435,17 +435,6 @@ func (c *Counts) add(v string) bool {
 	return false
 }
 
-func (c *Counts) merge(o *Counts) {
-	for v, n := range o.N {
-		if _, ok := c.N[v]; ok || len(c.N) < maxValues {
-			c.N[v] += n
-		} else {
-			c.Over += n
-		}
-	}
-	c.Over += o.Over
-}
-
 // total is the number of values counted.
 func (c *Counts) total() int64 {
 	t := c.Over

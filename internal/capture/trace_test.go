@@ -79,12 +79,7 @@ func TestTraceFromCSVLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var checkout *Tx
-	for i, tx := range m.Txs {
-		if len(tx.Stmts) == 5 {
-			checkout = &m.Txs[i]
-		}
-	}
+	checkout := ofFive(m)
 	if checkout == nil || len(m.Txs) != 6 {
 		t.Fatalf("%d transactions (want 6: three scripts, two protocols), none of five statements:\n%s", len(m.Txs), out)
 	}
@@ -159,12 +154,7 @@ func TestTraceFromMariaDBSlowLog(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	var checkout *Tx
-	for i, tx := range m.Txs {
-		if len(tx.Stmts) == 5 {
-			checkout = &m.Txs[i]
-		}
-	}
+	checkout := ofFive(m)
 	if checkout == nil || len(m.Txs) != 3 {
 		t.Fatalf("%d transactions (want 3: checkout, view, recent), none of five statements:\n%s", len(m.Txs), out)
 	}
@@ -177,4 +167,15 @@ func TestTraceFromMariaDBSlowLog(t *testing.T) {
 	if !strings.Contains(string(out), "left out: a SELECT statement whose text is 1006 bytes") {
 		t.Errorf("the cut report is not left out with a note:\n%s", out)
 	}
+}
+
+// ofFive is the model's transaction of five statements (the checkout), or
+// nil.
+func ofFive(m *Model) *Tx {
+	for i, tx := range m.Txs {
+		if len(tx.Stmts) == 5 {
+			return &m.Txs[i]
+		}
+	}
+	return nil
 }

@@ -102,18 +102,9 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the catalog: %w", err)
 	}
-	var log *logTail
-	if o.Log != "" {
-		check := checkLogging
-		if loc.Dialect == "mysql" {
-			check = checkMySQLLogging
-		}
-		if err := check(sctx, stats); err != nil {
-			return nil, err
-		}
-		if log, err = openLog(o.Log, loc.Dialect != "mysql"); err != nil {
-			return nil, err
-		}
+	log, err := noteLog(sctx, stats, o.Log, loc.Dialect == "mysql")
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, context.Cause(ctx)
@@ -141,15 +132,9 @@ func Capture(ctx context.Context, o Options) (*Result, error) {
 	delta := capture.Diff(a, b)
 	src := s.source()
 	src.Start = a.At
-	var tr *capture.Trace
-	if log != nil {
-		var until time.Time
-		if early { // a signal: the log gets logGrace, not as long as it takes
-			until = time.Now().Add(logGrace)
-		}
-		if tr, err = log.read(delta, loc.Database, loc.Dialect == "mysql", cat, until); err != nil {
-			return nil, err
-		}
+	tr, err := log.trace(delta, loc.Database, loc.Dialect == "mysql", cat, early)
+	if err != nil {
+		return nil, err
 	}
 	m := capture.BuildTraced(src, delta, cat, s.serverTx(delta), tr)
 	return &Result{Model: m, Early: early}, nil

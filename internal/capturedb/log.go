@@ -67,6 +67,36 @@ func openLog(path string, csv bool) (*logTail, error) {
 	return l, nil
 }
 
+// noteLog checks that the server logs every statement where capture reads
+// it, and notes where the window starts in the log at path; nil for no
+// --log.
+func noteLog(ctx context.Context, r *stmtstats.Reader, path string, mysql bool) (*logTail, error) {
+	if path == "" {
+		return nil, nil
+	}
+	check := checkLogging
+	if mysql {
+		check = checkMySQLLogging
+	}
+	if err := check(ctx, r); err != nil {
+		return nil, err
+	}
+	return openLog(path, !mysql)
+}
+
+// trace reads the window's part of the log (nil l: no log, no trace);
+// after a signal (early) for logGrace at most.
+func (l *logTail) trace(d capture.Delta, db string, mysql bool, cat *capture.Catalog, early bool) (*capture.Trace, error) {
+	if l == nil {
+		return nil, nil
+	}
+	var until time.Time
+	if early { // a signal: the log gets logGrace, not as long as it takes
+		until = time.Now().Add(logGrace)
+	}
+	return l.read(d, db, mysql, cat, until)
+}
+
 type logFile struct {
 	name string
 	size int64

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/rightsize/rightsize/internal/analysis"
 	"github.com/rightsize/rightsize/internal/result"
 )
@@ -186,18 +188,9 @@ func (o *Objective) fit(sw *analysis.Result, used []int, cpus, sloMs float64) bo
 		return false
 	}
 	o.WaitScale = 1
-	if n := float64(len(xs)); len(xs) >= 2 {
-		var mx, my, sxy, sxx float64
-		for i := range xs {
-			mx, my = mx+xs[i]/n, my+ys[i]/n
-		}
-		for i := range xs {
-			sxy += (xs[i] - mx) * (ys[i] - my)
-			sxx += (xs[i] - mx) * (xs[i] - mx)
-		}
-		if sxx > 1e-12 {
-			o.WaitScale = min(max(sxy/sxx, minWaitScale), maxWaitScale)
-		}
+	if len(xs) >= 2 && stat.Variance(xs, nil) > 1e-12 {
+		_, slope := stat.LinearRegression(xs, ys, nil, false)
+		o.WaitScale = min(max(slope, minWaitScale), maxWaitScale)
 	}
 	rest := make([]float64, len(xs))
 	for i := range xs {
