@@ -459,6 +459,7 @@ type Flags struct {
 	CPUProfile  string
 	Prometheus  string
 	DBCgroup    string        // --db-cgroup
+	DBCPUList   string        // --db-cpus: one allotment, or a list to sweep
 	ServerStats time.Duration // --server-stats: the sampling interval (0: off)
 	Retry       string
 	MaxRetries  int
@@ -580,5 +581,10 @@ func (c *Flags) bindRun(fs *pflag.FlagSet, phase string) {
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the measured run to this file (for 'go tool pprof'); an existing file that is not a profile is replaced only with --force")
 	c.ServerStats = DefaultServerStats
 	fs.Var(ServerStatsFlag{&c.ServerStats}, "server-stats", "sample the database server's own view beside the host's, on one monitoring connection per instance (PostgreSQL: its sessions' wait events in pg_stat_activity, at this interval, and its commit, buffer, checkpoint and WAL counters per step; other databases: not yet): on (every 100ms), off, or an interval such as 250ms; without the right to see other users' sessions (GRANT pg_monitor) a note says what is missing and the run goes on")
+	if phase == PhaseSweep {
+		fs.StringVar(&c.DBCPUList, "db-cpus", "", "hold the database server to this many CPUs (by its cgroup's CPU quota over a 20 ms period; put back as found when the sweep ends), or a list to sweep (0.5,1,1.5,2): the server on this host, in a cgroup of its own (found from its process, or --db-cgroup); the results record each allotment and its throttling, and the plan fits the scaling over CPUs")
+	} else {
+		fs.StringVar(&c.DBCPUList, "db-cpus", "", "hold the database server to this many CPUs for the run (by its cgroup's CPU quota over a 20 ms period; put back as found when the run ends): the server on this host, in a cgroup of its own (found from its process, or --db-cgroup)")
+	}
 	fs.StringVar(&c.DBCgroup, "db-cgroup", "", "the cgroup the database runs in, whose CPU limit and throttling are sampled beside the host's figures: its directory (/sys/fs/cgroup/system.slice/postgresql.service; v1: /sys/fs/cgroup/cpu/NAME) or its path in the hierarchy (default: found from the server's process when --target is on this host by a loopback address or a socket; this process's own for an embedded database)")
 }

@@ -129,6 +129,9 @@ type Step struct {
 	Own int
 	// Options are merged into the result's options.
 	Options map[string]any
+	// DBCPUs is the CPUs the database server is held to (--db-cpus; 0:
+	// as it is).
+	DBCPUs float64
 }
 
 // Multiples reports whether the plan's rates are multiples of the baseline.
@@ -273,6 +276,13 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 		p.TypeSLO = c.TypeSLO
 	}
 	cfgErr = errors.Join(cfgErr, checkConfigName(p.Config), checkLabel(p.Label))
+	if !p.Sweep {
+		cpus, err := c.DBCPUs()
+		if len(cpus) > 1 {
+			err = fmt.Errorf("--db-cpus %s: a run holds the database to one allotment; a sweep takes a list", c.DBCPUList)
+		}
+		cfgErr = errors.Join(cfgErr, err)
+	}
 	if m := w.Meta(); m.VUs > 0 {
 		for _, f := range []string{"threads", "rate", "think-time"} {
 			if c.Changed(f) {
@@ -307,6 +317,9 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 	}
 	if !p.Sweep {
 		p.Steps = c.runSteps(w) // the workload's options are valid now
+	}
+	if cpus, _ := c.DBCPUs(); len(cpus) == 1 {
+		holdCPUs(p.Steps, cpus[0])
 	}
 	p.Load, p.Runner, p.Targets, p.Dist = load, cfg, ts, dist
 	p.AutoPrepare = len(c.Targets) == 0 || numbered
@@ -563,16 +576,20 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 	if err != nil {
 		return Error{err}
 	}
+	cpus, err := c.DBCPUs()
+	if err != nil {
+		return Error{err}
+	}
 	m := w.Meta()
 	own := m.Variants
 	lists := 0
-	for _, n := range []int{len(threadList), len(rates), len(counts), len(own)} {
+	for _, n := range []int{len(threadList), len(rates), len(counts), len(own), len(cpus)} {
 		if n > 1 {
 			lists++
 		}
 	}
 	if lists > 1 {
-		return Invalidf("sweep one axis at a time: more than one of --threads, --rate, --instances (and %s's own steps) list several values", m.Name)
+		return Invalidf("sweep one axis at a time: more than one of --threads, --rate, --instances, --db-cpus (and %s's own steps) list several values", m.Name)
 	}
 	one := Step{Threads: threads(w, threadList[0]), Rate: rates[0]}
 	add := func(l Step, label string, x float64) {
@@ -604,6 +621,13 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 			l.Instances = n
 			add(l, fmt.Sprintf("instances %d", n), float64(n))
 		}
+	case len(cpus) > 1:
+		p.Axis = "CPUs"
+		for _, x := range cpus {
+			l := one
+			l.DBCPUs = x
+			add(l, cpusLabel(x), x)
+		}
 	case len(own) > 1:
 		p.Axis, p.OwnAxis = m.VariantAxis, true
 		for _, o := range own {
@@ -612,7 +636,7 @@ func (c *Flags) sweepAxis(w workload.Workload, p *Plan) error {
 			add(l, o.Label, o.X)
 		}
 	default:
-		return Invalidf("sweep: give several values to --threads (1,2,4,8), --rate (1x,2x,3x or 100,200), --instances (1,2,4), or to the workload's own list (fileio: --read 100,90,70)")
+		return Invalidf("sweep: give several values to --threads (1,2,4,8), --rate (1x,2x,3x or 100,200), --instances (1,2,4), --db-cpus (0.5,1,2), or to the workload's own list (fileio: --read 100,90,70)")
 	}
 	return nil
 }
@@ -639,8 +663,12 @@ func (c *Flags) searchAxis(w workload.Workload, p *Plan) error {
 	if c.MaxSteps < 2 || c.MaxSteps > MaxSearchSteps {
 		errs = append(errs, fmt.Errorf("--max-steps %d: want 2 to %d probes", c.MaxSteps, MaxSearchSteps))
 	}
-	if len(counts) > 1 || len(m.Variants) > 1 {
-		errs = append(errs, fmt.Errorf("a search varies its own axis: give one --instances count (and one of %s's own steps)", m.Name))
+	cpus, err := c.DBCPUs()
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if len(counts) > 1 || len(m.Variants) > 1 || len(cpus) > 1 {
+		errs = append(errs, fmt.Errorf("a search varies its own axis: give one --instances count, one --db-cpus allotment (and one of %s's own steps)", m.Name))
 	}
 	one := Step{Label: "search", Threads: threads(w, c.Threads.First())}
 	switch {

@@ -42,6 +42,9 @@ type Options struct {
 	// Server, if set, starts sampling the database servers of a step's
 	// first n instances as the step starts (nil: no server figures).
 	Server func(ctx context.Context, n int) ServerStep
+	// HoldCPUs holds the database server to an allotment of CPUs before a
+	// step that asks for one (runplan.Step.DBCPUs; nil: such a step fails).
+	HoldCPUs func(cpus float64) error
 	// Progress returns the progress of preparing the named target (nil:
 	// none shown).
 	Progress func(target string) workload.Progress
@@ -476,7 +479,7 @@ func (s *session) measureBaseline(ctx context.Context) error {
 	}
 	cfg := s.base
 	cfg.Load = p.Load.Closed(threads)
-	st := Position{Index: -1, Count: len(p.Steps), Spec: runplan.Step{Label: "baseline", Threads: cfg.Threads}, Settings: cfg,
+	st := Position{Index: -1, Count: len(p.Steps), Spec: runplan.Step{Label: "baseline", Threads: cfg.Threads, DBCPUs: p.Steps[0].DBCPUs}, Settings: cfg,
 		Instances: first, Path: p.Out.Baseline(s.out.ID)}
 	res, err := s.runStep(ctx, st)
 	if err != nil {

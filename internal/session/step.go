@@ -18,6 +18,14 @@ import (
 // while it runs (see checkpoint.go). A partial result is written too, and
 // returned with ErrInterrupted.
 func (s *session) runStep(ctx context.Context, st Position) (*result.Run, error) {
+	if x := st.Spec.DBCPUs; x > 0 {
+		if s.opt.HoldCPUs == nil {
+			return nil, fmt.Errorf("%s: --db-cpus %g: the database's CPUs cannot be held here", st.Spec.Label, x)
+		}
+		if err := s.opt.HoldCPUs(x); err != nil {
+			return nil, err
+		}
+	}
 	for _, o := range s.obs {
 		o.StepStart(st)
 	}

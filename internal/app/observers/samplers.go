@@ -23,14 +23,13 @@ func CPUModel(procRoot string) string {
 	return m
 }
 
-// HostSampler samples the host's /proc at procRoot for each interval, with
-// the cgroups of rightsize and of the database and the database server's
-// own processes when it runs on this host (host.Watched, for p's
-// --db-cgroup and targets); nil when there is no /proc to read. What it
-// cannot watch it says on stderr.
-func HostSampler(procRoot string, stderr io.Writer, p *runplan.Plan) func(secs float64) *result.Host {
+// Watched are the database's cgroup and server processes on this host
+// for p's --db-cgroup and targets (host.Watched, with rightsize's own
+// cgroup); what it cannot find it says on stderr. None when there is no
+// /proc to read.
+func Watched(procRoot string, stderr io.Writer, p *runplan.Plan) ([]host.Cgroup, []host.Server) {
 	if procRoot == "" {
-		return nil
+		return nil, nil
 	}
 	var locals []host.Local
 	for _, t := range p.Targets {
@@ -39,7 +38,16 @@ func HostSampler(procRoot string, stderr io.Writer, p *runplan.Plan) func(secs f
 			locals = append(locals, host.Local{Network: network, Address: address})
 		}
 	}
-	cgroups, servers := host.Watched(procRoot, p.DBCgroup, locals, stderr)
+	return host.Watched(procRoot, p.DBCgroup, locals, stderr)
+}
+
+// HostSampler samples the host's /proc at procRoot for each interval, with
+// the cgroups and the database server's own processes Watched found; nil
+// when there is no /proc to read. What it cannot watch it says on stderr.
+func HostSampler(procRoot string, stderr io.Writer, cgroups []host.Cgroup, servers []host.Server) func(secs float64) *result.Host {
+	if procRoot == "" {
+		return nil
+	}
 	s, err := host.NewSampler(procRoot, cgroups...)
 	if err != nil {
 		fmt.Fprintf(stderr, "rightsize: host metrics not available: %v\n", err)

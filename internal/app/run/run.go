@@ -40,9 +40,17 @@ func Run(ctx context.Context, env *Env, p *runplan.Plan, record Recorder) (*sess
 			return record(ctx, env, p.History, runs, paths, sw, swPath)
 		}))
 	}
+	cgroups, servers := observers.Watched(env.ProcRoot, env.Stderr, p)
+	hold, restore, err := observers.HoldCPUs(env.ProcRoot, env.NumCPU, env.Stderr, p, cgroups, servers)
+	if err != nil {
+		return nil, exitcode.With(err, exitcode.Usage)
+	}
+	if restore != nil {
+		defer restore()
+	}
 	opt := session.Options{
 		Version: observers.Version(), Hostname: env.Hostname, CPUModel: observers.CPUModel(env.ProcRoot), NumCPU: env.NumCPU, MaxProcs: env.MaxProcs, SetMaxProcs: env.SetMaxProcs,
-		CPUTime: env.CPUTime, Sample: observers.HostSampler(env.ProcRoot, env.Stderr, p),
+		CPUTime: env.CPUTime, Sample: observers.HostSampler(env.ProcRoot, env.Stderr, cgroups, servers), HoldCPUs: hold,
 		Progress:    observers.Progresses(env.Out()),
 		Observers:   obs,
 		SweepReport: observers.SweepMarkdown,

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/testenv"
+)
+
+// databaseCgroup is the database's cgroup figures of a step (nil: none).
+func databaseCgroup(h *result.Host) *result.Cgroup {
+	if h == nil {
+		return nil
+	}
+	for i, c := range h.Cgroups {
+		if c.Role == "database" {
+			return &h.Cgroups[i]
+		}
+	}
+	return nil
+}
+
+// TestSweepDBCPUs sweeps a private PostgreSQL in a cgroup of its own over
+// --db-cpus 0.25,1: each step holds its processes to the allotment (the
+// cgroup's quota, as the step's figures record it), the quarter CPU is
+// throttled and carries less, and when the sweep ends the cgroup is as it
+// was (no limit), and says so.
+func TestSweepDBCPUs(t *testing.T) {
+	srv := testenv.PrivatePostgres(t)
+	path, cpuDir := srv.OwnCgroup(t)
+	url := srv.AdminURL(srv.FreshDB(t))
+	out := filepath.Join(t.TempDir(), "s.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	o := run(t, ctx, "sweep", "oltp_point_select", "--target", url, "--prepare", "always", "--table-size", "1000", "--db-cpus", "1,0.25",
+		"--threads", "4", "--warmup", "1s", "--time", "3s", "--out", out, "--no-history", "--server-stats", "off")
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	t.Logf("stdout:\n%s", o.stdout)
+	sw := readSweep(t, strings.TrimSuffix(out, ".json")+"-sweep.json")
+	if sw.Axis != "CPUs" || len(sw.Steps) != 2 || sw.Steps[0].X != 0.25 || sw.Steps[1].X != 1 {
+		t.Fatalf("axis %q, steps %+v: want CPUs 0.25, 1", sw.Axis, sw.Steps)
+	}
+	var thr [2]float64
+	for i, st := range sw.Steps {
+		cg := databaseCgroup(st.Host)
+		if cg == nil || cg.Path != path || cg.LimitCPUs != st.X {
+			t.Errorf("step %s: the database's cgroup %+v, want %s held to %g CPUs", st.Label, cg, path, st.X)
+			continue
+		}
+		thr[i] = st.Throughput
+		t.Logf("%s: %.0f/s, p99 %.2f ms, cgroup used %.2f CPUs, throttled %.0f%% of periods", st.Label, st.Throughput, st.P99Ms, cg.UsedCPUs, cg.ThrottledPct)
+	}
+	if cg := databaseCgroup(sw.Steps[0].Host); cg != nil && !(cg.ThrottledPct > 0) {
+		t.Errorf("a quarter CPU under 4 users was never throttled: %+v", cg)
+	}
+	if !(thr[1] > 1.5*thr[0]) {
+		t.Errorf("1 CPU carried %.0f/s, a quarter %.0f/s: want well over", thr[1], thr[0])
+	}
+	if q, _ := os.ReadFile(filepath.Join(cpuDir, "cpu.cfs_quota_us")); len(q) > 0 && strings.TrimSpace(string(q)) != "-1" {
+		t.Errorf("after the sweep the quota is %s, want -1 (none, as found)", q)
+	}
+	for _, want := range []string{"holding the database's cgroup " + path + " to 0.25 CPUs (it had no limit", "the database's cgroup " + path + " is back to no limit"} {
+		if !strings.Contains(o.stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, o.stderr)
+		}
+	}
+}
+
+// TestDBCPUsRefused: --db-cpus on a database rightsize cannot hold apart
+// (an embedded one) or past the host's CPUs is refused before any step,
+// exit 2, with why.
+func TestDBCPUsRefused(t *testing.T) {
+	dir := t.TempDir()
+	o := run(t, context.Background(), "run", "oltp_point_select", "--target", "sqlite:"+filepath.Join(dir, "x.db"), "--table-size", "100",
+		"--db-cpus", "0.5", "--time", "1s", "--out", "-", "--no-history")
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "load generator") {
+		t.Errorf("an embedded database: exit %d\n%s", o.code, o.stderr)
+	}
+}
