@@ -93,6 +93,18 @@ type Bottleneck struct {
 	// processes took it, so the database's CPU was not the limit.
 	ServerCPUs *float64 `json:"server_cpus,omitempty"`
 	OthersTook bool     `json:"others_took_cpu,omitempty"`
+	// AllotmentCPUs is the CPU limit of the database's cgroup (0: none):
+	// its capacity, in place of the host's CPUs.
+	AllotmentCPUs float64 `json:"allotment_cpus,omitempty"`
+}
+
+// CapacityCPUs is the CPUs the database could use: its cgroup's limit,
+// else the host's CPUs.
+func (b *Bottleneck) CapacityCPUs() float64 {
+	if b.AllotmentCPUs > 0 {
+		return b.AllotmentCPUs
+	}
+	return float64(b.CPUs)
 }
 
 // OthersTookShare is the share of the busy CPU below which the database's
@@ -118,6 +130,11 @@ func BottleneckOf(h *result.Host, hostIsServer bool) *Bottleneck {
 		}
 	}
 	b.Throttled = ThrottledDatabase(h)
+	for _, g := range h.Cgroups {
+		if g.Role != "rightsize" && g.LimitCPUs > 0 {
+			b.AllotmentCPUs = g.LimitCPUs
+		}
+	}
 	if v := h.Hypervisor; v != nil {
 		b.Hypervisor = HypervisorHeld(v)
 		if v.HostCPUPct != nil {
@@ -183,11 +200,12 @@ func HypervisorHeld(v *result.Hypervisor) []HypervisorCause {
 }
 
 // ThrottledDatabase is (a copy of) the most throttled cgroup the database
-// runs in, when throttled in ThrottledPct of its periods or more; nil
-// otherwise. The load generator's own cgroup alone is a limit of the
-// measurement (GeneratorLimit), not of the database.
+// runs in, when throttled in ThrottledPct of its periods or more, or when
+// it used its allotment (AtAllotment); nil otherwise. The load
+// generator's own cgroup alone is a limit of the measurement
+// (GeneratorLimit), not of the database.
 func ThrottledDatabase(h *result.Host) *result.Cgroup {
-	g := MostThrottled(h, func(g *result.Cgroup) bool { return g.Role != "rightsize" && Throttled(*g) })
+	g := MostThrottled(h, func(g *result.Cgroup) bool { return g.Role != "rightsize" && (Throttled(*g) || AtAllotment(h, *g)) })
 	if g == nil {
 		return nil
 	}
@@ -206,6 +224,28 @@ func MostThrottled(h *result.Host, keep func(*result.Cgroup) bool) *result.Cgrou
 		}
 	}
 	return out
+}
+
+// AllotmentBusyShare is the share of its CPU limit a database's cgroup
+// uses at which the limit is its capacity reached: it is then its
+// allotment, not the host's CPUs, that bounds it, however few of its
+// periods ran out of quota (a quota is used up in bursts; at 13 % of
+// periods throttled a half-CPU allotment may be all used).
+const AllotmentBusyShare = 0.8
+
+// AtAllotment reports whether a database's cgroup g of host figures h
+// with a CPU limit used AllotmentBusyShare of it and ran out of quota in
+// some period: its tasks' CPU (the cgroup's usage, else the database
+// server's own processes' on the host) over its limit.
+func AtAllotment(h *result.Host, g result.Cgroup) bool {
+	if !(g.LimitCPUs > 0) || g.ThrottledPeriods <= 0 {
+		return false
+	}
+	used := g.UsedCPUs
+	if used <= 0 {
+		used, _ = h.ServerUsedCPUs()
+	}
+	return used >= AllotmentBusyShare*g.LimitCPUs
 }
 
 // Throttled reports whether a cgroup was throttled in ThrottledPct of its

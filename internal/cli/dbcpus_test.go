@@ -71,6 +71,9 @@ func TestSweepDBCPUs(t *testing.T) {
 			t.Errorf("stderr does not say %q:\n%s", want, o.stderr)
 		}
 	}
+	if want := "Held by the database's CPU allotment (its cgroup's quota), not the host's CPUs: cpus 0.25 (the database's cgroup " + path + " used 0.2"; !strings.Contains(o.stdout, want) {
+		t.Errorf("the verdict does not say %q", want)
+	}
 }
 
 // TestDBCPUsRefused: --db-cpus on a database rightsize cannot hold apart

@@ -142,7 +142,11 @@ func hypervisorWhy(c analysis.HypervisorCause) string {
 func heldBrief(h analysis.Held) []string {
 	var out []string
 	if g := h.Throttled; g != nil {
-		out = append(out, fmt.Sprintf("the %s cgroup %s throttled in %.0f%% of its periods", cgroupWhose(g.Role), g.Path, g.ThrottledPct))
+		used := ""
+		if g.LimitCPUs > 0 && g.UsedCPUs > 0 {
+			used = fmt.Sprintf(" used %.2f of its %.3g CPUs and", g.UsedCPUs, g.LimitCPUs)
+		}
+		out = append(out, fmt.Sprintf("the %s cgroup %s%s throttled in %.0f%% of its periods", cgroupWhose(g.Role), g.Path, used, g.ThrottledPct))
 	}
 	return append(out, hypervisorCauses(h.Hypervisor, false)...)
 }

@@ -57,17 +57,32 @@ func SweepSentences(r *analysis.Result) []string {
 		})+": it was starved of CPU there, so those steps' host figures are smeared and their throughput may understate the database's.")
 	}
 	if len(d.Held) > 0 {
-		var held []string
-		for _, h := range d.Held {
-			held = append(held, fmt.Sprintf("%s (%s)", r.Steps[h.Step].Label, strings.Join(heldBrief(h), ", ")))
-		}
-		out = append(out, "Held back where the guest's CPU figures do not show it: "+strings.Join(held, "; ")+
-			". There the limit was not the guest's CPUs, and adding vCPUs inside the guest will not help.")
+		out = append(out, heldSentence(r, d.Held))
 	}
 	if g := d.GuestOnly; g != nil {
 		out = append(out, guestOnly(*g))
 	}
 	return out
+}
+
+// heldSentence names the steps a limit the guest's CPU figures do not
+// show held back. A database's cgroup alone is its allotment of CPUs (a
+// container's limit, --db-cpus): its capacity, which a larger allotment
+// raises; the hypervisor's is outside the guest, where vCPUs added inside
+// it do not help.
+func heldSentence(r *analysis.Result, helds []analysis.Held) string {
+	var held []string
+	allotment := true
+	for _, h := range helds {
+		held = append(held, fmt.Sprintf("%s (%s)", r.Steps[h.Step].Label, strings.Join(heldBrief(h), ", ")))
+		allotment = allotment && len(h.Hypervisor) == 0 && h.Throttled != nil && h.Throttled.Role == "database"
+	}
+	if allotment {
+		return "Held by the database's CPU allotment (its cgroup's quota), not the host's CPUs: " + strings.Join(held, "; ") +
+			". There the allotment was its capacity: a larger one, or a VM of that many vCPUs, raises it."
+	}
+	return "Held back where the guest's CPU figures do not show it: " + strings.Join(held, "; ") +
+		". There the limit was not the guest's CPUs, and adding vCPUs inside the guest will not help."
 }
 
 // diagnosisOf is the sweep's Diagnosis, made again for a Result that was

@@ -192,3 +192,53 @@ func TestSizeFromSweepAnswersTheObjective(t *testing.T) {
 		t.Errorf("an objective no CPU count meets: objective %+v, limit %q", s.Objective, s.Limit)
 	}
 }
+
+// TestSizeFromSweepTheAllotmentIsCPU (issue 50): a database held to one CPU
+// by its cgroup that used 0.9 of it at the knee, and ran out of quota in
+// 13 % of its periods, was held by CPU, its allotment, whatever a sample
+// of its sessions saw (row locks here, CPU there) and however idle the
+// host's CPUs: both views get the same vCPUs. Without the allotment the
+// same figures are 0.9 of the host's 4 CPUs, and the refusal says so.
+func TestSizeFromSweepTheAllotmentIsCPU(t *testing.T) {
+	held := func(view func(i int) *result.ServerStats) *result.Sweep {
+		sw := lockBound()
+		for i := range sw.Steps {
+			st := &sw.Steps[i]
+			srv := st.Host.ServerCPU[0].UsedCPUs
+			st.Host.Cgroups = []result.Cgroup{{Role: "database", Path: "/db", LimitCPUs: 1, UsedCPUs: srv, Periods: 50, ThrottledPeriods: 6.5, ThrottledPct: 13}}
+			st.ServerStats = view(i)
+		}
+		return sw
+	}
+	in := FromSweep{Host: eightCores, Name: "h.json", Rate: TargetRate{PerSecond: 5000, Text: "5000"}, CPUTargetPct: 80}
+	var vcpus []int
+	for _, view := range []func(int) *result.ServerStats{
+		func(i int) *result.ServerStats { return waits(int64([]int{10, 30, 62, 80, 88}[i])) },
+		func(int) *result.ServerStats { return waits(0) },
+	} {
+		in.Sweep = held(view)
+		s, err := SizeFromSweep(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.NotCPU != nil || s.VCPU < 1 {
+			t.Fatalf("held to 1 CPU, used 0.9 of it: NotCPU %+v, %d vCPUs; want a VM", s.NotCPU, s.VCPU)
+		}
+		vcpus = append(vcpus, s.VCPU)
+	}
+	if vcpus[0] != vcpus[1] {
+		t.Errorf("the same allotment, two samples of the sessions: %v vCPUs", vcpus)
+	}
+	sw := lockBound()
+	for i := range sw.Steps {
+		sw.Steps[i].ServerStats = nil
+	}
+	in.Sweep = sw
+	s, err := SizeFromSweep(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.NotCPU == nil || !strings.Contains(s.Limit, "the database's own processes used 0.90 of its 4 CPUs there (22%, under 50%), unthrottled") {
+		t.Errorf("no allotment, 0.9 of 4 CPUs: limit %q", s.Limit)
+	}
+}

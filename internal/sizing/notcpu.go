@@ -23,6 +23,11 @@ type KneeNotCPU struct {
 	Class string `json:"class,omitempty"`
 	// BusyPct is the host's CPU busy at that step (user + system), percent.
 	BusyPct float64 `json:"busy_pct"`
+	// ServerCPUs is the CPU the database's own processes used there, of
+	// CapacityCPUs (its cgroup's limit, else the host's CPUs); 0 when not
+	// measured.
+	ServerCPUs   float64 `json:"server_cpus,omitempty"`
+	CapacityCPUs float64 `json:"capacity_cpus,omitempty"`
 	// Change says what would have to change to carry the rate.
 	Change string `json:"change"`
 	// CPUOnlyVCPU is the vCPUs the rate would need were CPU its only
@@ -51,6 +56,11 @@ var changeFor = map[string]string{
 // host, or a few busy CPUs, make a busier host ambiguous.
 const IdleBusyPct = 50
 
+// IdleServerShare is the share of its CPUs (its allotment, else the
+// host's) under which a database server's own processes were not held by
+// CPU at a knee.
+const IdleServerShare = 0.5
+
 // kneeNotCPU says whether rate (events per second, all instances) is past
 // a knee of sw that CPU did not cause, and the refusal if so (nil when it
 // is not: no knee, a CPU-bound one, or a rate within it).
@@ -65,6 +75,24 @@ func kneeNotCPU(sw *analysis.Result, rate float64) *KneeNotCPU {
 		k.BusyPct = b.BusyPct
 	}
 	switch v := d.Server; {
+	case b != nil && b.HostIsServer && b.ServerCPUs != nil && b.CapacityCPUs() > 0:
+		// The database's own CPU first, against its capacity: its
+		// allotment used (or throttled), half its CPUs busy, or the host's
+		// CPUs saturated is CPU, whatever a sample of its sessions saw.
+		// Under that, the server's view (its sessions on CPU, or waiting)
+		// decides where there is one.
+		k.ServerCPUs, k.CapacityCPUs = *b.ServerCPUs, b.CapacityCPUs()
+		if b.Throttled != nil || k.ServerCPUs >= IdleServerShare*k.CapacityCPUs || b.BusyPct >= analysis.CPUBoundPct {
+			return nil
+		}
+		if v != nil && v.Class != "" {
+			if v.Check != analysis.CheckNotCPU {
+				return nil
+			}
+			k.Class = v.Class
+		} else if b.Limit == analysis.StorageBound {
+			k.Class = analysis.WaitDataIO
+		}
 	case v != nil && v.Class != "":
 		// The server's own view decides: only waits with idle CPUs refuse.
 		if v.Check != analysis.CheckNotCPU {
@@ -94,7 +122,13 @@ func kneeNotCPU(sw *analysis.Result, rate float64) *KneeNotCPU {
 // (Sizing.Limit).
 func (k *KneeNotCPU) sentence() string {
 	why := fmt.Sprintf("the database ran on this host and its CPUs were only %.0f%% busy there", k.BusyPct)
-	if k.Class != "" && k.BusyPct > 0 {
+	if k.CapacityCPUs > 0 {
+		why = fmt.Sprintf("the database's own processes used %.2f of its %.3g CPUs there (%.0f%%, under %.0f%%), unthrottled, while the host's CPUs were %.0f%% busy",
+			k.ServerCPUs, k.CapacityCPUs, 100*k.ServerCPUs/k.CapacityCPUs, 100*IdleServerShare, k.BusyPct)
+		if k.Class != "" {
+			why += fmt.Sprintf("; its sessions mostly waited on %s", k.Class)
+		}
+	} else if k.Class != "" && k.BusyPct > 0 {
 		why = fmt.Sprintf("the database's sessions mostly waited on %s there while the host's CPUs were %.0f%% busy", k.Class, k.BusyPct)
 	} else if k.Class != "" {
 		why = fmt.Sprintf("the database's sessions mostly waited on %s there, few on CPU", k.Class)
