@@ -19,6 +19,9 @@ var (
 	// PrintCommand prints a command line as the user would type it, its
 	// passwords removed (run.PrintCommand).
 	PrintCommand = run.PrintCommand
+	// CommandLine is a command line as the user would type it, its
+	// passwords removed (run.CommandLine).
+	CommandLine = run.CommandLine
 )
 
 // What a run shows (package observers).

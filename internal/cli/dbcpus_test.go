@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rightsize/rightsize/internal/result"
+	"github.com/rightsize/rightsize/internal/sizing"
 	"github.com/rightsize/rightsize/internal/testenv"
 )
 
@@ -86,4 +89,48 @@ func TestDBCPUsRefused(t *testing.T) {
 	if o.code != ExitUsage || !strings.Contains(o.stderr, "load generator") {
 		t.Errorf("an embedded database: exit %d\n%s", o.code, o.stderr)
 	}
+}
+
+// TestPlanVerify: a sweep of a private PostgreSQL held to half a CPU
+// (--db-cpus 0.5), a plan from it at an objective with predictions on 0.5
+// and 1 CPU, and --verify: the target rate run with the server held to
+// the planned vCPUs, predicted beside measured in the plan file, PASS, and
+// the cgroup as it was afterwards.
+func TestPlanVerify(t *testing.T) {
+	srv := testenv.PrivatePostgres(t)
+	_, cpuDir := srv.OwnCgroup(t)
+	url := srv.AdminURL(srv.FreshDB(t))
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	o := run(t, ctx, "sweep", "oltp_point_select", "--target", url, "--prepare", "always", "--table-size", "1000", "--db-cpus", "0.5",
+		"--rate", "100,200,400", "--slo", "50ms", "--warmup", "1s", "--time", "3s", "--out", filepath.Join(dir, "s.json"), "--no-history")
+	if o.code != ExitOK {
+		t.Fatalf("sweep: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	o = run(t, ctx, "plan", "--from", filepath.Join(dir, "s-sweep.json"), "--target-rate", "300", "--predict-cpus", "0.5,1", "--format", "json",
+		"--verify", "--", "oltp_point_select", "--target", url, "--table-size", "1000", "--warmup", "1s", "--time", "3s", "--out", filepath.Join(dir, "v.json"), "--no-history")
+	if o.code != ExitOK {
+		t.Fatalf("plan --verify: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	var r sizing.Report
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
+		t.Fatalf("plan file: %v\n%s", err, o.stdout)
+	}
+	s := r.Sizing
+	if s == nil || s.Objective == nil || s.Verified == nil {
+		t.Fatalf("no sizing, objective or verification:\n%s\n%s", o.stdout, o.stderr)
+	}
+	v := s.Verified
+	if !v.Pass || v.CPUs != float64(s.VCPU) || v.Rate != 300 || v.Measured.Throughput < 285 || !(v.PredictedP99Ms > 0) || v.Result != filepath.Join(dir, "v.json") ||
+		!strings.Contains(v.Command, "--rate 300 --db-cpus "+strconv.Itoa(s.VCPU)) || v.ObjectiveMs != 50 {
+		t.Errorf("verification %+v: want a PASS at 300/s on %d CPUs, its command and result", v, s.VCPU)
+	}
+	if at := s.Objective.At; len(at) != 2 || at[0].CPUs != 0.5 || !at[0].CPUsMeasured || at[1].CPUsMeasured || !(at[1].Capacity > at[0].Capacity) {
+		t.Errorf("predictions %+v: want 0.5 (measured) and 1 CPU, more on 1", at)
+	}
+	if q, _ := os.ReadFile(filepath.Join(cpuDir, "cpu.cfs_quota_us")); len(q) > 0 && strings.TrimSpace(string(q)) != "-1" {
+		t.Errorf("after the verification the quota is %s, want -1", q)
+	}
+	t.Logf("verified: %s\npredictions: %+v", v.Sentence(), s.Objective.At)
 }

@@ -67,17 +67,32 @@ type planOptions struct {
 	consolidate                                               bool
 	seed                                                      uint64
 	htChanged                                                 bool // --ht-gain was given
+	predictCPUs                                               string
+	verify                                                    bool
+	verifyArgs                                                []string // the workload and its flags after --
 }
 
 func planCommand(env *Env) *cobra.Command {
 	var o planOptions
 	cmd := &cobra.Command{
-		Use:   "plan",
+		Use:   "plan [--verify -- WORKLOAD [flags]]",
 		Short: "Plan VM sizes and vNUMA layouts against a host, right-size from a sweep, and what-if consolidation",
 		Long:  planLong,
-		Args:  cobra.NoArgs,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 && !o.verify {
+				return usagef("plan takes no arguments (a workload after -- only with --verify): %q", args[0])
+			}
+			if o.verify {
+				if o.from == "" {
+					return usagef("--verify checks a right-sizing: give --from SWEEP.json and --target-rate")
+				}
+				return checkVerifyArgs(args)
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.htChanged = c.Flags().Changed("ht-gain")
+			o.verifyArgs = args
 			return runPlan(c.Context(), env, o)
 		},
 	}
@@ -94,6 +109,8 @@ func planCommand(env *Env) *cobra.Command {
 	fl.BoolVar(&o.consolidate, "consolidate", false, "what if the VMs share this host at their peak (busy=): overcommit, capacity, contention")
 	fl.Uint64Var(&o.seed, "seed", 1, "seed of the consolidation simulation (the same seed repeats its figures)")
 	fl.StringVar(&o.format, "format", "text", "text, markdown or json")
+	fl.StringVar(&o.predictCPUs, "predict-cpus", "", "with --from and an objective: also predict on these allotments of CPUs (0.5,1,1.5): the capacity at the objective and the p99 at the target rate, with the demand's spread")
+	fl.BoolVar(&o.verify, "verify", false, "check the plan: run the workload given after -- (as run takes it) at the target rate with the database server on this host held to the planned vCPUs (run --rate R --db-cpus N, 10 s warm-up, 30 s measured unless its flags say otherwise), and write predicted beside measured; a run that misses the objective fails the plan (exit 1)")
 	return cmd
 }
 
@@ -137,6 +154,13 @@ func runPlan(ctx context.Context, env *Env, o planOptions) error {
 			return err
 		}
 		r.Sizing = &s
+		if o.verify {
+			v, err := verifyPlan(ctx, env, &s, o, o.verifyArgs)
+			s.Verified = v
+			if err != nil && (v == nil || ctx.Err() != nil) {
+				return err
+			}
+		}
 	}
 	if o.consolidate {
 		cons, err := sizing.Consolidate(h, vms, htGain/100, o.seed)
@@ -237,7 +261,14 @@ func sizeFromSweep(r *sizing.Report, o planOptions, mem int64) (sizing.Sizing, e
 		return sizing.Sizing{}, usagef("target-rate %q: want events per second (3000) or a multiple of the sweep's baseline (3x)", rateArg)
 	}
 	rate := sizing.TargetRate{PerSecond: rt.PerSecond(0), Multiple: rt.Multiple(), Text: rateArg}
-	s, err := sizing.SizeFromSweep(sizing.FromSweep{Host: r.Host, Sweep: sw, Name: path, Rate: rate, CPUTargetPct: cpuTarget, Memory: mem, SLOMs: o.sloMs})
+	var predict []float64
+	if o.predictCPUs != "" {
+		predict, err = (&runplan.Flags{DBCPUList: o.predictCPUs}).DBCPUs()
+		if err != nil {
+			return sizing.Sizing{}, usagef("predict-cpus: %v", strings.TrimPrefix(err.Error(), "--db-cpus "))
+		}
+	}
+	s, err := sizing.SizeFromSweep(sizing.FromSweep{Host: r.Host, Sweep: sw, Name: path, Rate: rate, CPUTargetPct: cpuTarget, Memory: mem, SLOMs: o.sloMs, PredictCPUs: predict})
 	switch {
 	case errors.Is(err, sizing.ErrNoDemand):
 		return s, runError{fmt.Errorf("from: %w", err)}

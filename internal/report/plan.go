@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/rightsize/rightsize/internal/sizing"
@@ -56,9 +57,19 @@ func Plan(w io.Writer, r *sizing.Report, f Format) error {
 			ew.printf("%s%s\n", bullet(md), reason)
 		}
 	} else if s != nil {
-		heading(ew, md, fmt.Sprintf("right-size: %d vCPUs", s.VCPU))
+		title := fmt.Sprintf("right-size: %d vCPUs", s.VCPU)
+		if v := s.Verified; v != nil {
+			title += map[bool]string{true: ", verified: PASS", false: ", verified: FAIL"}[v.Pass]
+		}
+		heading(ew, md, title)
 		for _, reason := range s.Reasons {
 			ew.printf("%s%s\n", bullet(md), reason)
+		}
+		if o := s.Objective; o != nil && len(o.At) > 0 {
+			predictions(ew, o, s.Rate, md)
+		}
+		if v := s.Verified; v != nil {
+			ew.printf("%sverified by a run: %s\n%s  %s\n", bullet(md), v.Sentence(), bullet(md), v.Command)
 		}
 		vmPlan(ew, s.Plan, md)
 	}
@@ -68,6 +79,48 @@ func Plan(w io.Writer, r *sizing.Report, f Format) error {
 		ew.printf("%smodel: Erlang C over the host's capacity, and a simulation of the vCPUs (FIFO ready queue, hyperthread sibling slowdown, relaxed co-scheduling); it shows direction and order of magnitude, not what esxtop will read\n", bullet(md))
 	}
 	return ew.err
+}
+
+// predictions is the objective's model on the allotments asked
+// (--predict-cpus): the capacity at the objective and the p99 at the
+// target rate, each with the demand's spread.
+func predictions(ew *errWriter, o *sizing.Objective, rate float64, md bool) {
+	spread := func(x, lo, hi float64, f string) string {
+		if hi > 0 {
+			return fmt.Sprintf(f+" ("+f+" to "+f+")", x, lo, hi)
+		}
+		return fmt.Sprintf(f, x)
+	}
+	ew.printf("%spredicted at the objective (p99 <= %.3g ms), on each allotment; in brackets with the demand's spread:\n", bullet(md), o.P99Ms)
+	pre := bullet(md) + "  "
+	if md {
+		ew.printf("\n| CPUs | capacity at the objective /s | p99 ms at %.4g/s | CPU busy | |\n|---|---|---|---|---|\n", rate)
+	} else {
+		ew.printf("%s%6s  %-28s  %-26s  %8s\n", pre, "CPUs", "capacity at the objective/s", fmt.Sprintf("p99 ms at %.4g/s", rate), "CPU busy")
+	}
+	for _, p := range o.At {
+		cpus := strconv.FormatFloat(p.CPUs, 'g', 4, 64)
+		capacity := spread(p.Capacity, p.CapacityLow, p.CapacityHigh, "%.4g")
+		if p.CapacityReached {
+			capacity += " (95% busy)"
+		}
+		p99 := spread(p.P99Ms, p.P99LowMs, p.P99HighMs, "%.3g")
+		if p.UtilisationPct > 100*0.95 {
+			p99 = "-"
+		}
+		where := "extrapolated"
+		if p.CPUsMeasured {
+			where = "measured CPUs"
+		}
+		if md {
+			ew.printf("| %s | %s | %s | %.0f%% | %s |\n", cpus, capacity, p99, p.UtilisationPct, where)
+		} else {
+			ew.printf("%s%6s  %-28s  %-26s  %7.0f%%  %s\n", pre, cpus, capacity, p99, p.UtilisationPct, where)
+		}
+	}
+	if md {
+		ew.printf("\n")
+	}
 }
 
 func vmPlan(ew *errWriter, p sizing.VMCheck, md bool) {

@@ -36,6 +36,9 @@ type FromSweep struct {
 	// SLOMs is the p99 objective the sweep is analysed at (0: the
 	// sweep's own): its SLO knee is the one a target rate may not pass.
 	SLOMs float64
+	// PredictCPUs are allotments of CPUs the model at the objective also
+	// predicts on (Objective.At): plan --predict-cpus.
+	PredictCPUs []float64
 }
 
 // SizeFromSweep right-sizes a VM from a sweep's measured service demand
@@ -91,6 +94,9 @@ func SizeFromSweep(in FromSweep) (Sizing, error) {
 	}
 	s.Reasons = append(pre, s.Reasons...)
 	if o := planObjective(sw, req.CoreSecondsPerEvent, req.Rate, slo); o != nil {
+		for _, c := range in.PredictCPUs {
+			o.At = append(o.At, o.PredictAt(c, req.Rate))
+		}
 		s.atObjective(o, in, req)
 	}
 	if k := kneeNotCPU(sw, req.Rate); k != nil {
@@ -181,13 +187,15 @@ func ResponseCurve(sw *analysis.Result, client float64) []CurvePoint {
 }
 
 // serverBusy is a step's database server's own CPU in percent of the
-// host's CPUs (false: not measured).
+// CPUs it had (its cgroup's limit, else the host's: measuredCPUs; false:
+// not measured).
 func serverBusy(st result.SweepStep) (float64, bool) {
 	used, ok := st.Host.ServerUsedCPUs()
-	if !ok || st.Host.CPUs < 1 {
+	cpus, _ := measuredCPUs(st)
+	if !ok || !(cpus > 0) {
 		return 0, false
 	}
-	return 100 * used / float64(st.Host.CPUs), true
+	return 100 * used / cpus, true
 }
 
 // curveOf is ResponseCurve with each step's CPU busy (percent of the
@@ -218,11 +226,14 @@ func KneeReason(sw *analysis.Result) string {
 		return ""
 	}
 	st := sw.Steps[k.Index]
-	cpus := 0
+	on := "0 CPUs"
 	if st.Host != nil {
-		cpus = st.Host.CPUs
+		on = fmt.Sprintf("%d CPUs", st.Host.CPUs)
+		if cpus, _ := measuredCPUs(st); cpus != float64(st.Host.CPUs) {
+			on = fmt.Sprintf("the database's %.3g CPUs (its cgroup's limit; the host has %d)", cpus, st.Host.CPUs)
+		}
 	}
-	return fmt.Sprintf("the sweep (%s %s) found its knee at %s: %.4g/s on %d CPUs (%s method)", sw.Workload, sw.ID, st.Label, st.Throughput, cpus, k.Method)
+	return fmt.Sprintf("the sweep (%s %s) found its knee at %s: %.4g/s on %s (%s method)", sw.Workload, sw.ID, st.Label, st.Throughput, on, k.Method)
 }
 
 // atObjective makes o's count the answer when it found one (the CPU

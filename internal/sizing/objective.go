@@ -52,8 +52,10 @@ func waitP99(cpus, rate, s float64) float64 {
 type Objective struct {
 	P99Ms float64 `json:"p99_ms"` // the objective
 	// MeasuredCPUs is the CPUs the sweep's database had: its cgroup's
-	// limit where one held it, else the host's CPUs.
+	// limit where one held it, else the host's CPUs; MostCPUs the most of
+	// any step where its steps had several (--db-cpus), else absent.
 	MeasuredCPUs float64 `json:"measured_cpus"`
+	MostCPUs     float64 `json:"most_measured_cpus,omitempty"`
 	Allotment    string  `json:"allotment"` // where MeasuredCPUs came from
 	// ServiceMs is the CPU an event needs (the demand), which queues for
 	// CPUs; OtherP99Ms is the rest of the measured p99s: each step's p99
@@ -61,6 +63,11 @@ type Objective struct {
 	// CPUs, the median over the steps.
 	ServiceMs  float64 `json:"service_ms"`
 	OtherP99Ms float64 `json:"other_p99_ms"`
+	// ServiceLowMs and ServiceHighMs are the demand's spread: the least
+	// and the most CPU per event of the fitted steps that measured the
+	// server's own CPU (absent with fewer than two).
+	ServiceLowMs  float64 `json:"service_low_ms,omitempty"`
+	ServiceHighMs float64 `json:"service_high_ms,omitempty"`
 	// WaitScale is what the M/M/c p99 wait is multiplied by, fitted to the
 	// measured steps (1: the exponential service of M/M/c).
 	WaitScale float64 `json:"wait_scale"`
@@ -72,15 +79,40 @@ type Objective struct {
 	VCPU           int     `json:"vcpu"`
 	PredictedP99Ms float64 `json:"predicted_p99_ms,omitempty"`
 	UtilisationPct float64 `json:"utilisation_pct,omitempty"`
+	// PredictedP99LowMs and PredictedP99HighMs are the answer's p99 at the
+	// demand's spread (absent without one).
+	PredictedP99LowMs  float64 `json:"predicted_p99_low_ms,omitempty"`
+	PredictedP99HighMs float64 `json:"predicted_p99_high_ms,omitempty"`
+	// At are the predictions on the allotments plan --predict-cpus asked.
+	At []Prediction `json:"at,omitempty"`
 	// Extrapolated tells that the answer lies outside what the sweep
 	// measured (another CPU count, or a rate past its steps).
 	Extrapolated bool   `json:"extrapolated"`
 	Why          string `json:"why,omitempty"` // when VCPU is 0
 }
 
+// Prediction is the model on one allotment of CPUs: the most events a
+// second whose predicted p99 meets the objective (the capacity at the
+// objective, at most maxUtilisation busy) and the p99 at the target rate,
+// each with the demand's spread (Low: the least CPU per event, High: the
+// most; absent without a spread).
+type Prediction struct {
+	CPUs            float64 `json:"cpus"`
+	Capacity        float64 `json:"capacity_at_objective"`
+	CapacityLow     float64 `json:"capacity_low,omitempty"`
+	CapacityHigh    float64 `json:"capacity_high,omitempty"`
+	P99Ms           float64 `json:"p99_ms_at_target"`
+	P99LowMs        float64 `json:"p99_low_ms,omitempty"`
+	P99HighMs       float64 `json:"p99_high_ms,omitempty"`
+	UtilisationPct  float64 `json:"utilisation_pct"`
+	CPUsMeasured    bool    `json:"cpus_measured"`
+	CapacityReached bool    `json:"capacity_bounded_by_utilisation,omitempty"`
+}
+
 // FitPoint is one measured step beside the model's p99 for it.
 type FitPoint struct {
 	Label          string  `json:"label"`
+	CPUs           float64 `json:"cpus"`
 	Rate           float64 `json:"rate"`
 	MeasuredP99Ms  float64 `json:"measured_p99_ms"`
 	PredictedP99Ms float64 `json:"predicted_p99_ms"`
@@ -94,9 +126,8 @@ const maxUtilisation = 0.95
 // measured before the plan refuses to predict it.
 const maxStretch = 32
 
-// measuredCPUs is the CPUs the database had in the sweep: its cgroup's
-// limit (--db-cgroup, a container's quota) on its first measured step, else
-// the host's CPUs.
+// measuredCPUs is the CPUs the database had at a step: its cgroup's limit
+// (--db-cpus, --db-cgroup, a container's quota), else the host's CPUs.
 func measuredCPUs(st result.SweepStep) (float64, string) {
 	if st.Host == nil {
 		return 0, ""
@@ -124,21 +155,32 @@ func planObjective(sw *analysis.Result, demand, rate, sloMs float64) *Objective 
 	}
 	s := demand * 1000 // ms
 	o := &Objective{P99Ms: sloMs, MeasuredCPUs: cpus, Allotment: from, ServiceMs: s}
-	if !o.fit(sw, used, cpus, sloMs) {
+	least, most := cpus, cpus
+	for _, i := range used {
+		c, _ := measuredCPUs(sw.Steps[i])
+		least, most = min(least, c), max(most, c)
+	}
+	if most > least {
+		o.MeasuredCPUs, o.MostCPUs = least, most
+		o.Allotment = fmt.Sprintf("the database's cgroup held it to %.3g to %.3g CPUs over the steps", least, most)
+	}
+	if !o.fit(sw, used, sloMs) {
 		return nil
 	}
-	most := 0.0
+	fastest := 0.0
 	for _, i := range used {
 		st := sw.Steps[i]
-		o.Fit = append(o.Fit, FitPoint{Label: st.Label, Rate: st.Throughput, MeasuredP99Ms: st.P99Ms,
-			PredictedP99Ms: o.predict(cpus, st.Throughput)})
-		most = max(most, st.Throughput)
+		c, _ := measuredCPUs(st)
+		o.Fit = append(o.Fit, FitPoint{Label: st.Label, CPUs: c, Rate: st.Throughput, MeasuredP99Ms: st.P99Ms,
+			PredictedP99Ms: o.predict(c, st.Throughput)})
+		fastest = max(fastest, st.Throughput)
 	}
 	if o.OtherP99Ms+s >= sloMs {
 		o.Why = fmt.Sprintf("the measured p99s less their wait for CPUs leave %.3g ms (the median over %d steps) that no CPU count shortens, and %.3g ms of CPU service: over the objective (%.3g ms) whatever the count", o.OtherP99Ms, o.fitSteps, s, sloMs)
 		return o
 	}
-	for c := 1; c <= maxStretch*max(int(math.Ceil(cpus)), 1); c++ {
+	stretch := maxStretch * max(int(math.Ceil(most)), 1)
+	for c := 1; c <= stretch; c++ {
 		rho := rate * demand / float64(c)
 		if rho > maxUtilisation {
 			continue
@@ -146,17 +188,72 @@ func planObjective(sw *analysis.Result, demand, rate, sloMs float64) *Objective 
 		p := o.predict(float64(c), rate)
 		if p <= sloMs {
 			o.VCPU, o.PredictedP99Ms, o.UtilisationPct = c, p, 100*rho
-			o.Extrapolated = float64(c) != cpus || rate > most*1.05
+			o.PredictedP99LowMs, o.PredictedP99HighMs = o.spread(func(service float64) float64 { return o.predictWith(service, float64(c), rate) })
+			o.Extrapolated = float64(c) < least || float64(c) > most || rate > fastest*1.05
 			return o
 		}
 	}
-	o.Why = fmt.Sprintf("no count up to %d vCPUs (%dx the %.2f measured) meets it: too far from what the sweep measured to predict", maxStretch*max(int(math.Ceil(cpus)), 1), maxStretch, cpus)
+	o.Why = fmt.Sprintf("no count up to %d vCPUs (%dx the %.3g measured) meets it: too far from what the sweep measured to predict", stretch, maxStretch, most)
 	return o
+}
+
+// spread is f at the demand's spread (the least and the most CPU per
+// event); zeros without one.
+func (o *Objective) spread(f func(serviceMs float64) float64) (low, high float64) {
+	if !(o.ServiceLowMs > 0 && o.ServiceHighMs > o.ServiceLowMs) {
+		return 0, 0
+	}
+	return f(o.ServiceLowMs), f(o.ServiceHighMs)
+}
+
+// PredictAt is the model on cpus CPUs: its capacity at the objective and
+// its p99 at rate, with the demand's spread.
+func (o *Objective) PredictAt(cpus, rate float64) Prediction {
+	p := Prediction{CPUs: cpus, P99Ms: o.predict(cpus, rate), UtilisationPct: 100 * rate * o.ServiceMs / 1000 / cpus,
+		CPUsMeasured: cpus >= o.MeasuredCPUs && cpus <= max(o.MostCPUs, o.MeasuredCPUs)}
+	p.Capacity, p.CapacityReached = o.capacity(o.ServiceMs, cpus)
+	if o.ServiceLowMs > 0 {
+		// The least CPU per event carries the most.
+		p.CapacityHigh, _ = o.capacity(o.ServiceLowMs, cpus)
+		p.CapacityLow, _ = o.capacity(o.ServiceHighMs, cpus)
+	}
+	p.P99LowMs, p.P99HighMs = o.spread(func(service float64) float64 { return o.predictWith(service, cpus, rate) })
+	return p
+}
+
+// capacity is the most events a second on cpus CPUs, each needing
+// serviceMs of CPU, whose predicted p99 meets the objective, and whether
+// maxUtilisation bounded it rather than the objective; 0 when even a
+// light load misses it. The predicted p99 grows with the rate, so a
+// bisection finds it.
+func (o *Objective) capacity(serviceMs, cpus float64) (float64, bool) {
+	hi := maxUtilisation * cpus / serviceMs * 1000
+	if o.predictWith(serviceMs, cpus, hi) <= o.P99Ms {
+		return hi, true
+	}
+	lo := 0.0
+	if o.predictWith(serviceMs, cpus, hi*1e-6) > o.P99Ms {
+		return 0, false
+	}
+	for range 60 {
+		mid := (lo + hi) / 2
+		if o.predictWith(serviceMs, cpus, mid) <= o.P99Ms {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, false
 }
 
 // predict is the model's p99 in ms on cpus CPUs at rate events a second.
 func (o *Objective) predict(cpus, rate float64) float64 {
-	return o.OtherP99Ms + o.ServiceMs + o.WaitScale*waitP99(cpus, rate/1000, o.ServiceMs)
+	return o.predictWith(o.ServiceMs, cpus, rate)
+}
+
+// predictWith is predict for events that need serviceMs of CPU each.
+func (o *Objective) predictWith(serviceMs, cpus, rate float64) float64 {
+	return o.OtherP99Ms + serviceMs + o.WaitScale*waitP99(cpus, rate/1000, serviceMs)
 }
 
 // The wait's scale is bounded: a database's service times vary less than
@@ -166,23 +263,32 @@ func (o *Objective) predict(cpus, rate float64) float64 {
 const minWaitScale, maxWaitScale = 0.1, 1.5
 
 // fit fits the model to the measured steps within the objective that kept
-// up with their rate, on the measured CPUs: each
-// step's p99 less its service is the part no CPU count shortens plus the
-// M/M/c p99 wait times a scale, by least squares over the steps; without
-// a spread of waits to fit the scale from (every step too light to wait),
-// the scale is 1. The part no CPU count shortens is then the median of
-// the steps' p99 less their service and scaled wait.
-func (o *Objective) fit(sw *analysis.Result, used []int, cpus, sloMs float64) bool {
+// up with their rate and left their CPUs under maxUtilisation busy, each
+// on its own CPUs: each step's p99 less its service is the part no CPU
+// count shortens plus the M/M/c p99 wait times a scale, by least squares
+// over the steps; without a spread of waits to fit the scale from (every
+// step too light to wait), the scale is 1. The part no CPU count shortens
+// is then the median of the steps' p99 less their service and scaled
+// wait. The steps that measured the server's own CPU give the demand's
+// spread.
+func (o *Objective) fit(sw *analysis.Result, used []int, sloMs float64) bool {
 	se := o.ServiceMs
-	var xs, ys []float64
+	var xs, ys, demands []float64
 	for _, i := range used {
 		st := sw.Steps[i]
-		if st.P99Ms > sloMs || st.Offered > 0 && st.Throughput < 0.95*st.Offered {
-			continue // past the objective, or fell behind: not the region predicted
+		cpus, _ := measuredCPUs(st)
+		if st.P99Ms > sloMs || st.Offered > 0 && st.Throughput < 0.95*st.Offered || st.Throughput*se/1000/cpus > maxUtilisation {
+			continue // past the objective, fell behind, or a saturated closed loop: not the region predicted
 		}
 		if w := waitP99(cpus, st.Throughput/1000, o.ServiceMs); !math.IsInf(w, 1) && st.P99Ms > 0 {
 			xs, ys = append(xs, w), append(ys, st.P99Ms-se)
+			if u, ok := st.Host.ServerUsedCPUs(); ok && st.Throughput > 0 {
+				demands = append(demands, 1000*u/st.Throughput)
+			}
 		}
+	}
+	if len(demands) >= 2 {
+		o.ServiceLowMs, o.ServiceHighMs = slices.Min(demands), slices.Max(demands)
 	}
 	if len(xs) == 0 {
 		return false
@@ -212,8 +318,20 @@ func (o *Objective) sentence(ruleVCPU int, cpuTarget float64) string {
 	}
 	where := "interpolated: the CPUs and rates the sweep measured"
 	if o.Extrapolated {
-		where = fmt.Sprintf("extrapolated from %.2f measured CPUs", o.MeasuredCPUs)
+		where = fmt.Sprintf("extrapolated from %s measured CPUs", o.measured())
 	}
-	return fmt.Sprintf("at the objective (p99 <= %.3g ms): %d vCPU(s), predicted p99 %.3g ms at %.0f%% CPU (%s; %.3g ms of CPU per event and its p99 wait for the CPUs, M/M/c's times %.2f as fitted to the %d measured steps, plus %.3g ms at the p99 that no CPU count shortens); the %.0f%% CPU rule alone gives %d",
-		o.P99Ms, o.VCPU, o.PredictedP99Ms, o.UtilisationPct, where, o.ServiceMs, o.WaitScale, o.fitSteps, o.OtherP99Ms, cpuTarget, ruleVCPU)
+	spread := ""
+	if o.PredictedP99HighMs > 0 {
+		spread = fmt.Sprintf(" (%.3g to %.3g ms with the demand's spread over the steps, %.3g to %.3g ms of CPU per event)", o.PredictedP99LowMs, o.PredictedP99HighMs, o.ServiceLowMs, o.ServiceHighMs)
+	}
+	return fmt.Sprintf("at the objective (p99 <= %.3g ms): %d vCPU(s), predicted p99 %.3g ms%s at %.0f%% CPU (%s; %.3g ms of CPU per event and its p99 wait for the CPUs, M/M/c's times %.2f as fitted to the %d measured steps, plus %.3g ms at the p99 that no CPU count shortens); the %.0f%% CPU rule alone gives %d",
+		o.P99Ms, o.VCPU, o.PredictedP99Ms, spread, o.UtilisationPct, where, o.ServiceMs, o.WaitScale, o.fitSteps, o.OtherP99Ms, cpuTarget, ruleVCPU)
+}
+
+// measured is the measured CPUs: "0.5", or "0.5 to 1.5".
+func (o *Objective) measured() string {
+	if o.MostCPUs > o.MeasuredCPUs {
+		return fmt.Sprintf("%.3g to %.3g", o.MeasuredCPUs, o.MostCPUs)
+	}
+	return fmt.Sprintf("%.3g", o.MeasuredCPUs)
 }

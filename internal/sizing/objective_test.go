@@ -89,10 +89,50 @@ func TestObjectiveFitsTheWaitScale(t *testing.T) {
 	steps = append(steps, result.SweepStep{Label: "past", X: 1900, Offered: 1900, Throughput: 1700, P99Ms: 900, Host: &result.Host{CPUs: 2}})
 	sw := &analysis.Result{Sweep: &result.Sweep{Steps: steps}}
 	o := &Objective{ServiceMs: s}
-	if !o.fit(sw, []int{0, 1, 2, 3, 4}, cpus, 50) {
+	if !o.fit(sw, []int{0, 1, 2, 3, 4}, 50) {
 		t.Fatal("no fit")
 	}
 	if math.Abs(o.WaitScale-0.3) > 1e-6 || math.Abs(o.OtherP99Ms-other) > 1e-6 || o.fitSteps != 4 {
 		t.Errorf("wait scale %.4f, other %.4f over %d steps; want 0.3, 2 over 4", o.WaitScale, o.OtherP99Ms, o.fitSteps)
+	}
+}
+
+// TestObjectiveAcrossAllotments (issue 50): steps measured on 0.5, 1 and
+// 1.5 CPUs (the database's cgroup limit, --db-cpus), each p99 a fixed
+// part, the service and 0.4 of the M/M/c wait on its own CPUs, give back
+// the scale and the part; the capacity at the objective on an allotment is
+// the rate whose predicted p99 is the objective, grows with the CPUs, and
+// the demand's spread over the steps brackets it.
+func TestObjectiveAcrossAllotments(t *testing.T) {
+	const s, other, slo = 1.0, 2.0, 20.0 // ms
+	var steps []result.SweepStep
+	for k, c := range []struct{ cpus, rate float64 }{{0.5, 200}, {0.5, 350}, {1, 500}, {1, 800}, {1.5, 900}, {1.5, 1200}} {
+		p99 := other + s + 0.4*waitP99(c.cpus, c.rate/1000, s)
+		demand := s * (1 + 0.1*float64(k%3-1)) // 0.9, 1, 1.1 ms
+		steps = append(steps, result.SweepStep{Label: fmt.Sprint(c.cpus, "/", c.rate), X: c.rate, Offered: c.rate, Throughput: c.rate, P99Ms: p99,
+			Host: &result.Host{CPUs: 2, Cgroups: []result.Cgroup{{Role: "database", Path: "/db", LimitCPUs: c.cpus}},
+				ServerCPU: []result.ServerCPU{{Server: "postgres", UsedCPUs: demand * c.rate / 1000}}}})
+	}
+	sw := &analysis.Result{Sweep: &result.Sweep{Steps: steps}}
+	o := planObjective(sw, s/1000, 600, slo)
+	if o == nil || math.Abs(o.WaitScale-0.4) > 1e-6 || math.Abs(o.OtherP99Ms-other) > 1e-6 || o.MeasuredCPUs != 0.5 || o.MostCPUs != 1.5 {
+		t.Fatalf("objective %+v: want scale 0.4, other 2 ms, measured 0.5 to 1.5 CPUs", o)
+	}
+	if math.Abs(o.ServiceLowMs-0.9) > 1e-9 || math.Abs(o.ServiceHighMs-1.1) > 1e-9 {
+		t.Errorf("the demand's spread %.3g to %.3g ms, want 0.9 to 1.1", o.ServiceLowMs, o.ServiceHighMs)
+	}
+	prev := 0.0
+	for _, cpus := range []float64{0.5, 1, 1.5, 3} {
+		p := o.PredictAt(cpus, 300)
+		if got := o.predict(cpus, p.Capacity); !p.CapacityReached && math.Abs(got-slo) > 0.01 {
+			t.Errorf("%g CPUs: the p99 at the capacity %.1f/s is %.3f ms, want the objective", cpus, p.Capacity, got)
+		}
+		if !(p.Capacity > prev) || !(p.CapacityLow < p.Capacity && p.Capacity < p.CapacityHigh) || !(p.P99LowMs < p.P99Ms && p.P99Ms < p.P99HighMs) {
+			t.Errorf("%g CPUs: %+v: want more than %.1f/s, bracketed by the spread", cpus, p, prev)
+		}
+		if p.CPUsMeasured != (cpus <= 1.5) {
+			t.Errorf("%g CPUs: measured %v", cpus, p.CPUsMeasured)
+		}
+		prev = p.Capacity
 	}
 }

@@ -37,6 +37,7 @@ type SizeRequest struct {
 // Sizing is the answer: the VM, its layout and rule checks, the expected
 // utilisation and response time, and the reasons.
 type Sizing struct {
+	Rate           float64  `json:"target_rate"`     // events per second to carry
 	BusyCores      float64  `json:"busy_cores"`      // cores the rate keeps busy
 	VCPU           int      `json:"vcpu"`            // recommended vCPUs
 	UtilisationPct float64  `json:"utilisation_pct"` // expected peak CPU at that size
@@ -57,6 +58,9 @@ type Sizing struct {
 	// --slo), when it has one: the fewest vCPUs whose predicted p99 meets
 	// it. Its count is the answer (VCPU) when it finds one.
 	Objective *Objective `json:"objective,omitempty"`
+	// Verified is the plan checked against a measurement (plan --verify;
+	// nil: not checked). A verification that failed fails the plan.
+	Verified *Verification `json:"verified,omitempty"`
 }
 
 // MaxVCPU is the most vCPUs the planner gives one VM: 4096, KVM's limit on
@@ -85,7 +89,7 @@ func RightSize(req SizeRequest) (Sizing, error) {
 		return s, fmt.Errorf("right-size: CPU target %g%%: want more than 0 and at most 100", req.CPUTargetPct)
 	}
 	h := req.Host
-	s.BusyCores = req.Rate * req.CoreSecondsPerEvent
+	s.Rate, s.BusyCores = req.Rate, req.Rate*req.CoreSecondsPerEvent
 	target := req.CPUTargetPct / 100
 	exact := s.BusyCores / target // vCPUs, unrounded
 	if !(exact <= MaxVCPU) {

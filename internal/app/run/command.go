@@ -17,6 +17,12 @@ func PrintCommand(w io.Writer, args []string) {
 	fmt.Fprintf(w, "\n$ rightsize %s\n", shellword.Join(RedactArgs(args)))
 }
 
+// CommandLine is a rightsize command line as the user would type it, its
+// passwords removed.
+func CommandLine(args []string) string {
+	return "rightsize " + shellword.Join(RedactArgs(args))
+}
+
 // locationFlags are the flags whose value is a database's or a catalog's
 // location, which may hold a password.
 var locationFlags = []string{"--target", "--history"}
