@@ -1,37 +1,49 @@
 #!/usr/bin/env bash
-# The plan at the objective, checked against a measurement (issue 50, first
-# part): a private PostgreSQL, its processes held to FROM CPUs by a cgroup
-# v1 CPU quota (the load generator outside it), runs oltp_read_only
-# (4 x 10,000 rows, cached) in an open loop of 16 in flight at RATES; then
-# `rightsize plan --from` that sweep predicts the p99 on TO CPUs at each
-# rate of CHECK, and the same rates are run REPS times with the quota set
-# to TO: the plan's predicted p99 beside the median measured one. See
-# bench/README.md.
+# The plan at the objective, checked against measurements on other CPU
+# allotments (issue 50). A private PostgreSQL runs in a cgroup of its own
+# (the load generator outside it); rightsize holds it to each allotment
+# itself (--db-cpus: a CPU quota over a 20 ms period, put back after).
+# For each workload of WORKLOADS and each allotment of CPUS:
+#   1. `sweep --rate search --slo SLO --db-cpus A` measures the capacity at
+#      the objective on A CPUs (open loop, 16 in flight);
+#   2. `plan --from` the search on FROM CPUs predicts, with --predict-cpus,
+#      the capacity at the objective on every allotment, and the p99 at
+#      0.5x and 0.8x of each allotment's measured capacity;
+#   3. those rates run REPS times on that allotment (`run --rate R
+#      --db-cpus A`): the median measured p99 beside the predicted one;
+#   4. the reverse: the plan from the search on REVERSE CPUs predicts the
+#      capacity on FROM CPUs.
+# Prints one table per workload and invocation; see bench/README.md.
 #
 # Env options:
-#   FROM=0.5          the CPUs the sweep's database is held to
-#   TO=1              the CPUs of the check
-#   RATES=100,200,300,400,500   the sweep's rates (events/s)
-#   CHECK="300 600"   the rates checked on TO CPUs (events/s)
-#   SLO=50ms          the objective
-#   REPS=3            runs of each check; the median p99 is compared
-#   TIME=10           seconds measured per run (after 3 s of warm-up)
-#   OUT=bench/out     output directory (gitignored)
+#   WORKLOADS="oltp_read_only tpcc"  oltp_read_only: 4 x 10,000 rows;
+#                      tpcc: 1 warehouse, the transactions in the server
+#   CPUS="0.5 1 1.5"   the allotments
+#   FROM=0.5           the allotment the plan is made from
+#   REVERSE=1.5        the allotment the reverse plan is made from
+#   SLO=50ms           the p99 objective
+#   REPS=3             runs of each checked rate; the median p99 is compared
+#   TIME=10            seconds measured per probe and run (after WARMUP)
+#   WARMUP=3           seconds of warm-up per probe and run
+#   INVOCATIONS=1      how many times the whole grid runs
+#   OUT=bench/out      output directory (gitignored)
 set -euo pipefail
 
+WORKLOADS=${WORKLOADS:-"oltp_read_only tpcc"}
+CPUS=${CPUS:-"0.5 1 1.5"}
 FROM=${FROM:-0.5}
-TO=${TO:-1}
-RATES=${RATES:-100,200,300,400,500}
-CHECK=${CHECK:-"300 600"}
+REVERSE=${REVERSE:-1.5}
 SLO=${SLO:-50ms}
 REPS=${REPS:-3}
 TIME=${TIME:-10}
+WARMUP=${WARMUP:-3}
+INVOCATIONS=${INVOCATIONS:-1}
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$SCRIPT_DIR/lib.sh"
 init_out
-want_positive REPS TIME
+want_positive REPS TIME WARMUP INVOCATIONS
 ensure_pkg python3 python3
 build_rightsize
 [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ] || die "no cgroup v1 cpu controller at /sys/fs/cgroup/cpu"
@@ -53,50 +65,81 @@ stop() {
 }
 trap stop EXIT
 
-# quota CPUS: the cgroup's quota, CPUS of a 20 ms period.
-quota() {
-  local q
-  q=$(python3 -c "print(int($1 * 20000))")
-  echo 20000 >"$CPU/cpu.cfs_period_us"
-  echo "$q" >"$CPU/cpu.cfs_quota_us"
-}
-
-log "a private PostgreSQL on port $PORT, its processes in cgroup $CG"
+log "a private PostgreSQL on port $PORT, its processes in cgroup $CG (no limit: rightsize sets it)"
 mkdir -p "$CPU"
 if [ -d /sys/fs/cgroup/cpuacct ] && [ "$(readlink -f /sys/fs/cgroup/cpuacct)" != "$(readlink -f /sys/fs/cgroup/cpu)" ]; then mkdir -p "$ACCT"; fi
 runuser -u postgres -- "$PGBIN/initdb" -D "$DIR/data" -A trust -U postgres --no-sync >"$DIR/initdb.txt"
 runuser -u postgres -- "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.txt" -w -o "-p $PORT -c listen_addresses=127.0.0.1 \
-  -c unix_socket_directories=$DIR -c fsync=off -c synchronous_commit=off -c shared_buffers=128MB" start >/dev/null
+  -c unix_socket_directories=$DIR -c fsync=off -c synchronous_commit=off -c shared_buffers=256MB -c max_connections=200" start >/dev/null
 for pid in $(pgrep -f -- "-D $DIR/data") $(pgrep -P "$(head -1 "$DIR/data/postmaster.pid")"); do
   echo "$pid" >"$CPU/cgroup.procs"
   [ -d "$ACCT" ] && echo "$pid" >"$ACCT/cgroup.procs"
 done
 psql -qX -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -c "CREATE DATABASE bench"
-"$RS" prepare oltp_read_only --tables 4 --table-size 10000 --target "$URL" >"$DIR/prepare.txt" 2>&1
 
-quota "$FROM"
-log "sweep on $FROM CPUs: --rate $RATES --threads 16 --slo $SLO"
-"$RS" sweep oltp_read_only --tables 4 --table-size 10000 --target "$URL" --db-cgroup "/$CG" --rate "$RATES" \
-  --threads 16 --slo "$SLO" --warmup 3s --time "${TIME}s" --no-history --out "$DIR/from.json" >"$DIR/sweep.txt" 2>&1 ||
-  { tail -30 "$DIR/sweep.txt" >&2; die "sweep failed"; }
-grep -A3 "^sweep verdict" "$DIR/sweep.txt" | head -4
+# opts WORKLOAD: the workload's options, for prepare, sweep and run.
+opts() {
+  case "$1" in
+    oltp_read_only) echo "--tables 4 --table-size 10000" ;;
+    tpcc) echo "--warehouses 1 --in-server --think-scale 0" ;;
+    *) die "workload $1: this script knows oltp_read_only and tpcc" ;;
+  esac
+}
 
-quota "$TO"
-printf '%-8s %-10s %-12s %-28s %s\n' rate plan "predicted" "measured p99 ms (runs)" "measured/predicted"
-for r in $CHECK; do
-  "$RS" plan --from "$DIR/from-sweep.json" --target-rate "$r" --slo "$SLO" --format json >"$DIR/plan-$r.json" 2>"$DIR/plan-$r.txt" || true
-  read -r vcpu pred < <(python3 -c "
-import json, sys
-p = json.load(open('$DIR/plan-$r.json'))
-o = (p.get('sizing') or {}).get('objective') or {}
-print(o.get('vcpu', 0), '%.2f' % o.get('predicted_p99_ms', 0))")
-  p99s=()
-  for k in $(seq "$REPS"); do
-    "$RS" run oltp_read_only --tables 4 --table-size 10000 --target "$URL" --db-cgroup "/$CG" --rate "$r" --threads 16 \
-      --warmup 3s --time "${TIME}s" --no-history --out "$DIR/run-$r-$k.json" >"$DIR/run-$r-$k.txt" 2>&1 || true
-    p99s+=("$(python3 -c "import json; print('%.2f' % json.load(open('$DIR/run-$r-$k.json'))['summary']['latency']['p99_ms'])")")
+# field FILE EXPR: a figure of a JSON file (python's expression on j).
+field() { python3 -c "import json, sys; j = json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# predicted FROM_SEARCH RATE CPUS: the plan's capacity at the objective
+# and p99 at RATE on CPUS, as "CAPACITY P99".
+predicted() {
+  local f=$DIR/plan-$RANDOM.json
+  "$RS" plan --from "$1" --target-rate "$2" --slo "$SLO" --predict-cpus "$3" --format json >"$f" 2>"$f.txt" || true
+  field "$f" "' '.join('%.1f %.2f' % (a['capacity_at_objective'], a['p99_ms_at_target']) for a in (j.get('sizing') or {}).get('objective', {}).get('at', []))"
+}
+
+for inv in $(seq "$INVOCATIONS"); do
+  for w in $WORKLOADS; do
+    # shellcheck disable=SC2046 # the options are words
+    "$RS" prepare "$w" $(opts "$w") --target "$URL" >"$DIR/prepare-$w.txt" 2>&1 || { tail "$DIR/prepare-$w.txt" >&2; die "prepare $w"; }
+    declare -A cap=()
+    for a in $CPUS; do
+      log "invocation $inv, $w: capacity at p99 <= $SLO on $a CPUs (sweep --rate search)"
+      s=$DIR/$w-$inv-search-$a.json
+      # shellcheck disable=SC2046
+      "$RS" sweep "$w" $(opts "$w") --target "$URL" --db-cpus "$a" --rate search --slo "$SLO" --threads 16 \
+        --warmup "${WARMUP}s" --time "${TIME}s" --no-history --out "$s" >"$s.txt" 2>&1 || { tail -30 "$s.txt" >&2; die "search failed"; }
+      cap[$a]=$(field "${s%.json}-sweep.json" "'%.1f' % (j['search'].get('capacity') or 0)")
+    done
+    from=$DIR/$w-$inv-search-$FROM-sweep.json
+    printf '\n%s, invocation %d: plan from %s CPUs, objective p99 <= %s\n' "$w" "$inv" "$FROM" "$SLO"
+    printf '%-6s %-12s %-12s %-8s | %-10s %-10s %-26s %s\n' CPUs "capacity" "predicted" "ratio" rate "pred p99" "measured p99 ms (runs)" "measured/predicted"
+    for a in $CPUS; do
+      read -r pcap _ < <(predicted "$from" "${cap[$a]}" "$a")
+      first=1
+      for share in 0.5 0.8; do
+        r=$(awk -v c="${cap[$a]}" -v s="$share" 'BEGIN { printf "%.0f", c * s }')
+        read -r _ pp99 < <(predicted "$from" "$r" "$a")
+        p99s=()
+        for k in $(seq "$REPS"); do
+          f=$DIR/$w-$inv-run-$a-$share-$k.json
+          # shellcheck disable=SC2046
+          "$RS" run "$w" $(opts "$w") --target "$URL" --db-cpus "$a" --rate "$r" --threads 16 \
+            --warmup "${WARMUP}s" --time "${TIME}s" --no-history --out "$f" >"$f.txt" 2>&1 || true
+          p99s+=("$(field "$f" "'%.2f' % j['summary']['latency']['p99_ms']" 2>/dev/null || echo n/a)")
+        done
+        m=$(median "${p99s[@]}")
+        if [ "$first" = 1 ]; then
+          printf '%-6s %-12s %-12s %-8s | ' "$a" "${cap[$a]}/s" "$pcap/s" "$(ratio "$pcap" "${cap[$a]}")"
+          first=0
+        else
+          printf '%-6s %-12s %-12s %-8s | ' "" "" "" ""
+        fi
+        printf '%-10s %-10s %-26s %s\n' "$r/s" "$pp99" "$m (${p99s[*]})" "$(ratio "$m" "$pp99")"
+      done
+    done
+    read -r rcap _ < <(predicted "$DIR/$w-$inv-search-$REVERSE-sweep.json" "${cap[$FROM]}" "$FROM")
+    printf 'reverse: the plan from %s CPUs predicts %s/s on %s CPUs, measured %s/s: %s\n' "$REVERSE" "$rcap" "$FROM" "${cap[$FROM]}" "$(ratio "$rcap" "${cap[$FROM]}")"
+    unset cap
   done
-  m=$(median "${p99s[@]}")
-  printf '%-8s %-10s %-12s %-28s %s\n' "$r/s" "${vcpu} vCPU" "$pred ms" "$m (${p99s[*]})" "$(ratio "$m" "$pred")"
 done
-log "the plan predicts on whole vCPUs: it is checked here on $TO CPUs when it answers $TO; files in $DIR"
+log "files in $DIR"

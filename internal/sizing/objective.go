@@ -2,8 +2,10 @@ package sizing
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -71,6 +73,13 @@ type Objective struct {
 	// WaitScale is what the M/M/c p99 wait is multiplied by, fitted to the
 	// measured steps (1: the exponential service of M/M/c).
 	WaitScale float64 `json:"wait_scale"`
+	// Share is the usable share of the CPUs: the wait is an M/M/c queue's
+	// on Share × the CPUs, fitted so that the model misses the objective
+	// where the sweep did, between the most a step carried within it and
+	// the least past it (1 where no step missed it); ShareFrom says which
+	// steps it was fitted to.
+	Share     float64 `json:"usable_share"`
+	ShareFrom string  `json:"usable_share_from,omitempty"`
 	fitSteps  int
 	// Fit is the model against each measured step, on the measured CPUs.
 	Fit []FitPoint `json:"fit"`
@@ -93,9 +102,10 @@ type Objective struct {
 
 // Prediction is the model on one allotment of CPUs: the most events a
 // second whose predicted p99 meets the objective (the capacity at the
-// objective, at most maxUtilisation busy) and the p99 at the target rate,
-// each with the demand's spread (Low: the least CPU per event, High: the
-// most; absent without a spread).
+// objective, at most maxUtilisation busy) and the p99 at the target rate
+// (0: none, the rate is past the queue's capacity), each with the
+// demand's spread (Low: the least CPU per event, High: the most; absent
+// without a spread).
 type Prediction struct {
 	CPUs            float64 `json:"cpus"`
 	Capacity        float64 `json:"capacity_at_objective"`
@@ -172,7 +182,7 @@ func planObjective(sw *analysis.Result, demand, rate, sloMs float64) *Objective 
 		st := sw.Steps[i]
 		c, _ := measuredCPUs(st)
 		o.Fit = append(o.Fit, FitPoint{Label: st.Label, CPUs: c, Rate: st.Throughput, MeasuredP99Ms: st.P99Ms,
-			PredictedP99Ms: o.predict(c, st.Throughput)})
+			PredictedP99Ms: finite(o.predict(c, st.Throughput))})
 		fastest = max(fastest, st.Throughput)
 	}
 	if o.OtherP99Ms+s >= sloMs {
@@ -209,7 +219,7 @@ func (o *Objective) spread(f func(serviceMs float64) float64) (low, high float64
 // PredictAt is the model on cpus CPUs: its capacity at the objective and
 // its p99 at rate, with the demand's spread.
 func (o *Objective) PredictAt(cpus, rate float64) Prediction {
-	p := Prediction{CPUs: cpus, P99Ms: o.predict(cpus, rate), UtilisationPct: 100 * rate * o.ServiceMs / 1000 / cpus,
+	p := Prediction{CPUs: cpus, P99Ms: finite(o.predict(cpus, rate)), UtilisationPct: 100 * rate * o.ServiceMs / 1000 / cpus,
 		CPUsMeasured: cpus >= o.MeasuredCPUs && cpus <= max(o.MostCPUs, o.MeasuredCPUs)}
 	p.Capacity, p.CapacityReached = o.capacity(o.ServiceMs, cpus)
 	if o.ServiceLowMs > 0 {
@@ -217,8 +227,17 @@ func (o *Objective) PredictAt(cpus, rate float64) Prediction {
 		p.CapacityHigh, _ = o.capacity(o.ServiceLowMs, cpus)
 		p.CapacityLow, _ = o.capacity(o.ServiceHighMs, cpus)
 	}
-	p.P99LowMs, p.P99HighMs = o.spread(func(service float64) float64 { return o.predictWith(service, cpus, rate) })
+	p.P99LowMs, p.P99HighMs = o.spread(func(service float64) float64 { return finite(o.predictWith(service, cpus, rate)) })
 	return p
+}
+
+// finite is x, or 0 when the model has no finite figure (a rate at or
+// past the queue's capacity): JSON has no infinity, and 0 is "none".
+func finite(x float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return 0
+	}
+	return x
 }
 
 // capacity is the most events a second on cpus CPUs, each needing
@@ -227,7 +246,7 @@ func (o *Objective) PredictAt(cpus, rate float64) Prediction {
 // light load misses it. The predicted p99 grows with the rate, so a
 // bisection finds it.
 func (o *Objective) capacity(serviceMs, cpus float64) (float64, bool) {
-	hi := maxUtilisation * cpus / serviceMs * 1000
+	hi := maxUtilisation * o.usable() * cpus / serviceMs * 1000
 	if o.predictWith(serviceMs, cpus, hi) <= o.P99Ms {
 		return hi, true
 	}
@@ -253,7 +272,15 @@ func (o *Objective) predict(cpus, rate float64) float64 {
 
 // predictWith is predict for events that need serviceMs of CPU each.
 func (o *Objective) predictWith(serviceMs, cpus, rate float64) float64 {
-	return o.OtherP99Ms + serviceMs + o.WaitScale*waitP99(cpus, rate/1000, serviceMs)
+	return o.OtherP99Ms + serviceMs + o.WaitScale*waitP99(o.usable()*cpus, rate/1000, serviceMs)
+}
+
+// usable is Share, 1 when not fitted.
+func (o *Objective) usable() float64 {
+	if o.Share > 0 {
+		return o.Share
+	}
+	return 1
 }
 
 // The wait's scale is bounded: a database's service times vary less than
@@ -272,29 +299,72 @@ const minWaitScale, maxWaitScale = 0.1, 1.5
 // wait. The steps that measured the server's own CPU give the demand's
 // spread.
 func (o *Objective) fit(sw *analysis.Result, used []int, sloMs float64) bool {
-	se := o.ServiceMs
-	var xs, ys, demands []float64
+	var within []result.SweepStep
+	var demands []float64
 	for _, i := range used {
 		st := sw.Steps[i]
 		cpus, _ := measuredCPUs(st)
-		if st.P99Ms > sloMs || st.Offered > 0 && st.Throughput < 0.95*st.Offered || st.Throughput*se/1000/cpus > maxUtilisation {
+		if !metObjective(st, sloMs) || st.Throughput*o.ServiceMs/1000/cpus > maxUtilisation || !(st.P99Ms > 0) {
 			continue // past the objective, fell behind, or a saturated closed loop: not the region predicted
 		}
-		if w := waitP99(cpus, st.Throughput/1000, o.ServiceMs); !math.IsInf(w, 1) && st.P99Ms > 0 {
-			xs, ys = append(xs, w), append(ys, st.P99Ms-se)
-			if u, ok := st.Host.ServerUsedCPUs(); ok && st.Throughput > 0 {
-				demands = append(demands, 1000*u/st.Throughput)
-			}
+		within = append(within, st)
+		if u, ok := st.Host.ServerUsedCPUs(); ok && st.Throughput > 0 {
+			demands = append(demands, 1000*u/st.Throughput)
 		}
+	}
+	if len(within) == 0 {
+		return false
 	}
 	if len(demands) >= 2 {
 		o.ServiceLowMs, o.ServiceHighMs = slices.Min(demands), slices.Max(demands)
 	}
-	if len(xs) == 0 {
-		return false
+	if len(demands) == len(within) && len(demands) >= 2 {
+		// The CPU per event where the objective holds: past it a queue of
+		// sessions spends more on each (contention, throttled lock holders).
+		o.ServiceMs = stat.Quantile(0.5, stat.Empirical, slices.Sorted(slices.Values(demands)), nil)
 	}
-	o.WaitScale = 1
-	if len(xs) >= 2 && stat.Variance(xs, nil) > 1e-12 {
+	o.Share = 1
+	o.fitWait(within, true)
+	if o.fitShare(sw, used, sloMs, false) {
+		// The crossing fixes the queue's capacity: the wait is M/M/c's on
+		// the usable share, and the part no CPU count shortens is fitted
+		// again under it.
+		for range 4 {
+			o.fitWait(within, false)
+			o.fitShare(sw, used, sloMs, true)
+		}
+		o.fitWait(within, false)
+	}
+	return true
+}
+
+// metObjective reports whether step st kept its p99 within sloMs and
+// kept up with the rate offered it (95 %).
+func metObjective(st result.SweepStep, sloMs float64) bool {
+	return st.P99Ms <= sloMs && !(st.Offered > 0 && st.Throughput < 0.95*st.Offered)
+}
+
+// fitWait fits the part no CPU count shortens to the steps within the
+// objective, on Share of their CPUs, and with scale the wait's scale:
+// each step's p99 less its service is that part plus the M/M/c p99 wait
+// times the scale, by least squares; without a spread of waits to fit the
+// scale from (every step too light to wait), or without scale, it is 1.
+// The part is then the median of the steps' p99 less their service and
+// scaled wait.
+func (o *Objective) fitWait(within []result.SweepStep, scale bool) {
+	var xs, ys []float64
+	for _, st := range within {
+		cpus, _ := measuredCPUs(st)
+		if w := waitP99(o.usable()*cpus, st.Throughput/1000, o.ServiceMs); !math.IsInf(w, 1) {
+			xs, ys = append(xs, w), append(ys, st.P99Ms-o.ServiceMs)
+		}
+	}
+	o.WaitScale, o.fitSteps = 1, len(xs)
+	if len(xs) == 0 {
+		o.OtherP99Ms = 0
+		return
+	}
+	if scale && len(xs) >= 2 && stat.Variance(xs, nil) > 1e-12 {
 		_, slope := stat.LinearRegression(xs, ys, nil, false)
 		o.WaitScale = min(max(slope, minWaitScale), maxWaitScale)
 	}
@@ -303,11 +373,78 @@ func (o *Objective) fit(sw *analysis.Result, used []int, sloMs float64) bool {
 		rest[i] = max(ys[i]-o.WaitScale*xs[i], 0)
 	}
 	slices.Sort(rest)
-	o.OtherP99Ms = rest[len(rest)/2]
+	o.OtherP99Ms = stat.Quantile(0.5, stat.Empirical, rest, nil)
 	if len(rest)%2 == 0 {
 		o.OtherP99Ms = (rest[len(rest)/2-1] + rest[len(rest)/2]) / 2
 	}
-	o.fitSteps = len(rest)
+}
+
+// minShare is the least usable share of the CPUs the fit gives.
+const minShare = 0.1
+
+// fitShare fits Share on each allotment the sweep measured that has both
+// a step within the objective and a heavier one past it, where the model
+// on all the CPUs would still meet the objective past the rate the sweep
+// missed it at: the share whose capacity at the objective is the
+// geometric mean of the most the steps within it carried and the least
+// rate offered past it; the median over the allotments. refit fits it
+// again (the part no CPU count shortens fitted anew) on every such
+// allotment. Where no step missed the objective there is nothing to
+// fit it to, and it stays.
+func (o *Objective) fitShare(sw *analysis.Result, used []int, sloMs float64, refit bool) bool {
+	type bracket struct{ met, missed float64 }
+	by := map[float64]*bracket{}
+	for _, i := range used {
+		st := sw.Steps[i]
+		cpus, _ := measuredCPUs(st)
+		b := by[cpus]
+		if b == nil {
+			b = &bracket{}
+			by[cpus] = b
+		}
+		if metObjective(st, sloMs) {
+			b.met = max(b.met, st.Throughput)
+		}
+	}
+	for _, i := range used {
+		st := sw.Steps[i]
+		cpus, _ := measuredCPUs(st)
+		offered := max(st.Offered, st.Throughput)
+		if b := by[cpus]; !metObjective(st, sloMs) && offered > b.met && (b.missed == 0 || offered < b.missed) {
+			b.missed = offered
+		}
+	}
+	var shares []float64
+	var from []string
+	for _, cpus := range slices.Sorted(maps.Keys(by)) {
+		b := by[cpus]
+		if b.met <= 0 || b.missed <= 0 {
+			continue
+		}
+		o.Share = 1
+		if c, _ := o.capacity(o.ServiceMs, cpus); c <= b.missed && !refit {
+			continue // the model, on all the CPUs, already misses the objective by the rate the sweep did
+		}
+		target := math.Sqrt(b.met * b.missed)
+		lo, hi := minShare, 1.0
+		for range 50 {
+			o.Share = (lo + hi) / 2
+			if c, _ := o.capacity(o.ServiceMs, cpus); c < target {
+				lo = o.Share
+			} else {
+				hi = o.Share
+			}
+		}
+		shares = append(shares, (lo+hi)/2)
+		from = append(from, fmt.Sprintf("on %.3g CPUs within it at %.4g/s, past it at %.4g/s", cpus, b.met, b.missed))
+	}
+	if len(shares) == 0 {
+		o.Share, o.ShareFrom = 1, ""
+		return false
+	}
+	slices.Sort(shares)
+	o.Share = stat.Quantile(0.5, stat.Empirical, shares, nil)
+	o.ShareFrom = strings.Join(from, "; ")
 	return true
 }
 
@@ -324,8 +461,12 @@ func (o *Objective) sentence(ruleVCPU int, cpuTarget float64) string {
 	if o.PredictedP99HighMs > 0 {
 		spread = fmt.Sprintf(" (%.3g to %.3g ms with the demand's spread over the steps, %.3g to %.3g ms of CPU per event)", o.PredictedP99LowMs, o.PredictedP99HighMs, o.ServiceLowMs, o.ServiceHighMs)
 	}
-	return fmt.Sprintf("at the objective (p99 <= %.3g ms): %d vCPU(s), predicted p99 %.3g ms%s at %.0f%% CPU (%s; %.3g ms of CPU per event and its p99 wait for the CPUs, M/M/c's times %.2f as fitted to the %d measured steps, plus %.3g ms at the p99 that no CPU count shortens); the %.0f%% CPU rule alone gives %d",
-		o.P99Ms, o.VCPU, o.PredictedP99Ms, spread, o.UtilisationPct, where, o.ServiceMs, o.WaitScale, o.fitSteps, o.OtherP99Ms, cpuTarget, ruleVCPU)
+	share := ""
+	if o.ShareFrom != "" {
+		share = fmt.Sprintf(" on %.0f%% of the CPUs, the share at which the model misses the objective where the sweep did (%s)", 100*o.Share, o.ShareFrom)
+	}
+	return fmt.Sprintf("at the objective (p99 <= %.3g ms): %d vCPU(s), predicted p99 %.3g ms%s at %.0f%% CPU (%s; %.3g ms of CPU per event and its p99 wait for the CPUs, M/M/c's times %.2f%s, as fitted to the %d measured steps within the objective, plus %.3g ms at the p99 that no CPU count shortens); the %.0f%% CPU rule alone gives %d",
+		o.P99Ms, o.VCPU, o.PredictedP99Ms, spread, o.UtilisationPct, where, o.ServiceMs, o.WaitScale, share, o.fitSteps, o.OtherP99Ms, cpuTarget, ruleVCPU)
 }
 
 // measured is the measured CPUs: "0.5", or "0.5 to 1.5".

@@ -56,7 +56,7 @@ func Verify(s *Sizing, cpus, rate, cpuTargetPct float64, r *result.Run) Verifica
 	v := Verification{CPUs: cpus, Rate: rate, PredictedCPUs: s.BusyCores}
 	if o := s.Objective; o != nil {
 		v.ObjectiveMs = o.P99Ms
-		v.PredictedP99Ms = o.predict(cpus, rate)
+		v.PredictedP99Ms = finite(o.predict(cpus, rate))
 	}
 	sum := r.Summary
 	v.Measured = Measured{Throughput: sum.Throughput, P99Ms: sum.Latency.P99Ms, P95Ms: sum.Latency.P95Ms, AvgMs: sum.Latency.AvgMs, Errors: sum.Errors}
