@@ -134,3 +134,43 @@ func TestPlanVerify(t *testing.T) {
 	}
 	t.Logf("verified: %s\npredictions: %+v", v.Sentence(), s.Objective.At)
 }
+
+// verifyStudy sweeps rates on a server held to half a CPU and checks its
+// plan with a run (plan: verify: true).
+const verifyStudy = `study: verifyme
+options: {table-size: 1000, warmup: 1s, time: 3s, db-cpus: 0.5, threads: 4, prepare: always}
+steps:
+  - name: rates
+    sweep: oltp_point_select
+    axis: rate
+    values: [100, 200, 400]
+    options: {slo: 50ms}
+plan: {step: rates, target-rate: 300, verify: true}
+report: {format: md, path: r.md}
+`
+
+// TestStudyVerifiesItsPlan: a study's plan with verify: true runs the
+// plan step's workload at the target rate on the planned vCPUs (its sweep
+// flags left out) and writes the check into plan.json and the console.
+func TestStudyVerifiesItsPlan(t *testing.T) {
+	srv := testenv.PrivatePostgres(t)
+	srv.OwnCgroup(t)
+	url := srv.AdminURL(srv.FreshDB(t))
+	dir := t.TempDir()
+	o := studyIn(t, writeStudy(t, dir, verifyStudy), filepath.Join(dir, "h.db"), filepath.Join(dir, "out"), "--target", url)
+	if o.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r sizing.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	v := r.Sizing.Verified
+	if v == nil || !v.Pass || v.Rate != 300 || strings.Contains(v.Command, "--slo") || strings.Contains(v.Command, "--rate=") || !strings.Contains(o.stdout, "plan verified by a run: PASS") {
+		t.Errorf("verification %+v\n%s", v, o.stdout)
+	}
+}

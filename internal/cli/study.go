@@ -132,8 +132,8 @@ func runStudy(ctx context.Context, env *Env, arg, workloadArg string, o app.Stud
 	}
 	return app.RunStudy(ctx, env, s, arg, o, app.StudyHooks{
 		Record: app.Record,
-		Plan: func(p *study.Sizing, sweep, dir string) (string, error) {
-			return studyPlan(env, p, sweep, dir)
+		Plan: func(ctx context.Context, p *study.Sizing, sweep, dir string, verify []string) (string, error) {
+			return studyPlan(ctx, env, p, sweep, dir, verify)
 		},
 		Report: func(ctx context.Context, format, out, title string, paths []string) error {
 			// The study has made --dir its own: its report there may be replaced.

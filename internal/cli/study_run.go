@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,8 +21,8 @@ import (
 // studyPlan right-sizes a VM for a study (studyVM); a sweep that gives no
 // VM is said, and an earlier plan.json in dir removed (it would read as
 // this one's), so that the study reports what its steps found.
-func studyPlan(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
-	path, err := studyVM(env, p, sweep, dir)
+func studyPlan(ctx context.Context, env *Env, p *study.Sizing, sweep, dir string, verify []string) (string, error) {
+	path, err := studyVM(ctx, env, p, sweep, dir, verify)
 	if errors.Is(err, sizing.ErrNoDemand) || errors.Is(err, sizing.ErrNoVMFits) {
 		fmt.Fprintf(env.Stdout, "plan: no VM planned: %v\n", err)
 		if err := os.Remove(filepath.Join(dir, "plan.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -33,8 +34,10 @@ func studyPlan(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
 }
 
 // studyVM right-sizes a VM from the plan step's sweep, as 'rightsize plan
-// --from SWEEP --target-rate R --cpu-target C' does, into dir/plan.json.
-func studyVM(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
+// --from SWEEP --target-rate R --cpu-target C' does, into dir/plan.json;
+// with verify (the plan step's workload and run flags), checked by a run
+// as --verify does.
+func studyVM(ctx context.Context, env *Env, p *study.Sizing, sweep, dir string, verify []string) (string, error) {
 	if sweep == "" {
 		return "", runError{fmt.Errorf("study: plan: step %s wrote no sweep file", p.Stage)}
 	}
@@ -50,6 +53,14 @@ func studyVM(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
 		return "", err
 	}
 	pr.Sizing = &sizing
+	if len(verify) > 0 {
+		printCommand(env, append([]string{"plan", "--from", sweep, "--target-rate", p.TargetRate, "--cpu-target", cpu, "--verify", "--"}, verify...))
+		v, err := verifyPlan(ctx, env, &sizing, planOptions{cpuTarget: p.CPUTarget}, verify)
+		if err != nil && (v == nil || ctx.Err() != nil) {
+			return "", err
+		}
+		sizing.Verified = v
+	}
 	var b bytes.Buffer
 	if err := report.Plan(&b, pr, report.JSON); err != nil {
 		return "", runError{fmt.Errorf("study: plan: %w", err)}
@@ -65,6 +76,9 @@ func studyVM(env *Env, p *study.Sizing, sweep, dir string) (string, error) {
 	}
 	for _, r := range sizing.Reasons {
 		fmt.Fprintf(env.Stdout, "  %s\n", r)
+	}
+	if v := sizing.Verified; v != nil {
+		fmt.Fprintf(env.Stdout, "plan verified by a run: %s\n", v.Sentence())
 	}
 	return path, nil
 }

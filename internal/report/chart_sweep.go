@@ -190,6 +190,8 @@ func axisTitle(sw *analysis.Result) string {
 		return "threads (virtual users per instance)"
 	case "instances":
 		return "instances (databases driven at once)"
+	case "CPUs":
+		return "CPUs (the database's allotment)"
 	case "rate":
 		for _, st := range sw.Steps {
 			if strings.Contains(st.Label, "x") {
@@ -204,7 +206,7 @@ func axisTitle(sw *analysis.Result) string {
 func axisLabel(sw *analysis.Result, i int) string {
 	st := sw.Steps[i]
 	switch sw.Axis {
-	case "threads", "instances":
+	case "threads", "instances", "CPUs":
 		return fmt.Sprintf("%g", st.X)
 	case "rate":
 		if strings.Contains(st.Label, "x") {

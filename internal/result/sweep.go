@@ -17,7 +17,7 @@ type Sweep struct {
 	Workload      string `json:"workload"`
 	// Config is the configuration under test (sweep --config; see Run).
 	Config       string  `json:"config,omitempty"`
-	Axis         string  `json:"axis"`                // "threads", "rate", "instances" or the workload's own ("read %")
+	Axis         string  `json:"axis"`                // "threads", "rate", "instances", "CPUs" (--db-cpus) or the workload's own ("read %")
 	OwnSteps     bool    `json:"own_steps,omitempty"` // the workload's steps (not a load axis: no knee, no fit)
 	BaselineRate float64 `json:"baseline_rate,omitempty"`
 	Baseline     string  `json:"baseline_result,omitempty"`

@@ -43,7 +43,7 @@ type Plan struct {
 	// Runner is how every step is measured and reported (its Load is each
 	// step's: Load.Step).
 	Runner runner.Settings
-	// Axis names what a sweep varies: "threads", "rate", "instances" or the
+	// Axis names what a sweep varies: "threads", "rate", "instances", "CPUs" or the
 	// workload's own ("read %"); OwnAxis when it is the workload's own steps.
 	Axis    string
 	OwnAxis bool

@@ -233,6 +233,11 @@ func KneeReason(sw *analysis.Result) string {
 			on = fmt.Sprintf("the database's %.3g CPUs (its cgroup's limit; the host has %d)", cpus, st.Host.CPUs)
 		}
 	}
+	if k.Method == "slo" && k.Index == len(sw.Steps)-1 {
+		// The largest step within the objective is the last one: every
+		// step met it, and the knee lies past the sweep.
+		return fmt.Sprintf("the sweep (%s %s) met its objective at every step, up to %s: %.4g/s on %s: no knee in its range (sweep further to find one)", sw.Workload, sw.ID, st.Label, st.Throughput, on)
+	}
 	return fmt.Sprintf("the sweep (%s %s) found its knee at %s: %.4g/s on %s (%s method)", sw.Workload, sw.ID, st.Label, st.Throughput, on, k.Method)
 }
 

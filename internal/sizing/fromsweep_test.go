@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -245,5 +246,21 @@ func TestSizeFromSweepTheAllotmentIsCPU(t *testing.T) {
 	}
 	if s.NotCPU == nil || !strings.Contains(s.Limit, "the database's own processes used 0.90 of its 4 CPUs there (22%, under 50%), unthrottled") {
 		t.Errorf("no allotment, 0.9 of 4 CPUs: limit %q", s.Limit)
+	}
+}
+
+// TestKneeReasonNoKnee: a sweep whose every step met the objective has no
+// knee in its range, and the plan says so rather than "found its knee"
+// at its last step (slo method); a sweep held to an allotment names it.
+func TestKneeReasonNoKnee(t *testing.T) {
+	sw := &result.Sweep{ID: "n", Workload: "oltp_read_only", Axis: "rate", SLOMs: 50}
+	for i, tput := range []float64{100, 200, 300} {
+		h := host(10*float64(i+1), 0)
+		h.Cgroups = []result.Cgroup{{Role: "database", Path: "/db", LimitCPUs: 0.5}}
+		sw.Steps = append(sw.Steps, result.SweepStep{Label: fmt.Sprintf("rate %g/s", tput), X: tput, Offered: tput, Throughput: tput, P99Ms: 5, Host: h})
+	}
+	got := KneeReason(analysis.Analyze(sw, analysis.OptionsOf(sw)))
+	if want := "met its objective at every step, up to rate 300/s: 300/s on the database's 0.5 CPUs (its cgroup's limit; the host has 4): no knee in its range"; !strings.Contains(got, want) {
+		t.Errorf("KneeReason = %q, want %q", got, want)
 	}
 }

@@ -1,9 +1,11 @@
 package sizing
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/rightsize/rightsize/internal/topology"
@@ -202,6 +204,9 @@ func responseAt(curve []CurvePoint, vcpu int, busy, pct float64) (float64, strin
 	return svc * r, "queueing estimate"
 }
 
+// byBusy orders curve points by their CPU busy.
+func byBusy(a, b CurvePoint) int { return cmp.Compare(a.BusyPct, b.BusyPct) }
+
 // responseReason says where s's response time came from.
 func responseReason(curve []CurvePoint, vcpu int, s Sizing) string {
 	switch s.ResponseBasis {
@@ -209,8 +214,8 @@ func responseReason(curve []CurvePoint, vcpu int, s Sizing) string {
 		return fmt.Sprintf("the sweep measured an average response of %.3g ms at that CPU share (interpolated between its steps)", s.ResponseMs)
 	case "queueing estimate":
 		svc := lightest(curve).AvgMs
-		return fmt.Sprintf("beyond the measured steps: an M/M/%d queue at %.0f%% puts the average response at %.2f× the lightest step's %.3g ms, about %.3g ms (an estimate, not a measurement)",
-			vcpu, s.UtilisationPct, s.ResponseMs/svc, svc, s.ResponseMs)
+		return fmt.Sprintf("outside the CPU share the sweep's steps measured (%.0f%% to %.0f%% of the CPUs it had): an M/M/%d queue at %.0f%% puts the average response at %.2f× the lightest step's %.3g ms, about %.3g ms (an estimate, not a measurement)",
+			slices.MinFunc(curve, byBusy).BusyPct, slices.MaxFunc(curve, byBusy).BusyPct, vcpu, s.UtilisationPct, s.ResponseMs/svc, svc, s.ResponseMs)
 	}
 	return ""
 }

@@ -129,7 +129,7 @@ func merge(common, own []Option) []Option {
 }
 
 func (p *parser) plan(n *yaml.Node, s *Study) *Sizing {
-	f := p.fields(n, "plan", "step", "target-rate", "cpu-target")
+	f := p.fields(n, "plan", "step", "target-rate", "cpu-target", "verify")
 	pl := &Sizing{Line: n.Line, Stage: p.str(f["step"], "plan: step"), TargetRate: p.str(f["target-rate"], "plan: target-rate"), CPUTarget: 80}
 	switch st := s.StageByName(pl.Stage); {
 	case f["step"] == nil:
@@ -150,6 +150,13 @@ func (p *parser) plan(n *yaml.Node, s *Study) *Sizing {
 			p.add(c.Line, "plan: cpu-target %q: want a percentage above 0 and at most 100", c.Value)
 		}
 		pl.CPUTarget = v
+	}
+	if v := f["verify"]; v != nil {
+		b, err := strconv.ParseBool(p.str(v, "plan: verify"))
+		if err != nil {
+			p.add(v.Line, "plan: verify %q: want true or false", v.Value)
+		}
+		pl.Verify = b
 	}
 	return pl
 }

@@ -85,6 +85,10 @@ type Sizing struct {
 	Stage      string
 	TargetRate string  // events per second, or a multiple of the sweep's baseline (3x)
 	CPUTarget  float64 // percent of the VM's CPU at the target rate
+	// Verify checks the plan with a run: the plan step's workload at the
+	// target rate, the database server held to the planned vCPUs (plan
+	// --verify).
+	Verify bool
 }
 
 // Report is the report written once every step ran.

@@ -50,8 +50,10 @@ type StudyHooks struct {
 	Record run.Recorder
 	// Plan right-sizes a VM from the plan step's sweep into dir/plan.json,
 	// as 'rightsize plan --from SWEEP' does, and returns its path; "" (and
-	// no error) when the sweep gives no VM, which it says.
-	Plan func(p *study.Sizing, sweep, dir string) (string, error)
+	// no error) when the sweep gives no VM, which it says. With verify (the
+	// plan's verify: the plan step's workload and its run flags) it checks
+	// the plan with a run, as plan --verify does.
+	Plan func(ctx context.Context, p *study.Sizing, sweep, dir string, verify []string) (string, error)
 	// Report writes the study's report (format, to the file out, titled
 	// title) of paths, replacing one there.
 	Report func(ctx context.Context, format, out, title string, paths []string) error
@@ -278,7 +280,11 @@ func finishStudy(ctx context.Context, env *run.Env, h StudyHooks, s *study.Study
 		paths = append(paths, files[name].all()...)
 	}
 	if s.Sizing != nil {
-		p, err := h.Plan(s.Sizing, files[s.Sizing.Stage].sweep, o.Dir)
+		var verify []string
+		if s.Sizing.Verify {
+			verify = verifyArgs(steps, s.StageByName(s.Sizing.Stage), o.Dir)
+		}
+		p, err := h.Plan(ctx, s.Sizing, files[s.Sizing.Stage].sweep, o.Dir, verify)
 		if err != nil {
 			return err
 		}
@@ -297,6 +303,34 @@ func finishStudy(ctx context.Context, env *run.Env, h StudyHooks, s *study.Study
 	fmt.Fprintf(env.Stdout, "\nstudy %s done (id %s). The report: %s\n", s.Name, o.ID, abs)
 	fmt.Fprintf(env.Stdout, "Run it again with --study-id %s to resume: the steps in the history are not run again.\n", o.ID)
 	printCleanup(env, steps)
+	return nil
+}
+
+// sweepOnly are the flags of a sweep step a run at one rate does not
+// take, or takes from the plan (--rate, --db-cpus) or its own (--out,
+// --label).
+var sweepOnly = map[string]bool{"rate": true, "db-cpus": true, "baseline-rate": true, "slo": true, "slo-type": true,
+	"cpu-target": true, "precision": true, "max-steps": true, "out": true, "label": true, "history": true}
+
+// verifyArgs is the plan step's workload and the flags a run at the
+// planned rate takes of it (plan --verify): without its axis and the
+// flags of sweepOnly, with --out in dir (verify.json) and --prepare never
+// (the step prepared it).
+func verifyArgs(steps []stepRun, stage *study.Stage, dir string) []string {
+	for _, st := range steps {
+		if stage == nil || st.cmd.Step != stage.Name {
+			continue
+		}
+		out := []string{st.cmd.Workload}
+		for _, a := range st.args {
+			name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+			if sweepOnly[name] || name == stage.Axis || name == "prepare" {
+				continue
+			}
+			out = append(out, a)
+		}
+		return append(out, "--out="+filepath.Join(dir, "verify.json"), "--prepare=never", "--no-history")
+	}
 	return nil
 }
 
