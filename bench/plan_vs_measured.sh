@@ -100,7 +100,8 @@ field() { python3 -c "import json, sys; j = json.load(open(sys.argv[1])); print(
 predicted() {
   local f=$DIR/plan-$RANDOM.json
   "$RS" plan --from "$1" --target-rate "$2" --slo "$SLO" --predict-cpus "$3" --format json >"$f" 2>"$f.txt" || true
-  field "$f" "' '.join('%.1f %.2f' % (a['capacity_at_objective'], a['p99_ms_at_target']) for a in (j.get('sizing') or {}).get('objective', {}).get('at', []))"
+  field "$f" "' '.join('%.1f %.2f' % (a['capacity_at_objective'], a['p99_ms_at_target']) for a in (j.get('sizing') or {}).get('objective', {}).get('at', []))" 2>/dev/null ||
+    { echo "n/a n/a"; log "plan --from $1 at $2/s on $3 CPUs gave no prediction: $(head -1 "$f.txt")"; }
 }
 
 for inv in $(seq "$INVOCATIONS"); do
@@ -114,7 +115,7 @@ for inv in $(seq "$INVOCATIONS"); do
       # shellcheck disable=SC2046
       "$RS" sweep "$w" $(opts "$w") --target "$URL" --db-cpus "$a" --rate search --slo "$SLO" --threads "$(inflight "$w")" \
         --warmup "${WARMUP}s" --time "${TIME}s" --no-history --out "$s" >"$s.txt" 2>&1 || { tail -30 "$s.txt" >&2; die "search failed"; }
-      cap[$a]=$(field "${s%.json}-sweep.json" "'%.1f' % (j['search'].get('capacity') or 0)")
+      cap[$a]=$(field "${s%.json}-sweep.json" "'%.1f' % (j['search'].get('capacity') or 0)" 2>/dev/null || echo 0.0)
     done
     from=$DIR/$w-$inv-search-$FROM-sweep.json
     printf '\n%s, invocation %d: plan from %s CPUs, objective p99 <= %s\n' "$w" "$inv" "$FROM" "$SLO"

@@ -198,7 +198,7 @@ func planObjective(sw *analysis.Result, demand, rate, sloMs float64) *Objective 
 		p := o.predict(float64(c), rate)
 		if p <= sloMs {
 			o.VCPU, o.PredictedP99Ms, o.UtilisationPct = c, p, 100*rho
-			o.PredictedP99LowMs, o.PredictedP99HighMs = o.spread(func(service float64) float64 { return o.predictWith(service, float64(c), rate) })
+			o.PredictedP99LowMs, o.PredictedP99HighMs = o.spread(func(service float64) float64 { return finite(o.predictWith(service, float64(c), rate)) })
 			o.Extrapolated = float64(c) < least || float64(c) > most || rate > fastest*1.05
 			return o
 		}

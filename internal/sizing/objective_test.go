@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"container/heap"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -134,5 +135,25 @@ func TestObjectiveAcrossAllotments(t *testing.T) {
 			t.Errorf("%g CPUs: measured %v", cpus, p.CPUsMeasured)
 		}
 		prev = p.Capacity
+	}
+}
+
+// TestObjectiveJSONHasNoInfinity: where the demand's spread puts the most
+// CPU per event past the answer's capacity, the prediction there has no
+// finite figure, and the plan file still encodes (0: none).
+func TestObjectiveJSONHasNoInfinity(t *testing.T) {
+	var steps []result.SweepStep
+	for k, rate := range []float64{100, 200, 300} {
+		demand := []float64{0.5, 1, 3}[k] // ms
+		steps = append(steps, result.SweepStep{Label: fmt.Sprint(rate), X: rate, Offered: rate, Throughput: rate, P99Ms: 5,
+			Host: &result.Host{CPUs: 2, ServerCPU: []result.ServerCPU{{Server: "postgres", UsedCPUs: demand * rate / 1000}}}})
+	}
+	o := planObjective(&analysis.Result{Sweep: &result.Sweep{Steps: steps}}, 0.001, 900, 50)
+	if o == nil || o.VCPU == 0 {
+		t.Fatalf("objective %+v", o)
+	}
+	o.At = append(o.At, o.PredictAt(1, 900))
+	if _, err := json.Marshal(o); err != nil || o.PredictedP99HighMs != 0 || o.At[0].P99HighMs != 0 {
+		t.Errorf("json: %v; high-demand p99 %g and %g, want 0 (none)", err, o.PredictedP99HighMs, o.At[0].P99HighMs)
 	}
 }
