@@ -143,7 +143,7 @@ func heldBrief(h analysis.Held) []string {
 	var out []string
 	if g := h.Throttled; g != nil {
 		used := ""
-		if g.LimitCPUs > 0 && g.UsedCPUs > 0 {
+		if g.Role == "database" && g.LimitCPUs > 0 && g.UsedCPUs > 0 { // its allotment, as the verdict calls it
 			used = fmt.Sprintf(" used %.2f of its %.3g CPUs and", g.UsedCPUs, g.LimitCPUs)
 		}
 		out = append(out, fmt.Sprintf("the %s cgroup %s%s throttled in %.0f%% of its periods", cgroupWhose(g.Role), g.Path, used, g.ThrottledPct))
