@@ -112,6 +112,13 @@ func TestMariaDB(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// The server ends a statement's event after the client has its
+		// rows: one more statement on the same connection starts only once
+		// the last execution is counted, so that the reader, on another
+		// connection, cannot read the counter before it.
+		if err := app.QueryRow(ctx, "SELECT 1", nil, &k); err != nil {
+			t.Fatal(err)
+		}
 	})
 	if s, ok := find(d, "FROM `kv` WHERE `k` = ?"); !ok || s.Calls != 4 {
 		t.Errorf("statements %+v: want the SELECT of kv with 4 calls", d.Stmts)
