@@ -95,7 +95,9 @@ func TestDBCPUsRefused(t *testing.T) {
 // (--db-cpus 0.5), a plan from it at an objective with predictions on 0.5
 // and 1 CPU, and --verify: the target rate run with the server held to
 // the planned vCPUs, predicted beside measured in the plan file, PASS, and
-// the cgroup as it was afterwards.
+// the cgroup as it was afterwards. The target, 150/s, is under the sweep's
+// 200/s: a step the load generator could not keep up with (a busy host)
+// would otherwise put it past the sweep's knee.
 func TestPlanVerify(t *testing.T) {
 	srv := testenv.PrivatePostgres(t)
 	_, cpuDir := srv.OwnCgroup(t)
@@ -108,7 +110,7 @@ func TestPlanVerify(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("sweep: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	o = run(t, ctx, "plan", "--from", filepath.Join(dir, "s-sweep.json"), "--target-rate", "300", "--predict-cpus", "0.5,1", "--format", "json",
+	o = run(t, ctx, "plan", "--from", filepath.Join(dir, "s-sweep.json"), "--target-rate", "150", "--predict-cpus", "0.5,1", "--format", "json",
 		"--verify", "--", "oltp_point_select", "--target", url, "--table-size", "1000", "--warmup", "1s", "--time", "3s", "--out", filepath.Join(dir, "v.json"), "--no-history")
 	if o.code != ExitOK {
 		t.Fatalf("plan --verify: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
@@ -122,9 +124,9 @@ func TestPlanVerify(t *testing.T) {
 		t.Fatalf("no sizing, objective or verification:\n%s\n%s", o.stdout, o.stderr)
 	}
 	v := s.Verified
-	if !v.Pass || v.CPUs != float64(s.VCPU) || v.Rate != 300 || v.Measured.Throughput < 285 || !(v.PredictedP99Ms > 0) || v.Result != filepath.Join(dir, "v.json") ||
-		!strings.Contains(v.Command, "--rate 300 --db-cpus "+strconv.Itoa(s.VCPU)) || v.ObjectiveMs != 50 {
-		t.Errorf("verification %+v: want a PASS at 300/s on %d CPUs, its command and result", v, s.VCPU)
+	if !v.Pass || v.CPUs != float64(s.VCPU) || v.Rate != 150 || v.Measured.Throughput < 142 || !(v.PredictedP99Ms > 0) || v.Result != filepath.Join(dir, "v.json") ||
+		!strings.Contains(v.Command, "--rate 150 --db-cpus "+strconv.Itoa(s.VCPU)) || v.ObjectiveMs != 50 {
+		t.Errorf("verification %+v: want a PASS at 150/s on %d CPUs, its command and result", v, s.VCPU)
 	}
 	if at := s.Objective.At; len(at) != 2 || at[0].CPUs != 0.5 || !at[0].CPUsMeasured || at[1].CPUsMeasured || !(at[1].Capacity > at[0].Capacity) {
 		t.Errorf("predictions %+v: want 0.5 (measured) and 1 CPU, more on 1", at)
@@ -145,7 +147,7 @@ steps:
     axis: rate
     values: [100, 200, 400]
     options: {slo: 50ms}
-plan: {step: rates, target-rate: 300, verify: true}
+plan: {step: rates, target-rate: 150, verify: true}
 report: {format: md, path: r.md}
 `
 
@@ -170,7 +172,7 @@ func TestStudyVerifiesItsPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := r.Sizing.Verified
-	if v == nil || !v.Pass || v.Rate != 300 || strings.Contains(v.Command, "--slo") || strings.Contains(v.Command, "--rate=") || !strings.Contains(o.stdout, "plan verified by a run: PASS") {
+	if v == nil || !v.Pass || v.Rate != 150 || strings.Contains(v.Command, "--slo") || strings.Contains(v.Command, "--rate=") || !strings.Contains(o.stdout, "plan verified by a run: PASS") {
 		t.Errorf("verification %+v\n%s", v, o.stdout)
 	}
 }

@@ -105,8 +105,8 @@ func predictions(ew *errWriter, o *sizing.Objective, rate float64, md bool) {
 			capacity += " (95% busy)"
 		}
 		p99 := spread(p.P99Ms, p.P99LowMs, p.P99HighMs, "%.3g")
-		if p.UtilisationPct > 100*0.95 {
-			p99 = "-"
+		if p.P99Ms == 0 {
+			p99 = "none: past its capacity"
 		}
 		where := "extrapolated"
 		if p.CPUsMeasured {
