@@ -176,3 +176,31 @@ func TestStudyVerifiesItsPlan(t *testing.T) {
 		t.Errorf("verification %+v\n%s", v, o.stdout)
 	}
 }
+
+// TestPlanVerifyRefused: --verify on a database rightsize cannot hold
+// apart (an embedded one) is refused, exit 2, with why; --verify without
+// a workload, or with a flag the plan sets, too.
+func TestPlanVerifyRefused(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "x.db")
+	o := run(t, context.Background(), "sweep", "oltp_point_select", "--target", db, "--prepare", "always", "--table-size", "200", "--threads", "1,2",
+		"--time", "300ms", "--report-interval", "300ms", "--out", filepath.Join(dir, "s.json"), "--no-history")
+	if o.code != ExitOK {
+		t.Fatalf("sweep: exit %d\n%s", o.code, o.stderr)
+	}
+	from := filepath.Join(dir, "s-sweep.json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--verify", "--", "oltp_point_select", "--target", db, "--table-size", "200", "--time", "1s"}, "load generator"},
+		{[]string{"--verify"}, "give it after --"},
+		{[]string{"--verify", "--", "oltp_point_select", "--rate", "5"}, "--verify sets --rate from the plan"},
+		{[]string{"--", "oltp_point_select"}, "plan takes no arguments"},
+	} {
+		o := run(t, context.Background(), append([]string{"plan", "--from", from, "--target-rate", "100"}, c.args...)...)
+		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) {
+			t.Errorf("plan %v: exit %d, want 2 and %q:\n%s", c.args, o.code, c.want, o.stderr)
+		}
+	}
+}
