@@ -31,6 +31,15 @@ func (c *Flags) DBCPUs() ([]float64, error) {
 	return slices.Compact(out), nil
 }
 
+// runDBCPUs checks a run's --db-cpus: one allotment at most.
+func (c *Flags) runDBCPUs() error {
+	cpus, err := c.DBCPUs()
+	if len(cpus) > 1 {
+		return fmt.Errorf("--db-cpus %s: a run holds the database to one allotment; a sweep takes a list", c.DBCPUList)
+	}
+	return err
+}
+
 // holdCPUs sets every step's allotment to cpus (one value: the whole run
 // or sweep is held to it).
 func holdCPUs(steps []Step, cpus float64) {

@@ -277,11 +277,7 @@ func (c *Flags) Plan(w workload.Workload, env Env) (*Plan, error) {
 	}
 	cfgErr = errors.Join(cfgErr, checkConfigName(p.Config), checkLabel(p.Label))
 	if !p.Sweep {
-		cpus, err := c.DBCPUs()
-		if len(cpus) > 1 {
-			err = fmt.Errorf("--db-cpus %s: a run holds the database to one allotment; a sweep takes a list", c.DBCPUList)
-		}
-		cfgErr = errors.Join(cfgErr, err)
+		cfgErr = errors.Join(cfgErr, c.runDBCPUs())
 	}
 	if m := w.Meta(); m.VUs > 0 {
 		for _, f := range []string{"threads", "rate", "think-time"} {

@@ -373,7 +373,7 @@ func (o *Objective) fitWait(within []result.SweepStep, scale bool) {
 		rest[i] = max(ys[i]-o.WaitScale*xs[i], 0)
 	}
 	slices.Sort(rest)
-	o.OtherP99Ms = stat.Quantile(0.5, stat.Empirical, rest, nil)
+	o.OtherP99Ms = rest[len(rest)/2]
 	if len(rest)%2 == 0 {
 		o.OtherP99Ms = (rest[len(rest)/2-1] + rest[len(rest)/2]) / 2
 	}
